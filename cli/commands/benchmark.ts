@@ -1,0 +1,23 @@
+/** `arbor benchmark <subcommand>`: the zoo commands. */
+import type {CommandModule} from 'yargs';
+import {scaffoldCommand} from './benchmark-scaffold.js';
+import {verifyCommand} from './benchmark-verify.js';
+import {listCommand} from './benchmark-list.js';
+import {checkoutCommand} from './benchmark-checkout.js';
+import {evalCommand} from './benchmark-eval.js';
+import {gateCommand} from './benchmark-gate.js';
+
+export const benchmarkCommand: CommandModule = {
+  command: 'benchmark <command>',
+  describe: 'Scaffold, verify, list, check out and evaluate benchmarks; gate result packages',
+  builder: (yargs) =>
+    yargs
+      .command(scaffoldCommand)
+      .command(verifyCommand)
+      .command(listCommand)
+      .command(checkoutCommand)
+      .command(evalCommand)
+      .command(gateCommand)
+      .demandCommand(1, 'Missing benchmark command: expected one of the commands below.'),
+  handler: () => {},
+};

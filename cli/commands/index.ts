@@ -1,0 +1,7 @@
+/** The command registry, in help order. */
+import type {CommandModule} from 'yargs';
+import {benchmarkCommand} from './benchmark.js';
+import {bundleCommand} from './bundle.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const commands: CommandModule<any, any>[] = [benchmarkCommand, bundleCommand];

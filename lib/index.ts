@@ -1,0 +1,2 @@
+/** arbor's library API. The CLI is a thin shell around these modules. */
+export * from './errors.js';
