@@ -1,11 +1,27 @@
-/** `arbor benchmark gate`. */
+/** `arbor benchmark gate`: the result-package gate (byte-identical to the reference). */
 import type {CommandModule} from 'yargs';
-import {UsageError} from '../../lib/errors.js';
 
-export const gateCommand: CommandModule = {
+interface GateArgs {
+  spec: string;
+  cases: string;
+  results: string;
+  candidate: string;
+}
+
+export const gateCommand: CommandModule<object, GateArgs> = {
   command: 'gate',
-  describe: '(gate: not implemented yet)',
-  handler: () => {
-    throw new UsageError('arbor benchmark gate is not implemented yet');
+  describe: 'Gate a result package: PASS, REVIEW, BLOCK or INCOMPARABLE (exit 0 PASS, 1 otherwise, 2 error)',
+  builder: (yargs) =>
+    yargs
+      .option('spec', {type: 'string', default: 'benchmark_spec.json', describe: 'Benchmark spec file', requiresArg: true})
+      .option('cases', {type: 'string', default: 'benchmark_cases.json', describe: 'Benchmark cases file', requiresArg: true})
+      .option('results', {type: 'string', default: 'benchmark_results_pass.json', describe: 'Result package file', requiresArg: true})
+      .option('candidate', {type: 'string', default: 'candidate-pass', describe: 'Candidate system ID', requiresArg: true}),
+  handler: async (argv) => {
+    const {runGate} = await import('../../lib/gate/index.js');
+    const outcome = runGate({spec: argv.spec, cases: argv.cases, results: argv.results, candidate: argv.candidate});
+    if (outcome.stdout) process.stdout.write(outcome.stdout);
+    if (outcome.stderr) process.stderr.write(outcome.stderr);
+    process.exitCode = outcome.exitCode;
   },
 };

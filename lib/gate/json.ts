@@ -1,0 +1,361 @@
+/**
+ * A JSON reader that keeps what Python's `json.load` keeps, with the
+ * reference's hooks: ints as BigInt, floats as numbers (-0.0 kept), lone
+ * surrogates kept, NaN/Infinity rejected at the token, duplicate keys rejected
+ * when their object closes, and CPython's exact error messages (positions in
+ * code points). Also Python's text-mode file read: strict UTF-8 with
+ * CPython's UnicodeDecodeError messages and universal newlines.
+ */
+import {UncaughtPythonError, type PyDict, type PyValue} from './py.js';
+
+/** An error the reference catches and prints as `ERROR: <message>` (exit 2). */
+export class GateError extends Error {}
+
+/** Python's `JSONDecodeError` message for `msg` at code-unit index `pos` of `doc`. */
+function decodeError(msg: string, doc: string, pos: number): GateError {
+  // Convert the UTF-16 index to a code point index (doc has no lone surrogates).
+  let cpPos = 0;
+  let line = 1;
+  let lastNewline = -1;
+  for (let i = 0; i < pos; i++) {
+    const c = doc.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff) continue;
+    if (c === 10) {
+      line++;
+      lastNewline = cpPos;
+    }
+    cpPos++;
+  }
+  const column = cpPos - lastNewline;
+  return new GateError(`${msg}: line ${line} column ${column} (char ${cpPos})`);
+}
+
+/** Thrown where Python's scanner raises StopIteration (turned into "Expecting value"). */
+class StopIteration {
+  constructor(readonly index: number) {}
+}
+
+const INT_MAX_STR_DIGITS = 4300;
+
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 0x30 && c <= 0x39;
+}
+
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  if (c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
+  return -1;
+}
+
+/** Parse a decoded document as `json.loads(s, parse_constant=reject, object_pairs_hook=reject_duplicates)`. */
+export function parseJson(s: string): PyValue {
+  if (s.charCodeAt(0) === 0xfeff) throw decodeError('Unexpected UTF-8 BOM (decode using utf-8-sig)', s, 0);
+  const length = s.length;
+  const endIdx = length - 1;
+
+  const scanString = (begin: number, start: number): [string, number] => {
+    // begin: index of the opening quote; start: first index after it.
+    let chunks = '';
+    let end = start;
+    for (;;) {
+      let next = end;
+      let c = 0;
+      for (; next < length; next++) {
+        c = s.charCodeAt(next);
+        if (c === 0x22 || c === 0x5c) break;
+        if (c <= 0x1f) throw decodeError('Invalid control character at', s, next);
+      }
+      if (next >= length || !(c === 0x22 || c === 0x5c)) throw decodeError('Unterminated string starting at', s, begin);
+      if (next !== end) chunks += s.slice(end, next);
+      next++;
+      if (c === 0x22) return [chunks, next];
+      if (next === length) throw decodeError('Unterminated string starting at', s, begin);
+      c = s.charCodeAt(next);
+      if (c !== 0x75) {
+        end = next + 1;
+        let out: string | undefined;
+        switch (c) {
+          case 0x22: out = '"'; break;
+          case 0x5c: out = '\\'; break;
+          case 0x2f: out = '/'; break;
+          case 0x62: out = '\b'; break;
+          case 0x66: out = '\f'; break;
+          case 0x6e: out = '\n'; break;
+          case 0x72: out = '\r'; break;
+          case 0x74: out = '\t'; break;
+        }
+        if (out === undefined) throw decodeError('Invalid \\escape', s, end - 2);
+        chunks += out;
+      } else {
+        let u = 0;
+        next++;
+        end = next + 4;
+        if (end >= length) throw decodeError('Invalid \\uXXXX escape', s, next - 1);
+        for (; next < end; next++) {
+          const d = hexValue(s.charCodeAt(next));
+          if (d < 0) throw decodeError('Invalid \\uXXXX escape', s, end - 5);
+          u = (u << 4) | d;
+        }
+        if (u >= 0xd800 && u <= 0xdbff && end + 6 < length && s.charCodeAt(next) === 0x5c && s.charCodeAt(next + 1) === 0x75) {
+          next += 2;
+          let u2 = 0;
+          end += 6;
+          for (; next < end; next++) {
+            const d = hexValue(s.charCodeAt(next));
+            if (d < 0) throw decodeError('Invalid \\uXXXX escape', s, end - 5);
+            u2 = (u2 << 4) | d;
+          }
+          if (u2 >= 0xdc00 && u2 <= 0xdfff) u = 0x10000 + (((u - 0xd800) << 10) | (u2 - 0xdc00));
+          else end -= 6;
+        }
+        chunks += String.fromCodePoint(u);
+      }
+    }
+  };
+
+  const matchNumber = (start: number): [PyValue, number] => {
+    let idx = start;
+    if (s.charCodeAt(idx) === 0x2d) {
+      idx++;
+      if (idx > endIdx) throw new StopIteration(start);
+    }
+    let c = s.charCodeAt(idx);
+    if (c >= 0x31 && c <= 0x39) {
+      idx++;
+      while (idx <= endIdx && isDigit(s.charCodeAt(idx))) idx++;
+    } else if (c === 0x30) idx++;
+    else throw new StopIteration(start);
+    let isFloat = false;
+    if (idx < endIdx && s.charCodeAt(idx) === 0x2e && isDigit(s.charCodeAt(idx + 1))) {
+      isFloat = true;
+      idx += 2;
+      while (idx <= endIdx && isDigit(s.charCodeAt(idx))) idx++;
+    }
+    c = s.charCodeAt(idx);
+    if (idx < endIdx && (c === 0x65 || c === 0x45)) {
+      const eStart = idx;
+      idx++;
+      c = s.charCodeAt(idx);
+      if (idx < endIdx && (c === 0x2d || c === 0x2b)) idx++;
+      while (idx <= endIdx && isDigit(s.charCodeAt(idx))) idx++;
+      if (isDigit(s.charCodeAt(idx - 1))) isFloat = true;
+      else idx = eStart;
+    }
+    const text = s.slice(start, idx);
+    if (isFloat) return [Number(text), idx];
+    const digits = text.charCodeAt(0) === 0x2d ? text.length - 1 : text.length;
+    if (digits > INT_MAX_STR_DIGITS) {
+      throw new UncaughtPythonError(
+        'ValueError',
+        `Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`,
+      );
+    }
+    return [BigInt(text), idx];
+  };
+
+  const startsWith = (idx: number, word: string): boolean => s.startsWith(word, idx);
+
+  const constant = (token: string): never => {
+    throw new GateError(`JSON contains non-standard constant: ${token}`);
+  };
+
+  const scanOnce = (idx: number, depth: number): [PyValue, number] => {
+    if (idx >= length) throw new StopIteration(idx);
+    switch (s.charCodeAt(idx)) {
+      case 0x22:
+        return scanString(idx, idx + 1);
+      case 0x7b:
+        return parseObject(idx + 1, depth + 1);
+      case 0x5b:
+        return parseArray(idx + 1, depth + 1);
+      case 0x6e:
+        if (idx + 3 < length && startsWith(idx, 'null')) return [null, idx + 4];
+        break;
+      case 0x74:
+        if (idx + 3 < length && startsWith(idx, 'true')) return [true, idx + 4];
+        break;
+      case 0x66:
+        if (idx + 4 < length && startsWith(idx, 'false')) return [false, idx + 5];
+        break;
+      case 0x4e:
+        if (idx + 2 < length && startsWith(idx, 'NaN')) constant('NaN');
+        break;
+      case 0x49:
+        if (idx + 7 < length && startsWith(idx, 'Infinity')) constant('Infinity');
+        break;
+      case 0x2d:
+        if (idx + 8 < length && startsWith(idx, '-Infinity')) constant('-Infinity');
+        break;
+    }
+    return matchNumber(idx);
+  };
+
+  const skipWs = (idx: number): number => {
+    while (idx <= endIdx && isWs(s.charCodeAt(idx))) idx++;
+    return idx;
+  };
+
+  const checkDepth = (depth: number, what: string): void => {
+    if (depth > MAX_DEPTH) {
+      throw new UncaughtPythonError('RecursionError', `maximum recursion depth exceeded while decoding a JSON ${what} from a unicode string`);
+    }
+  };
+
+  const parseObject = (start: number, depth: number): [PyValue, number] => {
+    checkDepth(depth, 'object');
+    const pairs: [string, PyValue][] = [];
+    let idx = skipWs(start);
+    if (idx > endIdx || s.charCodeAt(idx) !== 0x7d) {
+      for (;;) {
+        if (idx > endIdx || s.charCodeAt(idx) !== 0x22) {
+          throw decodeError('Expecting property name enclosed in double quotes', s, idx);
+        }
+        const [key, afterKey] = scanString(idx, idx + 1);
+        idx = skipWs(afterKey);
+        if (idx > endIdx || s.charCodeAt(idx) !== 0x3a) throw decodeError("Expecting ':' delimiter", s, idx);
+        idx = skipWs(idx + 1);
+        const [value, afterValue] = scanOnce(idx, depth);
+        pairs.push([key, value]);
+        idx = skipWs(afterValue);
+        if (idx <= endIdx && s.charCodeAt(idx) === 0x7d) break;
+        if (idx > endIdx || s.charCodeAt(idx) !== 0x2c) throw decodeError("Expecting ',' delimiter", s, idx);
+        idx = skipWs(idx + 1);
+      }
+    }
+    const result: PyDict = new Map();
+    for (const [key, value] of pairs) {
+      if (result.has(key)) throw new GateError(`JSON contains duplicate key: ${key}`);
+      result.set(key, value);
+    }
+    return [result, idx + 1];
+  };
+
+  const parseArray = (start: number, depth: number): [PyValue, number] => {
+    checkDepth(depth, 'array');
+    const items: PyValue[] = [];
+    let idx = skipWs(start);
+    if (idx > endIdx || s.charCodeAt(idx) !== 0x5d) {
+      for (;;) {
+        const [value, after] = scanOnce(idx, depth);
+        items.push(value);
+        idx = skipWs(after);
+        if (idx <= endIdx && s.charCodeAt(idx) === 0x5d) break;
+        if (idx > endIdx || s.charCodeAt(idx) !== 0x2c) throw decodeError("Expecting ',' delimiter", s, idx);
+        idx = skipWs(idx + 1);
+      }
+    }
+    return [items, idx + 1];
+  };
+
+  let idx = 0;
+  while (idx < length && isWs(s.charCodeAt(idx))) idx++;
+  let value: PyValue;
+  let end: number;
+  try {
+    [value, end] = scanOnce(idx, 0);
+  } catch (error) {
+    if (error instanceof StopIteration) throw decodeError('Expecting value', s, error.index);
+    throw error;
+  }
+  while (end < length && isWs(s.charCodeAt(end))) end++;
+  if (end !== length) throw decodeError('Extra data', s, end);
+  return value;
+}
+
+/** Nesting depth at which the reference's json scanner hits Python's recursion limit. */
+export const MAX_DEPTH = 991;
+
+/**
+ * Decode a file's bytes as Python's text-mode `open(encoding="utf-8").read()`
+ * does: strict UTF-8 (CPython's UnicodeDecodeError message on failure),
+ * then universal newlines.
+ */
+export function decodeText(bytes: Uint8Array): string {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true}).decode(bytes);
+  } catch {
+    throw new GateError(utf8DecodeError(bytes));
+  }
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
+const isCont = (b: number | undefined): boolean => b !== undefined && b >= 0x80 && b <= 0xbf;
+
+/** CPython's message for the first UTF-8 decoding error in `bytes`. */
+export function utf8DecodeError(bytes: Uint8Array): string {
+  const end = bytes.length;
+  let s = 0;
+  const fail = (kind: number): string => {
+    let reason: string;
+    let start = s;
+    let stop: number;
+    if (kind === 0) {
+      reason = 'unexpected end of data';
+      stop = end;
+    } else if (kind === 1) {
+      reason = 'invalid start byte';
+      stop = start + 1;
+    } else {
+      reason = 'invalid continuation byte';
+      stop = start + kind - 1;
+    }
+    if (stop === start + 1) {
+      return `'utf-8' codec can't decode byte 0x${(bytes[start] as number).toString(16).padStart(2, '0')} in position ${start}: ${reason}`;
+    }
+    return `'utf-8' codec can't decode bytes in position ${start}-${stop - 1}: ${reason}`;
+  };
+  while (s < end) {
+    const ch = bytes[s] as number;
+    if (ch < 0x80) {
+      s++;
+      continue;
+    }
+    if (ch < 0xe0) {
+      if (ch < 0xc2) return fail(1);
+      if (end - s < 2) return fail(0);
+      if (!isCont(bytes[s + 1])) return fail(2);
+      s += 2;
+      continue;
+    }
+    if (ch < 0xf0) {
+      if (end - s < 3) {
+        if (end - s >= 2) {
+          const ch2 = bytes[s + 1] as number;
+          if (!isCont(ch2) || (ch2 < 0xa0 ? ch === 0xe0 : ch === 0xed)) return fail(2);
+        }
+        return fail(0);
+      }
+      const ch2 = bytes[s + 1] as number;
+      if (!isCont(ch2)) return fail(2);
+      if (ch === 0xe0 ? ch2 < 0xa0 : ch === 0xed && ch2 >= 0xa0) return fail(2);
+      if (!isCont(bytes[s + 2])) return fail(3);
+      s += 3;
+      continue;
+    }
+    if (ch < 0xf5) {
+      if (end - s < 4) {
+        if (end - s >= 2) {
+          const ch2 = bytes[s + 1] as number;
+          if (!isCont(ch2) || (ch2 < 0x90 ? ch === 0xf0 : ch === 0xf4)) return fail(2);
+          if (end - s >= 3 && !isCont(bytes[s + 2])) return fail(3);
+        }
+        return fail(0);
+      }
+      const ch2 = bytes[s + 1] as number;
+      if (!isCont(ch2)) return fail(2);
+      if (ch === 0xf0 ? ch2 < 0x90 : ch === 0xf4 && ch2 >= 0x90) return fail(2);
+      if (!isCont(bytes[s + 2])) return fail(3);
+      if (!isCont(bytes[s + 3])) return fail(4);
+      s += 4;
+      continue;
+    }
+    return fail(1);
+  }
+  return "'utf-8' codec can't decode: unknown error";
+}
