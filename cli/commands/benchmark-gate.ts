@@ -2,10 +2,10 @@
 import type {CommandModule} from 'yargs';
 
 interface GateArgs {
-  spec: string;
-  cases: string;
-  results: string;
-  candidate: string;
+  spec?: string;
+  cases?: string;
+  results?: string;
+  candidate?: string;
 }
 
 export const gateCommand: CommandModule<object, GateArgs> = {
@@ -13,10 +13,10 @@ export const gateCommand: CommandModule<object, GateArgs> = {
   describe: 'Gate a result package: PASS, REVIEW, BLOCK or INCOMPARABLE (exit 0 PASS, 1 otherwise, 2 error)',
   builder: (yargs) =>
     yargs
-      .option('spec', {type: 'string', default: 'benchmark_spec.json', describe: 'Benchmark spec file', requiresArg: true})
-      .option('cases', {type: 'string', default: 'benchmark_cases.json', describe: 'Benchmark cases file', requiresArg: true})
-      .option('results', {type: 'string', default: 'benchmark_results_pass.json', describe: 'Result package file', requiresArg: true})
-      .option('candidate', {type: 'string', default: 'candidate-pass', describe: 'Candidate system ID', requiresArg: true}),
+      .option('spec', {type: 'string', defaultDescription: 'benchmark_spec.json', describe: 'Benchmark spec file', requiresArg: true})
+      .option('cases', {type: 'string', defaultDescription: 'benchmark_cases.json', describe: 'Benchmark cases file', requiresArg: true})
+      .option('results', {type: 'string', defaultDescription: 'benchmark_results_pass.json', describe: 'Result package file', requiresArg: true})
+      .option('candidate', {type: 'string', defaultDescription: 'candidate-pass', describe: 'Candidate system ID', requiresArg: true}),
   handler: async (argv) => {
     const {runGate} = await import('../../lib/gate/index.js');
     const outcome = runGate({spec: argv.spec, cases: argv.cases, results: argv.results, candidate: argv.candidate});

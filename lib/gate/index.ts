@@ -61,8 +61,9 @@ const ERRNO: Record<string, [number, string]> = {
   ELOOP: [40, 'Too many levels of symbolic links'],
 };
 
-function loadJson(file: string, cwd: string): PyValue {
-  const shown = pythonPath(file);
+function loadJson(file: string | undefined, fallback: string, cwd: string): PyValue {
+  // A default is shown as the reference shows its own: an absolute path.
+  const shown = file === undefined ? path.resolve(cwd, fallback) : pythonPath(file);
   let bytes: Buffer;
   try {
     bytes = readFileSync(path.resolve(cwd, shown));
@@ -79,9 +80,9 @@ function loadJson(file: string, cwd: string): PyValue {
 export function runGate(options: GateOptions = {}): GateOutcome {
   const cwd = options.cwd ?? process.cwd();
   try {
-    const spec = validateSpec(loadJson(options.spec ?? GATE_DEFAULTS.spec, cwd));
-    const caseFile = validateCases(loadJson(options.cases ?? GATE_DEFAULTS.cases, cwd), spec);
-    const results = validateResults(loadJson(options.results ?? GATE_DEFAULTS.results, cwd), spec, caseFile);
+    const spec = validateSpec(loadJson(options.spec, GATE_DEFAULTS.spec, cwd));
+    const caseFile = validateCases(loadJson(options.cases, GATE_DEFAULTS.cases, cwd), spec);
+    const results = validateResults(loadJson(options.results, GATE_DEFAULTS.results, cwd), spec, caseFile);
     const {document, pass} = evaluate(spec, caseFile, results, options.candidate ?? GATE_DEFAULTS.candidate);
     return {stdout: dumps(document, 2) + '\n', stderr: '', exitCode: pass ? 0 : 1};
   } catch (error) {
