@@ -104,39 +104,59 @@ export class MersenneTwister {
   }
 }
 
+/** Twist a 624-word MT19937 state held as int32 (same bits as the uint32 state). */
+function twistInt32(mt: Int32Array): void {
+  let kk = 0;
+  let y: number;
+  for (; kk < N - M; kk++) {
+    y = (mt[kk]! & 0x80000000) | (mt[kk + 1]! & 0x7fffffff);
+    mt[kk] = mt[kk + M]! ^ (y >>> 1) ^ (-(y & 1) & 0x9908b0df);
+  }
+  for (; kk < N - 1; kk++) {
+    y = (mt[kk]! & 0x80000000) | (mt[kk + 1]! & 0x7fffffff);
+    mt[kk] = mt[kk + (M - N)]! ^ (y >>> 1) ^ (-(y & 1) & 0x9908b0df);
+  }
+  y = (mt[N - 1]! & 0x80000000) | (mt[0]! & 0x7fffffff);
+  mt[N - 1] = mt[M - 1]! ^ (y >>> 1) ^ (-(y & 1) & 0x9908b0df);
+}
+
 /**
  * The reference's paired bootstrap: `samples` times, the mean of
  * `rng.choice(differences)` drawn len(differences) times. Differences are in
  * {-1, 0, 1}, so each estimate is exactly k/n for an integer k: the result is
  * the histogram of k (index k + n), which also gives the sorted order.
+ *
+ * The hot loop keeps the state in an Int32Array and walks each twisted block
+ * once: every word is tempered, shifted and either accepted or rejected.
  */
 export function bootstrapCounts(differences: Int8Array, samples: number, seed: bigint): Uint32Array {
   const n = differences.length;
   const counts = new Uint32Array(2 * n + 1);
-  const rng = new MersenneTwister(seed);
-  const mt = rng.mt;
+  if (samples <= 0 || n === 0) return counts;
+  const mt = new Int32Array(new MersenneTwister(seed).mt.buffer.slice(0));
   const shift = Math.clz32(n);
-  let index = rng.index;
-  for (let sample = 0; sample < samples; sample++) {
-    let sum = 0;
-    for (let t = 0; t < n; t++) {
-      let r: number;
-      do {
-        if (index >= N) {
-          rng.twist();
-          index = 0;
+  let taken = 0;
+  let sum = 0;
+  let done = 0;
+  // A fresh generator has index N: the first draw twists.
+  for (;;) {
+    twistInt32(mt);
+    for (let i = 0; i < N; i++) {
+      let y = mt[i]!;
+      y ^= y >>> 11;
+      y ^= (y << 7) & 0x9d2c5680;
+      y ^= (y << 15) & 0xefc60000;
+      y ^= y >>> 18;
+      const r = y >>> shift;
+      if (r < n) {
+        sum += differences[r]!;
+        if (++taken === n) {
+          counts[sum + n]!++;
+          if (++done === samples) return counts;
+          taken = 0;
+          sum = 0;
         }
-        let y = mt[index++] as number;
-        y ^= y >>> 11;
-        y ^= (y << 7) & 0x9d2c5680;
-        y ^= (y << 15) & 0xefc60000;
-        y ^= y >>> 18;
-        r = y >>> shift;
-      } while (r >= n);
-      sum += differences[r] as number;
+      }
     }
-    counts[sum + n]++;
   }
-  rng.index = index;
-  return counts;
 }

@@ -33,6 +33,12 @@ export function floatRepr(x: number): string {
   if (x === Infinity) return 'inf';
   if (x === -Infinity) return '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  const abs = Math.abs(x);
+  if (abs >= 1e-4 && abs < 1e16) {
+    // JavaScript writes the same shortest digits in fixed notation in this range.
+    const fixed = String(x);
+    return fixed.includes('.') ? fixed : fixed + '.0';
+  }
   const sign = x < 0 ? '-' : '';
   const text = Math.abs(x).toExponential();
   const ePos = text.indexOf('e');
@@ -319,6 +325,11 @@ export function compareCodePoints(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   let i = 0;
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i < n) {
+    const ua = a.charCodeAt(i);
+    const ub = b.charCodeAt(i);
+    if (ua < 0xd800 && ub < 0xd800) return ua - ub;
+  }
   // Back up to the start of a code point so that pairs are compared whole.
   if (i > 0 && i < n) {
     const prev = a.charCodeAt(i - 1);
@@ -366,6 +377,8 @@ const ESCAPES: Record<string, string> = {'"': '\\"', '\\': '\\\\', '\n': '\\n', 
 /** json.dumps of a string with ensure_ascii=False. */
 export function dumpString(text: string): string {
   // eslint-disable-next-line no-control-regex
+  if (!/["\\\u0000-\u001f]/.test(text)) return '"' + text + '"';
+  // eslint-disable-next-line no-control-regex
   return '"' + text.replace(/["\\\u0000-\u001f]/g, (c) => ESCAPES[c] ?? '\\u' + hex(c.charCodeAt(0), 4)) + '"';
 }
 
@@ -374,51 +387,43 @@ export function dumpString(text: string): string {
  * separators=(",", ":") (indent undefined) or indent=n.
  */
 export function dumps(value: DumpValue, indent?: number): string {
-  const parts: string[] = [];
-  const write = (v: DumpValue, level: number): void => {
-    if (v === null) parts.push('null');
-    else if (v === true) parts.push('true');
-    else if (v === false) parts.push('false');
-    else if (typeof v === 'bigint') parts.push(v.toString());
-    else if (typeof v === 'number') {
-      if (Number.isNaN(v)) parts.push('NaN');
-      else if (v === Infinity) parts.push('Infinity');
-      else if (v === -Infinity) parts.push('-Infinity');
-      else parts.push(floatRepr(v));
-    } else if (typeof v === 'string') parts.push(dumpString(v));
-    else {
-      let entries: [string | undefined, DumpValue][];
-      let open: string;
-      let close: string;
-      if (Array.isArray(v)) {
-        entries = (v as DumpValue[]).map((item) => [undefined, item]);
-        open = '[';
-        close = ']';
-      } else {
-        const pairs: [string, DumpValue][] = v instanceof Map ? [...v] : Object.entries(v);
-        pairs.sort((x, y) => compareCodePoints(x[0], y[0]));
-        entries = pairs;
-        open = '{';
-        close = '}';
-      }
-      if (entries.length === 0) {
-        parts.push(open + close);
-        return;
-      }
-      parts.push(open);
-      const inner = indent === undefined ? '' : '\n' + ' '.repeat(indent * (level + 1));
-      entries.forEach(([key, item], i) => {
-        if (i > 0) parts.push(',');
-        parts.push(inner);
-        if (key !== undefined) parts.push(dumpString(key), indent === undefined ? ':' : ': ');
-        write(item, level + 1);
-      });
-      if (indent !== undefined) parts.push('\n' + ' '.repeat(indent * level));
-      parts.push(close);
+  const keySeparator = indent === undefined ? ':' : ': ';
+  const pads: string[] = [];
+  const pad = (level: number): string => (pads[level] ??= '\n' + ' '.repeat((indent ?? 0) * level));
+  const write = (v: DumpValue, level: number): string => {
+    if (v === null) return 'null';
+    if (v === true) return 'true';
+    if (v === false) return 'false';
+    if (typeof v === 'string') return dumpString(v);
+    if (typeof v === 'bigint') return v.toString();
+    if (typeof v === 'number') {
+      if (Number.isNaN(v)) return 'NaN';
+      if (v === Infinity) return 'Infinity';
+      if (v === -Infinity) return '-Infinity';
+      return floatRepr(v);
     }
+    const inner = indent === undefined ? '' : pad(level + 1);
+    let out: string;
+    if (Array.isArray(v)) {
+      const items = v as readonly DumpValue[];
+      if (items.length === 0) return '[]';
+      out = '[';
+      for (let i = 0; i < items.length; i++) out += (i > 0 ? ',' : '') + inner + write(items[i] as DumpValue, level + 1);
+      out += indent === undefined ? ']' : pad(level) + ']';
+      return out;
+    }
+    const pairs: [string, DumpValue][] = v instanceof Map ? [...v] : Object.entries(v);
+    if (pairs.length === 0) return '{}';
+    pairs.sort((x, y) => compareCodePoints(x[0], y[0]));
+    out = '{';
+    for (let i = 0; i < pairs.length; i++) {
+      const [key, item] = pairs[i] as [string, DumpValue];
+      out += (i > 0 ? ',' : '') + inner + dumpString(key) + keySeparator + write(item, level + 1);
+    }
+    out += indent === undefined ? '}' : pad(level) + '}';
+    return out;
   };
-  write(value, 0);
-  return parts.join('');
+  return write(value, 0);
 }
 
 /**
@@ -426,6 +431,7 @@ export function dumps(value: DumpValue, indent?: number): string {
  * it raises for lone surrogates, or undefined when the text encodes.
  */
 export function utf8EncodeError(text: string): string | undefined {
+  if ((text as unknown as {isWellFormed?: () => boolean}).isWellFormed?.()) return undefined;
   const match = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(text);
   if (!match) return undefined;
   // Position in code points; then the run of consecutive surrogates.
