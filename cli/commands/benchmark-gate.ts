@@ -2,10 +2,15 @@
 import type {CommandModule} from 'yargs';
 
 interface GateArgs {
-  spec?: string;
-  cases?: string;
-  results?: string;
-  candidate?: string;
+  spec?: string | string[];
+  cases?: string | string[];
+  results?: string | string[];
+  candidate?: string | string[];
+}
+
+/** A repeated option keeps its last value, as argparse does. */
+function last(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[value.length - 1] : value;
 }
 
 export const gateCommand: CommandModule<object, GateArgs> = {
@@ -19,7 +24,12 @@ export const gateCommand: CommandModule<object, GateArgs> = {
       .option('candidate', {type: 'string', defaultDescription: 'candidate-pass', describe: 'Candidate system ID', requiresArg: true}),
   handler: async (argv) => {
     const {runGate} = await import('../../lib/gate/index.js');
-    const outcome = runGate({spec: argv.spec, cases: argv.cases, results: argv.results, candidate: argv.candidate});
+    const outcome = runGate({
+      spec: last(argv.spec),
+      cases: last(argv.cases),
+      results: last(argv.results),
+      candidate: last(argv.candidate),
+    });
     if (outcome.stdout) process.stdout.write(outcome.stdout);
     if (outcome.stderr) process.stderr.write(outcome.stderr);
     process.exitCode = outcome.exitCode;
