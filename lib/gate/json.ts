@@ -58,7 +58,15 @@ export function parseJson(s: string): PyValue {
   const length = s.length;
   const endIdx = length - 1;
 
-  const scanString = (begin: number, start: number): [string, number] => {
+  // Errors raised inside the scanner call back into Python, which needs stack
+  // room: near the recursion limit the reference dies with a RecursionError
+  // instead (measured on the reference: see recursionAt).
+  const fail = (depth: number, msg: string, pos: number): never => {
+    recursionAt(depth, 'decode-error');
+    throw decodeError(msg, s, pos);
+  };
+
+  const scanString = (begin: number, start: number, depth: number): [string, number] => {
     // begin: index of the opening quote; start: first index after it.
     let chunks = '';
     let end = start;
@@ -68,13 +76,13 @@ export function parseJson(s: string): PyValue {
       for (; next < length; next++) {
         c = s.charCodeAt(next);
         if (c === 0x22 || c === 0x5c) break;
-        if (c <= 0x1f) throw decodeError('Invalid control character at', s, next);
+        if (c <= 0x1f) fail(depth, 'Invalid control character at', next);
       }
-      if (next >= length || !(c === 0x22 || c === 0x5c)) throw decodeError('Unterminated string starting at', s, begin);
+      if (next >= length || !(c === 0x22 || c === 0x5c)) fail(depth, 'Unterminated string starting at', begin);
       if (next !== end) chunks += s.slice(end, next);
       next++;
       if (c === 0x22) return [chunks, next];
-      if (next === length) throw decodeError('Unterminated string starting at', s, begin);
+      if (next === length) fail(depth, 'Unterminated string starting at', begin);
       c = s.charCodeAt(next);
       if (c !== 0x75) {
         end = next + 1;
@@ -89,16 +97,16 @@ export function parseJson(s: string): PyValue {
           case 0x72: out = '\r'; break;
           case 0x74: out = '\t'; break;
         }
-        if (out === undefined) throw decodeError('Invalid \\escape', s, end - 2);
+        if (out === undefined) fail(depth, 'Invalid \\escape', end - 2);
         chunks += out;
       } else {
         let u = 0;
         next++;
         end = next + 4;
-        if (end >= length) throw decodeError('Invalid \\uXXXX escape', s, next - 1);
+        if (end >= length) fail(depth, 'Invalid \\uXXXX escape', next - 1);
         for (; next < end; next++) {
           const d = hexValue(s.charCodeAt(next));
-          if (d < 0) throw decodeError('Invalid \\uXXXX escape', s, end - 5);
+          if (d < 0) fail(depth, 'Invalid \\uXXXX escape', end - 5);
           u = (u << 4) | d;
         }
         if (u >= 0xd800 && u <= 0xdbff && end + 6 < length && s.charCodeAt(next) === 0x5c && s.charCodeAt(next + 1) === 0x75) {
@@ -107,7 +115,7 @@ export function parseJson(s: string): PyValue {
           end += 6;
           for (; next < end; next++) {
             const d = hexValue(s.charCodeAt(next));
-            if (d < 0) throw decodeError('Invalid \\uXXXX escape', s, end - 5);
+            if (d < 0) fail(depth, 'Invalid \\uXXXX escape', end - 5);
             u2 = (u2 << 4) | d;
           }
           if (u2 >= 0xdc00 && u2 <= 0xdfff) u = 0x10000 + (((u - 0xd800) << 10) | (u2 - 0xdc00));
@@ -160,7 +168,8 @@ export function parseJson(s: string): PyValue {
 
   const startsWith = (idx: number, word: string): boolean => s.startsWith(word, idx);
 
-  const constant = (token: string): never => {
+  const constant = (token: string, depth: number): never => {
+    recursionAt(depth, 'hook-raise');
     throw new GateError(`JSON contains non-standard constant: ${token}`);
   };
 
@@ -168,7 +177,7 @@ export function parseJson(s: string): PyValue {
     if (idx >= length) throw new StopIteration(idx);
     switch (s.charCodeAt(idx)) {
       case 0x22:
-        return scanString(idx, idx + 1);
+        return scanString(idx, idx + 1, depth);
       case 0x7b:
         return parseObject(idx + 1, depth + 1);
       case 0x5b:
@@ -183,13 +192,13 @@ export function parseJson(s: string): PyValue {
         if (idx + 4 < length && startsWith(idx, 'false')) return [false, idx + 5];
         break;
       case 0x4e:
-        if (idx + 2 < length && startsWith(idx, 'NaN')) constant('NaN');
+        if (idx + 2 < length && startsWith(idx, 'NaN')) constant('NaN', depth);
         break;
       case 0x49:
-        if (idx + 7 < length && startsWith(idx, 'Infinity')) constant('Infinity');
+        if (idx + 7 < length && startsWith(idx, 'Infinity')) constant('Infinity', depth);
         break;
       case 0x2d:
-        if (idx + 8 < length && startsWith(idx, '-Infinity')) constant('-Infinity');
+        if (idx + 8 < length && startsWith(idx, '-Infinity')) constant('-Infinity', depth);
         break;
     }
     return matchNumber(idx);
@@ -213,22 +222,24 @@ export function parseJson(s: string): PyValue {
     if (idx > endIdx || s.charCodeAt(idx) !== 0x7d) {
       for (;;) {
         if (idx > endIdx || s.charCodeAt(idx) !== 0x22) {
-          throw decodeError('Expecting property name enclosed in double quotes', s, idx);
+          fail(depth, 'Expecting property name enclosed in double quotes', idx);
         }
-        const [key, afterKey] = scanString(idx, idx + 1);
+        const [key, afterKey] = scanString(idx, idx + 1, depth);
         idx = skipWs(afterKey);
-        if (idx > endIdx || s.charCodeAt(idx) !== 0x3a) throw decodeError("Expecting ':' delimiter", s, idx);
+        if (idx > endIdx || s.charCodeAt(idx) !== 0x3a) fail(depth, "Expecting ':' delimiter", idx);
         idx = skipWs(idx + 1);
         const [value, afterValue] = scanOnce(idx, depth);
         pairs.push([key, value]);
         idx = skipWs(afterValue);
         if (idx <= endIdx && s.charCodeAt(idx) === 0x7d) break;
-        if (idx > endIdx || s.charCodeAt(idx) !== 0x2c) throw decodeError("Expecting ',' delimiter", s, idx);
+        if (idx > endIdx || s.charCodeAt(idx) !== 0x2c) fail(depth, "Expecting ',' delimiter", idx);
         idx = skipWs(idx + 1);
       }
     }
+    recursionAt(depth, 'hook');
     const result: PyDict = new Map();
     for (const [key, value] of pairs) {
+      if (result.has(key)) recursionAt(depth, 'hook-raise');
       if (result.has(key)) throw new GateError(`JSON contains duplicate key: ${key}`);
       result.set(key, value);
     }
@@ -245,7 +256,7 @@ export function parseJson(s: string): PyValue {
         items.push(value);
         idx = skipWs(after);
         if (idx <= endIdx && s.charCodeAt(idx) === 0x5d) break;
-        if (idx > endIdx || s.charCodeAt(idx) !== 0x2c) throw decodeError("Expecting ',' delimiter", s, idx);
+        if (idx > endIdx || s.charCodeAt(idx) !== 0x2c) fail(depth, "Expecting ',' delimiter", idx);
         idx = skipWs(idx + 1);
       }
     }
@@ -267,8 +278,37 @@ export function parseJson(s: string): PyValue {
   return value;
 }
 
-/** Nesting depth at which the reference's json scanner hits Python's recursion limit. */
+/**
+ * The deepest container nesting the reference's json scanner accepts when it
+ * runs as a script (Python's default recursion limit minus the frames above it).
+ */
 export const MAX_DEPTH = 991;
+
+const RECURSION = 'maximum recursion depth exceeded';
+
+/**
+ * Throw the RecursionError the reference raises when it calls back into
+ * Python at container depth `depth` with too little stack left:
+ * - 'hook': object_pairs_hook entered (a Python frame: needs 1 level);
+ * - 'hook-raise': a hook that raises ContractError (frame + class call: 2);
+ * - 'decode-error': raising JSONDecodeError from C (class call, __init__
+ *   frame, ValueError.__init__ call: 3).
+ * A Python frame that does not fit says only "maximum recursion depth
+ * exceeded"; a C-level call says "... while calling a Python object".
+ */
+function recursionAt(depth: number, kind: 'hook' | 'hook-raise' | 'decode-error'): void {
+  const room = MAX_DEPTH - depth;
+  const calling = `${RECURSION} while calling a Python object`;
+  let message: string | undefined;
+  if (kind === 'decode-error') {
+    if (room <= 0 || room === 2) message = calling;
+    else if (room === 1) message = RECURSION;
+  } else {
+    if (room <= 0) message = RECURSION;
+    else if (room === 1 && kind === 'hook-raise') message = calling;
+  }
+  if (message !== undefined) throw new UncaughtPythonError('RecursionError', message);
+}
 
 /**
  * Decode a file's bytes as Python's text-mode `open(encoding="utf-8").read()`

@@ -345,7 +345,7 @@ function basePackage(rng: Rng): Package {
       const expectedState = c.get('expected_final_state') as string;
       const pair = FOLD_PAIRS.find(([e]) => e === expectedState) as [string, string];
       for (let t = 1; t <= trialCount; t++) {
-        const good = rng.float() < quality;
+        const good = quality === 1 || rng.float() < quality;
         const latency =
           latencyStyle === 0
             ? int(rng.int(100, 3000))
@@ -370,7 +370,17 @@ function basePackage(rng: Rng): Package {
     }
     return obj({system_id: id, role, protocol: cloneVal(proto) as Obj, records: rng.chance(0.5) ? rng.shuffle(records) : records});
   };
-  const systems = [system(baselineId, 'baseline', rng.float()), system(candidateId, 'candidate', rng.float())];
+  const candidateQuality = rng.pick([1, 1, 0.97, 0.9, rng.float()]);
+  if (candidateQuality >= 0.9 && rng.chance(0.5)) {
+    // Lenient gates so that PASS and REVIEW outcomes are common too.
+    const gates = spec.get('gates') as Obj;
+    for (const key of ['min_primary_task_success_rate', 'min_final_state_trial_rate', 'min_side_effect_free_trial_rate', 'min_trial_stability_rate']) {
+      gates.set(key, new Num(rng.pick(['0.0', '0', '0.1', '1e-1', '0.5'])));
+    }
+    gates.set('task_min_trial_success_rate', new Num('0.5'));
+    gates.set('critical_task_min_trial_success_rate', new Num(rng.pick(['0.5', '0.6'])));
+  }
+  const systems = [system(baselineId, 'baseline', rng.float()), system(candidateId, 'candidate', candidateQuality)];
   if (rng.chance(0.5)) systems.reverse();
   const results = obj({
     schema_version: 'agent-benchmark-results-v1',
@@ -399,7 +409,7 @@ function mutateValue(rng: Rng, pkg: Package): void {
     const k = key as string;
     if (op <= 4) parent.set(k, weirdValue(rng));
     else if (op === 5) parent.delete(k);
-    else if (op === 6) parent.entries.push([rng.pick(['extra', k + 'x', '😀', '\ue000']), weirdValue(rng)]);
+    else if (op === 6) parent.entries.push([rng.pick(['extra', k + 'x', '😀', '\ue000', '\ud800', 'a\nb', "q'", '\x85']), weirdValue(rng)]);
     else if (op === 7) parent.entries.push([k, rng.chance(0.5) ? (parent.get(k) as Val) : weirdValue(rng)]);
     else parent.set(k, rng.pick([[], new Obj(), null, 'x']));
   } else {
@@ -491,7 +501,7 @@ function targeted(rng: Rng, pkg: Package): void {
 /** Text-level damage: syntax errors, constants, BOM, newlines. */
 function mutateText(rng: Rng, text: string): string {
   const at = rng.int(0, text.length);
-  switch (rng.int(0, 12)) {
+  switch (rng.int(0, 13)) {
     case 0:
       return text.slice(0, at);
     case 1:
@@ -511,11 +521,13 @@ function mutateText(rng: Rng, text: string): string {
     case 8:
       return text.replace(/\}/, ',}');
     case 9:
-      return text.replace(/"([^"\\]{1,8})"/, (_m, s: string) => '"' + s + rng.pick(['\\x41', '\\u12', '\\uZZZZ', '\\ud800\\u12', '\\ud800\\uZZZZ', '\\ud800\\udc00', '\\ud800\\ud800', '\\', '\\a', '\t', '\x7f']) + '"');
+      return text.replace(/"([^"\\]{1,8})"/, (_m, s: string) => '"' + s + rng.pick(['\\x41', '\\u12', '\\uZZZZ', '\\ud800\\u12', '\\ud800\\uZZZZ', '\\ud800\\udc00', '\\ud800\\ud800', '\\', '\\a', '\t', '\x7f', '\r', '\x00', '\u2028']) + '"');
     case 10:
       return text + rng.pick([' x', '{}', '\n\n  ]', '\x00']);
     case 11:
       return text.replace(/,/, rng.pick([' ,', ',,', '']));
+    case 13:
+      return rng.pick(['[', '{"a":']).repeat(rng.pick([500, 991, 992, 995])) + '1';
     default:
       return rng.pick(['', ' ', '\n', 'null', '[]', '{}', '"x"', '1', '{"a": 1, "a": 2}', '[1, 2', '{"a" 1}', '{a: 1}', '\ufeff{}']);
   }
