@@ -66,7 +66,10 @@ export function parseJson(s: string): PyValue {
     throw decodeError(msg, s, pos);
   };
 
-  const scanString = (begin: number, start: number, depth: number): [string, number] => {
+  // Where the last scanned value ends (the scanner functions return values, not pairs).
+  let endPos = 0;
+
+  const scanString = (begin: number, start: number, depth: number): string => {
     // begin: index of the opening quote; start: first index after it.
     let chunks = '';
     let end = start;
@@ -81,7 +84,10 @@ export function parseJson(s: string): PyValue {
       if (next >= length || !(c === 0x22 || c === 0x5c)) fail(depth, 'Unterminated string starting at', begin);
       if (next !== end) chunks += s.slice(end, next);
       next++;
-      if (c === 0x22) return [chunks, next];
+      if (c === 0x22) {
+        endPos = next;
+        return chunks;
+      }
       if (next === length) fail(depth, 'Unterminated string starting at', begin);
       c = s.charCodeAt(next);
       if (c !== 0x75) {
@@ -126,7 +132,7 @@ export function parseJson(s: string): PyValue {
     }
   };
 
-  const matchNumber = (start: number): [PyValue, number] => {
+  const matchNumber = (start: number): PyValue => {
     let idx = start;
     if (s.charCodeAt(idx) === 0x2d) {
       idx++;
@@ -155,7 +161,8 @@ export function parseJson(s: string): PyValue {
       else idx = eStart;
     }
     const text = s.slice(start, idx);
-    if (isFloat) return [Number(text), idx];
+    endPos = idx;
+    if (isFloat) return Number(text);
     const digits = text.charCodeAt(0) === 0x2d ? text.length - 1 : text.length;
     if (digits > INT_MAX_STR_DIGITS) {
       throw new UncaughtPythonError(
@@ -163,7 +170,7 @@ export function parseJson(s: string): PyValue {
         `Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`,
       );
     }
-    return [BigInt(text), idx];
+    return BigInt(text);
   };
 
   const startsWith = (idx: number, word: string): boolean => s.startsWith(word, idx);
@@ -173,7 +180,7 @@ export function parseJson(s: string): PyValue {
     throw new GateError(`JSON contains non-standard constant: ${token}`);
   };
 
-  const scanOnce = (idx: number, depth: number): [PyValue, number] => {
+  const scanOnce = (idx: number, depth: number): PyValue => {
     if (idx >= length) throw new StopIteration(idx);
     switch (s.charCodeAt(idx)) {
       case 0x22:
@@ -183,13 +190,22 @@ export function parseJson(s: string): PyValue {
       case 0x5b:
         return parseArray(idx + 1, depth + 1);
       case 0x6e:
-        if (idx + 3 < length && startsWith(idx, 'null')) return [null, idx + 4];
+        if (idx + 3 < length && startsWith(idx, 'null')) {
+          endPos = idx + 4;
+          return null;
+        }
         break;
       case 0x74:
-        if (idx + 3 < length && startsWith(idx, 'true')) return [true, idx + 4];
+        if (idx + 3 < length && startsWith(idx, 'true')) {
+          endPos = idx + 4;
+          return true;
+        }
         break;
       case 0x66:
-        if (idx + 4 < length && startsWith(idx, 'false')) return [false, idx + 5];
+        if (idx + 4 < length && startsWith(idx, 'false')) {
+          endPos = idx + 5;
+          return false;
+        }
         break;
       case 0x4e:
         if (idx + 2 < length && startsWith(idx, 'NaN')) constant('NaN', depth);
@@ -215,52 +231,55 @@ export function parseJson(s: string): PyValue {
     }
   };
 
-  const parseObject = (start: number, depth: number): [PyValue, number] => {
+  const parseObject = (start: number, depth: number): PyValue => {
     checkDepth(depth, 'object');
-    const pairs: [string, PyValue][] = [];
+    // The hook sees all pairs when the object closes and rejects the first key
+    // seen before: remember that key, raise only after the object closed.
+    const result: PyDict = new Map();
+    let duplicate: string | undefined;
     let idx = skipWs(start);
     if (idx > endIdx || s.charCodeAt(idx) !== 0x7d) {
       for (;;) {
         if (idx > endIdx || s.charCodeAt(idx) !== 0x22) {
           fail(depth, 'Expecting property name enclosed in double quotes', idx);
         }
-        const [key, afterKey] = scanString(idx, idx + 1, depth);
-        idx = skipWs(afterKey);
+        const key = scanString(idx, idx + 1, depth);
+        idx = skipWs(endPos);
         if (idx > endIdx || s.charCodeAt(idx) !== 0x3a) fail(depth, "Expecting ':' delimiter", idx);
         idx = skipWs(idx + 1);
-        const [value, afterValue] = scanOnce(idx, depth);
-        pairs.push([key, value]);
-        idx = skipWs(afterValue);
+        const value = scanOnce(idx, depth);
+        if (duplicate === undefined && result.has(key)) duplicate = key;
+        result.set(key, value);
+        idx = skipWs(endPos);
         if (idx <= endIdx && s.charCodeAt(idx) === 0x7d) break;
         if (idx > endIdx || s.charCodeAt(idx) !== 0x2c) fail(depth, "Expecting ',' delimiter", idx);
         idx = skipWs(idx + 1);
       }
     }
     recursionAt(depth, 'hook');
-    const result: PyDict = new Map();
-    for (const [key, value] of pairs) {
-      if (result.has(key)) recursionAt(depth, 'hook-raise');
-      if (result.has(key)) throw new GateError(`JSON contains duplicate key: ${key}`);
-      result.set(key, value);
+    if (duplicate !== undefined) {
+      recursionAt(depth, 'hook-raise');
+      throw new GateError(`JSON contains duplicate key: ${duplicate}`);
     }
-    return [result, idx + 1];
+    endPos = idx + 1;
+    return result;
   };
 
-  const parseArray = (start: number, depth: number): [PyValue, number] => {
+  const parseArray = (start: number, depth: number): PyValue => {
     checkDepth(depth, 'array');
     const items: PyValue[] = [];
     let idx = skipWs(start);
     if (idx > endIdx || s.charCodeAt(idx) !== 0x5d) {
       for (;;) {
-        const [value, after] = scanOnce(idx, depth);
-        items.push(value);
-        idx = skipWs(after);
+        items.push(scanOnce(idx, depth));
+        idx = skipWs(endPos);
         if (idx <= endIdx && s.charCodeAt(idx) === 0x5d) break;
         if (idx > endIdx || s.charCodeAt(idx) !== 0x2c) fail(depth, "Expecting ',' delimiter", idx);
         idx = skipWs(idx + 1);
       }
     }
-    return [items, idx + 1];
+    endPos = idx + 1;
+    return items;
   };
 
   let idx = 0;
@@ -268,7 +287,8 @@ export function parseJson(s: string): PyValue {
   let value: PyValue;
   let end: number;
   try {
-    [value, end] = scanOnce(idx, 0);
+    value = scanOnce(idx, 0);
+    end = endPos;
   } catch (error) {
     if (error instanceof StopIteration) throw decodeError('Expecting value', s, error.index);
     throw error;

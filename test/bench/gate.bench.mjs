@@ -2,7 +2,7 @@
 // package (500 test tasks x 5 trials, 100,000 bootstrap samples), side by side:
 // checks that stdout, stderr and exit code are byte-identical and prints the ratio.
 import {spawnSync} from 'node:child_process';
-import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -76,12 +76,26 @@ function buildPackage(dir) {
   writeFileSync(path.join(dir, 'results.json'), JSON.stringify(results).replaceAll('"timeout_seconds":30', '"timeout_seconds":30.0'));
 }
 
+// CPU time of finished children (Linux: /proc/self/stat cutime + cstime), which
+// is steadier than wall time on a shared, loaded machine; null elsewhere.
+function childrenCpuMs() {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
 function time(command, args, cwd) {
+  const cpuBefore = childrenCpuMs();
   const start = process.hrtime.bigint();
   const result = spawnSync(command, args, {cwd, encoding: 'utf8', maxBuffer: 1 << 28});
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const cpuAfter = childrenCpuMs();
   if (result.error) throw result.error;
-  return {ms, stdout: result.stdout, stderr: result.stderr, status: result.status};
+  const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+  return {ms, cpu, stdout: result.stdout, stderr: result.stderr, status: result.status};
 }
 
 const dir = mkdtempSync(path.join(tmpdir(), 'arbor-gate-bench-'));
@@ -90,6 +104,8 @@ try {
   const args = ['--spec', 'spec.json', '--cases', 'cases.json', '--results', 'results.json', '--candidate', 'candidate-pass'];
   const py = [];
   const port = [];
+  const pyCpu = [];
+  const portCpu = [];
   let identical = true;
   for (let round = 0; round < rounds; round++) {
     const a = time('python3', [reference, ...args], dir);
@@ -97,13 +113,20 @@ try {
     identical &&= a.stdout === b.stdout && a.stderr === b.stderr && a.status === b.status;
     py.push(a.ms);
     port.push(b.ms);
+    if (a.cpu !== null && b.cpu !== null) {
+      pyCpu.push(a.cpu);
+      portCpu.push(b.cpu);
+    }
     if (round === 0) console.log(`outcome          exit ${a.status}, ${a.stdout.length} bytes of stdout, action ${JSON.parse(a.stdout || '{}').action}`);
   }
   const best = (values) => Math.min(...values);
   console.log(`package          ${tasks} test tasks x 5 trials, ${samples} bootstrap samples`);
   console.log(`python reference ${best(py).toFixed(0)} ms (best of ${rounds})`);
   console.log(`arbor port       ${best(port).toFixed(0)} ms`);
-  console.log(`speedup          ${(best(py) / best(port)).toFixed(1)}x (target >= 20x, aim 50x)`);
+  console.log(`speedup          ${(best(py) / best(port)).toFixed(1)}x wall clock (target >= 20x, aim 50x)`);
+  if (pyCpu.length > 0) {
+    console.log(`cpu time         python ${best(pyCpu).toFixed(0)} ms, arbor ${best(portCpu).toFixed(0)} ms: ${(best(pyCpu) / best(portCpu)).toFixed(1)}x`);
+  }
   console.log(`bytes identical  ${identical ? 'yes' : 'NO'}`);
   if (!identical) process.exitCode = 1;
 } finally {
