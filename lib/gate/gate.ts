@@ -66,6 +66,7 @@ function get(dict: PyDict, key: string): PyValue {
 
 function requireExactDict(value: PyValue, keys: readonly string[], context: string): PyDict {
   if (!(value instanceof Map)) fail(`${context} must be an object`);
+  if (value.size === keys.length && keys.every((key) => value.has(key))) return value;
   const missing = sortedStrings(keys.filter((key) => !value.has(key)));
   const expected = new Set(keys);
   const unknown = sortedStrings([...value.keys()].filter((key) => !expected.has(key)));

@@ -382,6 +382,22 @@ export function dumpString(text: string): string {
   return '"' + text.replace(/["\\\u0000-\u001f]/g, (c) => ESCAPES[c] ?? '\\u' + hex(c.charCodeAt(0), 4)) + '"';
 }
 
+// Objects of one shape (records, trial results) share their sorted key order.
+const keyOrders = new Map<string, string[]>();
+
+/** Keys in code point order, cached per key sequence. */
+function sortedKeys(keys: string[]): string[] {
+  if (keys.length < 2) return keys;
+  let signature = '';
+  for (const key of keys) signature += key.length + ':' + key;
+  let sorted = keyOrders.get(signature);
+  if (sorted === undefined) {
+    sorted = [...keys].sort(compareCodePoints);
+    if (keyOrders.size < 10000) keyOrders.set(signature, sorted);
+  }
+  return sorted;
+}
+
 /**
  * json.dumps(value, ensure_ascii=False, sort_keys=True) with either
  * separators=(",", ":") (indent undefined) or indent=n.
@@ -412,12 +428,13 @@ export function dumps(value: DumpValue, indent?: number): string {
       out += indent === undefined ? ']' : pad(level) + ']';
       return out;
     }
-    const pairs: [string, DumpValue][] = v instanceof Map ? [...v] : Object.entries(v);
-    if (pairs.length === 0) return '{}';
-    pairs.sort((x, y) => compareCodePoints(x[0], y[0]));
+    const isMap = v instanceof Map;
+    const keys = sortedKeys(isMap ? [...v.keys()] : Object.keys(v));
+    if (keys.length === 0) return '{}';
     out = '{';
-    for (let i = 0; i < pairs.length; i++) {
-      const [key, item] = pairs[i] as [string, DumpValue];
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      const item = isMap ? (v.get(key) as DumpValue) : (v as {readonly [key: string]: DumpValue})[key] as DumpValue;
       out += (i > 0 ? ',' : '') + inner + dumpString(key) + keySeparator + write(item, level + 1);
     }
     out += indent === undefined ? '}' : pad(level) + '}';

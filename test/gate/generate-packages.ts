@@ -409,7 +409,7 @@ function mutateValue(rng: Rng, pkg: Package): void {
     const k = key as string;
     if (op <= 4) parent.set(k, weirdValue(rng));
     else if (op === 5) parent.delete(k);
-    else if (op === 6) parent.entries.push([rng.pick(['extra', k + 'x', '😀', '\ue000', '\ud800', 'a\nb', "q'", '\x85']), weirdValue(rng)]);
+    else if (op === 6) parent.entries.push([rng.pick(['extra', k + 'x', '😀', '\ue000', '\ud800', 'a\nb', "q'", '\x85', 'k\u0000']), weirdValue(rng)]);
     else if (op === 7) parent.entries.push([k, rng.chance(0.5) ? (parent.get(k) as Val) : weirdValue(rng)]);
     else parent.set(k, rng.pick([[], new Obj(), null, 'x']));
   } else {
