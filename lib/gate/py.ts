@@ -76,28 +76,6 @@ export function numbersEqual(a: bigint | number, b: bigint | number): boolean {
   return BigInt(float) === int;
 }
 
-/** Python `==` for the JSON values the gate compares. */
-export function pyEquals(a: PyValue, b: PyValue): boolean {
-  const numeric = (v: PyValue) => typeof v === 'bigint' || typeof v === 'number' || typeof v === 'boolean';
-  if (numeric(a) && numeric(b)) {
-    const na = typeof a === 'boolean' ? BigInt(a ? 1 : 0) : (a as bigint | number);
-    const nb = typeof b === 'boolean' ? BigInt(b ? 1 : 0) : (b as bigint | number);
-    return numbersEqual(na, nb);
-  }
-  if (typeof a === 'string' || typeof b === 'string' || a === null || b === null) return a === b;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    return a.length === b.length && a.every((item, i) => pyEquals(item, b[i] as PyValue));
-  }
-  if (a instanceof Map && b instanceof Map) {
-    if (a.size !== b.size) return false;
-    for (const [key, value] of a) {
-      if (!b.has(key) || !pyEquals(value, b.get(key) as PyValue)) return false;
-    }
-    return true;
-  }
-  return false;
-}
-
 // ---------------------------------------------------------------- exact mean
 
 const scratch = new DataView(new ArrayBuffer(8));
@@ -157,7 +135,8 @@ export function ratioToFloat(num: bigint, den: bigint): number {
     const half = 1n << (d - 1n);
     if (rest > half || (rest === half && (sticky || (m & 1n) === 1n))) m += 1n;
   }
-  const value = ldexp(Number(m), Math.max(drop, 0) - shift + Math.min(drop, 0));
+  // q = m * 2^drop (exactly, or rounded), and the value is q * 2^-shift.
+  const value = ldexp(Number(m), drop - shift);
   return negative ? -value : value;
 }
 
@@ -403,6 +382,127 @@ function sortedKeys(keys: string[]): string[] {
  * separators=(",", ":") (indent undefined) or indent=n.
  */
 export function dumps(value: DumpValue, indent?: number): string {
+  const out = dumpsUtf8(value, indent);
+  // Lone surrogates cannot be UTF-8: write this (rare) text the slow way.
+  return out.wellFormed ? new TextDecoder().decode(out.bytes) : dumpsText(value, indent);
+}
+
+const encoder = new TextEncoder();
+
+/** A growable UTF-8 buffer. */
+class Utf8Writer {
+  bytes = new Uint8Array(1 << 16);
+  length = 0;
+  wellFormed = true;
+
+  private reserve(extra: number): void {
+    if (this.length + extra <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < this.length + extra) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.bytes.subarray(0, this.length));
+    this.bytes = grown;
+  }
+
+  /** Text known to be ASCII. */
+  ascii(text: string): void {
+    const n = text.length;
+    this.reserve(n);
+    const bytes = this.bytes;
+    let at = this.length;
+    for (let i = 0; i < n; i++) bytes[at++] = text.charCodeAt(i);
+    this.length = at;
+  }
+
+  byte(b: number): void {
+    this.reserve(1);
+    this.bytes[this.length++] = b;
+  }
+
+  text(text: string): void {
+    this.reserve(text.length * 3);
+    let ascii = true;
+    for (let i = 0; i < text.length; i++) {
+      if (text.charCodeAt(i) >= 0x80) {
+        ascii = false;
+        break;
+      }
+    }
+    if (ascii) {
+      const bytes = this.bytes;
+      let at = this.length;
+      for (let i = 0; i < text.length; i++) bytes[at++] = text.charCodeAt(i);
+      this.length = at;
+      return;
+    }
+    if (!(text as unknown as {isWellFormed?: () => boolean}).isWellFormed?.()) this.wellFormed = false;
+    this.length += encoder.encodeInto(text, this.bytes.subarray(this.length)).written;
+  }
+}
+
+// eslint-disable-next-line no-control-regex
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+/**
+ * json.dumps straight to UTF-8 bytes (no intermediate strings: the documents
+ * are megabytes). `wellFormed` is false when a string held a lone surrogate,
+ * which UTF-8 cannot encode (the bytes then hold U+FFFD in its place).
+ */
+export function dumpsUtf8(value: DumpValue, indent?: number): {bytes: Uint8Array; wellFormed: boolean} {
+  const w = new Utf8Writer();
+  const pads: string[] = [];
+  const pad = (level: number): string => (pads[level] ??= '\n' + ' '.repeat((indent ?? 0) * level));
+  const str = (text: string): void => {
+    if (NEEDS_ESCAPE.test(text)) text = dumpString(text).slice(1, -1);
+    w.byte(0x22);
+    w.text(text);
+    w.byte(0x22);
+  };
+  const write = (v: DumpValue, level: number): void => {
+    if (v === null) w.ascii('null');
+    else if (v === true) w.ascii('true');
+    else if (v === false) w.ascii('false');
+    else if (typeof v === 'string') str(v);
+    else if (typeof v === 'bigint') w.ascii(v.toString());
+    else if (typeof v === 'number') {
+      if (Number.isNaN(v)) w.ascii('NaN');
+      else if (v === Infinity) w.ascii('Infinity');
+      else if (v === -Infinity) w.ascii('-Infinity');
+      else w.ascii(floatRepr(v));
+    } else if (Array.isArray(v)) {
+      const items = v as readonly DumpValue[];
+      if (items.length === 0) return w.ascii('[]');
+      w.byte(0x5b);
+      for (let i = 0; i < items.length; i++) {
+        if (i > 0) w.byte(0x2c);
+        if (indent !== undefined) w.ascii(pad(level + 1));
+        write(items[i] as DumpValue, level + 1);
+      }
+      if (indent !== undefined) w.ascii(pad(level));
+      w.byte(0x5d);
+    } else {
+      const isMap = v instanceof Map;
+      const keys = sortedKeys(isMap ? [...(v as Map<string, DumpValue>).keys()] : Object.keys(v));
+      if (keys.length === 0) return w.ascii('{}');
+      w.byte(0x7b);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        if (i > 0) w.byte(0x2c);
+        if (indent !== undefined) w.ascii(pad(level + 1));
+        str(key);
+        w.ascii(indent === undefined ? ':' : ': ');
+        write(isMap ? ((v as Map<string, DumpValue>).get(key) as DumpValue) : ((v as {readonly [key: string]: DumpValue})[key] as DumpValue), level + 1);
+      }
+      if (indent !== undefined) w.ascii(pad(level));
+      w.byte(0x7d);
+    }
+  };
+  write(value, 0);
+  return {bytes: w.bytes.subarray(0, w.length), wellFormed: w.wellFormed};
+}
+
+/** json.dumps as text (keeps lone surrogates; used when the UTF-8 path cannot). */
+export function dumpsText(value: DumpValue, indent?: number): string {
   const keySeparator = indent === undefined ? ':' : ': ';
   const pads: string[] = [];
   const pad = (level: number): string => (pads[level] ??= '\n' + ' '.repeat((indent ?? 0) * level));
