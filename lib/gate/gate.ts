@@ -334,9 +334,15 @@ interface TaskResult {
 
 function calculateMetrics(spec: PyDict, testCases: PyDict[], system: PyDict): {metrics: Metrics; tasks: TaskResult[]; critical: string[]} {
   const recordList = get(system, 'records') as PyDict[];
-  const records = new Map<string, PyDict>();
-  for (const record of recordList) records.set(pairKey(get(record, 'case_id') as string, get(record, 'trial_id') as bigint), record);
   const trialCount = Number(get(get(spec, 'protocol') as PyDict, 'trial_count'));
+  // Validation made the records cover exactly (test case, 1..trial_count).
+  const records = new Map<string, PyDict[]>();
+  for (const record of recordList) {
+    const caseId = get(record, 'case_id') as string;
+    let trials = records.get(caseId);
+    if (!trials) records.set(caseId, (trials = new Array<PyDict>(trialCount)));
+    trials[Number(get(record, 'trial_id')) - 1] = record;
+  }
   const gates = get(spec, 'gates') as PyDict;
   const taskMin = gateFloat(gates, 'task_min_trial_success_rate');
   const criticalMin = gateFloat(gates, 'critical_task_min_trial_success_rate');
@@ -358,8 +364,9 @@ function calculateMetrics(spec: PyDict, testCases: PyDict[], system: PyDict): {m
     const allowed = new Set(get(item, 'allowed_tools') as string[]);
     const expectedState = normalize(get(item, 'expected_final_state') as string);
     let passedCount = 0;
+    const trials = records.get(caseId) as PyDict[];
     for (let t = 1; t <= trialCount; t++) {
-      const record = records.get(pairKey(caseId, BigInt(t))) as PyDict;
+      const record = trials[t - 1] as PyDict;
       const status = get(record, 'status') as string;
       const statusSuccess = status === 'success';
       const finalStateCorrect = normalize(get(record, 'final_state') as string | null) === expectedState;

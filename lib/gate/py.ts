@@ -213,6 +213,7 @@ let foldTable: Map<number, string> | undefined;
 
 /** Python `str.casefold()`. */
 export function pyCasefold(text: string): string {
+  if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase();
   if (!foldTable) {
     foldTable = new Map();
     for (const entry of CASEFOLD.split(';')) {
