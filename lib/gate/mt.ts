@@ -127,7 +127,8 @@ function twistInt32(mt: Int32Array): void {
  * the histogram of k (index k + n), which also gives the sorted order.
  *
  * The hot loop keeps the state in an Int32Array and walks each twisted block
- * once: every word is tempered, shifted and either accepted or rejected.
+ * once: every word is tempered and its top bits index two small tables
+ * (accepted? and the difference), so the loop has no data-dependent branch.
  */
 export function bootstrapCounts(differences: Int8Array, samples: number, seed: bigint): Uint32Array {
   const n = differences.length;
@@ -135,6 +136,13 @@ export function bootstrapCounts(differences: Int8Array, samples: number, seed: b
   if (samples <= 0 || n === 0) return counts;
   const mt = new Int32Array(new MersenneTwister(seed).mt.buffer.slice(0));
   const shift = Math.clz32(n);
+  // getrandbits(k) is below 2**k: r < n is accepted, the rest redrawn.
+  const accepted = new Uint8Array(2 ** (32 - shift));
+  const value = new Int8Array(2 ** (32 - shift));
+  for (let i = 0; i < n; i++) {
+    accepted[i] = 1;
+    value[i] = differences[i]!;
+  }
   let taken = 0;
   let sum = 0;
   let done = 0;
@@ -148,14 +156,13 @@ export function bootstrapCounts(differences: Int8Array, samples: number, seed: b
       y ^= (y << 15) & 0xefc60000;
       y ^= y >>> 18;
       const r = y >>> shift;
-      if (r < n) {
-        sum += differences[r]!;
-        if (++taken === n) {
-          counts[sum + n]!++;
-          if (++done === samples) return counts;
-          taken = 0;
-          sum = 0;
-        }
+      sum += value[r]!;
+      taken += accepted[r]!;
+      if (taken === n) {
+        counts[sum + n]!++;
+        if (++done === samples) return counts;
+        taken = 0;
+        sum = 0;
       }
     }
   }
