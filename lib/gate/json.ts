@@ -37,6 +37,9 @@ class StopIteration {
 
 const INT_MAX_STR_DIGITS = 4300;
 
+/** A run of string characters that need no attention. */
+const STRING_RUN = /[^"\\\u0000-\u001f]*/y;
+
 function isWs(c: number): boolean {
   return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 }
@@ -74,13 +77,12 @@ export function parseJson(s: string): PyValue {
     let chunks = '';
     let end = start;
     for (;;) {
-      let next = end;
-      let c = 0;
-      for (; next < length; next++) {
-        c = s.charCodeAt(next);
-        if (c === 0x22 || c === 0x5c) break;
-        if (c <= 0x1f) fail(depth, 'Invalid control character at', next);
-      }
+      // Skip the plain run, then look at what stopped it.
+      STRING_RUN.lastIndex = end;
+      STRING_RUN.test(s);
+      let next = STRING_RUN.lastIndex;
+      let c = next < length ? s.charCodeAt(next) : 0;
+      if (next < length && c <= 0x1f) fail(depth, 'Invalid control character at', next);
       if (next >= length || !(c === 0x22 || c === 0x5c)) fail(depth, 'Unterminated string starting at', begin);
       if (next !== end) chunks += s.slice(end, next);
       next++;

@@ -362,19 +362,27 @@ export function dumpString(text: string): string {
   return '"' + text.replace(/["\\\u0000-\u001f]/g, (c) => ESCAPES[c] ?? '\\u' + hex(c.charCodeAt(0), 4)) + '"';
 }
 
-// Objects of one shape (records, trial results) share their sorted key order.
-const keyOrders = new Map<string, string[]>();
+// Objects of a few shapes (records, trial results and their checks) repeat:
+// remember the sorted order of the last few key sequences.
+const recentShapes: [string[], string[]][] = [];
 
-/** Keys in code point order, cached per key sequence. */
+/** Keys in code point order. */
 function sortedKeys(keys: string[]): string[] {
   if (keys.length < 2) return keys;
-  let signature = '';
-  for (const key of keys) signature += key.length + ':' + key;
-  let sorted = keyOrders.get(signature);
-  if (sorted === undefined) {
-    sorted = [...keys].sort(compareCodePoints);
-    if (keyOrders.size < 10000) keyOrders.set(signature, sorted);
+  for (const [seen, sorted] of recentShapes) {
+    if (seen.length !== keys.length) continue;
+    let same = true;
+    for (let i = 0; i < keys.length; i++) {
+      if (keys[i] !== seen[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return sorted;
   }
+  const sorted = [...keys].sort(compareCodePoints);
+  recentShapes.unshift([keys, sorted]);
+  if (recentShapes.length > 8) recentShapes.pop();
   return sorted;
 }
 
