@@ -447,7 +447,7 @@ function targeted(rng: Rng, pkg: Package): void {
       pkg.candidate = rng.pick([pkg.spec.get('baseline_system_id') as string, 'nope', '', ' ', 'candidate-pass']);
       break;
     case 3:
-      if (records.length) records.push(cloneVal(rng.pick(records)));
+      if (records.length) records.push(cloneVal(rng.pick(records)) as Obj);
       break;
     case 4:
       if (records.length) records.splice(rng.int(0, records.length - 1), 1);
