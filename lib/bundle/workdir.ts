@@ -213,7 +213,8 @@ async function runOracle(bundle: Bundle, oracle: Authored, point: Point, args: T
 
 function writeBindings(folder: string, bindings: Binding[], tensors: Tensors): void {
   mkdirSync(folder, {recursive: true});
-  for (const b of bindings) writeTensor(path.join(folder, `${b.name}.bin`), b.type, tensors[b.name]!);
+  // In place, not temp + rename: the folder is complete only once manifest.json is written.
+  for (const b of bindings) writeTensor(path.join(folder, `${b.name}.bin`), b.type, tensors[b.name]!, {atomic: false});
 }
 
 function writeManifest(dir: string, manifest: Manifest): void {
