@@ -193,7 +193,8 @@ export class Stream {
   float64s(length: number, lo = 0, hi = 1): Float64Array {
     checkCount(length, 'float64s');
     const out = new Float64Array(length);
-    const chunk = 1 << 16;
+    // Chunks of 14 MiB of stream bytes: large enough for the two-thread path, small next to the result.
+    const chunk = 1 << 21;
     const raw = new Uint8Array(7 * Math.min(chunk, length));
     const plain = lo === 0 && hi === 1;
     const width = hi - lo;
@@ -212,7 +213,7 @@ export class Stream {
   float32s(length: number, lo = 0, hi = 1): Float32Array {
     checkCount(length, 'float32s');
     const out = new Float32Array(length);
-    const chunk = 1 << 16;
+    const chunk = 1 << 22;
     const raw = new Uint8Array(3 * Math.min(chunk, length));
     const plain = lo === 0 && hi === 1;
     const width = hi - lo;
