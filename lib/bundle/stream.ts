@@ -242,6 +242,13 @@ export class Stream {
       const raw = this.bytes(length * Ctor.BYTES_PER_ELEMENT);
       return toLittleEndianArray(type, raw, length);
     }
+    const bits = 8n * BigInt(Ctor.BYTES_PER_ELEMENT);
+    const signed = type.startsWith('i');
+    const min = signed ? -(1n << (bits - 1n)) : 0n;
+    const max = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+    if (BigInt(lo) < min || BigInt(hi) > max || BigInt(lo) > BigInt(hi)) {
+      throw new RangeError(`ints(${type}, n, lo, hi) needs ${min} <= lo <= hi <= ${max}, got ${lo}, ${hi}`);
+    }
     const out = new Ctor(length);
     if (Ctor === BigInt64Array || Ctor === BigUint64Array) {
       const big = out as BigInt64Array | BigUint64Array;
