@@ -366,12 +366,29 @@ export class PrefixHasher {
 
   /** Write SHA-256(prefix + decimal(index)) into out[offset..offset+32). index: safe non-negative integer. */
   digest(index: number, out: Uint8Array, offset: number): void {
-    this.fill(index, 1, out, offset);
+    if (index !== this.current && !(index === this.current + 1 && this.increment())) this.setIndex(index);
+    const s = this.state;
+    s.set(this.mid);
+    compress(s, this.block1);
+    if (this.blocks === 2) compress(s, this.block2);
+    // Byte by byte: a DataView per 32-byte digest would cost more than the writes.
+    for (let j = 0; j < 8; j++) {
+      const v = s[j]!;
+      const o = offset + 4 * j;
+      out[o] = v >>> 24;
+      out[o + 1] = v >>> 16;
+      out[o + 2] = v >>> 8;
+      out[o + 3] = v;
+    }
   }
 
   /** Fill out[offset..) with the digests of blocks first..first+count-1, 32 bytes each. */
   fill(first: number, count: number, out: Uint8Array, offset: number): void {
     if (count <= 0) return;
+    if (count === 1) {
+      this.digest(first, out, offset);
+      return;
+    }
     const simd = count >= SIMD_MIN_BLOCKS ? simdKernel() : undefined;
     if (simd) {
       this.fillSimd(simd, first, count, out, offset);
