@@ -231,6 +231,9 @@ function countNaNIn(floats: Float32Array | Float64Array, length: number, swap: b
     }
     return nans;
   }
+  // includes(NaN) is true when any element is NaN (SameValueZero) and runs natively: the JS loop
+  // only runs for the rare chunk that has NaNs in it.
+  if (!floats.subarray(0, length).includes(NaN)) return 0;
   return floats instanceof Float64Array ? nan64(floats, length) : nan32(floats, length);
 }
 
