@@ -152,7 +152,12 @@ export function writeFileAtomic(file: string, data: Uint8Array | string): void {
     rmSync(temp, {force: true});
     throw error;
   }
-  renameSync(temp, file);
+  try {
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, {force: true});
+    throw error;
+  }
 }
 
 /** Size of a regular file, or undefined when it is missing or not a file (one stat call). */
