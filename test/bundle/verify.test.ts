@@ -167,7 +167,7 @@ describe('file-system failures are one clear line (exit 2)', () => {
   it('verify when verdicts.json cannot be replaced: no temp file left behind', () => {
     const dir = made(sortExact, '{"N": 1}', '0');
     mkdirSync(path.join(dir, 'verdicts.json'));
-    const result = verify(sortExact, dir);
+    const result = runCli(['bundle', sortExact, 'verify', dir]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^arbor: cannot rename .* EISDIR/);
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
