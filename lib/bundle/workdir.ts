@@ -172,6 +172,12 @@ async function make(bundle: Bundle, dir: string, point: Point | string, seeds: n
   const thePoint = parsePoint(bundle, point);
   if (seeds.length === 0) throw new UsageError('--seeds lists no seed');
   if (seeds.length > MAX_CASES) throw new UsageError(`--seeds lists ${seeds.length} seeds, more than ${MAX_CASES}`);
+  const seen = new Set<number>();
+  for (const seed of seeds) {
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`seed ${String(seed)} is not a non-negative integer`);
+    if (seen.has(seed)) throw new UsageError(`seed ${seed} is listed twice`);
+    seen.add(seed);
+  }
   const withExpected = options.expected !== false;
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`work directory ${dir} exists and is not a folder`);
   checkCapacity(bundle, dir, thePoint, seeds.length, withExpected);

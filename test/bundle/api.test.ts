@@ -93,3 +93,12 @@ describe('parsePoint', () => {
     expect(() => parsePoint(bundle, {N: 3, D: undefined})).toThrow(/--point D must be an integer/);
   });
 });
+
+describe('makeWorkDir checks its seeds before writing', () => {
+  it.each([[[]], [[1, 1]], [[-1]], [[1.5]]])('%j', async (seeds) => {
+    const bundle = await loadBundle(sortExact);
+    const dir = path.join(tempDir(), 'w');
+    await expect(makeWorkDir(bundle, dir, {N: 1}, seeds as number[])).rejects.toThrow(/seed/);
+    expect(existsSync(dir)).toBe(false);
+  });
+});
