@@ -7,14 +7,14 @@
  * callback and never prints.
  */
 import {cp, mkdir, mkdtemp, rename, rm, stat, writeFile} from 'node:fs/promises';
-import {existsSync} from 'node:fs';
+import {existsSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
 import {loadPlan, type Plan, type PlanPoint, type Split} from './plan.js';
-import {findPython, runSolution, startFailure, singleThreadEnv, pinnedCpu, type RunOutcome} from './process.js';
+import {findPython, killActiveRuns, runSolution, startFailure, singleThreadEnv, pinnedCpu, type RunOutcome} from './process.js';
 import {accuracyRatio, mean, speedupRatio} from './score.js';
 import {splitSeeds, warmupSeed} from './seeds.js';
 import {pointSignature} from './signature.js';
@@ -173,6 +173,17 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const childEnv = singleThreadEnv(env);
 
   const tmp = await mkdtemp(path.join(tmpdir(), 'arbor-eval-'));
+  // Runs live in their own process groups, out of reach of the terminal's
+  // Ctrl-C: on an interrupt, kill them and remove the work folders, then let
+  // the signal take its usual course.
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const onSignal = (signal: NodeJS.Signals) => {
+    killActiveRuns();
+    if (!options.keep) rmSync(tmp, {recursive: true, force: true});
+    for (const name of signals) process.removeListener(name, onSignal);
+    process.kill(process.pid, signal);
+  };
+  for (const name of signals) process.on(name, onSignal);
   const report: EvalReport = {
     benchmark: dir,
     split,
@@ -254,6 +265,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     report.score = score;
     if (failure) report.failure = failure;
   } finally {
+    for (const name of signals) process.removeListener(name, onSignal);
     report.seconds = elapsed();
     report.phases = phases;
     if (options.keep) {

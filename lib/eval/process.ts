@@ -60,6 +60,21 @@ export interface RunOutcome {
 
 const tailBytes = 8192;
 
+/** Process groups of the runs in flight, so an interrupted eval can kill them (see killActiveRuns). */
+const activeGroups = new Set<number>();
+
+/** Kill every run in flight with its whole process group (for SIGINT/SIGTERM handlers). */
+export function killActiveRuns(): void {
+  for (const pid of activeGroups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  activeGroups.clear();
+}
+
 /** Environment for every solution and reference process: one thread for BLAS and OpenMP. */
 export function singleThreadEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return {
@@ -153,6 +168,7 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });
+  if (child.pid !== undefined) activeGroups.add(child.pid);
   let stdoutTail = '';
   let stderrTail = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -226,6 +242,7 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
   clearTimeout(total);
   // Children the solution left behind in its group go too.
   killGroup();
+  if (child.pid !== undefined) activeGroups.delete(child.pid);
   // Stop waiting on pipes a detached grandchild may still hold open.
   for (const stream of [child.stdout, child.stderr, events]) (stream as {destroy?: () => void} | null)?.destroy?.();
 
