@@ -147,6 +147,15 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(metrics(again)).toEqual(metrics(salted));
   });
 
+  it('is a harness failure (exit 1, no score) when the reference solver crashes', () => {
+    const dir = tempDir();
+    cpSync(speed, dir, {recursive: true});
+    writeFileSync(path.join(dir, 'reference.py'), 'def run(state, inputs):\n    raise RuntimeError("reference is broken")\n');
+    const result = runCli(['benchmark', 'eval', dir, 'dev']);
+    expect(result).toMatchObject({code: 1, stdout: ''});
+    expect(result.stderr).toMatch(/arbor: the reference solver failed on case 0 of point 1\/1 \{"N":20000\}: crashed \(RuntimeError: reference is broken\)\n$/);
+  });
+
   it('keeps the work folders with --keep and says where', () => {
     const result = runCli(['benchmark', 'eval', accuracy, 'dev', '--keep', '--quiet']);
     expect(result.code).toBe(0);
