@@ -10,7 +10,7 @@ import {cp, mkdir, mkdtemp, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {existsSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {fileURLToPath, pathToFileURL} from 'node:url';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
 import {loadPlan, type Plan, type PlanPoint, type Split} from './plan.js';
@@ -219,6 +219,9 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     } catch (error) {
       throw bundleFailure(`cannot load the bundle ${path.relative(cwd, plan.bundle) || plan.bundle}`, error);
     }
+    // Load the authored modules now, before any solution runs: the module cache
+    // then holds these versions whatever happens to the files later.
+    await timed('load', () => preloadAuthored(bundle));
     // Salted test seeds are keyed by the plan's name, else the bundle's spec reference (stable across copies).
     const spec = (bundle as {spec?: unknown}).spec;
     const seedName = plan.named || typeof spec !== 'string' ? plan.name : spec;
@@ -419,6 +422,17 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
     if (statuses.some((s) => s.status !== 'ok')) break;
   }
 
+  // A run that touched protected files scores 0.0; nothing it may have
+  // rewritten (oracle, verifier, assets) is executed.
+  if (solutionRuns.some((run) => run.statuses.some((status) => status.status === 'tampered'))) {
+    return Array.from({length: n}, (_, i): CaseReport => {
+      const reps = solutionRuns.map((run) => run.statuses[i]!);
+      const worst = reps.find((r) => r.status === 'tampered') ?? reps[0]!;
+      const times = reps.map((r) => r.seconds).filter((t): t is number => typeof t === 'number');
+      return {i, status: 'tampered', passed: false, note: worst.note, seconds: times.length ? Math.min(...times) : null, ratio: 0, repetitions: reps};
+    });
+  }
+
   // Only now, with every solution process gone, does expected/ exist.
   ctx.progress('status', `${label}: writing expected answers`);
   try {
@@ -538,6 +552,16 @@ function lastLine(text: string): string | undefined {
 
 function messageOf(error: unknown): string {
   return String(error instanceof Error ? error.message : error).split('\n', 1)[0] ?? '';
+}
+
+/** Import the bundle's generator, oracle and verifier by the URLs lib/bundle uses, so they are cached. */
+async function preloadAuthored(bundle: unknown): Promise<void> {
+  const entry = (bundle as {entry?: Record<string, unknown>}).entry ?? {};
+  for (const file of Object.values(entry)) {
+    if (typeof file !== 'string') continue;
+    // A module that fails to load is reported by the step that needs it.
+    await import(pathToFileURL(file).href).catch(() => {});
+  }
 }
 
 function bundleFailure(what: string, error: unknown): HarnessError {
