@@ -256,6 +256,12 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     };
     const points = plan[split].points;
     for (let index = 0; index < points.length; index++) {
+      // A speedup score is already 0.0 once a case failed: skip the remaining points.
+      if (plan.metric === 'speedup' && report.points.some((p) => p.cases.some((c) => c.status !== 'ok' || !c.passed))) {
+        const cases = seeds.map((_, i): CaseReport => ({i, status: 'not-run', passed: false, seconds: null, ratio: 0, repetitions: []}));
+        report.points.push({index, point: points[index]!, score: 0, cases, seconds: 0});
+        continue;
+      }
       const pointStarted = elapsed();
       const cases = await runPoint(context, index, points[index]!, points.length);
       const point: PointReport = {index, point: points[index]!, score: aggregate(plan, cases).score, cases, seconds: elapsed() - pointStarted};

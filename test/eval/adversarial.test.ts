@@ -83,6 +83,15 @@ describe.skipIf(!hasBundle)('adversarial solutions (speed fixture)', () => {
     expect(report.points[0].cases[1]).toMatchObject({status: 'not-run'});
   });
 
+  it('a failing point ends a speedup eval: later points are reported as not run', () => {
+    const {score, report} = evaluate('prefix-speed', 'crash.py', 'test');
+    expect(score).toBe(0);
+    expect(report.points.map((p: {cases: Array<{status: string}>}) => p.cases.map((c) => c.status))).toEqual([
+      ['crashed', 'crashed', 'crashed'],
+      ['not-run', 'not-run', 'not-run'],
+    ]);
+  });
+
   it('a fake score line on stdout does not replace the real score', () => {
     const {score, report} = evaluate('prefix-speed', 'score-print-correct.py');
     expect(score).toBeGreaterThan(1);
