@@ -463,12 +463,17 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
       for (const status of statuses) Object.assign(status, {status: 'tampered', note: 'answers changed after the solution exited'});
     }
     const verdictList = verdicts.cases;
-    for (const verdict of verdictList) if (verdict.error) throw new HarnessError(`the bundle's verifier raised on case ${verdict.i} of ${label}: ${verdict.error}`, 'bad-bundle');
     verdictsByRun.push(verdictList);
     for (const [i, status] of statuses.entries()) {
       const verdict = verdictList.find((v) => v.i === i);
-      status.passed = status.status === 'ok' && verdict?.passed === true;
-      if (status.status === 'ok' && !status.passed) {
+      status.passed = status.status === 'ok' && verdict?.passed === true && !verdict.error;
+      if (status.status === 'ok' && verdict?.error) {
+        // The answer made the verifier raise: a failing case (never a harness failure the
+        // solution could provoke), flagged loudly because it may be the bundle's bug.
+        ctx.progress('line', `warning: the bundle's verifier raised on case ${i} of ${label}: ${verdict.error}`);
+        status.status = 'failed';
+        status.note = `the verifier raised: ${verdict.error}`;
+      } else if (status.status === 'ok' && !status.passed) {
         status.status = verdict?.note ? 'no-answer' : 'failed';
         status.note = [status.note, verdict?.note].filter(Boolean).join('; ') || undefined;
       }
