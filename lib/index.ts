@@ -1,4 +1,5 @@
 /** arbor's library API. The CLI is a thin shell around these modules. */
 export * from './errors.js';
 export * from './bundle/index.js';
+export * from './eval/index.js';
 export * from './gate/index.js';
