@@ -1,4 +1,5 @@
 import type {Rule} from '../rule.js';
+import {stripHtmlComments} from './readme-content.js';
 
 const direction =
   /\b(?:higher|lower|larger|smaller|bigger|more|less|greater)\s+(?:is|are|scores?\s+are|values?\s+are)\s+better\b|\bmaximi[sz]e|\bminimi[sz]e|\bbetter\s+when\s+(?:higher|lower|larger|smaller)\b/i;
@@ -10,7 +11,7 @@ export const readmeMetricDirection: Rule = {
   severity: 'warning',
   check(ctx) {
     const loaded = ctx.file('README.md');
-    if (loaded.status !== 'ok' || loaded.text.trim() === '') return;
+    if (loaded.status !== 'ok' || stripHtmlComments(loaded.text).trim() === '') return;
     if (!direction.test(loaded.text))
       ctx.report('`README.md` never states the metric direction, expected a phrase such as "higher is better"', {file: 'README.md'});
   },
