@@ -7,7 +7,7 @@ const direction =
 /** README says whether a higher or a lower score is better (warning). */
 export const readmeMetricDirection: Rule = {
   id: 'readme-metric-direction',
-  description: '`README.md` says whether a higher or a lower score is better (warning)',
+  description: '`README.md` says whether a higher or a lower score is better',
   severity: 'warning',
   check(ctx) {
     const loaded = ctx.file('README.md');

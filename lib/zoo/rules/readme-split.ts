@@ -4,7 +4,7 @@ import {stripHtmlComments} from './readme-content.js';
 /** README says how dev and test differ (warning). */
 export const readmeSplit: Rule = {
   id: 'readme-split',
-  description: '`README.md` says how the dev and test splits differ (warning)',
+  description: '`README.md` says how the dev and test splits differ',
   severity: 'warning',
   check(ctx) {
     const loaded = ctx.file('README.md');
