@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import {Worker} from 'node:worker_threads';
 import {UsageError} from '../errors.js';
-import {cacheDir, ResultCache, signature} from './cache.js';
+import {cacheDir, folderKey, ResultCache, signature} from './cache.js';
 import type {EntryStatus} from './entry.js';
 import {describeFsError, kindOf} from './text.js';
-import {scannedFiles, templateTextFiles} from './templates.js';
+import {nestedTemplateFiles, templateTextFiles, topLevelTextFiles} from './templates.js';
 import type {WorkerBatch, WorkerResult} from './list-worker.js';
 
 /** One row of the index. */
@@ -93,7 +93,8 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
   }
   const skipped: string[] = [];
   const rows: ListEntry[] = [];
-  const pending: {row: ListEntry; abs: string; sig: string; newest: number}[] = [];
+  const pending: {row: ListEntry; abs: string; key: {dir: string; files: string[]; sig: string}; newest: number}[] = [];
+  const nested = nestedTemplateFiles();
   const useCache = options.cache !== false;
   let cache: ResultCache<EntryStatus> | undefined;
   if (useCache) {
@@ -111,14 +112,15 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
   for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const name = dirent.name;
     if (isSkippedName(name)) {
-      if (dirent.isDirectory() || dirent.isSymbolicLink()) skipped.push(name);
+      if (!dirent.isFile()) skipped.push(name);
       continue;
     }
     const shown = path.join(zoo.shown, name);
     const abs = path.join(zoo.abs, name);
     const row: ListEntry = {name, path: shown, status: 'ok', errors: 0, warnings: 0, title: null};
     if (!dirent.isDirectory()) {
-      if (!dirent.isSymbolicLink()) continue; // plain files in a zoo are not benchmarks
+      if (dirent.isFile() || dirent.isFIFO() || dirent.isSocket()) continue; // plain files in a zoo are not benchmarks
+      // A symlink, or an entry whose type the file system did not report: look at what it is.
       let target;
       try {
         target = statSync(abs);
@@ -129,13 +131,19 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
       }
       if (!target.isDirectory()) continue;
     }
-    const {sig, newest} = signature(abs, ['README.md', 'PROVENANCE.md', 'eval.sh', 'eval.py', ...scannedFiles(abs)]);
-    const cached = cache?.get(name, sig);
+    // The folder's own stat vouches for its listing (which files exist, eval.sh and eval.py
+    // among them); the files' stats vouch for their content.
+    const folder = folderKey(abs);
+    const dir = folder?.key ?? '';
+    const previous = cache?.entry(name);
+    const files = previous && dir && previous.dir === dir ? previous.files : topLevelTextFiles(abs);
+    const {sig, newest: newestFile} = signature(abs, ['README.md', 'PROVENANCE.md', ...files, ...nested]);
+    const newest = Math.max(newestFile, folder?.newest ?? 0);
     rows.push(row);
-    if (cached) {
+    if (previous && previous.dir === dir && previous.sig === sig && sameFiles(previous.files, files)) {
       hits++;
-      apply(row, cached);
-    } else pending.push({row, abs, sig, newest});
+      apply(row, previous.value);
+    } else pending.push({row, abs, key: {dir, files, sig}, newest});
   }
 
   const results = await verifyAll(
@@ -145,13 +153,17 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
   pending.forEach((p, i) => {
     const status = results[i]!;
     apply(p.row, status);
-    cache?.set(p.row.name, p.sig, status, p.newest, readAt);
+    cache?.set(p.row.name, p.key, status, p.newest, readAt);
   });
   if (cache) {
     cache.prune(new Set(rows.map((r) => r.name)));
     cache.save();
   }
   return {zoo: zoo.shown, benchmarks: rows, skipped, cache: {hits, misses: pending.length, file: cache?.file ?? null}};
+}
+
+function sameFiles(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((name, i) => name === b[i]));
 }
 
 function broken(row: ListEntry, problem: string): ListEntry {
