@@ -107,6 +107,7 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
     cache = new ResultCache<EntryStatus>(options.cacheDir ?? cacheDir(), `${real}\0${version()}\0${templateTextFiles().join(',')}`).load();
   }
   const readAt = Date.now();
+  const verifier = new Verifier(options.workers);
   let hits = 0;
 
   for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -143,13 +144,13 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
     if (previous && previous.dir === dir && previous.sig === sig && sameFiles(previous.files, files)) {
       hits++;
       apply(row, previous.value);
-    } else pending.push({row, abs, key: {dir, files, sig}, newest});
+    } else {
+      verifier.add({abs, shown: row.path});
+      pending.push({row, abs, key: {dir, files, sig}, newest});
+    }
   }
 
-  const results = await verifyAll(
-    pending.map((p) => ({abs: p.abs, shown: p.row.path})),
-    options.workers,
-  );
+  const results = await verifier.finish();
   pending.forEach((p, i) => {
     const status = results[i]!;
     apply(p.row, status);
@@ -203,39 +204,90 @@ function version(): string {
 const inlineBelow = 24;
 const batchSize = 16;
 
-async function verifyAll(items: {abs: string; shown: string}[], workers?: number): Promise<EntryStatus[]> {
-  if (items.length === 0) return [];
-  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  const count = Math.min(workers ?? cores, Math.ceil(items.length / batchSize));
-  if (count <= 0 || (workers === undefined && items.length < inlineBelow)) {
-    const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
-    return items.map((item) => inspectEntry(item.abs, item.shown, markdown));
+type Item = {abs: string; shown: string};
+
+const cores = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+
+/**
+ * Verifies folders as discovery finds them: once enough have queued up, a pool
+ * of worker threads starts (loading remark while discovery goes on) and takes
+ * batches as they fill; a small job is verified inline instead.
+ */
+class Verifier {
+  private readonly items: Item[] = [];
+  private readonly results: EntryStatus[] = [];
+  private readonly queue: number[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private queued = 0;
+  private started = false;
+  private failure: unknown;
+  private done = false;
+
+  constructor(private readonly workers: number | undefined) {}
+
+  /** Queue a folder; returns its index in the results. */
+  add(item: Item): number {
+    this.items.push(item);
+    if (!this.started && this.workers !== 0 && (this.workers !== undefined || (this.items.length >= inlineBelow && cores() > 1))) this.start();
+    if (this.started) this.flush(false);
+    return this.items.length - 1;
   }
-  const results: EntryStatus[] = new Array(items.length);
-  let next = 0;
-  const url = new URL('./list-worker.js', import.meta.url);
-  const runWorker = () =>
-    new Promise<void>((resolve, reject) => {
+
+  /** Wait for every queued folder's result. */
+  async finish(): Promise<EntryStatus[]> {
+    this.done = true;
+    if (!this.started) {
+      if (this.items.length === 0) return [];
+      const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
+      return this.items.map((item) => inspectEntry(item.abs, item.shown, markdown));
+    }
+    this.flush(true);
+    await Promise.all(this.running);
+    if (this.failure) throw this.failure;
+    return this.results;
+  }
+
+  private start(): void {
+    this.started = true;
+    const count = Math.max(1, this.workers ?? cores());
+    const url = new URL('./list-worker.js', import.meta.url);
+    for (let i = 0; i < count; i++) {
       const worker = new Worker(url);
-      const send = () => {
-        if (next >= items.length) {
-          void worker.terminate().then(() => resolve());
-          return;
-        }
-        const start = next;
-        next = Math.min(items.length, next + batchSize);
-        worker.postMessage({id: start, items: items.slice(start, next)} satisfies WorkerBatch);
-      };
-      worker.on('message', (message: WorkerResult) => {
-        message.results.forEach((result, i) => (results[message.id + i] = result));
-        send();
+      const finished = new Promise<void>((resolve) => {
+        worker.on('message', (message: WorkerResult) => {
+          message.results.forEach((result, k) => (this.results[message.id + k] = result));
+          this.idle.push(worker);
+          this.pump();
+        });
+        worker.on('error', (error) => {
+          this.failure ??= error;
+          resolve();
+        });
+        worker.on('exit', () => resolve());
       });
-      worker.on('error', reject);
-      worker.on('exit', (code) => {
-        if (code !== 0 && next < items.length) reject(new Error(`list worker exited with code ${code}`));
-      });
-      send();
-    });
-  await Promise.all(Array.from({length: count}, runWorker));
-  return results;
+      this.running.add(finished);
+      this.idle.push(worker);
+    }
+  }
+
+  /** Cut queued folders into batches (a last short one only when `all`). */
+  private flush(all: boolean): void {
+    while (this.items.length - this.queued >= batchSize || (all && this.items.length > this.queued)) {
+      this.queue.push(this.queued);
+      this.queued = Math.min(this.items.length, this.queued + batchSize);
+    }
+    this.pump();
+  }
+
+  /** Hand batches to idle workers; stop the workers when everything is done. */
+  private pump(): void {
+    while (this.idle.length && this.queue.length) {
+      const start = this.queue.shift()!;
+      const end = Math.min(this.items.length, start + batchSize);
+      this.idle.shift()!.postMessage({id: start, items: this.items.slice(start, end)} satisfies WorkerBatch);
+    }
+    if (this.done && this.queue.length === 0 && this.queued === this.items.length && (this.idle.length === this.running.size || this.failure))
+      for (const worker of this.idle.splice(0)) void worker.terminate();
+  }
 }
