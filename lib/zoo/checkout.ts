@@ -42,6 +42,8 @@ export function resolveBenchmark(benchmark: string, cwd: string): string {
 /** Copy `benchmark` to `dest`, init a git repository there and commit the baseline. */
 export async function checkoutBenchmark(benchmark: string, dest: string, options: {cwd?: string} = {}): Promise<CheckoutResult> {
   const cwd = options.cwd ?? process.cwd();
+  if (benchmark.trim() === '') throw new UsageError('The benchmark path is empty, expected a benchmark folder');
+  if (dest.trim() === '') throw new UsageError('The destination path is empty, expected a new folder');
   const source = resolveBenchmark(benchmark, cwd);
   const target = path.resolve(cwd, dest);
   if (target === source || target.startsWith(source + path.sep))

@@ -61,6 +61,7 @@ export function isSkippedName(name: string): boolean {
 
 /** Find the zoo folder: the given one, else `./arbor-zoo`, else `./zoo`. */
 export function resolveZoo(zoo: string | undefined, cwd: string): {shown: string; abs: string} {
+  if (zoo !== undefined && zoo.trim() === '') throw new UsageError('The zoo path is empty, expected a folder of benchmarks');
   const candidates = zoo === undefined ? ['arbor-zoo', 'zoo'] : [zoo];
   for (const shown of candidates) {
     const abs = path.resolve(cwd, shown);

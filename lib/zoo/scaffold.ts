@@ -50,6 +50,7 @@ export function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): S
   const cwd = options.cwd ?? process.cwd();
   const style = options.style ?? 'zoo';
   const templates = options.templates ?? templatesRoot();
+  if (dir.trim() === '') throw new UsageError('The benchmark folder path is empty, expected e.g. `zoo/my_task`', 'bad-name');
   const target = path.resolve(cwd, dir);
   const name = path.basename(target);
   if (/(^|[\\/])\.\.([\\/]|$)/.test(dir)) throw new UsageError(`Invalid benchmark folder \`${dir}\`: it contains \`..\`; expected a path inside the zoo`, 'bad-name');
