@@ -50,7 +50,7 @@ export interface ListOptions {
   cache?: boolean;
   /** Cache folder (default: `cacheDir()`). */
   cacheDir?: string;
-  /** Worker threads; 0 verifies inline. Default: one per core when there is enough work. */
+  /** Worker threads; 0 verifies inline. Default: `defaultWorkers()` (one per idle core) when there is enough work. */
   workers?: number;
 }
 
@@ -108,7 +108,7 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
     cache = new ResultCache<EntryStatus>(options.cacheDir ?? cacheDir(), `${real}\0${version()}\0${templateTextFiles().join(',')}`).load();
   }
   const readAt = Date.now();
-  const verifier = new Verifier(options.workers);
+  const verifier = new Verifier(options.workers ?? defaultWorkers(), options.workers !== undefined);
   let hits = 0;
 
   for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -210,6 +210,21 @@ type Item = {abs: string; shown: string};
 const cores = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
 /**
+ * How many worker threads to use: one per core that is not already busy (the
+ * one-minute load average), at most one per core. On a saturated machine a
+ * second thread only duplicates remark's JIT warm-up, so 1 means inline.
+ * `ARBOR_LIST_WORKERS` overrides it (0 = inline).
+ */
+export function defaultWorkers(env: NodeJS.ProcessEnv = process.env): number {
+  const forced = env.ARBOR_LIST_WORKERS;
+  if (forced !== undefined && /^\d+$/.test(forced)) return Number(forced);
+  const total = cores();
+  const spare = Math.round(total - os.loadavg()[0]!);
+  const count = Math.max(1, Math.min(total, spare + 1));
+  return count === 1 ? 0 : count;
+}
+
+/**
  * Verifies folders as discovery finds them: once enough have queued up, a pool
  * of worker threads starts (loading remark while discovery goes on) and takes
  * batches as they fill; a small job is verified inline instead.
@@ -225,12 +240,15 @@ class Verifier {
   private failure: unknown;
   private done = false;
 
-  constructor(private readonly workers: number | undefined) {}
+  constructor(
+    private readonly workers: number,
+    private readonly explicit: boolean,
+  ) {}
 
   /** Queue a folder; returns its index in the results. */
   add(item: Item): number {
     this.items.push(item);
-    if (!this.started && this.workers !== 0 && (this.workers !== undefined || (this.items.length >= inlineBelow && cores() > 1))) this.start();
+    if (!this.started && this.workers > 0 && (this.explicit || this.items.length >= inlineBelow)) this.start();
     if (this.started) this.flush(false);
     return this.items.length - 1;
   }
@@ -251,7 +269,7 @@ class Verifier {
 
   private start(): void {
     this.started = true;
-    const count = Math.max(1, this.workers ?? cores());
+    const count = this.workers;
     const url = new URL('./list-worker.js', import.meta.url);
     for (let i = 0; i < count; i++) {
       const worker = new Worker(url);
