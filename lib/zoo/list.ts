@@ -204,6 +204,8 @@ function version(): string {
 /** Below this many folders to verify, starting workers costs more than it saves. */
 const inlineBelow = 24;
 const batchSize = 16;
+/** Old-generation cap of each worker: parse garbage is collected instead of growing the heap. */
+const workerHeapMb = 192;
 
 type Item = {abs: string; shown: string};
 
@@ -211,8 +213,10 @@ const cores = () => (typeof os.availableParallelism === 'function' ? os.availabl
 
 /**
  * How many worker threads to use: one per core that is not already busy (the
- * one-minute load average), at most one per core. On a saturated machine a
- * second thread only duplicates remark's JIT warm-up, so 1 means inline.
+ * one-minute load average), at least one, at most one per core. On a
+ * saturated machine a second thread only duplicates remark's JIT warm-up; the
+ * single worker still keeps the parse heap out of the main thread (bounded
+ * memory) and loads remark while discovery goes on.
  * `ARBOR_LIST_WORKERS` overrides it (0 = inline).
  */
 export function defaultWorkers(env: NodeJS.ProcessEnv = process.env): number {
@@ -220,8 +224,7 @@ export function defaultWorkers(env: NodeJS.ProcessEnv = process.env): number {
   if (forced !== undefined && /^\d+$/.test(forced)) return Number(forced);
   const total = cores();
   const spare = Math.round(total - os.loadavg()[0]!);
-  const count = Math.max(1, Math.min(total, spare + 1));
-  return count === 1 ? 0 : count;
+  return Math.max(1, Math.min(total, spare + 1));
 }
 
 /**
@@ -272,7 +275,7 @@ class Verifier {
     const count = this.workers;
     const url = new URL('./list-worker.js', import.meta.url);
     for (let i = 0; i < count; i++) {
-      const worker = new Worker(url);
+      const worker = new Worker(url, {resourceLimits: {maxOldGenerationSizeMb: workerHeapMb}});
       const finished = new Promise<void>((resolve) => {
         worker.on('message', (message: WorkerResult) => {
           message.results.forEach((result, k) => (this.results[message.id + k] = result));
