@@ -266,7 +266,12 @@ class Verifier {
     }
     this.flush(true);
     await Promise.all(this.running);
-    if (this.failure) throw this.failure;
+    // A worker that died (say, out of memory on a huge README) leaves holes: verify those inline.
+    const missing = this.items.map((_, i) => i).filter((i) => this.results[i] === undefined);
+    if (missing.length) {
+      const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
+      for (const i of missing) this.results[i] = inspectEntry(this.items[i]!.abs, this.items[i]!.shown, markdown);
+    }
     return this.results;
   }
 
