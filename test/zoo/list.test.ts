@@ -70,7 +70,7 @@ describe('arbor benchmark list', () => {
   it('says so for an empty zoo', () => {
     const root = tempDir();
     mkdirSync(path.join(root, 'zoo', '_template'), {recursive: true});
-    const result = runCli(['benchmark', 'list', 'zoo'], {cwd: root});
+    const result = runCli(['benchmark', 'list', 'zoo'], {cwd: root, env: {ARBOR_CACHE_DIR: tempDir('arbor-cache-')}});
     expect(result).toEqual({code: 0, stdout: 'No benchmarks in `zoo` (skipped `_template`).\n', stderr: ''});
   });
 
