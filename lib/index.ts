@@ -1,5 +1,6 @@
 /** arbor's library API. The CLI is a thin shell around these modules. */
 export * from './errors.js';
+export * from './zoo/index.js';
 export * from './bundle/index.js';
 export * from './eval/index.js';
 export * from './gate/index.js';
