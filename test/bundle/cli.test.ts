@@ -26,12 +26,12 @@ describe('arbor bundle --help', () => {
 
 describe('arbor bundle usage errors (exit 2)', () => {
   it.each([
-    [['bundle'], /Not enough non-option arguments/],
+    [['bundle'], /Missing argument <bundle-dir> for `arbor bundle`/],
     [['bundle', sortExact], /Missing bundle command: expected make, verify, info or fingerprint/],
     [['bundle', sortExact, 'mak'], /unknown bundle command `mak`, expected make, verify, info or fingerprint \(did you mean make\?\)/],
     [['bundle', sortExact, 'info', '/tmp/x'], /info takes no work directory/],
     [['bundle', sortExact, 'verify', '/tmp/x', '--point', '{}'], /--point applies to make only/],
-    [['bundle', sortExact, 'info', '--bogus'], /Unknown argument: bogus/],
+    [['bundle', sortExact, 'info', '--bogus'], /Unknown option `--bogus` for `arbor bundle`/],
   ])('%j', (args, message) => {
     const result = runCli(args);
     expect(result.code).toBe(2);
