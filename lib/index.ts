@@ -1,2 +1,3 @@
 /** arbor's library API. The CLI is a thin shell around these modules. */
 export * from './errors.js';
+export * from './bundle/index.js';

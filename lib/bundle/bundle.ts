@@ -1,0 +1,279 @@
+/**
+ * Loading a bundle: `fherma.toml` (the marker) parsed and checked, the signature's
+ * fingerprint verified, entry points resolved. Authored modules are imported
+ * only when `make` or `verify` needs them.
+ */
+import {createHash} from 'node:crypto';
+import {readFileSync, statSync} from 'node:fs';
+import path from 'node:path';
+import {pathToFileURL} from 'node:url';
+import {parse as parseToml} from 'smol-toml';
+import {UsageError} from '../errors.js';
+import {ELEMENT_TYPES, isElementType, type ElementType, elementWidth} from './codec.js';
+import {canonicalDim, dimNames, evalDim, parseDim, type DimExpr} from './dims.js';
+import {BundleError, describeThrown} from './errors.js';
+
+/** A point parameter: an integer with an inclusive range. */
+export interface PointParam {
+  name: string;
+  type: 'int';
+  min: number;
+  max: number;
+}
+
+/** An argument or result: a named tensor with an element type and dimension expressions. */
+export interface Binding {
+  name: string;
+  type: ElementType;
+  /** Dimension expressions in canonical text (whitespace removed); [] for a scalar. */
+  dims: string[];
+  /** The parsed dimension expressions. */
+  dimExprs: DimExpr[];
+}
+
+/** A loaded bundle. */
+export interface Bundle {
+  /** Absolute path of the bundle folder. */
+  dir: string;
+  /** The specification reference: the stream's SPEC string. */
+  spec: string;
+  /** The fingerprint computed from the signature (`sha256:<hex>`). */
+  fingerprint: string;
+  /** The fingerprint written in fherma.toml, if any. */
+  markerFingerprint: string | undefined;
+  /** Absolute paths of the authored modules. */
+  entry: {generate: string; oracle: string; verify?: string};
+  point: PointParam[];
+  args: Binding[];
+  results: Binding[];
+  /** The free-form [accept] table handed to the verifier. */
+  accept: Record<string, unknown>;
+}
+
+/** The bundle's marker file name. */
+export const MARKER = 'fherma.toml';
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Options of loadBundle. */
+export interface LoadOptions {
+  /** Refuse a marker whose fingerprint disagrees with its signature (default true). */
+  checkFingerprint?: boolean;
+}
+
+/** Read and check `<dir>/fherma.toml`. UsageError when there is no bundle there; BundleError when the marker is wrong. */
+export async function loadBundle(dir: string, options: LoadOptions = {}): Promise<Bundle> {
+  const root = path.resolve(dir);
+  let isDir = false;
+  try {
+    isDir = statSync(root).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) throw new UsageError(`bundle folder ${dir} does not exist or is not a folder`);
+  const markerPath = path.join(root, MARKER);
+  let text: string;
+  try {
+    text = readFileSync(markerPath, 'utf8');
+  } catch {
+    throw new UsageError(`${path.join(dir, MARKER)} is missing: a bundle folder needs a ${MARKER} marker`);
+  }
+  const where = path.join(dir, MARKER);
+  let raw: Record<string, unknown>;
+  try {
+    raw = parseToml(text) as Record<string, unknown>;
+  } catch (error) {
+    const message = describeThrown(error).split('\n', 1)[0];
+    throw new BundleError(`${where} is not valid TOML: ${message}`);
+  }
+  const bundle = parseMarker(raw, root, where);
+  if (options.checkFingerprint !== false) checkFingerprint(bundle, where);
+  return bundle;
+}
+
+function checkFingerprint(bundle: Bundle, where: string): void {
+  if (bundle.markerFingerprint === bundle.fingerprint) return;
+  const found = bundle.markerFingerprint === undefined ? 'has no fingerprint' : `says fingerprint = "${bundle.markerFingerprint}"`;
+  throw new BundleError(
+    `${where} ${found}, but its signature's fingerprint is "${bundle.fingerprint}": the signature changed; ` +
+      `if that is intended, write fingerprint = "${bundle.fingerprint}" (arbor bundle <dir> fingerprint prints it)`,
+    'fingerprint',
+  );
+}
+
+function parseMarker(raw: Record<string, unknown>, root: string, where: string): Bundle {
+  const fail = (message: string): never => {
+    throw new BundleError(`${where}: ${message}`);
+  };
+  allowKeys(raw, ['spec', 'fingerprint', 'entry', 'point', 'args', 'results', 'accept'], 'top level', fail);
+  if (typeof raw.spec !== 'string' || raw.spec === '') fail('`spec` must be a non-empty string, e.g. spec = "zoo/name@1.0.0"');
+  const spec = raw.spec as string;
+  if (raw.fingerprint !== undefined && typeof raw.fingerprint !== 'string') fail('`fingerprint` must be a string "sha256:<64 hex>"');
+
+  const entryRaw = (raw.entry ?? {}) as Record<string, unknown>;
+  if (!isTable(entryRaw)) fail('[entry] must be a table');
+  allowKeys(entryRaw, ['generate', 'oracle', 'verify'], '[entry]', fail);
+  const entryFile = (key: string, fallback: string | undefined): string | undefined => {
+    const value = entryRaw[key] ?? fallback;
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || value === '') return fail(`[entry] ${key} must be a file name relative to the bundle`);
+    const file = path.resolve(root, value as string);
+    let ok = false;
+    try {
+      ok = statSync(file).isFile();
+    } catch {
+      // reported below
+    }
+    if (!ok) fail(`[entry] ${key} = "${value}" does not name a file in the bundle`);
+    return file;
+  };
+  const entry = {
+    generate: entryFile('generate', 'generate.mjs')!,
+    oracle: entryFile('oracle', 'oracle.mjs')!,
+    verify: entryFile('verify', undefined),
+  };
+  if (entry.verify === undefined) delete (entry as {verify?: string}).verify;
+
+  const point = listOf(raw.point, '[[point]]', fail).map((item, k) => {
+    const at = `[[point]] #${k + 1}`;
+    allowKeys(item, ['name', 'type', 'min', 'max'], at, fail);
+    const name = checkName(item.name, at, fail);
+    if (item.type !== 'int') fail(`${at} (${name}): type must be "int", got ${JSON.stringify(item.type)}`);
+    const min = toInteger(item.min, `${at} (${name}): min`, fail);
+    const max = toInteger(item.max, `${at} (${name}): max`, fail);
+    if (min > max) fail(`${at} (${name}): min ${min} is above max ${max}`);
+    return {name, type: 'int' as const, min, max};
+  });
+  unique(point.map((p) => p.name), '[[point]]', fail);
+  const pointNames = new Set(point.map((p) => p.name));
+
+  const bindings = (value: unknown, table: string): Binding[] => {
+    const list = listOf(value, table, fail).map((item, k) => {
+      const at = `${table} #${k + 1}`;
+      allowKeys(item, ['name', 'type', 'dims'], at, fail);
+      const name = checkName(item.name, at, fail);
+      if (!isElementType(item.type)) fail(`${at} (${name}): type must be one of ${ELEMENT_TYPES.join(' ')}, got ${JSON.stringify(item.type)}`);
+      const dimsRaw = item.dims ?? [];
+      if (!Array.isArray(dimsRaw)) fail(`${at} (${name}): dims must be a list of dimension expressions, e.g. ["N", "D"]`);
+      const dims: string[] = [];
+      const dimExprs: DimExpr[] = [];
+      for (const d of dimsRaw as unknown[]) {
+        const text = typeof d === 'bigint' || typeof d === 'number' ? String(d) : d;
+        if (typeof text !== 'string') return fail(`${at} (${name}): each dimension must be a string or an integer`);
+        let expr: DimExpr;
+        try {
+          expr = parseDim(text);
+        } catch (error) {
+          return fail(`${at} (${name}): bad dimension: ${(error as Error).message}`);
+        }
+        for (const used of dimNames(expr)) {
+          if (!pointNames.has(used)) fail(`${at} (${name}): dimension \`${text}\` uses \`${used}\`, which is not a point parameter`);
+        }
+        dims.push(canonicalDim(text));
+        dimExprs.push(expr);
+      }
+      return {name, type: item.type as ElementType, dims, dimExprs};
+    });
+    unique(list.map((b) => b.name), table, fail);
+    return list;
+  };
+  const args = bindings(raw.args, '[[args]]');
+  const results = bindings(raw.results, '[[results]]');
+  if (results.length === 0) fail('the signature needs at least one [[results]] entry');
+
+  const accept = raw.accept ?? {};
+  if (!isTable(accept)) fail('[accept] must be a table');
+
+  const bundle: Bundle = {
+    dir: root,
+    spec,
+    fingerprint: '',
+    markerFingerprint: raw.fingerprint as string | undefined,
+    entry,
+    point,
+    args,
+    results,
+    accept: accept as Record<string, unknown>,
+  };
+  bundle.fingerprint = signatureFingerprint(bundle);
+  return bundle;
+}
+
+/** The canonical signature JSON the fingerprint hashes (see README, "Fingerprint"). */
+export function canonicalSignature(bundle: Pick<Bundle, 'point' | 'args' | 'results'>): string {
+  const binding = (b: Binding) => ({name: b.name, type: b.type, dims: b.dims});
+  return JSON.stringify({
+    point: bundle.point.map((p) => ({name: p.name, type: p.type, min: p.min, max: p.max})),
+    args: bundle.args.map(binding),
+    results: bundle.results.map(binding),
+  });
+}
+
+/** `sha256:<hex>` of the canonical signature. */
+export function signatureFingerprint(bundle: Pick<Bundle, 'point' | 'args' | 'results'>): string {
+  return 'sha256:' + createHash('sha256').update(canonicalSignature(bundle), 'utf8').digest('hex');
+}
+
+/** Bytes of one binding's file at a point (dims evaluated exactly). */
+export function bindingBytes(binding: Binding, point: Record<string, number>): bigint {
+  return bindingLength(binding, point) * BigInt(elementWidth(binding.type));
+}
+
+/** Elements of one binding at a point. */
+export function bindingLength(binding: Binding, point: Record<string, number>): bigint {
+  let n = 1n;
+  for (const expr of binding.dimExprs) n *= evalDim(expr, point);
+  return n;
+}
+
+
+/** The default export of an authored module, which must be a function. */
+export async function importAuthored(file: string, role: string): Promise<(...args: never[]) => unknown> {
+  let module: {default?: unknown};
+  try {
+    module = (await import(pathToFileURL(file).href)) as {default?: unknown};
+  } catch (error) {
+    throw new BundleError(`cannot load the ${role} ${file}: ${describeThrown(error).split('\n', 1)[0]}`);
+  }
+  if (typeof module.default !== 'function') {
+    throw new BundleError(`the ${role} ${file} must have a default export that is a function`);
+  }
+  return module.default as (...args: never[]) => unknown;
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+function listOf(value: unknown, table: string, fail: (m: string) => never): Record<string, unknown>[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value) || !value.every(isTable)) return fail(`${table} must be an array of tables`);
+  return value as Record<string, unknown>[];
+}
+
+function allowKeys(table: Record<string, unknown>, allowed: string[], at: string, fail: (m: string) => never): void {
+  for (const key of Object.keys(table)) {
+    if (!allowed.includes(key)) fail(`unknown key \`${key}\` in ${at}, expected one of ${allowed.join(', ')}`);
+  }
+}
+
+function checkName(value: unknown, at: string, fail: (m: string) => never): string {
+  if (typeof value !== 'string' || !NAME.test(value)) {
+    return fail(`${at}: name must be an identifier (letters, digits, _), got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function toInteger(value: unknown, what: string, fail: (m: string) => never): number {
+  const n = typeof value === 'bigint' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n)) return fail(`${what} must be an integer, got ${String(value)}`);
+  return n;
+}
+
+function unique(names: string[], table: string, fail: (m: string) => never): void {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) fail(`${table}: name \`${name}\` appears twice`);
+    seen.add(name);
+  }
+}

@@ -1,0 +1,204 @@
+/**
+ * The tensor codec: one headerless little-endian row-major file per binding.
+ *
+ * All tensor bytes go through this module. Typed-array views are built from
+ * (buffer, byteOffset, length) because Node's pooled Buffers start at non-zero
+ * offsets; lengths are checked before anything is read; writes go to a temp
+ * file that is renamed into place.
+ */
+import {closeSync, fstatSync, openSync, readSync, renameSync, rmSync, writeSync} from 'node:fs';
+import path from 'node:path';
+
+/** The element types of the bundle protocol and their typed-array classes. */
+export const TENSOR_ARRAYS = {
+  i8: Int8Array,
+  i16: Int16Array,
+  i32: Int32Array,
+  i64: BigInt64Array,
+  u8: Uint8Array,
+  u16: Uint16Array,
+  u32: Uint32Array,
+  u64: BigUint64Array,
+  f32: Float32Array,
+  f64: Float64Array,
+} as const;
+
+/** An element type name: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64. */
+export type ElementType = keyof typeof TENSOR_ARRAYS;
+
+/** A tensor in memory: the typed array of its element type. */
+export type Tensor = InstanceType<(typeof TENSOR_ARRAYS)[ElementType]>;
+
+/** The element types, in the order the README lists them. */
+export const ELEMENT_TYPES = Object.keys(TENSOR_ARRAYS) as ElementType[];
+
+/** Whether a string names an element type. */
+export function isElementType(value: unknown): value is ElementType {
+  return typeof value === 'string' && Object.hasOwn(TENSOR_ARRAYS, value);
+}
+
+/** Bytes per element of a type. */
+export function elementWidth(type: ElementType): number {
+  return TENSOR_ARRAYS[type].BYTES_PER_ELEMENT;
+}
+
+/** The typed-array class name a type maps to, e.g. `Float64Array` for f64. */
+export function arrayName(type: ElementType): string {
+  return TENSOR_ARRAYS[type].name;
+}
+
+/** The typed-array class of a value (`Float64Array`, …; a Buffer counts as Uint8Array), or a description of what it is. */
+export function describeValue(value: unknown): string {
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    return (value as unknown as {[Symbol.toStringTag]: string})[Symbol.toStringTag];
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'Array';
+  return typeof value === 'object' ? (value.constructor?.name ?? 'object') : typeof value;
+}
+
+/** Whether `value` is a typed array of element type `type`. */
+export function isTensorOf(value: unknown, type: ElementType): value is Tensor {
+  return describeValue(value) === arrayName(type);
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+/** Largest single read or write call (Linux caps one call near 2 GiB). */
+const IO_CHUNK = 1 << 30;
+
+/** A file of the wrong length: carries both lengths. */
+export class TensorLengthError extends Error {
+  constructor(
+    readonly file: string,
+    readonly expectedBytes: number,
+    readonly actualBytes: number,
+  ) {
+    super(`${file} is ${actualBytes} bytes, expected ${expectedBytes}`);
+    this.name = 'TensorLengthError';
+  }
+}
+
+/** The bytes of a tensor, little-endian (a view when the host is little-endian, a swapped copy otherwise). */
+export function tensorBytes(array: Tensor): Uint8Array {
+  const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+  return LITTLE_ENDIAN ? bytes : swapped(bytes, array.BYTES_PER_ELEMENT);
+}
+
+function swapped(bytes: Uint8Array, width: number): Uint8Array {
+  const copy = bytes.slice();
+  if (width > 1) for (let o = 0; o < copy.length; o += width) copy.subarray(o, o + width).reverse();
+  return copy;
+}
+
+/** Read exactly `length` elements of `type` from `file`; TensorLengthError when the file has another size. */
+export function readTensor(file: string, type: ElementType, length: number): Tensor {
+  const Ctor = TENSOR_ARRAYS[type];
+  const expected = length * Ctor.BYTES_PER_ELEMENT;
+  const fd = openSync(file, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (size !== expected) throw new TensorLengthError(file, expected, size);
+    const buffer = new ArrayBuffer(expected);
+    const bytes = new Uint8Array(buffer);
+    let done = 0;
+    while (done < expected) {
+      const n = readSync(fd, bytes, done, Math.min(IO_CHUNK, expected - done), done);
+      if (n === 0) throw new TensorLengthError(file, expected, done);
+      done += n;
+    }
+    if (!LITTLE_ENDIAN && Ctor.BYTES_PER_ELEMENT > 1) bytes.set(swapped(bytes, Ctor.BYTES_PER_ELEMENT));
+    return new Ctor(buffer, 0, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Write a tensor to `file` atomically (temp file in the same folder, then rename). */
+export function writeTensor(file: string, type: ElementType, array: Tensor): void {
+  if (!isTensorOf(array, type)) {
+    throw new TypeError(`writeTensor(${file}): expected ${arrayName(type)} for ${type}, got ${describeValue(array)}`);
+  }
+  writeFileAtomic(file, tensorBytes(array));
+}
+
+let tempCounter = 0;
+
+/** Write bytes to `file` through a temp file and a rename, so readers see the old file or the whole new one. */
+export function writeFileAtomic(file: string, data: Uint8Array | string): void {
+  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${tempCounter++}.tmp`);
+  const fd = openSync(temp, 'w');
+  try {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done, Math.min(IO_CHUNK, bytes.length - done));
+    closeSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, {force: true});
+    throw error;
+  }
+  renameSync(temp, file);
+}
+
+/** Size of a file, or undefined when it is missing (other errors are thrown). */
+export function fileSize(file: string): number | undefined {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const stats = fstatSync(fd);
+      return stats.isFile() ? stats.size : undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'EISDIR') {
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+const COMPARE_CHUNK = 1 << 22;
+
+/**
+ * Compare two files of the same size element by element, streaming, and count the elements that differ
+ * in any byte. Never holds more than two chunks in memory.
+ */
+export function countDifferingElements(a: string, b: string, width: number): number {
+  const fa = openSync(a, 'r');
+  const fb = openSync(b, 'r');
+  try {
+    const size = fstatSync(fa).size;
+    const chunk = COMPARE_CHUNK - (COMPARE_CHUNK % width);
+    const ba = new Uint8Array(chunk);
+    const bb = new Uint8Array(chunk);
+    let differing = 0;
+    for (let position = 0; position < size; position += chunk) {
+      const n = Math.min(chunk, size - position);
+      readFully(fa, ba, n, position);
+      readFully(fb, bb, n, position);
+      if (Buffer.compare(Buffer.from(ba.buffer, 0, n), Buffer.from(bb.buffer, 0, n)) === 0) continue;
+      for (let o = 0; o < n; o += width) {
+        for (let k = 0; k < width; k++) {
+          if (ba[o + k] !== bb[o + k]) {
+            differing++;
+            break;
+          }
+        }
+      }
+    }
+    return differing;
+  } finally {
+    closeSync(fa);
+    closeSync(fb);
+  }
+}
+
+function readFully(fd: number, into: Uint8Array, n: number, position: number): void {
+  let done = 0;
+  while (done < n) {
+    const got = readSync(fd, into, done, n - done, position + done);
+    if (got === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
+    done += got;
+  }
+}

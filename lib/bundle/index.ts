@@ -1,0 +1,33 @@
+/** The bundle protocol runtime: marker, stream, codec, work directory. See lib/bundle/README.md. */
+export {loadBundle, canonicalSignature, signatureFingerprint, bindingBytes, bindingLength, MARKER} from './bundle.js';
+export type {Bundle, Binding, PointParam, LoadOptions} from './bundle.js';
+export {parsePoint, parseSeeds, MAX_CASES} from './point.js';
+export type {Point} from './point.js';
+export {
+  makeWorkDir,
+  writeExpected,
+  verifyWorkDir,
+  readManifest,
+  bundleInfo,
+  caseName,
+  caseSizes,
+  checkTensors,
+  countNaN,
+} from './workdir.js';
+export type {Manifest, Verdict, Verdicts, Tensors, MakeOptions, Info} from './workdir.js';
+export {
+  readTensor,
+  writeTensor,
+  writeFileAtomic,
+  elementWidth,
+  isElementType,
+  arrayName,
+  tensorBytes,
+  TensorLengthError,
+  TENSOR_ARRAYS,
+  ELEMENT_TYPES,
+} from './codec.js';
+export type {ElementType, Tensor} from './codec.js';
+export {Stream, bitLength} from './stream.js';
+export type {IntType} from './stream.js';
+export {BundleError, describeThrown} from './errors.js';
