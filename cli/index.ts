@@ -9,28 +9,37 @@ import yargs from 'yargs';
 import {hideBin} from 'yargs/helpers';
 import {commands} from './commands/index.js';
 import {reportFailure} from './exit.js';
+import {checkCommandPath, commandTree, rewordYargsMessage} from './command-tree.js';
+import {UsageError} from '../lib/errors.js';
 
 /** Build the parser; exported so tests can parse argv without spawning. */
 export function buildCli(argv: string[]) {
+  const tree = commandTree(commands);
   let cli = yargs(argv)
     .scriptName('arbor')
     .usage('$0 <command>\n\nManage a benchmark zoo, run testing bundles and gate result packages.')
     .strict()
     .demandCommand(1, 'Missing command: expected one of the commands below.')
-    .recommendCommands()
     .help()
     .alias('h', 'help')
     .version()
     .wrap(Math.min(100, process.stdout.columns || 100))
     .fail((message, error) => {
-      throw error ?? Object.assign(new Error(message), {name: 'YError'});
+      if (error) throw error;
+      throw new UsageError(rewordYargsMessage(message ?? 'Invalid arguments', tree, argv));
     });
   for (const command of commands) cli = cli.command(command);
   return cli;
 }
 
-try {
-  await buildCli(hideBin(process.argv)).parseAsync();
-} catch (error) {
-  reportFailure(error);
+/** Run arbor with these arguments (without `node` and the script). */
+export async function main(argv: string[]): Promise<void> {
+  try {
+    checkCommandPath(commandTree(commands), argv);
+    await buildCli(argv).parseAsync();
+  } catch (error) {
+    reportFailure(error);
+  }
 }
+
+await main(hideBin(process.argv));

@@ -7,3 +7,8 @@ export const jsonOption: Options = {
   default: false,
   describe: 'Print the result as JSON on stdout (shape documented in the README)',
 };
+
+/** Write a JSON document on stdout (two-space indent, trailing newline). */
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

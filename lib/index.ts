@@ -1,3 +1,4 @@
 /** arbor's library API. The CLI is a thin shell around these modules. */
 export * from './errors.js';
 export * from './bundle/index.js';
+export * from './zoo/index.js';

@@ -1,0 +1,121 @@
+/**
+ * The list cache: verify results keyed by a stat signature of every file a
+ * result depends on (size, mtime, ctime, inode, mode). It lives outside the
+ * benchmark folders, is written atomically, and an entry is never trusted when
+ * any of those files changed. Entries whose files changed within the last
+ * `racyMs` before they were read are not stored (the file system clock is coarse).
+ */
+import {createHash} from 'node:crypto';
+import {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** Bump when the shape or meaning of cached results changes. */
+const cacheFormat = 3;
+/** Files touched this recently before being read are not cached. */
+export const racyMs = 100;
+
+/** The cache folder: $ARBOR_CACHE_DIR, else $XDG_CACHE_HOME/arbor, else ~/.cache/arbor. */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ARBOR_CACHE_DIR) return env.ARBOR_CACHE_DIR;
+  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'arbor');
+  return path.join(os.homedir(), '.cache', 'arbor');
+}
+
+/** A cached value with the signature it was computed under. */
+export interface CacheEntry<T> {
+  sig: string;
+  value: T;
+}
+
+/** A signature for `files` under `root`, and the newest change time among them. */
+export function signature(root: string, files: readonly string[]): {sig: string; newest: number} {
+  let sig = '';
+  let newest = 0;
+  try {
+    const dir = statSync(root);
+    sig += `.${dir.ino}:${dir.mode}:${dir.uid}|`;
+  } catch (error) {
+    sig += `.!${(error as NodeJS.ErrnoException).code}|`;
+  }
+  for (const name of files) {
+    try {
+      const s = statSync(path.join(root, name), {throwIfNoEntry: false});
+      if (!s) sig += '-|';
+      else {
+        sig += `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.ino}:${s.mode}|`;
+        if (s.mtimeMs > newest) newest = s.mtimeMs;
+        if (s.ctimeMs > newest) newest = s.ctimeMs;
+      }
+    } catch (error) {
+      sig += `!${(error as NodeJS.ErrnoException).code}|`;
+    }
+  }
+  return {sig, newest};
+}
+
+/** A JSON cache file for one zoo; load, look up, update, save atomically. */
+export class ResultCache<T> {
+  readonly file: string;
+  private entries: Record<string, CacheEntry<T>> = {};
+  private dirty = false;
+
+  constructor(dir: string, key: string) {
+    const hash = createHash('sha256').update(`${cacheFormat}\0${key}`).digest('hex').slice(0, 32);
+    this.file = path.join(dir, `list-${hash}.json`);
+  }
+
+  /** Read the cache file; a missing or corrupt file is an empty cache. */
+  load(): this {
+    try {
+      const data = JSON.parse(readFileSync(this.file, 'utf8')) as {format?: number; entries?: Record<string, CacheEntry<T>>};
+      if (data.format === cacheFormat && data.entries && typeof data.entries === 'object') this.entries = data.entries;
+    } catch {
+      this.entries = {};
+    }
+    return this;
+  }
+
+  /** The cached value for `name` if its signature still matches. */
+  get(name: string, sig: string): T | undefined {
+    const entry = this.entries[name];
+    return entry && entry.sig === sig ? entry.value : undefined;
+  }
+
+  /** Store a value; `newest` is the newest file time it depends on, `readAt` when it was read. */
+  set(name: string, sig: string, value: T, newest: number, readAt: number): void {
+    if (newest > readAt - racyMs) {
+      if (name in this.entries) {
+        delete this.entries[name];
+        this.dirty = true;
+      }
+      return;
+    }
+    this.entries[name] = {sig, value};
+    this.dirty = true;
+  }
+
+  /** Forget entries whose names are not in `keep` (folders removed from the zoo). */
+  prune(keep: ReadonlySet<string>): void {
+    for (const name of Object.keys(this.entries))
+      if (!keep.has(name)) {
+        delete this.entries[name];
+        this.dirty = true;
+      }
+  }
+
+  /** Write the cache atomically (temp file + rename); failures only cost speed. */
+  save(): boolean {
+    if (!this.dirty) return true;
+    try {
+      mkdirSync(path.dirname(this.file), {recursive: true});
+      const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
+      writeFileSync(temp, JSON.stringify({format: cacheFormat, entries: this.entries}));
+      renameSync(temp, this.file);
+      this.dirty = false;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

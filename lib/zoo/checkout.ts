@@ -1,0 +1,79 @@
+/**
+ * `checkout`: copy a benchmark to `<dest>` (without caches and dependencies),
+ * `git init` and commit the baseline, so an agent can work in worktrees off it.
+ * Built in a temporary sibling and renamed into place.
+ */
+import {existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync} from 'node:fs';
+import path from 'node:path';
+import {RefusedError, UsageError} from '../errors.js';
+import {copyTree, isJunk} from './copy.js';
+import {describeFsError, kindOf} from './text.js';
+
+/** What checkout did. */
+export interface CheckoutResult {
+  benchmark: string;
+  dest: string;
+  files: number;
+  commit: string;
+  /** Whether a local identity was configured because none existed. */
+  identitySet: boolean;
+}
+
+/** Find the benchmark folder: a path, or a name inside `./arbor-zoo` or `./zoo`. */
+export function resolveBenchmark(benchmark: string, cwd: string): string {
+  const direct = path.resolve(cwd, benchmark);
+  const candidates = [direct];
+  if (!benchmark.includes('/') && !benchmark.includes(path.sep))
+    candidates.push(path.resolve(cwd, 'arbor-zoo', benchmark), path.resolve(cwd, 'zoo', benchmark));
+  for (const candidate of candidates) {
+    let stats;
+    try {
+      stats = statSync(candidate, {throwIfNoEntry: false});
+    } catch (error) {
+      throw new UsageError(`Cannot read benchmark \`${benchmark}\` (${describeFsError(error)})`);
+    }
+    if (!stats) continue;
+    if (!stats.isDirectory()) throw new UsageError(`Benchmark \`${benchmark}\` is ${stats.isFile() ? 'a file' : kindOf(stats)}, expected a benchmark folder`, 'not-a-folder');
+    return candidate;
+  }
+  throw new UsageError(`Benchmark \`${benchmark}\` does not exist, expected a benchmark folder (a path, or a name in ./arbor-zoo or ./zoo)`, 'not-found');
+}
+
+/** Copy `benchmark` to `dest`, init a git repository there and commit the baseline. */
+export async function checkoutBenchmark(benchmark: string, dest: string, options: {cwd?: string} = {}): Promise<CheckoutResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const source = resolveBenchmark(benchmark, cwd);
+  const target = path.resolve(cwd, dest);
+  if (target === source || target.startsWith(source + path.sep))
+    throw new UsageError(`Destination \`${dest}\` is inside the benchmark \`${benchmark}\`, expected a folder outside it`);
+  let existing;
+  try {
+    existing = statSync(target, {throwIfNoEntry: false});
+  } catch (error) {
+    throw new UsageError(`Cannot inspect \`${dest}\` (${describeFsError(error)})`);
+  }
+  if (existing) {
+    if (!existing.isDirectory()) throw new RefusedError(`Refusing to check out into \`${dest}\`: it is ${existing.isFile() ? 'a file' : kindOf(existing)}, expected a new or empty folder`);
+    if (readdirSync(target).length > 0) throw new RefusedError(`Refusing to check out into \`${dest}\`: the folder is not empty (nothing was changed)`);
+  }
+  const parent = path.dirname(target);
+  mkdirSync(parent, {recursive: true});
+  const temp = mkdtempSync(path.join(parent, `.${path.basename(target)}.checkout-`));
+  try {
+    const files = copyTree(source, temp, {skip: isJunk});
+    const {initAndCommit} = await import('./git.js');
+    const {commit, identitySet} = await initAndCommit(temp, `baseline: ${path.basename(source)}`);
+    renameSync(temp, target);
+    return {benchmark, dest, files: files.length, commit, identitySet};
+  } catch (error) {
+    rmSync(temp, {recursive: true, force: true});
+    if (error instanceof Error && /spawn git ENOENT|not found/i.test(error.message) && !existsSync('/usr/bin/git'))
+      throw new UsageError('git is not installed or not on the PATH; install git and try again', 'no-git', {cause: error});
+    throw new UsageError(`Could not check out \`${benchmark}\` to \`${dest}\` (${firstLine(error)}); nothing was changed`, 'checkout-failed', {cause: error});
+  }
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return describeFsError(error) !== text && (error as NodeJS.ErrnoException).code ? describeFsError(error) : text.split('\n', 1)[0]!.trim();
+}

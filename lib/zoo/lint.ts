@@ -1,0 +1,141 @@
+/**
+ * The lint runner: builds a rule context for one benchmark folder, runs every
+ * rule, and stamps each report as a vfile message with rule id, severity and file.
+ */
+import path from 'node:path';
+import {statSync} from 'node:fs';
+import {VFileMessage} from 'vfile-message';
+import type {Root} from 'mdast';
+import type {Place, Rule, RuleContext, Severity} from './rule.js';
+import {rules as allRules} from './rules/index.js';
+import {loadText, type LoadedFile} from './text.js';
+import {templateTextFiles} from './templates.js';
+import {firstProseLine} from './title.js';
+
+/** One finding, as printed and as serialised by `--json`. */
+export interface Finding {
+  /** The file (folder path joined with the file name), or the folder itself for folder-level findings. */
+  file: string;
+  line?: number;
+  column?: number;
+  severity: Severity;
+  ruleId: string;
+  message: string;
+}
+
+/** The result of verifying one benchmark folder. */
+export interface BenchmarkReport {
+  /** The folder as given. */
+  dir: string;
+  errors: number;
+  warnings: number;
+  findings: Finding[];
+  /** The README's first prose line, when asked for with `title: true`. */
+  title?: string | null;
+}
+
+/** Options of `verifyBenchmark`. */
+export interface VerifyOptions {
+  /** Resolve `dir` against this folder (default: process.cwd()). */
+  cwd?: string;
+  /** Rules to run (default: all). */
+  rules?: readonly Rule[];
+  /** The folder's absolute path when `dir` is only a display name. */
+  root?: string;
+  /** Also extract the README's first prose line (for `list`). */
+  title?: boolean;
+}
+
+type Parse = (text: string) => Root;
+let parse: Parse | undefined;
+
+/** Load the markdown parser (remark) once; verify calls it before running rules. */
+export async function loadParser(): Promise<Parse> {
+  parse ??= (await import('./markdown.js')).parseMarkdown;
+  return parse;
+}
+
+/** Run the rules over one benchmark folder (which must exist). */
+export async function verifyBenchmark(dir: string, options: VerifyOptions = {}): Promise<BenchmarkReport> {
+  const parser = await loadParser();
+  return verifyBenchmarkSync(dir, parser, options);
+}
+
+/** Synchronous core of `verifyBenchmark`, used by the list workers with a preloaded parser. */
+export function verifyBenchmarkSync(dir: string, parser: Parse, options: VerifyOptions = {}): BenchmarkReport {
+  const root = options.root ?? path.resolve(options.cwd ?? process.cwd(), dir);
+  const files = new Map<string, LoadedFile>();
+  const trees = new Map<string, Root | undefined>();
+  const messages: VFileMessage[] = [];
+  let current: Rule | undefined;
+  let placeholderFiles: string[] | undefined;
+
+  const ctx: RuleContext = {
+    dir,
+    file(name) {
+      let loaded = files.get(name);
+      if (!loaded) {
+        loaded = loadText(path.join(root, name));
+        files.set(name, loaded);
+      }
+      return loaded;
+    },
+    markdown(name) {
+      if (!trees.has(name)) {
+        const loaded = ctx.file(name);
+        trees.set(name, loaded.status === 'ok' ? parser(loaded.text) : undefined);
+      }
+      return trees.get(name);
+    },
+    placeholderFiles() {
+      placeholderFiles ??= templateTextFiles().filter((name) => {
+        try {
+          return statSync(path.join(root, name), {throwIfNoEntry: false}) !== undefined;
+        } catch {
+          return true;
+        }
+      });
+      return placeholderFiles;
+    },
+    report(reason, where = {}) {
+      const rule = current!;
+      const place: Place | undefined = where.place;
+      const message = new VFileMessage(reason, {place, ruleId: rule.id, source: 'arbor'});
+      message.fatal = rule.severity === 'error';
+      message.file = where.file ? path.join(dir, where.file) : dir;
+      messages.push(message);
+    },
+  };
+
+  for (const rule of options.rules ?? allRules) {
+    current = rule;
+    rule.check(ctx);
+  }
+  const findings = messages.map(toFinding);
+  const report: BenchmarkReport = {
+    dir,
+    errors: findings.filter((f) => f.severity === 'error').length,
+    warnings: findings.filter((f) => f.severity === 'warning').length,
+    findings,
+  };
+  if (options.title) {
+    const readme = ctx.file('README.md');
+    report.title = readme.status === 'ok' ? firstProseLine(readme.text, parser) : null;
+  }
+  return report;
+}
+
+function toFinding(message: VFileMessage): Finding {
+  const finding: Finding = {
+    file: message.file ?? '',
+    severity: message.fatal ? 'error' : 'warning',
+    ruleId: message.ruleId ?? 'unknown',
+    message: message.reason,
+  };
+  const place = message.place;
+  if (place && 'line' in place) {
+    finding.line = place.line;
+    finding.column = place.column;
+  }
+  return finding;
+}

@@ -1,0 +1,21 @@
+/** A list worker thread: verifies batches of zoo entries with its own remark parser. */
+import {parentPort} from 'node:worker_threads';
+import {inspectEntry, type EntryStatus} from './entry.js';
+import {parseMarkdown} from './markdown.js';
+
+/** A batch the pool sends: absolute folder paths and their display names. */
+export interface WorkerBatch {
+  id: number;
+  items: {abs: string; shown: string}[];
+}
+
+/** The answer to a batch, in the same order. */
+export interface WorkerResult {
+  id: number;
+  results: EntryStatus[];
+}
+
+parentPort?.on('message', (batch: WorkerBatch) => {
+  const results = batch.items.map((item) => inspectEntry(item.abs, item.shown, parseMarkdown));
+  parentPort!.postMessage({id: batch.id, results} satisfies WorkerResult);
+});

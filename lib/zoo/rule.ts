@@ -1,0 +1,41 @@
+/**
+ * The shape of a lint rule: an id, a one-line description and a `check(ctx)`
+ * that only reports. The runner (`lint.ts`) stamps rule id, severity and file.
+ */
+import type {Root} from 'mdast';
+import type {LoadedFile} from './text.js';
+
+/** How bad a finding is: errors fail verify, warnings do not. */
+export type Severity = 'error' | 'warning';
+
+/** A place in a file (1-based line and column). */
+export interface Place {
+  line: number;
+  column: number;
+}
+
+/** What a rule sees of one benchmark folder. */
+export interface RuleContext {
+  /** The folder as the user named it. */
+  readonly dir: string;
+  /** Load a file of the folder (relative path, `/`-separated) as text; cached. */
+  file(name: string): LoadedFile;
+  /** The mdast tree of a markdown file, or undefined when it could not be read. */
+  markdown(name: string): Root | undefined;
+  /** Files the placeholder rule scans: README, PROVENANCE and every template text file present. */
+  placeholderFiles(): string[];
+  /** Report a finding; `file` is relative to the folder, absent for folder-level findings. */
+  report(message: string, options?: {file?: string; place?: Place}): void;
+}
+
+/** One lint rule. */
+export interface Rule {
+  /** Stable kebab-case id, printed after each finding. */
+  readonly id: string;
+  /** One line: what the rule expects. */
+  readonly description: string;
+  /** Severity of every finding of this rule. */
+  readonly severity: Severity;
+  /** Inspect the folder and report; never throws for bad input. */
+  check(ctx: RuleContext): void;
+}

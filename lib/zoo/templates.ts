@@ -1,0 +1,56 @@
+/** Where the scaffold templates live, and which of their files are text. */
+import {existsSync, readdirSync} from 'node:fs';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** The `templates/` folder of this arbor install (works from `lib/` and from `dist/lib/`). */
+export function templatesRoot(): string {
+  for (const candidate of [path.resolve(here, '../../templates'), path.resolve(here, '../../../templates')])
+    if (existsSync(path.join(candidate, 'zoo'))) return candidate;
+  return path.resolve(here, '../../../templates');
+}
+
+const textExtensions = new Set(['.md', '.txt', '.py', '.sh', '.toml', '.mjs', '.js', '.cjs', '.json', '.yaml', '.yml', '.cfg', '.ini']);
+
+/** Whether a file name looks like text the scaffold fills in. */
+export function isTextName(name: string): boolean {
+  return textExtensions.has(path.extname(name).toLowerCase());
+}
+
+/** Every file of a folder, recursively, as `/`-separated relative paths, sorted. */
+export function listFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, prefix: string) => {
+    for (const entry of readdirSync(dir, {withFileTypes: true})) {
+      const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(path.join(dir, entry.name), rel);
+      else if (entry.isFile()) out.push(rel);
+    }
+  };
+  walk(root, '');
+  return out.sort();
+}
+
+let cached: string[] | undefined;
+
+/** Text files of every template style, minus README/PROVENANCE: the other files placeholders can hide in. */
+export function templateTextFiles(): string[] {
+  if (cached) return cached;
+  const root = templatesRoot();
+  const names = new Set<string>();
+  let styles: string[] = [];
+  try {
+    styles = readdirSync(root, {withFileTypes: true})
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  } catch {
+    styles = [];
+  }
+  for (const style of styles)
+    for (const file of listFiles(path.join(root, style)))
+      if (isTextName(file) && file !== 'README.md' && file !== 'PROVENANCE.md' && !file.includes('{{')) names.add(file);
+  cached = [...names].sort();
+  return cached;
+}

@@ -1,0 +1,51 @@
+/** `verify` over several folders: checks each is a folder, then lints it. */
+import {statSync} from 'node:fs';
+import path from 'node:path';
+import {type BenchmarkReport, loadParser, verifyBenchmarkSync} from './lint.js';
+import {describeFsError, kindOf} from './text.js';
+
+/** A folder verify could not lint (it does not exist or is not a folder). */
+export interface UnusableDir {
+  dir: string;
+  problem: string;
+}
+
+/** The outcome of verifying several folders. */
+export interface VerifyResult {
+  benchmarks: BenchmarkReport[];
+  /** Folders that could not be verified at all (exit 2). */
+  unusable: UnusableDir[];
+  errors: number;
+  warnings: number;
+}
+
+/** Verify every folder of `dirs` (relative to `cwd`), in the order given. */
+export async function verifyBenchmarks(dirs: readonly string[], options: {cwd?: string} = {}): Promise<VerifyResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const parse = await loadParser();
+  const result: VerifyResult = {benchmarks: [], unusable: [], errors: 0, warnings: 0};
+  for (const dir of dirs) {
+    const problem = folderProblem(path.resolve(cwd, dir));
+    if (problem) {
+      result.unusable.push({dir, problem: `Benchmark folder \`${dir}\` ${problem}, expected a benchmark folder`});
+      continue;
+    }
+    const report = verifyBenchmarkSync(dir, parse, {cwd});
+    result.benchmarks.push(report);
+    result.errors += report.errors;
+    result.warnings += report.warnings;
+  }
+  return result;
+}
+
+/** Why `abs` is not a usable folder, or undefined when it is one. */
+export function folderProblem(abs: string): string | undefined {
+  try {
+    const stats = statSync(abs, {throwIfNoEntry: false});
+    if (!stats) return 'does not exist';
+    if (!stats.isDirectory()) return `is ${stats.isFile() ? 'a file' : kindOf(stats)}`;
+    return undefined;
+  } catch (error) {
+    return `cannot be read (${describeFsError(error)})`;
+  }
+}
