@@ -19,7 +19,7 @@ def init(point):
 
 
 def run(state, inputs):
-    q = np.uint64(inputs["q"])
+    q = np.uint64(inputs["q"].item())
     a = inputs["a"].astype(np.uint64)
     b = inputs["b"].astype(np.uint64)
     n = a.shape[0]
