@@ -113,7 +113,10 @@ export const bundleCommand: CommandModule<object, BundleArgv> = {
           '\n\nRun `arbor bundle <bundle-dir> <command> --help` for one command.',
       );
     }
-    return y.example(`$0 bundle zoo/sort/bundle make /tmp/w --point '{"N": 1000}' --seeds 0-2,7`, 'four cases, numbered 000000-000003') as unknown as Argv<BundleArgv>;
+    if (!action || action === ACTIONS.make) {
+      y = y.example(`$0 bundle zoo/sort/bundle make /tmp/w --point '{"N": 1000}' --seeds 0-2,7`, 'four cases, numbered 000000-000003');
+    }
+    return y as unknown as Argv<BundleArgv>;
   },
   handler: async (argv) => {
     if (argv.command === undefined) {

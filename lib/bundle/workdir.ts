@@ -99,9 +99,10 @@ function freeDisk(dir: string): number | undefined {
 /** Human size: bytes and MiB/GiB. */
 export function formatBytes(n: bigint | number): string {
   const v = Number(n);
-  if (v >= 2 ** 30) return `${(v / 2 ** 30).toFixed(1)} GiB (${v} bytes)`;
-  if (v >= 2 ** 20) return `${(v / 2 ** 20).toFixed(1)} MiB (${v} bytes)`;
-  return `${v} bytes`;
+  const exact = typeof n === 'bigint' ? n.toString() : String(Math.round(n));
+  if (v >= 2 ** 30) return `${(v / 2 ** 30).toFixed(1)} GiB (${exact} bytes)`;
+  if (v >= 2 ** 20) return `${(v / 2 ** 20).toFixed(1)} MiB (${exact} bytes)`;
+  return `${exact} bytes`;
 }
 
 /** Refuse, before anything is written, a point whose files do not fit in memory or on disk. */

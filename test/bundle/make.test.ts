@@ -1,0 +1,191 @@
+import {existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {runCli, tempDir} from '../helpers/cli.js';
+import {bundleCopy, golden, rowsum, sortExact} from './helpers.js';
+
+function make(bundle: string, dir: string, point: string, seeds: string) {
+  return runCli(['bundle', bundle, 'make', dir, '--point', point, '--seeds', seeds]);
+}
+
+function tree(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, {recursive: true, encoding: 'utf8'})
+    .map((p) => p.split(path.sep).join('/'))
+    .sort();
+}
+
+describe('arbor bundle make', () => {
+  it('reproduces the golden work directory byte for byte (Python-written)', () => {
+    const dir = path.join(tempDir(), 'w');
+    const result = make(sortExact, dir, '{"N": 5}', '0-2,7');
+    expect(result).toMatchObject({code: 0, stdout: ''});
+    expect(result.stderr).toBe(`arbor: made 4 cases in ${dir}\n`);
+    expect(tree(dir)).toEqual(tree(path.join(golden, 'sort-exact')));
+    for (const file of tree(dir).filter((f) => f.includes('.'))) {
+      expect(readFileSync(path.join(dir, file)).equals(readFileSync(path.join(golden, 'sort-exact', file))), file).toBe(true);
+    }
+    expect(readFileSync(path.join(dir, 'manifest.json'), 'utf8')).toBe('{"point": {"N": 5}, "cases": 4}\n');
+  });
+
+  it('numbers cases by seed position and writes only cases/ for the arguments', () => {
+    const dir = path.join(tempDir(), 'w');
+    expect(make(rowsum, dir, '{"D": 2, "N": 3}', '4,1').code).toBe(0);
+    for (const c of ['000000', '000001']) {
+      for (const f of ['a.bin', 't.bin']) {
+        expect(readFileSync(path.join(dir, 'cases', c, f)).equals(readFileSync(path.join(golden, 'rowsum-verify/cases', c, f)))).toBe(true);
+      }
+      expect(readFileSync(path.join(dir, 'expected', c, 'sums.bin')).length).toBe(3 * 8);
+      expect(readFileSync(path.join(dir, 'expected', c, 'above.bin')).length).toBe(8);
+    }
+    // The point is written in signature order, whatever order --point used.
+    expect(JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'))).toEqual({point: {N: 3, D: 2}, cases: 2});
+    expect(Object.keys(JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')).point)).toEqual(['N', 'D']);
+  });
+
+  describe('usage errors (exit 2, one line, nothing written)', () => {
+    const cases: [string, string, string, RegExp][] = [
+      ['not JSON', '{N: 5}', '0', /--point is not valid JSON/],
+      ['an array', '[5]', '0', /--point must be a JSON object/],
+      ['a number', '5', '0', /--point must be a JSON object/],
+      ['lacking a parameter', '{}', '0', /--point lacks parameter N/],
+      ['with an extra parameter', '{"N": 5, "M": 1}', '0', /--point has unknown parameter M/],
+      ['out of range (low)', '{"N": 0}', '0', /--point N = 0 is out of range, expected 1\.\.1000000/],
+      ['out of range (high)', '{"N": 1000001}', '0', /out of range/],
+      ['not an integer', '{"N": 2.5}', '0', /--point N must be an integer/],
+      ['a string value', '{"N": "5"}', '0', /--point N must be an integer/],
+      ['empty seeds', '{"N": 5}', '', /--seeds "" is empty/],
+      ['descending seeds', '{"N": 5}', '7-2', /descending range 7-2/],
+      ['a word', '{"N": 5}', 'a', /"a", which is not a seed/],
+      ['a negative seed', '{"N": 5}', '-1', /"-1", which is not a seed/],
+      ['duplicate seeds', '{"N": 5}', '0-3,2', /lists seed 2 twice/],
+    ];
+    it.each(cases)('--point/--seeds %s', (_name, point, seeds, message) => {
+      const dir = path.join(tempDir(), 'w');
+      const result = make(sortExact, dir, point, seeds);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.stderr).toMatch(/^arbor: /);
+      expect(existsSync(dir)).toBe(false);
+    });
+
+    it('a missing --point or --seeds', () => {
+      expect(runCli(['bundle', sortExact, 'make', '/tmp/never', '--seeds', '0'])).toMatchObject({code: 2, stderr: expect.stringMatching(/make needs --point/)});
+      expect(runCli(['bundle', sortExact, 'make', '/tmp/never', '--point', '{"N":1}'])).toMatchObject({code: 2, stderr: expect.stringMatching(/make needs --seeds/)});
+      expect(runCli(['bundle', sortExact, 'make', '--point', '{"N":1}', '--seeds', '0'])).toMatchObject({code: 2, stderr: expect.stringMatching(/make needs a work directory/)});
+      expect(existsSync('/tmp/never')).toBe(false);
+    });
+
+    it('a bundle folder that does not exist, or has no marker', () => {
+      const empty = tempDir();
+      expect(runCli(['bundle', path.join(empty, 'nope'), 'info'])).toMatchObject({code: 2, stderr: expect.stringMatching(/does not exist or is not a folder/)});
+      expect(runCli(['bundle', empty, 'info'])).toMatchObject({code: 2, stderr: expect.stringMatching(/fherma\.toml is missing/)});
+    });
+  });
+
+  describe('refused points (exit 1, with the size, nothing written)', () => {
+    const big = (toml: string) => toml.replace('max = 1000000', 'max = 4503599627370496').replaceAll('type = "f64"', 'type = "u8"');
+    it('a tensor larger than one array can hold', async () => {
+      const bundle = await bundleCopy(sortExact, {}, {edit: big});
+      const dir = path.join(tempDir(), 'w');
+      const result = make(bundle, dir, '{"N": 4503599627370496}', '0');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        'arbor: the point {"N":4503599627370496} needs a tensor of 4194304.0 GiB (4503599627370496 bytes), above the 4.0 GiB (4294967296 bytes) one array can hold\n',
+      );
+      expect(existsSync(dir)).toBe(false);
+    });
+    it('more memory per case than is available', async () => {
+      const many = (toml: string) =>
+        big(toml).replace('[[results]]', Array.from({length: 100}, (_, k) => `[[args]]\nname = "x${k}"\ntype = "u8"\ndims = ["N"]\n\n`).join('') + '[[results]]');
+      const bundle = await bundleCopy(sortExact, {}, {edit: many});
+      const dir = path.join(tempDir(), 'w');
+      const result = make(bundle, dir, '{"N": 4294967296}', '0');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/needs 408\.0 GiB \(438086664192 bytes\) of memory per case, but only .* is available\n$/);
+      expect(existsSync(dir)).toBe(false);
+    });
+    it('more than the free disk', async () => {
+      const bundle = await bundleCopy(sortExact);
+      const dir = path.join(tempDir(), 'w');
+      const result = make(bundle, dir, '{"N": 1000000}', '0-999999');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/with 1000000 cases needs 14901\.2 GiB \(16000000000000 bytes\) on disk, but only .* is free/);
+      expect(existsSync(dir)).toBe(false);
+    });
+  });
+
+  describe('authored functions that fail (exit 1, named, no manifest)', () => {
+    const failing: [string, Record<string, string>, RegExp][] = [
+      [
+        'generate throws',
+        {'generate.mjs': 'export default (p, s) => { if (s.seed === 7) throw new RangeError("seed seven"); return {x: s.float64s(p.N)}; };'},
+        /generate \(generate\.mjs\) threw for seed 7 \(case 000003\): RangeError: seed seven/,
+      ],
+      [
+        'oracle throws (async)',
+        {'oracle.mjs': 'export default async (p, a) => { throw new TypeError("no sort today"); };'},
+        /oracle \(oracle\.mjs\) threw for seed 0 \(case 000000\): TypeError: no sort today/,
+      ],
+      [
+        'generate returns the wrong class',
+        {'generate.mjs': 'export default (p, s) => ({x: new Float32Array(p.N)});'},
+        /generate \(generate\.mjs\) for seed 0 \(case 000000\) returned x as Float32Array, expected Float64Array \(f64\)/,
+      ],
+      [
+        'generate returns the wrong length',
+        {'generate.mjs': 'export default (p, s) => ({x: new Float64Array(p.N + 1)});'},
+        /returned x with 6 elements, expected 5 \(dims \[N\] at \{"N":5\}\)/,
+      ],
+      [
+        'generate returns a plain array',
+        {'generate.mjs': 'export default (p, s) => ({x: [1, 2, 3, 4, 5]});'},
+        /returned x as Array, expected Float64Array \(f64\)/,
+      ],
+      ['generate misses a binding', {'generate.mjs': 'export default (p, s) => ({});'}, /did not return x; the signature has x/],
+      [
+        'generate adds a binding',
+        {'generate.mjs': 'export default (p, s) => ({x: new Float64Array(p.N), z: new Float64Array(1)});'},
+        /returned unknown binding z; the signature has x/,
+      ],
+      ['oracle returns nothing', {'oracle.mjs': 'export default () => undefined;'}, /oracle \(oracle\.mjs\) for seed 0 \(case 000000\) returned undefined, expected an object \{y\}/],
+      ['generate has no default export', {'generate.mjs': 'export const g = 1;'}, /generator .*generate\.mjs must have a default export that is a function/],
+      ['generate does not load', {'generate.mjs': 'export default (;'}, /cannot load the generator .*generate\.mjs: SyntaxError/],
+    ];
+    it.each(failing)('%s', async (_name, files, message) => {
+      const bundle = await bundleCopy(sortExact, files);
+      const dir = path.join(tempDir(), 'w');
+      const result = make(bundle, dir, '{"N": 5}', '0-2,7');
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(existsSync(path.join(dir, 'manifest.json'))).toBe(false);
+    });
+  });
+
+  it('remaking replaces the old work directory: manifest first, stale cases, expected/, out/ and verdicts.json removed', () => {
+    const dir = path.join(tempDir(), 'w');
+    expect(make(sortExact, dir, '{"N": 5}', '0-3').code).toBe(0);
+    mkdirSync(path.join(dir, 'out/000003'), {recursive: true});
+    writeFileSync(path.join(dir, 'out/000003/y.bin'), 'stale');
+    writeFileSync(path.join(dir, 'verdicts.json'), '{}');
+    writeFileSync(path.join(dir, 'notes.txt'), 'mine');
+    expect(make(sortExact, dir, '{"N": 3}', '5,6').code).toBe(0);
+    expect(tree(dir)).toEqual(
+      ['cases', 'cases/000000', 'cases/000000/x.bin', 'cases/000001', 'cases/000001/x.bin', 'expected', 'expected/000000', 'expected/000000/y.bin', 'expected/000001', 'expected/000001/y.bin', 'manifest.json', 'notes.txt'].sort(),
+    );
+  });
+
+  it('a failed remake leaves no manifest (never a mix of old and new cases)', async () => {
+    const bundle = await bundleCopy(sortExact, {
+      'generate.mjs': 'export default (p, s) => { if (s.seed === 2) throw new Error("boom"); return {x: s.float64s(p.N)}; };',
+    });
+    const dir = path.join(tempDir(), 'w');
+    expect(make(bundle, dir, '{"N": 5}', '0-1').code).toBe(0);
+    expect(make(bundle, dir, '{"N": 5}', '0-3').code).toBe(1);
+    expect(existsSync(path.join(dir, 'manifest.json'))).toBe(false);
+  });
+});

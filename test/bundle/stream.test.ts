@@ -1,0 +1,64 @@
+import {spawnSync} from 'node:child_process';
+import {readFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {Stream} from '../../dist/lib/index.js';
+import {fixtures, repoRoot} from '../helpers/cli.js';
+import {randomRuns, runAll, type Run} from './stream-ops.js';
+
+const vectors = JSON.parse(readFileSync(path.join(repoRoot, 'lib/bundle/vectors/stream.json'), 'utf8')) as {runs: Run[]};
+const python = path.join(fixtures, 'bundle/stream.py');
+
+describe('stream known-answer vectors (lib/bundle/vectors/stream.json)', () => {
+  it.each(vectors.runs.map((run, k) => [k, run] as const))('run %i', (_k, run) => {
+    expect(runAll([run])[0]).toEqual(run.results);
+  });
+});
+
+describe('stream against an independent Python implementation', () => {
+  it('agrees on thousands of random draws', () => {
+    const runs = randomRuns(60, 80, 20261129);
+    const result = spawnSync('python3', [python, 'ops'], {input: JSON.stringify(runs), encoding: 'utf8', maxBuffer: 1 << 28});
+    expect(result.status, result.stderr).toBe(0);
+    const want = JSON.parse(result.stdout) as string[][];
+    const got = runAll(runs);
+    for (let r = 0; r < runs.length; r++) {
+      for (let k = 0; k < runs[r]!.ops.length; k++) {
+        if (got[r]![k] !== want[r]![k]) {
+          expect({run: r, op: runs[r]!.ops[k], got: got[r]![k]}).toEqual({run: r, op: runs[r]!.ops[k], got: want[r]![k]});
+        }
+      }
+    }
+    expect(runs.reduce((n, run) => n + run.ops.length, 0)).toBeGreaterThanOrEqual(4800);
+  });
+
+  it('agrees on a large draw crossing digit boundaries (blocks 0 .. 40,000)', () => {
+    const runs: Run[] = [{spec: 'zoo/large@1.0.0', seed: 99, ops: [['bytes', 32 * 40_000 + 5], ['seek', 32 * 99_990 + 7], ['bytes', 1000]]}];
+    const result = spawnSync('python3', [python, 'ops'], {input: JSON.stringify(runs), encoding: 'utf8', maxBuffer: 1 << 28});
+    expect(result.status, result.stderr).toBe(0);
+    expect(runAll(runs)).toEqual(JSON.parse(result.stdout));
+  });
+});
+
+describe('Stream positions', () => {
+  it('reads the same bytes in one draw or many, and after a seek', () => {
+    const whole = new Stream('zoo/p@1', 3).bytes(5000);
+    const parts = new Stream('zoo/p@1', 3);
+    const pieces: number[] = [];
+    for (const n of [1, 31, 32, 33, 64, 0, 100, 4739]) pieces.push(...parts.bytes(n));
+    expect(Uint8Array.from(pieces)).toEqual(whole);
+    for (const at of [0, 1, 31, 32, 33, 4000]) {
+      const s = new Stream('zoo/p@1', 3, at);
+      expect(s.position).toBe(at);
+      expect(s.bytes(50)).toEqual(whole.subarray(at, at + 50));
+    }
+  });
+
+  it('rejects bad arguments', () => {
+    const s = new Stream('x', 0);
+    expect(() => s.below(0)).toThrow(RangeError);
+    expect(() => s.int(3, 2)).toThrow(RangeError);
+    expect(() => s.bytes(-1)).toThrow(RangeError);
+    expect(() => new Stream('x', -1)).toThrow(RangeError);
+  });
+});
