@@ -2,3 +2,4 @@
 export * from './errors.js';
 export * from './bundle/index.js';
 export * from './zoo/index.js';
+export * from './eval/index.js';

@@ -1,11 +1,51 @@
-/** `arbor benchmark eval`. */
+/** `arbor benchmark eval <benchmark> <dev|test>`: the eval pipeline every entry's eval.sh calls. */
 import type {CommandModule} from 'yargs';
-import {UsageError} from '../../lib/errors.js';
 
-export const evalCommand: CommandModule = {
-  command: 'eval',
-  describe: '(eval: not implemented yet)',
-  handler: () => {
-    throw new UsageError('arbor benchmark eval is not implemented yet');
+interface EvalArgs {
+  benchmark: string;
+  split?: string;
+  solution?: string;
+  keep: boolean;
+  json?: string;
+  quiet: boolean;
+}
+
+export const evalCommand: CommandModule<object, EvalArgs> = {
+  command: 'eval <benchmark> [split]',
+  describe: 'Evaluate a benchmark\'s solution on its dev or test split; prints one "score: <float>" line',
+  builder: (yargs) =>
+    yargs
+      .positional('benchmark', {type: 'string', demandOption: true, describe: 'The benchmark folder (holding plan.toml)'})
+      .positional('split', {type: 'string', describe: 'dev or test'})
+      .option('solution', {type: 'string', requiresArg: true, describe: "Evaluate this solution file instead of the plan's solution.py"})
+      .option('keep', {type: 'boolean', default: false, describe: 'Keep the temporary work folders and say where they are'})
+      .option('json', {type: 'string', requiresArg: true, describe: 'Write the full report (per point and case) to this file'})
+      .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
+      .epilogue(
+        'Prints exactly one "score: <float>" line on stdout. Exit 0 whenever a score was printed ' +
+          '(0.0 for a solution that crashed, hung or answered wrong), 2 for a missing or unknown split ' +
+          'or a missing folder, 1 when the harness itself failed (no score line). ' +
+          'ARBOR_TEST_SALT replaces the published test seeds by seeds derived from it; ARBOR_PYTHON picks the python3.',
+      ),
+  handler: async (args) => {
+    const {runEval, formatScore} = await import('../../lib/eval/index.js');
+    const {writeReport, progressPrinter} = await import('../../lib/eval/report.js');
+    const printer = progressPrinter(process.stderr, args.quiet);
+    let report;
+    try {
+      report = await runEval({
+        benchmark: args.benchmark,
+        split: args.split ?? '',
+        solution: args.solution,
+        keep: args.keep,
+        onProgress: printer.progress,
+      });
+    } finally {
+      printer.done();
+    }
+    if (report.kept) process.stderr.write(`kept the work folders in ${report.kept}\n`);
+    if (report.failure) process.stderr.write(`score is 0.0: ${report.failure}\n`);
+    if (args.json) await writeReport(args.json, report);
+    process.stdout.write(`score: ${formatScore(report.score)}\n`);
   },
 };

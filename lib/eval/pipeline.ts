@@ -1,0 +1,510 @@
+/**
+ * The eval pipeline behind `arbor benchmark eval <benchmark> <dev|test>`:
+ * for each point of the split, make the cases (without expected/), run the
+ * solution (and, for speedup, the reference solver, alternating) through the
+ * protected runner, then write expected/, verify every repetition's answers
+ * and aggregate one score. Library code: it reports progress through a
+ * callback and never prints.
+ */
+import {cp, mkdir, mkdtemp, rename, rm, stat, writeFile} from 'node:fs/promises';
+import {existsSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {UsageError} from '../errors.js';
+import {HarnessError} from './errors.js';
+import {loadPlan, type Plan, type PlanPoint, type Split} from './plan.js';
+import {findPython, runSolution, singleThreadEnv, tasksetAvailable, type RunOutcome} from './process.js';
+import {accuracyRatio, mean, speedupRatio} from './score.js';
+import {splitSeeds, warmupSeed} from './seeds.js';
+import {pointSignature} from './signature.js';
+import {firstDifference, hashTree, keepRegularFiles, type TreeHash} from './tamper.js';
+
+/** One verdict record as the bundle protocol writes it. */
+export interface Verdict {
+  i: number;
+  passed: boolean;
+  metrics?: Record<string, unknown>;
+  note?: string;
+  error?: string;
+}
+
+/** The part of the bundle runtime (lib/bundle) the pipeline calls. */
+export interface BundleApi {
+  loadBundle(dir: string): Promise<unknown>;
+  parsePoint(bundle: never, json: string | object): unknown;
+  makeWorkDir(bundle: never, dir: string, point: never, seeds: number[], options?: {expected?: boolean}): Promise<{cases: number}>;
+  writeExpected(bundle: never, dir: string): Promise<void>;
+  verifyWorkDir(bundle: never, dir: string): Promise<{cases: Verdict[]}>;
+}
+
+/** Options of runEval. */
+export interface EvalOptions {
+  /** The benchmark folder (relative to cwd). */
+  benchmark: string;
+  split: string;
+  /** Another solution file in place of the plan's (relative to cwd). */
+  solution?: string;
+  /** Keep the temporary folder (its path is in the report). */
+  keep?: boolean;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Progress: `line` is a finished step; `status` a transient one (for a terminal display). */
+  onProgress?: (kind: 'line' | 'status', text: string) => void;
+  /** The bundle runtime (defaults to lib/bundle); tests may pass their own. */
+  bundleApi?: BundleApi;
+}
+
+/** Outcome of one case: ok, or why it failed. */
+export type CaseStatus = 'ok' | 'crashed' | 'timeout' | 'no-answer' | 'failed' | 'not-run' | 'tampered';
+
+/** One repetition of one case. */
+export interface RepetitionReport {
+  seconds: number | null;
+  status: CaseStatus;
+  passed: boolean;
+  note?: string;
+}
+
+/** One case of one point. */
+export interface CaseReport {
+  i: number;
+  status: CaseStatus;
+  passed: boolean;
+  metrics?: Record<string, unknown>;
+  note?: string;
+  /** Solution time: the minimum over repetitions (null if none finished). */
+  seconds: number | null;
+  /** speedup: reference time, the minimum over repetitions. */
+  referenceSeconds?: number;
+  /** speedup: ref / solution; accuracy: numerator / denominator (0 for a failed case). */
+  ratio: number;
+  repetitions: RepetitionReport[];
+}
+
+/** One point of the split. */
+export interface PointReport {
+  index: number;
+  point: PlanPoint;
+  score: number;
+  cases: CaseReport[];
+  seconds: number;
+}
+
+/** The full report (`--json FILE`). */
+export interface EvalReport {
+  benchmark: string;
+  split: Split;
+  metric: Plan['metric'];
+  solution: string;
+  score: number;
+  /** Why the score is 0.0 when a failure forced it (first failing case). */
+  failure?: string;
+  seeds: {source: 'published' | 'derived'; count: number};
+  repetitions: number;
+  pinned: boolean;
+  points: PointReport[];
+  /** Wall time of the whole eval. */
+  seconds: number;
+  /** Wall time spent inside solution and reference processes. */
+  processSeconds: number;
+  /** The temporary folder, when kept. */
+  kept?: string;
+}
+
+/** Where the protected runner lives: in the package, next to this module's source. */
+export function runnerPath(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  // dist/lib/eval -> package root; also works when run from lib/eval directly.
+  const candidates = [path.resolve(here, '../../../lib/eval/runner.py'), path.resolve(here, 'runner.py')];
+  const found = candidates.find((file) => existsSync(file));
+  if (!found) throw new HarnessError(`arbor's runner.py is missing (looked in ${candidates.join(', ')}); reinstall arbor`, 'no-runner');
+  return found;
+}
+
+async function defaultBundleApi(): Promise<BundleApi> {
+  const specifier = '../bundle/index.js';
+  return (await import(specifier)) as BundleApi;
+}
+
+/** Run the eval of one split and return the report (throws UsageError / HarnessError when no score can be given). */
+export async function runEval(options: EvalOptions): Promise<EvalReport> {
+  const started = process.hrtime.bigint();
+  const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
+  const cwd = options.cwd ?? process.cwd();
+  const progress = options.onProgress ?? (() => {});
+  if (options.split !== 'dev' && options.split !== 'test') {
+    throw new UsageError(
+      options.split ? `unknown split "${options.split}": expected dev or test` : 'missing split: expected dev or test',
+      'usage',
+    );
+  }
+  const split = options.split;
+  const dir = path.resolve(cwd, options.benchmark);
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new UsageError(`benchmark folder ${options.benchmark} does not exist: pass a folder holding plan.toml`, 'not-found');
+  let solution: string;
+  if (options.solution !== undefined) {
+    solution = path.resolve(cwd, options.solution);
+    if (!(await stat(solution).catch(() => undefined))?.isFile()) throw new UsageError(`--solution ${options.solution}: no such file`, 'not-found');
+  }
+  const plan = await loadPlan(dir);
+  solution ??= plan.solution;
+  if (!(await stat(solution).catch(() => undefined))?.isFile()) {
+    throw new HarnessError(`${path.relative(cwd, solution) || solution}: the plan's solution file is missing`, 'no-solution');
+  }
+  const env = options.env ?? process.env;
+  const python = findPython(env);
+  const pinned = tasksetAvailable();
+  const childEnv = singleThreadEnv(env);
+
+  const tmp = await mkdtemp(path.join(tmpdir(), 'arbor-eval-'));
+  const report: EvalReport = {
+    benchmark: dir,
+    split,
+    metric: plan.metric,
+    solution,
+    score: 0,
+    seeds: {source: 'published', count: plan[split].seeds.length},
+    repetitions: plan.metric === 'speedup' ? plan.repetitions : 1,
+    pinned,
+    points: [],
+    seconds: 0,
+    processSeconds: 0,
+  };
+  try {
+    const api = options.bundleApi ?? (await defaultBundleApi());
+    // Private snapshots of everything protected: the solution can find them,
+    // but any change it makes is detected before the next step reads them.
+    const protectedDir = path.join(tmp, 'protected');
+    await mkdir(protectedDir);
+    const bundleDir = path.join(protectedDir, 'bundle');
+    await cp(plan.bundle, bundleDir, {recursive: true, dereference: true});
+    const runner = path.join(protectedDir, 'runner.py');
+    await cp(runnerPath(), runner);
+    let reference: string | undefined;
+    if (plan.reference) {
+      reference = path.join(protectedDir, 'reference.py');
+      await cp(plan.reference, reference);
+    }
+    let bundle: unknown;
+    try {
+      bundle = await api.loadBundle(bundleDir);
+    } catch (error) {
+      throw bundleFailure(`cannot load the bundle ${path.relative(cwd, plan.bundle) || plan.bundle}`, error);
+    }
+    // Salted test seeds are keyed by the plan's name, else the bundle's spec reference (stable across copies).
+    const spec = (bundle as {spec?: unknown}).spec;
+    const seedName = plan.named || typeof spec !== 'string' ? plan.name : spec;
+    const {seeds, derived} = splitSeeds(plan, split, env, seedName);
+    report.seeds.source = derived ? 'derived' : 'published';
+    progress(
+      'line',
+      `eval ${path.basename(dir)} ${split}: ${plan[split].points.length} point(s) x ${seeds.length} ${derived ? 'salted ' : ''}seed(s), ` +
+        `metric ${plan.metric}${plan.metric === 'speedup' ? `, ${plan.repetitions} repetition(s)${pinned ? ', pinned to CPU 0' : ''}` : ''}`,
+    );
+    const protectedHash = await hashTree([protectedDir]);
+    const context: PointContext = {
+      plan,
+      api,
+      bundle,
+      bundleDir,
+      runner,
+      reference,
+      solution,
+      python,
+      pinned,
+      env: childEnv,
+      tmp,
+      protectedDir,
+      protectedHash,
+      seeds,
+      warmupSeed: warmupSeed(plan, seeds),
+      progress,
+      report,
+      deadline: () => plan.timeLimit - elapsed(),
+    };
+    const points = plan[split].points;
+    for (let index = 0; index < points.length; index++) {
+      const pointStarted = elapsed();
+      const cases = await runPoint(context, index, points[index]!, points.length);
+      const point: PointReport = {index, point: points[index]!, score: aggregate(plan, cases).score, cases, seconds: elapsed() - pointStarted};
+      report.points.push(point);
+      progress('line', `point ${index + 1}/${points.length}: ${plan.metric} ${point.score.toPrecision(4)} (${cases.filter((c) => c.status === 'ok' && c.passed).length}/${cases.length} cases passed)`);
+    }
+    const all = report.points.flatMap((point) => point.cases);
+    const {score, failure} = aggregate(plan, all, report.points);
+    report.score = score;
+    if (failure) report.failure = failure;
+  } finally {
+    report.seconds = elapsed();
+    if (options.keep) {
+      report.kept = tmp;
+    } else {
+      await rm(tmp, {recursive: true, force: true}).catch(() => {});
+    }
+  }
+  return report;
+}
+
+interface PointContext {
+  plan: Plan;
+  api: BundleApi;
+  bundle: unknown;
+  bundleDir: string;
+  runner: string;
+  reference?: string;
+  solution: string;
+  python: string;
+  pinned: boolean;
+  env: NodeJS.ProcessEnv;
+  tmp: string;
+  protectedDir: string;
+  protectedHash: TreeHash;
+  seeds: number[];
+  warmupSeed: number;
+  progress: NonNullable<EvalOptions['onProgress']>;
+  report: EvalReport;
+  deadline: () => number;
+}
+
+/** The score of a list of cases, and the first failure that forced 0.0. */
+function aggregate(plan: Plan, cases: CaseReport[], points?: PointReport[]): {score: number; failure?: string} {
+  if (plan.metric === 'speedup') {
+    const bad = cases.find((c) => c.status !== 'ok' || !c.passed);
+    if (bad) {
+      const where = points && points.length > 1 ? ` of point ${JSON.stringify(points.find((p) => p.cases.includes(bad))?.point)}` : '';
+      const detail = bad.note ?? (bad.metrics ? JSON.stringify(bad.metrics) : undefined);
+      return {score: 0, failure: `case ${bad.i}${where}: ${bad.status === 'ok' ? 'failed' : bad.status}${detail ? ` (${detail})` : ''}`};
+    }
+    return {score: mean(cases.map((c) => c.ratio))};
+  }
+  return {score: mean(cases.map((c) => c.ratio))};
+}
+
+/** Run one point: make, run, verify. */
+async function runPoint(ctx: PointContext, index: number, point: PlanPoint, count: number): Promise<CaseReport[]> {
+  const {plan, api, bundle} = ctx;
+  const label = `point ${index + 1}/${count} ${JSON.stringify(point)}`;
+  const pointDir = path.join(ctx.tmp, 'points', String(index));
+  const work = path.join(pointDir, 'work');
+  await mkdir(pointDir, {recursive: true});
+  let parsed: unknown;
+  try {
+    parsed = api.parsePoint(bundle as never, point);
+  } catch (error) {
+    throw new HarnessError(`plan.toml: ${label} does not fit the bundle: ${messageOf(error)}`, 'bad-plan');
+  }
+  const signature = path.join(pointDir, 'signature.json');
+  await writeFile(signature, JSON.stringify(await pointSignature(ctx.bundleDir, point)));
+  ctx.progress('status', `${label}: making ${ctx.seeds.length} case(s)`);
+  try {
+    const made = await api.makeWorkDir(bundle as never, work, parsed as never, ctx.seeds, {expected: false});
+    if (made.cases !== ctx.seeds.length) throw new Error(`made ${made.cases} cases, expected ${ctx.seeds.length}`);
+  } catch (error) {
+    throw bundleFailure(`the bundle failed to make the cases of ${label}`, error);
+  }
+  if (existsSync(path.join(work, 'expected'))) throw new HarnessError(`the bundle wrote expected/ although asked not to (${label})`, 'bad-bundle');
+  let warmupCase: string | undefined;
+  if (plan.metric === 'speedup') {
+    const warm = path.join(pointDir, 'warmup');
+    try {
+      await api.makeWorkDir(bundle as never, warm, parsed as never, [ctx.warmupSeed], {expected: false});
+    } catch (error) {
+      throw bundleFailure(`the bundle failed to make the warm-up case of ${label}`, error);
+    }
+    warmupCase = path.join(warm, 'cases', '000000');
+  }
+  const pointHash = await hashTree([pointDir]);
+  const n = ctx.seeds.length;
+  const runsDir = path.join(ctx.tmp, 'runs');
+  await mkdir(runsDir, {recursive: true});
+
+  const run = async (role: 'solution' | 'reference', rep: number, caseTimeout: (i: number) => number): Promise<RunOutcome & {cwd: string}> => {
+    const cwd = path.join(runsDir, `${index}-${role}-${rep}`);
+    await mkdir(cwd);
+    const caseSum = Array.from({length: n}, (_, i) => caseTimeout(i)).reduce((a, b) => a + b, 0) + (warmupCase ? caseTimeout(-1) : 0);
+    const remaining = ctx.deadline();
+    if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${plan.timeLimit} s (plan.toml)`, 'time-limit');
+    const outcome = await runSolution({
+      python: ctx.python,
+      runner: ctx.runner,
+      solution: role === 'reference' ? ctx.reference! : ctx.solution,
+      manifest: path.join(work, 'manifest.json'),
+      cases: path.join(work, 'cases'),
+      signature,
+      cwd,
+      warmup: warmupCase,
+      initTimeout: plan.initTimeout,
+      caseTimeout,
+      totalTimeout: Math.min(2 * plan.initTimeout + caseSum, remaining),
+      pin: ctx.pinned,
+      env: ctx.env,
+    });
+    ctx.report.processSeconds += outcome.wallSeconds;
+    return {...outcome, cwd};
+  };
+
+  const solutionRuns: Array<{outcome: RunOutcome & {cwd: string}; statuses: RepetitionReport[]; outHash?: TreeHash}> = [];
+  const referenceBest = new Array<number>(n).fill(Infinity);
+  let referenceWarmup = Infinity;
+  const limitFor = (i: number): number => {
+    if (plan.metric !== 'speedup') return plan.timeout;
+    const base = i < 0 ? referenceWarmup : referenceBest[i]!;
+    return Math.max(plan.minTimeout, plan.timeoutFactor * base);
+  };
+  const repetitions = plan.metric === 'speedup' ? plan.repetitions : 1;
+  for (let rep = 0; rep < repetitions; rep++) {
+    if (plan.metric === 'speedup') {
+      ctx.progress('status', `${label}: repetition ${rep + 1}/${repetitions}: reference`);
+      const ref = await run('reference', rep, () => plan.timeout);
+      checkReference(ref, label, n);
+      for (const record of ref.results!.cases) referenceBest[record.i] = Math.min(referenceBest[record.i]!, record.seconds!);
+      if (typeof ref.results!.warmup_s === 'number') referenceWarmup = Math.min(referenceWarmup, ref.results!.warmup_s);
+      if (!Number.isFinite(referenceWarmup)) referenceWarmup = Math.max(...referenceBest);
+    }
+    ctx.progress('status', `${label}: repetition ${rep + 1}/${repetitions}: solution`);
+    const outcome = await run('solution', rep, limitFor);
+    const statuses = caseStatuses(outcome, n, limitFor);
+    const changed =
+      firstDifference(ctx.protectedHash, await hashTree([ctx.protectedDir])) ?? firstDifference(pointHash, await hashTree([pointDir]));
+    if (changed) {
+      const note = `the solution changed a protected file (${path.relative(ctx.tmp, changed)})`;
+      for (const status of statuses) Object.assign(status, {status: 'tampered', note});
+    }
+    const out = path.join(outcome.cwd, 'out');
+    await keepRegularFiles(out);
+    solutionRuns.push({outcome, statuses, outHash: await hashTree([out])});
+    const done = statuses.filter((s) => s.status === 'ok').length;
+    ctx.progress(
+      'line',
+      `${label}: repetition ${rep + 1}/${repetitions}: solution ${done}/${n} case(s) answered` +
+        (plan.metric === 'speedup' ? `, ${formatSeconds(sumSeconds(statuses))} vs reference ${formatSeconds(sumFinite(referenceBest))} (best so far)` : ''),
+    );
+    // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
+    if (statuses.some((s) => s.status !== 'ok')) break;
+  }
+
+  // Only now, with every solution process gone, does expected/ exist.
+  ctx.progress('status', `${label}: writing expected answers`);
+  try {
+    await api.writeExpected(bundle as never, work);
+  } catch (error) {
+    throw bundleFailure(`the bundle's oracle failed on ${label}`, error);
+  }
+  const verdictsByRun: Verdict[][] = [];
+  for (const {outcome, statuses, outHash} of solutionRuns) {
+    const out = path.join(outcome.cwd, 'out');
+    const target = path.join(work, 'out');
+    await rm(target, {recursive: true, force: true});
+    await rename(out, target);
+    let verdicts: {cases: Verdict[]};
+    try {
+      verdicts = await api.verifyWorkDir(bundle as never, work);
+    } catch (error) {
+      throw bundleFailure(`the bundle's verifier failed on ${label}`, error);
+    }
+    await rename(target, out);
+    if (firstDifference(outHash!, await hashTree([out]))) {
+      for (const status of statuses) Object.assign(status, {status: 'tampered', note: 'answers changed after the solution exited'});
+    }
+    const verdictList = verdicts.cases;
+    for (const verdict of verdictList) if (verdict.error) throw new HarnessError(`the bundle's verifier raised on case ${verdict.i} of ${label}: ${verdict.error}`, 'bad-bundle');
+    verdictsByRun.push(verdictList);
+    for (const [i, status] of statuses.entries()) {
+      const verdict = verdictList.find((v) => v.i === i);
+      status.passed = status.status === 'ok' && verdict?.passed === true;
+      if (status.status === 'ok' && !status.passed) {
+        status.status = verdict?.note ? 'no-answer' : 'failed';
+        status.note = [status.note, verdict?.note].filter(Boolean).join('; ') || undefined;
+      }
+    }
+  }
+
+  return Array.from({length: n}, (_, i): CaseReport => {
+    const reps = solutionRuns.map((run) => run.statuses[i]!);
+    const worst = reps.find((r) => r.status !== 'ok' || !r.passed) ?? reps[reps.length - 1]!;
+    const runIndex = reps.indexOf(worst);
+    const verdict = verdictsByRun[runIndex]?.find((v) => v.i === i);
+    const times = reps.map((r) => r.seconds).filter((s): s is number => typeof s === 'number');
+    const seconds = times.length ? Math.min(...times) : null;
+    const ok = reps.every((r) => r.status === 'ok' && r.passed);
+    let ratio = 0;
+    if (plan.metric === 'speedup') {
+      if (ok && seconds !== null && Number.isFinite(referenceBest[i]!)) ratio = speedupRatio(referenceBest[i]!, seconds);
+    } else if (worst.status === 'ok' || worst.status === 'failed') {
+      ratio = accuracyRatio(verdict?.metrics, plan.numerator!, plan.denominator!);
+    }
+    const report: CaseReport = {i, status: worst.status, passed: ok, seconds, ratio, repetitions: reps};
+    if (verdict?.metrics) report.metrics = verdict.metrics;
+    if (worst.note) report.note = worst.note;
+    if (plan.metric === 'speedup' && Number.isFinite(referenceBest[i]!)) report.referenceSeconds = referenceBest[i]!;
+    return report;
+  });
+}
+
+/** Per-case status of one solution run, before verification. */
+function caseStatuses(outcome: RunOutcome, n: number, limit: (i: number) => number): RepetitionReport[] {
+  const records = new Map((outcome.results?.cases ?? []).map((record) => [record.i, record]));
+  const statuses: RepetitionReport[] = [];
+  let stopped = false;
+  for (let i = 0; i < n; i++) {
+    const record = records.get(i);
+    if (record && !stopped) {
+      const seconds = typeof record.seconds === 'number' && Number.isFinite(record.seconds) ? record.seconds : null;
+      if (record.status === 'crashed') statuses.push({seconds, status: 'crashed', passed: false, note: record.note ?? undefined});
+      else if (seconds === null) statuses.push({seconds, status: 'crashed', passed: false, note: 'no time recorded'});
+      else if (seconds > limit(i)) statuses.push({seconds, status: 'timeout', passed: false, note: `took ${seconds.toFixed(3)} s, limit ${limit(i).toFixed(3)} s`});
+      else statuses.push({seconds, status: 'ok', passed: false, note: record.note ?? undefined});
+      continue;
+    }
+    if (stopped) {
+      statuses.push({seconds: null, status: 'not-run', passed: false});
+      continue;
+    }
+    stopped = true;
+    if (outcome.killed) {
+      const what = outcome.killed.reason === 'case' ? 'case' : outcome.killed.reason === 'start' ? 'start-up/init' : 'process';
+      statuses.push({seconds: null, status: 'timeout', passed: false, note: `killed at the ${what} time limit of ${outcome.killed.limit.toFixed(3)} s`});
+    } else {
+      const why = outcome.results?.error ?? lastLine(outcome.stderrTail) ?? `exit code ${outcome.exitCode ?? outcome.signal}`;
+      statuses.push({seconds: null, status: 'crashed', passed: false, note: `the process ended before answering (${why})`});
+    }
+  }
+  return statuses;
+}
+
+function checkReference(ref: RunOutcome, label: string, n: number): void {
+  const statuses = caseStatuses(ref, n, () => Infinity);
+  const bad = statuses.findIndex((s) => s.status !== 'ok' || s.note);
+  if (bad >= 0 || !ref.results) {
+    const status = statuses[Math.max(bad, 0)];
+    throw new HarnessError(`the reference solver failed on case ${Math.max(bad, 0)} of ${label}: ${status?.status}${status?.note ? ` (${status.note})` : ''}`, 'bad-reference');
+  }
+}
+
+function formatSeconds(seconds: number): string {
+  return seconds < 1 ? `${(seconds * 1000).toPrecision(3)} ms` : `${seconds.toPrecision(3)} s`;
+}
+
+function sumSeconds(statuses: RepetitionReport[]): number {
+  return statuses.reduce((total, s) => total + (s.seconds ?? 0), 0);
+}
+
+function sumFinite(values: number[]): number {
+  return values.reduce((total, v) => total + (Number.isFinite(v) ? v : 0), 0);
+}
+
+function lastLine(text: string): string | undefined {
+  const lines = text.trim().split('\n');
+  const line = lines[lines.length - 1]?.trim();
+  return line ? line.slice(0, 300) : undefined;
+}
+
+function messageOf(error: unknown): string {
+  return String(error instanceof Error ? error.message : error).split('\n', 1)[0] ?? '';
+}
+
+function bundleFailure(what: string, error: unknown): HarnessError {
+  return new HarnessError(`${what}: ${messageOf(error)}`, 'bad-bundle', {cause: error});
+}

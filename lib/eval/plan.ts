@@ -1,0 +1,224 @@
+/**
+ * The eval plan: `plan.toml` in a benchmark folder says which bundle, solution,
+ * reference and metric the eval uses, and which points and seeds make up the
+ * dev and test splits. The format is documented in lib/eval/README.md.
+ */
+import {readFile, stat} from 'node:fs/promises';
+import path from 'node:path';
+import {HarnessError} from './errors.js';
+
+/** The two splits every plan has. */
+export const splits = ['dev', 'test'] as const;
+export type Split = (typeof splits)[number];
+
+/** A point: the bundle's point parameters (integers). */
+export type PlanPoint = Record<string, number>;
+
+/** One split of the plan: every point is run on every seed. */
+export interface PlanSplit {
+  /** The seed spec as written, e.g. `0-3`. */
+  seedsText: string;
+  seeds: number[];
+  points: PlanPoint[];
+}
+
+/** A parsed and checked plan.toml. */
+export interface Plan {
+  /** The benchmark folder (absolute). */
+  dir: string;
+  /** Name used to derive salted test seeds: `name`, else the folder's name. */
+  name: string;
+  /** Whether `name` was written in the plan (else the folder name stands in). */
+  named: boolean;
+  bundle: string;
+  solution: string;
+  metric: 'speedup' | 'accuracy';
+  /** speedup: the reference solver file (absolute). */
+  reference?: string;
+  /** speedup: timed repetitions per case, each in a fresh process. */
+  repetitions: number;
+  /** accuracy: score = mean of metrics[numerator] / metrics[denominator]. */
+  numerator?: string;
+  denominator?: string;
+  /** Per-case limit (s) where no reference time bounds it: reference runs, accuracy runs. */
+  timeout: number;
+  /** speedup: per-case limit = max(minTimeout, timeoutFactor x reference time). */
+  timeoutFactor: number;
+  minTimeout: number;
+  /** Limit (s) for one process to start, import the solution and run init(). */
+  initTimeout: number;
+  /** Limit (s) on the whole eval run (harness failure beyond it). */
+  timeLimit: number;
+  dev: PlanSplit;
+  test: PlanSplit;
+}
+
+const knownKeys = new Set([
+  'name',
+  'bundle',
+  'solution',
+  'metric',
+  'reference',
+  'repetitions',
+  'numerator',
+  'denominator',
+  'timeout',
+  'timeout_factor',
+  'min_timeout',
+  'init_timeout',
+  'time_limit',
+  'dev',
+  'test',
+]);
+
+/** Largest seed accepted (seeds are decimal integers inside the stream's block text). */
+export const maxSeed = Number.MAX_SAFE_INTEGER;
+const maxCases = 100_000;
+
+/**
+ * Parse a seed spec: a range `0-7`, a list `0,3,5`, or a mix `0-2,7,9`.
+ * Same syntax as `arbor bundle make --seeds`. Duplicates are an error.
+ */
+export function parseSeedSpec(text: string, where = 'seeds'): number[] {
+  const seeds: number[] = [];
+  const seen = new Set<number>();
+  const trimmed = text.trim();
+  if (trimmed === '') throw new HarnessError(`${where}: empty seed spec, expected e.g. "0-7" or "0,3,5"`);
+  for (const raw of trimmed.split(',')) {
+    const part = raw.trim();
+    const match = /^(\d+)(?:\s*-\s*(\d+))?$/.exec(part);
+    if (!match) throw new HarnessError(`${where}: bad seed spec part "${part}", expected N or N-M`);
+    const lo = Number(match[1]);
+    const hi = match[2] === undefined ? lo : Number(match[2]);
+    if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi)) {
+      throw new HarnessError(`${where}: seed "${part}" is larger than ${maxSeed}`);
+    }
+    if (hi < lo) throw new HarnessError(`${where}: empty range "${part}", expected low-high with low <= high`);
+    if (hi - lo + seeds.length >= maxCases) throw new HarnessError(`${where}: more than ${maxCases} seeds`);
+    for (let seed = lo; seed <= hi; seed++) {
+      if (seen.has(seed)) throw new HarnessError(`${where}: seed ${seed} is listed twice`);
+      seen.add(seed);
+      seeds.push(seed);
+    }
+  }
+  return seeds;
+}
+
+/** Read and check `<dir>/plan.toml`. Every problem is a HarnessError naming the key. */
+export async function loadPlan(dir: string): Promise<Plan> {
+  const file = path.join(dir, 'plan.toml');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      throw new HarnessError(`${file}: no eval plan (plan.toml) in this benchmark folder; see lib/eval/README.md for its format`, 'no-plan');
+    }
+    throw new HarnessError(`${file}: cannot read: ${(error as Error).message}`, 'no-plan');
+  }
+  const {parse} = await import('smol-toml');
+  let data: Record<string, unknown>;
+  try {
+    data = parse(text) as Record<string, unknown>;
+  } catch (error) {
+    const first = String((error as Error).message).split('\n', 1)[0];
+    throw new HarnessError(`${file}: not valid TOML: ${first}`, 'bad-plan');
+  }
+  return checkPlan(data, dir, file);
+}
+
+/** Check parsed plan data (exported for tests). `file` names the plan in messages. */
+export async function checkPlan(data: Record<string, unknown>, dir: string, file: string): Promise<Plan> {
+  const fail = (message: string): never => {
+    throw new HarnessError(`${file}: ${message}`, 'bad-plan');
+  };
+  for (const key of Object.keys(data)) {
+    if (!knownKeys.has(key)) fail(`unknown key "${key}", expected one of ${[...knownKeys].join(', ')}`);
+  }
+  const str = (key: string, fallback?: string): string | undefined => {
+    const value = data[key];
+    if (value === undefined) return fallback;
+    if (typeof value !== 'string' || value.trim() === '') fail(`"${key}" must be a non-empty string`);
+    return value as string;
+  };
+  const num = (key: string, fallback: number, {integer = false, min = 0} = {}): number => {
+    const value = data[key];
+    if (value === undefined) return fallback;
+    const n = typeof value === 'bigint' ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) {
+      fail(`"${key}" must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(String(value))}`);
+    }
+    return n as number;
+  };
+  const inside = async (key: string, rel: string, kind: 'file' | 'dir'): Promise<string> => {
+    const abs = path.resolve(dir, rel);
+    const info = await stat(abs).catch(() => undefined);
+    if (!info || (kind === 'file' ? !info.isFile() : !info.isDirectory())) {
+      fail(`"${key}" = "${rel}": no such ${kind === 'file' ? 'file' : 'folder'} in the benchmark folder`);
+    }
+    return abs;
+  };
+
+  const metric = str('metric');
+  if (metric !== 'speedup' && metric !== 'accuracy') fail(`"metric" must be "speedup" or "accuracy", got ${JSON.stringify(data.metric ?? null)}`);
+  const named = typeof data.name === 'string';
+  const plan: Plan = {
+    dir,
+    name: str('name') ?? path.basename(dir),
+    named,
+    bundle: await inside('bundle', str('bundle', 'bundle')!, 'dir'),
+    solution: path.resolve(dir, str('solution', 'solution.py')!),
+    metric: metric as Plan['metric'],
+    repetitions: num('repetitions', 3, {integer: true, min: 1}),
+    timeout: num('timeout', 60, {min: 0.001}),
+    timeoutFactor: num('timeout_factor', 10, {min: 1}),
+    minTimeout: num('min_timeout', 1, {min: 0.001}),
+    initTimeout: num('init_timeout', 60, {min: 0.001}),
+    timeLimit: num('time_limit', 3600, {min: 1}),
+    dev: readSplit(data, 'dev', fail),
+    test: readSplit(data, 'test', fail),
+  };
+  if (plan.metric === 'speedup') {
+    if (data.numerator !== undefined || data.denominator !== undefined) fail('"numerator" and "denominator" belong to metric = "accuracy"');
+    plan.reference = await inside('reference', str('reference', 'reference.py')!, 'file');
+  } else {
+    if (data.reference !== undefined) fail('"reference" belongs to metric = "speedup"');
+    plan.numerator = str('numerator');
+    plan.denominator = str('denominator');
+    if (!plan.numerator || !plan.denominator) fail('metric = "accuracy" needs "numerator" and "denominator" (metric names the verifier reports)');
+  }
+  const dev = new Set(plan.dev.seeds);
+  const shared = plan.test.seeds.find((seed) => dev.has(seed));
+  if (shared !== undefined) fail(`dev and test seeds overlap (seed ${shared}); test seeds must be disjoint from dev`);
+  return plan;
+}
+
+function readSplit(data: Record<string, unknown>, split: Split, fail: (message: string) => never): PlanSplit {
+  const table = data[split];
+  if (table === undefined) fail(`missing [${split}] table with "seeds" and "points"`);
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) fail(`[${split}] must be a table`);
+  const t = table as Record<string, unknown>;
+  for (const key of Object.keys(t)) {
+    if (key !== 'seeds' && key !== 'points') fail(`unknown key "${split}.${key}", expected seeds, points`);
+  }
+  if (typeof t.seeds !== 'string') fail(`"${split}.seeds" must be a seed spec string like "0-3"`);
+  let seeds: number[] = [];
+  try {
+    seeds = parseSeedSpec(t.seeds as string, `${split}.seeds`);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (!Array.isArray(t.points) || t.points.length === 0) fail(`"${split}.points" must be a non-empty array of inline tables`);
+  const points = (t.points as unknown[]).map((point, index) => {
+    if (typeof point !== 'object' || point === null || Array.isArray(point)) fail(`"${split}.points[${index}]" must be a table like { N = 1024 }`);
+    const out: PlanPoint = {};
+    for (const [key, value] of Object.entries(point as Record<string, unknown>)) {
+      const n = typeof value === 'bigint' ? Number(value) : value;
+      if (typeof n !== 'number' || !Number.isSafeInteger(n)) fail(`"${split}.points[${index}].${key}" must be an integer`);
+      out[key] = n as number;
+    }
+    return out;
+  });
+  return {seedsText: t.seeds as string, seeds, points};
+}

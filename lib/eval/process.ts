@@ -1,0 +1,218 @@
+/**
+ * Process control for solution and reference runs: every run is a fresh
+ * process in its own process group (detached spawn), its stdout and stderr
+ * are captured (a bounded tail, never forwarded), and a time limit kills the
+ * whole group with SIGKILL.
+ */
+import {spawn, spawnSync} from 'node:child_process';
+import {readFile} from 'node:fs/promises';
+import path from 'node:path';
+import {HarnessError} from './errors.js';
+
+/** The runner's out/results.json. */
+export interface RunnerResults {
+  init_s: number | null;
+  warmup_s?: number;
+  error?: string;
+  cases: Array<{i: number; seconds: number | null; status: 'ok' | 'crashed'; note: string | null}>;
+}
+
+/** What to run and under which limits. Limits are in seconds. */
+export interface RunRequest {
+  python: string;
+  runner: string;
+  solution: string;
+  manifest: string;
+  cases: string;
+  signature: string;
+  /** The run folder: the process's cwd; results go to `<cwd>/out`. */
+  cwd: string;
+  warmup?: string;
+  only?: number[];
+  /** Start-up (interpreter, imports, init()) and the gaps between cases. */
+  initTimeout: number;
+  /** Limit of case i (i = -1 is the warm-up case). */
+  caseTimeout: (i: number) => number;
+  /** Hard limit on the whole process, whatever it reports. */
+  totalTimeout: number;
+  /** Prefix the command with `taskset -c 0`. */
+  pin: boolean;
+  env: NodeJS.ProcessEnv;
+}
+
+/** How a run ended. */
+export interface RunOutcome {
+  /** Exit code, or null when killed by a signal. */
+  exitCode: number | null;
+  signal: string | null;
+  /** Set when the harness killed the process at a limit: which case (-1 warm-up, null start-up) and the limit. */
+  killed?: {i: number | null; limit: number; reason: 'case' | 'start' | 'total'};
+  /** Wall time of the process, spawn to exit. */
+  wallSeconds: number;
+  /** The runner's results.json (null when it never wrote one). */
+  results: RunnerResults | null;
+  stdoutTail: string;
+  stderrTail: string;
+}
+
+const tailBytes = 8192;
+
+/** Environment for every solution and reference process: one thread for BLAS and OpenMP. */
+export function singleThreadEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return {
+    ...base,
+    OMP_NUM_THREADS: '1',
+    OPENBLAS_NUM_THREADS: '1',
+    MKL_NUM_THREADS: '1',
+    NUMEXPR_NUM_THREADS: '1',
+    VECLIB_MAXIMUM_THREADS: '1',
+    BLIS_NUM_THREADS: '1',
+    PYTHONDONTWRITEBYTECODE: '1',
+    PYTHONUNBUFFERED: '1',
+    PYTHONHASHSEED: '0',
+  };
+}
+
+/** Whether `taskset -c 0` works here (Linux with util-linux and CPU 0 allowed). */
+export function tasksetAvailable(): boolean {
+  if (process.platform !== 'linux') return false;
+  const result = spawnSync('taskset', ['-c', '0', 'true'], {stdio: 'ignore'});
+  return result.status === 0;
+}
+
+/**
+ * Find python3 with numpy (ARBOR_PYTHON overrides the PATH lookup). Throws a
+ * HarnessError with a one-line fix when either is missing.
+ */
+export function findPython(env: NodeJS.ProcessEnv = process.env): string {
+  const python = env.ARBOR_PYTHON || 'python3';
+  const result = spawnSync(python, ['-c', 'import sys, numpy; print(sys.executable)'], {encoding: 'utf8', env});
+  if (result.error) {
+    throw new HarnessError(`${python} not found: install Python 3 with numpy, or set ARBOR_PYTHON to a python3 that has numpy`, 'no-python');
+  }
+  if (result.status !== 0) {
+    if (/No module named .?numpy/.test(result.stderr)) {
+      throw new HarnessError(`numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON)`, 'no-numpy');
+    }
+    throw new HarnessError(`${python} does not run: ${firstLine(result.stderr)}`, 'no-python');
+  }
+  return python;
+}
+
+/** Run the protected runner once and wait for it to end (never throws for solution failures). */
+export async function runSolution(request: RunRequest): Promise<RunOutcome> {
+  const args = [
+    '-B',
+    request.runner,
+    '--solution',
+    request.solution,
+    '--manifest',
+    request.manifest,
+    '--cases',
+    request.cases,
+    '--out',
+    path.join(request.cwd, 'out'),
+    '--signature',
+    request.signature,
+    '--events-fd',
+    '3',
+  ];
+  if (request.warmup) args.push('--warmup', request.warmup);
+  if (request.only) args.push('--only', request.only.join(','));
+  const command = request.pin ? 'taskset' : request.python;
+  const argv = request.pin ? ['-c', '0', request.python, ...args] : args;
+
+  const started = process.hrtime.bigint();
+  const child = spawn(command, argv, {
+    cwd: request.cwd,
+    env: request.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
+  let stdoutTail = '';
+  let stderrTail = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdoutTail = (stdoutTail + chunk.toString('utf8')).slice(-tailBytes);
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-tailBytes);
+  });
+
+  let killed: RunOutcome['killed'];
+  const killGroup = () => {
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  };
+  const kill = (info: NonNullable<RunOutcome['killed']>) => {
+    if (!killed) killed = info;
+    killGroup();
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (seconds: number, info: NonNullable<RunOutcome['killed']>) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => kill(info), Math.ceil(seconds * 1000));
+  };
+  arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
+  const total = setTimeout(
+    () => kill({i: null, limit: request.totalTimeout, reason: 'total'}),
+    Math.ceil(request.totalTimeout * 1000),
+  );
+
+  let pending = '';
+  const events = child.stdio[3] as NodeJS.ReadableStream | null;
+  events?.on('data', (chunk: Buffer) => {
+    pending += chunk.toString('utf8');
+    let newline: number;
+    while ((newline = pending.indexOf('\n')) >= 0) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      let event: {ev?: string; i?: number};
+      try {
+        event = JSON.parse(line) as {ev?: string; i?: number};
+      } catch {
+        continue;
+      }
+      if (event.ev === 'start' && typeof event.i === 'number') {
+        const limit = request.caseTimeout(event.i);
+        arm(limit, {i: event.i, limit, reason: 'case'});
+      } else if (event.ev === 'ready' || event.ev === 'done') {
+        arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
+      }
+    }
+    if (pending.length > 65536) pending = '';
+  });
+  events?.on('error', () => {});
+
+  const exit = await new Promise<{code: number | null; signal: string | null}>((resolve) => {
+    child.on('error', (error) => {
+      stderrTail += `\nspawn failed: ${error.message}`;
+      resolve({code: null, signal: null});
+    });
+    child.on('exit', (code, signal) => resolve({code, signal}));
+  });
+  const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (timer) clearTimeout(timer);
+  clearTimeout(total);
+  // Children the solution left behind in its group go too.
+  killGroup();
+  // Stop waiting on pipes a detached grandchild may still hold open.
+  for (const stream of [child.stdout, child.stderr, events]) (stream as {destroy?: () => void} | null)?.destroy?.();
+
+  let results: RunnerResults | null = null;
+  try {
+    results = JSON.parse(await readFile(path.join(request.cwd, 'out', 'results.json'), 'utf8')) as RunnerResults;
+    if (!results || !Array.isArray(results.cases)) results = null;
+  } catch {
+    results = null;
+  }
+  return {exitCode: exit.code, signal: exit.signal, killed, wallSeconds, results, stdoutTail, stderrTail};
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n').pop() ?? '';
+}

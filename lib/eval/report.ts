@@ -1,0 +1,53 @@
+/** Presenting an eval: the progress display and the `--json` report file. */
+import {rename, rm, writeFile} from 'node:fs/promises';
+import path from 'node:path';
+import {HarnessError} from './errors.js';
+import type {EvalReport} from './pipeline.js';
+
+/** Write the report as JSON atomically (temp file + rename). */
+export async function writeReport(file: string, report: EvalReport): Promise<void> {
+  const target = path.resolve(file);
+  const temp = `${target}.tmp-${process.pid}`;
+  try {
+    await writeFile(temp, `${JSON.stringify(report, null, 2)}\n`);
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, {force: true}).catch(() => {});
+    throw new HarnessError(`--json ${file}: cannot write the report: ${(error as Error).message}`, 'write-failed');
+  }
+}
+
+interface Stream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+  columns?: number;
+}
+
+/**
+ * Progress on stderr: on a terminal, transient steps overwrite one status
+ * line and finished steps scroll above it; otherwise only finished steps are
+ * printed, one plain line each.
+ */
+export function progressPrinter(stream: Stream, quiet = false): {progress: (kind: 'line' | 'status', text: string) => void; done: () => void} {
+  const tty = Boolean(stream.isTTY) && !process.env.CI;
+  let status = false;
+  const clear = () => {
+    if (status) stream.write('\r\x1b[K');
+    status = false;
+  };
+  return {
+    progress: (kind, text) => {
+      if (quiet) return;
+      if (kind === 'line') {
+        clear();
+        stream.write(`${text}\n`);
+      } else if (tty) {
+        clear();
+        const width = Math.max(20, (stream.columns ?? 80) - 1);
+        stream.write(text.length > width ? `${text.slice(0, width - 1)}…` : text);
+        status = true;
+      }
+    },
+    done: clear,
+  };
+}

@@ -1,0 +1,158 @@
+// `arbor benchmark eval` end to end, through the built CLI and through eval.sh.
+import {spawnSync} from 'node:child_process';
+import {cpSync, existsSync, readFileSync, writeFileSync, chmodSync, readdirSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {cliPath, fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+
+const hasBundle = existsSync(path.join(repoRoot, 'lib/bundle/index.ts'));
+const speed = path.join(fixtures, 'eval/prefix-speed');
+const accuracy = path.join(fixtures, 'eval/accuracy-abs');
+
+/** The one score line, parsed; fails the test unless stdout is exactly that line. */
+function scoreOf(stdout: string): number {
+  expect(stdout).toMatch(/^score: \S+\n$/);
+  const value = Number(stdout.slice('score: '.length));
+  expect(Number.isFinite(value)).toBe(true);
+  return value;
+}
+
+function bash(script: string, args: string[], env: Record<string, string> = {}) {
+  const result = spawnSync('bash', [script, ...args], {encoding: 'utf8', cwd: tmpdir(), env: {...process.env, NO_COLOR: '1', ...env}});
+  return {code: result.status, stdout: result.stdout, stderr: result.stderr};
+}
+
+describe('arbor benchmark eval: usage', () => {
+  it('exits 2 with a usage line for a missing or unknown split', () => {
+    for (const args of [[speed], [speed, 'train']]) {
+      const result = runCli(['benchmark', 'eval', ...args]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^arbor: (missing split|unknown split "train"): expected dev or test\n$/);
+    }
+  });
+
+  it('eval.sh exits 2 with its usage line for no split or a wrong one', () => {
+    for (const args of [[], ['prod']]) {
+      const result = bash(path.join(speed, 'eval.sh'), args);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^usage: bash eval\.sh dev\|test/);
+    }
+  });
+
+  it('exits 2 for a missing benchmark folder or --solution file', () => {
+    expect(runCli(['benchmark', 'eval', 'no/such/dir', 'dev'])).toMatchObject({code: 2, stdout: '', stderr: expect.stringMatching(/^arbor: benchmark folder no\/such\/dir does not exist/)});
+    expect(runCli(['benchmark', 'eval', speed, 'dev', '--solution', 'nope.py'])).toMatchObject({code: 2, stdout: '', stderr: 'arbor: --solution nope.py: no such file\n'});
+  });
+
+  it('prints help', () => {
+    const result = runCli(['benchmark', 'eval', '--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('--solution');
+    expect(result.stdout).toContain('ARBOR_TEST_SALT');
+  });
+
+  it('is a harness failure (exit 1, no score) when plan.toml is broken or python3 is missing', () => {
+    const dir = tempDir();
+    cpSync(speed, dir, {recursive: true});
+    writeFileSync(path.join(dir, 'plan.toml'), readFileSync(path.join(dir, 'plan.toml'), 'utf8').replace('"100-102"', '"1-5"'));
+    const broken = runCli(['benchmark', 'eval', dir, 'dev']);
+    expect(broken).toMatchObject({code: 1, stdout: ''});
+    expect(broken.stderr).toMatch(/plan\.toml: dev and test seeds overlap \(seed 1\)/);
+    const noPython = runCli(['benchmark', 'eval', speed, 'dev'], {env: {ARBOR_PYTHON: '/no/such/python3'}});
+    expect(noPython).toMatchObject({code: 1, stdout: '', stderr: expect.stringMatching(/^arbor: \/no\/such\/python3 not found: install Python 3 with numpy/)});
+    expect(noPython.stderr.trim().split('\n')).toHaveLength(1);
+    const fake = path.join(dir, 'python3');
+    writeFileSync(fake, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'numpy'\" >&2\nexit 1\n");
+    chmodSync(fake, 0o755);
+    const noNumpy = runCli(['benchmark', 'eval', speed, 'dev'], {env: {ARBOR_PYTHON: fake}});
+    expect(noNumpy).toMatchObject({code: 1, stdout: '', stderr: expect.stringMatching(/^arbor: numpy is not installed for .*python3: run '.* -m pip install numpy'/)});
+  });
+});
+
+describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
+  it('scores the speed fixture baseline above 1 and writes the --json report', () => {
+    const dir = tempDir();
+    const json = path.join(dir, 'report.json');
+    const result = runCli(['benchmark', 'eval', speed, 'dev', '--json', json]);
+    expect(result.code).toBe(0);
+    const score = scoreOf(result.stdout);
+    expect(score).toBeGreaterThan(1);
+    expect(result.stderr).toContain('point 1/1');
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    expect(report).toMatchObject({split: 'dev', metric: 'speedup', score, seeds: {source: 'published', count: 3}, repetitions: 2});
+    expect(report.points[0].cases).toHaveLength(3);
+    for (const c of report.points[0].cases) {
+      expect(c).toMatchObject({status: 'ok', passed: true, metrics: {wrong: 0, of: 20000}});
+      expect(c.repetitions).toHaveLength(2);
+      expect(c.seconds).toBe(Math.min(...c.repetitions.map((r: {seconds: number}) => r.seconds)));
+      expect(c.ratio).toBeCloseTo(c.referenceSeconds / c.seconds, 6);
+    }
+    expect(report.processSeconds).toBeGreaterThan(0);
+    expect(report.processSeconds).toBeLessThan(report.seconds);
+    expect(readdirSync(dir)).toEqual(['report.json']);
+  });
+
+  it('scores the accuracy fixture as the mean share within tolerance', () => {
+    const dir = tempDir();
+    const json = path.join(dir, 'report.json');
+    const result = runCli(['benchmark', 'eval', accuracy, 'test', '--json', json]);
+    expect(result.code).toBe(0);
+    const score = scoreOf(result.stdout);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    const cases = report.points[0].cases;
+    expect(cases).toHaveLength(3);
+    const expected = cases.reduce((sum: number, c: {metrics: {within: number; of: number}}) => sum + c.metrics.within / c.metrics.of, 0) / 3;
+    expect(score).toBeCloseTo(expected, 12);
+    expect(score).toBeGreaterThan(0.1);
+    expect(score).toBeLessThan(0.5);
+  });
+
+  it('runs through eval.sh in place from another working directory', () => {
+    const result = bash(path.join(accuracy, 'eval.sh'), ['dev', '--quiet']);
+    expect(result.code).toBe(0);
+    scoreOf(result.stdout);
+    expect(result.stderr).toBe('');
+  });
+
+  it('runs in a checkout-like copy with ARBOR pointing at the CLI, and says so when arbor cannot be found', () => {
+    const dir = path.join(tempDir(), 'copy');
+    cpSync(accuracy, dir, {recursive: true});
+    const inPlace = scoreOf(runCli(['benchmark', 'eval', accuracy, 'dev']).stdout);
+    const result = bash(path.join(dir, 'eval.sh'), ['dev'], {ARBOR: cliPath});
+    expect(result.code).toBe(0);
+    expect(scoreOf(result.stdout)).toBe(inPlace);
+    const lost = bash(path.join(dir, 'eval.sh'), ['dev'], {ARBOR: '', PATH: path.dirname(process.execPath) + ':/usr/bin:/bin'});
+    if (!/arbor/.test(spawnSync('bash', ['-c', 'command -v arbor'], {encoding: 'utf8', env: {PATH: path.dirname(process.execPath) + ':/usr/bin:/bin'}}).stdout)) {
+      expect(lost.code).toBe(127);
+      expect(lost.stdout).toBe('');
+      expect(lost.stderr).toMatch(/arbor not found/);
+    }
+  });
+
+  it('derives test seeds from ARBOR_TEST_SALT (same count, different data, reproducible)', () => {
+    const dir = tempDir();
+    const plain = path.join(dir, 'plain.json');
+    const salted = path.join(dir, 'salted.json');
+    const again = path.join(dir, 'again.json');
+    expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json', plain]).code).toBe(0);
+    expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json', salted], {env: {ARBOR_TEST_SALT: 'platform-secret'}}).code).toBe(0);
+    expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json', again], {env: {ARBOR_TEST_SALT: 'platform-secret'}}).code).toBe(0);
+    const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+    expect(read(salted).seeds).toEqual({source: 'derived', count: 3});
+    const metrics = (file: string) => read(file).points[0].cases.map((c: {metrics: unknown}) => c.metrics);
+    expect(metrics(salted)).not.toEqual(metrics(plain));
+    expect(metrics(again)).toEqual(metrics(salted));
+  });
+
+  it('keeps the work folders with --keep and says where', () => {
+    const result = runCli(['benchmark', 'eval', accuracy, 'dev', '--keep', '--quiet']);
+    expect(result.code).toBe(0);
+    const kept = /kept the work folders in (\S+)/.exec(result.stderr)?.[1];
+    expect(kept).toBeDefined();
+    expect(existsSync(path.join(kept!, 'points/0/work/expected/000000/y.bin'))).toBe(true);
+    spawnSync('rm', ['-rf', kept!]);
+  });
+});
