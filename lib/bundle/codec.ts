@@ -160,24 +160,36 @@ export function fileSize(file: string): number | undefined {
 
 const COMPARE_CHUNK = 1 << 22;
 
+/** What a streamed comparison of two same-sized files found. */
+export interface Comparison {
+  /** Elements that differ in any byte. */
+  differing: number;
+  /** NaN elements in the second file (float types only). */
+  nans: number;
+}
+
 /**
- * Compare two files of the same size element by element, streaming, and count the elements that differ
- * in any byte. Never holds more than two chunks in memory.
+ * Compare two files of the same size element by element, streaming: count the elements that
+ * differ in any byte, and the NaNs of `actual` when the type is a float. Holds two 4 MiB chunks.
  */
-export function countDifferingElements(a: string, b: string, width: number): number {
-  const fa = openSync(a, 'r');
-  const fb = openSync(b, 'r');
+export function compareFiles(expected: string, actual: string, type: ElementType): Comparison {
+  const width = elementWidth(type);
+  const fa = openSync(expected, 'r');
+  const fb = openSync(actual, 'r');
   try {
     const size = fstatSync(fa).size;
-    const chunk = COMPARE_CHUNK - (COMPARE_CHUNK % width);
-    const ba = new Uint8Array(chunk);
-    const bb = new Uint8Array(chunk);
+    const ba = new Uint8Array(COMPARE_CHUNK);
+    const bufferB = new ArrayBuffer(COMPARE_CHUNK);
+    const bb = new Uint8Array(bufferB);
+    const floats = type === 'f64' ? new Float64Array(bufferB) : type === 'f32' ? new Float32Array(bufferB) : undefined;
     let differing = 0;
-    for (let position = 0; position < size; position += chunk) {
-      const n = Math.min(chunk, size - position);
+    let nans = 0;
+    for (let position = 0; position < size; position += COMPARE_CHUNK) {
+      const n = Math.min(COMPARE_CHUNK, size - position);
       readFully(fa, ba, n, position);
       readFully(fb, bb, n, position);
-      if (Buffer.compare(Buffer.from(ba.buffer, 0, n), Buffer.from(bb.buffer, 0, n)) === 0) continue;
+      if (floats) nans += countNaNIn(floats, n / width, !LITTLE_ENDIAN);
+      if (Buffer.compare(Buffer.from(ba.buffer, 0, n), Buffer.from(bufferB, 0, n)) === 0) continue;
       for (let o = 0; o < n; o += width) {
         for (let k = 0; k < width; k++) {
           if (ba[o + k] !== bb[o + k]) {
@@ -187,11 +199,33 @@ export function countDifferingElements(a: string, b: string, width: number): num
         }
       }
     }
-    return differing;
+    return {differing, nans};
   } finally {
     closeSync(fa);
     closeSync(fb);
   }
+}
+
+/** NaN elements among the first `length` of a float array (little-endian bytes on any host). */
+function countNaNIn(floats: Float32Array | Float64Array, length: number, swap: boolean): number {
+  let nans = 0;
+  if (swap) {
+    const view = new DataView(floats.buffer, floats.byteOffset);
+    const w = floats.BYTES_PER_ELEMENT;
+    for (let j = 0; j < length; j++) {
+      const v = w === 8 ? view.getFloat64(8 * j, true) : view.getFloat32(4 * j, true);
+      if (v !== v) nans++;
+    }
+    return nans;
+  }
+  for (let j = 0; j < length; j++) if (floats[j] !== floats[j]) nans++;
+  return nans;
+}
+
+/** NaN elements of an in-memory tensor (0 for integer types). */
+export function countNaN(tensor: Tensor): number {
+  if (!(tensor instanceof Float64Array || tensor instanceof Float32Array)) return 0;
+  return countNaNIn(tensor, tensor.length, false);
 }
 
 function readFully(fd: number, into: Uint8Array, n: number, position: number): void {

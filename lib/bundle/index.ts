@@ -12,7 +12,6 @@ export {
   caseName,
   caseSizes,
   checkTensors,
-  countNaN,
 } from './workdir.js';
 export type {Manifest, Verdict, Verdicts, Tensors, MakeOptions, Info} from './workdir.js';
 export {
@@ -24,6 +23,8 @@ export {
   arrayName,
   tensorBytes,
   TensorLengthError,
+  compareFiles,
+  countNaN,
   TENSOR_ARRAYS,
   ELEMENT_TYPES,
 } from './codec.js';

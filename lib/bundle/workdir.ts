@@ -3,16 +3,16 @@
  * pass on its own (writeExpected), and verify (verdicts.json).
  */
 import {constants as bufferConstants} from 'node:buffer';
-import {closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statfsSync, statSync} from 'node:fs';
+import {existsSync, mkdirSync, readFileSync, rmSync, statfsSync, statSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {RefusedError, UsageError} from '../errors.js';
 import {bindingBytes, bindingLength, importAuthored, type Binding, type Bundle} from './bundle.js';
 import {
   arrayName,
-  countDifferingElements,
+  compareFiles,
+  countNaN,
   describeValue,
-  elementWidth,
   fileSize,
   isTensorOf,
   readTensor,
@@ -285,7 +285,6 @@ function readBindings(bindings: Binding[], folder: string, point: Point, what: s
   return out;
 }
 
-const FLOAT_TYPES = new Set<ElementType>(['f32', 'f64']);
 
 /** Verify out/ against expected/ for every case of the manifest; writes verdicts.json atomically and returns it. */
 export async function verifyWorkDir(bundle: Bundle, dir: string): Promise<Verdicts> {
@@ -326,19 +325,19 @@ export async function verifyWorkDir(bundle: Bundle, dir: string): Promise<Verdic
       continue;
     }
     const nanNotes: string[] = [];
-    for (const b of bundle.results) {
-      if (!FLOAT_TYPES.has(b.type)) continue;
-      const nans = countNaN(path.join(outDir, `${b.name}.bin`), b.type);
+    const nanNote = (b: Binding, nans: number) => {
       if (nans > 0) nanNotes.push(`out/${name}/${b.name}.bin holds ${nans} NaN value${nans === 1 ? '' : 's'}`);
-    }
+    };
     let verdict: Verdict;
     if (verify) {
-      verdict = await verifyCase(bundle, verify, dir, i, point);
+      verdict = await verifyCase(bundle, verify, dir, i, point, nanNote);
     } else {
       let wrong = 0;
       let of = 0;
       for (const b of bundle.results) {
-        wrong += countDifferingElements(path.join(expectedDir, `${b.name}.bin`), path.join(outDir, `${b.name}.bin`), elementWidth(b.type));
+        const {differing, nans} = compareFiles(path.join(expectedDir, `${b.name}.bin`), path.join(outDir, `${b.name}.bin`), b.type);
+        wrong += differing;
+        nanNote(b, nans);
         of += Number(bindingLength(b, point));
       }
       verdict = wrong === 0 ? {i, passed: true, metrics: {rule: 'exact'}} : {i, passed: false, metrics: {rule: 'exact', wrong, of}};
@@ -354,13 +353,21 @@ export async function verifyWorkDir(bundle: Bundle, dir: string): Promise<Verdic
   return result;
 }
 
-async function verifyCase(bundle: Bundle, verify: Authored, dir: string, i: number, point: Point): Promise<Verdict> {
+async function verifyCase(
+  bundle: Bundle,
+  verify: Authored,
+  dir: string,
+  i: number,
+  point: Point,
+  nanNote: (b: Binding, nans: number) => void,
+): Promise<Verdict> {
   const name = caseName(i);
   const args = readBindings(bundle.args, path.join(dir, 'cases', name), point, 'cases');
   const expected = readBindings(bundle.results, path.join(dir, 'expected', name), point, 'expected');
   const actual: Tensors = {};
   for (const b of bundle.results) {
     actual[b.name] = readTensor(path.join(dir, 'out', name, `${b.name}.bin`), b.type, Number(bindingLength(b, point)));
+    nanNote(b, countNaN(actual[b.name]!));
   }
   let value: unknown;
   try {
@@ -394,35 +401,6 @@ function orderVerdict(v: Verdict): Verdict {
 function writeVerdicts(dir: string, verdicts: Verdicts): void {
   const body = verdicts.cases.length === 0 ? '{"cases": []}\n' : `{"cases": [\n${verdicts.cases.map((v) => '  ' + spacedJson(v)).join(',\n')}\n]}\n`;
   writeFileAtomic(path.join(dir, 'verdicts.json'), body);
-}
-
-/** Count NaN elements of a float file, streaming. */
-export function countNaN(file: string, type: ElementType): number {
-  const width = elementWidth(type);
-  const chunk = 1 << 22;
-  const buffer = new ArrayBuffer(chunk);
-  const bytes = new Uint8Array(buffer);
-  const view = type === 'f64' ? new Float64Array(buffer) : new Float32Array(buffer);
-  const fd = openSync(file, 'r');
-  let nans = 0;
-  try {
-    let position = 0;
-    for (;;) {
-      let got = 0;
-      while (got < chunk) {
-        const n = readSync(fd, bytes, got, chunk - got, position + got);
-        if (n === 0) break;
-        got += n;
-      }
-      const m = Math.floor(got / width);
-      for (let j = 0; j < m; j++) if (view[j] !== view[j]) nans++;
-      position += got;
-      if (got < chunk) break;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return nans;
 }
 
 /** What `info` prints: everything needed to size every file from a point. */

@@ -62,3 +62,25 @@ describe('Stream positions', () => {
     expect(() => new Stream('x', -1)).toThrow(RangeError);
   });
 });
+
+describe('large draws on two threads', () => {
+  it('give the same bytes as one thread, at any offset', async () => {
+    const parallel = await import('../../dist/lib/bundle/stream-parallel.js');
+    const size = 9 << 20;
+    const before = parallel.setParallelism(1);
+    const one = new Stream('zoo/par@1', 5);
+    one.bytes(7);
+    const single = one.bytes(size);
+    const after = one.bytes(40);
+    parallel.setParallelism(2);
+    for (let round = 0; round < 2; round++) {
+      const two = new Stream('zoo/par@1', 5);
+      two.bytes(7);
+      const split = two.bytes(size);
+      expect(Buffer.compare(Buffer.from(split), Buffer.from(single))).toBe(0);
+      expect(two.position).toBe(7 + size);
+      expect(two.bytes(40)).toEqual(after);
+    }
+    parallel.setParallelism(before);
+  });
+});
