@@ -382,7 +382,9 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
   let referenceWarmup = Infinity;
   const limitFor = (i: number): number => {
     if (plan.metric !== 'speedup') return plan.timeout;
-    const base = i < 0 ? referenceWarmup : referenceBest[i]!;
+    const base = i < 0 ? referenceWarmup : referenceBest[i];
+    // A case index the runner should not report (forged event) gets the generous default.
+    if (base === undefined || !Number.isFinite(base)) return plan.timeout;
     return Math.max(plan.minTimeout, plan.timeoutFactor * base);
   };
   const repetitions = plan.metric === 'speedup' ? plan.repetitions : 1;
@@ -497,8 +499,9 @@ function caseStatuses(outcome: RunOutcome, n: number, limit: (i: number) => numb
     }
     stopped = true;
     if (outcome.killed) {
-      const what = outcome.killed.reason === 'case' ? 'case' : outcome.killed.reason === 'start' ? 'start-up/init' : 'process';
-      statuses.push({seconds: null, status: 'timeout', passed: false, note: `killed at the ${what} time limit of ${outcome.killed.limit.toFixed(3)} s`});
+      const {reason, limit: seconds, i: at} = outcome.killed;
+      const what = reason === 'case' ? (at === -1 ? 'warm-up case' : 'case') : reason === 'start' ? 'start-up/init' : 'whole-run';
+      statuses.push({seconds: null, status: 'timeout', passed: false, note: `killed at the ${what} time limit of ${seconds.toFixed(3)} s`});
     } else {
       const why = outcome.results?.error ?? lastLine(outcome.stderrTail) ?? `exit code ${outcome.exitCode ?? outcome.signal}`;
       statuses.push({seconds: null, status: 'crashed', passed: false, note: `the process ended before answering (${why})`});

@@ -195,12 +195,12 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
   let timer: NodeJS.Timeout | undefined;
   const arm = (seconds: number, info: NonNullable<RunOutcome['killed']>) => {
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => kill(info), Math.ceil(seconds * 1000));
+    timer = setTimeout(() => kill(info), timerMs(seconds));
   };
   arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
   const total = setTimeout(
     () => kill({i: null, limit: request.totalTimeout, reason: 'total'}),
-    Math.ceil(request.totalTimeout * 1000),
+    timerMs(request.totalTimeout),
   );
 
   let pending = '';
@@ -256,6 +256,8 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
   return {exitCode: exit.code, signal: exit.signal, killed, started, wallSeconds, results, stdoutTail, stderrTail};
 }
 
-function firstLine(text: string): string {
-  return text.trim().split('\n').pop() ?? '';
+/** setTimeout milliseconds for a limit in seconds: NaN or non-positive fire at once, never past 2^31-1 ms (which would overflow and fire at once too). */
+function timerMs(seconds: number): number {
+  if (!(seconds > 0)) return 0;
+  return Math.min(Math.ceil(seconds * 1000), 2 ** 31 - 1);
 }
