@@ -7,14 +7,14 @@
  * callback and never prints.
  */
 import {cp, mkdir, mkdtemp, rename, rm, stat, writeFile} from 'node:fs/promises';
-import {existsSync} from 'node:fs';
+import {existsSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
 import {loadPlan, type Plan, type PlanPoint, type Split} from './plan.js';
-import {findPython, runSolution, singleThreadEnv, tasksetAvailable, type RunOutcome} from './process.js';
+import {findPython, killActiveRuns, runSolution, startFailure, singleThreadEnv, pinnedCpu, type RunOutcome} from './process.js';
 import {accuracyRatio, mean, speedupRatio} from './score.js';
 import {splitSeeds, warmupSeed} from './seeds.js';
 import {pointSignature} from './signature.js';
@@ -102,12 +102,16 @@ export interface EvalReport {
   failure?: string;
   seeds: {source: 'published' | 'derived'; count: number};
   repetitions: number;
+  /** The CPU every run was pinned to (taskset), if any. */
   pinned: boolean;
+  cpu?: string;
   points: PointReport[];
   /** Wall time of the whole eval. */
   seconds: number;
   /** Wall time spent inside solution and reference processes. */
   processSeconds: number;
+  /** Harness time by phase (s): python (checks), load, make, expected, verify, check (tamper hashes). */
+  phases?: Record<string, number>;
   /** The temporary folder, when kept. */
   kept?: string;
 }
@@ -154,11 +158,32 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     throw new HarnessError(`${path.relative(cwd, solution) || solution}: the plan's solution file is missing`, 'no-solution');
   }
   const env = options.env ?? process.env;
+  const phases: Record<string, number> = {};
+  const timed = async <T>(name: string, work: () => Promise<T> | T): Promise<T> => {
+    const start = process.hrtime.bigint();
+    try {
+      return await work();
+    } finally {
+      phases[name] = (phases[name] ?? 0) + Number(process.hrtime.bigint() - start) / 1e9;
+    }
+  };
   const python = findPython(env);
-  const pinned = tasksetAvailable();
+  const cpu = pinnedCpu(env);
+  const pinned = cpu !== undefined;
   const childEnv = singleThreadEnv(env);
 
   const tmp = await mkdtemp(path.join(tmpdir(), 'arbor-eval-'));
+  // Runs live in their own process groups, out of reach of the terminal's
+  // Ctrl-C: on an interrupt, kill them and remove the work folders, then let
+  // the signal take its usual course.
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  const onSignal = (signal: NodeJS.Signals) => {
+    killActiveRuns();
+    if (!options.keep) rmSync(tmp, {recursive: true, force: true});
+    for (const name of signals) process.removeListener(name, onSignal);
+    process.kill(process.pid, signal);
+  };
+  for (const name of signals) process.on(name, onSignal);
   const report: EvalReport = {
     benchmark: dir,
     split,
@@ -168,6 +193,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     seeds: {source: 'published', count: plan[split].seeds.length},
     repetitions: plan.metric === 'speedup' ? plan.repetitions : 1,
     pinned,
+    ...(cpu === undefined ? {} : {cpu}),
     points: [],
     seconds: 0,
     processSeconds: 0,
@@ -189,7 +215,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     }
     let bundle: unknown;
     try {
-      bundle = await api.loadBundle(bundleDir);
+      bundle = await timed('load', () => api.loadBundle(bundleDir));
     } catch (error) {
       throw bundleFailure(`cannot load the bundle ${path.relative(cwd, plan.bundle) || plan.bundle}`, error);
     }
@@ -201,9 +227,9 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     progress(
       'line',
       `eval ${path.basename(dir)} ${split}: ${plan[split].points.length} point(s) x ${seeds.length} ${derived ? 'salted ' : ''}seed(s), ` +
-        `metric ${plan.metric}${plan.metric === 'speedup' ? `, ${plan.repetitions} repetition(s)${pinned ? ', pinned to CPU 0' : ''}` : ''}`,
+        `metric ${plan.metric}${plan.metric === 'speedup' ? `, ${plan.repetitions} repetition(s)${pinned ? `, pinned to CPU ${cpu}` : ''}` : ''}`,
     );
-    const protectedHash = await hashTree([protectedDir]);
+    const protectedHash = await timed('check', () => hashTree([protectedDir]));
     const context: PointContext = {
       plan,
       api,
@@ -213,7 +239,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       reference,
       solution,
       python,
-      pinned,
+      cpu,
       env: childEnv,
       tmp,
       protectedDir,
@@ -223,6 +249,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       progress,
       report,
       deadline: () => plan.timeLimit - elapsed(),
+      timed,
     };
     const points = plan[split].points;
     for (let index = 0; index < points.length; index++) {
@@ -230,14 +257,17 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       const cases = await runPoint(context, index, points[index]!, points.length);
       const point: PointReport = {index, point: points[index]!, score: aggregate(plan, cases).score, cases, seconds: elapsed() - pointStarted};
       report.points.push(point);
-      progress('line', `point ${index + 1}/${points.length}: ${plan.metric} ${point.score.toPrecision(4)} (${cases.filter((c) => c.status === 'ok' && c.passed).length}/${cases.length} cases passed)`);
+      const good = plan.metric === 'speedup' ? cases.filter((c) => c.status === 'ok' && c.passed).length : cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
+      progress('line', `point ${index + 1}/${points.length}: ${plan.metric} ${point.score.toPrecision(4)} (${good}/${cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'answered'})`);
     }
     const all = report.points.flatMap((point) => point.cases);
     const {score, failure} = aggregate(plan, all, report.points);
     report.score = score;
     if (failure) report.failure = failure;
   } finally {
+    for (const name of signals) process.removeListener(name, onSignal);
     report.seconds = elapsed();
+    report.phases = phases;
     if (options.keep) {
       report.kept = tmp;
     } else {
@@ -256,7 +286,7 @@ interface PointContext {
   reference?: string;
   solution: string;
   python: string;
-  pinned: boolean;
+  cpu?: string;
   env: NodeJS.ProcessEnv;
   tmp: string;
   protectedDir: string;
@@ -266,6 +296,7 @@ interface PointContext {
   progress: NonNullable<EvalOptions['onProgress']>;
   report: EvalReport;
   deadline: () => number;
+  timed: <T>(name: string, work: () => Promise<T> | T) => Promise<T>;
 }
 
 /** The score of a list of cases, and the first failure that forced 0.0. */
@@ -299,7 +330,7 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
   await writeFile(signature, JSON.stringify(await pointSignature(ctx.bundleDir, point)));
   ctx.progress('status', `${label}: making ${ctx.seeds.length} case(s)`);
   try {
-    const made = await api.makeWorkDir(bundle as never, work, parsed as never, ctx.seeds, {expected: false});
+    const made = await ctx.timed('make', () => api.makeWorkDir(bundle as never, work, parsed as never, ctx.seeds, {expected: false}));
     if (made.cases !== ctx.seeds.length) throw new Error(`made ${made.cases} cases, expected ${ctx.seeds.length}`);
   } catch (error) {
     throw bundleFailure(`the bundle failed to make the cases of ${label}`, error);
@@ -309,13 +340,13 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
   if (plan.metric === 'speedup') {
     const warm = path.join(pointDir, 'warmup');
     try {
-      await api.makeWorkDir(bundle as never, warm, parsed as never, [ctx.warmupSeed], {expected: false});
+      await ctx.timed('make', () => api.makeWorkDir(bundle as never, warm, parsed as never, [ctx.warmupSeed], {expected: false}));
     } catch (error) {
       throw bundleFailure(`the bundle failed to make the warm-up case of ${label}`, error);
     }
     warmupCase = path.join(warm, 'cases', '000000');
   }
-  const pointHash = await hashTree([pointDir]);
+  const pointHash = await ctx.timed('check', () => hashTree([pointDir]));
   const n = ctx.seeds.length;
   const runsDir = path.join(ctx.tmp, 'runs');
   await mkdir(runsDir, {recursive: true});
@@ -338,10 +369,11 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
       initTimeout: plan.initTimeout,
       caseTimeout,
       totalTimeout: Math.min(2 * plan.initTimeout + caseSum, remaining),
-      pin: ctx.pinned,
+      pin: ctx.cpu,
       env: ctx.env,
     });
     ctx.report.processSeconds += outcome.wallSeconds;
+    if (!outcome.started) throw startFailure(ctx.python, outcome);
     return {...outcome, cwd};
   };
 
@@ -350,7 +382,9 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
   let referenceWarmup = Infinity;
   const limitFor = (i: number): number => {
     if (plan.metric !== 'speedup') return plan.timeout;
-    const base = i < 0 ? referenceWarmup : referenceBest[i]!;
+    const base = i < 0 ? referenceWarmup : referenceBest[i];
+    // A case index the runner should not report (forged event) gets the generous default.
+    if (base === undefined || !Number.isFinite(base)) return plan.timeout;
     return Math.max(plan.minTimeout, plan.timeoutFactor * base);
   };
   const repetitions = plan.metric === 'speedup' ? plan.repetitions : 1;
@@ -367,18 +401,19 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
     const outcome = await run('solution', rep, limitFor);
     const statuses = caseStatuses(outcome, n, limitFor);
     const changed =
-      firstDifference(ctx.protectedHash, await hashTree([ctx.protectedDir])) ?? firstDifference(pointHash, await hashTree([pointDir]));
+      firstDifference(ctx.protectedHash, await ctx.timed('check', () => hashTree([ctx.protectedDir]))) ??
+      firstDifference(pointHash, await ctx.timed('check', () => hashTree([pointDir])));
     if (changed) {
       const note = `the solution changed a protected file (${path.relative(ctx.tmp, changed)})`;
       for (const status of statuses) Object.assign(status, {status: 'tampered', note});
     }
     const out = path.join(outcome.cwd, 'out');
     await keepRegularFiles(out);
-    solutionRuns.push({outcome, statuses, outHash: await hashTree([out])});
+    solutionRuns.push({outcome, statuses, outHash: await ctx.timed('check', () => hashTree([out]))});
     const done = statuses.filter((s) => s.status === 'ok').length;
     ctx.progress(
       'line',
-      `${label}: repetition ${rep + 1}/${repetitions}: solution ${done}/${n} case(s) answered` +
+      `${label}: ${repetitions > 1 ? `repetition ${rep + 1}/${repetitions}: ` : ''}solution ${done}/${n} case(s) answered` +
         (plan.metric === 'speedup' ? `, ${formatSeconds(sumSeconds(statuses))} vs reference ${formatSeconds(sumFinite(referenceBest))} (best so far)` : ''),
     );
     // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
@@ -388,7 +423,7 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
   // Only now, with every solution process gone, does expected/ exist.
   ctx.progress('status', `${label}: writing expected answers`);
   try {
-    await api.writeExpected(bundle as never, work);
+    await ctx.timed('expected', () => api.writeExpected(bundle as never, work));
   } catch (error) {
     throw bundleFailure(`the bundle's oracle failed on ${label}`, error);
   }
@@ -400,12 +435,12 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
     await rename(out, target);
     let verdicts: {cases: Verdict[]};
     try {
-      verdicts = await api.verifyWorkDir(bundle as never, work);
+      verdicts = await ctx.timed('verify', () => api.verifyWorkDir(bundle as never, work));
     } catch (error) {
       throw bundleFailure(`the bundle's verifier failed on ${label}`, error);
     }
     await rename(target, out);
-    if (firstDifference(outHash!, await hashTree([out]))) {
+    if (firstDifference(outHash!, await ctx.timed('check', () => hashTree([out])))) {
       for (const status of statuses) Object.assign(status, {status: 'tampered', note: 'answers changed after the solution exited'});
     }
     const verdictList = verdicts.cases;
@@ -464,8 +499,9 @@ function caseStatuses(outcome: RunOutcome, n: number, limit: (i: number) => numb
     }
     stopped = true;
     if (outcome.killed) {
-      const what = outcome.killed.reason === 'case' ? 'case' : outcome.killed.reason === 'start' ? 'start-up/init' : 'process';
-      statuses.push({seconds: null, status: 'timeout', passed: false, note: `killed at the ${what} time limit of ${outcome.killed.limit.toFixed(3)} s`});
+      const {reason, limit: seconds, i: at} = outcome.killed;
+      const what = reason === 'case' ? (at === -1 ? 'warm-up case' : 'case') : reason === 'start' ? 'start-up/init' : 'whole-run';
+      statuses.push({seconds: null, status: 'timeout', passed: false, note: `killed at the ${what} time limit of ${seconds.toFixed(3)} s`});
     } else {
       const why = outcome.results?.error ?? lastLine(outcome.stderrTail) ?? `exit code ${outcome.exitCode ?? outcome.signal}`;
       statuses.push({seconds: null, status: 'crashed', passed: false, note: `the process ended before answering (${why})`});

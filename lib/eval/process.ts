@@ -5,6 +5,7 @@
  * whole group with SIGKILL.
  */
 import {spawn, spawnSync} from 'node:child_process';
+import {accessSync, constants, statSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import path from 'node:path';
 import {HarnessError} from './errors.js';
@@ -35,8 +36,8 @@ export interface RunRequest {
   caseTimeout: (i: number) => number;
   /** Hard limit on the whole process, whatever it reports. */
   totalTimeout: number;
-  /** Prefix the command with `taskset -c 0`. */
-  pin: boolean;
+  /** Prefix the command with `taskset -c <pin>` (a CPU number), or undefined. */
+  pin?: string;
   env: NodeJS.ProcessEnv;
 }
 
@@ -47,6 +48,8 @@ export interface RunOutcome {
   signal: string | null;
   /** Set when the harness killed the process at a limit: which case (-1 warm-up, null start-up) and the limit. */
   killed?: {i: number | null; limit: number; reason: 'case' | 'start' | 'total'};
+  /** Whether the runner said it started (python and numpy work) before any solution code ran. */
+  started: boolean;
   /** Wall time of the process, spawn to exit. */
   wallSeconds: number;
   /** The runner's results.json (null when it never wrote one). */
@@ -56,6 +59,21 @@ export interface RunOutcome {
 }
 
 const tailBytes = 8192;
+
+/** Process groups of the runs in flight, so an interrupted eval can kill them (see killActiveRuns). */
+const activeGroups = new Set<number>();
+
+/** Kill every run in flight with its whole process group (for SIGINT/SIGTERM handlers). */
+export function killActiveRuns(): void {
+  for (const pid of activeGroups) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+  activeGroups.clear();
+}
 
 /** Environment for every solution and reference process: one thread for BLAS and OpenMP. */
 export function singleThreadEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
@@ -73,30 +91,51 @@ export function singleThreadEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   };
 }
 
-/** Whether `taskset -c 0` works here (Linux with util-linux and CPU 0 allowed). */
-export function tasksetAvailable(): boolean {
-  if (process.platform !== 'linux') return false;
-  const result = spawnSync('taskset', ['-c', '0', 'true'], {stdio: 'ignore'});
-  return result.status === 0;
+/**
+ * The CPU to pin runs to with `taskset -c`, or undefined when pinning is off or
+ * unavailable: ARBOR_EVAL_CPU (a CPU number, or "none"), default 0; only on
+ * Linux where `taskset -c <cpu> true` works (util-linux present, CPU allowed).
+ */
+export function pinnedCpu(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const cpu = (env.ARBOR_EVAL_CPU ?? '0').trim();
+  if (process.platform !== 'linux' || !/^\d+$/.test(cpu)) return undefined;
+  const result = spawnSync('taskset', ['-c', cpu, 'true'], {stdio: 'ignore'});
+  return result.status === 0 ? cpu : undefined;
 }
 
 /**
- * Find python3 with numpy (ARBOR_PYTHON overrides the PATH lookup). Throws a
- * HarnessError with a one-line fix when either is missing.
+ * Find python3 without starting it (ARBOR_PYTHON overrides the PATH lookup):
+ * an absolute path, or a HarnessError with the fix. Whether numpy imports is
+ * learnt from the first run (the runner's "started" event), which saves a
+ * whole interpreter start per eval.
  */
 export function findPython(env: NodeJS.ProcessEnv = process.env): string {
   const python = env.ARBOR_PYTHON || 'python3';
-  const result = spawnSync(python, ['-c', 'import sys, numpy; print(sys.executable)'], {encoding: 'utf8', env});
-  if (result.error) {
-    throw new HarnessError(`${python} not found: install Python 3 with numpy, or set ARBOR_PYTHON to a python3 that has numpy`, 'no-python');
-  }
-  if (result.status !== 0) {
-    if (/No module named .?numpy/.test(result.stderr)) {
-      throw new HarnessError(`numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON)`, 'no-numpy');
+  const executable = (file: string) => {
+    try {
+      accessSync(file, constants.X_OK);
+      return statSync(file).isFile();
+    } catch {
+      return false;
     }
-    throw new HarnessError(`${python} does not run: ${firstLine(result.stderr)}`, 'no-python');
+  };
+  if (python.includes('/')) {
+    if (executable(path.resolve(python))) return path.resolve(python);
+  } else {
+    for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+      if (dir && executable(path.join(dir, python))) return path.join(dir, python);
+    }
   }
-  return python;
+  throw new HarnessError(`${python} not found: install Python 3 with numpy, or set ARBOR_PYTHON to a python3 that has numpy`, 'no-python');
+}
+
+/** The HarnessError for a run whose runner never started (python, numpy or the runner itself broken). */
+export function startFailure(python: string, outcome: RunOutcome): HarnessError {
+  if (/No module named .?numpy|numpy is not installed/.test(outcome.stderrTail)) {
+    return new HarnessError(`numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON)`, 'no-numpy');
+  }
+  const last = outcome.stderrTail.trim().split('\n').pop() || `exit code ${outcome.exitCode ?? outcome.signal}`;
+  return new HarnessError(`${python} could not start arbor's runner: ${last.slice(0, 300)}`, 'no-python');
 }
 
 /** Run the protected runner once and wait for it to end (never throws for solution failures). */
@@ -120,15 +159,16 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
   if (request.warmup) args.push('--warmup', request.warmup);
   if (request.only) args.push('--only', request.only.join(','));
   const command = request.pin ? 'taskset' : request.python;
-  const argv = request.pin ? ['-c', '0', request.python, ...args] : args;
+  const argv = request.pin ? ['-c', request.pin, request.python, ...args] : args;
 
-  const started = process.hrtime.bigint();
+  const spawnedAt = process.hrtime.bigint();
   const child = spawn(command, argv, {
     cwd: request.cwd,
     env: request.env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });
+  if (child.pid !== undefined) activeGroups.add(child.pid);
   let stdoutTail = '';
   let stderrTail = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -155,15 +195,16 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
   let timer: NodeJS.Timeout | undefined;
   const arm = (seconds: number, info: NonNullable<RunOutcome['killed']>) => {
     if (timer) clearTimeout(timer);
-    timer = setTimeout(() => kill(info), Math.ceil(seconds * 1000));
+    timer = setTimeout(() => kill(info), timerMs(seconds));
   };
   arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
   const total = setTimeout(
     () => kill({i: null, limit: request.totalTimeout, reason: 'total'}),
-    Math.ceil(request.totalTimeout * 1000),
+    timerMs(request.totalTimeout),
   );
 
   let pending = '';
+  let started = false;
   const events = child.stdio[3] as NodeJS.ReadableStream | null;
   events?.on('data', (chunk: Buffer) => {
     pending += chunk.toString('utf8');
@@ -177,6 +218,7 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
       } catch {
         continue;
       }
+      if (event.ev === 'started') started = true;
       if (event.ev === 'start' && typeof event.i === 'number') {
         const limit = request.caseTimeout(event.i);
         arm(limit, {i: event.i, limit, reason: 'case'});
@@ -195,11 +237,12 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
     });
     child.on('exit', (code, signal) => resolve({code, signal}));
   });
-  const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const wallSeconds = Number(process.hrtime.bigint() - spawnedAt) / 1e9;
   if (timer) clearTimeout(timer);
   clearTimeout(total);
   // Children the solution left behind in its group go too.
   killGroup();
+  if (child.pid !== undefined) activeGroups.delete(child.pid);
   // Stop waiting on pipes a detached grandchild may still hold open.
   for (const stream of [child.stdout, child.stderr, events]) (stream as {destroy?: () => void} | null)?.destroy?.();
 
@@ -210,9 +253,11 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
   } catch {
     results = null;
   }
-  return {exitCode: exit.code, signal: exit.signal, killed, wallSeconds, results, stdoutTail, stderrTail};
+  return {exitCode: exit.code, signal: exit.signal, killed, started, wallSeconds, results, stdoutTail, stderrTail};
 }
 
-function firstLine(text: string): string {
-  return text.trim().split('\n').pop() ?? '';
+/** setTimeout milliseconds for a limit in seconds: NaN or non-positive fire at once, never past 2^31-1 ms (which would overflow and fire at once too). */
+function timerMs(seconds: number): number {
+  if (!(seconds > 0)) return 0;
+  return Math.min(Math.ceil(seconds * 1000), 2 ** 31 - 1);
 }

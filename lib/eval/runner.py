@@ -142,6 +142,9 @@ def main(argv):
         signature = json.load(handle)
     point = manifest["point"]
     count = int(manifest["cases"])
+    # Sent before any solution code is imported: the harness knows python, numpy
+    # and the runner work, whatever the solution does afterwards.
+    events.send(ev="started", python=sys.executable, numpy=np.__version__)
     if options.only:
         indices = [int(part) for part in options.only.split(",") if part.strip() != ""]
     else:

@@ -68,7 +68,7 @@ describe('arbor benchmark eval: usage', () => {
     writeFileSync(fake, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'numpy'\" >&2\nexit 1\n");
     chmodSync(fake, 0o755);
     const noNumpy = runCli(['benchmark', 'eval', speed, 'dev'], {env: {ARBOR_PYTHON: fake}});
-    expect(noNumpy).toMatchObject({code: 1, stdout: '', stderr: expect.stringMatching(/^arbor: numpy is not installed for .*python3: run '.* -m pip install numpy'/)});
+    expect(noNumpy).toMatchObject({code: 1, stdout: '', stderr: expect.stringMatching(/\narbor: numpy is not installed for .*python3: run '.* -m pip install numpy'.*\n$/)});
   });
 });
 
@@ -145,6 +145,15 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     const metrics = (file: string) => read(file).points[0].cases.map((c: {metrics: unknown}) => c.metrics);
     expect(metrics(salted)).not.toEqual(metrics(plain));
     expect(metrics(again)).toEqual(metrics(salted));
+  });
+
+  it('is a harness failure (exit 1, no score) when the reference solver crashes', () => {
+    const dir = tempDir();
+    cpSync(speed, dir, {recursive: true});
+    writeFileSync(path.join(dir, 'reference.py'), 'def run(state, inputs):\n    raise RuntimeError("reference is broken")\n');
+    const result = runCli(['benchmark', 'eval', dir, 'dev']);
+    expect(result).toMatchObject({code: 1, stdout: ''});
+    expect(result.stderr).toMatch(/arbor: the reference solver failed on case 0 of point 1\/1 \{"N":20000\}: crashed \(RuntimeError: reference is broken\)\n$/);
   });
 
   it('keeps the work folders with --keep and says where', () => {
