@@ -1,5 +1,24 @@
+import {readFileSync} from 'node:fs';
+import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {runCli} from './helpers/cli.js';
+import {runCli, tempDir} from './helpers/cli.js';
+
+/** Each bad command line: exit 2, nothing on stdout, exactly this one line on stderr. */
+const usageErrors: [string[], string][] = [
+  [[], 'arbor: Missing command: expected one of `benchmark`, `bundle`'],
+  [['lst'], 'arbor: Unknown command `lst`, did you mean `benchmark list`?'],
+  [['benchmark', 'lst'], 'arbor: Unknown command `lst` for `arbor benchmark`, did you mean `list`?'],
+  [['benchmark', 'verfy', 'x'], 'arbor: Unknown command `verfy` for `arbor benchmark`, did you mean `verify`?'],
+  [['benchmark', 'scafold'], 'arbor: Unknown command `scafold` for `arbor benchmark`, did you mean `scaffold`?'],
+  [['frobnicate'], 'arbor: Unknown command `frobnicate`; expected one of `benchmark`, `bundle`'],
+  [['benchmark'], 'arbor: Missing command for `arbor benchmark`: expected one of `scaffold`, `verify`, `list`, `checkout`, `eval`, `gate`'],
+  [['benchmark', 'list', 'a', 'b'], 'arbor: Unexpected extra argument `b` for `arbor benchmark list`: usage `arbor benchmark list [zoo]`'],
+  [['benchmark', 'list', '--frob'], 'arbor: Unknown option `--frob` for `arbor benchmark list`; run `arbor benchmark list --help` for usage'],
+  [['benchmark', 'scaffold'], 'arbor: Missing argument <dir> for `arbor benchmark scaffold`: usage `arbor benchmark scaffold <dir>`'],
+  [['benchmark', 'scaffold', 'a', 'b'], 'arbor: Unexpected extra argument `b` for `arbor benchmark scaffold`: usage `arbor benchmark scaffold <dir>`'],
+  [['benchmark', 'checkout', 'x'], 'arbor: Missing argument <dest> for `arbor benchmark checkout`: usage `arbor benchmark checkout <benchmark> <dest>`'],
+  [['benchmark', 'checkout', 'a', 'b', 'c'], 'arbor: Unexpected extra argument `c` for `arbor benchmark checkout`: usage `arbor benchmark checkout <benchmark> <dest>`'],
+];
 
 describe('arbor (top level)', () => {
   it('prints help with exit 0', () => {
@@ -10,16 +29,27 @@ describe('arbor (top level)', () => {
     expect(result.stderr).toBe('');
   });
 
-  it('rejects a missing command with exit 2 and one line on stderr', () => {
-    const result = runCli([]);
-    expect(result.code).toBe(2);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^arbor: Missing command/);
+  it('has --help on every zoo subcommand', () => {
+    for (const command of ['scaffold', 'verify', 'list', 'checkout']) {
+      const result = runCli(['benchmark', command, '--help']);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`arbor benchmark ${command}`);
+    }
   });
 
-  it('suggests the nearest command for a typo', () => {
-    const result = runCli(['benchmark', 'lst']);
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain('list');
+  it.each(usageErrors)('%j -> one line, exit 2', (args, line) => {
+    const result = runCli(args, {cwd: tempDir()});
+    expect(result).toEqual({code: 2, stdout: '', stderr: `${line}\n`});
+  });
+
+  it('does not load remark, micromark or simple-git for --help', () => {
+    const log = path.join(tempDir(), 'loads.txt');
+    const hook = path.join(import.meta.dirname, 'zoo/helpers/record-loads.mjs');
+    const result = runCli(['--help'], {env: {ARBOR_LOAD_LOG: log, NODE_OPTIONS: `--import=${hook}`}});
+    expect(result.code).toBe(0);
+    const loaded = readFileSync(log, 'utf8');
+    expect(loaded).toContain('/dist/cli/index.js');
+    expect(loaded).toContain('/yargs/');
+    for (const heavy of ['remark-parse', 'micromark', 'unified', 'simple-git', 'mdast-util']) expect(loaded).not.toContain(`/${heavy}`);
   });
 });

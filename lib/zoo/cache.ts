@@ -39,6 +39,7 @@ export function signature(root: string, files: readonly string[]): {sig: string;
     sig += `.!${(error as NodeJS.ErrnoException).code}|`;
   }
   for (const name of files) {
+    sig += `${name}=`;
     try {
       const s = statSync(path.join(root, name), {throwIfNoEntry: false});
       if (!s) sig += '-|';

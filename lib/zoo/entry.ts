@@ -1,6 +1,5 @@
 /** Verify one zoo entry for `list`: the lint counts plus the README's first prose line. */
-import type {Root} from 'mdast';
-import {verifyBenchmarkSync} from './lint.js';
+import {type Markdown, verifyBenchmarkSync} from './lint.js';
 
 /** What `list` keeps of one verified entry (small: 10,000 of these stay in memory). */
 export interface EntryStatus {
@@ -12,7 +11,7 @@ export interface EntryStatus {
 }
 
 /** Verify the folder `abs` (shown as `shown`) and extract its title. */
-export function inspectEntry(abs: string, shown: string, parse: (text: string) => Root): EntryStatus {
+export function inspectEntry(abs: string, shown: string, parse: Markdown): EntryStatus {
   const report = verifyBenchmarkSync(shown, parse, {root: abs, title: true});
   const status: EntryStatus = {errors: report.errors, warnings: report.warnings, title: report.title ?? null};
   const first = report.findings.find((f) => f.severity === 'error');

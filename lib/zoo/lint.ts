@@ -3,13 +3,12 @@
  * rule, and stamps each report as a vfile message with rule id, severity and file.
  */
 import path from 'node:path';
-import {statSync} from 'node:fs';
 import {VFileMessage} from 'vfile-message';
 import type {Root} from 'mdast';
 import type {Place, Rule, RuleContext, Severity} from './rule.js';
 import {rules as allRules} from './rules/index.js';
 import {loadText, type LoadedFile} from './text.js';
-import {templateTextFiles} from './templates.js';
+import {scannedFiles} from './templates.js';
 import {firstProseLine} from './title.js';
 
 /** One finding, as printed and as serialised by `--json`. */
@@ -46,13 +45,17 @@ export interface VerifyOptions {
   title?: boolean;
 }
 
-type Parse = (text: string) => Root;
-let parse: Parse | undefined;
+/** The markdown functions the runner needs (see `markdown.ts`). */
+export interface Markdown {
+  parseBlocks(text: string): Root;
+  inlineText(raw: string): string;
+}
+let loaded: Markdown | undefined;
 
 /** Load the markdown parser (remark) once; verify calls it before running rules. */
-export async function loadParser(): Promise<Parse> {
-  parse ??= (await import('./markdown.js')).parseMarkdown;
-  return parse;
+export async function loadParser(): Promise<Markdown> {
+  loaded ??= (await import('./markdown.js')).markdown;
+  return loaded;
 }
 
 /** Run the rules over one benchmark folder (which must exist). */
@@ -62,7 +65,7 @@ export async function verifyBenchmark(dir: string, options: VerifyOptions = {}):
 }
 
 /** Synchronous core of `verifyBenchmark`, used by the list workers with a preloaded parser. */
-export function verifyBenchmarkSync(dir: string, parser: Parse, options: VerifyOptions = {}): BenchmarkReport {
+export function verifyBenchmarkSync(dir: string, parser: Markdown, options: VerifyOptions = {}): BenchmarkReport {
   const root = options.root ?? path.resolve(options.cwd ?? process.cwd(), dir);
   const files = new Map<string, LoadedFile>();
   const trees = new Map<string, Root | undefined>();
@@ -83,18 +86,13 @@ export function verifyBenchmarkSync(dir: string, parser: Parse, options: VerifyO
     markdown(name) {
       if (!trees.has(name)) {
         const loaded = ctx.file(name);
-        trees.set(name, loaded.status === 'ok' ? parser(loaded.text) : undefined);
+        trees.set(name, loaded.status === 'ok' ? parser.parseBlocks(loaded.text) : undefined);
       }
       return trees.get(name);
     },
+    inlineText: parser.inlineText,
     placeholderFiles() {
-      placeholderFiles ??= templateTextFiles().filter((name) => {
-        try {
-          return statSync(path.join(root, name), {throwIfNoEntry: false}) !== undefined;
-        } catch {
-          return true;
-        }
-      });
+      placeholderFiles ??= scannedFiles(root);
       return placeholderFiles;
     },
     report(reason, where = {}) {

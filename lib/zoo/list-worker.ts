@@ -1,7 +1,7 @@
 /** A list worker thread: verifies batches of zoo entries with its own remark parser. */
 import {parentPort} from 'node:worker_threads';
 import {inspectEntry, type EntryStatus} from './entry.js';
-import {parseMarkdown} from './markdown.js';
+import {markdown} from './markdown.js';
 
 /** A batch the pool sends: absolute folder paths and their display names. */
 export interface WorkerBatch {
@@ -16,6 +16,6 @@ export interface WorkerResult {
 }
 
 parentPort?.on('message', (batch: WorkerBatch) => {
-  const results = batch.items.map((item) => inspectEntry(item.abs, item.shown, parseMarkdown));
+  const results = batch.items.map((item) => inspectEntry(item.abs, item.shown, markdown));
   parentPort!.postMessage({id: batch.id, results} satisfies WorkerResult);
 });

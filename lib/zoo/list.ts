@@ -11,7 +11,7 @@ import {UsageError} from '../errors.js';
 import {cacheDir, ResultCache, signature} from './cache.js';
 import type {EntryStatus} from './entry.js';
 import {describeFsError, kindOf} from './text.js';
-import {templateTextFiles} from './templates.js';
+import {scannedFiles, templateTextFiles} from './templates.js';
 import type {WorkerBatch, WorkerResult} from './list-worker.js';
 
 /** One row of the index. */
@@ -94,8 +94,6 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
   const skipped: string[] = [];
   const rows: ListEntry[] = [];
   const pending: {row: ListEntry; abs: string; sig: string; newest: number}[] = [];
-  const files = ['README.md', 'PROVENANCE.md', 'eval.sh', 'eval.py', ...templateTextFiles()];
-  const unique = [...new Set(files)];
   const useCache = options.cache !== false;
   let cache: ResultCache<EntryStatus> | undefined;
   if (useCache) {
@@ -105,7 +103,7 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
     } catch {
       // keep the resolved path
     }
-    cache = new ResultCache<EntryStatus>(options.cacheDir ?? cacheDir(), `${real}\0${version()}\0${unique.join(',')}`).load();
+    cache = new ResultCache<EntryStatus>(options.cacheDir ?? cacheDir(), `${real}\0${version()}\0${templateTextFiles().join(',')}`).load();
   }
   const readAt = Date.now();
   let hits = 0;
@@ -131,7 +129,7 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
       }
       if (!target.isDirectory()) continue;
     }
-    const {sig, newest} = signature(abs, unique);
+    const {sig, newest} = signature(abs, ['README.md', 'PROVENANCE.md', 'eval.sh', 'eval.py', ...scannedFiles(abs)]);
     const cached = cache?.get(name, sig);
     rows.push(row);
     if (cached) {
@@ -198,8 +196,8 @@ async function verifyAll(items: {abs: string; shown: string}[], workers?: number
   const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
   const count = Math.min(workers ?? cores, Math.ceil(items.length / batchSize));
   if (count <= 0 || (workers === undefined && items.length < inlineBelow)) {
-    const [{inspectEntry}, {parseMarkdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
-    return items.map((item) => inspectEntry(item.abs, item.shown, parseMarkdown));
+    const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
+    return items.map((item) => inspectEntry(item.abs, item.shown, markdown));
   }
   const results: EntryStatus[] = new Array(items.length);
   let next = 0;

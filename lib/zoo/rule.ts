@@ -20,8 +20,13 @@ export interface RuleContext {
   readonly dir: string;
   /** Load a file of the folder (relative path, `/`-separated) as text; cached. */
   file(name: string): LoadedFile;
-  /** The mdast tree of a markdown file, or undefined when it could not be read. */
+  /**
+   * The block-structure mdast tree of a markdown file (inline markup left as raw
+   * text; pass it through `inlineText`), or undefined when it could not be read.
+   */
   markdown(name: string): Root | undefined;
+  /** Plain text of raw inline markdown, inline markup removed. */
+  inlineText(raw: string): string;
   /** Files the placeholder rule scans: README, PROVENANCE and every template text file present. */
   placeholderFiles(): string[];
   /** Report a finding; `file` is relative to the folder, absent for folder-level findings. */

@@ -30,7 +30,7 @@ export interface Section {
 }
 
 /** The sections of a document: every heading that is a direct child of the root. */
-export function sectionsOf(tree: Root): Section[] {
+export function sectionsOf(tree: Root, inlineText: (raw: string) => string): Section[] {
   const children = tree.children;
   const sections: Section[] = [];
   for (let i = 0; i < children.length; i++) {
@@ -45,7 +45,7 @@ export function sectionsOf(tree: Root): Section[] {
         break;
       }
     }
-    sections.push({heading: node, key: normalizeHeading(toString(node)), empty});
+    sections.push({heading: node, key: normalizeHeading(inlineText(toString(node))), empty});
   }
   return sections;
 }

@@ -54,3 +54,23 @@ export function templateTextFiles(): string[] {
   cached = [...names].sort();
   return cached;
 }
+
+/**
+ * The files other than README/PROVENANCE that verify scans for placeholders:
+ * every top-level text file of the folder, plus every template text file (for
+ * example under `bundle/`) that exists in it.
+ */
+export function scannedFiles(root: string): string[] {
+  const names = new Set<string>();
+  try {
+    for (const entry of readdirSync(root, {withFileTypes: true}))
+      if ((entry.isFile() || entry.isSymbolicLink()) && isTextName(entry.name)) names.add(entry.name);
+  } catch {
+    // an unreadable folder is reported by the presence rules
+  }
+  for (const file of templateTextFiles())
+    if (!names.has(file) && file.includes('/') && existsSync(path.join(root, file))) names.add(file);
+  names.delete('README.md');
+  names.delete('PROVENANCE.md');
+  return [...names].sort();
+}

@@ -24,7 +24,8 @@ export async function verifyBenchmarks(dirs: readonly string[], options: {cwd?: 
   const cwd = options.cwd ?? process.cwd();
   const parse = await loadParser();
   const result: VerifyResult = {benchmarks: [], unusable: [], errors: 0, warnings: 0};
-  for (const dir of dirs) {
+  for (const given of dirs) {
+    const dir = given.length > 1 ? given.replace(/[\\/]+$/, '') || given : given;
     const problem = folderProblem(path.resolve(cwd, dir));
     if (problem) {
       result.unusable.push({dir, problem: `Benchmark folder \`${dir}\` ${problem}, expected a benchmark folder`});

@@ -20,7 +20,7 @@ export function findPlaceholders(text: string): {offset: number; text: string}[]
 /** No scaffold placeholder `TODO(arbor): …` is left unfilled. */
 export const placeholder: Rule = {
   id: 'placeholder',
-  description: `No scaffold placeholder \`${placeholderToken}: …\` is left in README, PROVENANCE or any template file`,
+  description: `No scaffold placeholder \`${placeholderToken}: …\` is left in README, PROVENANCE, a top-level text file or a template file (one finding per placeholder, with its line)`,
   severity: 'error',
   check(ctx) {
     for (const name of ['README.md', 'PROVENANCE.md', ...ctx.placeholderFiles()]) {

@@ -4,7 +4,7 @@ import type {RuleContext} from '../rule.js';
 /** Report `name` when it is missing or not a regular file. */
 export function presence(ctx: RuleContext, name: string, role: string): void {
   const loaded = ctx.file(name);
-  if (loaded.status === 'missing') ctx.report(`Missing \`${name}\`, expected a file with ${role}`);
+  if (loaded.status === 'missing') ctx.report(`Missing \`${name}\`, expected ${role}`, {file: name});
   else if (loaded.status === 'not-file')
-    ctx.report(`\`${name}\` is ${loaded.kind}, expected a regular file with ${role}`, {file: name});
+    ctx.report(`\`${name}\` is ${loaded.kind}, expected a regular file (${role})`, {file: name});
 }

@@ -6,5 +6,5 @@ export const provenancePresent: Rule = {
   id: 'provenance-present',
   description: '`PROVENANCE.md` is present and is a regular file',
   severity: 'error',
-  check: (ctx) => presence(ctx, 'PROVENANCE.md', 'the human card with its five sections'),
+  check: (ctx) => presence(ctx, 'PROVENANCE.md', 'the human card with the five required sections'),
 };

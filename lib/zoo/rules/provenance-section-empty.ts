@@ -10,7 +10,7 @@ export const provenanceSectionEmpty: Rule = {
     const tree = ctx.markdown('PROVENANCE.md');
     if (!tree) return;
     const names = new Map(requiredSections.map((name) => [normalizeHeading(name), name]));
-    for (const section of sectionsOf(tree)) {
+    for (const section of sectionsOf(tree, ctx.inlineText)) {
       const name = names.get(section.key);
       if (!name || !section.empty) continue;
       const start = section.heading.position?.start;

@@ -11,11 +11,11 @@ export const provenanceSections: Rule = {
   check(ctx) {
     const tree = ctx.markdown('PROVENANCE.md');
     if (!tree) return;
-    const found = new Set(sectionsOf(tree).map((section) => section.key));
+    const found = new Set(sectionsOf(tree, ctx.inlineText).map((section) => section.key));
     const nested = new Map<string, string>();
     visit(tree, (node, _index, parent) => {
       if (parent && parent.type !== 'root' && node.type === 'heading')
-        nested.set(normalizeHeading(toString(node)), parent.type === 'blockquote' ? 'a blockquote' : `a ${parent.type}`);
+        nested.set(normalizeHeading(ctx.inlineText(toString(node))), parent.type === 'blockquote' ? 'a blockquote' : `a ${parent.type}`);
     });
     for (const name of requiredSections) {
       const key = normalizeHeading(name);

@@ -1,0 +1,66 @@
+import {spawnSync} from 'node:child_process';
+import {cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {runCli, tempDir} from '../helpers/cli.js';
+import {zooFixtures} from './helpers/zoo.js';
+
+/** An environment with no git identity anywhere (no global or system config). */
+function bareGitEnv(): NodeJS.ProcessEnv {
+  const home = tempDir('arbor-home-');
+  return {HOME: home, XDG_CONFIG_HOME: home, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: path.join(home, 'none')};
+}
+
+const git = (cwd: string, ...args: string[]) => spawnSync('git', args, {cwd, encoding: 'utf8'}).stdout.trim();
+
+describe('arbor benchmark checkout', () => {
+  it('copies without junk, keeps modes, inits git and commits the baseline with a local identity', () => {
+    const work = tempDir();
+    const bench = path.join(work, 'zoo', 'sorting');
+    cpSync(path.join(zooFixtures, 'minimal-ok'), bench, {recursive: true});
+    mkdirSync(path.join(bench, '__pycache__'));
+    writeFileSync(path.join(bench, '__pycache__', 'solution.cpython-311.pyc'), 'x');
+    mkdirSync(path.join(bench, 'node_modules'));
+    writeFileSync(path.join(bench, 'stray.pyc'), 'x');
+    const result = runCli(['benchmark', 'checkout', 'zoo/sorting', 'out/sorting'], {cwd: work, env: bareGitEnv()});
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Checked out zoo\/sorting to out\/sorting: 4 files, baseline commit [0-9a-f]{12} \(no git identity was configured/);
+    const dest = path.join(work, 'out', 'sorting');
+    expect(readdirSync(dest).sort()).toEqual(['.git', 'PROVENANCE.md', 'README.md', 'eval.sh', 'solution.py']);
+    expect(statSync(path.join(dest, 'eval.sh')).mode & 0o111).not.toBe(0);
+    expect(git(dest, 'log', '--format=%s|%an')).toBe('baseline: sorting|arbor');
+    expect(git(dest, 'status', '--porcelain')).toBe('');
+    expect(readdirSync(path.join(work, 'out'))).toEqual(['sorting']);
+  });
+
+  it('finds a benchmark by name in ./zoo', () => {
+    const work = tempDir();
+    cpSync(path.join(zooFixtures, 'minimal-ok'), path.join(work, 'zoo', 'sorting'), {recursive: true});
+    const result = runCli(['benchmark', 'checkout', 'sorting', 'dest', '--json'], {cwd: work, env: bareGitEnv()});
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({benchmark: 'sorting', dest: 'dest', files: 4, identitySet: true, commit: expect.stringMatching(/^[0-9a-f]{40}$/)});
+  });
+
+  it('refuses a non-empty destination with exit 1 and touches nothing', () => {
+    const work = tempDir();
+    mkdirSync(path.join(work, 'dest'));
+    writeFileSync(path.join(work, 'dest', 'keep.txt'), 'mine');
+    const result = runCli(['benchmark', 'checkout', path.join(zooFixtures, 'minimal-ok'), 'dest'], {cwd: work});
+    expect(result).toEqual({code: 1, stdout: '', stderr: 'arbor: Refusing to check out into `dest`: the folder is not empty (nothing was changed)\n'});
+    expect(readdirSync(path.join(work, 'dest'))).toEqual(['keep.txt']);
+    expect(readdirSync(work)).toEqual(['dest']);
+  });
+
+  it('exits 2 with one line for a missing benchmark or a file given as benchmark', () => {
+    const work = tempDir();
+    const missing = runCli(['benchmark', 'checkout', 'nope', 'dest'], {cwd: work});
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('arbor: Benchmark `nope` does not exist, expected a benchmark folder (a path, or a name in ./arbor-zoo or ./zoo)\n');
+    writeFileSync(path.join(work, 'file'), 'x');
+    const file = runCli(['benchmark', 'checkout', 'file', 'dest'], {cwd: work});
+    expect(file.code).toBe(2);
+    expect(file.stderr).toBe('arbor: Benchmark `file` is a file, expected a benchmark folder\n');
+    expect(existsSync(path.join(work, 'dest'))).toBe(false);
+  });
+});

@@ -1,0 +1,163 @@
+import {cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {runCli, tempDir} from '../helpers/cli.js';
+import {lib, zooFixtures} from './helpers/zoo.js';
+
+/** A zoo with a passing entry, a failing one, scaffolding, a hidden folder and a plain file. */
+function makeZoo(root = tempDir(), name = 'zoo'): string {
+  const zoo = path.join(root, name);
+  mkdirSync(zoo, {recursive: true});
+  cpSync(path.join(zooFixtures, 'minimal-ok'), path.join(zoo, 'sorting'), {recursive: true});
+  cpSync(path.join(zooFixtures, 'eval-missing'), path.join(zoo, 'b-failing'), {recursive: true});
+  cpSync(path.join(zooFixtures, 'placeholder-left'), path.join(zoo, '_template'), {recursive: true});
+  mkdirSync(path.join(zoo, '.hidden'));
+  writeFileSync(path.join(zoo, 'README.md'), '# the zoo\n');
+  return zoo;
+}
+
+/** Wait past the cache's racy window (files changed within 100 ms before a read are not cached). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 250));
+
+describe('arbor benchmark list', () => {
+  it('lists entries sorted, flags failing ones, skips `_` and `.` folders', () => {
+    const root = tempDir();
+    makeZoo(root);
+    const result = runCli(['benchmark', 'list', 'zoo', '--no-cache'], {cwd: root});
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        'b-failing  1 error  Sort a list of integers as fast as possible; a solution returns the sorted list.',
+        'sorting    ok       Sort a list of integers as fast as possible; a solution returns the sorted list.',
+        '2 benchmarks in zoo: 1 ok, 1 failing verify',
+        '',
+      ].join('\n'),
+    );
+    expect(result.stdout).not.toContain('_template');
+  });
+
+  it('prints the documented JSON shape, with the skipped names', () => {
+    const root = tempDir();
+    makeZoo(root);
+    const result = runCli(['benchmark', 'list', 'zoo', '--json', '--no-cache'], {cwd: root});
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.zoo).toBe('zoo');
+    expect(json.skipped).toEqual(['.hidden', '_template']);
+    expect(json.benchmarks).toEqual([
+      {
+        name: 'b-failing',
+        path: 'zoo/b-failing',
+        status: 'failing',
+        errors: 1,
+        warnings: 0,
+        title: 'Sort a list of integers as fast as possible; a solution returns the sorted list.',
+        problem: 'Missing eval entrypoint, expected `eval.sh` or `eval.py` (eval-entrypoint)',
+      },
+      {name: 'sorting', path: 'zoo/sorting', status: 'ok', errors: 0, warnings: 0, title: 'Sort a list of integers as fast as possible; a solution returns the sorted list.'},
+    ]);
+  });
+
+  it('defaults to ./arbor-zoo, else ./zoo', () => {
+    const root = tempDir();
+    makeZoo(root, 'zoo');
+    expect(runCli(['benchmark', 'list', '--json', '--no-cache'], {cwd: root}).stdout).toContain('"zoo": "zoo"');
+    mkdirSync(path.join(root, 'arbor-zoo'));
+    expect(runCli(['benchmark', 'list', '--no-cache'], {cwd: root}).stdout).toBe('No benchmarks in `arbor-zoo`.\n');
+  });
+
+  it('says so for an empty zoo', () => {
+    const root = tempDir();
+    mkdirSync(path.join(root, 'zoo', '_template'), {recursive: true});
+    const result = runCli(['benchmark', 'list', 'zoo'], {cwd: root});
+    expect(result).toEqual({code: 0, stdout: 'No benchmarks in `zoo` (skipped `_template`).\n', stderr: ''});
+  });
+
+  it('exits 2 with one line when the zoo is missing or is a file', () => {
+    const root = tempDir();
+    expect(runCli(['benchmark', 'list', 'nope'], {cwd: root})).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'arbor: Zoo `nope` does not exist, expected a folder of benchmarks\n',
+    });
+    expect(runCli(['benchmark', 'list'], {cwd: root}).stderr).toBe(
+      'arbor: No zoo found: neither `./arbor-zoo` nor `./zoo` exists; pass the zoo folder, e.g. `arbor benchmark list path/to/zoo`\n',
+    );
+    writeFileSync(path.join(root, 'file'), 'x');
+    expect(runCli(['benchmark', 'list', 'file'], {cwd: root}).stderr).toBe('arbor: Zoo `file` is not a folder, expected a folder of benchmarks\n');
+  });
+
+  it('lists symlink loops and dangling links as broken instead of dropping them', () => {
+    const root = tempDir();
+    const zoo = makeZoo(root);
+    symlinkSync('loop', path.join(zoo, 'loop'));
+    symlinkSync('nowhere', path.join(zoo, 'dangling'));
+    symlinkSync(path.join(zoo, 'sorting'), path.join(zoo, 'linked'));
+    const result = runCli(['benchmark', 'list', 'zoo', '--no-cache'], {cwd: root});
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^dangling +broken: dangling symlink$/m);
+    expect(result.stdout).toMatch(/^loop +broken: symlink loop$/m);
+    expect(result.stdout).toMatch(/^linked +ok +Sort a list/m);
+    expect(result.stdout).toContain('5 benchmarks in zoo: 2 ok, 1 failing verify, 2 broken');
+  });
+
+  it('flags a folder with non-UTF-8 markdown rather than crashing', () => {
+    const root = tempDir();
+    const zoo = makeZoo(root);
+    writeFileSync(path.join(zoo, 'sorting', 'README.md'), Buffer.from([0xff, 0xfe, 0x41]));
+    const result = runCli(['benchmark', 'list', 'zoo', '--json', '--no-cache'], {cwd: root});
+    expect(result.code).toBe(0);
+    const sorting = JSON.parse(result.stdout).benchmarks.find((b: {name: string}) => b.name === 'sorting');
+    expect(sorting).toMatchObject({status: 'failing', title: null});
+    expect(sorting.problem).toMatch(/not valid UTF-8/);
+  });
+
+  it('takes the first prose line, skipping headings, comments and code, with inline markup removed', async () => {
+    const root = tempDir();
+    const zoo = makeZoo(root);
+    writeFileSync(
+      path.join(zoo, 'sorting', 'README.md'),
+      '<!-- badge -->\n# Title\n\n```\ncode line\n```\n\nThe **fast** [sort](https://x.y) task\nsecond line.\n',
+    );
+    const result = await lib.listZoo({zoo: 'zoo', cwd: root, cache: false});
+    expect(result.benchmarks.find((b) => b.name === 'sorting')!.title).toBe('The fast sort task');
+  });
+
+  it('reuses cached results for unchanged folders and never trusts a changed file', async () => {
+    const root = tempDir();
+    const zoo = makeZoo(root);
+    const cacheDir = tempDir('arbor-cache-');
+    await settle();
+    const first = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    expect(first.cache).toMatchObject({hits: 0, misses: 2});
+    const second = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    expect(second.cache).toMatchObject({hits: 2, misses: 0});
+    expect(second.benchmarks).toEqual(first.benchmarks);
+    // Same size, new content: the mtime (and ctime) change invalidates the entry.
+    const readme = path.join(zoo, 'sorting', 'README.md');
+    writeFileSync(readme, readFileSync(readme, 'utf8').replace('Sort a list', 'Sort a heap'));
+    const third = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    expect(third.cache).toMatchObject({hits: 1, misses: 1});
+    expect(third.benchmarks.find((b) => b.name === 'sorting')!.title).toMatch(/^Sort a heap/);
+    // A new top-level text file with a placeholder is seen too.
+    await settle();
+    expect((await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0})).cache).toMatchObject({hits: 1, misses: 1});
+    expect((await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0})).cache).toMatchObject({hits: 2, misses: 0});
+    writeFileSync(path.join(zoo, 'sorting', 'notes.md'), 'TODO(arbor): later\n');
+    const fourth = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    expect(fourth.benchmarks.find((b) => b.name === 'sorting')).toMatchObject({status: 'failing', errors: 1});
+  });
+
+  it('gives the same answers with the worker pool as inline', async () => {
+    const root = tempDir();
+    const zoo = path.join(root, 'zoo');
+    mkdirSync(zoo);
+    for (let i = 0; i < 40; i++)
+      cpSync(path.join(zooFixtures, i % 3 ? 'minimal-ok' : 'provenance-missing-caveats'), path.join(zoo, `b${String(i).padStart(2, '0')}`), {recursive: true});
+    const inline = await lib.listZoo({zoo: 'zoo', cwd: root, cache: false, workers: 0});
+    const cli = JSON.parse(runCli(['benchmark', 'list', 'zoo', '--json', '--no-cache'], {cwd: root}).stdout);
+    expect(cli.benchmarks).toEqual(JSON.parse(JSON.stringify(inline.benchmarks)));
+    expect(inline.benchmarks.filter((b) => b.status === 'failing')).toHaveLength(14);
+  });
+});

@@ -1,0 +1,24 @@
+import {existsSync, readdirSync, statSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {repoRoot} from '../helpers/cli.js';
+import {lib} from './helpers/zoo.js';
+
+const zoo = path.join(repoRoot, 'zoo');
+const entries = existsSync(zoo)
+  ? readdirSync(zoo)
+      .filter((name) => !lib.isSkippedName(name) && statSync(path.join(zoo, name)).isDirectory())
+      .sort()
+  : [];
+
+describe('every real zoo entry passes verify', () => {
+  it.skipIf(entries.length > 0)('the zoo has no entries yet', () => {
+    expect(entries).toEqual([]);
+  });
+  for (const name of entries) {
+    it(`zoo/${name}`, async () => {
+      const report = await lib.verifyBenchmark(path.join(zoo, name));
+      expect(report.findings.filter((f) => f.severity === 'error').map(lib.formatFinding)).toEqual([]);
+    });
+  }
+});
