@@ -1,4 +1,4 @@
-import {readdirSync, readFileSync, statSync} from 'node:fs';
+import {cpSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {runCli, tempDir} from '../helpers/cli.js';
@@ -45,5 +45,43 @@ describe.each(entries)('%s known-answer vectors', (name) => {
     expect(info.code).toBe(0);
     expect(JSON.parse(info.stdout).spec).toBe(`zoo/${name}@1.0.0`);
     expect(info.stderr).toBe('');
+  });
+});
+
+describe('verdicts on the known-answer vectors through arbor bundle verify', () => {
+  function workDir(name: string): string {
+    const dir = path.join(tempDir(), 'work');
+    cpSync(path.join(zoo, name, 'bundle/vectors/tiny'), dir, {recursive: true});
+    cpSync(path.join(dir, 'expected'), path.join(dir, 'out'), {recursive: true});
+    return dir;
+  }
+  const verdicts = (name: string, dir: string) => {
+    const run = runCli(['bundle', path.join(zoo, name, 'bundle'), 'verify', dir]);
+    expect(run.code).toBe(0);
+    return JSON.parse(readFileSync(path.join(dir, 'verdicts.json'), 'utf8')).cases;
+  };
+
+  it.each(['algotune_knn', 'polymul_negacyclic', 'toeplitz_solve'])('%s: the oracle answer passes', (name) => {
+    for (const verdict of verdicts(name, workDir(name))) expect(verdict.passed).toBe(true);
+  });
+
+  it('polymul_negacyclic: a coefficient left unreduced (c + q) fails byte equality', () => {
+    const dir = workDir('polymul_negacyclic');
+    const file = path.join(dir, 'out/000001/c.bin');
+    const c = new Uint32Array(new Uint8Array(readFileSync(file)).buffer);
+    const q = new Uint32Array(new Uint8Array(readFileSync(path.join(dir, 'cases/000001/q.bin'))).buffer)[0]!;
+    c[3] = c[3]! + q;
+    writeFileSync(file, c);
+    const [first, second] = verdicts('polymul_negacyclic', dir);
+    expect(first.passed).toBe(true);
+    expect(second.passed).toBe(false);
+  });
+
+  it('toeplitz_solve: an answer of the wrong length is a failing case with a note', () => {
+    const dir = workDir('toeplitz_solve');
+    writeFileSync(path.join(dir, 'out/000000/x.bin'), new Float64Array(4));
+    const [first] = verdicts('toeplitz_solve', dir);
+    expect(first.passed).toBe(false);
+    expect(first.note).toBeTruthy();
   });
 });
