@@ -193,7 +193,8 @@ export class Stream {
   float64s(length: number, lo = 0, hi = 1): Float64Array {
     checkCount(length, 'float64s');
     const out = new Float64Array(length);
-    const chunk = 1 << 16;
+    // Chunks of 14 MiB of stream bytes: large enough for the two-thread path, small next to the result.
+    const chunk = 1 << 21;
     const raw = new Uint8Array(7 * Math.min(chunk, length));
     const plain = lo === 0 && hi === 1;
     const width = hi - lo;
@@ -212,7 +213,7 @@ export class Stream {
   float32s(length: number, lo = 0, hi = 1): Float32Array {
     checkCount(length, 'float32s');
     const out = new Float32Array(length);
-    const chunk = 1 << 16;
+    const chunk = 1 << 22;
     const raw = new Uint8Array(3 * Math.min(chunk, length));
     const plain = lo === 0 && hi === 1;
     const width = hi - lo;
@@ -240,6 +241,13 @@ export class Stream {
     if (lo === undefined || hi === undefined) {
       const raw = this.bytes(length * Ctor.BYTES_PER_ELEMENT);
       return toLittleEndianArray(type, raw, length);
+    }
+    const bits = 8n * BigInt(Ctor.BYTES_PER_ELEMENT);
+    const signed = type.startsWith('i');
+    const min = signed ? -(1n << (bits - 1n)) : 0n;
+    const max = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+    if (BigInt(lo) < min || BigInt(hi) > max || BigInt(lo) > BigInt(hi)) {
+      throw new RangeError(`ints(${type}, n, lo, hi) needs ${min} <= lo <= hi <= ${max}, got ${lo}, ${hi}`);
     }
     const out = new Ctor(length);
     if (Ctor === BigInt64Array || Ctor === BigUint64Array) {

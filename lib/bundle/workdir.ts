@@ -213,7 +213,8 @@ async function runOracle(bundle: Bundle, oracle: Authored, point: Point, args: T
 
 function writeBindings(folder: string, bindings: Binding[], tensors: Tensors): void {
   mkdirSync(folder, {recursive: true});
-  for (const b of bindings) writeTensor(path.join(folder, `${b.name}.bin`), b.type, tensors[b.name]!);
+  // In place, not temp + rename: the folder is complete only once manifest.json is written.
+  for (const b of bindings) writeTensor(path.join(folder, `${b.name}.bin`), b.type, tensors[b.name]!, {atomic: false});
 }
 
 function writeManifest(dir: string, manifest: Manifest): void {
@@ -332,19 +333,32 @@ export async function verifyWorkDir(bundle: Bundle, dir: string): Promise<Verdic
     if (verify) {
       verdict = await verifyCase(bundle, verify, dir, i, point, nanNote);
     } else {
+      // out/ belongs to the solution: a file that cannot be read here is a note on the case, never a crash.
       let wrong = 0;
       let of = 0;
       for (const b of bundle.results) {
-        const {differing, nans} = compareFiles(path.join(expectedDir, `${b.name}.bin`), path.join(outDir, `${b.name}.bin`), b.type);
+        let comparison;
+        try {
+          comparison = compareFiles(path.join(expectedDir, `${b.name}.bin`), path.join(outDir, `${b.name}.bin`), b.type);
+        } catch (error) {
+          note = `out/${name}/${b.name}.bin could not be read: ${describeThrown(error)}`;
+          break;
+        }
+        const {differing, nans} = comparison;
         wrong += differing;
         nanNote(b, nans);
         of += Number(bindingLength(b, point));
       }
-      verdict = wrong === 0 ? {i, passed: true, metrics: {rule: 'exact'}} : {i, passed: false, metrics: {rule: 'exact', wrong, of}};
+      verdict =
+        note !== undefined
+          ? {i, passed: false, note}
+          : wrong === 0
+            ? {i, passed: true, metrics: {rule: 'exact'}}
+            : {i, passed: false, metrics: {rule: 'exact', wrong, of}};
     }
     if (nanNotes.length > 0) {
       verdict.passed = false;
-      if (verdict.error === undefined) verdict.note = nanNotes.join('; ');
+      if (verdict.error === undefined) verdict.note = [verdict.note, ...nanNotes].filter(Boolean).join('; ');
     }
     verdicts.push(orderVerdict(verdict));
   }
@@ -366,7 +380,11 @@ async function verifyCase(
   const expected = readBindings(bundle.results, path.join(dir, 'expected', name), point, 'expected');
   const actual: Tensors = {};
   for (const b of bundle.results) {
-    actual[b.name] = readTensor(path.join(dir, 'out', name, `${b.name}.bin`), b.type, Number(bindingLength(b, point)));
+    try {
+      actual[b.name] = readTensor(path.join(dir, 'out', name, `${b.name}.bin`), b.type, Number(bindingLength(b, point)));
+    } catch (error) {
+      return {i, passed: false, note: `out/${name}/${b.name}.bin could not be read: ${describeThrown(error)}`};
+    }
     nanNote(b, countNaN(actual[b.name]!));
   }
   let value: unknown;

@@ -84,3 +84,12 @@ describe('large draws on two threads', () => {
     parallel.setParallelism(before);
   });
 });
+
+describe('ints with a range', () => {
+  it('refuses a range the element type cannot hold', () => {
+    const s = new Stream('x', 0);
+    expect(() => s.ints('u8', 3, 0, 256)).toThrow(/needs 0 <= lo <= hi <= 255/);
+    expect(() => s.ints('i16', 3, -40000, 0)).toThrow(RangeError);
+    expect(Array.from(s.ints('i8', 50, -128, 127) as Int8Array).every((v) => v >= -128 && v <= 127)).toBe(true);
+  });
+});

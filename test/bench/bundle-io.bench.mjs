@@ -1,0 +1,88 @@
+// Codec I/O: `arbor bundle make` and exact-rule `verify` of a large point (>= 512 MiB of
+// cases + expected) whose generator and oracle are cheap, against raw sequential write
+// (`dd if=/dev/zero bs=1M`, page cache) and read (`cat`) of the same bytes, measured in
+// this run, with each command's peak RSS.
+import {spawnSync} from 'node:child_process';
+import {mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync, mkdirSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cli = path.join(root, 'dist/cli/index.js');
+const {loadBundle} = await import(path.join(root, 'dist/lib/bundle/index.js'));
+const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+const MIB = 1 << 20;
+const N = Number(process.env.BENCH_IO_N ?? 8 * MIB); // f64 elements per tensor: 64 MiB
+const CASES = Number(process.env.BENCH_IO_CASES ?? 4);
+const tensorBytes = N * 8;
+const total = 2 * CASES * tensorBytes; // cases/ + expected/
+
+const work = mkdtempSync(path.join(tmpdir(), 'arbor-bench-io-'));
+process.on('exit', () => rmSync(work, {recursive: true, force: true}));
+const bundle = path.join(work, 'bundle');
+mkdirSync(bundle);
+writeFileSync(
+  path.join(bundle, 'fherma.toml'),
+  `spec = "bench/io@1"\nfingerprint = "x"\n[[point]]\nname = "N"\ntype = "int"\nmin = 1\nmax = 536870912\n` +
+    `[[args]]\nname = "x"\ntype = "f64"\ndims = ["N"]\n[[results]]\nname = "y"\ntype = "f64"\ndims = ["N"]\n`,
+);
+// Cheap authored functions: the arrays are made once per process, so the figures are the runtime's
+// own cost (checks, files, rename, manifest), not the page faults of allocating 64 MiB per case.
+writeFileSync(path.join(bundle, 'generate.mjs'), 'let x;\nexport default (p) => ({x: (x ??= new Float64Array(p.N).fill(0.5))});\n');
+writeFileSync(path.join(bundle, 'oracle.mjs'), 'let y;\nexport default (p, a) => ({y: (y ??= a.x.slice())});\n');
+const loaded = await loadBundle(bundle, {checkFingerprint: false});
+writeFileSync(path.join(bundle, 'fherma.toml'), readFileSync(path.join(bundle, 'fherma.toml'), 'utf8').replace('fingerprint = "x"', `fingerprint = "${loaded.fingerprint}"`));
+
+/** Run a command under /usr/bin/time; wall seconds and peak RSS in KiB. */
+function timed(command, args) {
+  const start = process.hrtime.bigint();
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', command, ...args], {encoding: 'utf8', maxBuffer: 1 << 26});
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} failed: ${r.stderr}`);
+  const rss = Number(r.stderr.trim().split('\n').pop());
+  return {seconds, rss};
+}
+
+const dir = path.join(work, 'w');
+const raw = path.join(work, 'raw');
+const best = {make: Infinity, dd: Infinity, verify: Infinity, cat: Infinity, makeRss: 0, verifyRss: 0, ddRss: 0};
+for (let round = 0; round < rounds; round++) {
+  rmSync(dir, {recursive: true, force: true});
+  const make = timed(process.execPath, [cli, 'bundle', bundle, 'make', dir, '--point', JSON.stringify({N}), '--seeds', `0-${CASES - 1}`]);
+  best.make = Math.min(best.make, make.seconds);
+  best.makeRss = Math.max(best.makeRss, make.rss);
+
+  rmSync(raw, {force: true});
+  const dd = timed('dd', ['if=/dev/zero', `of=${raw}`, 'bs=1M', `count=${total / MIB}`, 'status=none']);
+  best.dd = Math.min(best.dd, dd.seconds);
+  best.ddRss = Math.max(best.ddRss, dd.rss);
+
+  rmSync(path.join(dir, 'out'), {recursive: true, force: true});
+  cpSync(path.join(dir, 'expected'), path.join(dir, 'out'), {recursive: true});
+  const files = [];
+  for (let i = 0; i < CASES; i++) {
+    const c = String(i).padStart(6, '0');
+    files.push(path.join(dir, 'expected', c, 'y.bin'), path.join(dir, 'out', c, 'y.bin'));
+  }
+  const verify = timed(process.execPath, [cli, 'bundle', bundle, 'verify', dir]);
+  best.verify = Math.min(best.verify, verify.seconds);
+  best.verifyRss = Math.max(best.verifyRss, verify.rss);
+  const verdicts = JSON.parse(readFileSync(path.join(dir, 'verdicts.json'), 'utf8'));
+  if (!verdicts.cases.every((v) => v.passed)) throw new Error('verify did not pass the copied answers');
+  const cat = spawnSync('sh', ['-c', `cat ${files.map((f) => `'${f}'`).join(' ')} > /dev/null`]);
+  if (cat.status !== 0) throw new Error('cat failed');
+  const catTimed = timed('sh', ['-c', `cat ${files.map((f) => `'${f}'`).join(' ')} > /dev/null`]);
+  best.cat = Math.min(best.cat, catTimed.seconds);
+}
+const mb = (s) => ((total / MIB) / s).toFixed(0).padStart(6) + ' MiB/s';
+const bootstrap = timed(process.execPath, ['-e', '0']);
+console.log(`point: ${CASES} cases x (x f64[${N}] + y f64[${N}]) = ${total / MIB} MiB of cases/ + expected/`);
+console.log(`arbor bundle make        ${best.make.toFixed(2)} s  ${mb(best.make)}   peak RSS ${(best.makeRss / 1024).toFixed(0)} MiB`);
+console.log(`dd if=/dev/zero bs=1M    ${best.dd.toFixed(2)} s  ${mb(best.dd)}`);
+console.log(`arbor bundle verify      ${best.verify.toFixed(2)} s  ${mb(best.verify)}   peak RSS ${(best.verifyRss / 1024).toFixed(0)} MiB (reads expected/ + out/)`);
+console.log(`cat expected/ out/       ${best.cat.toFixed(2)} s  ${mb(best.cat)}`);
+console.log(`node -e 0 peak RSS       ${(bootstrap.rss / 1024).toFixed(0)} MiB`);
+console.log(`make: arbor / dd write     ${(best.dd / best.make).toFixed(2)}x (target >= 0.5x)`);
+console.log(`verify: arbor / cat read   ${(best.cat / best.verify).toFixed(2)}x (target >= 0.5x)`);
+console.log(`peak RSS / point size      make ${((best.makeRss * 1024) / total).toFixed(2)}, verify ${((best.verifyRss * 1024) / total).toFixed(2)} (one case is ${((2 * tensorBytes) / total).toFixed(2)})`);
