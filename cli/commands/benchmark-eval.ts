@@ -25,7 +25,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
         'Prints exactly one "score: <float>" line on stdout. Exit 0 whenever a score was printed ' +
           '(0.0 for a solution that crashed, hung or answered wrong), 2 for a missing or unknown split ' +
           'or a missing folder, 1 when the harness itself failed (no score line). ' +
-          'ARBOR_TEST_SALT replaces the published test seeds by seeds derived from it; ARBOR_PYTHON picks the python3.',
+          'ARBOR_TEST_SALT replaces the published test seeds by seeds derived from it; ARBOR_PYTHON picks the python3; ARBOR_EVAL_CPU the CPU runs are pinned to (none: no pinning). Format and report: lib/eval/README.md.',
       ),
   handler: async (args) => {
     const {runEval, formatScore} = await import('../../lib/eval/index.js');

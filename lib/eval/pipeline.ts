@@ -10,7 +10,7 @@ import {cp, mkdir, mkdtemp, rename, rm, stat, writeFile} from 'node:fs/promises'
 import {existsSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {fileURLToPath, pathToFileURL} from 'node:url';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
 import {loadPlan, type Plan, type PlanPoint, type Split} from './plan.js';
@@ -219,6 +219,9 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     } catch (error) {
       throw bundleFailure(`cannot load the bundle ${path.relative(cwd, plan.bundle) || plan.bundle}`, error);
     }
+    // Load the authored modules now, before any solution runs: the module cache
+    // then holds these versions whatever happens to the files later.
+    await timed('load', () => preloadAuthored(bundle));
     // Salted test seeds are keyed by the plan's name, else the bundle's spec reference (stable across copies).
     const spec = (bundle as {spec?: unknown}).spec;
     const seedName = plan.named || typeof spec !== 'string' ? plan.name : spec;
@@ -253,6 +256,12 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     };
     const points = plan[split].points;
     for (let index = 0; index < points.length; index++) {
+      // A speedup score is already 0.0 once a case failed: skip the remaining points.
+      if (plan.metric === 'speedup' && report.points.some((p) => p.cases.some((c) => c.status !== 'ok' || !c.passed))) {
+        const cases = seeds.map((_, i): CaseReport => ({i, status: 'not-run', passed: false, seconds: null, ratio: 0, repetitions: []}));
+        report.points.push({index, point: points[index]!, score: 0, cases, seconds: 0});
+        continue;
+      }
       const pointStarted = elapsed();
       const cases = await runPoint(context, index, points[index]!, points.length);
       const point: PointReport = {index, point: points[index]!, score: aggregate(plan, cases).score, cases, seconds: elapsed() - pointStarted};
@@ -379,10 +388,11 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
 
   const solutionRuns: Array<{outcome: RunOutcome & {cwd: string}; statuses: RepetitionReport[]; outHash?: TreeHash}> = [];
   const referenceBest = new Array<number>(n).fill(Infinity);
-  let referenceWarmup = Infinity;
   const limitFor = (i: number): number => {
     if (plan.metric !== 'speedup') return plan.timeout;
-    const base = i < 0 ? referenceWarmup : referenceBest[i];
+    // The warm-up absorbs first-call costs (JIT compiles, caches): untimed, limited like start-up.
+    if (i < 0) return plan.initTimeout;
+    const base = referenceBest[i];
     // A case index the runner should not report (forged event) gets the generous default.
     if (base === undefined || !Number.isFinite(base)) return plan.timeout;
     return Math.max(plan.minTimeout, plan.timeoutFactor * base);
@@ -394,8 +404,6 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
       const ref = await run('reference', rep, () => plan.timeout);
       checkReference(ref, label, n);
       for (const record of ref.results!.cases) referenceBest[record.i] = Math.min(referenceBest[record.i]!, record.seconds!);
-      if (typeof ref.results!.warmup_s === 'number') referenceWarmup = Math.min(referenceWarmup, ref.results!.warmup_s);
-      if (!Number.isFinite(referenceWarmup)) referenceWarmup = Math.max(...referenceBest);
     }
     ctx.progress('status', `${label}: repetition ${rep + 1}/${repetitions}: solution`);
     const outcome = await run('solution', rep, limitFor);
@@ -418,6 +426,17 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
     );
     // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
     if (statuses.some((s) => s.status !== 'ok')) break;
+  }
+
+  // A run that touched protected files scores 0.0; nothing it may have
+  // rewritten (oracle, verifier, assets) is executed.
+  if (solutionRuns.some((run) => run.statuses.some((status) => status.status === 'tampered'))) {
+    return Array.from({length: n}, (_, i): CaseReport => {
+      const reps = solutionRuns.map((run) => run.statuses[i]!);
+      const worst = reps.find((r) => r.status === 'tampered') ?? reps[0]!;
+      const times = reps.map((r) => r.seconds).filter((t): t is number => typeof t === 'number');
+      return {i, status: 'tampered', passed: false, note: worst.note, seconds: times.length ? Math.min(...times) : null, ratio: 0, repetitions: reps};
+    });
   }
 
   // Only now, with every solution process gone, does expected/ exist.
@@ -539,6 +558,16 @@ function lastLine(text: string): string | undefined {
 
 function messageOf(error: unknown): string {
   return String(error instanceof Error ? error.message : error).split('\n', 1)[0] ?? '';
+}
+
+/** Import the bundle's generator, oracle and verifier by the URLs lib/bundle uses, so they are cached. */
+async function preloadAuthored(bundle: unknown): Promise<void> {
+  const entry = (bundle as {entry?: Record<string, unknown>}).entry ?? {};
+  for (const file of Object.values(entry)) {
+    if (typeof file !== 'string') continue;
+    // A module that fails to load is reported by the step that needs it.
+    await import(pathToFileURL(file).href).catch(() => {});
+  }
 }
 
 function bundleFailure(what: string, error: unknown): HarnessError {

@@ -43,7 +43,7 @@ export function progressPrinter(stream: Stream, quiet = false): {progress: (kind
         stream.write(`${text}\n`);
       } else if (tty) {
         clear();
-        const width = Math.max(20, (stream.columns ?? 80) - 1);
+        const width = Math.max(20, (stream.columns || 80) - 1);
         stream.write(text.length > width ? `${text.slice(0, width - 1)}…` : text);
         status = true;
       }

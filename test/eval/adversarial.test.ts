@@ -20,7 +20,7 @@ function evaluate(entry: string, solution: string, split = 'dev') {
   expect(result.stderr).not.toMatch(/internal error|Traceback/);
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/^score: \S+\n$/);
-  return {score: Number(result.stdout.slice(7)), stderr: result.stderr, report: JSON.parse(readFileSync(json, 'utf8'))};
+  return {score: Number(result.stdout.slice(7)), stderr: result.stderr, report: JSON.parse(readFileSync(json, 'utf8')), dir};
 }
 
 describe.skipIf(!hasBundle)('adversarial solutions (speed fixture)', () => {
@@ -47,11 +47,22 @@ describe.skipIf(!hasBundle)('adversarial solutions (speed fixture)', () => {
 
   it('sleep.py is killed at the time limit with its whole process group', () => {
     const started = Date.now();
-    const {score, report} = evaluate('prefix-speed', 'sleep.py');
+    const {score, report, dir} = evaluate('prefix-speed', 'sleep.py');
     expect(score).toBe(0);
-    expect(report.points[0].cases[0]).toMatchObject({status: 'timeout', note: expect.stringMatching(/killed at the case time limit of 1\.000 s/)});
+    expect(report.points[0].cases[0]).toMatchObject({status: 'timeout', note: expect.stringMatching(/killed at the warm-up case time limit of 4\.000 s/)});
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(spawnSync('pgrep', ['-f', 'import time; time.sleep\\(60\\)'], {encoding: 'utf8'}).stdout).toBe('');
+    // The child it started in init() died with the group (a zombie awaiting its reaper is dead too).
+    const pid = Number(readFileSync(path.join(dir, 'child.pid'), 'utf8'));
+    const alive = () => {
+      try {
+        return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    const until = Date.now() + 2000;
+    while (alive() && Date.now() < until) spawnSync('sleep', ['0.05']);
+    expect(alive()).toBe(false);
   });
 
   it('tamper-bundle.py really rewrote the copy\'s verifier, and the eval used its snapshot', () => {
@@ -63,6 +74,22 @@ describe.skipIf(!hasBundle)('adversarial solutions (speed fixture)', () => {
     expect(readFileSync(path.join(dir, 'bundle/verify.mjs'), 'utf8')).toContain('passed: true');
     // A later eval of the vandalised copy runs the cheating verifier: protecting the entry's own
     // files is the checkout's job (git), the eval protects the run it is doing.
+  });
+
+  it('sleep-timed.py is killed at the per-case limit, max(1 s, 10 x reference)', () => {
+    const {score, report} = evaluate('prefix-speed', 'sleep-timed.py');
+    expect(score).toBe(0);
+    expect(report.points[0].cases[0]).toMatchObject({status: 'timeout', note: expect.stringMatching(/killed at the case time limit of 1\.000 s/)});
+    expect(report.points[0].cases[1]).toMatchObject({status: 'not-run'});
+  });
+
+  it('a failing point ends a speedup eval: later points are reported as not run', () => {
+    const {score, report} = evaluate('prefix-speed', 'crash.py', 'test');
+    expect(score).toBe(0);
+    expect(report.points.map((p: {cases: Array<{status: string}>}) => p.cases.map((c) => c.status))).toEqual([
+      ['crashed', 'crashed', 'crashed'],
+      ['not-run', 'not-run', 'not-run'],
+    ]);
   });
 
   it('a fake score line on stdout does not replace the real score', () => {

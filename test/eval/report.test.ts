@@ -30,7 +30,7 @@ describe('progress display', () => {
       printer.progress('status', 'a status line much longer than the forty columns of this terminal');
       printer.progress('line', 'done');
       printer.done();
-      expect(out.text()).toBe('making cases\r\x1b[Ka status line much longer than the fort…\r\x1b[Kdone\n');
+      expect(out.text()).toBe('making cases\r\x1b[Ka status line much longer than the for…\r\x1b[Kdone\n');
     } finally {
       if (previous !== undefined) process.env.CI = previous;
     }
