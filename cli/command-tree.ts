@@ -163,6 +163,6 @@ export function rewordYargsMessage(message: string, root: CommandNode, argv: rea
     return `Unexpected extra argument \`${first}\` for \`${name}\`: usage ${usage}`;
   }
   match = /^Missing required argument: (.+)$/.exec(message);
-  if (match) return `Missing argument <${match[1]}> for \`${name}\`: usage ${usage}`;
-  return `${message.split('\n', 1)[0]} (${help})`;
+  if (match) return `Missing required argument \`${match[1]}\` for \`${name}\`: usage ${usage}`;
+  return `${message.split('\n').map((line) => line.trim()).filter(Boolean).join(' ')} (${help})`;
 }

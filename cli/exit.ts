@@ -14,7 +14,7 @@ export function reportFailure(error: unknown): void {
     return;
   }
   if (isYargsValidation(error)) {
-    process.stderr.write(`arbor: ${firstLine(error.message)}\nRun with --help for usage.\n`);
+    process.stderr.write(`arbor: ${firstLine(error.message)} (run with --help for usage)\n`);
     process.exitCode = ExitCode.usage;
     return;
   }

@@ -53,3 +53,14 @@ describe('arbor (top level)', () => {
     for (const heavy of ['remark-parse', 'micromark', 'unified', 'simple-git', 'mdast-util']) expect(loaded).not.toContain(`/${heavy}`);
   });
 });
+
+describe('empty paths', () => {
+  it.each([
+    [['benchmark', 'verify', ''], 'arbor: Benchmark folder `` is an empty path, expected a benchmark folder'],
+    [['benchmark', 'list', ''], 'arbor: The zoo path is empty, expected a folder of benchmarks'],
+    [['benchmark', 'scaffold', ''], 'arbor: The benchmark folder path is empty, expected e.g. `zoo/my_task`'],
+    [['benchmark', 'checkout', '', 'x'], 'arbor: The benchmark path is empty, expected a benchmark folder'],
+  ])('%j -> exit 2', (args, line) => {
+    expect(runCli(args, {cwd: tempDir()})).toEqual({code: 2, stdout: '', stderr: `${line}\n`});
+  });
+});

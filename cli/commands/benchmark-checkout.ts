@@ -8,6 +8,7 @@ interface CheckoutArgs {
   json: boolean;
 }
 
+/** `arbor benchmark checkout`: copy, git init, commit; print where it went. */
 export const checkoutCommand: CommandModule<object, CheckoutArgs> = {
   command: 'checkout <benchmark> <dest>',
   describe: 'Copy a benchmark to <dest>, git init and commit it as the baseline',

@@ -8,6 +8,7 @@ interface ListArgs {
   cache: boolean;
 }
 
+/** `arbor benchmark list`: print the index of a zoo. */
 export const listCommand: CommandModule<object, ListArgs> = {
   command: 'list [zoo]',
   describe: 'Index the benchmarks of a zoo (default ./arbor-zoo, else ./zoo) with verify status',

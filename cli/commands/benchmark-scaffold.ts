@@ -9,6 +9,7 @@ interface ScaffoldArgs {
   json: boolean;
 }
 
+/** `arbor benchmark scaffold`: write a new folder and print the next steps. */
 export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
   command: 'scaffold <dir>',
   describe: 'Write a new benchmark folder from templates/<style>/ (never overwrites)',

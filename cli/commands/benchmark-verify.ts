@@ -10,6 +10,7 @@ interface VerifyArgs {
   'list-rules': boolean;
 }
 
+/** `arbor benchmark verify`: lint folders, print findings, exit 0/1/2. */
 export const verifyCommand: CommandModule<object, VerifyArgs> = {
   command: 'verify [dir..]',
   describe: 'Lint benchmark folders: README, PROVENANCE sections, eval entrypoint, unfilled placeholders',

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** Bump when the shape or meaning of cached results changes. */
-const cacheFormat = 3;
+const cacheFormat = 4;
 /** Files touched this recently before being read are not cached. */
 export const racyMs = 100;
 
@@ -24,27 +24,39 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** A cached value with the signature it was computed under. */
 export interface CacheEntry<T> {
+  /** `folderKey` of the folder when its listing was taken. */
+  dir: string;
+  /** The top-level text files the folder had then. */
+  files: string[];
+  /** `signature` of every file the value depends on. */
   sig: string;
   value: T;
+}
+
+/** The stat key of a folder: changes when entries are added, removed or renamed in it. */
+export function folderKey(root: string): {key: string; newest: number} | undefined {
+  try {
+    const s = statSync(root);
+    const key = `${s.ino.toString(36)}:${s.mode.toString(36)}:${s.uid}:${s.mtimeMs.toString(36)}:${s.ctimeMs.toString(36)}`;
+    return {key, newest: Math.max(s.mtimeMs, s.ctimeMs)};
+  } catch {
+    return undefined;
+  }
 }
 
 /** A signature for `files` under `root`, and the newest change time among them. */
 export function signature(root: string, files: readonly string[]): {sig: string; newest: number} {
   let sig = '';
   let newest = 0;
-  try {
-    const dir = statSync(root);
-    sig += `.${dir.ino}:${dir.mode}:${dir.uid}|`;
-  } catch (error) {
-    sig += `.!${(error as NodeJS.ErrnoException).code}|`;
-  }
+  // Names are left out: the file list is fixed apart from the top-level text
+  // files, which the cache entry stores and compares separately.
   for (const name of files) {
-    sig += `${name}=`;
     try {
       const s = statSync(path.join(root, name), {throwIfNoEntry: false});
       if (!s) sig += '-|';
       else {
-        sig += `${s.size}:${s.mtimeMs}:${s.ctimeMs}:${s.ino}:${s.mode}|`;
+        const ctime = s.ctimeMs === s.mtimeMs ? '' : s.ctimeMs.toString(36);
+        sig += `${s.size.toString(36)}:${s.mtimeMs.toString(36)}:${ctime}:${s.ino.toString(36)}:${s.mode.toString(36)}|`;
         if (s.mtimeMs > newest) newest = s.mtimeMs;
         if (s.ctimeMs > newest) newest = s.ctimeMs;
       }
@@ -77,14 +89,13 @@ export class ResultCache<T> {
     return this;
   }
 
-  /** The cached value for `name` if its signature still matches. */
-  get(name: string, sig: string): T | undefined {
-    const entry = this.entries[name];
-    return entry && entry.sig === sig ? entry.value : undefined;
+  /** The cached entry for `name` (check its `dir` and `sig` before trusting it). */
+  entry(name: string): CacheEntry<T> | undefined {
+    return this.entries[name];
   }
 
   /** Store a value; `newest` is the newest file time it depends on, `readAt` when it was read. */
-  set(name: string, sig: string, value: T, newest: number, readAt: number): void {
+  set(name: string, entry: Omit<CacheEntry<T>, 'value'>, value: T, newest: number, readAt: number): void {
     if (newest > readAt - racyMs) {
       if (name in this.entries) {
         delete this.entries[name];
@@ -92,7 +103,7 @@ export class ResultCache<T> {
       }
       return;
     }
-    this.entries[name] = {sig, value};
+    this.entries[name] = {...entry, value};
     this.dirty = true;
   }
 

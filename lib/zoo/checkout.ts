@@ -3,7 +3,7 @@
  * `git init` and commit the baseline, so an agent can work in worktrees off it.
  * Built in a temporary sibling and renamed into place.
  */
-import {existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync} from 'node:fs';
+import {mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {RefusedError, UsageError} from '../errors.js';
 import {copyTree, isJunk} from './copy.js';
@@ -42,6 +42,8 @@ export function resolveBenchmark(benchmark: string, cwd: string): string {
 /** Copy `benchmark` to `dest`, init a git repository there and commit the baseline. */
 export async function checkoutBenchmark(benchmark: string, dest: string, options: {cwd?: string} = {}): Promise<CheckoutResult> {
   const cwd = options.cwd ?? process.cwd();
+  if (benchmark.trim() === '') throw new UsageError('The benchmark path is empty, expected a benchmark folder');
+  if (dest.trim() === '') throw new UsageError('The destination path is empty, expected a new folder');
   const source = resolveBenchmark(benchmark, cwd);
   const target = path.resolve(cwd, dest);
   if (target === source || target.startsWith(source + path.sep))
@@ -57,17 +59,18 @@ export async function checkoutBenchmark(benchmark: string, dest: string, options
     if (readdirSync(target).length > 0) throw new RefusedError(`Refusing to check out into \`${dest}\`: the folder is not empty (nothing was changed)`);
   }
   const parent = path.dirname(target);
-  mkdirSync(parent, {recursive: true});
-  const temp = mkdtempSync(path.join(parent, `.${path.basename(target)}.checkout-`));
+  let temp: string | undefined;
   try {
+    mkdirSync(parent, {recursive: true});
+    temp = mkdtempSync(path.join(parent, `.${path.basename(target)}.checkout-`));
     const files = copyTree(source, temp, {skip: isJunk});
     const {initAndCommit} = await import('./git.js');
     const {commit, identitySet} = await initAndCommit(temp, `baseline: ${path.basename(source)}`);
     renameSync(temp, target);
     return {benchmark, dest, files: files.length, commit, identitySet};
   } catch (error) {
-    rmSync(temp, {recursive: true, force: true});
-    if (error instanceof Error && /spawn git ENOENT|not found/i.test(error.message) && !existsSync('/usr/bin/git'))
+    if (temp) rmSync(temp, {recursive: true, force: true});
+    if (error instanceof Error && /spawn git ENOENT/.test(error.message))
       throw new UsageError('git is not installed or not on the PATH; install git and try again', 'no-git', {cause: error});
     throw new UsageError(`Could not check out \`${benchmark}\` to \`${dest}\` (${firstLine(error)}); nothing was changed`, 'checkout-failed', {cause: error});
   }

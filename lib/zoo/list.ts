@@ -8,10 +8,10 @@ import os from 'node:os';
 import path from 'node:path';
 import {Worker} from 'node:worker_threads';
 import {UsageError} from '../errors.js';
-import {cacheDir, ResultCache, signature} from './cache.js';
+import {cacheDir, folderKey, ResultCache, signature} from './cache.js';
 import type {EntryStatus} from './entry.js';
 import {describeFsError, kindOf} from './text.js';
-import {scannedFiles, templateTextFiles} from './templates.js';
+import {nestedTemplateFiles, templateTextFiles, topLevelTextFiles} from './templates.js';
 import type {WorkerBatch, WorkerResult} from './list-worker.js';
 
 /** One row of the index. */
@@ -61,6 +61,7 @@ export function isSkippedName(name: string): boolean {
 
 /** Find the zoo folder: the given one, else `./arbor-zoo`, else `./zoo`. */
 export function resolveZoo(zoo: string | undefined, cwd: string): {shown: string; abs: string} {
+  if (zoo !== undefined && zoo.trim() === '') throw new UsageError('The zoo path is empty, expected a folder of benchmarks');
   const candidates = zoo === undefined ? ['arbor-zoo', 'zoo'] : [zoo];
   for (const shown of candidates) {
     const abs = path.resolve(cwd, shown);
@@ -93,7 +94,8 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
   }
   const skipped: string[] = [];
   const rows: ListEntry[] = [];
-  const pending: {row: ListEntry; abs: string; sig: string; newest: number}[] = [];
+  const pending: {row: ListEntry; abs: string; key: {dir: string; files: string[]; sig: string}; newest: number}[] = [];
+  const nested = nestedTemplateFiles();
   const useCache = options.cache !== false;
   let cache: ResultCache<EntryStatus> | undefined;
   if (useCache) {
@@ -106,19 +108,21 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
     cache = new ResultCache<EntryStatus>(options.cacheDir ?? cacheDir(), `${real}\0${version()}\0${templateTextFiles().join(',')}`).load();
   }
   const readAt = Date.now();
+  const verifier = new Verifier(options.workers);
   let hits = 0;
 
   for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const name = dirent.name;
     if (isSkippedName(name)) {
-      if (dirent.isDirectory() || dirent.isSymbolicLink()) skipped.push(name);
+      if (!dirent.isFile()) skipped.push(name);
       continue;
     }
     const shown = path.join(zoo.shown, name);
     const abs = path.join(zoo.abs, name);
     const row: ListEntry = {name, path: shown, status: 'ok', errors: 0, warnings: 0, title: null};
     if (!dirent.isDirectory()) {
-      if (!dirent.isSymbolicLink()) continue; // plain files in a zoo are not benchmarks
+      if (dirent.isFile() || dirent.isFIFO() || dirent.isSocket()) continue; // plain files in a zoo are not benchmarks
+      // A symlink, or an entry whose type the file system did not report: look at what it is.
       let target;
       try {
         target = statSync(abs);
@@ -129,29 +133,39 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
       }
       if (!target.isDirectory()) continue;
     }
-    const {sig, newest} = signature(abs, ['README.md', 'PROVENANCE.md', 'eval.sh', 'eval.py', ...scannedFiles(abs)]);
-    const cached = cache?.get(name, sig);
+    // The folder's own stat vouches for its listing (which files exist, eval.sh and eval.py
+    // among them); the files' stats vouch for their content.
+    const folder = folderKey(abs);
+    const dir = folder?.key ?? '';
+    const previous = cache?.entry(name);
+    const files = previous && dir && previous.dir === dir ? previous.files : topLevelTextFiles(abs);
+    const {sig, newest: newestFile} = signature(abs, ['README.md', 'PROVENANCE.md', ...files, ...nested]);
+    const newest = Math.max(newestFile, folder?.newest ?? 0);
     rows.push(row);
-    if (cached) {
+    if (previous && previous.dir === dir && previous.sig === sig && sameFiles(previous.files, files)) {
       hits++;
-      apply(row, cached);
-    } else pending.push({row, abs, sig, newest});
+      apply(row, previous.value);
+    } else {
+      verifier.add({abs, shown: row.path});
+      pending.push({row, abs, key: {dir, files, sig}, newest});
+    }
   }
 
-  const results = await verifyAll(
-    pending.map((p) => ({abs: p.abs, shown: p.row.path})),
-    options.workers,
-  );
+  const results = await verifier.finish();
   pending.forEach((p, i) => {
     const status = results[i]!;
     apply(p.row, status);
-    cache?.set(p.row.name, p.sig, status, p.newest, readAt);
+    cache?.set(p.row.name, p.key, status, p.newest, readAt);
   });
   if (cache) {
     cache.prune(new Set(rows.map((r) => r.name)));
     cache.save();
   }
   return {zoo: zoo.shown, benchmarks: rows, skipped, cache: {hits, misses: pending.length, file: cache?.file ?? null}};
+}
+
+function sameFiles(a: readonly string[], b: readonly string[]): boolean {
+  return a === b || (a.length === b.length && a.every((name, i) => name === b[i]));
 }
 
 function broken(row: ListEntry, problem: string): ListEntry {
@@ -191,39 +205,90 @@ function version(): string {
 const inlineBelow = 24;
 const batchSize = 16;
 
-async function verifyAll(items: {abs: string; shown: string}[], workers?: number): Promise<EntryStatus[]> {
-  if (items.length === 0) return [];
-  const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-  const count = Math.min(workers ?? cores, Math.ceil(items.length / batchSize));
-  if (count <= 0 || (workers === undefined && items.length < inlineBelow)) {
-    const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
-    return items.map((item) => inspectEntry(item.abs, item.shown, markdown));
+type Item = {abs: string; shown: string};
+
+const cores = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+
+/**
+ * Verifies folders as discovery finds them: once enough have queued up, a pool
+ * of worker threads starts (loading remark while discovery goes on) and takes
+ * batches as they fill; a small job is verified inline instead.
+ */
+class Verifier {
+  private readonly items: Item[] = [];
+  private readonly results: EntryStatus[] = [];
+  private readonly queue: number[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private queued = 0;
+  private started = false;
+  private failure: unknown;
+  private done = false;
+
+  constructor(private readonly workers: number | undefined) {}
+
+  /** Queue a folder; returns its index in the results. */
+  add(item: Item): number {
+    this.items.push(item);
+    if (!this.started && this.workers !== 0 && (this.workers !== undefined || (this.items.length >= inlineBelow && cores() > 1))) this.start();
+    if (this.started) this.flush(false);
+    return this.items.length - 1;
   }
-  const results: EntryStatus[] = new Array(items.length);
-  let next = 0;
-  const url = new URL('./list-worker.js', import.meta.url);
-  const runWorker = () =>
-    new Promise<void>((resolve, reject) => {
+
+  /** Wait for every queued folder's result. */
+  async finish(): Promise<EntryStatus[]> {
+    this.done = true;
+    if (!this.started) {
+      if (this.items.length === 0) return [];
+      const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
+      return this.items.map((item) => inspectEntry(item.abs, item.shown, markdown));
+    }
+    this.flush(true);
+    await Promise.all(this.running);
+    if (this.failure) throw this.failure;
+    return this.results;
+  }
+
+  private start(): void {
+    this.started = true;
+    const count = Math.max(1, this.workers ?? cores());
+    const url = new URL('./list-worker.js', import.meta.url);
+    for (let i = 0; i < count; i++) {
       const worker = new Worker(url);
-      const send = () => {
-        if (next >= items.length) {
-          void worker.terminate().then(() => resolve());
-          return;
-        }
-        const start = next;
-        next = Math.min(items.length, next + batchSize);
-        worker.postMessage({id: start, items: items.slice(start, next)} satisfies WorkerBatch);
-      };
-      worker.on('message', (message: WorkerResult) => {
-        message.results.forEach((result, i) => (results[message.id + i] = result));
-        send();
+      const finished = new Promise<void>((resolve) => {
+        worker.on('message', (message: WorkerResult) => {
+          message.results.forEach((result, k) => (this.results[message.id + k] = result));
+          this.idle.push(worker);
+          this.pump();
+        });
+        worker.on('error', (error) => {
+          this.failure ??= error;
+          resolve();
+        });
+        worker.on('exit', () => resolve());
       });
-      worker.on('error', reject);
-      worker.on('exit', (code) => {
-        if (code !== 0 && next < items.length) reject(new Error(`list worker exited with code ${code}`));
-      });
-      send();
-    });
-  await Promise.all(Array.from({length: count}, runWorker));
-  return results;
+      this.running.add(finished);
+      this.idle.push(worker);
+    }
+  }
+
+  /** Cut queued folders into batches (a last short one only when `all`). */
+  private flush(all: boolean): void {
+    while (this.items.length - this.queued >= batchSize || (all && this.items.length > this.queued)) {
+      this.queue.push(this.queued);
+      this.queued = Math.min(this.items.length, this.queued + batchSize);
+    }
+    this.pump();
+  }
+
+  /** Hand batches to idle workers; stop the workers when everything is done. */
+  private pump(): void {
+    while (this.idle.length && this.queue.length) {
+      const start = this.queue.shift()!;
+      const end = Math.min(this.items.length, start + batchSize);
+      this.idle.shift()!.postMessage({id: start, items: this.items.slice(start, end)} satisfies WorkerBatch);
+    }
+    if (this.done && this.queue.length === 0 && this.queued === this.items.length && (this.idle.length === this.running.size || this.failure))
+      for (const worker of this.idle.splice(0)) void worker.terminate();
+  }
 }

@@ -50,6 +50,7 @@ export function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): S
   const cwd = options.cwd ?? process.cwd();
   const style = options.style ?? 'zoo';
   const templates = options.templates ?? templatesRoot();
+  if (dir.trim() === '') throw new UsageError('The benchmark folder path is empty, expected e.g. `zoo/my_task`', 'bad-name');
   const target = path.resolve(cwd, dir);
   const name = path.basename(target);
   if (/(^|[\\/])\.\.([\\/]|$)/.test(dir)) throw new UsageError(`Invalid benchmark folder \`${dir}\`: it contains \`..\`; expected a path inside the zoo`, 'bad-name');
@@ -70,11 +71,12 @@ export function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): S
   }
 
   const parent = path.dirname(target);
-  mkdirSync(parent, {recursive: true});
-  const temp = mkdtempSync(path.join(parent, `.${name}.scaffold-`));
   const files = listFiles(source);
   const placeholders: ScaffoldResult['placeholders'] = [];
+  let temp: string | undefined;
   try {
+    mkdirSync(parent, {recursive: true});
+    temp = mkdtempSync(path.join(parent, `.${name}.scaffold-`));
     for (const rel of files) {
       const from = path.join(source, rel);
       const to = path.join(temp, rel.replaceAll('{{name}}', name));
@@ -93,7 +95,7 @@ export function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): S
     chmodSync(temp, 0o755);
     renameSync(temp, target);
   } catch (error) {
-    rmSync(temp, {recursive: true, force: true});
+    if (temp) rmSync(temp, {recursive: true, force: true});
     throw new UsageError(`Could not write \`${dir}\` (${describeFsError(error)}); nothing was changed`, 'write-failed', {cause: error});
   }
   return {dir, name, style, files: files.map((f) => f.replaceAll('{{name}}', name)), placeholders};

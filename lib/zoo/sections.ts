@@ -31,6 +31,14 @@ export interface Section {
 
 /** The sections of a document: every heading that is a direct child of the root. */
 export function sectionsOf(tree: Root, inlineText: (raw: string) => string): Section[] {
+  let sections = computed.get(tree);
+  if (!sections) computed.set(tree, (sections = compute(tree, inlineText)));
+  return sections;
+}
+
+const computed = new WeakMap<Root, Section[]>();
+
+function compute(tree: Root, inlineText: (raw: string) => string): Section[] {
   const children = tree.children;
   const sections: Section[] = [];
   for (let i = 0; i < children.length; i++) {

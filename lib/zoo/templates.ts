@@ -55,22 +55,31 @@ export function templateTextFiles(): string[] {
   return cached;
 }
 
-/**
- * The files other than README/PROVENANCE that verify scans for placeholders:
- * every top-level text file of the folder, plus every template text file (for
- * example under `bundle/`) that exists in it.
- */
-export function scannedFiles(root: string): string[] {
-  const names = new Set<string>();
+/** Top-level text files of a folder other than README/PROVENANCE (placeholders can hide in them). */
+export function topLevelTextFiles(root: string): string[] {
+  const names: string[] = [];
   try {
     for (const entry of readdirSync(root, {withFileTypes: true}))
-      if ((entry.isFile() || entry.isSymbolicLink()) && isTextName(entry.name)) names.add(entry.name);
+      if ((entry.isFile() || entry.isSymbolicLink()) && isTextName(entry.name) && entry.name !== 'README.md' && entry.name !== 'PROVENANCE.md')
+        names.push(entry.name);
   } catch {
     // an unreadable folder is reported by the presence rules
   }
-  for (const file of templateTextFiles())
-    if (!names.has(file) && file.includes('/') && existsSync(path.join(root, file))) names.add(file);
-  names.delete('README.md');
-  names.delete('PROVENANCE.md');
+  return names.sort();
+}
+
+/** Template text files inside subfolders (e.g. `bundle/generate.mjs`): scanned when they exist. */
+export function nestedTemplateFiles(): string[] {
+  return templateTextFiles().filter((file) => file.includes('/'));
+}
+
+/**
+ * The files other than README/PROVENANCE that verify scans for placeholders:
+ * every top-level text file of the folder, plus every template text file in a
+ * subfolder (for example under `bundle/`) that exists in it.
+ */
+export function scannedFiles(root: string, topLevel = topLevelTextFiles(root)): string[] {
+  const names = new Set(topLevel);
+  for (const file of nestedTemplateFiles()) if (existsSync(path.join(root, file))) names.add(file);
   return [...names].sort();
 }

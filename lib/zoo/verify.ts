@@ -26,7 +26,7 @@ export async function verifyBenchmarks(dirs: readonly string[], options: {cwd?: 
   const result: VerifyResult = {benchmarks: [], unusable: [], errors: 0, warnings: 0};
   for (const given of dirs) {
     const dir = given.length > 1 ? given.replace(/[\\/]+$/, '') || given : given;
-    const problem = folderProblem(path.resolve(cwd, dir));
+    const problem = dir.trim() === '' ? 'is an empty path' : folderProblem(path.resolve(cwd, dir));
     if (problem) {
       result.unusable.push({dir, problem: `Benchmark folder \`${dir}\` ${problem}, expected a benchmark folder`});
       continue;

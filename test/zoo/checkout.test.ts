@@ -63,4 +63,11 @@ describe('arbor benchmark checkout', () => {
     expect(file.stderr).toBe('arbor: Benchmark `file` is a file, expected a benchmark folder\n');
     expect(existsSync(path.join(work, 'dest'))).toBe(false);
   });
+
+  it('says so in one line when git is not on the PATH, and leaves nothing behind', () => {
+    const work = tempDir();
+    const result = runCli(['benchmark', 'checkout', path.join(zooFixtures, 'minimal-ok'), 'dest'], {cwd: work, env: {PATH: '/nonexistent'}});
+    expect(result).toEqual({code: 2, stdout: '', stderr: 'arbor: git is not installed or not on the PATH; install git and try again\n'});
+    expect(readdirSync(work)).toEqual([]);
+  });
 });
