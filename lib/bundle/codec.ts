@@ -152,7 +152,12 @@ export function writeFileAtomic(file: string, data: Uint8Array | string): void {
     rmSync(temp, {force: true});
     throw error;
   }
-  renameSync(temp, file);
+  try {
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, {force: true});
+    throw error;
+  }
 }
 
 /** Size of a regular file, or undefined when it is missing or not a file (one stat call). */
@@ -231,6 +236,9 @@ function countNaNIn(floats: Float32Array | Float64Array, length: number, swap: b
     }
     return nans;
   }
+  // includes(NaN) is true when any element is NaN (SameValueZero) and runs natively: the JS loop
+  // only runs for the rare chunk that has NaNs in it.
+  if (!floats.subarray(0, length).includes(NaN)) return 0;
   return floats instanceof Float64Array ? nan64(floats, length) : nan32(floats, length);
 }
 

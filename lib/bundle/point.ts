@@ -34,9 +34,11 @@ export function parsePoint(bundle: Bundle, json: string | object): Point {
   }
   const point: Point = {};
   for (const param of bundle.point) {
-    const v = given[param.name];
+    // A bigint (TOML readers may give one) is fine when it is a safe integer.
+    const raw = given[param.name];
+    const v = typeof raw === 'bigint' && Number.isSafeInteger(Number(raw)) ? Number(raw) : raw;
     if (typeof v !== 'number' || !Number.isSafeInteger(v)) {
-      throw new UsageError(`--point ${param.name} must be an integer in ${param.min}..${param.max}, got ${JSON.stringify(v)}`);
+      throw new UsageError(`--point ${param.name} must be an integer in ${param.min}..${param.max}, got ${show(raw)}`);
     }
     if (v < param.min || v > param.max) {
       throw new UsageError(`--point ${param.name} = ${v} is out of range, expected ${param.min}..${param.max}`);
@@ -55,6 +57,11 @@ export function parsePoint(bundle: Bundle, json: string | object): Point {
     }
   }
   return point;
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'bigint') return `${value}n`;
+  return JSON.stringify(value) ?? String(value);
 }
 
 function example(bundle: Bundle): string {

@@ -1,3 +1,5 @@
+import {IN, MID, OUT, SIMD_GROUPS, simdKernel, type SimdKernel} from './sha256-simd.js';
+
 /**
  * SHA-256 of the short messages the stream hashes, in plain JavaScript.
  *
@@ -274,6 +276,9 @@ function loadWords(w: Int32Array, bytes: Uint8Array, offset: number): void {
   }
 }
 
+/** Draws of at least this many blocks use the four-lane WebAssembly kernel. */
+const SIMD_MIN_BLOCKS = 12;
+
 /** Hashes `prefix + decimal(i)` for any block index i, reusing the prefix's midstate. */
 export class PrefixHasher {
   private readonly mid = new Int32Array(8);
@@ -361,12 +366,34 @@ export class PrefixHasher {
 
   /** Write SHA-256(prefix + decimal(index)) into out[offset..offset+32). index: safe non-negative integer. */
   digest(index: number, out: Uint8Array, offset: number): void {
-    this.fill(index, 1, out, offset);
+    if (index !== this.current && !(index === this.current + 1 && this.increment())) this.setIndex(index);
+    const s = this.state;
+    s.set(this.mid);
+    compress(s, this.block1);
+    if (this.blocks === 2) compress(s, this.block2);
+    // Byte by byte: a DataView per 32-byte digest would cost more than the writes.
+    for (let j = 0; j < 8; j++) {
+      const v = s[j]!;
+      const o = offset + 4 * j;
+      out[o] = v >>> 24;
+      out[o + 1] = v >>> 16;
+      out[o + 2] = v >>> 8;
+      out[o + 3] = v;
+    }
   }
 
   /** Fill out[offset..) with the digests of blocks first..first+count-1, 32 bytes each. */
   fill(first: number, count: number, out: Uint8Array, offset: number): void {
     if (count <= 0) return;
+    if (count === 1) {
+      this.digest(first, out, offset);
+      return;
+    }
+    const simd = count >= SIMD_MIN_BLOCKS ? simdKernel() : undefined;
+    if (simd) {
+      this.fillSimd(simd, first, count, out, offset);
+      return;
+    }
     const view = new DataView(out.buffer, out.byteOffset + offset, 32 * count);
     const s = this.state;
     const mid = this.mid;
@@ -392,6 +419,58 @@ export class PrefixHasher {
       view.setInt32(o + 20, s[5]!);
       view.setInt32(o + 24, s[6]!);
       view.setInt32(o + 28, s[7]!);
+    }
+  }
+
+  /** fill() through the SIMD kernel: batches of up to 256 messages with the same block count. */
+  private fillSimd(k: SimdKernel, first: number, count: number, out: Uint8Array, offset: number): void {
+    const memory = k.words;
+    const mid = this.mid;
+    for (let w = 0; w < 8; w++) {
+      const at = (MID >> 2) + 4 * w;
+      memory[at] = memory[at + 1] = memory[at + 2] = memory[at + 3] = mid[w]!;
+    }
+    const tail = this.words;
+    const layout = k.layout;
+    // Only the words holding the digits change from one index to the next with the same digit
+    // count; the rest of each slot's words (prefix tail, padding, length) stay in IN between batches.
+    const firstDigitWord = this.tailStart >> 2;
+    let done = 0;
+    while (done < count) {
+      let n = 0;
+      let blocks = 0;
+      let full = 0; // slots below `full` already hold this layout's constant words
+      let lastDigitWord = 0;
+      let digits = 0;
+      while (done + n < count && n < 4 * SIMD_GROUPS) {
+        const index = first + done + n;
+        if (index !== this.current && !(index === this.current + 1 && this.increment())) this.setIndex(index);
+        if (blocks === 0) {
+          blocks = this.blocks;
+          digits = this.digits;
+          const same = layout.owner === this && layout.digits === digits && layout.blocks === blocks;
+          full = same ? layout.slots : 0;
+          lastDigitWord = (this.tailStart + this.digits - 1) >> 2;
+        } else if (this.digits !== digits) {
+          break; // the digit count grew (new padding and length words): next batch
+        }
+        const base = (IN >> 2) + (n >> 2) * blocks * 64 + (n & 3);
+        if (n < full) {
+          for (let j = firstDigitWord; j <= lastDigitWord; j++) memory[base + 4 * j] = tail[j]!;
+        } else {
+          const words = 16 * blocks;
+          for (let j = 0; j < words; j++) memory[base + 4 * j] = tail[j]!;
+        }
+        n++;
+      }
+      if (!(layout.owner === this && layout.digits === digits && layout.blocks === blocks)) layout.slots = 0;
+      layout.owner = this;
+      layout.digits = digits;
+      layout.blocks = blocks;
+      layout.slots = Math.max(layout.slots, n);
+      k.hash((n + 3) >> 2, blocks);
+      out.set(k.bytes.subarray(OUT, OUT + 32 * n), offset + 32 * done);
+      done += n;
     }
   }
 }

@@ -92,6 +92,13 @@ export class Stream {
   /** Fill `out` with the next out.length bytes. */
   fill(out: Uint8Array): Uint8Array {
     const n = out.length;
+    if (n <= 32 - this.used) {
+      // Small draws from the current block: a plain loop beats creating a subarray.
+      const buffer = this.buffer;
+      for (let j = 0, u = this.used; j < n; j++) out[j] = buffer[u + j]!;
+      this.used += n;
+      return out;
+    }
     let done = Math.min(32 - this.used, n);
     out.set(this.buffer.subarray(this.used, this.used + done));
     this.used += done;

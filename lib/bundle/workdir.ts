@@ -6,7 +6,7 @@ import {constants as bufferConstants} from 'node:buffer';
 import {existsSync, mkdirSync, readFileSync, rmSync, statfsSync, statSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {RefusedError, UsageError} from '../errors.js';
+import {ArborError, RefusedError, UsageError} from '../errors.js';
 import {bindingBytes, bindingLength, importAuthored, type Binding, type Bundle} from './bundle.js';
 import {
   arrayName,
@@ -165,9 +165,19 @@ async function callAuthored(fn: Authored, role: string, file: string, where: str
 
 /** Fill `dir` for one point: for each seed, generate -> cases/NNNNNN/, oracle -> expected/NNNNNN/; manifest.json last. */
 export async function makeWorkDir(bundle: Bundle, dir: string, point: Point | string, seeds: number[], options: MakeOptions = {}): Promise<{cases: number}> {
+  return withIoErrors(dir, () => make(bundle, dir, point, seeds, options));
+}
+
+async function make(bundle: Bundle, dir: string, point: Point | string, seeds: number[], options: MakeOptions): Promise<{cases: number}> {
   const thePoint = parsePoint(bundle, point);
   if (seeds.length === 0) throw new UsageError('--seeds lists no seed');
   if (seeds.length > MAX_CASES) throw new UsageError(`--seeds lists ${seeds.length} seeds, more than ${MAX_CASES}`);
+  const seen = new Set<number>();
+  for (const seed of seeds) {
+    if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`seed ${String(seed)} is not a non-negative integer`);
+    if (seen.has(seed)) throw new UsageError(`seed ${seed} is listed twice`);
+    seen.add(seed);
+  }
   const withExpected = options.expected !== false;
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`work directory ${dir} exists and is not a folder`);
   checkCapacity(bundle, dir, thePoint, seeds.length, withExpected);
@@ -258,6 +268,10 @@ export function readManifest(bundle: Bundle, dir: string): Manifest {
 
 /** Run the oracle over cases/ of a made work directory and write expected/ (replacing any old expected/). */
 export async function writeExpected(bundle: Bundle, dir: string): Promise<void> {
+  return withIoErrors(dir, () => oraclePass(bundle, dir));
+}
+
+async function oraclePass(bundle: Bundle, dir: string): Promise<void> {
   const manifest = readManifest(bundle, dir);
   const oracle = (await importAuthored(bundle.entry.oracle, 'oracle')) as Authored;
   const expectedDir = path.join(dir, 'expected');
@@ -289,6 +303,27 @@ function readBindings(bindings: Binding[], folder: string, point: Point, what: s
 
 /** Verify out/ against expected/ for every case of the manifest; writes verdicts.json atomically and returns it. */
 export async function verifyWorkDir(bundle: Bundle, dir: string): Promise<Verdicts> {
+  return withIoErrors(dir, () => verifyAll(bundle, dir));
+}
+
+/**
+ * Run a work-directory operation, turning a file-system failure of arbor's own reads and writes
+ * (permissions, a full disk, a file where a folder should be) into one clear line (exit 2).
+ */
+async function withIoErrors<T>(dir: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    if (!(error instanceof ArborError) && typeof e?.code === 'string' && typeof e.syscall === 'string') {
+      const where = e.path ?? dir;
+      throw new UsageError(`cannot ${e.syscall} ${where} in the work directory ${dir}: ${e.code} (${e.message.split(',', 1)[0]})`, 'io', {cause: error});
+    }
+    throw error;
+  }
+}
+
+async function verifyAll(bundle: Bundle, dir: string): Promise<Verdicts> {
   const manifest = readManifest(bundle, dir);
   const {point} = manifest;
   const verify = bundle.entry.verify ? ((await importAuthored(bundle.entry.verify, 'verifier')) as Authored) : undefined;

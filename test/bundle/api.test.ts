@@ -81,3 +81,24 @@ describe('library round trip', () => {
     });
   });
 });
+
+describe('parsePoint', () => {
+  it('takes an object, bigints included, and returns the point in signature order', async () => {
+    const bundle = await loadBundle(rowsum);
+    expect(Object.entries(parsePoint(bundle, {D: 2n, N: 3}))).toEqual([
+      ['N', 3],
+      ['D', 2],
+    ]);
+    expect(() => parsePoint(bundle, {N: 3, D: 2n ** 60n})).toThrow(/--point D must be an integer in 1\.\.64, got 1152921504606846976n/);
+    expect(() => parsePoint(bundle, {N: 3, D: undefined})).toThrow(/--point D must be an integer/);
+  });
+});
+
+describe('makeWorkDir checks its seeds before writing', () => {
+  it.each([[[]], [[1, 1]], [[-1]], [[1.5]]])('%j', async (seeds) => {
+    const bundle = await loadBundle(sortExact);
+    const dir = path.join(tempDir(), 'w');
+    await expect(makeWorkDir(bundle, dir, {N: 1}, seeds as number[])).rejects.toThrow(/seed/);
+    expect(existsSync(dir)).toBe(false);
+  });
+});

@@ -93,3 +93,33 @@ describe('ints with a range', () => {
     expect(Array.from(s.ints('i8', 50, -128, 127) as Int8Array).every((v) => v >= -128 && v <= 127)).toBe(true);
   });
 });
+
+describe('the SIMD and plain JavaScript SHA-256 paths', () => {
+  const script = `
+    const {Stream} = await import(${JSON.stringify(path.join(repoRoot, 'dist/lib/bundle/stream.js'))});
+    const {createHash} = await import('node:crypto');
+    const h = createHash('sha256');
+    for (const [spec, seed, at, n] of [['zoo/a@1', 0, 0, 400000], ['b'.repeat(50), 3, 32 * 99990 + 5, 100000], ['c'.repeat(120), 7, 32 * 999 , 70000]]) {
+      const s = new Stream(spec, seed, at);
+      h.update(s.bytes(n));
+      // two streams drawn alternately: the kernel's memory is shared between them
+      const a = new Stream(spec, seed + 1), b = new Stream(spec, seed + 2);
+      for (let k = 0; k < 20; k++) { h.update(a.bytes(777 + k)); h.update(b.bytes(1000)); }
+    }
+    process.stdout.write(h.digest('hex'));`;
+  it('the SIMD kernel assembles and validates on this Node', async () => {
+    const {simdKernel} = await import('../../dist/lib/bundle/sha256-simd.js');
+    expect(simdKernel()).toBeDefined();
+  });
+
+  it('give the same bytes', () => {
+    const run = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8', env: {...process.env, ...env}});
+    const simd = run({});
+    const plain = run({ARBOR_STREAM_SIMD: '0', ARBOR_STREAM_THREADS: '1'});
+    expect(simd.status, simd.stderr).toBe(0);
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(simd.stdout).toMatch(/^[0-9a-f]{64}$/);
+    expect(simd.stdout).toBe(plain.stdout);
+  });
+});

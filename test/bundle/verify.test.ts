@@ -153,3 +153,23 @@ describe('arbor bundle verify: the bundle cannot run (non-zero, no verdicts.json
     expect(result.text).toBeUndefined();
   });
 });
+
+describe('file-system failures are one clear line (exit 2)', () => {
+  it('make into a path under a regular file', () => {
+    const file = path.join(tempDir(), 'file');
+    writeFileSync(file, '');
+    const result = runCli(['bundle', sortExact, 'make', path.join(file, 'w'), '--point', '{"N": 1}', '--seeds', '0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^arbor: cannot mkdir .*file\/w in the work directory .*: ENOTDIR/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('verify when verdicts.json cannot be replaced: no temp file left behind', () => {
+    const dir = made(sortExact, '{"N": 1}', '0');
+    mkdirSync(path.join(dir, 'verdicts.json'));
+    const result = runCli(['bundle', sortExact, 'verify', dir]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^arbor: cannot rename .* EISDIR/);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+});
