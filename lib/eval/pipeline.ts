@@ -77,6 +77,8 @@ export interface CaseReport {
   seconds: number | null;
   /** speedup: reference time, the minimum over repetitions. */
   referenceSeconds?: number;
+  /** speedup: the reference's seconds in each repetition. */
+  referenceRepetitions?: number[];
   /** speedup: ref / solution; accuracy: numerator / denominator (0 for a failed case). */
   ratio: number;
   repetitions: RepetitionReport[];
@@ -388,6 +390,7 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
 
   const solutionRuns: Array<{outcome: RunOutcome & {cwd: string}; statuses: RepetitionReport[]; outHash?: TreeHash}> = [];
   const referenceBest = new Array<number>(n).fill(Infinity);
+  const referenceTimes: number[][] = [];
   const limitFor = (i: number): number => {
     if (plan.metric !== 'speedup') return plan.timeout;
     // The warm-up absorbs first-call costs (JIT compiles, caches): untimed, limited like start-up.
@@ -403,7 +406,10 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
       ctx.progress('status', `${label}: repetition ${rep + 1}/${repetitions}: reference`);
       const ref = await run('reference', rep, () => plan.timeout);
       checkReference(ref, label, n);
-      for (const record of ref.results!.cases) referenceBest[record.i] = Math.min(referenceBest[record.i]!, record.seconds!);
+      for (const record of ref.results!.cases) {
+        referenceBest[record.i] = Math.min(referenceBest[record.i]!, record.seconds!);
+        (referenceTimes[record.i] ??= []).push(record.seconds!);
+      }
     }
     ctx.progress('status', `${label}: repetition ${rep + 1}/${repetitions}: solution`);
     const outcome = await run('solution', rep, limitFor);
@@ -463,12 +469,17 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
       for (const status of statuses) Object.assign(status, {status: 'tampered', note: 'answers changed after the solution exited'});
     }
     const verdictList = verdicts.cases;
-    for (const verdict of verdictList) if (verdict.error) throw new HarnessError(`the bundle's verifier raised on case ${verdict.i} of ${label}: ${verdict.error}`, 'bad-bundle');
     verdictsByRun.push(verdictList);
     for (const [i, status] of statuses.entries()) {
       const verdict = verdictList.find((v) => v.i === i);
-      status.passed = status.status === 'ok' && verdict?.passed === true;
-      if (status.status === 'ok' && !status.passed) {
+      status.passed = status.status === 'ok' && verdict?.passed === true && !verdict.error;
+      if (status.status === 'ok' && verdict?.error) {
+        // The answer made the verifier raise: a failing case (never a harness failure the
+        // solution could provoke), flagged loudly because it may be the bundle's bug.
+        ctx.progress('line', `warning: the bundle's verifier raised on case ${i} of ${label}: ${verdict.error}`);
+        status.status = 'failed';
+        status.note = `the verifier raised: ${verdict.error}`;
+      } else if (status.status === 'ok' && !status.passed) {
         status.status = verdict?.note ? 'no-answer' : 'failed';
         status.note = [status.note, verdict?.note].filter(Boolean).join('; ') || undefined;
       }
@@ -492,7 +503,10 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
     const report: CaseReport = {i, status: worst.status, passed: ok, seconds, ratio, repetitions: reps};
     if (verdict?.metrics) report.metrics = verdict.metrics;
     if (worst.note) report.note = worst.note;
-    if (plan.metric === 'speedup' && Number.isFinite(referenceBest[i]!)) report.referenceSeconds = referenceBest[i]!;
+    if (plan.metric === 'speedup' && Number.isFinite(referenceBest[i]!)) {
+      report.referenceSeconds = referenceBest[i]!;
+      report.referenceRepetitions = referenceTimes[i] ?? [];
+    }
     return report;
   });
 }

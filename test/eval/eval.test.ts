@@ -156,6 +156,18 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(result.stderr).toMatch(/arbor: the reference solver failed on case 0 of point 1\/1 \{"N":20000\}: crashed \(RuntimeError: reference is broken\)\n$/);
   });
 
+  it('makes an answer that crashes the verifier a failing case with a warning, not a harness failure', () => {
+    const dir = tempDir();
+    cpSync(accuracy, dir, {recursive: true});
+    writeFileSync(
+      path.join(dir, 'bundle/verify.mjs'),
+      "export default function verify(point, args, expected, actual) {\n  if (Number.isNaN(actual.y[0])) throw new Error('cannot handle NaN');\n  return {passed: true, metrics: {within: 1, of: 1}};\n}\n",
+    );
+    const result = runCli(['benchmark', 'eval', dir, 'dev', '--solution', path.join(fixtures, 'eval/solutions/nan.py')]);
+    expect(result).toMatchObject({code: 0, stdout: 'score: 0.0\n'});
+    expect(result.stderr).toContain("warning: the bundle's verifier raised on case 0");
+  });
+
   it('keeps the work folders with --keep and says where', () => {
     const result = runCli(['benchmark', 'eval', accuracy, 'dev', '--keep', '--quiet']);
     expect(result.code).toBe(0);
