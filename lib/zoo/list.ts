@@ -50,7 +50,7 @@ export interface ListOptions {
   cache?: boolean;
   /** Cache folder (default: `cacheDir()`). */
   cacheDir?: string;
-  /** Worker threads; 0 verifies inline. Default: one per core when there is enough work. */
+  /** Worker threads; 0 verifies inline. Default: `defaultWorkers()` (one per idle core) when there is enough work. */
   workers?: number;
 }
 
@@ -108,7 +108,7 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
     cache = new ResultCache<EntryStatus>(options.cacheDir ?? cacheDir(), `${real}\0${version()}\0${templateTextFiles().join(',')}`).load();
   }
   const readAt = Date.now();
-  const verifier = new Verifier(options.workers);
+  const verifier = new Verifier(options.workers ?? defaultWorkers(), options.workers !== undefined);
   let hits = 0;
 
   for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -204,10 +204,28 @@ function version(): string {
 /** Below this many folders to verify, starting workers costs more than it saves. */
 const inlineBelow = 24;
 const batchSize = 16;
+/** Old-generation cap of each worker: parse garbage is collected instead of growing the heap. */
+const workerHeapMb = 192;
 
 type Item = {abs: string; shown: string};
 
 const cores = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
+
+/**
+ * How many worker threads to use: one per core that is not already busy (the
+ * one-minute load average), at least one, at most one per core. On a
+ * saturated machine a second thread only duplicates remark's JIT warm-up; the
+ * single worker still keeps the parse heap out of the main thread (bounded
+ * memory) and loads remark while discovery goes on.
+ * `ARBOR_LIST_WORKERS` overrides it (0 = inline).
+ */
+export function defaultWorkers(env: NodeJS.ProcessEnv = process.env): number {
+  const forced = env.ARBOR_LIST_WORKERS;
+  if (forced !== undefined && /^\d+$/.test(forced)) return Number(forced);
+  const total = cores();
+  const spare = Math.round(total - os.loadavg()[0]!);
+  return Math.max(1, Math.min(total, spare + 1));
+}
 
 /**
  * Verifies folders as discovery finds them: once enough have queued up, a pool
@@ -225,12 +243,15 @@ class Verifier {
   private failure: unknown;
   private done = false;
 
-  constructor(private readonly workers: number | undefined) {}
+  constructor(
+    private readonly workers: number,
+    private readonly explicit: boolean,
+  ) {}
 
   /** Queue a folder; returns its index in the results. */
   add(item: Item): number {
     this.items.push(item);
-    if (!this.started && this.workers !== 0 && (this.workers !== undefined || (this.items.length >= inlineBelow && cores() > 1))) this.start();
+    if (!this.started && this.workers > 0 && (this.explicit || this.items.length >= inlineBelow)) this.start();
     if (this.started) this.flush(false);
     return this.items.length - 1;
   }
@@ -245,16 +266,21 @@ class Verifier {
     }
     this.flush(true);
     await Promise.all(this.running);
-    if (this.failure) throw this.failure;
+    // A worker that died (say, out of memory on a huge README) leaves holes: verify those inline.
+    const missing = this.items.map((_, i) => i).filter((i) => this.results[i] === undefined);
+    if (missing.length) {
+      const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
+      for (const i of missing) this.results[i] = inspectEntry(this.items[i]!.abs, this.items[i]!.shown, markdown);
+    }
     return this.results;
   }
 
   private start(): void {
     this.started = true;
-    const count = Math.max(1, this.workers ?? cores());
+    const count = this.workers;
     const url = new URL('./list-worker.js', import.meta.url);
     for (let i = 0; i < count; i++) {
-      const worker = new Worker(url);
+      const worker = new Worker(url, {resourceLimits: {maxOldGenerationSizeMb: workerHeapMb}});
       const finished = new Promise<void>((resolve) => {
         worker.on('message', (message: WorkerResult) => {
           message.results.forEach((result, k) => (this.results[message.id + k] = result));

@@ -2,12 +2,14 @@
 // by side with a naive line-scanning indexer (Python: `#` lines are headings,
 // no markdown parsing). Cold = empty arbor cache (the OS page cache is warm for
 // both sides); warm = a second run reusing the cache. Prints ratios and peak RSS.
+// Cold runs with the default worker count (one per idle core) and, for
+// comparison, with two workers forced (ARBOR_LIST_WORKERS=2).
 //
 //   node test/bench/run.mjs zoo-list            # 1,000 and 10,000
 //   BENCH_SIZES=1000 node test/bench/run.mjs zoo-list
 import {spawnSync} from 'node:child_process';
 import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
-import {tmpdir} from 'node:os';
+import os, {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 
@@ -96,15 +98,15 @@ function generate(n) {
 }
 
 const hasTime = existsSync('/usr/bin/time');
-/** Run a command; returns wall ms and peak RSS in MB (from /usr/bin/time). */
+/** Run a command; returns wall ms, CPU ms (user + system) and peak RSS in MB (from /usr/bin/time). */
 function run(cmd, args, env = {}) {
-  const full = hasTime ? ['/usr/bin/time', ['-f', '%M', cmd, ...args]] : [cmd, args];
+  const full = hasTime ? ['/usr/bin/time', ['-f', '%M %U %S', cmd, ...args]] : [cmd, args];
   const start = process.hrtime.bigint();
   const result = spawnSync(full[0], full[1], {env: {...process.env, ...env}, encoding: 'utf8', maxBuffer: 1 << 28});
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   if (result.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${result.status}: ${result.stderr}`);
-  const rss = hasTime ? Number(result.stderr.trim().split('\n').pop()) / 1024 : NaN;
-  return {ms, rss, lines: result.stdout.split('\n').length};
+  const [maxKb, user, sys] = hasTime ? result.stderr.trim().split('\n').pop().split(' ').map(Number) : [NaN, NaN, NaN];
+  return {ms, rss: maxKb / 1024, cpu: (user + sys) * 1000, lines: result.stdout.split('\n').length};
 }
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
@@ -116,20 +118,28 @@ try {
     const naiveRuns = [];
     const cold = [];
     const warm = [];
+    const coldPool = [];
     for (let round = 0; round < rounds; round++) {
       naiveRuns.push(run(python, [path.join(work, 'naive_list.py'), zoo]));
+      rmSync(cache, {recursive: true, force: true});
+      coldPool.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache, ARBOR_LIST_WORKERS: '2'}));
       rmSync(cache, {recursive: true, force: true});
       cold.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache}));
       warm.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache}));
     }
     const naiveMs = median(naiveRuns.map((r) => r.ms));
     const coldMs = median(cold.map((r) => r.ms));
+    const poolMs = median(coldPool.map((r) => r.ms));
     const warmMs = median(warm.map((r) => r.ms));
     const mb = (runs) => Math.max(...runs.map((r) => r.rss)).toFixed(0);
-    console.log(`zoo of ${n} folders (median of ${rounds}; ${python} naive indexer as reference)`);
-    console.log(`  naive line scan   ${naiveMs.toFixed(0).padStart(6)} ms   peak RSS ${mb(naiveRuns)} MB`);
-    console.log(`  arbor list cold   ${coldMs.toFixed(0).padStart(6)} ms   ${(coldMs / naiveMs).toFixed(2)}x naive (target <= 5x)   peak RSS ${mb(cold)} MB`);
-    console.log(`  arbor list warm   ${warmMs.toFixed(0).padStart(6)} ms   ${(warmMs / naiveMs).toFixed(2)}x naive (target <= 1x)   peak RSS ${mb(warm)} MB`);
+    const cpu = (runs) => median(runs.map((r) => r.cpu));
+    const naiveCpu = cpu(naiveRuns);
+    const cpuText = (runs) => `cpu ${cpu(runs).toFixed(0).padStart(6)} ms (${(cpu(runs) / naiveCpu).toFixed(1)}x)`;
+    console.log(`zoo of ${n} folders (median of ${rounds}; ${python} naive indexer as reference; load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores)`);
+    console.log(`  naive line scan    ${naiveMs.toFixed(0).padStart(6)} ms                          ${cpuText(naiveRuns)}   peak RSS ${mb(naiveRuns)} MB`);
+    console.log(`  arbor list cold    ${coldMs.toFixed(0).padStart(6)} ms  ${(coldMs / naiveMs).toFixed(2).padStart(6)}x naive (target <= 5x)   ${cpuText(cold)}   peak RSS ${mb(cold)} MB`);
+    console.log(`   2 workers forced  ${poolMs.toFixed(0).padStart(6)} ms  ${(poolMs / naiveMs).toFixed(2).padStart(6)}x naive                 ${cpuText(coldPool)}   peak RSS ${mb(coldPool)} MB`);
+    console.log(`  arbor list warm    ${warmMs.toFixed(0).padStart(6)} ms  ${(warmMs / naiveMs).toFixed(2).padStart(6)}x naive (target <= 1x)   ${cpuText(warm)}   peak RSS ${mb(warm)} MB`);
     rmSync(zoo, {recursive: true, force: true});
   }
 } finally {

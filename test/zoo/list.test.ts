@@ -1,7 +1,7 @@
 import {cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {runCli, tempDir} from '../helpers/cli.js';
+import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
 import {lib, zooFixtures} from './helpers/zoo.js';
 
 /** A zoo with a passing entry, a failing one, scaffolding, a hidden folder and a plain file. */
@@ -156,8 +156,16 @@ describe('arbor benchmark list', () => {
     for (let i = 0; i < 40; i++)
       cpSync(path.join(zooFixtures, i % 3 ? 'minimal-ok' : 'provenance-missing-caveats'), path.join(zoo, `b${String(i).padStart(2, '0')}`), {recursive: true});
     const inline = await lib.listZoo({zoo: 'zoo', cwd: root, cache: false, workers: 0});
-    const cli = JSON.parse(runCli(['benchmark', 'list', 'zoo', '--json', '--no-cache'], {cwd: root}).stdout);
+    const cli = JSON.parse(runCli(['benchmark', 'list', 'zoo', '--json', '--no-cache'], {cwd: root, env: {ARBOR_LIST_WORKERS: '2'}}).stdout);
     expect(cli.benchmarks).toEqual(JSON.parse(JSON.stringify(inline.benchmarks)));
     expect(inline.benchmarks.filter((b) => b.status === 'failing')).toHaveLength(14);
+  });
+
+  it('picks the worker count from idle cores, overridable with ARBOR_LIST_WORKERS', async () => {
+    const {defaultWorkers} = (await import(path.join(repoRoot, 'dist/lib/zoo/list.js'))) as typeof import('../../lib/zoo/list.js');
+    expect(defaultWorkers({ARBOR_LIST_WORKERS: '3'})).toBe(3);
+    expect(defaultWorkers({ARBOR_LIST_WORKERS: '0'})).toBe(0);
+    const auto = defaultWorkers({});
+    expect(auto).toBeGreaterThanOrEqual(1);
   });
 });

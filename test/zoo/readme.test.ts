@@ -8,7 +8,7 @@ describe('README', () => {
   it('has the lint rules table of the rule registry', () => {
     const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
     const table = /<!-- rules:start -->\n([\s\S]*?)\n<!-- rules:end -->/.exec(readme)?.[1];
-    // To update: node -e "import('./dist/lib/zoo/index.js').then(m => console.log(m.rulesMarkdown(m.rules)))"
-    expect(table).toBe(lib.rulesMarkdown(lib.rules));
+    // To update: node -e "import('./dist/lib/zoo/index.js').then(m => console.log(m.lintRulesMarkdown(m.lintRules)))"
+    expect(table).toBe(lib.lintRulesMarkdown(lib.lintRules));
   });
 });

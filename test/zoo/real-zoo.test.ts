@@ -18,7 +18,7 @@ describe('every real zoo entry passes verify', () => {
   for (const name of entries) {
     it(`zoo/${name}`, async () => {
       const report = await lib.verifyBenchmark(path.join(zoo, name));
-      expect(report.findings.filter((f) => f.severity === 'error').map(lib.formatFinding)).toEqual([]);
+      expect(report.findings.filter((f) => f.severity === 'error').map(lib.formatLintFinding)).toEqual([]);
     });
   }
 });

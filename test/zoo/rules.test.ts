@@ -103,9 +103,9 @@ describe('placeholders', () => {
 
 describe('the rule registry', () => {
   it('has unique kebab-case ids and one-line descriptions', () => {
-    const ids = lib.rules.map((r) => r.id);
+    const ids = lib.lintRules.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const rule of lib.rules) {
+    for (const rule of lib.lintRules) {
       expect(rule.id).toMatch(/^[a-z]+(-[a-z0-9]+)*$/);
       expect(rule.description).not.toContain('\n');
     }
