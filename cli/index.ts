@@ -5,8 +5,8 @@
  * Start-up is kept small on purpose: only yargs and the command modules (which
  * import their library code lazily inside their handlers) are loaded here.
  */
-import yargs from 'yargs';
-import {hideBin} from 'yargs/helpers';
+import yargs from './yargs.js';
+import {hideBin} from './yargs.js';
 import {commands} from './commands/index.js';
 import {reportFailure} from './exit.js';
 import {checkCommandPath, commandTree, rewordYargsMessage} from './command-tree.js';

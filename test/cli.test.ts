@@ -49,7 +49,7 @@ describe('arbor (top level)', () => {
     expect(result.code).toBe(0);
     const loaded = readFileSync(log, 'utf8');
     expect(loaded).toContain('/dist/cli/index.js');
-    expect(loaded).toContain('/yargs/');
+    expect(loaded).toContain('/dist/cli/yargs.js');
     for (const heavy of ['remark-parse', 'micromark', 'unified', 'simple-git', 'mdast-util']) expect(loaded).not.toContain(`/${heavy}`);
   });
 });

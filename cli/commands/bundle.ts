@@ -7,7 +7,7 @@
  * builder reads which action was asked for to print that action's own --help.
  */
 import type {Argv, CommandModule} from 'yargs';
-import {hideBin} from 'yargs/helpers';
+import {hideBin} from '../yargs.js';
 import {UsageError} from '../../lib/errors.js';
 
 interface Action {
