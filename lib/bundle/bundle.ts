@@ -226,6 +226,11 @@ export function bindingLength(binding: Binding, point: Record<string, number>): 
   return n;
 }
 
+/** The shape of one binding at a point: each dimension evaluated exactly. */
+export function bindingShape(binding: Binding, point: Record<string, number>): bigint[] {
+  return binding.dimExprs.map((expr) => evalDim(expr, point));
+}
+
 
 /** The default export of an authored module, which must be a function. */
 export async function importAuthored(file: string, role: string): Promise<(...args: never[]) => unknown> {

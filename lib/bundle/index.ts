@@ -1,5 +1,5 @@
 /** The bundle protocol runtime: marker, stream, codec, work directory. See lib/bundle/README.md. */
-export {loadBundle, canonicalSignature, signatureFingerprint, bindingBytes, bindingLength, MARKER} from './bundle.js';
+export {loadBundle, canonicalSignature, signatureFingerprint, bindingBytes, bindingLength, bindingShape, MARKER} from './bundle.js';
 export type {Bundle, Binding, PointParam, LoadOptions} from './bundle.js';
 export {parsePoint, parseSeeds, MAX_CASES} from './point.js';
 export type {Point} from './point.js';

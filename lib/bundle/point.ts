@@ -69,9 +69,9 @@ function example(bundle: Bundle): string {
 }
 
 /** Parse `--seeds`: `0-7`, `0,3,5`, `0-2,7,9`. Seeds are decimal non-negative integers, distinct, at most 1,000,000. */
-export function parseSeeds(text: string): number[] {
+export function parseSeeds(text: string, label = '--seeds'): number[] {
   const bad = (why: string): never => {
-    throw new UsageError(`--seeds ${JSON.stringify(text)} ${why}; expected a range 0-7, a list 0,3,5 or a mix 0-2,7,9`);
+    throw new UsageError(`${label} ${JSON.stringify(text)} ${why}; expected a range 0-7, a list 0,3,5 or a mix 0-2,7,9`);
   };
   if (typeof text !== 'string' || text.trim() === '') return bad('is empty');
   const seeds: number[] = [];

@@ -7,20 +7,12 @@
  * integer arithmetic and exact IEEE conversions only, so that another language
  * can reproduce every draw bit for bit.
  */
+import {TENSOR_ARRAYS} from './codec.js';
 import {PrefixHasher} from './sha256.js';
 import {fillParallel, PARALLEL_THRESHOLD} from './stream-parallel.js';
 
-/** The integer element types and their typed-array classes. */
-const INT_ARRAYS = {
-  i8: Int8Array,
-  i16: Int16Array,
-  i32: Int32Array,
-  i64: BigInt64Array,
-  u8: Uint8Array,
-  u16: Uint16Array,
-  u32: Uint32Array,
-  u64: BigUint64Array,
-} as const;
+/** The integer element types and their typed-array classes (the codec's table without the floats). */
+const {f32: _f32, f64: _f64, ...INT_ARRAYS} = TENSOR_ARRAYS;
 
 /** An integer element type name. */
 export type IntType = keyof typeof INT_ARRAYS;

@@ -6,5 +6,5 @@ export {checkPlan, loadPlan, parseSeedSpec, splits} from './plan.js';
 export type {Plan, PlanPoint, PlanSplit, Split} from './plan.js';
 export {deriveSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 export {accuracyRatio, formatScore, mean, minSeconds, speedupRatio} from './score.js';
-export {evaluateDim, pointSignature} from './signature.js';
+export {pointSignature} from './signature.js';
 export type {PointSignature} from './signature.js';

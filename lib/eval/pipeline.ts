@@ -12,6 +12,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {UsageError} from '../errors.js';
+import type {Bundle, Point, Verdict} from '../bundle/index.js';
 import {HarnessError} from './errors.js';
 import {loadPlan, type Plan, type PlanPoint, type Split} from './plan.js';
 import {findPython, killActiveRuns, runSolution, startFailure, singleThreadEnv, pinnedCpu, type RunOutcome} from './process.js';
@@ -20,23 +21,8 @@ import {splitSeeds, warmupSeed} from './seeds.js';
 import {pointSignature} from './signature.js';
 import {firstDifference, hashTree, keepRegularFiles, type TreeHash} from './tamper.js';
 
-/** One verdict record as the bundle protocol writes it. */
-export interface Verdict {
-  i: number;
-  passed: boolean;
-  metrics?: Record<string, unknown>;
-  note?: string;
-  error?: string;
-}
-
-/** The part of the bundle runtime (lib/bundle) the pipeline calls. */
-export interface BundleApi {
-  loadBundle(dir: string): Promise<unknown>;
-  parsePoint(bundle: never, json: string | object): unknown;
-  makeWorkDir(bundle: never, dir: string, point: never, seeds: number[], options?: {expected?: boolean}): Promise<{cases: number}>;
-  writeExpected(bundle: never, dir: string): Promise<void>;
-  verifyWorkDir(bundle: never, dir: string): Promise<{cases: Verdict[]}>;
-}
+/** The part of the bundle runtime (lib/bundle) the pipeline calls; tests may pass their own. */
+export type BundleApi = Pick<typeof import('../bundle/index.js'), 'loadBundle' | 'parsePoint' | 'makeWorkDir' | 'writeExpected' | 'verifyWorkDir'>;
 
 /** Options of runEval. */
 export interface EvalOptions {
@@ -129,8 +115,7 @@ export function runnerPath(): string {
 }
 
 async function defaultBundleApi(): Promise<BundleApi> {
-  const specifier = '../bundle/index.js';
-  return (await import(specifier)) as BundleApi;
+  return import('../bundle/index.js');
 }
 
 /** Run the eval of one split and return the report (throws UsageError / HarnessError when no score can be given). */
@@ -215,7 +200,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       reference = path.join(protectedDir, 'reference.py');
       await cp(plan.reference, reference);
     }
-    let bundle: unknown;
+    let bundle: Bundle;
     try {
       bundle = await timed('load', () => api.loadBundle(bundleDir));
     } catch (error) {
@@ -291,7 +276,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
 interface PointContext {
   plan: Plan;
   api: BundleApi;
-  bundle: unknown;
+  bundle: Bundle;
   bundleDir: string;
   runner: string;
   reference?: string;
@@ -331,17 +316,17 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
   const pointDir = path.join(ctx.tmp, 'points', String(index));
   const work = path.join(pointDir, 'work');
   await mkdir(pointDir, {recursive: true});
-  let parsed: unknown;
+  let parsed: Point;
   try {
-    parsed = api.parsePoint(bundle as never, point);
+    parsed = api.parsePoint(bundle, point);
   } catch (error) {
     throw new HarnessError(`plan.toml: ${label} does not fit the bundle: ${messageOf(error)}`, 'bad-plan');
   }
   const signature = path.join(pointDir, 'signature.json');
-  await writeFile(signature, JSON.stringify(await pointSignature(ctx.bundleDir, point)));
+  await writeFile(signature, JSON.stringify(pointSignature(bundle, parsed)));
   ctx.progress('status', `${label}: making ${ctx.seeds.length} case(s)`);
   try {
-    const made = await ctx.timed('make', () => api.makeWorkDir(bundle as never, work, parsed as never, ctx.seeds, {expected: false}));
+    const made = await ctx.timed('make', () => api.makeWorkDir(bundle, work, parsed, ctx.seeds, {expected: false}));
     if (made.cases !== ctx.seeds.length) throw new Error(`made ${made.cases} cases, expected ${ctx.seeds.length}`);
   } catch (error) {
     throw bundleFailure(`the bundle failed to make the cases of ${label}`, error);
@@ -351,7 +336,7 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
   if (plan.metric === 'speedup') {
     const warm = path.join(pointDir, 'warmup');
     try {
-      await ctx.timed('make', () => api.makeWorkDir(bundle as never, warm, parsed as never, [ctx.warmupSeed], {expected: false}));
+      await ctx.timed('make', () => api.makeWorkDir(bundle, warm, parsed, [ctx.warmupSeed], {expected: false}));
     } catch (error) {
       throw bundleFailure(`the bundle failed to make the warm-up case of ${label}`, error);
     }
@@ -448,7 +433,7 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
   // Only now, with every solution process gone, does expected/ exist.
   ctx.progress('status', `${label}: writing expected answers`);
   try {
-    await ctx.timed('expected', () => api.writeExpected(bundle as never, work));
+    await ctx.timed('expected', () => api.writeExpected(bundle, work));
   } catch (error) {
     throw bundleFailure(`the bundle's oracle failed on ${label}`, error);
   }
@@ -460,7 +445,7 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
     await rename(out, target);
     let verdicts: {cases: Verdict[]};
     try {
-      verdicts = await ctx.timed('verify', () => api.verifyWorkDir(bundle as never, work));
+      verdicts = await ctx.timed('verify', () => api.verifyWorkDir(bundle, work));
     } catch (error) {
       throw bundleFailure(`the bundle's verifier failed on ${label}`, error);
     }
@@ -575,9 +560,8 @@ function messageOf(error: unknown): string {
 }
 
 /** Import the bundle's generator, oracle and verifier by the URLs lib/bundle uses, so they are cached. */
-async function preloadAuthored(bundle: unknown): Promise<void> {
-  const entry = (bundle as {entry?: Record<string, unknown>}).entry ?? {};
-  for (const file of Object.values(entry)) {
+async function preloadAuthored(bundle: Bundle): Promise<void> {
+  for (const file of Object.values(bundle.entry)) {
     if (typeof file !== 'string') continue;
     // A module that fails to load is reported by the step that needs it.
     await import(pathToFileURL(file).href).catch(() => {});

@@ -5,6 +5,7 @@
  */
 import {readFile, stat} from 'node:fs/promises';
 import path from 'node:path';
+import {parseSeeds} from '../bundle/point.js';
 import {HarnessError} from './errors.js';
 
 /** The two splits every plan has. */
@@ -71,37 +72,16 @@ const knownKeys = new Set([
   'test',
 ]);
 
-/** Largest seed accepted (seeds are decimal integers inside the stream's block text). */
-export const maxSeed = Number.MAX_SAFE_INTEGER;
-const maxCases = 100_000;
-
 /**
  * Parse a seed spec: a range `0-7`, a list `0,3,5`, or a mix `0-2,7,9`.
  * Same syntax as `arbor bundle make --seeds`. Duplicates are an error.
  */
 export function parseSeedSpec(text: string, where = 'seeds'): number[] {
-  const seeds: number[] = [];
-  const seen = new Set<number>();
-  const trimmed = text.trim();
-  if (trimmed === '') throw new HarnessError(`${where}: empty seed spec, expected e.g. "0-7" or "0,3,5"`);
-  for (const raw of trimmed.split(',')) {
-    const part = raw.trim();
-    const match = /^(\d+)(?:\s*-\s*(\d+))?$/.exec(part);
-    if (!match) throw new HarnessError(`${where}: bad seed spec part "${part}", expected N or N-M`);
-    const lo = Number(match[1]);
-    const hi = match[2] === undefined ? lo : Number(match[2]);
-    if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi)) {
-      throw new HarnessError(`${where}: seed "${part}" is larger than ${maxSeed}`);
-    }
-    if (hi < lo) throw new HarnessError(`${where}: empty range "${part}", expected low-high with low <= high`);
-    if (hi - lo + seeds.length >= maxCases) throw new HarnessError(`${where}: more than ${maxCases} seeds`);
-    for (let seed = lo; seed <= hi; seed++) {
-      if (seen.has(seed)) throw new HarnessError(`${where}: seed ${seed} is listed twice`);
-      seen.add(seed);
-      seeds.push(seed);
-    }
+  try {
+    return parseSeeds(text, where);
+  } catch (error) {
+    throw new HarnessError((error as Error).message);
   }
-  return seeds;
 }
 
 /** Read and check `<dir>/plan.toml`. Every problem is a HarnessError naming the key. */
