@@ -35,10 +35,14 @@ export function parseBlocks(text: string): Root {
   return parseBlockTree(text);
 }
 
+const intraword = /(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])/g;
+
 /** Plain text of raw inline markdown (`**Setup** &amp; env` -> `Setup & env`). */
 export function inlineText(raw: string): string {
   // Without these characters there is no inline markup: the raw text is the plain text.
-  if (!/[*_`\\[\]<!~]|&[#a-zA-Z0-9]+;/.test(raw)) return raw;
+  // An underscore between two ASCII letters or digits (`task_1`) is neither left-
+  // nor right-flanking on its own side, so it can neither open nor close emphasis.
+  if (!/[*`\\[\]<!~]|&[#a-zA-Z0-9]+;/.test(raw) && !/_/.test(raw.replace(intraword, ''))) return raw;
   return toString(full.parse(raw));
 }
 

@@ -72,3 +72,10 @@ describe('parseBlocks (micromark events) matches remark-parse', () => {
     }
   });
 });
+
+describe('inlineText fast path matches remark', () => {
+  const remark = (raw: string) => toString(markdown.parseMarkdown(raw));
+  it.each(['Provenance of task_1', 'a_b_c', '__init__', 'snake_case_name here', 'x _y_ z', 'foo_bar_', '_a', 'a__b', 'é_b', 'a_é', 'a_b*c*', 'Setup & environment', '**Source**', 'A &amp; B'])('%s', (raw) => {
+    expect(markdown.inlineText(raw)).toBe(remark(raw));
+  });
+});
