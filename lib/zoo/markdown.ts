@@ -37,6 +37,14 @@ export function parseBlocks(text: string): Root {
 
 const intraword = /(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])/g;
 
+/**
+ * The block outline: like `parseBlocks`, but paragraphs have no children (their
+ * text is not tokenized). Enough for sections, headings and HTML blocks.
+ */
+export function parseOutline(text: string): Root {
+  return parseBlockTree(text, {paragraphText: false});
+}
+
 /** Plain text of raw inline markdown (`**Setup** &amp; env` -> `Setup & env`). */
 export function inlineText(raw: string): string {
   // Without these characters there is no inline markup: the raw text is the plain text.
@@ -47,4 +55,4 @@ export function inlineText(raw: string): string {
 }
 
 /** The parser functions rules use, bundled for the lint runner. */
-export const markdown = {parseBlocks, inlineText};
+export const markdown = {parseBlocks, parseOutline, inlineText};

@@ -10,13 +10,13 @@ import {zooFixtures} from './helpers/zoo.js';
 const markdown = (await import(path.join(repoRoot, 'dist/lib/zoo/markdown.js'))) as typeof import('../../lib/zoo/markdown.js');
 
 /** What the rules and the title read of a tree: types, depths, texts, positions, blank HTML, nesting. */
-function outline(node: Nodes): unknown {
+function outline(node: Nodes, paragraphText = true): unknown {
   const out: Record<string, unknown> = {type: node.type};
   if (node.type !== 'listItem') out.at = node.position && [node.position.start.line, node.position.start.column, node.position.start.offset, node.position.end.offset];
   if (node.type === 'heading') out.depth = node.depth;
-  if (node.type === 'heading' || node.type === 'paragraph') out.text = toString(node);
+  if (node.type === 'heading' || (node.type === 'paragraph' && paragraphText)) out.text = toString(node);
   if (node.type === 'html') out.blank = node.value.replace(/<!--[\s\S]*?(?:-->|$)/g, '').trim() === '';
-  if (node.type === 'root' || node.type === 'blockquote' || node.type === 'list' || node.type === 'listItem') out.children = node.children.map(outline);
+  if (node.type === 'root' || node.type === 'blockquote' || node.type === 'list' || node.type === 'listItem') out.children = node.children.map((child) => outline(child, paragraphText));
   return out;
 }
 
@@ -61,6 +61,7 @@ function markdownFiles(dir: string): string[] {
 describe('parseBlocks (micromark events) matches remark-parse', () => {
   it.each(tricky.map((text) => [JSON.stringify(text), text]))('%s', (_, text) => {
     expect(outline(markdown.parseBlocks(text))).toEqual(outline(markdown.parseBlocksRemark(text)));
+    expect(outline(markdown.parseOutline(text), false)).toEqual(outline(markdown.parseBlocksRemark(text), false));
   });
 
   it('on every markdown fixture', () => {
@@ -69,6 +70,7 @@ describe('parseBlocks (micromark events) matches remark-parse', () => {
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       expect(outline(markdown.parseBlocks(text)), file).toEqual(outline(markdown.parseBlocksRemark(text)));
+      expect(outline(markdown.parseOutline(text), false), file).toEqual(outline(markdown.parseBlocksRemark(text), false));
     }
   });
 });
