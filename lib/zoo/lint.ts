@@ -43,6 +43,8 @@ export interface VerifyOptions {
   root?: string;
   /** Also extract the README's first prose line (for `list`). */
   title?: boolean;
+  /** The folder's top-level text files (`topLevelTextFiles`) when the caller already listed them. */
+  topLevelFiles?: string[];
 }
 
 /** The markdown functions the runner needs (see `markdown.ts`). */
@@ -94,7 +96,7 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
     },
     inlineText: parser.inlineText,
     placeholderFiles() {
-      placeholderFiles ??= scannedFiles(root);
+      placeholderFiles ??= scannedFiles(root, options.topLevelFiles);
       return placeholderFiles;
     },
     report(reason, where = {}) {
