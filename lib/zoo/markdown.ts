@@ -1,11 +1,13 @@
 /**
- * Markdown parsing with unified + remark-parse, loaded only when a file needs
- * parsing. Two processors: the full one, and a block-structure one with the
+ * Markdown parsing. The block structure comes from micromark directly
+ * (`blocks.ts`): the same CommonMark tokenizer remark-parse uses, with the
  * inline constructs (emphasis, links, code spans, inline HTML, escapes)
- * disabled. Block structure does not depend on inline parsing, so the block
- * parser finds the same headings, code blocks, HTML blocks and blockquotes at
- * a fraction of the cost; the few texts that need inline markup removed (a
- * heading, a title paragraph) go through the full parser on their own.
+ * disabled. Block structure does not depend on inline parsing, so it finds the
+ * same headings, code blocks, HTML blocks and blockquotes at a fraction of the
+ * cost; the few texts that need inline markup removed (a heading, a title
+ * paragraph) go through the full unified + remark-parse parser on their own.
+ * `parseBlocksRemark` is remark's own block parse, kept as the reference the
+ * tests compare against.
  */
 import {unified} from 'unified';
 import remarkParse from 'remark-parse';

@@ -50,6 +50,10 @@ const tricky = [
   '\ufeff# bom\n',
   'a\tb  \t\nc\n===',
   '> > # deep\n>\n> # h\n',
+  '-\tfoo\n\n\t\t# x\n',
+  'para\n\tcontinued\n',
+  '>\t# tab heading\n',
+  '  -\t  # item heading\n',
 ];
 
 function markdownFiles(dir: string): string[] {
