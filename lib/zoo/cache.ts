@@ -50,7 +50,30 @@ export function signature(root: string, files: readonly string[]): {sig: string;
   let newest = 0;
   // Names are left out: the file list is fixed apart from the top-level text
   // files, which the cache entry stores and compares separately.
+  // A file in a subfolder (`bundle/x`) is looked at only when the subfolder
+  // exists: otherwise it gets the signature of a missing file, as its stat would give.
+  let folders: Map<string, boolean> | undefined;
   for (const name of files) {
+    const slash = name.indexOf('/');
+    if (slash !== -1) {
+      folders ??= new Map();
+      const folder = name.slice(0, slash);
+      let present = folders.get(folder);
+      if (present === undefined) {
+        try {
+          // Absent: every file under it is missing too. Anything else (a folder, or a file,
+          // which makes the files' stats fail with ENOTDIR): stat the files themselves.
+          present = statSync(path.join(root, folder), {throwIfNoEntry: false}) !== undefined;
+        } catch {
+          present = true; // let the file's own stat say what is wrong
+        }
+        folders.set(folder, present);
+      }
+      if (!present) {
+        sig += '-|';
+        continue;
+      }
+    }
     try {
       const s = statSync(path.join(root, name), {throwIfNoEntry: false});
       if (!s) sig += '-|';

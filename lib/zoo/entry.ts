@@ -10,9 +10,9 @@ export interface EntryStatus {
   firstError?: string;
 }
 
-/** Verify the folder `abs` (shown as `shown`) and extract its title. */
-export function inspectEntry(abs: string, shown: string, parse: Markdown): EntryStatus {
-  const report = verifyBenchmarkSync(shown, parse, {root: abs, title: true});
+/** Verify the folder `abs` (shown as `shown`) and extract its title; `files`: its top-level text files when already listed. */
+export function inspectEntry(abs: string, shown: string, parse: Markdown, files?: string[]): EntryStatus {
+  const report = verifyBenchmarkSync(shown, parse, {root: abs, title: true, topLevelFiles: files});
   const status: EntryStatus = {errors: report.errors, warnings: report.warnings, title: report.title ?? null};
   const first = report.findings.find((f) => f.severity === 'error');
   if (first) status.firstError = `${first.message} (${first.ruleId})`;

@@ -43,11 +43,15 @@ export interface VerifyOptions {
   root?: string;
   /** Also extract the README's first prose line (for `list`). */
   title?: boolean;
+  /** The folder's top-level text files (`topLevelTextFiles`) when the caller already listed them. */
+  topLevelFiles?: string[];
 }
 
 /** The markdown functions the runner needs (see `markdown.ts`). */
 export interface Markdown {
   parseBlocks(text: string): Root;
+  /** `parseBlocks` without paragraph text (paragraphs have no children); what `ctx.markdown` gives. */
+  parseOutline(text: string): Root;
   inlineText(raw: string): string;
 }
 let loaded: Markdown | undefined;
@@ -86,13 +90,13 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
     markdown(name) {
       if (!trees.has(name)) {
         const loaded = ctx.file(name);
-        trees.set(name, loaded.status === 'ok' ? parser.parseBlocks(loaded.text) : undefined);
+        trees.set(name, loaded.status === 'ok' ? parser.parseOutline(loaded.text) : undefined);
       }
       return trees.get(name);
     },
     inlineText: parser.inlineText,
     placeholderFiles() {
-      placeholderFiles ??= scannedFiles(root);
+      placeholderFiles ??= scannedFiles(root, options.topLevelFiles);
       return placeholderFiles;
     },
     report(reason, where = {}) {

@@ -6,7 +6,8 @@ import {markdown} from './markdown.js';
 /** A batch the pool sends: absolute folder paths and their display names. */
 export interface WorkerBatch {
   id: number;
-  items: {abs: string; shown: string}[];
+  /** `files`: the folder's top-level text files as discovery listed them. */
+  items: {abs: string; shown: string; files?: string[]}[];
 }
 
 /** The answer to a batch, in the same order. */
@@ -16,6 +17,6 @@ export interface WorkerResult {
 }
 
 parentPort?.on('message', (batch: WorkerBatch) => {
-  const results = batch.items.map((item) => inspectEntry(item.abs, item.shown, markdown));
+  const results = batch.items.map((item) => inspectEntry(item.abs, item.shown, markdown, item.files));
   parentPort!.postMessage({id: batch.id, results} satisfies WorkerResult);
 });

@@ -146,7 +146,7 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
       hits++;
       apply(row, previous.value);
     } else {
-      verifier.add({abs, shown: row.path});
+      verifier.add({abs, shown: row.path, files});
       pending.push({row, abs, key: {dir, files, sig}, newest});
     }
   }
@@ -207,7 +207,8 @@ const batchSize = 16;
 /** Old-generation cap of each worker: parse garbage is collected instead of growing the heap. */
 const workerHeapMb = 192;
 
-type Item = {abs: string; shown: string};
+/** A folder to verify, with the top-level text files discovery already listed. */
+type Item = {abs: string; shown: string; files?: string[]};
 
 const cores = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
@@ -262,7 +263,7 @@ class Verifier {
     if (!this.started) {
       if (this.items.length === 0) return [];
       const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
-      return this.items.map((item) => inspectEntry(item.abs, item.shown, markdown));
+      return this.items.map((item) => inspectEntry(item.abs, item.shown, markdown, item.files));
     }
     this.flush(true);
     await Promise.all(this.running);
@@ -270,7 +271,7 @@ class Verifier {
     const missing = this.items.map((_, i) => i).filter((i) => this.results[i] === undefined);
     if (missing.length) {
       const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
-      for (const i of missing) this.results[i] = inspectEntry(this.items[i]!.abs, this.items[i]!.shown, markdown);
+      for (const i of missing) this.results[i] = inspectEntry(this.items[i]!.abs, this.items[i]!.shown, markdown, this.items[i]!.files);
     }
     return this.results;
   }

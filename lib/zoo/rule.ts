@@ -23,6 +23,8 @@ export interface RuleContext {
   /**
    * The block-structure mdast tree of a markdown file (inline markup left as raw
    * text; pass it through `inlineText`), or undefined when it could not be read.
+   * Paragraphs carry their position but no children: their text is not
+   * tokenized (read it from `file(name)` by offset if a rule ever needs it).
    */
   markdown(name: string): Root | undefined;
   /** Plain text of raw inline markdown, inline markup removed. */

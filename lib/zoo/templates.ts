@@ -80,6 +80,13 @@ export function nestedTemplateFiles(): string[] {
  */
 export function scannedFiles(root: string, topLevel = topLevelTextFiles(root)): string[] {
   const names = new Set(topLevel);
-  for (const file of nestedTemplateFiles()) if (existsSync(path.join(root, file))) names.add(file);
+  // One look at each subfolder (`bundle/`) first: when it is absent, none of its files are there.
+  const folders = new Map<string, boolean>();
+  for (const file of nestedTemplateFiles()) {
+    const folder = file.slice(0, file.indexOf('/'));
+    let present = folders.get(folder);
+    if (present === undefined) folders.set(folder, (present = existsSync(path.join(root, folder))));
+    if (present && existsSync(path.join(root, file))) names.add(file);
+  }
   return [...names].sort();
 }

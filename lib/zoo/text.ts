@@ -2,7 +2,7 @@
  * Reading benchmark files as text: UTF-8 (a BOM and CRLF are fine), with every
  * failure turned into data a rule can report instead of an exception.
  */
-import {readFileSync, statSync} from 'node:fs';
+import {closeSync, constants, fstatSync, openSync, readFileSync, statSync} from 'node:fs';
 
 /** What happened when a file of a benchmark folder was loaded. */
 export type LoadedFile =
@@ -44,8 +44,36 @@ export function kindOf(stats: {isDirectory(): boolean; isFIFO(): boolean; isSock
   return 'not a regular file';
 }
 
-/** Load `file` as UTF-8 text without throwing. */
+const openFlags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * Load `file` as UTF-8 text without throwing. Fast path: one open (non-blocking,
+ * so a named pipe cannot hang it), fstat and read on the descriptor; any open
+ * failure other than "does not exist" takes the stat-then-read path, which
+ * words the problem.
+ */
 export function loadText(file: string): LoadedFile {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, openFlags);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {status: 'missing'};
+  }
+  if (fd !== undefined) {
+    try {
+      const stats = fstatSync(fd);
+      if (!stats.isFile()) return {status: 'not-file', kind: kindOf(stats)};
+      return decodeUtf8(readFileSync(fd));
+    } catch {
+      // fall back to the path below, which names the failure
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return loadTextSlow(file);
+}
+
+function loadTextSlow(file: string): LoadedFile {
   let stats;
   try {
     stats = statSync(file, {throwIfNoEntry: false});

@@ -1,0 +1,87 @@
+// The lean block parser (lib/zoo/blocks.ts) must see exactly the block structure remark sees.
+import {readdirSync, readFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {toString} from 'mdast-util-to-string';
+import type {Nodes} from 'mdast';
+import {repoRoot} from '../helpers/cli.js';
+import {zooFixtures} from './helpers/zoo.js';
+
+const markdown = (await import(path.join(repoRoot, 'dist/lib/zoo/markdown.js'))) as typeof import('../../lib/zoo/markdown.js');
+
+/** What the rules and the title read of a tree: types, depths, texts, positions, blank HTML, nesting. */
+function outline(node: Nodes, paragraphText = true): unknown {
+  const out: Record<string, unknown> = {type: node.type};
+  if (node.type !== 'listItem') out.at = node.position && [node.position.start.line, node.position.start.column, node.position.start.offset, node.position.end.offset];
+  if (node.type === 'heading') out.depth = node.depth;
+  if (node.type === 'heading' || (node.type === 'paragraph' && paragraphText)) out.text = toString(node);
+  if (node.type === 'html') out.blank = node.value.replace(/<!--[\s\S]*?(?:-->|$)/g, '').trim() === '';
+  if (node.type === 'root' || node.type === 'blockquote' || node.type === 'list' || node.type === 'listItem') out.children = node.children.map((child) => outline(child, paragraphText));
+  return out;
+}
+
+const tricky = [
+  'Setext\nhead  \nx\n===\n',
+  'a\n   b\n---\n',
+  '[a]: /u\n===\n',
+  '  # x #  \n',
+  '#\n',
+  '> # q\n> ---\nz\n',
+  '- a\n\n  b\n- # c\n1. x\n',
+  '<div>\n# no\n</div>\n\n# yes\n',
+  'foo\\\nbar\n',
+  '# a *b* `c` &amp;\n',
+  '\tcode\n# h\n',
+  'Title\r\n=====\r\n\r\ntext  \r\nmore\r\n',
+  '```\n# x',
+  '<!-- x\n\n# y',
+  'para\n    # not\n',
+  '* * *\n',
+  '',
+  '\n\n',
+  "[x]: <y> 'z'\n# h",
+  'x  \n===\n',
+  'end  \n',
+  '> a\nlazy\n> # h\n',
+  '- > # q\n  > b\n-\n\n  # z\n',
+  '1) a\n2) b\n\n   <!-- c -->\n',
+  '## Caveats ##\n\n<!-- only -->\n\n## Baseline:\n\n<!--\nunclosed',
+  '# été &amp; *x*\n中\n---\n',
+  '\ufeff# bom\n',
+  'a\tb  \t\nc\n===',
+  '> > # deep\n>\n> # h\n',
+  '-\tfoo\n\n\t\t# x\n',
+  'para\n\tcontinued\n',
+  '>\t# tab heading\n',
+  '  -\t  # item heading\n',
+];
+
+function markdownFiles(dir: string): string[] {
+  return readdirSync(dir, {withFileTypes: true, recursive: true})
+    .filter((e) => e.isFile() && e.name.endsWith('.md'))
+    .map((e) => path.join(e.parentPath, e.name));
+}
+
+describe('parseBlocks (micromark events) matches remark-parse', () => {
+  it.each(tricky.map((text) => [JSON.stringify(text), text]))('%s', (_, text) => {
+    expect(outline(markdown.parseBlocks(text))).toEqual(outline(markdown.parseBlocksRemark(text)));
+    expect(outline(markdown.parseOutline(text), false)).toEqual(outline(markdown.parseBlocksRemark(text), false));
+  });
+
+  it('on every markdown fixture', () => {
+    const files = markdownFiles(zooFixtures);
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      expect(outline(markdown.parseBlocks(text)), file).toEqual(outline(markdown.parseBlocksRemark(text)));
+      expect(outline(markdown.parseOutline(text), false), file).toEqual(outline(markdown.parseBlocksRemark(text), false));
+    }
+  });
+});
+
+describe('inlineText fast path matches remark', () => {
+  const remark = (raw: string) => toString(markdown.parseMarkdown(raw));
+  it.each(['Provenance of task_1', 'a_b_c', '__init__', 'snake_case_name here', 'x _y_ z', 'foo_bar_', '_a', 'a__b', 'é_b', 'a_é', 'a_b*c*', 'Setup & environment', '**Source**', 'A &amp; B'])('%s', (raw) => {
+    expect(markdown.inlineText(raw)).toBe(remark(raw));
+  });
+});
