@@ -3,6 +3,8 @@
  * little-endian words of |seed|, and `choice` by `getrandbits` rejection.
  */
 
+import {OUT_WORD, simdTwister} from './mt-simd.js';
+
 const N = 624;
 const M = 397;
 
@@ -126,12 +128,12 @@ function twistInt32(mt: Int32Array): void {
  * {-1, 0, 1}, so each estimate is exactly k/n for an integer k: the result is
  * the histogram of k (index k + n), which also gives the sorted order.
  */
-export function bootstrapCounts(differences: Int8Array, samples: number, seed: bigint): Uint32Array {
+export function bootstrapCounts(differences: Int8Array, samples: number, seed: bigint, useSimd = true): Uint32Array {
   const n = differences.length;
   const counts = new Uint32Array(2 * n + 1);
   if (samples <= 0 || n === 0) return counts;
   if (n >= 2 ** 18) return bootstrapCountsPlain(differences, samples, seed, counts);
-  return bootstrapCountsFast(differences, samples, seed, counts);
+  return bootstrapCountsFast(differences, samples, seed, counts, useSimd);
 }
 
 /** The same, one `below(n)` at a time (the fast path's model; used for huge n). */
@@ -149,7 +151,8 @@ function bootstrapCountsPlain(differences: Int8Array, samples: number, seed: big
 /**
  * The hot loop (51 million draws in the large bench), for n < 2**18.
  *
- * - The state stays in an Int32Array and each twisted block is walked once.
+ * - Each block of 624 words is twisted and tempered in one go (WebAssembly
+ *   SIMD in mt-simd.ts, or twistAndTemperJs), then counted.
  * - getrandbits(k) keeps the top k = 32 - shift bits of the tempered word, and
  *   shift >= 14 here: the last tempering step (y ^= y >>> 18) only changes
  *   bits 0..13, so it is skipped.
@@ -160,31 +163,33 @@ function bootstrapCountsPlain(differences: Int8Array, samples: number, seed: big
  *   the block) words cannot complete it early: they run as one unchecked batch,
  *   and only its end is checked (the sample ends there iff all were accepted).
  */
-function bootstrapCountsFast(differences: Int8Array, samples: number, seed: bigint, counts: Uint32Array): Uint32Array {
+function bootstrapCountsFast(differences: Int8Array, samples: number, seed: bigint, counts: Uint32Array, useSimd: boolean): Uint32Array {
   const n = differences.length;
-  const mt = new Int32Array(new MersenneTwister(seed).mt.buffer.slice(0));
   const shift = Math.clz32(n);
   const bits = 33 - shift; // K = 2**bits > 2n; a batch sum stays below 624 * 2K < 2**31
   const low = 2 ** bits - 1;
   const table = new Int32Array(2 ** (32 - shift));
   for (let i = 0; i < n; i++) table[i] = 2 ** bits + differences[i]! + 1;
+  // Where WebAssembly SIMD runs, it twists and tempers each block (r values at
+  // OUT_WORD); otherwise the same is done here in JavaScript.
+  const simd = useSimd ? simdTwister() : null;
+  const state = new MersenneTwister(seed).mt;
+  const words = simd ? simd.words : new Int32Array(2 * N);
+  words.set(new Int32Array(state.buffer, state.byteOffset, N));
+  const out = simd ? OUT_WORD : N;
+  const block = simd ? () => simd.block(shift) : () => twistAndTemperJs(words, shift);
   let left = n;
   let sum = 0;
   let done = 0;
   // A fresh generator has index N: the first draw twists.
   for (;;) {
-    twistInt32(mt);
-    let i = 0;
-    while (i < N) {
-      const end = Math.min(i + left, N);
+    block();
+    let i = out;
+    const blockEnd = out + N;
+    while (i < blockEnd) {
+      const end = Math.min(i + left, blockEnd);
       let batch = 0;
-      for (; i < end; i++) {
-        let y = mt[i]!;
-        y ^= y >>> 11;
-        y ^= (y << 7) & 0x9d2c5680;
-        y ^= (y << 15) & 0xefc60000;
-        batch += table[y >>> shift]!;
-      }
+      for (; i < end; i++) batch += table[words[i]!]!;
       const taken = batch >>> bits;
       left -= taken;
       sum += (batch & low) - taken;
@@ -195,5 +200,17 @@ function bootstrapCountsFast(differences: Int8Array, samples: number, seed: bigi
         sum = 0;
       }
     }
+  }
+}
+
+/** The JavaScript twin of the SIMD block: the state words[0..N) twisted, the r values in words[N..2N). */
+function twistAndTemperJs(words: Int32Array, shift: number): void {
+  twistInt32(words);
+  for (let i = 0; i < N; i++) {
+    let y = words[i]!;
+    y ^= y >>> 11;
+    y ^= (y << 7) & 0x9d2c5680;
+    y ^= (y << 15) & 0xefc60000;
+    words[N + i] = y >>> shift;
   }
 }
