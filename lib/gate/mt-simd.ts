@@ -4,10 +4,12 @@
  * JavaScript cannot vectorize, and they were most of the bootstrap's time.
  *
  * The module is assembled here from named opcodes (no build step, no binary
- * blob). It exports its memory and one function, `block(shift)`:
- *   - words 0..623 of memory hold the state (the same bits as CPython's mt[]);
- *   - `block` twists it in place and writes, for each new word y,
- *     temper(y) >>> shift as words 1024..1647 (OUT_WORD), i.e. getrandbits(32 - shift).
+ * blob). It exports its memory and `run(shift)`, which repeats:
+ *   - block(shift): words 0..623 of memory hold the state (the same bits as
+ *     CPython's mt[]); it twists them in place and writes, for each new word y,
+ *     temper(y) >>> shift as words 1024..1647 (OUT_WORD), i.e. getrandbits(32 - shift);
+ *   - count(): the rejection and per-sample sums over those r values (scalar);
+ * until the samples are done: one call from JavaScript for the whole bootstrap.
  * The last tempering step (y ^= y >>> 18) only changes bits 0..13, so it is
  * left out: callers must use shift >= 14.
  *
@@ -23,12 +25,20 @@ declare const WebAssembly:
   | {
       validate(bytes: Uint8Array): boolean;
       Module: new (bytes: Uint8Array) => object;
-      Instance: new (module: object) => {exports: {memory: {buffer: ArrayBuffer}; block: (shift: number) => void}};
+      Instance: new (module: object) => {exports: {memory: {buffer: ArrayBuffer; grow(pages: number): number}; run: (shift: number) => void}};
     };
 
 const N = 624;
 const M = 397;
 export const OUT_WORD = 1024;
+/** Byte addresses of the counting state (see count()). */
+const ACC = 8192; // i64: taken * K + (sum of d + taken) of the sample in progress
+const DONE = 8200; // i32: samples finished
+const TARGET = 8208; // i64: n * K, reached exactly when the sample has n accepted draws
+const SAMPLES = 8216; // i32: samples wanted
+const COUNTS = 8220; // i32: byte address of counts[] (after the table)
+/** Byte address of table[r] (r = getrandbits(k)): 0 if rejected, else K + d + 1. */
+export const TABLE_BYTE = 16384;
 
 // Opcodes (WebAssembly core + SIMD proposal encodings).
 const I32 = 0x7f;
@@ -49,6 +59,21 @@ const I32_AND = 0x71;
 const I32_OR = 0x72;
 const I32_XOR = 0x73;
 const I32_SHR_U = 0x76;
+const I32_SHL = 0x74;
+const I32_EQ = 0x46;
+const I32_EQZ = 0x45;
+const I64 = 0x7e;
+const I64_LOAD = 0x29;
+const I64_STORE = 0x37;
+const I64_CONST = 0x42;
+const I64_ADD = 0x7c;
+const I64_SUB = 0x7d;
+const I64_GE_U = 0x5a;
+const I64_EXTEND_I32_U = 0xad;
+const I32_WRAP_I64 = 0xa7;
+const IF = 0x04;
+const RETURN = 0x0f;
+const CALL = 0x10;
 const SIMD = 0xfd;
 const V128_LOAD = [SIMD, 0x00];
 const V128_STORE = [SIMD, 0x0b];
@@ -164,6 +189,51 @@ function temperChunk(): number[] {
   ];
 }
 
+/**
+ * count() -> 1 when all samples are done: walks the block's r values, adds
+ * table[r] to ACC, and when ACC reaches TARGET (n accepted draws) bumps
+ * counts[ACC - TARGET] (= counts[sum + n]) and starts the next sample.
+ * Locals: ADDR (i32), acc (i64), target (i64), done (i32), at (i32).
+ */
+function countBody(): number[] {
+  const [addr, acc, target, done, at] = [0, 1, 2, 3, 4];
+  const saveAndReturn = (flag: number): number[] => [
+    ...i32(0), ...get(acc), I64_STORE, 3, ...uleb(ACC),
+    ...i32(0), ...get(done), I32_STORE, ...memarg(DONE),
+    ...i32(flag), RETURN,
+  ];
+  return [
+    3, 1, I32, 2, I64, 2, I32,
+    ...i32(0), I64_LOAD, 3, ...uleb(ACC), LOCAL_SET, acc,
+    ...i32(0), I64_LOAD, 3, ...uleb(TARGET), LOCAL_SET, target,
+    ...i32(0), I32_LOAD, ...memarg(DONE), LOCAL_SET, done,
+    ...i32(0), LOCAL_SET, addr,
+    LOOP, 0x40,
+    // acc += table[out[addr]]
+    ...get(acc),
+    ...get(addr), I32_LOAD, ...memarg(4 * OUT_WORD), ...i32(2), I32_SHL, I32_LOAD, ...memarg(TABLE_BYTE),
+    I64_EXTEND_I32_U, I64_ADD, LOCAL_SET, acc,
+    ...get(acc), ...get(target), I64_GE_U, IF, 0x40,
+    // counts[acc - target]++
+    ...get(acc), ...get(target), I64_SUB, I32_WRAP_I64, ...i32(2), I32_SHL,
+    ...i32(0), I32_LOAD, ...memarg(COUNTS), I32_ADD, LOCAL_TEE, at,
+    ...get(at), I32_LOAD, ...memarg(0), ...i32(1), I32_ADD, I32_STORE, ...memarg(0),
+    I64_CONST, 0, LOCAL_SET, acc,
+    ...get(done), ...i32(1), I32_ADD, LOCAL_TEE, done,
+    ...i32(0), I32_LOAD, ...memarg(SAMPLES), I32_EQ, IF, 0x40, ...saveAndReturn(1), END,
+    END,
+    ...get(addr), ...i32(4), I32_ADD, LOCAL_TEE, addr, ...i32(4 * N), I32_LT_U, BR_IF, 0,
+    END,
+    ...saveAndReturn(0),
+    END,
+  ];
+}
+
+/** run(shift): block(shift) then count() until count() says the samples are done. */
+function runBody(): number[] {
+  return [0, LOOP, 0x40, ...get(0), CALL, 0, CALL, 1, I32_EQZ, BR_IF, 0, END, END];
+}
+
 function section(id: number, content: number[]): number[] {
   return [id, ...uleb(content.length), ...content];
 }
@@ -186,26 +256,46 @@ function moduleBytes(): Uint8Array {
     ...loop(4 * N, temperChunk()),
     END,
   ];
+  const count = countBody();
+  const run = runBody();
   return new Uint8Array([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-    ...section(1, [1, 0x60, 1, I32, 0]), // type 0: (i32) -> ()
-    ...section(3, [1, 0]), // one function of type 0
-    ...section(5, [1, 0x00, 1]), // one memory, 1 page
-    ...section(7, [2, ...name('memory'), 0x02, 0, ...name('block'), 0x00, 0]),
-    ...section(10, [1, ...uleb(body.length), ...body]),
+    ...section(1, [2, 0x60, 1, I32, 0, 0x60, 0, 1, I32]), // type 0: (i32) -> (), type 1: () -> i32
+    ...section(3, [3, 0, 1, 0]), // block, count, run
+    ...section(5, [1, 0x00, 1]), // one memory, 1 page (run() callers grow it)
+    ...section(7, [3, ...name('memory'), 0x02, 0, ...name('block'), 0x00, 0, ...name('run'), 0x00, 2]),
+    ...section(10, [3, ...uleb(body.length), ...body, ...uleb(count.length), ...count, ...uleb(run.length), ...run]),
   ]);
 }
 
-export interface SimdTwister {
-  /** The state (624 words) then, from OUT_WORD, the last block's outputs. */
-  words: Int32Array;
-  block: (shift: number) => void;
-}
-
-/** A fresh module instance, or null where WebAssembly SIMD is not available. */
-export function simdTwister(): SimdTwister | null {
+/**
+ * The bootstrap histogram (see bootstrapCounts in mt.ts) computed entirely in
+ * the module: `state` is a fresh generator's mt[], table[r] as above (length
+ * 2**(32 - shift)), K = 2**bits > 2n. Null where WebAssembly SIMD is missing.
+ */
+export function simdBootstrapCounts(
+  state: Uint32Array,
+  table: Int32Array,
+  n: number,
+  bits: number,
+  shift: number,
+  samples: number,
+): Uint32Array | null {
   const bytes = moduleBytes();
   if (typeof WebAssembly === 'undefined' || !WebAssembly.validate(bytes)) return null;
   const {exports} = new WebAssembly.Instance(new WebAssembly.Module(bytes));
-  return {words: new Int32Array(exports.memory.buffer), block: exports.block};
+  const countsByte = TABLE_BYTE + 4 * table.length;
+  const size = countsByte + 4 * (2 * n + 1);
+  exports.memory.grow(Math.ceil(size / 65536) - 1);
+  const buffer = exports.memory.buffer;
+  new Uint32Array(buffer, 0, N).set(state.subarray(0, N));
+  new Int32Array(buffer, TABLE_BYTE, table.length).set(table);
+  const view = new DataView(buffer);
+  view.setBigUint64(ACC, 0n, true);
+  view.setInt32(DONE, 0, true);
+  view.setBigUint64(TARGET, BigInt(n) << BigInt(bits), true);
+  view.setInt32(SAMPLES, samples, true);
+  view.setInt32(COUNTS, countsByte, true);
+  exports.run(shift);
+  return new Uint32Array(buffer.slice(countsByte, size));
 }

@@ -3,7 +3,7 @@
  * little-endian words of |seed|, and `choice` by `getrandbits` rejection.
  */
 
-import {OUT_WORD, simdTwister} from './mt-simd.js';
+import {simdBootstrapCounts} from './mt-simd.js';
 
 const N = 624;
 const M = 397;
@@ -151,8 +151,9 @@ function bootstrapCountsPlain(differences: Int8Array, samples: number, seed: big
 /**
  * The hot loop (51 million draws in the large bench), for n < 2**18.
  *
- * - Each block of 624 words is twisted and tempered in one go (WebAssembly
- *   SIMD in mt-simd.ts, or twistAndTemperJs), then counted.
+ * - Where WebAssembly SIMD is available the whole loop runs in mt-simd.ts
+ *   (blocks twisted and tempered 4 lanes at a time, then counted); the
+ *   JavaScript below is the same algorithm, one 624-word block at a time.
  * - getrandbits(k) keeps the top k = 32 - shift bits of the tempered word, and
  *   shift >= 14 here: the last tempering step (y ^= y >>> 18) only changes
  *   bits 0..13, so it is skipped.
@@ -170,22 +171,21 @@ function bootstrapCountsFast(differences: Int8Array, samples: number, seed: bigi
   const low = 2 ** bits - 1;
   const table = new Int32Array(2 ** (32 - shift));
   for (let i = 0; i < n; i++) table[i] = 2 ** bits + differences[i]! + 1;
-  // Where WebAssembly SIMD runs, it twists and tempers each block (r values at
-  // OUT_WORD); otherwise the same is done here in JavaScript.
-  const simd = useSimd ? simdTwister() : null;
   const state = new MersenneTwister(seed).mt;
-  const words = simd ? simd.words : new Int32Array(2 * N);
+  // Where WebAssembly SIMD runs, the whole loop runs there (mt-simd.ts).
+  const fast = useSimd ? simdBootstrapCounts(state, table, n, bits, shift, samples) : null;
+  if (fast) return fast;
+  // Otherwise the same in JavaScript.
+  const words = new Int32Array(2 * N);
   words.set(new Int32Array(state.buffer, state.byteOffset, N));
-  const out = simd ? OUT_WORD : N;
-  const block = simd ? () => simd.block(shift) : () => twistAndTemperJs(words, shift);
   let left = n;
   let sum = 0;
   let done = 0;
   // A fresh generator has index N: the first draw twists.
   for (;;) {
-    block();
-    let i = out;
-    const blockEnd = out + N;
+    twistAndTemperJs(words, shift);
+    let i = N;
+    const blockEnd = 2 * N;
     while (i < blockEnd) {
       const end = Math.min(i + left, blockEnd);
       let batch = 0;
