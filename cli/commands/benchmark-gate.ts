@@ -30,7 +30,8 @@ export const gateCommand: CommandModule<object, GateArgs> = {
       results: last(argv.results),
       candidate: last(argv.candidate),
     });
-    if (outcome.stdout) process.stdout.write(outcome.stdout);
+    if (outcome.stdoutBytes) process.stdout.write(outcome.stdoutBytes);
+    else if (outcome.stdout) process.stdout.write(outcome.stdout);
     if (outcome.stderr) process.stderr.write(outcome.stderr);
     process.exitCode = outcome.exitCode;
   },

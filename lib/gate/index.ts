@@ -7,7 +7,7 @@ import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import {evaluate, validateCases, validateResults, validateSpec} from './gate.js';
 import {decodeText, GateError, parseJson} from './json.js';
-import {backslashReplaceSurrogates, dumps, reprString, UncaughtPythonError, type PyValue} from './py.js';
+import {backslashReplaceSurrogates, dumps, dumpsUtf8, reprString, UncaughtPythonError, type PyValue} from './py.js';
 
 export {GateError} from './json.js';
 
@@ -30,7 +30,12 @@ export interface GateOptions {
 
 export interface GateOutcome {
   /** What goes to stdout (the decision document and a newline, or nothing). */
-  stdout: string;
+  readonly stdout: string;
+  /**
+   * The same as UTF-8 bytes when that is what the document already is (the
+   * CLI writes these: decoding 2 MB to a string only to re-encode it is waste).
+   */
+  readonly stdoutBytes?: Uint8Array;
   /** What goes to stderr (`ERROR: <message>\n` on a contract error, or nothing). */
   stderr: string;
   /** 0 PASS, 1 REVIEW/BLOCK/INCOMPARABLE (or a crash of the reference), 2 ERROR. */
@@ -84,7 +89,23 @@ export function runGate(options: GateOptions = {}): GateOutcome {
     const caseFile = validateCases(loadJson(options.cases, GATE_DEFAULTS.cases, cwd), spec);
     const results = validateResults(loadJson(options.results, GATE_DEFAULTS.results, cwd), spec, caseFile);
     const {document, pass} = evaluate(spec, caseFile, results, options.candidate ?? GATE_DEFAULTS.candidate);
-    return {stdout: dumps(document, 2) + '\n', stderr: '', exitCode: pass ? 0 : 1};
+    const exitCode = pass ? 0 : 1;
+    const utf8 = dumpsUtf8(document, 2);
+    // Lone surrogates cannot be UTF-8: then only the text form is exact.
+    if (!utf8.wellFormed) return {stdout: dumps(document, 2) + '\n', stderr: '', exitCode};
+    const bytes = new Uint8Array(utf8.bytes.length + 1);
+    bytes.set(utf8.bytes);
+    bytes[utf8.bytes.length] = 0x0a;
+    // The text is decoded only if someone asks for it (tests do; the CLI does not).
+    let text: string | undefined;
+    return {
+      get stdout(): string {
+        return (text ??= new TextDecoder().decode(bytes));
+      },
+      stdoutBytes: bytes,
+      stderr: '',
+      exitCode,
+    };
   } catch (error) {
     if (error instanceof GateError) {
       return {stdout: '', stderr: backslashReplaceSurrogates(`ERROR: ${error.message}`) + '\n', exitCode: 2};

@@ -3,6 +3,8 @@
  * little-endian words of |seed|, and `choice` by `getrandbits` rejection.
  */
 
+import {simdBootstrapCounts} from './mt-simd.js';
+
 const N = 624;
 const M = 397;
 
@@ -125,45 +127,90 @@ function twistInt32(mt: Int32Array): void {
  * `rng.choice(differences)` drawn len(differences) times. Differences are in
  * {-1, 0, 1}, so each estimate is exactly k/n for an integer k: the result is
  * the histogram of k (index k + n), which also gives the sorted order.
- *
- * The hot loop keeps the state in an Int32Array and walks each twisted block
- * once: every word is tempered and its top bits index two small tables
- * (accepted? and the difference), so the loop has no data-dependent branch.
  */
-export function bootstrapCounts(differences: Int8Array, samples: number, seed: bigint): Uint32Array {
+export function bootstrapCounts(differences: Int8Array, samples: number, seed: bigint, useSimd = true): Uint32Array {
   const n = differences.length;
   const counts = new Uint32Array(2 * n + 1);
   if (samples <= 0 || n === 0) return counts;
-  const mt = new Int32Array(new MersenneTwister(seed).mt.buffer.slice(0));
-  const shift = Math.clz32(n);
-  // getrandbits(k) is below 2**k: r < n is accepted, the rest redrawn.
-  const accepted = new Uint8Array(2 ** (32 - shift));
-  const value = new Int8Array(2 ** (32 - shift));
-  for (let i = 0; i < n; i++) {
-    accepted[i] = 1;
-    value[i] = differences[i]!;
+  if (n >= 2 ** 18) return bootstrapCountsPlain(differences, samples, seed, counts);
+  return bootstrapCountsFast(differences, samples, seed, counts, useSimd);
+}
+
+/** The same, one `below(n)` at a time (the fast path's model; used for huge n). */
+function bootstrapCountsPlain(differences: Int8Array, samples: number, seed: bigint, counts: Uint32Array): Uint32Array {
+  const rng = new MersenneTwister(seed);
+  const n = differences.length;
+  for (let s = 0; s < samples; s++) {
+    let sum = 0;
+    for (let j = 0; j < n; j++) sum += differences[rng.below(n)]!;
+    counts[sum + n]!++;
   }
-  let taken = 0;
+  return counts;
+}
+
+/**
+ * The hot loop (51 million draws in the large bench), for n < 2**18.
+ *
+ * - Where WebAssembly SIMD is available the whole loop runs in mt-simd.ts
+ *   (blocks twisted and tempered 4 lanes at a time, then counted); the
+ *   JavaScript below is the same algorithm, one 624-word block at a time.
+ * - getrandbits(k) keeps the top k = 32 - shift bits of the tempered word, and
+ *   shift >= 14 here: the last tempering step (y ^= y >>> 18) only changes
+ *   bits 0..13, so it is skipped.
+ * - One table lookup per word, no branch: table[r] is 0 for a rejected r >= n
+ *   and K + d + 1 for an accepted one (K = 2**bits > 2n), so the sum over a run
+ *   of words is taken * K + (sum of d + taken), both parts recovered exactly.
+ * - A sample needs `left` more accepted draws, so the next min(left, words in
+ *   the block) words cannot complete it early: they run as one unchecked batch,
+ *   and only its end is checked (the sample ends there iff all were accepted).
+ */
+function bootstrapCountsFast(differences: Int8Array, samples: number, seed: bigint, counts: Uint32Array, useSimd: boolean): Uint32Array {
+  const n = differences.length;
+  const shift = Math.clz32(n);
+  const bits = 33 - shift; // K = 2**bits > 2n; a batch sum stays below 624 * 2K < 2**31
+  const low = 2 ** bits - 1;
+  const table = new Int32Array(2 ** (32 - shift));
+  for (let i = 0; i < n; i++) table[i] = 2 ** bits + differences[i]! + 1;
+  const state = new MersenneTwister(seed).mt;
+  // Where WebAssembly SIMD runs, the whole loop runs there (mt-simd.ts).
+  const fast = useSimd ? simdBootstrapCounts(state, table, n, bits, shift, samples) : null;
+  if (fast) return fast;
+  // Otherwise the same in JavaScript.
+  const words = new Int32Array(2 * N);
+  words.set(new Int32Array(state.buffer, state.byteOffset, N));
+  let left = n;
   let sum = 0;
   let done = 0;
   // A fresh generator has index N: the first draw twists.
   for (;;) {
-    twistInt32(mt);
-    for (let i = 0; i < N; i++) {
-      let y = mt[i]!;
-      y ^= y >>> 11;
-      y ^= (y << 7) & 0x9d2c5680;
-      y ^= (y << 15) & 0xefc60000;
-      y ^= y >>> 18;
-      const r = y >>> shift;
-      sum += value[r]!;
-      taken += accepted[r]!;
-      if (taken === n) {
+    twistAndTemperJs(words, shift);
+    let i = N;
+    const blockEnd = 2 * N;
+    while (i < blockEnd) {
+      const end = Math.min(i + left, blockEnd);
+      let batch = 0;
+      for (; i < end; i++) batch += table[words[i]!]!;
+      const taken = batch >>> bits;
+      left -= taken;
+      sum += (batch & low) - taken;
+      if (left === 0) {
         counts[sum + n]!++;
         if (++done === samples) return counts;
-        taken = 0;
+        left = n;
         sum = 0;
       }
     }
+  }
+}
+
+/** The JavaScript twin of the SIMD block: the state words[0..N) twisted, the r values in words[N..2N). */
+function twistAndTemperJs(words: Int32Array, shift: number): void {
+  twistInt32(words);
+  for (let i = 0; i < N; i++) {
+    let y = words[i]!;
+    y ^= y >>> 11;
+    y ^= (y << 7) & 0x9d2c5680;
+    y ^= (y << 15) & 0xefc60000;
+    words[N + i] = y >>> shift;
   }
 }

@@ -428,6 +428,33 @@ class Utf8Writer {
     this.bytes[this.length++] = b;
   }
 
+  /**
+   * A JSON string literal. Nearly all text in a result package is plain
+   * printable ASCII: copy it in one pass that also checks each character, and
+   * only fall back to escaping / UTF-8 encoding when one needs it.
+   */
+  quoted(text: string): void {
+    const n = text.length;
+    this.reserve(n + 2);
+    const bytes = this.bytes;
+    let at = this.length;
+    bytes[at++] = 0x22;
+    for (let i = 0; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 0x20 || c === 0x22 || c === 0x5c || c >= 0x80) return this.quotedSlow(text);
+      bytes[at++] = c;
+    }
+    bytes[at++] = 0x22;
+    this.length = at;
+  }
+
+  private quotedSlow(text: string): void {
+    if (NEEDS_ESCAPE.test(text)) text = dumpString(text).slice(1, -1);
+    this.byte(0x22);
+    this.text(text);
+    this.byte(0x22);
+  }
+
   text(text: string): void {
     this.reserve(text.length * 3);
     let ascii = true;
@@ -461,17 +488,11 @@ export function dumpsUtf8(value: DumpValue, indent?: number): {bytes: Uint8Array
   const w = new Utf8Writer();
   const pads: string[] = [];
   const pad = (level: number): string => (pads[level] ??= '\n' + ' '.repeat((indent ?? 0) * level));
-  const str = (text: string): void => {
-    if (NEEDS_ESCAPE.test(text)) text = dumpString(text).slice(1, -1);
-    w.byte(0x22);
-    w.text(text);
-    w.byte(0x22);
-  };
   const write = (v: DumpValue, level: number): void => {
     if (v === null) w.ascii('null');
     else if (v === true) w.ascii('true');
     else if (v === false) w.ascii('false');
-    else if (typeof v === 'string') str(v);
+    else if (typeof v === 'string') w.quoted(v);
     else if (typeof v === 'bigint') w.ascii(v.toString());
     else if (typeof v === 'number') {
       if (Number.isNaN(v)) w.ascii('NaN');
@@ -498,7 +519,7 @@ export function dumpsUtf8(value: DumpValue, indent?: number): {bytes: Uint8Array
         const key = keys[i] as string;
         if (i > 0) w.byte(0x2c);
         if (indent !== undefined) w.ascii(pad(level + 1));
-        str(key);
+        w.quoted(key);
         w.ascii(indent === undefined ? ':' : ': ');
         write(isMap ? ((v as Map<string, DumpValue>).get(key) as DumpValue) : ((v as {readonly [key: string]: DumpValue})[key] as DumpValue), level + 1);
       }

@@ -68,6 +68,27 @@ describe('MT19937 (random.Random)', () => {
     }
     expect(Array.from(bootstrapCounts(differences, 300, 7n))).toEqual(Array.from(expected));
   });
+  it('the WebAssembly SIMD and JavaScript blocks agree with choice() for many n', () => {
+    // Sizes around powers of two (shift changes) and samples that span many blocks.
+    for (const n of [1, 2, 3, 4, 7, 8, 9, 31, 33, 255, 256, 257, 500, 1023, 1025, 5000]) {
+      let state = n;
+      const differences = Int8Array.from({length: n}, () => {
+        state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+        return ((state >>> 16) % 3) - 1;
+      });
+      const samples = n > 1000 ? 40 : 700;
+      const rng = new MersenneTwister(123456789012345678901234567890n);
+      const expected = new Uint32Array(2 * n + 1);
+      for (let s = 0; s < samples; s++) {
+        let sum = 0;
+        for (let t = 0; t < n; t++) sum += differences[rng.below(n)] as number;
+        expected[sum + n]++;
+      }
+      const seed = 123456789012345678901234567890n;
+      expect(Array.from(bootstrapCounts(differences, samples, seed, true))).toEqual(Array.from(expected));
+      expect(Array.from(bootstrapCounts(differences, samples, seed, false))).toEqual(Array.from(expected));
+    }
+  });
 });
 
 describe('statistics.mean', () => {
