@@ -1,4 +1,4 @@
-import {existsSync, readdirSync, statSync} from 'node:fs';
+import {existsSync, readFileSync, readdirSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {repoRoot} from '../helpers/cli.js';
@@ -19,6 +19,19 @@ describe('every real zoo entry passes verify', () => {
     it(`zoo/${name}`, async () => {
       const report = await lib.verifyBenchmark(path.join(zoo, name));
       expect(report.findings.filter((f) => f.severity === 'error').map(lib.formatLintFinding)).toEqual([]);
+    });
+  }
+});
+
+// A benchmark folder is self-contained (it must work in a checkout copy), so each
+// entry carries its own copy of the eval wiring; this keeps the copies identical.
+describe('every real zoo entry runs the template eval.sh', () => {
+  const template = readFileSync(path.join(repoRoot, 'templates/zoo/eval.sh'));
+  for (const name of entries) {
+    it(`zoo/${name}/eval.sh`, () => {
+      const file = path.join(zoo, name, 'eval.sh');
+      expect(readFileSync(file).equals(template)).toBe(true);
+      expect(statSync(file).mode & 0o111).not.toBe(0);
     });
   }
 });
