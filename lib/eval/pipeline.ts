@@ -392,8 +392,9 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
       const ref = await run('reference', rep, () => plan.timeout);
       checkReference(ref, label, n);
       for (const record of ref.results!.cases) {
-        referenceBest[record.i] = Math.min(referenceBest[record.i]!, record.seconds!);
-        (referenceTimes[record.i] ??= []).push(record.seconds!);
+        const seconds = caseSeconds(ref, record.i, record.seconds) ?? record.seconds!;
+        referenceBest[record.i] = Math.min(referenceBest[record.i]!, seconds);
+        (referenceTimes[record.i] ??= []).push(seconds);
       }
     }
     ctx.progress('status', `${label}: repetition ${rep + 1}/${repetitions}: solution`);
@@ -496,6 +497,18 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
   });
 }
 
+/**
+ * The time of case `i` in one run: the later of the runner's own measurement and
+ * the span arbor observed between the case's start and done events (the runner's
+ * clock lives in the solution's process and can be patched; the observed span
+ * cannot be shortened). Null when either is missing.
+ */
+function caseSeconds(outcome: RunOutcome, i: number, reported: number | null): number | null {
+  const observed = outcome.observedSeconds.get(i);
+  if (typeof reported !== 'number' || !Number.isFinite(reported) || observed === undefined) return null;
+  return Math.max(reported, observed);
+}
+
 /** Per-case status of one solution run, before verification. */
 function caseStatuses(outcome: RunOutcome, n: number, limit: (i: number) => number): RepetitionReport[] {
   const records = new Map((outcome.results?.cases ?? []).map((record) => [record.i, record]));
@@ -504,9 +517,9 @@ function caseStatuses(outcome: RunOutcome, n: number, limit: (i: number) => numb
   for (let i = 0; i < n; i++) {
     const record = records.get(i);
     if (record && !stopped) {
-      const seconds = typeof record.seconds === 'number' && Number.isFinite(record.seconds) ? record.seconds : null;
+      const seconds = caseSeconds(outcome, i, record.seconds);
       if (record.status === 'crashed') statuses.push({seconds, status: 'crashed', passed: false, note: record.note ?? undefined});
-      else if (seconds === null) statuses.push({seconds, status: 'crashed', passed: false, note: 'no time recorded'});
+      else if (seconds === null) statuses.push({seconds, status: 'crashed', passed: false, note: 'no time recorded (the runner\'s start and done events for this case were not seen)'});
       else if (seconds > limit(i)) statuses.push({seconds, status: 'timeout', passed: false, note: `took ${seconds.toFixed(3)} s, limit ${limit(i).toFixed(3)} s`});
       else statuses.push({seconds, status: 'ok', passed: false, note: record.note ?? undefined});
       continue;

@@ -52,6 +52,13 @@ export interface RunOutcome {
   started: boolean;
   /** Wall time of the process, spawn to exit. */
   wallSeconds: number;
+  /**
+   * Seconds of each case as arbor saw them: from the first `start` event of the
+   * case to its last `done` event. The runner's own times come from inside the
+   * solution's process, where the solution can patch the clock; the solution can
+   * only make this span longer (an earlier forged start, a later forged done).
+   */
+  observedSeconds: Map<number, number>;
   /** The runner's results.json (null when it never wrote one). */
   results: RunnerResults | null;
   stdoutTail: string;
@@ -205,6 +212,8 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
 
   let pending = '';
   let started = false;
+  const caseStarts = new Map<number, bigint>();
+  const observedSeconds = new Map<number, number>();
   const events = child.stdio[3] as NodeJS.ReadableStream | null;
   events?.on('data', (chunk: Buffer) => {
     pending += chunk.toString('utf8');
@@ -219,6 +228,11 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
         continue;
       }
       if (event.ev === 'started') started = true;
+      const now = process.hrtime.bigint();
+      if (event.ev === 'start' && typeof event.i === 'number' && !caseStarts.has(event.i)) caseStarts.set(event.i, now);
+      if (event.ev === 'done' && typeof event.i === 'number' && caseStarts.has(event.i)) {
+        observedSeconds.set(event.i, Number(now - caseStarts.get(event.i)!) / 1e9);
+      }
       if (event.ev === 'start' && typeof event.i === 'number') {
         const limit = request.caseTimeout(event.i);
         arm(limit, {i: event.i, limit, reason: 'case'});
@@ -253,7 +267,7 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
   } catch {
     results = null;
   }
-  return {exitCode: exit.code, signal: exit.signal, killed, started, wallSeconds, results, stdoutTail, stderrTail};
+  return {exitCode: exit.code, signal: exit.signal, killed, started, wallSeconds, observedSeconds, results, stdoutTail, stderrTail};
 }
 
 /** setTimeout milliseconds for a limit in seconds: NaN or non-positive fire at once, never past 2^31-1 ms (which would overflow and fire at once too). */

@@ -103,6 +103,12 @@ describe.skipIf(!hasBundle)('adversarial solutions (speed fixture)', () => {
     expect(score).toBeGreaterThan(0);
     expect(score).toBeLessThan(3);
   });
+
+  it("patching the runner's clock or forging its events does not make a slow solution fast", () => {
+    const {score} = evaluate('prefix-speed', 'fake-runner-clock.py');
+    expect(score).toBeGreaterThan(0);
+    expect(score).toBeLessThan(3);
+  });
 });
 
 describe.skipIf(!hasBundle)('adversarial solutions (accuracy fixture)', () => {
