@@ -164,5 +164,7 @@ export function rewordYargsMessage(message: string, root: CommandNode, argv: rea
   }
   match = /^Missing required argument: (.+)$/.exec(message);
   if (match) return `Missing required argument \`${match[1]}\` for \`${name}\`: usage ${usage}`;
+  match = /^Not enough arguments following: (.+)$/.exec(message);
+  if (match) return `Option \`--${match[1]}\` of \`${name}\` needs a value; ${help}`;
   return `${message.split('\n').map((line) => line.trim()).filter(Boolean).join(' ')} (${help})`;
 }

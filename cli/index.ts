@@ -25,8 +25,9 @@ export function buildCli(argv: string[]) {
     .version()
     .wrap(Math.min(100, process.stdout.columns || 100))
     .fail((message, error) => {
-      if (error) throw error;
-      throw new UsageError(rewordYargsMessage(message ?? 'Invalid arguments', tree, argv));
+      // yargs reports some argument errors as a YError rather than a message.
+      if (error && error.name !== 'YError') throw error;
+      throw new UsageError(rewordYargsMessage(message ?? error?.message ?? 'Invalid arguments', tree, argv));
     });
   for (const command of commands) cli = cli.command(command);
   return cli;

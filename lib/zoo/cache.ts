@@ -6,7 +6,7 @@
  * `racyMs` before they were read are not stored (the file system clock is coarse).
  */
 import {createHash} from 'node:crypto';
-import {mkdirSync, readFileSync, renameSync, statSync, writeFileSync} from 'node:fs';
+import {mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -142,14 +142,15 @@ export class ResultCache<T> {
   /** Write the cache atomically (temp file + rename); failures only cost speed. */
   save(): boolean {
     if (!this.dirty) return true;
+    const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
     try {
       mkdirSync(path.dirname(this.file), {recursive: true});
-      const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
       writeFileSync(temp, JSON.stringify({format: cacheFormat, entries: this.entries}));
       renameSync(temp, this.file);
       this.dirty = false;
       return true;
     } catch {
+      rmSync(temp, {force: true});
       return false;
     }
   }

@@ -3,7 +3,7 @@
  * `git init` and commit the baseline, so an agent can work in worktrees off it.
  * Built in a temporary sibling and renamed into place.
  */
-import {mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync} from 'node:fs';
+import {chmodSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {RefusedError, UsageError} from '../errors.js';
 import {copyTree, isJunk} from './copy.js';
@@ -66,6 +66,8 @@ export async function checkoutBenchmark(benchmark: string, dest: string, options
     const files = copyTree(source, temp, {skip: isJunk});
     const {initAndCommit} = await import('./git.js');
     const {commit, identitySet} = await initAndCommit(temp, `baseline: ${path.basename(source)}`);
+    // mkdtemp makes the folder 0700; the copy keeps the benchmark folder's own mode.
+    chmodSync(temp, statSync(source).mode & 0o777);
     renameSync(temp, target);
     return {benchmark, dest, files: files.length, commit, identitySet};
   } catch (error) {

@@ -29,6 +29,7 @@ describe('arbor benchmark checkout', () => {
     const dest = path.join(work, 'out', 'sorting');
     expect(readdirSync(dest).sort()).toEqual(['.git', 'PROVENANCE.md', 'README.md', 'eval.sh', 'solution.py']);
     expect(statSync(path.join(dest, 'eval.sh')).mode & 0o111).not.toBe(0);
+    expect(statSync(dest).mode & 0o777).toBe(statSync(bench).mode & 0o777);
     expect(git(dest, 'log', '--format=%s|%an')).toBe('baseline: sorting|arbor');
     expect(git(dest, 'status', '--porcelain')).toBe('');
     expect(readdirSync(path.join(work, 'out'))).toEqual(['sorting']);
