@@ -29,7 +29,8 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       ),
   handler: async (args) => {
     const {runEval, formatScore} = await import('../../lib/eval/index.js');
-    const {writeReport, progressPrinter} = await import('../../lib/eval/report.js');
+    const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
+    if (args.json) checkReportPath(args.json);
     const printer = progressPrinter(process.stderr, args.quiet);
     let report;
     try {

@@ -1,10 +1,28 @@
 /** Presenting an eval: the progress display and the `--json` report file. */
+import {accessSync, constants, statSync} from 'node:fs';
 import {rename, rm, writeFile} from 'node:fs/promises';
 import path from 'node:path';
+import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
 import type {EvalReport} from './pipeline.js';
 
 /** Write the report as JSON atomically (temp file + rename). */
+/** Check before an eval runs that `--json FILE` can be written, so a finished eval is never lost to a bad path. */
+export function checkReportPath(file: string): void {
+  const folder = path.dirname(path.resolve(file));
+  const stats = statSync(folder, {throwIfNoEntry: false});
+  if (!stats?.isDirectory()) {
+    const problem = stats ? 'is not a folder' : 'does not exist';
+    throw new UsageError(`--json ${file}: \`${path.dirname(file)}\` ${problem}, expected a path in an existing folder`);
+  }
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    throw new UsageError(`--json ${file}: the folder \`${path.dirname(file)}\` is not writable`);
+  }
+  if (statSync(file, {throwIfNoEntry: false})?.isDirectory()) throw new UsageError(`--json ${file}: is a folder, expected a file path`);
+}
+
 export async function writeReport(file: string, report: EvalReport): Promise<void> {
   const target = path.resolve(file);
   const temp = `${target}.tmp-${process.pid}`;

@@ -47,6 +47,11 @@ describe('arbor benchmark eval: usage', () => {
     expect(runCli(['benchmark', 'eval', speed, 'dev', '--solution', 'nope.py'])).toMatchObject({code: 2, stdout: '', stderr: 'arbor: --solution nope.py: no such file\n'});
   });
 
+  it('refuses an unwritable --json path before running anything (exit 2)', () => {
+    const result = runCli(['benchmark', 'eval', speed, 'dev', '--json', 'README.md/report.json']);
+    expect(result).toEqual({code: 2, stdout: '', stderr: 'arbor: --json README.md/report.json: `README.md` is not a folder, expected a path in an existing folder\n'});
+  });
+
   it('prints help', () => {
     const result = runCli(['benchmark', 'eval', '--help']);
     expect(result.code).toBe(0);
