@@ -133,6 +133,7 @@ export const bundleCommand: CommandModule<object, BundleArgv> = {
     if (!action.takesDir && argv.dir !== undefined) throw new UsageError(`${argv.command} takes no work directory, got ${argv.dir}`);
     for (const option of ['point', 'seeds'] as const) {
       if (argv[option] !== undefined && !action.options.includes(option)) throw new UsageError(`--${option} applies to make only`);
+      if (Array.isArray(argv[option])) throw new UsageError(`--${option} is given more than once; pass it once`);
     }
     if (argv.check && !action.options.includes('check')) throw new UsageError('--check applies to fingerprint only');
     const lib = await import('../../lib/bundle/index.js');

@@ -31,6 +31,7 @@ describe('arbor bundle usage errors (exit 2)', () => {
     [['bundle', sortExact, 'mak'], /unknown bundle command `mak`, expected make, verify, info or fingerprint \(did you mean make\?\)/],
     [['bundle', sortExact, 'info', '/tmp/x'], /info takes no work directory/],
     [['bundle', sortExact, 'verify', '/tmp/x', '--point', '{}'], /--point applies to make only/],
+    [['bundle', sortExact, 'make', '/tmp/x', '--point', '{"N":3}', '--seeds', '0', '--seeds', '1'], /--seeds is given more than once; pass it once/],
     [['bundle', sortExact, 'info', '--bogus'], /Unknown option `--bogus` for `arbor bundle`/],
   ])('%j', (args, message) => {
     const result = runCli(args);
