@@ -90,8 +90,12 @@ function freeDisk(dir: string): number | undefined {
   while (!existsSync(probe)) probe = path.dirname(probe);
   try {
     const stats = statfsSync(probe);
+    // Pseudo file systems (/proc, /sys) report no blocks at all; nothing can be made there,
+    // and Node's recursive mkdir can spin on them, so refuse before trying.
+    if (stats.blocks === 0) throw new UsageError(`cannot write the work directory under ${probe}: it is a pseudo file system, expected a folder on a disk`);
     return stats.bavail * stats.bsize;
-  } catch {
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
     return undefined;
   }
 }

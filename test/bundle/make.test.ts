@@ -16,6 +16,11 @@ function tree(dir: string): string[] {
 }
 
 describe('arbor bundle make', () => {
+  it.skipIf(!existsSync('/proc/self'))('refuses a work directory on a pseudo file system (exit 2, nothing written)', () => {
+    const result = runCli(['bundle', sortExact, 'make', '/proc/arbor-work', '--point', '{"N":3}', '--seeds', '0'], {timeout: 20_000});
+    expect(result).toEqual({code: 2, stdout: '', stderr: 'arbor: cannot write the work directory under /proc: it is a pseudo file system, expected a folder on a disk\n'});
+  });
+
   it('reproduces the golden work directory byte for byte (Python-written)', () => {
     const dir = path.join(tempDir(), 'w');
     const result = make(sortExact, dir, '{"N": 5}', '0-2,7');
