@@ -5,9 +5,10 @@
  * whole group with SIGKILL.
  */
 import {spawn, spawnSync} from 'node:child_process';
-import {accessSync, constants, statSync} from 'node:fs';
+import {accessSync, constants, existsSync, statSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import path from 'node:path';
+import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
 
 /** The runner's out/results.json. */
@@ -105,7 +106,10 @@ export function singleThreadEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
  */
 export function pinnedCpu(env: NodeJS.ProcessEnv = process.env): string | undefined {
   const cpu = (env.ARBOR_EVAL_CPU ?? '0').trim();
-  if (process.platform !== 'linux' || !/^\d+$/.test(cpu)) return undefined;
+  if (cpu !== 'none' && !/^\d+$/.test(cpu)) {
+    throw new UsageError(`ARBOR_EVAL_CPU=${env.ARBOR_EVAL_CPU} is not a CPU number, expected e.g. 0 or "none" (no pinning)`);
+  }
+  if (process.platform !== 'linux' || cpu === 'none') return undefined;
   const result = spawnSync('taskset', ['-c', cpu, 'true'], {stdio: 'ignore'});
   return result.status === 0 ? cpu : undefined;
 }
@@ -128,6 +132,9 @@ export function findPython(env: NodeJS.ProcessEnv = process.env): string {
   };
   if (python.includes('/')) {
     if (executable(path.resolve(python))) return path.resolve(python);
+    if (existsSync(python)) {
+      throw new HarnessError(`ARBOR_PYTHON=${python} is not an executable file: set it to a python3 that has numpy`, 'no-python');
+    }
   } else {
     for (const dir of (env.PATH ?? '').split(path.delimiter)) {
       if (dir && executable(path.join(dir, python))) return path.join(dir, python);
