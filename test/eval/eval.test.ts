@@ -52,6 +52,17 @@ describe('arbor benchmark eval: usage', () => {
     expect(result).toEqual({code: 2, stdout: '', stderr: 'arbor: --json README.md/report.json: `README.md` is not a folder, expected a path in an existing folder\n'});
   });
 
+  it('names a bad ARBOR_EVAL_CPU (exit 2) or an ARBOR_PYTHON that is not an executable file (exit 1)', () => {
+    expect(runCli(['benchmark', 'eval', speed, 'dev'], {env: {ARBOR_EVAL_CPU: 'abc'}})).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'arbor: ARBOR_EVAL_CPU=abc is not a CPU number, expected e.g. 0 or "none" (no pinning)\n',
+    });
+    const folder = tempDir();
+    const result = runCli(['benchmark', 'eval', speed, 'dev', '--quiet'], {env: {ARBOR_PYTHON: folder}});
+    expect(result).toEqual({code: 1, stdout: '', stderr: `arbor: ARBOR_PYTHON=${folder} is not an executable file: set it to a python3 that has numpy\n`});
+  });
+
   it('prints help', () => {
     const result = runCli(['benchmark', 'eval', '--help']);
     expect(result.code).toBe(0);
