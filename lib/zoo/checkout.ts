@@ -3,10 +3,10 @@
  * `git init` and commit the baseline, so an agent can work in worktrees off it.
  * Built in a temporary sibling and renamed into place.
  */
-import {chmodSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync} from 'node:fs';
+import {chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
-import {RefusedError, UsageError} from '../errors.js';
-import {copyTree, isJunk} from './copy.js';
+import {UsageError} from '../errors.js';
+import {copyTree, isJunk, refuseUnlessEmptyFolder} from './copy.js';
 import {describeFsError, kindOf} from './text.js';
 
 /** What checkout did. */
@@ -48,16 +48,7 @@ export async function checkoutBenchmark(benchmark: string, dest: string, options
   const target = path.resolve(cwd, dest);
   if (target === source || target.startsWith(source + path.sep))
     throw new UsageError(`Destination \`${dest}\` is inside the benchmark \`${benchmark}\`, expected a folder outside it`);
-  let existing;
-  try {
-    existing = statSync(target, {throwIfNoEntry: false});
-  } catch (error) {
-    throw new UsageError(`Cannot inspect \`${dest}\` (${describeFsError(error)})`);
-  }
-  if (existing) {
-    if (!existing.isDirectory()) throw new RefusedError(`Refusing to check out into \`${dest}\`: it is ${existing.isFile() ? 'a file' : kindOf(existing)}, expected a new or empty folder`);
-    if (readdirSync(target).length > 0) throw new RefusedError(`Refusing to check out into \`${dest}\`: the folder is not empty (nothing was changed)`);
-  }
+  refuseUnlessEmptyFolder(target, dest, 'check out');
   const parent = path.dirname(target);
   let temp: string | undefined;
   try {

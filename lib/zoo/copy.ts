@@ -1,6 +1,25 @@
 /** Copying folders: modes kept, symlinks kept as links, junk left behind. */
 import {chmodSync, copyFileSync, mkdirSync, readdirSync, readlinkSync, statSync, symlinkSync} from 'node:fs';
 import path from 'node:path';
+import {RefusedError, UsageError} from '../errors.js';
+import {describeFsError, kindOf} from './text.js';
+
+/**
+ * Refuse to write a new folder at `target` unless nothing or an empty folder is
+ * there: a user's files are never overwritten. `shown` is the path as the user
+ * wrote it; `action` completes "Refusing to … into".
+ */
+export function refuseUnlessEmptyFolder(target: string, shown: string, action: string): void {
+  let existing;
+  try {
+    existing = statSync(target, {throwIfNoEntry: false});
+  } catch (error) {
+    throw new UsageError(`Cannot inspect \`${shown}\` (${describeFsError(error)})`);
+  }
+  if (!existing) return;
+  if (!existing.isDirectory()) throw new RefusedError(`Refusing to ${action} into \`${shown}\`: it is ${existing.isFile() ? 'a file' : kindOf(existing)}, expected a new or empty folder`);
+  if (readdirSync(target).length > 0) throw new RefusedError(`Refusing to ${action} into \`${shown}\`: the folder is not empty (nothing was changed)`);
+}
 
 /** Names never copied by `checkout`: caches, dependencies and VCS folders. */
 export const junkNames: ReadonlySet<string> = new Set([

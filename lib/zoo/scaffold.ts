@@ -6,11 +6,12 @@
  */
 import {chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
-import {RefusedError, UsageError} from '../errors.js';
+import {UsageError} from '../errors.js';
 import {checkBenchmarkName} from './names.js';
 import {findPlaceholders} from './rules/placeholder.js';
 import {listFiles, templatesRoot} from './templates.js';
-import {describeFsError, kindOf} from './text.js';
+import {describeFsError} from './text.js';
+import {refuseUnlessEmptyFolder} from './copy.js';
 
 /** Options of `scaffoldBenchmark`. */
 export interface ScaffoldOptions {
@@ -59,16 +60,7 @@ export function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): S
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(style) || !existsSync(source))
     throw new UsageError(`Unknown style \`${style}\`, expected one of: ${templateStyles(templates).join(', ') || '(none installed)'}`, 'bad-style');
 
-  let existing;
-  try {
-    existing = statSync(target, {throwIfNoEntry: false});
-  } catch (error) {
-    throw new UsageError(`Cannot inspect \`${dir}\` (${describeFsError(error)})`);
-  }
-  if (existing) {
-    if (!existing.isDirectory()) throw new RefusedError(`Refusing to scaffold into \`${dir}\`: it is ${existing.isFile() ? 'a file' : kindOf(existing)}, expected a new or empty folder`);
-    if (readdirSync(target).length > 0) throw new RefusedError(`Refusing to scaffold into \`${dir}\`: the folder is not empty (nothing was changed)`);
-  }
+  refuseUnlessEmptyFolder(target, dir, 'scaffold');
 
   const parent = path.dirname(target);
   const files = listFiles(source);
