@@ -8,6 +8,7 @@ import {spawn, spawnSync} from 'node:child_process';
 import {accessSync, constants, existsSync, statSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import path from 'node:path';
+import type {Duplex} from 'node:stream';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
 
@@ -221,7 +222,7 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
   let started = false;
   const caseStarts = new Map<number, bigint>();
   const observedSeconds = new Map<number, number>();
-  const events = child.stdio[3] as NodeJS.ReadableStream | null;
+  const events = child.stdio[3] as Duplex | null;
   events?.on('data', (chunk: Buffer) => {
     pending += chunk.toString('utf8');
     let newline: number;
@@ -236,14 +237,19 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
       }
       if (event.ev === 'started') started = true;
       const now = process.hrtime.bigint();
-      if (event.ev === 'start' && typeof event.i === 'number' && !caseStarts.has(event.i)) caseStarts.set(event.i, now);
-      if (event.ev === 'done' && typeof event.i === 'number' && caseStarts.has(event.i)) {
-        observedSeconds.set(event.i, Number(now - caseStarts.get(event.i)!) / 1e9);
-      }
       if (event.ev === 'start' && typeof event.i === 'number') {
         const limit = request.caseTimeout(event.i);
         arm(limit, {i: event.i, limit, reason: 'case'});
-      } else if (event.ev === 'ready' || event.ev === 'done') {
+        // The first start of a case counts (a forged early one only lengthens the span). The
+        // runner waits for "go" before calling run(), so the span starts no later than the call
+        // however late this loop gets to read the socket.
+        if (!caseStarts.has(event.i)) caseStarts.set(event.i, now);
+        events!.write('go\n');
+      } else if (event.ev === 'done' || event.ev === 'ready') {
+        if (event.ev === 'done' && typeof event.i === 'number' && caseStarts.has(event.i)) {
+          // The last done counts: a forged early one is followed by the runner's own.
+          observedSeconds.set(event.i, Number(now - caseStarts.get(event.i)!) / 1e9);
+        }
         arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
       }
     }
@@ -265,7 +271,7 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
   killGroup();
   if (child.pid !== undefined) activeGroups.delete(child.pid);
   // Stop waiting on pipes a detached grandchild may still hold open.
-  for (const stream of [child.stdout, child.stderr, events]) (stream as {destroy?: () => void} | null)?.destroy?.();
+  for (const stream of [child.stdout, child.stderr, events]) stream?.destroy();
 
   let results: RunnerResults | null = null;
   try {

@@ -25,8 +25,9 @@ status is "ok" or "crashed"; an output that cannot be converted (wrong shape,
 unsafe dtype, missing result) is "ok" with a note and no file, so the bundle's
 verify reports the case as having no answer.
 
---events-fd N: JSON lines for the harness ({"ev": "ready"|"start"|"done", ...})
-so it can enforce per-case time limits. Exit 0 when every case was attempted,
+--events-fd N: a socket for JSON lines to the harness ({"ev": "ready"|"start"|
+"done", ...}) so it can enforce per-case time limits and time each case from
+outside; after each "start" the runner reads one line ("go") before run(). Exit 0 when every case was attempted,
 3 when the solution could not be imported or init() raised, 4 on bad usage.
 """
 import argparse
@@ -41,6 +42,8 @@ import traceback
 _perf = time.perf_counter
 _dumps = json.dumps
 _replace = os.replace
+_write = os.write
+_read = os.read
 
 DTYPES = {
     "i8": "<i1", "i16": "<i2", "i32": "<i4", "i64": "<i8",
@@ -55,17 +58,36 @@ def note_of(error):
 
 
 class Events:
+    """JSON lines to the harness on a socket it holds the other end of.
+
+    After each "start" the runner waits for the harness to answer "go": the
+    harness reads its clock before answering, so the span it observes from
+    "start" to "done" always covers the whole run() call, however late it gets
+    to read the socket on a loaded machine.
+    """
+
     def __init__(self, fd):
-        self.stream = os.fdopen(fd, "w", buffering=1) if fd is not None else None
+        self.fd = fd
 
     def send(self, **fields):
-        if self.stream is None:
+        if self.fd is None:
+            return
+        data = (_dumps(fields) + "\n").encode()
+        try:
+            while data:
+                data = data[_write(self.fd, data):]
+        except OSError:
+            self.fd = None
+
+    def start(self, i):
+        self.send(ev="start", i=i)
+        if self.fd is None:
             return
         try:
-            self.stream.write(_dumps(fields) + "\n")
-            self.stream.flush()
+            while _read(self.fd, 1) not in (b"", b"\n"):
+                pass
         except OSError:
-            pass
+            self.fd = None
 
 
 def write_json_atomic(path, data):
@@ -187,7 +209,7 @@ def main(argv):
 
     if options.warmup:
         inputs = load_inputs(np, options.warmup, signature["args"])
-        events.send(ev="start", i=-1)
+        events.start(-1)
         start = _perf()
         try:
             run(state, inputs)
@@ -200,7 +222,7 @@ def main(argv):
         name = "%06d" % i
         inputs = load_inputs(np, os.path.join(options.cases, name), signature["args"])
         record = {"i": i, "seconds": None, "status": "ok", "note": None}
-        events.send(ev="start", i=i)
+        events.start(i)
         start = _perf()
         try:
             outputs = run(state, inputs)
