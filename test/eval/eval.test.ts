@@ -101,7 +101,7 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(report).toMatchObject({split: 'dev', metric: 'speedup', score, seeds: {source: 'published', count: 3}, repetitions: 2});
     expect(report.points[0].cases).toHaveLength(3);
     for (const c of report.points[0].cases) {
-      expect(c).toMatchObject({status: 'ok', passed: true, metrics: {wrong: 0, of: 20000}});
+      expect(c).toMatchObject({status: 'ok', passed: true, metrics: {wrong: 0, of: 200000}});
       expect(c.repetitions).toHaveLength(2);
       expect(c.seconds).toBe(Math.min(...c.repetitions.map((r: {seconds: number}) => r.seconds)));
       expect(c.ratio).toBeCloseTo(c.referenceSeconds / c.seconds, 6);
@@ -169,7 +169,7 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     writeFileSync(path.join(dir, 'reference.py'), 'def run(state, inputs):\n    raise RuntimeError("reference is broken")\n');
     const result = runCli(['benchmark', 'eval', dir, 'dev']);
     expect(result).toMatchObject({code: 1, stdout: ''});
-    expect(result.stderr).toMatch(/arbor: the reference solver failed on case 0 of point 1\/1 \{"N":20000\}: crashed \(RuntimeError: reference is broken\)\n$/);
+    expect(result.stderr).toMatch(/arbor: the reference solver failed on case 0 of point 1\/1 \{"N":200000\}: crashed \(RuntimeError: reference is broken\)\n$/);
   });
 
   it('makes an answer that crashes the verifier a failing case with a warning, not a harness failure', () => {
