@@ -1,13 +1,14 @@
 // runner.py on its own: a hand-made work folder, no bundle involved.
-import {spawnSync} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
 import {mkdirSync, readFileSync, writeFileSync, existsSync} from 'node:fs';
 import path from 'node:path';
+import type {Duplex} from 'node:stream';
 import {describe, expect, it} from 'vitest';
 import {repoRoot, tempDir} from '../helpers/cli.js';
 
 const runner = path.join(repoRoot, 'lib/eval/runner.py');
 
-function workFolder(solution: string): {dir: string; run: (...extra: string[]) => ReturnType<typeof spawnSync>} {
+function workFolder(solution: string): {dir: string; args: string[]; run: (...extra: string[]) => ReturnType<typeof spawnSync>} {
   const dir = tempDir('arbor-runner-');
   mkdirSync(path.join(dir, 'cases/000000'), {recursive: true});
   mkdirSync(path.join(dir, 'cases/000001'), {recursive: true});
@@ -19,14 +20,10 @@ function workFolder(solution: string): {dir: string; run: (...extra: string[]) =
     JSON.stringify({args: [{name: 'x', type: 'i32', shape: [3]}], results: [{name: 'y', type: 'i64', shape: [3]}]}),
   );
   writeFileSync(path.join(dir, 'solution.py'), solution);
-  const run = (...extra: string[]) =>
-    spawnSync(
-      'python3',
-      [runner, '--solution', path.join(dir, 'solution.py'), '--manifest', path.join(dir, 'manifest.json'), '--cases', path.join(dir, 'cases'),
-        '--out', path.join(dir, 'out'), '--signature', path.join(dir, 'signature.json'), ...extra],
-      {encoding: 'utf8'},
-    );
-  return {dir, run};
+  const args = [runner, '--solution', path.join(dir, 'solution.py'), '--manifest', path.join(dir, 'manifest.json'), '--cases', path.join(dir, 'cases'),
+    '--out', path.join(dir, 'out'), '--signature', path.join(dir, 'signature.json')];
+  const run = (...extra: string[]) => spawnSync('python3', [...args, ...extra], {encoding: 'utf8'});
+  return {dir, args, run};
 }
 
 const results = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
@@ -75,5 +72,35 @@ describe('runner.py', () => {
     const report = results(dir);
     expect(report.cases[0].seconds).toBeGreaterThanOrEqual(0.04);
     expect(report.warmup_s).toBeGreaterThanOrEqual(0.04);
+  });
+
+  it('waits for the harness to answer "go" after each start before it calls run()', async () => {
+    const {dir, args} = workFolder('import time\ndef run(state, inputs):\n    with open("calls.txt", "a") as f:\n        f.write("%r\\n" % time.time())\n    return {"y": inputs["x"]}\n');
+    const child = spawn('python3', [...args, '--warmup', path.join(dir, 'cases/000000'), '--events-fd', '3'], {cwd: dir, stdio: ['ignore', 'ignore', 'pipe', 'pipe']});
+    const events = child.stdio[3] as Duplex;
+    const goAt: number[] = [];
+    const seen: string[] = [];
+    let pending = '';
+    events.on('data', (chunk: Buffer) => {
+      pending += chunk.toString('utf8');
+      for (let newline; (newline = pending.indexOf('\n')) >= 0; pending = pending.slice(newline + 1)) {
+        const event = JSON.parse(pending.slice(0, newline)) as {ev: string; i?: number};
+        seen.push(event.i === undefined ? event.ev : `${event.ev} ${event.i}`);
+        // Answer late: a runner that did not wait would call run() long before this.
+        if (event.ev === 'start') {
+          setTimeout(() => {
+            goAt.push(Date.now() / 1000);
+            events.write('go\n');
+          }, 150);
+        }
+      }
+    });
+    const code = await new Promise((resolve) => child.on('exit', resolve));
+    expect(code).toBe(0);
+    expect(seen).toEqual(['started', 'ready', 'start -1', 'done -1', 'start 0', 'done 0', 'start 1', 'done 1']);
+    const calls = readFileSync(path.join(dir, 'calls.txt'), 'utf8').trim().split('\n').map(Number);
+    expect(calls).toHaveLength(3);
+    // Both clocks are the system's wall clock; Date.now() has millisecond resolution.
+    calls.forEach((calledAt, k) => expect(calledAt).toBeGreaterThanOrEqual(goAt[k]! - 0.002));
   });
 });
