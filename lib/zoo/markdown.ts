@@ -1,6 +1,8 @@
 /**
  * Markdown parsing. The block structure comes from micromark directly
- * (`blocks.ts`): the same CommonMark tokenizer remark-parse uses, with the
+ * (`blocks.ts`), or for a whole document's outline from markdown-it's block
+ * parser (`outline.ts`, checked against remark by the tests). micromark is
+ * the same CommonMark tokenizer remark-parse uses, with the
  * inline constructs (emphasis, links, code spans, inline HTML, escapes)
  * disabled. Block structure does not depend on inline parsing, so it finds the
  * same headings, code blocks, HTML blocks and blockquotes at a fraction of the
@@ -14,6 +16,7 @@ import remarkParse from 'remark-parse';
 import type {Root} from 'mdast';
 import {toString} from 'mdast-util-to-string';
 import {inlineConstructs, parseBlockTree} from './blocks.js';
+import {parseOutline} from './outline.js';
 
 const full = unified().use(remarkParse);
 const blocks = unified().use(remarkParse).data('micromarkExtensions', [{disable: {null: inlineConstructs}}]);
@@ -40,12 +43,12 @@ export function parseBlocks(text: string): Root {
 const intraword = /(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])/g;
 
 /**
- * The block outline: like `parseBlocks`, but paragraphs have no children (their
- * text is not tokenized). Enough for sections, headings and HTML blocks.
+ * The block outline: like `parseBlocks`, but paragraphs have no children and
+ * only a heading's position is exact to the column. Enough for sections,
+ * headings and HTML blocks, and fast: markdown-it's block parser (see
+ * `outline.ts`), the same structure as remark's.
  */
-export function parseOutline(text: string): Root {
-  return parseBlockTree(text, {paragraphText: false});
-}
+export {parseOutline};
 
 /** Plain text of raw inline markdown (`**Setup** &amp; env` -> `Setup & env`). */
 export function inlineText(raw: string): string {
