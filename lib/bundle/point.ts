@@ -9,6 +9,29 @@ export type Point = Record<string, number>;
 /** Most cases one work directory can number (six digits). */
 export const MAX_CASES = 1_000_000;
 
+const keyColon = /[ \t\n\r]*:/y;
+
+/** The first key of the top-level object in valid JSON `text` that appears twice, if any. */
+function repeatedKey(text: string): string | undefined {
+  const seen = new Set<string>();
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+    else if (c === '"') {
+      const start = i;
+      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      keyColon.lastIndex = i + 1;
+      if (depth !== 1 || !keyColon.test(text)) continue;
+      const key = JSON.parse(text.slice(start, i + 1)) as string;
+      if (seen.has(key)) return key;
+      seen.add(key);
+    }
+  }
+  return undefined;
+}
+
 /** Check a point (JSON text or object) against the signature; UsageError naming the problem. */
 export function parsePoint(bundle: Bundle, json: string | object): Point {
   let value: unknown = json;
@@ -23,6 +46,9 @@ export function parsePoint(bundle: Bundle, json: string | object): Point {
     throw new UsageError(`--point must be a JSON object like ${example(bundle)}, got ${JSON.stringify(value)}`);
   }
   const given = value as Record<string, unknown>;
+  // JSON.parse keeps the last of two equal keys; a point that says N twice is a mistake to report.
+  const repeated = typeof json === 'string' ? repeatedKey(json) : undefined;
+  if (repeated !== undefined) throw new UsageError(`--point gives ${repeated} more than once; give each parameter once, like ${example(bundle)}`);
   const names = bundle.point.map((p) => p.name);
   const extra = Object.keys(given).filter((key) => !names.includes(key));
   if (extra.length > 0) {

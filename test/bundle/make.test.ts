@@ -55,6 +55,8 @@ describe('arbor bundle make', () => {
       ['a number', '5', '0', /--point must be a JSON object/],
       ['lacking a parameter', '{}', '0', /--point lacks parameter N/],
       ['with an extra parameter', '{"N": 5, "M": 1}', '0', /--point has unknown parameter M/],
+      ['giving a parameter twice', '{"N": 5, "N": 6}', '0', /--point gives N more than once/],
+      ['giving a parameter twice, once escaped', '{"N": 5 , "\\u004e" : 6}', '0', /--point gives N more than once/],
       ['out of range (low)', '{"N": 0}', '0', /--point N = 0 is out of range, expected 1\.\.1000000/],
       ['out of range (high)', '{"N": 1000001}', '0', /out of range/],
       ['not an integer', '{"N": 2.5}', '0', /--point N must be an integer/],
