@@ -5,6 +5,7 @@
  */
 import {readFile, stat} from 'node:fs/promises';
 import path from 'node:path';
+import {UsageError} from '../errors.js';
 import {parseSeeds} from '../bundle/point.js';
 import {HarnessError} from './errors.js';
 
@@ -93,7 +94,8 @@ export async function loadPlan(dir: string): Promise<Plan> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new HarnessError(`${file}: no eval plan (plan.toml) in this benchmark folder; see lib/eval/README.md for its format`, 'no-plan');
+      // Not a benchmark with an eval at all (a wrong folder): bad usage, not a broken harness.
+      throw new UsageError(`${file}: no eval plan (plan.toml) in this folder; give a benchmark folder that has one (its format is in lib/eval/README.md)`, 'no-plan');
     }
     throw new HarnessError(`${file}: cannot read: ${(error as Error).message}`, 'no-plan');
   }

@@ -77,6 +77,8 @@ describe('arbor benchmark eval: usage', () => {
     const broken = runCli(['benchmark', 'eval', dir, 'dev']);
     expect(broken).toMatchObject({code: 1, stdout: ''});
     expect(broken.stderr).toMatch(/plan\.toml: dev and test seeds overlap \(seed 1\)/);
+    const notABenchmark = runCli(['benchmark', 'eval', tempDir(), 'dev']);
+    expect(notABenchmark).toMatchObject({code: 2, stdout: '', stderr: expect.stringMatching(/^arbor: .*plan\.toml: no eval plan \(plan\.toml\) in this folder; give a benchmark folder that has one .*\n$/)});
     const noPython = runCli(['benchmark', 'eval', speed, 'dev'], {env: {ARBOR_PYTHON: '/no/such/python3'}});
     expect(noPython).toMatchObject({code: 1, stdout: '', stderr: expect.stringMatching(/^arbor: \/no\/such\/python3 not found: install Python 3 with numpy/)});
     expect(noPython.stderr.trim().split('\n')).toHaveLength(1);

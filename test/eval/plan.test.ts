@@ -54,9 +54,10 @@ describe('plan.toml', () => {
     expect((error as Error).message.split('\n')).toHaveLength(1);
   });
 
-  it('names a missing plan', async () => {
+  it('names a missing plan, as a usage error (the folder is not a benchmark with an eval)', async () => {
     const error = await loadPlan(tempDir()).catch((e: unknown) => e as Error);
-    expect((error as Error).message).toMatch(/no eval plan \(plan\.toml\)/);
+    expect((error as Error).message).toMatch(/no eval plan \(plan\.toml\) in this folder/);
+    expect(error).toMatchObject({name: 'UsageError', code: 'no-plan', exitCode: 2});
   });
 });
 
