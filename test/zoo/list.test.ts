@@ -1,4 +1,4 @@
-import {cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
+import {cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
@@ -147,6 +147,22 @@ describe('arbor benchmark list', () => {
     writeFileSync(path.join(zoo, 'sorting', 'notes.md'), 'TODO(arbor): later\n');
     const fourth = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
     expect(fourth.benchmarks.find((b) => b.name === 'sorting')).toMatchObject({status: 'failing', errors: 1});
+  });
+
+  it('still lists when the cache cannot be written, and leaves no temporary file behind', async () => {
+    const root = tempDir();
+    makeZoo(root);
+    const cacheDir = tempDir('arbor-cache-');
+    await settle();
+    const first = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    // Put a non-empty folder where the cache file goes: writing the temporary file works, renaming it over the folder fails.
+    const file = first.cache.file!;
+    rmSync(file);
+    mkdirSync(path.join(file, 'in-the-way'), {recursive: true});
+    const second = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    expect(second.benchmarks).toEqual(first.benchmarks);
+    expect(second.cache).toMatchObject({hits: 0, misses: 2});
+    expect(readdirSync(cacheDir)).toEqual([path.basename(file)]);
   });
 
   it('gives the same answers with the worker pool as inline', async () => {
