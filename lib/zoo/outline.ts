@@ -24,7 +24,8 @@
  * CommonMark (and micromark, and the reference implementation) reads it out of
  * paragraph text, so a line after one can continue that paragraph. A document
  * with a definition therefore goes through micromark's outline (`blocks.ts`),
- * as does one with an empty list item (see `emptyListItem`).
+ * as does one with an empty list item (see `emptyListItem`) or blocks nested
+ * close to markdown-it's limit (see `maxNesting`).
  *
  * Positions: `start` is where the block's first line starts its content (its
  * line is exact; its column and offset are exact for top-level blocks), `end`
@@ -45,10 +46,16 @@ const emptyListItem = /^(?:[ \t]*>)*[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]*\r?$/m;
 
 let parser: MarkdownIt | undefined;
 
+/**
+ * markdown-it stops parsing, silently, where blocks nest this deep (the preset
+ * says 20); a document that gets close goes through micromark, which has no limit.
+ */
+const maxNesting = 100;
+
 function blockParser(): MarkdownIt {
   if (!parser) {
     // The CommonMark preset: no tables or other GFM, exactly what remark-parse reads.
-    parser = markdownIt('commonmark');
+    parser = markdownIt('commonmark').set({maxNesting});
     parser.core.ruler.disable(['inline', 'text_join']);
   }
   return parser;
@@ -93,7 +100,7 @@ export function parseOutline(text: string): Root {
   const stack: Parent[] = [root];
   const env: {references?: Record<string, {title: string; href: string}>} = {};
   const tokens = blockParser().parse(text, env);
-  if (env.references || emptyListItem.test(text)) return parseBlockTree(text, {paragraphText: false});
+  if (env.references || emptyListItem.test(text) || tokens.some((token) => token.level >= maxNesting - 2)) return parseBlockTree(text, {paragraphText: false});
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     const parent = stack[stack.length - 1]!;
@@ -102,8 +109,8 @@ export function parseOutline(text: string): Root {
       continue;
     }
     const kind: string | undefined = blockTypes[token.type] ?? leafTypes[token.type];
-    if (!kind || !token.map) continue;
-    const [first, next] = token.map;
+    if (!kind) continue;
+    const [first, next] = token.map ?? [0, 1];
     const position = {start: parent === root ? contentStart(first) : pointAt(first), end: lineEnd(next - 1)};
     let node: Nodes;
     if (kind === 'heading') {

@@ -55,6 +55,9 @@ const tricky = [
   'para\n\tcontinued\n',
   '>\t# tab heading\n',
   '  -\t  # item heading\n',
+  '    code\n- \n  item\n# h\n',
+  `${Array.from({length: 60}, (_, k) => `${' '.repeat(2 * k)}- x`).join('\n')}\n\n# after deep lists\n`,
+  `${'>'.repeat(30)} # deep quote\n\n# after\n`,
 ];
 
 function markdownFiles(dir: string): string[] {
