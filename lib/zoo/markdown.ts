@@ -1,54 +1,76 @@
 /**
- * Markdown parsing. The block structure comes from micromark directly
- * (`blocks.ts`), or for a whole document's outline from markdown-it's block
- * parser (`outline.ts`, checked against remark by the tests). micromark is
- * the same CommonMark tokenizer remark-parse uses, with the
- * inline constructs (emphasis, links, code spans, inline HTML, escapes)
- * disabled. Block structure does not depend on inline parsing, so it finds the
- * same headings, code blocks, HTML blocks and blockquotes at a fraction of the
- * cost; the few texts that need inline markup removed (a heading, a title
- * paragraph) go through the full unified + remark-parse parser on their own.
- * `parseBlocksRemark` is remark's own block parse, kept as the reference the
- * tests compare against.
+ * Markdown parsing. The rules read CommonMark block structure, exactly as
+ * remark (unified + remark-parse) sees it:
+ *
+ * - `parseBlocks` / `parseOutline`: markdown-it's block parser, or micromark
+ *   (remark's own tokenizer) for the few documents markdown-it reads
+ *   differently (`outline.ts`); the tests hold both to remark's structure.
+ * - `inlineText`: the plain text of a heading or title, through the full
+ *   unified + remark-parse parser when it has inline markup.
+ * - `parseBlocksMicromark` and `parseBlocksRemark`: micromark's lean tree and
+ *   remark's own block parse, kept as the references the tests compare against.
+ *
+ * remark and micromark load on first use: most documents never need them.
  */
-import {unified} from 'unified';
-import remarkParse from 'remark-parse';
+import {createRequire} from 'node:module';
 import type {Root} from 'mdast';
 import {toString} from 'mdast-util-to-string';
-import {inlineConstructs, parseBlockTree} from './blocks.js';
 import {parseOutline} from './outline.js';
 
-const full = unified().use(remarkParse);
-const blocks = unified().use(remarkParse).data('micromarkExtensions', [{disable: {null: inlineConstructs}}]);
+const load = createRequire(import.meta.url);
+
+type Parser = {parse(text: string): Root};
+let remark: {full: Parser; blocks: Parser} | undefined;
+
+/**
+ * unified + remark-parse, loaded on first use: plain headings and titles take
+ * the fast path of `inlineText`, and loading remark costs more than parsing a
+ * thousand outlines. The rules run synchronously, so this uses `require`
+ * (Node loads ES modules that way since 20.19).
+ */
+function remarkParsers(): {full: Parser; blocks: Parser} {
+  if (!remark) {
+    const {unified} = load('unified') as typeof import('unified');
+    const remarkParse = (load('remark-parse') as typeof import('remark-parse')).default;
+    const {inlineConstructs} = load('./blocks.js') as typeof import('./blocks.js');
+    remark = {
+      full: unified().use(remarkParse),
+      blocks: unified().use(remarkParse).data('micromarkExtensions', [{disable: {null: inlineConstructs}}]),
+    };
+  }
+  return remark;
+}
 
 /** Parse markdown text into a full mdast tree (positions are 1-based). */
 export function parseMarkdown(text: string): Root {
-  return full.parse(text);
+  return remarkParsers().full.parse(text);
 }
 
 /** Parse only the block structure with remark: inline content stays raw text in `text` nodes. */
 export function parseBlocksRemark(text: string): Root {
-  return blocks.parse(text);
+  return remarkParsers().blocks.parse(text);
+}
+
+/** micromark's lean block tree (`blocks.ts`): remark's block structure with remark's exact positions. */
+export function parseBlocksMicromark(text: string): Root {
+  return (load('./blocks.js') as typeof import('./blocks.js')).parseBlockTree(text);
 }
 
 /**
- * Parse only the block structure: inline content stays raw text in `text` nodes.
- * The same micromark tokenizer as `parseBlocksRemark`, without remark's per-call
- * set-up and full tree (see `blocks.ts`): several times faster.
+ * The block structure with the raw text of headings and paragraphs (see
+ * `outline.ts` for what its positions hold). What the README title reads.
  */
 export function parseBlocks(text: string): Root {
-  return parseBlockTree(text);
+  return parseOutline(text, {paragraphText: true});
 }
 
-const intraword = /(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])/g;
-
 /**
- * The block outline: like `parseBlocks`, but paragraphs have no children and
- * only a heading's position is exact to the column. Enough for sections,
- * headings and HTML blocks, and fast: markdown-it's block parser (see
- * `outline.ts`), the same structure as remark's.
+ * The block outline: like `parseBlocks`, but paragraphs have no children.
+ * Enough for sections, headings and HTML blocks.
  */
 export {parseOutline};
+
+const intraword = /(?<=[A-Za-z0-9])_+(?=[A-Za-z0-9])/g;
 
 /** Plain text of raw inline markdown (`**Setup** &amp; env` -> `Setup & env`). */
 export function inlineText(raw: string): string {
@@ -56,7 +78,7 @@ export function inlineText(raw: string): string {
   // An underscore between two ASCII letters or digits (`task_1`) is neither left-
   // nor right-flanking on its own side, so it can neither open nor close emphasis.
   if (!/[*`\\[\]<!~]|&[#a-zA-Z0-9]+;/.test(raw) && !/_/.test(raw.replace(intraword, ''))) return raw;
-  return toString(full.parse(raw));
+  return toString(parseMarkdown(raw));
 }
 
 /** The parser functions rules use, bundled for the lint runner. */

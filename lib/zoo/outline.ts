@@ -15,7 +15,8 @@
  * - `heading` (with `depth`): one `text` child holding the raw inline markdown
  *   as remark's block parser gives it (line endings kept; a hard line break,
  *   two or more trailing spaces, removes its line ending);
- * - `paragraph`: no children (its text is not needed);
+ * - `paragraph`: no children, or with `paragraphText` one `text` child as a
+ *   heading has;
  * - `html`: `value` is the source of the block;
  * - `blockquote`, `list` (one `listItem` per item) with their children;
  * - `code`, `thematicBreak`: position only.
@@ -34,7 +35,14 @@
 import markdownIt, {type MarkdownIt} from 'markdown-it';
 import type {Heading, Nodes, Parent, Root} from 'mdast';
 import type {Point} from 'unist';
-import {parseBlockTree} from './blocks.js';
+import {createRequire} from 'node:module';
+
+let blocks: typeof import('./blocks.js') | undefined;
+
+/** micromark's block tree (`blocks.ts`), loaded the first time a document needs it. */
+function micromarkBlocks(): typeof import('./blocks.js') {
+  return (blocks ??= createRequire(import.meta.url)('./blocks.js') as typeof import('./blocks.js'));
+}
 
 /**
  * A line holding nothing but a list marker (an empty list item), also inside
@@ -77,8 +85,11 @@ const leafTypes: Record<string, 'code' | 'thematicBreak' | 'html'> = {
   html_block: 'html',
 };
 
-/** Parse the block outline of `text` (see the module comment). */
-export function parseOutline(text: string): Root {
+/**
+ * Parse the block outline of `text` (see the module comment). With
+ * `paragraphText`, paragraphs get their raw text too, as headings do.
+ */
+export function parseOutline(text: string, {paragraphText = false}: {paragraphText?: boolean} = {}): Root {
   // remark drops a byte order mark before it counts offsets.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const lines = lineStarts(text);
@@ -100,7 +111,7 @@ export function parseOutline(text: string): Root {
   const stack: Parent[] = [root];
   const env: {references?: Record<string, {title: string; href: string}>} = {};
   const tokens = blockParser().parse(text, env);
-  if (env.references || emptyListItem.test(text) || tokens.some((token) => token.level >= maxNesting - 2)) return parseBlockTree(text, {paragraphText: false});
+  if (env.references || emptyListItem.test(text) || tokens.some((token) => token.level >= maxNesting - 2)) return micromarkBlocks().parseBlockTree(text, {paragraphText});
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     const parent = stack[stack.length - 1]!;
@@ -113,10 +124,11 @@ export function parseOutline(text: string): Root {
     const [first, next] = token.map ?? [0, 1];
     const position = {start: parent === root ? contentStart(first) : pointAt(first), end: lineEnd(next - 1)};
     let node: Nodes;
-    if (kind === 'heading') {
+    if (kind === 'heading' || (kind === 'paragraph' && paragraphText)) {
       const inline = tokens[i + 1];
-      const raw = inline?.type === 'inline' ? headingText(inline.content, (k) => lineEnding(text, lines, first + k)) : '';
-      node = {type: 'heading', depth: Number(token.tag.slice(1)) as Heading['depth'], children: raw ? [{type: 'text', value: raw}] : [], position};
+      const raw = inline?.type === 'inline' ? inlineRaw(inline.content, (k) => lineEnding(text, lines, first + k)) : '';
+      const children = raw ? [{type: 'text' as const, value: raw}] : [];
+      node = kind === 'heading' ? {type: 'heading', depth: Number(token.tag.slice(1)) as Heading['depth'], children, position} : {type: 'paragraph', children, position};
     } else if (token.nesting === 1) {
       node = {type: kind, children: [], position} as Nodes;
       if (kind === 'listItem') (node as {spread?: boolean}).spread = false;
@@ -147,12 +159,12 @@ function lineEnding(text: string, lines: number[], line: number): string {
 }
 
 /**
- * The raw text remark gives a heading (inline constructs not parsed): each
+ * The raw text remark gives a heading or paragraph (inline constructs not parsed): each
  * line without its leading and trailing whitespace, joined by the line endings
  * of the source; a line that ends in two or more spaces is a hard break, whose
  * line ending the text does not keep.
  */
-function headingText(content: string, ending: (k: number) => string): string {
+function inlineRaw(content: string, ending: (k: number) => string): string {
   const lines = content.split('\n');
   let text = '';
   for (let k = 0; k < lines.length; k++) {
