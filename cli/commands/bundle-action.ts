@@ -72,7 +72,7 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
     if (Array.isArray(argv[option])) throw new UsageError(`--${option} is given more than once; pass it once`);
   }
   if (argv.check && !action.options.includes('check')) throw new UsageError('--check applies to fingerprint only');
-  const lib = await import('../../lib/bundle/index.js');
+  const lib = await bundleRuntime();
   switch (argv.command) {
     case 'make': {
       if (argv.point === undefined) throw new UsageError(`make needs --point '<json>', e.g. --point '{"N": 1024}'`);
@@ -108,4 +108,18 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
       return;
     }
   }
+}
+
+/**
+ * The runtime modules the actions use. Not the package index: it also loads the random stream
+ * (SHA-256 kernels, worker threads), which only make needs, and make imports it itself.
+ */
+async function bundleRuntime() {
+  const [bundle, point, workdir, errors] = await Promise.all([
+    import('../../lib/bundle/bundle.js'),
+    import('../../lib/bundle/point.js'),
+    import('../../lib/bundle/workdir.js'),
+    import('../../lib/bundle/errors.js'),
+  ]);
+  return {...bundle, ...point, ...workdir, ...errors};
 }
