@@ -2,45 +2,24 @@
 /**
  * arbor's command-line entry point.
  *
- * Start-up is kept small on purpose: only yargs and the command modules (which
- * import their library code lazily inside their handlers) are loaded here.
+ * The bundle protocol's own argument form (`arbor bundle <bundle-dir> make <dir> --point …
+ * --seeds …`, `… verify <dir>`, …) is run directly: harnesses call it once per point, and
+ * going through yargs costs more than the rest of start-up together (loading it, then
+ * rendering the help text it caches for every command it runs). Every other argument list,
+ * including --help, --version and every misspelling, goes to the yargs parser in main.ts.
  */
-import yargs from './yargs.js';
-import {hideBin} from './yargs.js';
-import {commands} from './commands/index.js';
-import {reportFailure} from './exit.js';
-import {checkCommandPath, commandTree, rewordYargsMessage} from './command-tree.js';
-import {UsageError} from '../lib/errors.js';
+import {parseProtocolCall} from './protocol-call.js';
 
-/** Build the parser; exported so tests can parse argv without spawning. */
-export function buildCli(argv: string[]) {
-  const tree = commandTree(commands);
-  let cli = yargs(argv)
-    .scriptName('arbor')
-    .usage('$0 <command>\n\nManage a benchmark zoo, run testing bundles and gate result packages.')
-    .strict()
-    .demandCommand(1, 'Missing command: expected one of the commands below.')
-    .help()
-    .alias('h', 'help')
-    .version()
-    .wrap(Math.min(100, process.stdout.columns || 100))
-    .fail((message, error) => {
-      // yargs reports some argument errors as a YError rather than a message.
-      if (error && error.name !== 'YError') throw error;
-      throw new UsageError(rewordYargsMessage(message ?? error?.message ?? 'Invalid arguments', tree, argv));
-    });
-  for (const command of commands) cli = cli.command(command);
-  return cli;
-}
-
-/** Run arbor with these arguments (without `node` and the script). */
-export async function main(argv: string[]): Promise<void> {
+const args = process.argv.slice(2);
+const call = parseProtocolCall(args);
+if (call) {
+  const [{runBundleAction}, {reportFailure}] = await Promise.all([import('./commands/bundle-action.js'), import('./exit.js')]);
   try {
-    checkCommandPath(commandTree(commands), argv);
-    await buildCli(argv).parseAsync();
+    await runBundleAction(call);
   } catch (error) {
     reportFailure(error);
   }
+} else {
+  const {main} = await import('./main.js');
+  await main(args);
 }
-
-await main(hideBin(process.argv));

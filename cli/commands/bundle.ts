@@ -8,45 +8,7 @@
  */
 import type {Argv, CommandModule} from 'yargs';
 import {hideBin} from '../yargs.js';
-import {UsageError} from '../../lib/errors.js';
-
-interface Action {
-  usage: string;
-  describe: string;
-  options: string[];
-  takesDir: boolean;
-}
-
-const ACTIONS: Record<string, Action> = {
-  make: {
-    usage: `$0 bundle <bundle-dir> make <dir> --point '<json>' --seeds <spec>`,
-    describe:
-      'Fill <dir> for one point: for each seed in order, generate -> cases/NNNNNN/, oracle -> expected/NNNNNN/; ' +
-      'manifest.json is written last. An old work directory in <dir> is replaced (manifest first; out/ and verdicts.json are removed).',
-    options: ['point', 'seeds'],
-    takesDir: true,
-  },
-  verify: {
-    usage: '$0 bundle <bundle-dir> verify <dir>',
-    describe:
-      'Check out/NNNNNN/ against expected/NNNNNN/ for every case of the manifest and write verdicts.json. ' +
-      'Exit 0 whatever the verdicts; non-zero only when the bundle cannot run.',
-    options: [],
-    takesDir: true,
-  },
-  info: {
-    usage: '$0 bundle <bundle-dir> info',
-    describe: 'Print the signature as one JSON object: spec, fingerprint, point parameters, arguments, results, verifier.',
-    options: [],
-    takesDir: false,
-  },
-  fingerprint: {
-    usage: '$0 bundle <bundle-dir> fingerprint [--check]',
-    describe: "Print the signature's fingerprint: the value fherma.toml's `fingerprint` must hold.",
-    options: ['check'],
-    takesDir: false,
-  },
-};
+import {ACTIONS, runBundleAction, type BundleArgv} from './bundle-action.js';
 
 const ALL_OPTIONS = ['point', 'seeds', 'check'];
 
@@ -65,15 +27,6 @@ function requestedAction(raw: string[]): string | undefined {
     positionals.push(token);
   }
   return positionals[1];
-}
-
-interface BundleArgv {
-  bundleDir: string;
-  command?: string;
-  dir?: string;
-  point?: string;
-  seeds?: string;
-  check: boolean;
 }
 
 export const bundleCommand: CommandModule<object, BundleArgv> = {
@@ -118,59 +71,5 @@ export const bundleCommand: CommandModule<object, BundleArgv> = {
     }
     return y as unknown as Argv<BundleArgv>;
   },
-  handler: async (argv) => {
-    if (argv.command === undefined) {
-      throw new UsageError('Missing bundle command: expected make, verify, info or fingerprint after the bundle folder');
-    }
-    const action = Object.hasOwn(ACTIONS, argv.command) ? ACTIONS[argv.command] : undefined;
-    if (!action) {
-      const near = Object.keys(ACTIONS).find((name) => name.startsWith(argv.command!.slice(0, 2)));
-      throw new UsageError(
-        `unknown bundle command \`${argv.command}\`, expected make, verify, info or fingerprint${near ? ` (did you mean ${near}?)` : ''}`,
-      );
-    }
-    if (action.takesDir && !argv.dir) throw new UsageError(`${argv.command} needs a work directory: ${action.usage.replace('$0', 'arbor')}`);
-    if (!action.takesDir && argv.dir !== undefined) throw new UsageError(`${argv.command} takes no work directory, got ${argv.dir}`);
-    for (const option of ['point', 'seeds'] as const) {
-      if (argv[option] !== undefined && !action.options.includes(option)) throw new UsageError(`--${option} applies to make only`);
-      if (Array.isArray(argv[option])) throw new UsageError(`--${option} is given more than once; pass it once`);
-    }
-    if (argv.check && !action.options.includes('check')) throw new UsageError('--check applies to fingerprint only');
-    const lib = await import('../../lib/bundle/index.js');
-    switch (argv.command) {
-      case 'make': {
-        if (argv.point === undefined) throw new UsageError(`make needs --point '<json>', e.g. --point '{"N": 1024}'`);
-        if (argv.seeds === undefined) throw new UsageError('make needs --seeds, e.g. --seeds 0-7');
-        const bundle = await lib.loadBundle(argv.bundleDir);
-        const point = lib.parsePoint(bundle, argv.point);
-        const seeds = lib.parseSeeds(argv.seeds);
-        const {cases} = await lib.makeWorkDir(bundle, argv.dir!, point, seeds);
-        process.stderr.write(`arbor: made ${cases} case${cases === 1 ? '' : 's'} in ${argv.dir}\n`);
-        return;
-      }
-      case 'verify': {
-        const bundle = await lib.loadBundle(argv.bundleDir);
-        const verdicts = await lib.verifyWorkDir(bundle, argv.dir!);
-        const passed = verdicts.cases.filter((v) => v.passed).length;
-        process.stderr.write(`arbor: ${passed} of ${verdicts.cases.length} cases passed; verdicts in ${argv.dir}/verdicts.json\n`);
-        return;
-      }
-      case 'info': {
-        const bundle = await lib.loadBundle(argv.bundleDir);
-        process.stdout.write(JSON.stringify(lib.bundleInfo(bundle)) + '\n');
-        return;
-      }
-      case 'fingerprint': {
-        const bundle = await lib.loadBundle(argv.bundleDir, {checkFingerprint: false});
-        process.stdout.write(bundle.fingerprint + '\n');
-        if (bundle.markerFingerprint !== bundle.fingerprint) {
-          const found = bundle.markerFingerprint === undefined ? 'has no fingerprint' : `says ${bundle.markerFingerprint}`;
-          const message = `${argv.bundleDir}/fherma.toml ${found}; write fingerprint = "${bundle.fingerprint}"`;
-          if (argv.check) throw new lib.BundleError(message, 'fingerprint');
-          process.stderr.write(`arbor: note: ${message}\n`);
-        }
-        return;
-      }
-    }
-  },
+  handler: (argv) => runBundleAction(argv),
 };

@@ -23,7 +23,6 @@ import {
 } from './codec.js';
 import {BundleError, describeThrown} from './errors.js';
 import {MAX_CASES, parsePoint, type Point} from './point.js';
-import {Stream} from './stream.js';
 
 /** The contents of manifest.json. */
 export interface Manifest {
@@ -185,6 +184,8 @@ async function make(bundle: Bundle, dir: string, point: Point | string, seeds: n
   const withExpected = options.expected !== false;
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`work directory ${dir} exists and is not a folder`);
   checkCapacity(bundle, dir, thePoint, seeds.length, withExpected);
+  // The stream (SHA-256 kernels, worker pool) is only needed here: verify and info do not load it.
+  const {Stream} = await import('./stream.js');
   const generate = (await importAuthored(bundle.entry.generate, 'generator')) as Authored;
   const oracle = withExpected ? ((await importAuthored(bundle.entry.oracle, 'oracle')) as Authored) : undefined;
 
