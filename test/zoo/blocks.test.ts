@@ -125,6 +125,15 @@ describe('parseOutline and parseBlocks (markdown-it, micromark for some document
     expect(markdownCorpus(3000, 20261129).filter(differs).slice(0, 3)).toEqual([]);
   });
 
+  it('finds the README title remark finds, on the generated documents', async () => {
+    const {firstProseLine} = (await import(path.join(repoRoot, 'dist/lib/zoo/title.js'))) as typeof import('../../lib/zoo/title.js');
+    const withRemark = {parseBlocks: markdown.parseBlocksRemark, inlineText: markdown.inlineText};
+    const corpus = markdownCorpus(2000, 42);
+    const titles = corpus.map((text) => firstProseLine(text, markdown.markdown));
+    expect(titles.filter((title) => title !== null).length).toBeGreaterThan(1000);
+    expect(corpus.filter((text, k) => titles[k] !== firstProseLine(text, withRemark)).slice(0, 3)).toEqual([]);
+  });
+
   it('reads a document with a link reference definition as remark does (a line after one continues its paragraph)', () => {
     const text = '# Source\n\n[paper]: https://example.com\n    # not code\nCaveats\n===\n';
     const tree = markdown.parseOutline(text);
