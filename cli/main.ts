@@ -30,7 +30,19 @@ export function buildCli(argv: string[], registry: CommandModule<any, any>[] = c
       throw new UsageError(rewordYargsMessage(message ?? error?.message ?? 'Invalid arguments', tree, argv));
     });
   for (const command of registry) cli = cli.command(command);
+  skipHelpCache(cli as unknown as Parameters<typeof skipHelpCache>[0]);
   return cli;
+}
+
+/**
+ * yargs lays out the whole help text each time it starts a command handler, to
+ * have it ready should the handler fail (about 20 ms, a fifth of start-up).
+ * arbor never shows help on failure (the fail handler gives one-line errors),
+ * and --help renders it afresh, so the cache is never read: skip filling it.
+ */
+function skipHelpCache(cli: {getInternalMethods(): {getUsageInstance(): {cacheHelpMessage(): void}}}): void {
+  const usage = cli.getInternalMethods().getUsageInstance();
+  usage.cacheHelpMessage = () => {};
 }
 
 /** Run arbor with these arguments (without `node` and the script). */
