@@ -50,7 +50,7 @@ export interface ListOptions {
   cache?: boolean;
   /** Cache folder (default: `cacheDir()`). */
   cacheDir?: string;
-  /** Worker threads; 0 verifies inline. Default: `defaultWorkers()` (one per idle core) when there is enough work. */
+  /** Worker threads; 0 verifies inline. Default: `defaultWorkers()` (one per core) when there is enough work. */
   workers?: number;
 }
 
@@ -213,24 +213,20 @@ type Item = {abs: string; shown: string; files?: string[]};
 const cores = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
 /**
- * How many worker threads to use: one per core that is not already busy (the
- * one-minute load average), at least one, at most one per core. On a
- * saturated machine a second thread only duplicates remark's JIT warm-up; the
- * single worker still keeps the parse heap out of the main thread (bounded
- * memory) and loads remark while discovery goes on.
- * `ARBOR_LIST_WORKERS` overrides it (0 = inline).
+ * How many worker threads to use: one per core. Starting a worker costs about
+ * as much as verifying a few dozen folders, so even on a busy machine a second
+ * one pays for itself on a large zoo and costs nothing measurable on a small
+ * one. `ARBOR_LIST_WORKERS` overrides it (0 = inline).
  */
 export function defaultWorkers(env: NodeJS.ProcessEnv = process.env): number {
   const forced = env.ARBOR_LIST_WORKERS;
   if (forced !== undefined && /^\d+$/.test(forced)) return Number(forced);
-  const total = cores();
-  const spare = Math.round(total - os.loadavg()[0]!);
-  return Math.max(1, Math.min(total, spare + 1));
+  return Math.max(1, cores());
 }
 
 /**
  * Verifies folders as discovery finds them: once enough have queued up, a pool
- * of worker threads starts (loading remark while discovery goes on) and takes
+ * of worker threads starts (loading the parsers while discovery goes on) and takes
  * batches as they fill; a small job is verified inline instead.
  */
 class Verifier {

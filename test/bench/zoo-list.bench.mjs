@@ -2,8 +2,8 @@
 // by side with a naive line-scanning indexer (Python: `#` lines are headings,
 // no markdown parsing). Cold = empty arbor cache (the OS page cache is warm for
 // both sides); warm = a second run reusing the cache. Prints ratios and peak RSS.
-// Cold runs with the default worker count (one per idle core) and, for
-// comparison, with two workers forced (ARBOR_LIST_WORKERS=2).
+// Cold runs with the default worker count (one per core) and, for
+// comparison, inline without workers (ARBOR_LIST_WORKERS=0).
 //
 //   node test/bench/run.mjs zoo-list            # 1,000 and 10,000
 //   BENCH_SIZES=1000 node test/bench/run.mjs zoo-list
@@ -122,7 +122,7 @@ try {
     for (let round = 0; round < rounds; round++) {
       naiveRuns.push(run(python, [path.join(work, 'naive_list.py'), zoo]));
       rmSync(cache, {recursive: true, force: true});
-      coldPool.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache, ARBOR_LIST_WORKERS: '2'}));
+      coldPool.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache, ARBOR_LIST_WORKERS: '0'}));
       rmSync(cache, {recursive: true, force: true});
       cold.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache}));
       warm.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache}));
@@ -138,7 +138,7 @@ try {
     console.log(`zoo of ${n} folders (median of ${rounds}; ${python} naive indexer as reference; load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores)`);
     console.log(`  naive line scan    ${naiveMs.toFixed(0).padStart(6)} ms                          ${cpuText(naiveRuns)}   peak RSS ${mb(naiveRuns)} MB`);
     console.log(`  arbor list cold    ${coldMs.toFixed(0).padStart(6)} ms  ${(coldMs / naiveMs).toFixed(2).padStart(6)}x naive (target <= 5x)   ${cpuText(cold)}   peak RSS ${mb(cold)} MB`);
-    console.log(`   2 workers forced  ${poolMs.toFixed(0).padStart(6)} ms  ${(poolMs / naiveMs).toFixed(2).padStart(6)}x naive                 ${cpuText(coldPool)}   peak RSS ${mb(coldPool)} MB`);
+    console.log(`   inline, 0 workers ${poolMs.toFixed(0).padStart(6)} ms  ${(poolMs / naiveMs).toFixed(2).padStart(6)}x naive                 ${cpuText(coldPool)}   peak RSS ${mb(coldPool)} MB`);
     console.log(`  arbor list warm    ${warmMs.toFixed(0).padStart(6)} ms  ${(warmMs / naiveMs).toFixed(2).padStart(6)}x naive (target <= 1x)   ${cpuText(warm)}   peak RSS ${mb(warm)} MB`);
     rmSync(zoo, {recursive: true, force: true});
   }

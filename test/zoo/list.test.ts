@@ -1,4 +1,5 @@
 import {cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
@@ -177,11 +178,11 @@ describe('arbor benchmark list', () => {
     expect(inline.benchmarks.filter((b) => b.status === 'failing')).toHaveLength(14);
   });
 
-  it('picks the worker count from idle cores, overridable with ARBOR_LIST_WORKERS', async () => {
+  it('uses one worker per core, overridable with ARBOR_LIST_WORKERS', async () => {
     const {defaultWorkers} = (await import(path.join(repoRoot, 'dist/lib/zoo/list.js'))) as typeof import('../../lib/zoo/list.js');
     expect(defaultWorkers({ARBOR_LIST_WORKERS: '3'})).toBe(3);
     expect(defaultWorkers({ARBOR_LIST_WORKERS: '0'})).toBe(0);
-    const auto = defaultWorkers({});
-    expect(auto).toBeGreaterThanOrEqual(1);
+    expect(defaultWorkers({ARBOR_LIST_WORKERS: 'many'})).toBe(os.availableParallelism());
+    expect(defaultWorkers({})).toBe(os.availableParallelism());
   });
 });
