@@ -121,6 +121,14 @@ export class Stream {
   bits(k: number): bigint {
     checkCount(k, 'bits');
     const count = Math.ceil(k / 8);
+    if (k <= 53) {
+      // Up to 53 bits the value is exact in a double: no hex string to build and parse.
+      const raw = this.fill(this.scratch.subarray(0, count));
+      const top = k - 8 * (count - 1);
+      let value = count === 0 ? 0 : raw[count - 1]! & ((1 << top) - 1);
+      for (let j = count - 2; j >= 0; j--) value = value * 256 + raw[j]!;
+      return BigInt(value);
+    }
     const raw = count <= 64 ? this.fill(this.scratch.subarray(0, count)) : this.bytes(count);
     let hex = '';
     for (let j = count - 1; j >= 0; j--) hex += HEX[raw[j]!];
