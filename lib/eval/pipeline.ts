@@ -362,6 +362,7 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
       signature,
       cwd,
       warmup: warmupCase,
+      caseCount: n,
       initTimeout: plan.initTimeout,
       caseTimeout,
       totalTimeout: Math.min(2 * plan.initTimeout + caseSum, remaining),

@@ -85,7 +85,7 @@ export function parseSeedSpec(text: string, where = 'seeds'): number[] {
   }
 }
 
-/** Read and check `<dir>/plan.toml`. Every problem is a HarnessError naming the key. */
+/** Read and check `<dir>/plan.toml`: a missing one is a UsageError, every other problem a HarnessError naming the key. */
 export async function loadPlan(dir: string): Promise<Plan> {
   const file = path.join(dir, 'plan.toml');
   let text: string;

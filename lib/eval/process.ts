@@ -32,6 +32,8 @@ export interface RunRequest {
   cwd: string;
   warmup?: string;
   only?: number[];
+  /** Cases in the work directory: events for other indices are ignored (forged). */
+  caseCount: number;
   /** Start-up (interpreter, imports, init()) and the gaps between cases. */
   initTimeout: number;
   /** Limit of case i (i = -1 is the warm-up case). */
@@ -57,8 +59,9 @@ export interface RunOutcome {
   /**
    * Seconds of each case as arbor saw them: from the first `start` event of the
    * case to its last `done` event. The runner's own times come from inside the
-   * solution's process, where the solution can patch the clock; the solution can
-   * only make this span longer (an earlier forged start, a later forged done).
+   * solution's process, where the solution can patch the clock; this span does
+   * not depend on that clock. It is not proof against a solution that takes over
+   * the event socket itself (it runs in the same process): see lib/eval/README.md.
    */
   observedSeconds: Map<number, number>;
   /** The runner's results.json (null when it never wrote one). */
@@ -237,18 +240,23 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
       }
       if (event.ev === 'started') started = true;
       const now = process.hrtime.bigint();
-      if (event.ev === 'start' && typeof event.i === 'number') {
-        const limit = request.caseTimeout(event.i);
-        arm(limit, {i: event.i, limit, reason: 'case'});
-        // The first start of a case counts (a forged early one only lengthens the span). The
-        // runner waits for "go" before calling run(), so the span starts no later than the call
-        // however late this loop gets to read the socket.
-        if (!caseStarts.has(event.i)) caseStarts.set(event.i, now);
+      // Indices outside the work directory's cases (and -1 only with a warm-up) cannot come from the runner.
+      const i = event.i;
+      const known = typeof i === 'number' && Number.isInteger(i) && i >= (request.warmup ? -1 : 0) && i < request.caseCount;
+      if (event.ev === 'start' && known) {
+        // Only the first start of a case counts, is armed and is answered: the runner waits for
+        // "go" before calling run(), so the span starts no later than the call however late this
+        // loop reads the socket. A repeated (forged) start gets nothing, so flooding starts can
+        // neither re-arm the limit nor pile up unread answers.
+        if (caseStarts.has(i)) continue;
+        caseStarts.set(i, now);
+        const limit = request.caseTimeout(i);
+        arm(limit, {i, limit, reason: 'case'});
         events!.write('go\n');
       } else if (event.ev === 'done' || event.ev === 'ready') {
-        if (event.ev === 'done' && typeof event.i === 'number' && caseStarts.has(event.i)) {
+        if (event.ev === 'done' && known && caseStarts.has(i)) {
           // The last done counts: a forged early one is followed by the runner's own.
-          observedSeconds.set(event.i, Number(now - caseStarts.get(event.i)!) / 1e9);
+          observedSeconds.set(i, Number(now - caseStarts.get(i)!) / 1e9);
         }
         arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
       }

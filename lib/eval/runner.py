@@ -27,8 +27,11 @@ verify reports the case as having no answer.
 
 --events-fd N: a socket for JSON lines to the harness ({"ev": "ready"|"start"|
 "done", ...}) so it can enforce per-case time limits and time each case from
-outside; after each "start" the runner reads one line ("go") before run(). Exit 0 when every case was attempted,
-3 when the solution could not be imported or init() raised, 4 on bad usage.
+outside; after each "start" the runner reads one line ("go") before run()
+(on an fd it cannot read, it sends without waiting).
+
+Exit 0 when every case was attempted, 3 when the solution could not be
+imported or init() raised, 4 on bad usage.
 """
 import argparse
 import json
@@ -68,6 +71,7 @@ class Events:
 
     def __init__(self, fd):
         self.fd = fd
+        self.answers = fd is not None
 
     def send(self, **fields):
         if self.fd is None:
@@ -81,13 +85,14 @@ class Events:
 
     def start(self, i):
         self.send(ev="start", i=i)
-        if self.fd is None:
+        if self.fd is None or not self.answers:
             return
         try:
             while _read(self.fd, 1) not in (b"", b"\n"):
                 pass
         except OSError:
-            self.fd = None
+            # Not a socket (a write-only pipe, say): keep sending, stop waiting for answers.
+            self.answers = False
 
 
 def write_json_atomic(path, data):

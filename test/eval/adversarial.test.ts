@@ -83,6 +83,12 @@ describe.skipIf(!hasBundle)('adversarial solutions (speed fixture)', () => {
     expect(report.points[0].cases[1]).toMatchObject({status: 'not-run'});
   });
 
+  it('flooding forged start events neither re-arms the case limit nor breaks the harness', () => {
+    const {score, report} = evaluate('prefix-speed', 'flood-start.py');
+    expect(score).toBe(0);
+    expect(report.points[0].cases[0]).toMatchObject({status: 'timeout', note: expect.stringMatching(/killed at the case time limit of 1\.000 s/)});
+  });
+
   it('a failing point ends a speedup eval: later points are reported as not run', () => {
     const {score, report} = evaluate('prefix-speed', 'crash.py', 'test');
     expect(score).toBe(0);
