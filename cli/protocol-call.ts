@@ -7,6 +7,7 @@
  * For these lists yargs would hand the bundle command exactly the same values (all strings, no
  * coercion; test/cli-protocol-call.test.ts compares the two). Anything else — another command,
  * help, version, `--opt=value`, a value or word starting with `-`, an unknown or repeated option,
+ * `--check` followed by `true` or `false`,
  * a missing or extra word — is not recognised and goes to yargs, which words every error.
  */
 import type {BundleArgv} from './commands/bundle-action.js';
@@ -29,7 +30,8 @@ export function parseProtocolCall(args: readonly string[]): BundleArgv | undefin
       if (value === undefined || value.startsWith('-') || values.has(token)) return undefined;
       values.set(token, value);
       k++;
-    } else if (token === '--check' && !check) {
+    } else if (token === '--check' && !check && args[k + 1] !== 'true' && args[k + 1] !== 'false') {
+      // (yargs reads a following `true` or `false` as the flag's value: such lists go to yargs.)
       check = true;
     } else {
       return undefined;

@@ -58,6 +58,8 @@ describe('the protocol call form', () => {
     [['bundle', 'b', 'make', 'w', '--point']],
     [['bundle', 'b', 'verify', 'w', '--']],
     [['bundle', 'b', 'verify', 'w', '--check', '--check']],
+    [['bundle', 'b', 'fingerprint', '--check', 'true']],
+    [['bundle', 'b', 'fingerprint', '--check', 'false']],
     [['bundle', 'b', 'verify', 'w', '--no-check']],
     [['bundle', 'b', 'verify', 'w', '--dir', 'x']],
     [['bundle', '', 'verify', 'w']],
