@@ -88,16 +88,17 @@ const point = (p: TokenPoint): Point => ({line: p.line, column: p.column, offset
  * comment). With `paragraphText: false` paragraphs have no children (their
  * text is not tokenized), which saves a quarter of the work.
  */
-export function parseBlockTree(text: string, {paragraphText = true}: {paragraphText?: boolean} = {}): Root {
-  // micromark drops a byte order mark before it counts offsets; so does remark.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+export function parseBlockTree(source: string, {paragraphText = true}: {paragraphText?: boolean} = {}): Root {
+  // micromark drops one byte order mark before it counts offsets, as remark does: offsets
+  // index the text after it (a second one is text, so micromark must see the first).
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const root: Root = {type: 'root', children: [], position: {start: {line: 1, column: 1, offset: 0}, end: {line: 1, column: 1, offset: 0}}};
   const stack: Nodes[] = [root];
   let textNode: Text | undefined;
   let skipLineEnding = false;
   /** Inside a paragraph or the text of a heading: data and line endings are its text. */
   let collecting = false;
-  const list = events(text, paragraphText);
+  const list = events(source, paragraphText);
   for (let i = 0; i < list.length; i++) {
     const [kind, token] = list[i]!;
     const type = token.type;

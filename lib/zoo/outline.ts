@@ -4,11 +4,9 @@
  * PROVENANCE sections only need the block structure: which headings are
  * top-level, their rank and text, and whether anything but whitespace and HTML
  * comments sits under them. markdown-it's CommonMark block parser finds that
- * structure about 25 times faster than micromark, because it works on lines
- * rather than on characters, and `list` verifies thousands of folders. Both
- * implement CommonMark 0.31, so they agree on the structure; a test keeps the
- * outline equal to remark-parse's on edge cases, on every fixture and on
- * generated documents.
+ * structure about 25 times faster than micromark (remark's tokenizer), because
+ * it works on lines rather than on characters, and `list` verifies thousands
+ * of folders.
  *
  * The tree is lean mdast:
  *
@@ -21,12 +19,20 @@
  * - `blockquote`, `list` (one `listItem` per item) with their children;
  * - `code`, `thematicBreak`: position only.
  *
- * markdown-it reads a link reference definition as a block of its own, where
- * CommonMark (and micromark, and the reference implementation) reads it out of
- * paragraph text, so a line after one can continue that paragraph. A document
- * with a definition therefore goes through micromark's outline (`blocks.ts`),
- * as does one with an empty list item (see `emptyListItem`) or blocks nested
- * close to markdown-it's limit (see `maxNesting`).
+ * Both parsers implement CommonMark 0.31, but each has its own departures, and
+ * the outline must be remark's. A document where they are known to read lines
+ * differently goes through micromark's outline (`blocks.ts`) instead
+ * (`needsMicromark`): one with a link reference definition (markdown-it reads
+ * it as a block of its own, where CommonMark and micromark read it out of
+ * paragraph text, so a line after one can continue that paragraph), an empty
+ * list item or a list right after indented code (micromark's reading differs),
+ * Unicode white space (markdown-it's HTML rules and trimming use JavaScript's
+ * notion of it), or blocks nested close to markdown-it's limit. One departure of
+ * micromark is not detected: a setext underline after lazy continuation lines
+ * of a list item (`- a` / `<br>` / `Title` / `---`), which micromark reads as
+ * a heading and CommonMark (markdown-it, cmark, GitHub) as a thematic break;
+ * there the outline follows CommonMark. A test holds the outline to remark's on
+ * edge cases, every fixture and thousands of generated documents.
  *
  * Positions: `start` is where the block's first line starts its content (its
  * line is exact; its column and offset are exact for top-level blocks), `end`
@@ -52,6 +58,22 @@ function micromarkBlocks(): typeof import('./blocks.js') {
  */
 const emptyListItem = /^(?:[ \t]*>)*[ \t]*(?:[-+*]|\d{1,9}[.)])[ \t]*\r?$/m;
 
+/**
+ * A list item starting on the line after an indented code line: micromark reads
+ * some of these as paragraph text too (one that could not interrupt a
+ * paragraph, such as `10.`), where CommonMark starts a list.
+ */
+const listAfterCode = /^(?: {4}|\t)[^\n]*\n {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|\r?$)/m;
+
+/**
+ * A character that JavaScript counts as white space and CommonMark does not
+ * (no-break space, other Unicode spaces, vertical tab, form feed, a byte order
+ * mark inside the text): markdown-it's HTML block rules match `\s` and it trims
+ * text with `trim()`, so around one of these it can read lines differently
+ * from remark.
+ */
+const unicodeSpace = /[\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
 let parser: MarkdownIt | undefined;
 
 /**
@@ -65,6 +87,10 @@ function blockParser(): MarkdownIt {
     // The CommonMark preset: no tables or other GFM, exactly what remark-parse reads.
     parser = markdownIt('commonmark').set({maxNesting});
     parser.core.ruler.disable(['inline', 'text_join']);
+    // markdown-it drops a definition whose URL it finds unsafe (`file:`, `javascript:`) and reads
+    // its line as text; CommonMark has no such rule. Accepting every URL makes it a definition,
+    // which sends the document to micromark like any other.
+    parser.validateLink = () => true;
   }
   return parser;
 }
@@ -89,9 +115,9 @@ const leafTypes: Record<string, 'code' | 'thematicBreak' | 'html'> = {
  * Parse the block outline of `text` (see the module comment). With
  * `paragraphText`, paragraphs get their raw text too, as headings do.
  */
-export function parseOutline(text: string, {paragraphText = false}: {paragraphText?: boolean} = {}): Root {
+export function parseOutline(source: string, {paragraphText = false}: {paragraphText?: boolean} = {}): Root {
   // remark drops a byte order mark before it counts offsets.
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const lines = lineStarts(text);
   const pointAt = (line: number, column = 1): Point => ({line: line + 1, column, offset: lines[line]! + column - 1});
   const lineEnd = (line: number): Point => {
@@ -111,7 +137,7 @@ export function parseOutline(text: string, {paragraphText = false}: {paragraphTe
   const stack: Parent[] = [root];
   const env: {references?: Record<string, {title: string; href: string}>} = {};
   const tokens = blockParser().parse(text, env);
-  if (env.references || emptyListItem.test(text) || tokens.some((token) => token.level >= maxNesting - 2)) return micromarkBlocks().parseBlockTree(text, {paragraphText});
+  if (needsMicromark(text, env, tokens)) return micromarkBlocks().parseBlockTree(source, {paragraphText});
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     const parent = stack[stack.length - 1]!;
@@ -141,6 +167,17 @@ export function parseOutline(text: string, {paragraphText = false}: {paragraphTe
     if (token.nesting === 1) stack.push(node as Parent);
   }
   return root;
+}
+
+/** Whether `text` is one of the documents markdown-it reads differently from remark (see the module comment). */
+function needsMicromark(text: string, env: {references?: object}, tokens: Array<{level: number}>): boolean {
+  return (
+    env.references !== undefined ||
+    emptyListItem.test(text) ||
+    listAfterCode.test(text) ||
+    unicodeSpace.test(text) ||
+    tokens.some((token) => token.level >= maxNesting - 2)
+  );
 }
 
 /** Offsets where each line of `text` starts (CR, LF and CRLF end a line, as in CommonMark). */

@@ -58,6 +58,15 @@ const tricky = [
   '    code\n- \n  item\n# h\n',
   `${Array.from({length: 60}, (_, k) => `${' '.repeat(2 * k)}- x`).join('\n')}\n\n# after deep lists\n`,
   `${'>'.repeat(30)} # deep quote\n\n# after\n`,
+  '[1]: file:///data/x.pdf\n---\n',
+  '# Source\n\n[data]: javascript:void(0)\nCaveats\n-------\n',
+  '# Source\n\n<pre\u00a0x\n\n# Caveats\n\ntext\n',
+  '<div\u3000class="x">\n# Source\n',
+  '<span>\u00a0\nFast sorting.\n\nMore.\n',
+  '\tcode\n10. d\n===\n',
+  '    code\n2) x\n# h\n',
+  '\ufeff\ufeff# bom\r\r[r]: /u\r',
+  '\ufeff\ufeff# bom\n',
 ];
 
 function markdownFiles(dir: string): string[] {
@@ -132,6 +141,11 @@ describe('parseOutline and parseBlocks (markdown-it, micromark for some document
     const titles = corpus.map((text) => firstProseLine(text, markdown.markdown));
     expect(titles.filter((title) => title !== null).length).toBeGreaterThan(1000);
     expect(corpus.filter((text, k) => titles[k] !== firstProseLine(text, withRemark)).slice(0, 3)).toEqual([]);
+  });
+
+  it('follows CommonMark where micromark does not: a setext underline after lazy lines of a list item is a thematic break', () => {
+    const text = '## Baseline\n\n- numpy 1.26\n<br>\nCaveats\n-------\n\nNone.\n';
+    expect(markdown.parseOutline(text).children.map((node) => node.type)).toEqual(['heading', 'list', 'thematicBreak', 'paragraph']);
   });
 
   it('reads a document with a link reference definition as remark does (a line after one continues its paragraph)', () => {
