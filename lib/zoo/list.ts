@@ -39,6 +39,8 @@ export interface ListResult {
   skipped: string[];
   /** How many entries were served from the cache and how many were verified. */
   cache: {hits: number; misses: number; file: string | null};
+  /** Worker threads started to verify the misses (0: verified inline). */
+  workers: number;
 }
 
 /** Options of `listZoo`. */
@@ -161,7 +163,7 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
     cache.prune(new Set(rows.map((r) => r.name)));
     cache.save();
   }
-  return {zoo: zoo.shown, benchmarks: rows, skipped, cache: {hits, misses: pending.length, file: cache?.file ?? null}};
+  return {zoo: zoo.shown, benchmarks: rows, skipped, cache: {hits, misses: pending.length, file: cache?.file ?? null}, workers: verifier.workersStarted};
 }
 
 function sameFiles(a: readonly string[], b: readonly string[]): boolean {
@@ -225,9 +227,10 @@ export function defaultWorkers(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
- * Verifies folders as discovery finds them: once enough have queued up, a pool
- * of worker threads starts (loading the parsers while discovery goes on) and takes
- * batches as they fill; a small job is verified inline instead.
+ * Verifies folders as discovery finds them: once enough have queued up, a
+ * worker thread starts (loading the parsers while discovery goes on) and takes
+ * batches as they fill, joined by more (up to the pool size) while batches
+ * wait; a small job is verified inline instead.
  */
 class Verifier {
   private readonly items: Item[] = [];
@@ -236,7 +239,7 @@ class Verifier {
   private readonly idle: Worker[] = [];
   private readonly running = new Set<Promise<void>>();
   private queued = 0;
-  private started = false;
+  private poolStarted = false;
   private failure: unknown;
   private done = false;
 
@@ -248,15 +251,15 @@ class Verifier {
   /** Queue a folder; returns its index in the results. */
   add(item: Item): number {
     this.items.push(item);
-    if (!this.started && this.workers > 0 && (this.explicit || this.items.length >= inlineBelow)) this.start();
-    if (this.started) this.flush(false);
+    if (!this.poolStarted && this.workers > 0 && (this.explicit || this.items.length >= inlineBelow)) this.start();
+    if (this.poolStarted) this.flush(false);
     return this.items.length - 1;
   }
 
   /** Wait for every queued folder's result. */
   async finish(): Promise<EntryStatus[]> {
     this.done = true;
-    if (!this.started) {
+    if (!this.poolStarted) {
       if (this.items.length === 0) return [];
       const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
       return this.items.map((item) => inspectEntry(item.abs, item.shown, markdown, item.files));
@@ -272,27 +275,33 @@ class Verifier {
     return this.results;
   }
 
+  /** Worker threads started so far. */
+  get workersStarted(): number {
+    return this.running.size;
+  }
+
   private start(): void {
-    this.started = true;
-    const count = this.workers;
-    const url = new URL('./list-worker.js', import.meta.url);
-    for (let i = 0; i < count; i++) {
-      const worker = new Worker(url, {resourceLimits: {maxOldGenerationSizeMb: workerHeapMb}});
-      const finished = new Promise<void>((resolve) => {
-        worker.on('message', (message: WorkerResult) => {
-          message.results.forEach((result, k) => (this.results[message.id + k] = result));
-          this.idle.push(worker);
-          this.pump();
-        });
-        worker.on('error', (error) => {
-          this.failure ??= error;
-          resolve();
-        });
-        worker.on('exit', () => resolve());
+    this.poolStarted = true;
+    this.spawn();
+  }
+
+  /** Start one more worker, idle until it is handed a batch. */
+  private spawn(): void {
+    const worker = new Worker(new URL('./list-worker.js', import.meta.url), {resourceLimits: {maxOldGenerationSizeMb: workerHeapMb}});
+    const finished = new Promise<void>((resolve) => {
+      worker.on('message', (message: WorkerResult) => {
+        message.results.forEach((result, k) => (this.results[message.id + k] = result));
+        this.idle.push(worker);
+        this.pump();
       });
-      this.running.add(finished);
-      this.idle.push(worker);
-    }
+      worker.on('error', (error) => {
+        this.failure ??= error;
+        resolve();
+      });
+      worker.on('exit', () => resolve());
+    });
+    this.running.add(finished);
+    this.idle.push(worker);
   }
 
   /** Cut queued folders into batches (a last short one only when `all`). */
@@ -304,9 +313,14 @@ class Verifier {
     this.pump();
   }
 
-  /** Hand batches to idle workers; stop the workers when everything is done. */
+  /**
+   * Hand batches to idle workers, starting another (up to the pool size) only
+   * when a batch is waiting and none is idle, so a small zoo never starts more
+   * workers than it has batches; stop the workers when everything is done.
+   */
   private pump(): void {
-    while (this.idle.length && this.queue.length) {
+    while (this.queue.length && (this.idle.length || (this.running.size < this.workers && !this.failure))) {
+      if (!this.idle.length) this.spawn();
       const start = this.queue.shift()!;
       const end = Math.min(this.items.length, start + batchSize);
       this.idle.shift()!.postMessage({id: start, items: this.items.slice(start, end)} satisfies WorkerBatch);

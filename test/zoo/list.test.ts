@@ -176,6 +176,12 @@ describe('arbor benchmark list', () => {
     const cli = JSON.parse(runCli(['benchmark', 'list', 'zoo', '--json', '--no-cache'], {cwd: root, env: {ARBOR_LIST_WORKERS: '2'}}).stdout);
     expect(cli.benchmarks).toEqual(JSON.parse(JSON.stringify(inline.benchmarks)));
     expect(inline.benchmarks.filter((b) => b.status === 'failing')).toHaveLength(14);
+    expect(inline.workers).toBe(0);
+    // 40 folders are three batches: a pool of 64 starts no more workers than that.
+    const pooled = await lib.listZoo({zoo: 'zoo', cwd: root, cache: false, workers: 64});
+    expect(pooled.benchmarks).toEqual(inline.benchmarks);
+    expect(pooled.workers).toBeGreaterThanOrEqual(1);
+    expect(pooled.workers).toBeLessThanOrEqual(3);
   });
 
   it('uses one worker per core, overridable with ARBOR_LIST_WORKERS', async () => {
