@@ -397,6 +397,7 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
         referenceBest[record.i] = Math.min(referenceBest[record.i]!, seconds);
         (referenceTimes[record.i] ??= []).push(seconds);
       }
+      if (rep === 0) warnIfQuick(ctx, label, referenceBest);
     }
     ctx.progress('status', `${label}: repetition ${rep + 1}/${repetitions}: solution`);
     const outcome = await run('solution', rep, limitFor);
@@ -496,6 +497,20 @@ async function runPoint(ctx: PointContext, index: number, point: PlanPoint, coun
     }
     return report;
   });
+}
+
+/** Timed cases below this are dominated by the harness round trip (about 0.1 to 0.3 ms a case). */
+const quickCaseSeconds = 0.01;
+
+/** Say so when the reference solves a case faster than timing can resolve well: speedups there are understated. */
+function warnIfQuick(ctx: {progress(kind: 'line', text: string): void}, label: string, referenceBest: number[]): void {
+  const fastest = Math.min(...referenceBest);
+  if (!(fastest < quickCaseSeconds)) return;
+  ctx.progress(
+    'line',
+    `warning: the reference solves a case of ${label} in ${formatSeconds(fastest)}; each timed case also includes about 0.1-0.3 ms of harness round trip, ` +
+      `so large speedups on cases under ${quickCaseSeconds * 1000} ms are understated (make the point bigger)`,
+  );
 }
 
 /**
