@@ -122,7 +122,27 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(roomy.stderr).not.toMatch(/warning/);
   });
 
-  it('scores the accuracy fixture as the mean share within tolerance', () => {
+  it('scores the accuracy fixture as the share within tolerance that numpy computes from the cases', () => {
+    const result = runCli(['benchmark', 'eval', accuracy, 'test', '--keep']);
+    expect(result.code).toBe(0);
+    const kept = /kept the work folders in (\S+)/.exec(result.stderr)![1]!;
+    // Independently of the bundle's verifier: the baseline answers round(|x|, 2); within = |answer - |x|| <= 1e-3.
+    const numpy = spawnSync('python3', ['-c', [
+      'import glob, sys, numpy as np',
+      'shares = []',
+      'for case in sorted(glob.glob(sys.argv[1] + "/points/0/work/cases/*/")):',
+      '    x = np.fromfile(case + "x.bin", dtype="<f8")',
+      '    shares.append(np.count_nonzero(np.abs(np.round(np.abs(x), 2) - np.abs(x)) <= 1e-3) / x.size)',
+      'print(len(shares), repr(float(sum(shares) / len(shares))))',
+    ].join('\n'), kept], {encoding: 'utf8'});
+    spawnSync('rm', ['-rf', kept]);
+    expect(numpy.stderr).toBe('');
+    const [cases, share] = numpy.stdout.trim().split(' ');
+    expect(Number(cases)).toBe(3);
+    expect(scoreOf(result.stdout)).toBeCloseTo(Number(share), 12);
+  });
+
+  it('reports the accuracy fixture per case, the score being the mean share', () => {
     const dir = tempDir();
     const json = path.join(dir, 'report.json');
     const result = runCli(['benchmark', 'eval', accuracy, 'test', '--json', json]);
