@@ -19,6 +19,8 @@ export type IntType = keyof typeof INT_ARRAYS;
 
 const TWO53 = 2 ** 53;
 const TWO24 = 2 ** 24;
+/** Most blocks a refill hashes ahead (2 KiB). */
+const MAX_WINDOW = 64;
 /** Largest modulus for which `below` can run in exact double arithmetic (r * 256 + 255 < 2^53). */
 const FAST_BELOW = 2 ** 45;
 
@@ -34,11 +36,21 @@ export class Stream {
   /** The seed. */
   readonly seed: number;
   private readonly hasher: PrefixHasher;
-  /** Index of the block held in `buffer`. */
-  private block = -1;
-  private readonly buffer = new Uint8Array(32);
-  /** Bytes of `buffer` already consumed (32 = none left). */
-  private used = 32;
+  /**
+   * Blocks `base` .. `base + filled / 32 - 1` of the stream, hashed ahead: small
+   * draws (a few bytes each) are served from here, and each refill hashes twice
+   * as many blocks as the last, up to `MAX_WINDOW`, so a long run of small draws
+   * costs what one large draw does while a short one hashes little it never uses.
+   */
+  private readonly buffer = new Uint8Array(MAX_WINDOW * 32);
+  /** Index of the first block in `buffer`. */
+  private base = 0;
+  /** Bytes of `buffer` that hold hashed blocks. */
+  private filled = 0;
+  /** Bytes of `buffer` already consumed; past the first block after a seek with no refill yet. */
+  private used = 0;
+  /** Blocks the next refill hashes. */
+  private window = 1;
   private readonly scratch = new Uint8Array(64);
 
   /** A stream positioned at byte `position` (default 0). */
@@ -53,24 +65,16 @@ export class Stream {
 
   /** Bytes consumed so far. */
   get position(): number {
-    return this.block < 0 ? 0 : this.block * 32 + this.used;
+    return this.base * 32 + this.used;
   }
 
   /** Move to byte `position` of the stream (the stream is seekable: block i depends on i only). */
   seek(position: number): void {
     if (!Number.isSafeInteger(position) || position < 0) throw new RangeError(`position must be a non-negative integer`);
-    const block = Math.floor(position / 32);
-    const used = position - block * 32;
-    if (used === 0) {
-      // Lazily load block `block` on the next draw.
-      this.block = block - 1;
-      this.used = 32;
-      if (block === 0) this.block = -1;
-      return;
-    }
-    this.block = block;
-    this.hasher.digest(block, this.buffer, 0);
-    this.used = used;
+    this.base = Math.floor(position / 32);
+    this.used = position - this.base * 32;
+    this.filled = 0;
+    this.window = 1;
   }
 
   /** The next n bytes of the stream. */
@@ -84,37 +88,45 @@ export class Stream {
   /** Fill `out` with the next out.length bytes. */
   fill(out: Uint8Array): Uint8Array {
     const n = out.length;
-    if (n <= 32 - this.used) {
-      // Small draws from the current block: a plain loop beats creating a subarray.
-      const buffer = this.buffer;
-      for (let j = 0, u = this.used; j < n; j++) out[j] = buffer[u + j]!;
-      this.used += n;
-      return out;
+    let done = 0;
+    for (;;) {
+      if (this.used < this.filled) {
+        const take = Math.min(this.filled - this.used, n - done);
+        if (take <= 16) {
+          // Small draws: a plain loop beats creating a subarray.
+          const buffer = this.buffer;
+          for (let j = 0, u = this.used; j < take; j++) out[done + j] = buffer[u + j]!;
+        } else {
+          out.set(this.buffer.subarray(this.used, this.used + take), done);
+        }
+        this.used += take;
+        done += take;
+      }
+      if (done === n) return out;
+      // The buffer is used up (or empty after a seek, `used` then being the offset into block `base`).
+      this.base += this.filled / 32;
+      this.used -= this.filled;
+      this.filled = 0;
+      const whole = this.used === 0 ? Math.floor((n - done) / 32) : 0;
+      if (whole > 0) {
+        // Whole blocks go straight into `out`, in parallel when there are many.
+        if (whole * 32 >= PARALLEL_THRESHOLD) fillParallel(this.spec, this.seed, this.base, whole, out, done);
+        else this.hasher.fill(this.base, whole, out, done);
+        this.base += whole;
+        done += whole * 32;
+        if (done === n) return out;
+      }
+      this.refill();
     }
-    let done = Math.min(32 - this.used, n);
-    out.set(this.buffer.subarray(this.used, this.used + done));
-    this.used += done;
-    if (done === n) return out;
-    let next = this.block + 1;
-    const whole = Math.floor((n - done) / 32);
-    if (whole > 0) {
-      if (whole * 32 >= PARALLEL_THRESHOLD) fillParallel(this.spec, this.seed, next, whole, out, done);
-      else this.hasher.fill(next, whole, out, done);
-      next += whole;
-      done += whole * 32;
-    }
-    if (done < n) {
-      this.hasher.digest(next, this.buffer, 0);
-      this.block = next;
-      this.used = n - done;
-      out.set(this.buffer.subarray(0, this.used), done);
-    } else {
-      // The last whole block was written straight into `out`; keep it as the current block.
-      this.block = next - 1;
-      this.buffer.set(out.subarray(n - 32, n));
-      this.used = 32;
-    }
-    return out;
+  }
+
+  /** Hash the next `window` blocks from `base` into the buffer, and double the window. */
+  private refill(): void {
+    const count = this.window;
+    if (count === 1) this.hasher.digest(this.base, this.buffer, 0);
+    else this.hasher.fill(this.base, count, this.buffer, 0);
+    this.filled = count * 32;
+    this.window = Math.min(MAX_WINDOW, count * 2);
   }
 
   /** The next ⌈k/8⌉ bytes as a little-endian unsigned integer, keeping its low k bits. */
