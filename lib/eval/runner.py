@@ -65,8 +65,9 @@ class Events:
 
     After each "start" the runner waits for the harness to answer "go": the
     harness reads its clock before answering, so the span it observes from
-    "start" to "done" always covers the whole run() call, however late it gets
-    to read the socket on a loaded machine.
+    "start" to "done" covers the whole run() call, however late it gets to read
+    the socket on a loaded machine. (A solution runs in this process and could
+    take the socket over; lib/eval/README.md says what that leaves open.)
     """
 
     def __init__(self, fd):
