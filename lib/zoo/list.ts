@@ -239,7 +239,6 @@ class Verifier {
   private readonly idle: Worker[] = [];
   private readonly running = new Set<Promise<void>>();
   private queued = 0;
-  private poolStarted = false;
   private failure: unknown;
   private done = false;
 
@@ -251,15 +250,15 @@ class Verifier {
   /** Queue a folder; returns its index in the results. */
   add(item: Item): number {
     this.items.push(item);
-    if (!this.poolStarted && this.workers > 0 && (this.explicit || this.items.length >= inlineBelow)) this.start();
-    if (this.poolStarted) this.flush(false);
+    if (this.running.size === 0 && this.workers > 0 && (this.explicit || this.items.length >= inlineBelow)) this.spawn();
+    if (this.running.size > 0) this.flush(false);
     return this.items.length - 1;
   }
 
   /** Wait for every queued folder's result. */
   async finish(): Promise<EntryStatus[]> {
     this.done = true;
-    if (!this.poolStarted) {
+    if (this.running.size === 0) {
       if (this.items.length === 0) return [];
       const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
       return this.items.map((item) => inspectEntry(item.abs, item.shown, markdown, item.files));
@@ -278,11 +277,6 @@ class Verifier {
   /** Worker threads started so far. */
   get workersStarted(): number {
     return this.running.size;
-  }
-
-  private start(): void {
-    this.poolStarted = true;
-    this.spawn();
   }
 
   /** Start one more worker, idle until it is handed a batch. */

@@ -15,7 +15,7 @@
 import {createRequire} from 'node:module';
 import type {Root} from 'mdast';
 import {toString} from 'mdast-util-to-string';
-import {parseOutline} from './outline.js';
+import {micromarkBlocks, parseOutline} from './outline.js';
 
 const load = createRequire(import.meta.url);
 
@@ -32,7 +32,7 @@ function remarkParsers(): {full: Parser; blocks: Parser} {
   if (!remark) {
     const {unified} = load('unified') as typeof import('unified');
     const remarkParse = (load('remark-parse') as typeof import('remark-parse')).default;
-    const {inlineConstructs} = load('./blocks.js') as typeof import('./blocks.js');
+    const {inlineConstructs} = micromarkBlocks();
     remark = {
       full: unified().use(remarkParse),
       blocks: unified().use(remarkParse).data('micromarkExtensions', [{disable: {null: inlineConstructs}}]),
@@ -53,7 +53,7 @@ export function parseBlocksRemark(text: string): Root {
 
 /** micromark's lean block tree (`blocks.ts`): remark's block structure with remark's exact positions. */
 export function parseBlocksMicromark(text: string): Root {
-  return (load('./blocks.js') as typeof import('./blocks.js')).parseBlockTree(text);
+  return micromarkBlocks().parseBlockTree(text);
 }
 
 /**

@@ -46,7 +46,7 @@ import {createRequire} from 'node:module';
 let blocks: typeof import('./blocks.js') | undefined;
 
 /** micromark's block tree (`blocks.ts`), loaded the first time a document needs it. */
-function micromarkBlocks(): typeof import('./blocks.js') {
+export function micromarkBlocks(): typeof import('./blocks.js') {
   return (blocks ??= createRequire(import.meta.url)('./blocks.js') as typeof import('./blocks.js'));
 }
 
