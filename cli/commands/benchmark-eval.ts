@@ -8,6 +8,7 @@ interface EvalArgs {
   keep: boolean;
   json?: string;
   quiet: boolean;
+  unsandboxed: boolean;
 }
 
 export const evalCommand: CommandModule<object, EvalArgs> = {
@@ -21,13 +22,20 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       .option('keep', {type: 'boolean', default: false, describe: 'Keep the temporary work folders and say where they are'})
       .option('json', {type: 'string', requiresArg: true, describe: 'Write the full report (per point and case) to this file'})
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
+      .option('unsandboxed', {
+        type: 'boolean',
+        default: false,
+        describe: 'Run the solution without the bubblewrap sandbox (the only way to score test where bwrap cannot start; the report says sandbox "none")',
+      })
       .epilogue(
         'Prints exactly one "score: <float>" line on stdout. Exit 0 whenever a score was printed ' +
           '(0.0 for a solution that crashed, hung or answered wrong), 2 for a missing or unknown split ' +
           'or a missing folder, 1 when the harness itself failed (no score line). ' +
-          'ARBOR_TEST_SALT replaces the published test seeds by seeds derived from it; ARBOR_PYTHON picks the python3; ARBOR_EVAL_CPU the CPU runs are pinned to (none: no pinning). Format and report: lib/eval/README.md.',
+          'ARBOR_TEST_SALT replaces the published test seeds by seeds derived from it; ARBOR_PYTHON picks the python3; ARBOR_EVAL_CPU the CPU runs are pinned to (none: no pinning); ARBOR_BWRAP the bubblewrap binary. Format and report: lib/eval/README.md.',
       ),
   handler: async (args) => {
+    // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
+    process.on('SIGUSR1', () => {});
     const {runEval, formatScore} = await import('../../lib/eval/index.js');
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
     if (args.json) checkReportPath(args.json);
@@ -39,6 +47,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
         split: args.split ?? '',
         solution: args.solution,
         keep: args.keep,
+        unsandboxed: args.unsandboxed,
         onProgress: printer.progress,
       });
     } finally {

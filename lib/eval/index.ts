@@ -7,4 +7,7 @@ export type {Plan, PlanPoint, PlanSplit, Split} from './plan.js';
 export {deriveSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 export {accuracyRatio, formatScore, mean, minSeconds, speedupRatio} from './score.js';
 export {pointSignature} from './signature.js';
+export {computeLock, lockDifference, lockFile, protectedPaths, readLock, writeLock} from './lock.js';
+export type {Lock} from './lock.js';
+export type {SandboxKind} from './sandbox.js';
 export type {PointSignature} from './signature.js';

@@ -34,6 +34,12 @@ export interface Plan {
   named: boolean;
   bundle: string;
   solution: string;
+  /**
+   * The files a solution may edit, relative to the folder (default: the
+   * solution file). Only these are visible to a run; everything else of the
+   * benchmark is protected.
+   */
+  editable: string[];
   metric: 'speedup' | 'accuracy';
   /** speedup: the reference solver file (absolute). */
   reference?: string;
@@ -59,6 +65,7 @@ const knownKeys = new Set([
   'name',
   'bundle',
   'solution',
+  'editable',
   'metric',
   'reference',
   'repetitions',
@@ -143,6 +150,7 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
   };
 
   const metric = str('metric');
+  const solutionRel = str('solution', 'solution.py')!;
   if (metric !== 'speedup' && metric !== 'accuracy') fail(`"metric" must be "speedup" or "accuracy", got ${JSON.stringify(data.metric ?? null)}`);
   const named = typeof data.name === 'string';
   const plan: Plan = {
@@ -150,7 +158,8 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
     name: str('name') ?? path.basename(dir),
     named,
     bundle: await inside('bundle', str('bundle', 'bundle')!, 'dir'),
-    solution: path.resolve(dir, str('solution', 'solution.py')!),
+    solution: path.resolve(dir, solutionRel),
+    editable: readEditable(data.editable, solutionRel, fail),
     metric: metric as Plan['metric'],
     repetitions: num('repetitions', 3, {integer: true, min: 1}),
     timeout: num('timeout', 60, {min: 0.001}),
@@ -174,6 +183,25 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
   const shared = plan.test.seeds.find((seed) => dev.has(seed));
   if (shared !== undefined) fail(`dev and test seeds overlap (seed ${shared}); test seeds must be disjoint from dev`);
   return plan;
+}
+
+/** `editable`: relative paths inside the folder, the solution file among them. */
+function readEditable(value: unknown, solution: string, fail: (message: string) => never): string[] {
+  const entry = path.normalize(solution);
+  if (entry.startsWith('..') || path.isAbsolute(entry)) fail(`"solution" = "${solution}" must be a path inside the benchmark folder`);
+  if (value === undefined) return [entry];
+  if (!Array.isArray(value) || value.length === 0 || value.some((item) => typeof item !== 'string' || item.trim() === '')) {
+    fail('"editable" must be a non-empty array of file names, e.g. ["solution.py"]');
+  }
+  const files = (value as string[]).map((item) => {
+    const rel = path.normalize(item);
+    if (rel.startsWith('..') || path.isAbsolute(rel) || rel === '.') fail(`"editable" entry "${item}" must be a path inside the benchmark folder`);
+    return rel;
+  });
+  const twice = files.find((file, index) => files.indexOf(file) !== index);
+  if (twice !== undefined) fail(`"editable" names "${twice}" twice`);
+  if (!files.includes(entry)) fail(`"editable" must include the solution file "${solution}"`);
+  return files;
 }
 
 function readSplit(data: Record<string, unknown>, split: Split, fail: (message: string) => never): PlanSplit {

@@ -1,106 +1,87 @@
 /**
- * Process control for solution and reference runs: every run is a fresh
- * process in its own process group (detached spawn), its stdout and stderr
- * are captured (a bounded tail, never forwarded), and a time limit kills the
- * whole group with SIGKILL.
+ * One run: a fresh runner process (sandboxed or not, see sandbox.ts) that
+ * receives each case's inputs over a socket and sends back its answer. The
+ * clock is the harness's: a case's wall time runs from the moment its inputs
+ * are written to the moment the last byte of its answer arrives, and its CPU
+ * time is the run's cgroup counter over the same span. stdout and stderr are
+ * captured (a bounded tail, never forwarded); a limit kills the whole run.
  */
 import {spawn, spawnSync} from 'node:child_process';
 import {accessSync, constants, existsSync, statSync} from 'node:fs';
-import {readFile} from 'node:fs/promises';
 import path from 'node:path';
 import type {Duplex} from 'node:stream';
 import {UsageError} from '../errors.js';
+import type {CpuGroup} from './cgroup.js';
 import {HarnessError} from './errors.js';
+import type {Launch} from './sandbox.js';
+import type {PointSignature} from './signature.js';
 
-/** The runner's out/results.json. */
-export interface RunnerResults {
-  init_s: number | null;
-  warmup_s?: number;
-  error?: string;
-  cases: Array<{i: number; seconds: number | null; status: 'ok' | 'crashed'; note: string | null}>;
+/** A case to deliver: its index (-1: the untimed warm-up) and its arguments' bytes in signature order. */
+export interface CaseInput {
+  i: number;
+  inputs: Buffer;
 }
 
-/** What to run and under which limits. Limits are in seconds. */
+/** What to run and under which limits (seconds). */
 export interface RunRequest {
-  python: string;
-  runner: string;
-  solution: string;
-  manifest: string;
-  cases: string;
-  signature: string;
-  /** The run folder: the process's cwd; results go to `<cwd>/out`. */
-  cwd: string;
-  warmup?: string;
-  only?: number[];
-  /** Cases in the work directory: events for other indices are ignored (forged). */
-  caseCount: number;
-  /** Start-up (interpreter, imports, init()) and the gaps between cases. */
+  launch: Launch;
+  /** The run's cgroup: its processes join it before the sandbox starts; CPU times come from it. */
+  group?: CpuGroup;
+  point: Record<string, number>;
+  signature: PointSignature;
+  /** The byte size of each result, in signature order. */
+  resultBytes: number[];
+  cases: CaseInput[];
+  /** Start-up: interpreter, imports, init(). */
   initTimeout: number;
-  /** Limit of case i (i = -1 is the warm-up case). */
+  /** Limit of case i (-1: the warm-up case). */
   caseTimeout: (i: number) => number;
-  /** Hard limit on the whole process, whatever it reports. */
+  /** Hard limit on the whole run. */
   totalTimeout: number;
-  /** Prefix the command with `taskset -c <pin>` (a CPU number), or undefined. */
+  /** Pin the run to this CPU (`taskset -c`), or undefined. */
   pin?: string;
-  env: NodeJS.ProcessEnv;
+}
+
+/** One case of a run. */
+export interface CaseOutcome {
+  i: number;
+  status: 'ok' | 'crashed' | 'timeout' | 'not-run';
+  /** Wall seconds, inputs sent to answer received. */
+  seconds: number | null;
+  /** CPU seconds of the whole run's process tree over the same span (null without a cgroup). */
+  cpuSeconds: number | null;
+  note?: string;
+  /** The answer: one buffer per result, null where the runner could not convert it. */
+  answer?: Array<Buffer | null>;
 }
 
 /** How a run ended. */
 export interface RunOutcome {
-  /** Exit code, or null when killed by a signal. */
-  exitCode: number | null;
-  signal: string | null;
-  /** Set when the harness killed the process at a limit: which case (-1 warm-up, null start-up) and the limit. */
-  killed?: {i: number | null; limit: number; reason: 'case' | 'start' | 'total'};
   /** Whether the runner said it started (python and numpy work) before any solution code ran. */
   started: boolean;
-  /** Wall time of the process, spawn to exit. */
+  /** Set when the solution failed to import or init() raised. */
+  startError?: string;
+  /** Set when the harness killed the run at a limit. */
+  killed?: {i: number | null; limit: number; reason: 'case' | 'start' | 'total'};
+  exitCode: number | null;
+  signal: string | null;
   wallSeconds: number;
-  /**
-   * Seconds of each case as arbor saw them: from the first `start` event of the
-   * case to its last `done` event. The runner's own times come from inside the
-   * solution's process, where the solution can patch the clock; this span does
-   * not depend on that clock. It is not proof against a solution that takes over
-   * the event socket itself (it runs in the same process): see lib/eval/README.md.
-   */
-  observedSeconds: Map<number, number>;
-  /** The runner's results.json (null when it never wrote one). */
-  results: RunnerResults | null;
+  cases: CaseOutcome[];
   stdoutTail: string;
   stderrTail: string;
 }
 
 const tailBytes = 8192;
+/** A header line longer than this is a protocol violation (the runner's are under 1 KiB). */
+const maxHeaderBytes = 1 << 16;
 
-/** Process groups of the runs in flight, so an interrupted eval can kill them (see killActiveRuns). */
-const activeGroups = new Set<number>();
+/** Runs in flight, so an interrupted eval can kill them (see killActiveRuns). */
+const active = new Set<() => void>();
 
-/** Kill every run in flight with its whole process group (for SIGINT/SIGTERM handlers). */
+/** Kill every run in flight (for SIGINT/SIGTERM handlers). */
 export function killActiveRuns(): void {
-  for (const pid of activeGroups) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-  activeGroups.clear();
-}
-
-/** Environment for every solution and reference process: one thread for BLAS and OpenMP. */
-export function singleThreadEnv(base: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return {
-    ...base,
-    OMP_NUM_THREADS: '1',
-    OPENBLAS_NUM_THREADS: '1',
-    MKL_NUM_THREADS: '1',
-    NUMEXPR_NUM_THREADS: '1',
-    VECLIB_MAXIMUM_THREADS: '1',
-    BLIS_NUM_THREADS: '1',
-    PYTHONDONTWRITEBYTECODE: '1',
-    PYTHONUNBUFFERED: '1',
-    PYTHONHASHSEED: '0',
-  };
+  for (const kill of active) kill();
+  active.clear();
 }
 
 /**
@@ -120,9 +101,7 @@ export function pinnedCpu(env: NodeJS.ProcessEnv = process.env): string | undefi
 
 /**
  * Find python3 without starting it (ARBOR_PYTHON overrides the PATH lookup):
- * an absolute path, or a HarnessError with the fix. Whether numpy imports is
- * learnt from the first run (the runner's "started" event), which saves a
- * whole interpreter start per eval.
+ * an absolute path, or a HarnessError with the fix.
  */
 export function findPython(env: NodeJS.ProcessEnv = process.env): string {
   const python = env.ARBOR_PYTHON || 'python3';
@@ -156,37 +135,138 @@ export function startFailure(python: string, outcome: RunOutcome): HarnessError 
   return new HarnessError(`${python} could not start arbor's runner: ${last.slice(0, 300)}`, 'no-python');
 }
 
-/** Run the protected runner once and wait for it to end (never throws for solution failures). */
-export async function runSolution(request: RunRequest): Promise<RunOutcome> {
-  const args = [
-    '-B',
-    request.runner,
-    '--solution',
-    request.solution,
-    '--manifest',
-    request.manifest,
-    '--cases',
-    request.cases,
-    '--out',
-    path.join(request.cwd, 'out'),
-    '--signature',
-    request.signature,
-    '--events-fd',
-    '3',
-  ];
-  if (request.warmup) args.push('--warmup', request.warmup);
-  if (request.only) args.push('--only', request.only.join(','));
-  const command = request.pin ? 'taskset' : request.python;
-  const argv = request.pin ? ['-c', request.pin, request.python, ...args] : args;
+interface Frame {
+  header: Record<string, unknown>;
+  payload: Buffer;
+}
 
+/**
+ * The harness's end of the runner's socket: header lines, each followed by a
+ * payload whose size the caller derives from the header. Anything malformed
+ * ends the run (a protocol violation is the solution's failure).
+ */
+class FrameReader {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private waiting?: {size: (header: Record<string, unknown>) => number; resolve: (frame: Frame) => void; reject: (error: Error) => void};
+  private header?: Record<string, unknown>;
+  private need = 0;
+  private closed?: Error;
+  /** When the last byte of the last complete frame arrived. */
+  lastAt = 0n;
+
+  constructor(socket: Duplex) {
+    socket.on('data', (chunk: Buffer) => {
+      this.chunks.push(chunk);
+      this.buffered += chunk.length;
+      this.pump();
+    });
+    const end = () => this.fail(new Error('the runner closed its channel'));
+    socket.on('end', end);
+    socket.on('close', end);
+    socket.on('error', end);
+  }
+
+  /** Bytes received that no frame asked for yet: a runner sends nothing unasked. */
+  get pending(): number {
+    return this.buffered;
+  }
+
+  /** The next frame; `size` gives its payload size from its header, or -1 when the header is not acceptable. */
+  next(size: (header: Record<string, unknown>) => number): Promise<Frame> {
+    return new Promise((resolve, reject) => {
+      this.waiting = {size, resolve, reject};
+      this.pump();
+    });
+  }
+
+  /** End the channel: a frame not complete by now never will be. */
+  fail(error: Error): void {
+    this.closed ??= error;
+    this.pump();
+  }
+
+  private take(size: number): Buffer {
+    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.buffered);
+    const rest = all.subarray(size);
+    this.chunks = rest.length ? [rest] : [];
+    this.buffered = rest.length;
+    return all.subarray(0, size);
+  }
+
+  private settle(result: {frame: Frame} | {error: Error}): void {
+    const waiting = this.waiting!;
+    this.waiting = undefined;
+    this.header = undefined;
+    if ('frame' in result) waiting.resolve(result.frame);
+    else waiting.reject(result.error);
+  }
+
+  private pump(): void {
+    if (!this.waiting) return;
+    if (this.header === undefined) {
+      const newline = this.newline();
+      if (newline < 0) {
+        if (this.buffered > maxHeaderBytes) return this.violate('a header line longer than 64 KiB');
+        if (this.closed) this.settle({error: this.closed});
+        return;
+      }
+      const line = this.take(newline + 1).subarray(0, newline).toString('utf8');
+      let header: unknown;
+      try {
+        header = JSON.parse(line);
+      } catch {
+        return this.violate('a header line that is not JSON');
+      }
+      if (!header || typeof header !== 'object' || Array.isArray(header)) return this.violate('a header that is not a JSON object');
+      const size = this.waiting.size(header as Record<string, unknown>);
+      if (!(size >= 0)) return this.violate(`an unexpected message ${line.slice(0, 120)}`);
+      this.header = header as Record<string, unknown>;
+      this.need = size;
+    }
+    if (this.buffered >= this.need) {
+      const payload = Buffer.from(this.take(this.need));
+      this.lastAt = process.hrtime.bigint();
+      this.settle({frame: {header: this.header!, payload}});
+    } else if (this.closed) {
+      this.settle({error: this.closed});
+    }
+  }
+
+  private newline(): number {
+    let offset = 0;
+    for (const chunk of this.chunks) {
+      const at = chunk.indexOf(10);
+      if (at >= 0) return offset + at;
+      offset += chunk.length;
+    }
+    return -1;
+  }
+
+  private violate(what: string): void {
+    this.closed = new Error(`the runner's channel carried ${what}`);
+    this.chunks = [];
+    this.buffered = 0;
+    this.settle({error: this.closed});
+  }
+}
+
+/** Run the runner once over the given cases and wait for every process of the run to end. */
+export async function runCases(request: RunRequest): Promise<RunOutcome> {
+  const {launch, group} = request;
+  let command = launch.command;
+  let args = launch.args;
+  if (group) {
+    // Join the cgroup before the sandbox starts, so every process of the run is born in it.
+    args = ['-c', 'echo $$ > "$0" && exec "$@"', group.procs, command, ...args];
+    command = '/bin/sh';
+  }
+  if (request.pin) {
+    args = ['-c', request.pin, command, ...args];
+    command = 'taskset';
+  }
   const spawnedAt = process.hrtime.bigint();
-  const child = spawn(command, argv, {
-    cwd: request.cwd,
-    env: request.env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-  });
-  if (child.pid !== undefined) activeGroups.add(child.pid);
+  const child = spawn(command, args, {cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe']});
   let stdoutTail = '';
   let stderrTail = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -195,100 +275,145 @@ export async function runSolution(request: RunRequest): Promise<RunOutcome> {
   child.stderr!.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-tailBytes);
   });
-
-  let killed: RunOutcome['killed'];
-  const killGroup = () => {
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  };
-  const kill = (info: NonNullable<RunOutcome['killed']>) => {
-    if (!killed) killed = info;
-    killGroup();
-  };
-
-  let timer: NodeJS.Timeout | undefined;
-  const arm = (seconds: number, info: NonNullable<RunOutcome['killed']>) => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => kill(info), timerMs(seconds));
-  };
-  arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
-  const total = setTimeout(
-    () => kill({i: null, limit: request.totalTimeout, reason: 'total'}),
-    timerMs(request.totalTimeout),
-  );
-
-  let pending = '';
-  let started = false;
-  const caseStarts = new Map<number, bigint>();
-  const observedSeconds = new Map<number, number>();
-  const events = child.stdio[3] as Duplex | null;
-  events?.on('data', (chunk: Buffer) => {
-    pending += chunk.toString('utf8');
-    let newline: number;
-    while ((newline = pending.indexOf('\n')) >= 0) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      let event: {ev?: string; i?: number};
-      try {
-        event = JSON.parse(line) as {ev?: string; i?: number};
-      } catch {
-        continue;
-      }
-      if (event.ev === 'started') started = true;
-      const now = process.hrtime.bigint();
-      // Indices outside the work directory's cases (and -1 only with a warm-up) cannot come from the runner.
-      const i = event.i;
-      const known = typeof i === 'number' && Number.isInteger(i) && i >= (request.warmup ? -1 : 0) && i < request.caseCount;
-      if (event.ev === 'start' && known) {
-        // Only the first start of a case counts, is armed and is answered: the runner waits for
-        // "go" before calling run(), so the span starts no later than the call however late this
-        // loop reads the socket. A repeated (forged) start gets nothing, so flooding starts can
-        // neither re-arm the limit nor pile up unread answers.
-        if (caseStarts.has(i)) continue;
-        caseStarts.set(i, now);
-        const limit = request.caseTimeout(i);
-        arm(limit, {i, limit, reason: 'case'});
-        events!.write('go\n');
-      } else if (event.ev === 'done' || event.ev === 'ready') {
-        if (event.ev === 'done' && known && caseStarts.has(i)) {
-          // The last done counts: a forged early one is followed by the runner's own.
-          observedSeconds.set(i, Number(now - caseStarts.get(i)!) / 1e9);
-        }
-        arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
-      }
-    }
-    if (pending.length > 65536) pending = '';
-  });
-  events?.on('error', () => {});
-
-  const exit = await new Promise<{code: number | null; signal: string | null}>((resolve) => {
+  const exited = new Promise<{code: number | null; signal: string | null}>((resolve) => {
     child.on('error', (error) => {
       stderrTail += `\nspawn failed: ${error.message}`;
       resolve({code: null, signal: null});
     });
     child.on('exit', (code, signal) => resolve({code, signal}));
   });
-  const wallSeconds = Number(process.hrtime.bigint() - spawnedAt) / 1e9;
+
+  const socket = child.stdio[3] as Duplex;
+  socket.on('error', () => {});
+  const reader = new FrameReader(socket);
+  let killed: RunOutcome['killed'];
+  const killAll = () => {
+    if (child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
+    group?.destroy();
+  };
+  active.add(killAll);
+  let timer: NodeJS.Timeout | undefined;
+  const arm = (seconds: number, info: NonNullable<RunOutcome['killed']>) => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      killed ??= info;
+      reader.fail(new Error('killed'));
+      killAll();
+    }, timerMs(seconds));
+  };
+  const total = setTimeout(() => {
+    killed ??= {i: null, limit: request.totalTimeout, reason: 'total'};
+    reader.fail(new Error('killed'));
+    killAll();
+  }, timerMs(request.totalTimeout));
+
+  const outcome: RunOutcome = {started: false, exitCode: null, signal: null, wallSeconds: 0, cases: [], stdoutTail: '', stderrTail: ''};
+  const headerOnly = (...events: string[]) => (header: Record<string, unknown>) => (events.includes(header.ev as string) ? 0 : -1);
+  const resultTotal = request.resultBytes.reduce((a, b) => a + b, 0);
+  const timed = request.cases.filter((c) => c.i >= 0);
+  let position = 0;
+  try {
+    arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
+    socket.write(`${JSON.stringify({op: 'hello', point: request.point, signature: request.signature})}\n`);
+    const started = await reader.next(headerOnly('started'));
+    outcome.started = started.header.ev === 'started';
+    const ready = await reader.next(headerOnly('ready', 'failed'));
+    if (ready.header.ev === 'failed') {
+      outcome.startError = String(ready.header.note ?? 'the solution failed to start');
+    } else {
+      for (const item of request.cases) {
+        if (reader.pending) throw new Error(`the runner sent ${reader.pending} byte(s) before case ${item.i} was delivered`);
+        const limit = request.caseTimeout(item.i);
+        arm(limit, {i: item.i, limit, reason: 'case'});
+        const cpuBefore = group?.cpuSeconds() ?? NaN;
+        const sentAt = process.hrtime.bigint();
+        socket.write(`${JSON.stringify({op: 'case', i: item.i})}\n`);
+        socket.write(item.inputs);
+        const frame = await reader.next((header) => answerSize(header, item.i, request.resultBytes, resultTotal));
+        const seconds = Number(reader.lastAt - sentAt) / 1e9;
+        const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
+        if (item.i < 0) continue;
+        position++;
+        outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, request.resultBytes));
+      }
+      arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
+      socket.write(`${JSON.stringify({op: 'end'})}\n`);
+    }
+  } catch (error) {
+    // The run ended early: the case in flight failed, the rest did not run.
+    const current = timed[position];
+    if (current && outcome.started && !outcome.startError) {
+      if (killed) {
+        const what = killed.reason === 'total' ? 'whole-run' : killed.i === -1 ? 'warm-up case' : killed.reason === 'start' ? 'start-up/init' : 'case';
+        outcome.cases.push({i: current.i, status: 'timeout', seconds: null, cpuSeconds: null, note: `killed at the ${what} time limit of ${killed.limit.toFixed(3)} s`});
+      } else {
+        outcome.cases.push({i: current.i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the process ended before answering (${crashNote(error, stderrTail)})`});
+      }
+      position++;
+    }
+  }
+  if (outcome.startError && position === 0 && timed[0]) {
+    outcome.cases.push({i: timed[0].i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the solution failed to start (${outcome.startError})`});
+    position = 1;
+  }
+  for (const item of timed.slice(position)) outcome.cases.push({i: item.i, status: 'not-run', seconds: null, cpuSeconds: null});
+
+  // Give the runner a moment to free() and exit, then end whatever is left of the run.
+  const grace = setTimeout(killAll, killed ? 0 : 2000);
+  const exit = await exited;
+  clearTimeout(grace);
   if (timer) clearTimeout(timer);
   clearTimeout(total);
-  // Children the solution left behind in its group go too.
-  killGroup();
-  if (child.pid !== undefined) activeGroups.delete(child.pid);
-  // Stop waiting on pipes a detached grandchild may still hold open.
-  for (const stream of [child.stdout, child.stderr, events]) stream?.destroy();
+  killAll();
+  active.delete(killAll);
+  for (const stream of [child.stdout, child.stderr, socket]) stream?.destroy();
+  outcome.killed = killed;
+  outcome.exitCode = exit.code;
+  outcome.signal = exit.signal;
+  outcome.wallSeconds = Number(process.hrtime.bigint() - spawnedAt) / 1e9;
+  outcome.stdoutTail = stdoutTail;
+  outcome.stderrTail = stderrTail;
+  return outcome;
+}
 
-  let results: RunnerResults | null = null;
-  try {
-    results = JSON.parse(await readFile(path.join(request.cwd, 'out', 'results.json'), 'utf8')) as RunnerResults;
-    if (!results || !Array.isArray(results.cases)) results = null;
-  } catch {
-    results = null;
+/** The payload size an answer header announces, or -1 when it is not a valid answer to case i. */
+function answerSize(header: Record<string, unknown>, i: number, resultBytes: number[], total: number): number {
+  if (header.ev !== 'answer' || header.i !== i) return -1;
+  if (header.status === 'crashed') return 0;
+  if (header.status !== 'ok' || !Array.isArray(header.sizes) || header.sizes.length !== resultBytes.length) return -1;
+  let sum = 0;
+  for (const [k, size] of header.sizes.entries()) {
+    if (size !== 0 && size !== resultBytes[k]) return -1;
+    sum += size as number;
   }
-  return {exitCode: exit.code, signal: exit.signal, killed, started, wallSeconds, observedSeconds, results, stdoutTail, stderrTail};
+  return sum <= total ? sum : -1;
+}
+
+function caseFrom(frame: Frame, i: number, seconds: number, cpuSeconds: number | null, resultBytes: number[]): CaseOutcome {
+  const note = typeof frame.header.note === 'string' ? frame.header.note.slice(0, 1000) : undefined;
+  if (frame.header.status === 'crashed') return {i, status: 'crashed', seconds, cpuSeconds, note};
+  const sizes = frame.header.sizes as number[];
+  let offset = 0;
+  const answer = resultBytes.map((_, k) => {
+    if (sizes[k] === 0 && resultBytes[k] !== 0) return null;
+    const part = frame.payload.subarray(offset, offset + sizes[k]!);
+    offset += sizes[k]!;
+    return part;
+  });
+  return {i, status: 'ok', seconds, cpuSeconds, note, answer};
+}
+
+function crashNote(error: unknown, stderrTail: string): string {
+  const lines = stderrTail.trim().split('\n').filter((line) => !line.startsWith('runner.py: protocol error'));
+  const last = lines[lines.length - 1]?.trim();
+  const message = error instanceof Error ? error.message : String(error);
+  return (last && message === 'the runner closed its channel' ? last : message).slice(0, 300);
 }
 
 /** setTimeout milliseconds for a limit in seconds: NaN or non-positive fire at once, never past 2^31-1 ms (which would overflow and fire at once too). */

@@ -4,7 +4,7 @@ import {rename, rm, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
-import type {EvalReport} from './pipeline.js';
+import type {EvalReport} from './types.js';
 
 /** Write the report as JSON atomically (temp file + rename). */
 /** Check before an eval runs that `--json FILE` can be written, so a finished eval is never lost to a bad path. */
@@ -20,7 +20,10 @@ export function checkReportPath(file: string): void {
   } catch {
     throw new UsageError(`--json ${file}: the folder \`${path.dirname(file)}\` is not writable`);
   }
-  if (statSync(file, {throwIfNoEntry: false})?.isDirectory()) throw new UsageError(`--json ${file}: is a folder, expected a file path`);
+  const existing = statSync(file, {throwIfNoEntry: false});
+  if (existing?.isDirectory()) throw new UsageError(`--json ${file}: is a folder, expected a file path`);
+  // Renaming over a FIFO, a socket or a device node would replace it: only a regular file is overwritten.
+  if (existing && !existing.isFile()) throw new UsageError(`--json ${file}: exists and is not a regular file, expected a new path or a regular file`);
 }
 
 export async function writeReport(file: string, report: EvalReport): Promise<void> {

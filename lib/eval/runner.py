@@ -1,52 +1,49 @@
 #!/usr/bin/env python3
 """arbor's protected solution runner (shipped with arbor; benchmarks never copy it).
 
-Runs a Python solution over the cases of one bundle work directory:
+    python3 -I runner.py --solution /sandbox/solution/solution.py [--channel-fd 3]
 
-    python3 runner.py --solution solution.py --manifest DIR/manifest.json \
-        --cases DIR/cases --out OUT --signature SIG.json \
-        [--only 0,2,5] [--warmup CASE_DIR] [--events-fd 3]
+The runner holds no case data and keeps no clock: it is the solution's side of
+a socket (fd 3) over which the harness, outside the sandbox, delivers each
+case's inputs and receives its answer. The harness times a case from the
+moment it sends the inputs until the last byte of the answer arrives, so
+nothing in this process (which the solution shares) can move the clock, see a
+case early or answer for a case it has not been given.
 
-The solution module provides init(point) -> state (not timed), run(state,
-inputs) -> outputs (timed with time.perf_counter, a monotonic clock) and
-optionally free(state). inputs maps each argument name to a numpy array of its
-element type and shape; outputs maps each result name to anything numpy can
-convert to the result's element type and shape.
+Protocol (JSON header lines, each followed by raw little-endian tensor bytes):
 
-SIG.json (written by arbor from the bundle's fherma.toml and the point):
-    {"args": [{"name": "db", "type": "f32", "shape": [4096, 16]}, ...],
-     "results": [{"name": "ids", "type": "i32", "shape": [256, 10]}, ...]}
+    harness -> runner  {"op": "hello", "point": {...}, "signature": SIG}
+    runner -> harness  {"ev": "started", "python": ..., "numpy": ...}   (before solution code loads)
+    runner -> harness  {"ev": "ready"} | {"ev": "failed", "note": ...}
+    harness -> runner  {"op": "case", "i": I} + the arguments' bytes, in signature order
+    runner -> harness  {"ev": "answer", "i": I, "status": "ok", "sizes": [...], "note": ...}
+                       + the results' bytes (sizes[k] is the byte size of result k,
+                       0 when it could not be converted; the note says why)
+                     | {"ev": "answer", "i": I, "status": "crashed", "note": ...}
+    harness -> runner  {"op": "end"}   (free(state), then exit 0)
 
-Writes OUT/NNNNNN/<result>.bin (headerless little-endian row-major) and
-rewrites OUT/results.json atomically after every case:
-    {"init_s": 0.01, "warmup_s": 0.2,
-     "cases": [{"i": 0, "seconds": 0.5, "status": "ok", "note": null}, ...]}
-status is "ok" or "crashed"; an output that cannot be converted (wrong shape,
-unsafe dtype, missing result) is "ok" with a note and no file, so the bundle's
-verify reports the case as having no answer.
+SIG = {"args": [{"name", "type", "shape"}], "results": [...]}, every dimension
+evaluated at the point. The solution module provides init(point) -> state (not
+timed, sees no data), run(state, inputs) -> outputs and optionally
+free(state). inputs maps each argument name to a writable numpy array;
+outputs is a dict of result name -> value (a bare value when there is one
+result). A value must be a numpy array, a numpy or Python scalar, or a
+(nested) list or tuple of them; it is converted to plain bytes here, before the
+answer is sent, so any work hidden in a conversion is inside the timed span.
 
---events-fd N: a socket for JSON lines to the harness ({"ev": "ready"|"start"|
-"done", ...}) so it can enforce per-case time limits and time each case from
-outside; after each "start" the runner reads one line ("go") before run()
-(on an fd it cannot read, it sends without waiting).
-
-Exit 0 when every case was attempted, 3 when the solution could not be
-imported or init() raised, 4 on bad usage.
+Exit 0 after "end", 3 when the solution could not be imported or init()
+raised, 4 on a protocol error, 5 when numpy is missing.
 """
-import argparse
 import json
 import os
 import sys
-import time
 import traceback
 
-# Captured before any solution code runs, so a solution rebinding
-# time.perf_counter cannot change how its own run() is measured.
-_perf = time.perf_counter
+# Captured before any solution code runs (they may rebind the modules' names).
 _dumps = json.dumps
-_replace = os.replace
+_loads = json.loads
 _write = os.write
-_read = os.read
+_readv = os.readv
 
 DTYPES = {
     "i8": "<i1", "i16": "<i2", "i32": "<i4", "i64": "<i8",
@@ -54,197 +51,195 @@ DTYPES = {
     "f32": "<f4", "f64": "<f8",
 }
 
+PLAIN = (int, float, bool, list, tuple)
+
 
 def note_of(error):
     text = "%s: %s" % (type(error).__name__, error)
     return text if len(text) <= 500 else text[:497] + "..."
 
 
-class Events:
-    """JSON lines to the harness on a socket it holds the other end of.
-
-    After each "start" the runner waits for the harness to answer "go": the
-    harness reads its clock before answering, so the span it observes from
-    "start" to "done" covers the whole run() call, however late it gets to read
-    the socket on a loaded machine. (A solution runs in this process and could
-    take the socket over; lib/eval/README.md says what that leaves open.)
-    """
+class Channel:
+    """Framed messages on the socket the harness holds the other end of."""
 
     def __init__(self, fd):
         self.fd = fd
-        self.answers = fd is not None
+        self.buffer = bytearray()
 
-    def send(self, **fields):
-        if self.fd is None:
-            return
-        data = (_dumps(fields) + "\n").encode()
-        try:
-            while data:
-                data = data[_write(self.fd, data):]
-        except OSError:
-            self.fd = None
+    def send(self, header, payload=b""):
+        data = (_dumps(header) + "\n").encode()
+        self._write_all(data)
+        if payload:
+            self._write_all(payload)
 
-    def start(self, i):
-        self.send(ev="start", i=i)
-        if self.fd is None or not self.answers:
-            return
-        try:
-            while _read(self.fd, 1) not in (b"", b"\n"):
-                pass
-        except OSError:
-            # Not a socket (a write-only pipe, say): keep sending, stop waiting for answers.
-            self.answers = False
+    def _write_all(self, data):
+        view = memoryview(data)
+        while view:
+            view = view[_write(self.fd, view):]
+
+    def _fill(self):
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            raise EOFError("the harness closed the channel")
+        self.buffer += chunk
+
+    def header(self):
+        while True:
+            newline = self.buffer.find(b"\n")
+            if newline >= 0:
+                line = bytes(self.buffer[:newline])
+                del self.buffer[:newline + 1]
+                return _loads(line)
+            if len(self.buffer) > 1 << 16:
+                raise ValueError("header line too long")
+            self._fill()
+
+    def payload(self, size):
+        """Exactly `size` bytes, as a writable bytearray."""
+        data = bytearray(size)
+        view = memoryview(data)
+        have = min(size, len(self.buffer))
+        view[:have] = self.buffer[:have]
+        del self.buffer[:have]
+        while have < size:
+            got = _readv(self.fd, [view[have:]])
+            if got == 0:
+                raise EOFError("the harness closed the channel mid-case")
+            have += got
+        return data
 
 
-def write_json_atomic(path, data):
-    tmp = "%s.tmp-%d" % (path, os.getpid())
-    with open(tmp, "w") as handle:
-        handle.write(_dumps(data))
-    _replace(tmp, path)
+def element_count(shape):
+    count = 1
+    for dim in shape:
+        count *= dim
+    return count
 
 
-def load_inputs(np, case_dir, args):
+def inputs_from(np, data, args):
     inputs = {}
+    offset = 0
     for arg in args:
         dtype = np.dtype(DTYPES[arg["type"]])
-        shape = tuple(arg["shape"])
-        count = 1
-        for dim in shape:
-            count *= dim
-        data = np.fromfile(os.path.join(case_dir, arg["name"] + ".bin"), dtype=dtype)
-        if data.size != count:
-            raise ValueError("%s.bin has %d elements, expected %d" % (arg["name"], data.size, count))
-        inputs[arg["name"]] = data.reshape(shape).astype(dtype.newbyteorder("="), copy=False)
+        count = element_count(arg["shape"])
+        array = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
+        offset += count * dtype.itemsize
+        inputs[arg["name"]] = array.reshape(tuple(arg["shape"])).astype(dtype.newbyteorder("="), copy=False)
     return inputs
 
 
+def is_plain(np, value):
+    """A value the runner converts itself: no user type can run code during conversion."""
+    if type(value) is np.ndarray or isinstance(value, np.generic) or type(value) in PLAIN[:3]:
+        return True
+    if type(value) in PLAIN[3:]:
+        return all(is_plain(np, item) for item in value)
+    return False
+
+
 def convert(np, value, result):
-    """Return (array, None) or (None, note) for one result value."""
+    """Return (bytes, None) or (None, note) for one result value."""
     dtype = np.dtype(DTYPES[result["type"]])
     shape = tuple(result["shape"])
+    name = result["name"]
+    if not is_plain(np, value):
+        return None, "result %r: %s is not a numpy array, scalar or list" % (name, type(value).__name__)
     try:
         array = np.asarray(value)
     except Exception as error:  # noqa: BLE001 - any conversion failure is the solution's
-        return None, "result %r: not array-like (%s)" % (result["name"], note_of(error))
+        return None, "result %r: not array-like (%s)" % (name, note_of(error))
     if array.dtype == object:
-        return None, "result %r: not a numeric array" % result["name"]
+        return None, "result %r: not a numeric array" % name
     if array.shape != shape and not (shape == () and array.shape == (1,)):
-        return None, "result %r: shape %s, expected %s" % (result["name"], array.shape, shape)
+        return None, "result %r: shape %s, expected %s" % (name, array.shape, shape)
     if array.dtype.kind not in "biuf":
-        return None, "result %r: dtype %s is not numeric" % (result["name"], array.dtype)
-    target_kind = dtype.kind
-    if target_kind in "iu":
+        return None, "result %r: dtype %s is not numeric" % (name, array.dtype)
+    if dtype.kind in "iu":
         if array.dtype.kind == "f":
-            return None, "result %r: dtype %s cannot be converted to %s without rounding" % (
-                result["name"], array.dtype, result["type"])
+            return None, "result %r: dtype %s cannot be converted to %s without rounding" % (name, array.dtype, result["type"])
         if array.size:
             info = np.iinfo(dtype)
             low, high = int(array.min()), int(array.max())
             if low < info.min or high > info.max:
-                return None, "result %r: values out of range for %s" % (result["name"], result["type"])
-    return np.ascontiguousarray(array, dtype=dtype), None
+                return None, "result %r: values out of range for %s" % (name, result["type"])
+    return np.ascontiguousarray(array, dtype=dtype).tobytes(), None
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(prog="runner.py", description="arbor's protected solution runner")
-    parser.add_argument("--solution", required=True)
-    parser.add_argument("--manifest", required=True)
-    parser.add_argument("--cases", required=True)
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--signature", required=True)
-    parser.add_argument("--only", help="comma-separated case indices (default: all)")
-    parser.add_argument("--warmup", help="a case folder run once before the timed cases, not timed")
-    parser.add_argument("--events-fd", type=int)
-    options = parser.parse_args(argv)
-    events = Events(options.events_fd)
+def answer_of(np, outputs, results):
+    """(sizes, payload, note) for run()'s return value."""
+    if outputs is None:
+        return [0] * len(results), b"", "run() returned None"
+    if type(outputs) is not dict:
+        if len(results) == 1:
+            outputs = {results[0]["name"]: outputs}
+        else:
+            return [0] * len(results), b"", "run() returned %s, expected a dict of results" % type(outputs).__name__
+    sizes, parts, notes = [], [], []
+    for result in results:
+        if result["name"] not in outputs:
+            data, note = None, "result %r missing" % result["name"]
+        else:
+            try:
+                data, note = convert(np, outputs[result["name"]], result)
+            except Exception as error:  # noqa: BLE001
+                data, note = None, "result %r: %s" % (result["name"], note_of(error))
+        if data is None:
+            notes.append(note)
+            sizes.append(0)
+        else:
+            sizes.append(len(data))
+            parts.append(data)
+    return sizes, b"".join(parts), ("; ".join(notes) if notes else None)
 
+
+def load_solution(path):
+    import importlib.util
+    sys.path.insert(0, os.path.dirname(path))
+    spec = importlib.util.spec_from_file_location("solution", path)
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot load %s" % path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["solution"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def serve(channel, np, solution_path):
+    hello = channel.header()
+    if hello.get("op") != "hello":
+        raise ValueError("expected hello, got %r" % hello.get("op"))
+    point, signature = hello["point"], hello["signature"]
+    arg_bytes = sum(element_count(a["shape"]) * np.dtype(DTYPES[a["type"]]).itemsize for a in signature["args"])
+    # Sent before any solution code is imported: python, numpy and the runner work.
+    channel.send({"ev": "started", "python": sys.executable, "numpy": np.__version__})
     try:
-        import numpy as np
-    except ImportError:
-        sys.stderr.write("runner.py: numpy is not installed for %s (pip install numpy)\n" % sys.executable)
-        return 5
-
-    with open(options.manifest) as handle:
-        manifest = json.load(handle)
-    with open(options.signature) as handle:
-        signature = json.load(handle)
-    point = manifest["point"]
-    count = int(manifest["cases"])
-    # Sent before any solution code is imported: the harness knows python, numpy
-    # and the runner work, whatever the solution does afterwards.
-    events.send(ev="started", python=sys.executable, numpy=np.__version__)
-    if options.only:
-        indices = [int(part) for part in options.only.split(",") if part.strip() != ""]
-    else:
-        indices = list(range(count))
-    for i in indices:
-        if i < 0 or i >= count:
-            sys.stderr.write("runner.py: case %d out of range 0..%d\n" % (i, count - 1))
-            return 4
-    os.makedirs(options.out, exist_ok=True)
-    results_path = os.path.join(options.out, "results.json")
-    report = {"init_s": None, "cases": []}
-    write_json_atomic(results_path, report)
-
-    solution_path = os.path.abspath(options.solution)
-    try:
-        import importlib.util
-        sys.path.insert(0, os.path.dirname(solution_path))
-        spec = importlib.util.spec_from_file_location("solution", solution_path)
-        if spec is None or spec.loader is None:
-            raise ImportError("cannot load %s" % solution_path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["solution"] = module
-        spec.loader.exec_module(module)
+        module = load_solution(os.path.abspath(solution_path))
         run = getattr(module, "run", None)
         if not callable(run):
             raise AttributeError("the solution defines no run(state, inputs) function")
         init = getattr(module, "init", None)
-        start = _perf()
         state = init(dict(point)) if callable(init) else None
-        report["init_s"] = _perf() - start
-    except BaseException as error:  # noqa: BLE001 - SystemExit from a solution is a crash too
-        report["error"] = note_of(error)
-        write_json_atomic(results_path, report)
-        sys.stderr.write("runner.py: the solution failed to start: %s\n" % report["error"])
+    except BaseException as error:  # noqa: BLE001 - SystemExit from a solution is a failure too
         traceback.print_exc()
-        events.send(ev="failed", note=report["error"])
+        channel.send({"ev": "failed", "note": note_of(error)})
         return 3
-    write_json_atomic(results_path, report)
-    events.send(ev="ready", init_s=report["init_s"])
-
-    if options.warmup:
-        inputs = load_inputs(np, options.warmup, signature["args"])
-        events.start(-1)
-        start = _perf()
+    channel.send({"ev": "ready"})
+    results = signature["results"]
+    while True:
+        request = channel.header()
+        if request.get("op") == "end":
+            break
+        if request.get("op") != "case":
+            raise ValueError("expected case or end, got %r" % request.get("op"))
+        i = request["i"]
+        inputs = inputs_from(np, channel.payload(arg_bytes), signature["args"])
         try:
-            run(state, inputs)
-        except BaseException:  # noqa: BLE001 - the timed cases will show it
-            pass
-        report["warmup_s"] = _perf() - start
-        events.send(ev="done", i=-1, seconds=report["warmup_s"])
-
-    for i in indices:
-        name = "%06d" % i
-        inputs = load_inputs(np, os.path.join(options.cases, name), signature["args"])
-        record = {"i": i, "seconds": None, "status": "ok", "note": None}
-        events.start(i)
-        start = _perf()
-        try:
-            outputs = run(state, inputs)
-            record["seconds"] = _perf() - start
+            sizes, payload, note = answer_of(np, run(state, inputs), results)
         except BaseException as error:  # noqa: BLE001
-            record["seconds"] = _perf() - start
-            record["status"] = "crashed"
-            record["note"] = note_of(error)
-            outputs = None
-        events.send(ev="done", i=i, seconds=record["seconds"])
-        if record["status"] == "ok":
-            record["note"] = write_outputs(np, outputs, signature["results"], os.path.join(options.out, name))
-        report["cases"].append(record)
-        write_json_atomic(results_path, report)
-        del inputs, outputs
-
+            channel.send({"ev": "answer", "i": i, "status": "crashed", "note": note_of(error)})
+            continue
+        channel.send({"ev": "answer", "i": i, "status": "ok", "sizes": sizes, "note": note}, payload)
+        del inputs, payload
     free = getattr(module, "free", None)
     if callable(free):
         try:
@@ -254,33 +249,31 @@ def main(argv):
     return 0
 
 
-def write_outputs(np, outputs, results, case_out):
-    """Write every convertible result; return a note about the rest (or None)."""
-    if outputs is None:
-        return "run() returned None"
-    if not hasattr(outputs, "get") or not hasattr(outputs, "keys"):
-        if len(results) == 1:
-            outputs = {results[0]["name"]: outputs}
+def main(argv):
+    solution, fd = None, 3
+    args = iter(argv)
+    for arg in args:
+        if arg == "--solution":
+            solution = next(args, None)
+        elif arg == "--channel-fd":
+            fd = int(next(args, "3"))
         else:
-            return "run() returned %s, expected a dict of results" % type(outputs).__name__
-    notes = []
-    os.makedirs(case_out, exist_ok=True)
-    for result in results:
-        if result["name"] not in outputs:
-            notes.append("result %r missing" % result["name"])
-            continue
-        try:
-            array, note = convert(np, outputs[result["name"]], result)
-        except Exception as error:  # noqa: BLE001
-            array, note = None, "result %r: %s" % (result["name"], note_of(error))
-        if array is None:
-            notes.append(note)
-            continue
-        path = os.path.join(case_out, result["name"] + ".bin")
-        tmp = path + ".tmp"
-        array.tofile(tmp)
-        _replace(tmp, path)
-    return "; ".join(notes) if notes else None
+            sys.stderr.write("runner.py: unknown argument %r\n" % arg)
+            return 4
+    if not solution:
+        sys.stderr.write("runner.py: --solution FILE is required\n")
+        return 4
+    try:
+        import numpy as np
+    except ImportError:
+        sys.stderr.write("runner.py: numpy is not installed for %s (pip install numpy)\n" % sys.executable)
+        return 5
+    channel = Channel(fd)
+    try:
+        return serve(channel, np, solution)
+    except (EOFError, ValueError, KeyError, OSError) as error:
+        sys.stderr.write("runner.py: protocol error: %s\n" % note_of(error))
+        return 4
 
 
 if __name__ == "__main__":

@@ -26,3 +26,8 @@ export function pointSignature(bundle: Bundle, point: Point): PointSignature {
   });
   return {args: bundle.args.map(evaluate), results: bundle.results.map(evaluate)};
 }
+
+/** The byte size of one binding's tensor file (element size x element count). */
+export function byteSize(binding: Binding): number {
+  return (Number(binding.type.slice(1)) / 8) * binding.shape.reduce((count, dim) => count * dim, 1);
+}

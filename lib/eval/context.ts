@@ -1,0 +1,39 @@
+/** What every stage of an eval shares: the plan, the loaded bundle, the sandbox, the snapshots. */
+import type {Bundle} from '../bundle/index.js';
+import type {Plan} from './plan.js';
+import type {PythonInstall, SandboxKind} from './sandbox.js';
+import type {TreeHash} from './tamper.js';
+import type {BundleApi, EvalOptions, EvalReport} from './types.js';
+
+/** A folder of snapshot files a run sees as its solution, and the file the runner imports. */
+export interface RunFiles {
+  dir: string;
+  entry: string;
+}
+
+export interface EvalContext {
+  plan: Plan;
+  api: BundleApi;
+  bundle: Bundle;
+  /** The private copy of runner.py. */
+  runner: string;
+  solutionFiles: RunFiles;
+  referenceFiles?: RunFiles;
+  python: PythonInstall;
+  sandbox: SandboxKind;
+  bwrap?: string;
+  cpu?: string;
+  tmp: string;
+  protectedDir: string;
+  /** Without a sandbox: hashes of the protected snapshots, checked after every solution run. */
+  tamperCheck: boolean;
+  protectedHash?: TreeHash;
+  pointHashes?: Map<string, TreeHash>;
+  seeds: number[];
+  warmupSeed: number;
+  runCount: number;
+  progress: NonNullable<EvalOptions['onProgress']>;
+  report: EvalReport;
+  deadline: () => number;
+  timed: <T>(name: string, work: () => Promise<T> | T) => Promise<T>;
+}

@@ -1,0 +1,312 @@
+/**
+ * One point of an eval, in three stages:
+ *
+ * 1. make: the bundle makes the cases (never expected/) and, for speedup, a
+ *    warm-up case; their inputs are read into memory, ready to deliver.
+ * 2. run: each repetition is a fresh sandboxed run of the reference (speedup),
+ *    then of the solution, on the same cases; the harness delivers every case
+ *    and times it from outside (process.ts).
+ * 3. verify: with every process of every run gone, the answers received are
+ *    written out, the oracle writes expected/, and the bundle verifies each
+ *    repetition's answers.
+ */
+import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
+import {existsSync} from 'node:fs';
+import path from 'node:path';
+import type {Point, Verdict} from '../bundle/index.js';
+import {createGroup} from './cgroup.js';
+import {HarnessError} from './errors.js';
+import type {PlanPoint} from './plan.js';
+import {runCases, startFailure, type CaseInput, type CaseOutcome, type RunOutcome} from './process.js';
+import type {EvalContext} from './context.js';
+import {launchRun} from './sandbox.js';
+import {accuracyRatio, speedupRatio} from './score.js';
+import {pointSignature, byteSize, type PointSignature} from './signature.js';
+import {firstDifference, hashTree} from './tamper.js';
+import type {CaseReport, RepetitionReport} from './types.js';
+
+/** What the make stage leaves for the others. */
+interface MadePoint {
+  label: string;
+  dir: string;
+  work: string;
+  point: PlanPoint;
+  parsed: Point;
+  signature: PointSignature;
+  resultBytes: number[];
+  cases: CaseInput[];
+}
+
+/** One solution repetition, before verification. */
+interface SolutionRun {
+  out: string;
+  statuses: RepetitionReport[];
+}
+
+/** Make, run and verify one point; returns its case reports. */
+export async function runPoint(ctx: EvalContext, index: number, point: PlanPoint, count: number): Promise<CaseReport[]> {
+  const made = await makePoint(ctx, index, point, count);
+  const {runs, reference} = await runRepetitions(ctx, made);
+  return verifyPoint(ctx, made, runs, reference);
+}
+
+async function makePoint(ctx: EvalContext, index: number, point: PlanPoint, count: number): Promise<MadePoint> {
+  const {plan, api, bundle} = ctx;
+  const label = `point ${index + 1}/${count} ${JSON.stringify(point)}`;
+  const dir = path.join(ctx.tmp, 'points', String(index));
+  const work = path.join(dir, 'work');
+  await mkdir(dir, {recursive: true});
+  let parsed: Point;
+  try {
+    parsed = api.parsePoint(bundle, point);
+  } catch (error) {
+    throw new HarnessError(`plan.toml: ${label} does not fit the bundle: ${messageOf(error)}`, 'bad-plan');
+  }
+  const signature = pointSignature(bundle, parsed);
+  ctx.progress('status', `${label}: making ${ctx.seeds.length} case(s)`);
+  const make = async (target: string, seeds: number[], what: string) => {
+    try {
+      const made = await ctx.timed('make', () => api.makeWorkDir(bundle, target, parsed, seeds, {expected: false}));
+      if (made.cases !== seeds.length) throw new Error(`made ${made.cases} cases, expected ${seeds.length}`);
+    } catch (error) {
+      throw bundleFailure(`the bundle failed to make ${what} of ${label}`, error);
+    }
+    if (existsSync(path.join(target, 'expected'))) throw new HarnessError(`the bundle wrote expected/ although asked not to (${label})`, 'bad-bundle');
+  };
+  await make(work, ctx.seeds, 'the cases');
+  const cases: CaseInput[] = [];
+  if (plan.metric === 'speedup') {
+    const warm = path.join(dir, 'warmup');
+    await make(warm, [ctx.warmupSeed], 'the warm-up case');
+    cases.push({i: -1, inputs: await readInputs(path.join(warm, 'cases', '000000'), signature)});
+  }
+  for (let i = 0; i < ctx.seeds.length; i++) {
+    cases.push({i, inputs: await readInputs(path.join(work, 'cases', String(i).padStart(6, '0')), signature)});
+  }
+  return {label, dir, work, point, parsed, signature, resultBytes: signature.results.map(byteSize), cases};
+}
+
+/** One case's arguments, concatenated in signature order, checked against their sizes. */
+async function readInputs(caseDir: string, signature: PointSignature): Promise<Buffer> {
+  const parts = await Promise.all(signature.args.map((arg) => readFile(path.join(caseDir, `${arg.name}.bin`))));
+  for (const [k, arg] of signature.args.entries()) {
+    if (parts[k]!.length !== byteSize(arg)) {
+      throw new HarnessError(`the bundle made ${caseDir}/${arg.name}.bin with ${parts[k]!.length} bytes, expected ${byteSize(arg)}`, 'bad-bundle');
+    }
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+async function runRepetitions(ctx: EvalContext, made: MadePoint): Promise<{runs: SolutionRun[]; reference: number[][]}> {
+  const {plan} = ctx;
+  const n = ctx.seeds.length;
+  const referenceTimes: number[][] = Array.from({length: n}, () => []);
+  const referenceBest = (i: number) => Math.min(...(referenceTimes[i] ?? []));
+  const limitFor = (i: number): number => {
+    if (plan.metric !== 'speedup') return plan.timeout;
+    // The warm-up absorbs first-call costs (JIT compiles, caches): untimed, limited like start-up.
+    if (i < 0) return plan.initTimeout;
+    return Math.max(plan.minTimeout, plan.timeoutFactor * referenceBest(i));
+  };
+  const runs: SolutionRun[] = [];
+  const repetitions = plan.metric === 'speedup' ? plan.repetitions : 1;
+  for (let rep = 0; rep < repetitions; rep++) {
+    const step = `${made.label}: ${repetitions > 1 ? `repetition ${rep + 1}/${repetitions}: ` : ''}`;
+    if (plan.metric === 'speedup') {
+      ctx.progress('status', `${step}reference`);
+      const ref = await runOnce(ctx, made, 'reference', () => plan.timeout);
+      const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
+      if (bad) {
+        const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
+        throw new HarnessError(`the reference solver failed on case ${bad.i} of ${made.label}: ${why}`, 'bad-reference');
+      }
+      for (const c of ref.cases) referenceTimes[c.i]!.push(c.seconds!);
+      if (rep === 0) warnIfQuick(ctx, made.label, referenceTimes.map((times) => Math.min(...times)));
+    }
+    ctx.progress('status', `${step}solution`);
+    const outcome = await runOnce(ctx, made, 'solution', limitFor);
+    const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
+    if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
+    const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${rep}`, 'out');
+    await writeAnswers(out, outcome.cases, made.signature);
+    runs.push({out, statuses});
+    const answered = statuses.filter((s) => s.status === 'ok').length;
+    ctx.progress(
+      'line',
+      `${step}solution ${answered}/${n} case(s) answered in time` +
+        (plan.metric === 'speedup' ? `, ${formatSeconds(sum(statuses.map((s) => s.seconds ?? 0)))} vs reference ${formatSeconds(sum(referenceTimes.map((t) => Math.min(...t))))} (best so far)` : ''),
+    );
+    // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
+    if (statuses.some((s) => s.status !== 'ok')) break;
+  }
+  return {runs, reference: referenceTimes};
+}
+
+/** Start one sandboxed run of the reference or the solution over the point's cases. */
+async function runOnce(ctx: EvalContext, made: MadePoint, role: 'solution' | 'reference', caseTimeout: (i: number) => number): Promise<RunOutcome> {
+  const remaining = ctx.deadline();
+  if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${ctx.plan.timeLimit} s (plan.toml)`, 'time-limit');
+  const scratch = path.join(ctx.tmp, 'runs', `scratch-${ctx.runCount++}`);
+  await mkdir(scratch, {recursive: true});
+  const files = role === 'solution' ? ctx.solutionFiles : ctx.referenceFiles!;
+  const launch = launchRun(ctx.sandbox, ctx.bwrap, ctx.python, {runner: ctx.runner, solutionDir: files.dir, entry: files.entry, scratch});
+  const group = createGroup();
+  ctx.report.cgroup &&= group !== undefined;
+  const caseSum = made.cases.reduce((total, c) => total + caseTimeout(c.i), 0);
+  const outcome = await runCases({
+    launch,
+    group,
+    point: made.point,
+    signature: made.signature,
+    resultBytes: made.resultBytes,
+    cases: made.cases,
+    initTimeout: ctx.plan.initTimeout,
+    caseTimeout,
+    totalTimeout: Math.min(2 * ctx.plan.initTimeout + caseSum, remaining),
+    pin: ctx.cpu,
+  });
+  await rm(scratch, {recursive: true, force: true}).catch(() => {});
+  ctx.report.processSeconds += outcome.wallSeconds;
+  if (!outcome.started) throw startFailure(ctx.python.executable, outcome);
+  return outcome;
+}
+
+/** A case as a repetition report (before verification): a case over its limit is a timeout. */
+function statusOf(c: CaseOutcome, limit: number): RepetitionReport {
+  const report: RepetitionReport = {seconds: c.seconds, cpuSeconds: c.cpuSeconds, status: c.status, passed: false};
+  if (c.note) report.note = c.note;
+  if (c.status === 'ok' && c.seconds !== null && c.seconds > limit) {
+    Object.assign(report, {status: 'timeout', note: `took ${c.seconds.toFixed(3)} s, limit ${limit.toFixed(3)} s`});
+  }
+  return report;
+}
+
+/** Without a sandbox the solution could reach the work folder: check that nothing protected changed. */
+async function markTampered(ctx: EvalContext, made: MadePoint, statuses: RepetitionReport[]): Promise<void> {
+  const before = (ctx.pointHashes ??= new Map()).get(made.dir) ?? (await ctx.timed('check', () => hashTree([made.dir])));
+  ctx.pointHashes.set(made.dir, before);
+  const changed =
+    firstDifference(ctx.protectedHash!, await ctx.timed('check', () => hashTree([ctx.protectedDir]))) ??
+    firstDifference(before, await ctx.timed('check', () => hashTree([made.dir])));
+  if (!changed) return;
+  const note = `the solution changed a protected file (${path.relative(ctx.tmp, changed)})`;
+  for (const status of statuses) Object.assign(status, {status: 'tampered', note});
+}
+
+/** The answers the harness received, as a bundle out/ folder (NNNNNN/<result>.bin) plus results.json. */
+async function writeAnswers(out: string, cases: CaseOutcome[], signature: PointSignature): Promise<void> {
+  await rm(out, {recursive: true, force: true});
+  await mkdir(out, {recursive: true});
+  for (const c of cases) {
+    if (!c.answer) continue;
+    const caseDir = path.join(out, String(c.i).padStart(6, '0'));
+    await mkdir(caseDir);
+    for (const [k, result] of signature.results.entries()) {
+      const bytes = c.answer[k];
+      if (bytes) await writeFile(path.join(caseDir, `${result.name}.bin`), bytes);
+    }
+  }
+  const records = cases.map(({i, seconds, cpuSeconds, status, note}) => ({i, seconds, cpuSeconds, status, note: note ?? null}));
+  await writeFile(path.join(out, 'results.json'), JSON.stringify({cases: records}));
+}
+
+async function verifyPoint(ctx: EvalContext, made: MadePoint, runs: SolutionRun[], referenceTimes: number[][]): Promise<CaseReport[]> {
+  const {plan, api, bundle} = ctx;
+  const n = ctx.seeds.length;
+  const tampered = runs.some((run) => run.statuses.some((status) => status.status === 'tampered'));
+  const verdictsByRun: Verdict[][] = [];
+  // A run that touched protected files scores 0.0; nothing it may have rewritten is executed.
+  if (!tampered) {
+    ctx.progress('status', `${made.label}: writing expected answers`);
+    try {
+      await ctx.timed('expected', () => api.writeExpected(bundle, made.work));
+    } catch (error) {
+      throw bundleFailure(`the bundle's oracle failed on ${made.label}`, error);
+    }
+    for (const run of runs) verdictsByRun.push(await verifyRun(ctx, made, run));
+  }
+  return Array.from({length: n}, (_, i): CaseReport => {
+    const reps = runs.map((run) => run.statuses[i]!);
+    const worst = reps.find((r) => r.status !== 'ok' || !r.passed) ?? reps[reps.length - 1]!;
+    const verdict = verdictsByRun[reps.indexOf(worst)]?.find((v) => v.i === i);
+    const times = reps.map((r) => r.seconds).filter((s): s is number => typeof s === 'number');
+    const seconds = times.length ? Math.min(...times) : null;
+    const ok = reps.every((r) => r.status === 'ok' && r.passed);
+    const referenceBest = Math.min(...(referenceTimes[i] ?? []));
+    let ratio = 0;
+    if (plan.metric === 'speedup') {
+      if (ok && seconds !== null && Number.isFinite(referenceBest)) ratio = speedupRatio(referenceBest, seconds);
+    } else if (worst.status === 'ok' || worst.status === 'failed') {
+      ratio = accuracyRatio(verdict?.metrics, plan.numerator!, plan.denominator!);
+    }
+    const report: CaseReport = {i, status: worst.status, passed: ok, seconds, ratio, repetitions: reps};
+    if (verdict?.metrics) report.metrics = verdict.metrics;
+    if (worst.note) report.note = worst.note;
+    if (plan.metric === 'speedup' && Number.isFinite(referenceBest)) {
+      report.referenceSeconds = referenceBest;
+      report.referenceRepetitions = referenceTimes[i]!;
+    }
+    return report;
+  });
+}
+
+/** Verify one repetition's answers in the work folder, and fold the verdicts into its statuses. */
+async function verifyRun(ctx: EvalContext, made: MadePoint, run: SolutionRun): Promise<Verdict[]> {
+  const target = path.join(made.work, 'out');
+  await rm(target, {recursive: true, force: true});
+  await rename(run.out, target);
+  let verdicts: Verdict[];
+  try {
+    verdicts = (await ctx.timed('verify', () => ctx.api.verifyWorkDir(ctx.bundle, made.work))).cases;
+  } catch (error) {
+    throw bundleFailure(`the bundle's verifier failed on ${made.label}`, error);
+  } finally {
+    await rename(target, run.out).catch(() => {});
+  }
+  for (const [i, status] of run.statuses.entries()) {
+    const verdict = verdicts.find((v) => v.i === i);
+    status.passed = status.status === 'ok' && verdict?.passed === true && !verdict.error;
+    if (status.status === 'ok' && verdict?.error) {
+      // The answer made the verifier raise: a failing case (never a harness failure the
+      // solution could provoke), flagged loudly because it may be the bundle's bug.
+      ctx.progress('line', `warning: the bundle's verifier raised on case ${i} of ${made.label}: ${verdict.error}`);
+      status.status = 'failed';
+      status.note = `the verifier raised: ${verdict.error}`;
+    } else if (status.status === 'ok' && !status.passed) {
+      status.status = verdict?.note ? 'no-answer' : 'failed';
+      status.note = [status.note, verdict?.note].filter(Boolean).join('; ') || undefined;
+    }
+  }
+  return verdicts;
+}
+
+/** Timed cases below this are dominated by the harness round trip. */
+const quickCaseSeconds = 0.01;
+
+/** Say so when the reference solves a case faster than timing can resolve well: speedups there are understated. */
+function warnIfQuick(ctx: EvalContext, label: string, referenceBest: number[]): void {
+  const fastest = Math.min(...referenceBest);
+  if (!(fastest < quickCaseSeconds)) return;
+  ctx.progress(
+    'line',
+    `warning: the reference solves a case of ${label} in ${formatSeconds(fastest)}; each timed case also includes the harness's delivery of inputs and answer (about 0.1-0.3 ms), ` +
+      `so large speedups on cases under ${quickCaseSeconds * 1000} ms are understated (make the point bigger)`,
+  );
+}
+
+export function formatSeconds(seconds: number): string {
+  return seconds < 1 ? `${(seconds * 1000).toPrecision(3)} ms` : `${seconds.toPrecision(3)} s`;
+}
+
+function sum(values: number[]): number {
+  return values.reduce((total, v) => total + (Number.isFinite(v) ? v : 0), 0);
+}
+
+export function messageOf(error: unknown): string {
+  return String(error instanceof Error ? error.message : error).split('\n', 1)[0] ?? '';
+}
+
+export function bundleFailure(what: string, error: unknown): HarnessError {
+  return new HarnessError(`${what}: ${messageOf(error)}`, 'bad-bundle', {cause: error});
+}
+

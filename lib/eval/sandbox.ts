@@ -1,0 +1,193 @@
+/**
+ * The sandbox boundary: how a solution or reference process is started.
+ *
+ * With bubblewrap (`bwrap`), every run gets fresh user, PID, network, IPC, UTS
+ * and cgroup namespaces and a root that holds only the system (read-only), the
+ * Python installation (read-only), arbor's runner and the run's own solution
+ * files (read-only), a private /tmp, /dev/shm and HOME (tmpfs, gone when the
+ * run ends), and an environment built from a short allow-list. Nothing of the
+ * benchmark, of arbor or of the user's files is mounted, so no solution can
+ * read cases ahead of time, read expected answers, signal the harness, write
+ * its stdout, or leave anything for a later run. `--die-with-parent` and the
+ * PID namespace end every process of the run when the run (or the eval) ends.
+ *
+ * Without bubblewrap (kind "none"), the same runner is started directly in
+ * its own process group with the same environment: the protocol still keeps
+ * the clock and the case data outside the solution's process, but the
+ * machine's files are the user's.
+ */
+import {spawnSync} from 'node:child_process';
+import {accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync} from 'node:fs';
+import path from 'node:path';
+import {HarnessError} from './errors.js';
+
+export type SandboxKind = 'bwrap' | 'none';
+
+/** The interpreter that runs solutions, and the folders it needs to see. */
+export interface PythonInstall {
+  /** The real interpreter binary (a pyenv shim or wrapper script is resolved through Python itself). */
+  executable: string;
+  /** Folders outside the system folders that the interpreter reads (its prefix, site-packages). */
+  roots: string[];
+}
+
+/** A process to start: command, arguments, environment, working folder. */
+export interface Launch {
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** What one run sees. */
+export interface RunMounts {
+  /** arbor's runner.py (a private copy). */
+  runner: string;
+  /** The folder of solution files (a private copy); the runner imports `<solutionDir>/<entry>`. */
+  solutionDir: string;
+  entry: string;
+  /** A private empty folder: the run's cwd and HOME when there is no sandbox. */
+  scratch: string;
+}
+
+/** Where things appear inside the sandbox. */
+const inside = {runner: '/arbor/runner.py', solution: '/solution', home: '/home/solver'};
+
+/** System folders bound read-only (symlinks, as on merged-/usr systems, are recreated as symlinks). */
+const systemPaths = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
+
+/** Threads for BLAS and OpenMP: one, so a run measures one core's work. */
+const threadVariables = ['OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'NUMEXPR_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS', 'BLIS_NUM_THREADS'];
+
+/**
+ * The environment of every run: an allow-list, never the caller's environment
+ * (which may hold ARBOR_TEST_SALT and other secrets).
+ */
+export function runEnvironment(python: PythonInstall, home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: [path.dirname(python.executable), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
+    HOME: home,
+    TMPDIR: '/tmp',
+    LANG: 'C.UTF-8',
+  };
+  for (const name of threadVariables) env[name] = '1';
+  return env;
+}
+
+const pythonCache = new Map<string, PythonInstall>();
+
+/**
+ * Ask the interpreter for its real binary and the folders it reads, isolated
+ * (`-I`: no user site, no PYTHON* variables). Cached per interpreter path.
+ */
+export function resolvePython(python: string): PythonInstall {
+  const cached = pythonCache.get(python);
+  if (cached) return cached;
+  const script = 'import json, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.path]))';
+  const probe = spawnSync(python, ['-I', '-c', script], {encoding: 'utf8', timeout: 60_000});
+  if (probe.status !== 0) {
+    const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
+    throw new HarnessError(`${python} does not start: ${last.slice(0, 300)}; set ARBOR_PYTHON to a working python3 with numpy`, 'no-python');
+  }
+  const [executable, ...rest] = JSON.parse(probe.stdout) as [string, string, string, string, string, string[]];
+  const folders = [path.dirname(realpathSync(executable)), ...rest.slice(0, 4), ...(rest[4] as unknown as string[])]
+    .filter((folder): folder is string => typeof folder === 'string' && folder.length > 0)
+    .map((folder) => existing(folder))
+    .filter((folder): folder is string => folder !== undefined);
+  const install = {executable: realpathSync(executable), roots: outermost(folders.filter((folder) => !isSystemPath(folder)))};
+  pythonCache.set(python, install);
+  return install;
+}
+
+/** The nearest existing folder at or above `file` (a zip on sys.path counts as its folder). */
+function existing(file: string): string | undefined {
+  try {
+    const real = realpathSync(file);
+    return statSync(real).isDirectory() ? real : path.dirname(real);
+  } catch {
+    return undefined;
+  }
+}
+
+function isSystemPath(folder: string): boolean {
+  return systemPaths.some((root) => folder === root || folder.startsWith(`${root}/`));
+}
+
+/** Drop folders inside another one of the list. */
+function outermost(folders: string[]): string[] {
+  const sorted = [...new Set(folders)].sort();
+  return sorted.filter((folder, index) => !sorted.slice(0, index).some((other) => folder.startsWith(`${other}/`)));
+}
+
+/** The bwrap binary: ARBOR_BWRAP, else `bwrap` on the PATH; undefined when there is none. */
+export function findBwrap(env: NodeJS.ProcessEnv): string | undefined {
+  const candidates = env.ARBOR_BWRAP ? [env.ARBOR_BWRAP] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'bwrap'));
+  for (const file of candidates) {
+    try {
+      accessSync(file, constants.X_OK);
+      if (statSync(file).isFile()) return path.resolve(file);
+    } catch {
+      // Next.
+    }
+  }
+  return undefined;
+}
+
+/** The bwrap arguments that build a run's sandbox, up to the command. */
+export function bwrapArguments(python: PythonInstall, mounts: RunMounts): string[] {
+  const args = ['--unshare-all', '--die-with-parent', '--new-session'];
+  for (const root of systemPaths) {
+    let info;
+    try {
+      info = lstatSync(root);
+    } catch {
+      continue;
+    }
+    if (info.isSymbolicLink()) args.push('--symlink', readlinkSync(root), root);
+    else if (info.isDirectory()) args.push('--ro-bind', root, root);
+  }
+  for (const root of python.roots) args.push('--ro-bind', root, root);
+  args.push(
+    '--proc', '/proc',
+    '--dev', '/dev',
+    '--tmpfs', '/dev/shm',
+    '--tmpfs', '/tmp',
+    '--tmpfs', inside.home,
+    '--ro-bind', mounts.runner, inside.runner,
+    '--ro-bind', mounts.solutionDir, inside.solution,
+    '--chdir', inside.home,
+    '--clearenv',
+  );
+  for (const [name, value] of Object.entries(runEnvironment(python, inside.home))) args.push('--setenv', name, value!);
+  return args;
+}
+
+/** The command that starts one run of the runner, sandboxed or not. */
+export function launchRun(kind: SandboxKind, bwrap: string | undefined, python: PythonInstall, mounts: RunMounts): Launch {
+  if (kind === 'bwrap') {
+    return {
+      command: bwrap!,
+      args: [...bwrapArguments(python, mounts), '--', python.executable, '-I', '-B', inside.runner, '--solution', `${inside.solution}/${mounts.entry}`],
+      env: {},
+      cwd: mounts.scratch,
+    };
+  }
+  return {
+    command: python.executable,
+    args: ['-I', '-B', mounts.runner, '--solution', path.join(mounts.solutionDir, mounts.entry)],
+    env: runEnvironment(python, mounts.scratch),
+    cwd: mounts.scratch,
+  };
+}
+
+/**
+ * Whether bwrap can build a sandbox here and run the interpreter in it (user
+ * namespaces may be off, or bwrap missing): undefined when it can, else why not.
+ */
+export function sandboxProblem(bwrap: string | undefined, python: PythonInstall, mounts: RunMounts): string | undefined {
+  if (!bwrap) return 'bubblewrap (bwrap) is not installed';
+  const probe = spawnSync(bwrap, [...bwrapArguments(python, mounts), '--', python.executable, '-I', '-c', ''], {encoding: 'utf8', timeout: 60_000});
+  if (probe.status === 0) return undefined;
+  const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
+  return `bwrap cannot start a sandbox here (${last.slice(0, 200)})`;
+}

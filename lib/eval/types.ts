@@ -1,0 +1,97 @@
+/** The eval's options and its report (`--json FILE`), documented in lib/eval/README.md. */
+import type {Plan, PlanPoint, Split} from './plan.js';
+import type {SandboxKind} from './sandbox.js';
+
+/** The part of the bundle runtime (lib/bundle) the pipeline calls; tests may pass their own. */
+export type BundleApi = Pick<typeof import('../bundle/index.js'), 'loadBundle' | 'parsePoint' | 'makeWorkDir' | 'writeExpected' | 'verifyWorkDir'>;
+
+/** Options of runEval. */
+export interface EvalOptions {
+  /** The benchmark folder (relative to cwd). */
+  benchmark: string;
+  split: string;
+  /** Another solution file in place of the plan's (relative to cwd). */
+  solution?: string;
+  /** Keep the temporary folder (its path is in the report). */
+  keep?: boolean;
+  /** Run without the sandbox (also the only way to score `test` where bubblewrap cannot start). */
+  unsandboxed?: boolean;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Progress: `line` is a finished step; `status` a transient one (for a terminal display). */
+  onProgress?: (kind: 'line' | 'status', text: string) => void;
+  /** The bundle runtime (defaults to lib/bundle); tests may pass their own. */
+  bundleApi?: BundleApi;
+}
+
+/** Outcome of one case: ok, or why it failed. */
+export type CaseStatus = 'ok' | 'crashed' | 'timeout' | 'no-answer' | 'failed' | 'not-run' | 'tampered';
+
+/** One repetition of one case. */
+export interface RepetitionReport {
+  /** Wall seconds from the delivery of the inputs to the arrival of the answer. */
+  seconds: number | null;
+  /** CPU seconds of the run's whole process tree over the same span (null without a cgroup). */
+  cpuSeconds?: number | null;
+  status: CaseStatus;
+  passed: boolean;
+  note?: string;
+}
+
+/** One case of one point. */
+export interface CaseReport {
+  i: number;
+  status: CaseStatus;
+  passed: boolean;
+  metrics?: Record<string, unknown>;
+  note?: string;
+  /** Solution time: the minimum over repetitions (null if none finished). */
+  seconds: number | null;
+  /** speedup: reference time, the minimum over repetitions. */
+  referenceSeconds?: number;
+  /** speedup: the reference's seconds in each repetition. */
+  referenceRepetitions?: number[];
+  /** speedup: ref / solution; accuracy: numerator / denominator (0 for a failed case). */
+  ratio: number;
+  repetitions: RepetitionReport[];
+}
+
+/** One point of the split. */
+export interface PointReport {
+  index: number;
+  point: PlanPoint;
+  score: number;
+  cases: CaseReport[];
+  seconds: number;
+}
+
+/** The full report (`--json FILE`). */
+export interface EvalReport {
+  benchmark: string;
+  split: Split;
+  metric: Plan['metric'];
+  solution: string;
+  score: number;
+  /** Why the score is 0.0 when a failure forced it (first failing case, or a protected file that differs from arbor.lock). */
+  failure?: string;
+  seeds: {source: 'published' | 'derived'; count: number};
+  repetitions: number;
+  /** How runs were isolated: "bwrap" (bubblewrap sandbox) or "none". */
+  sandbox: SandboxKind;
+  /** Whether every run had its own cgroup (CPU times, and every process killed through it). */
+  cgroup: boolean;
+  /** arbor.lock: "ok" (protected files match it), "missing", or "differs" (scored 0.0). */
+  lock: 'ok' | 'missing' | 'differs';
+  /** The CPU every run was pinned to (taskset), if any. */
+  pinned: boolean;
+  cpu?: string;
+  points: PointReport[];
+  /** Wall time of the whole eval. */
+  seconds: number;
+  /** Wall time spent inside solution and reference runs (sandbox start-up included). */
+  processSeconds: number;
+  /** Harness time by phase (s): load, make, expected, verify, check (tamper hashes without a sandbox). */
+  phases?: Record<string, number>;
+  /** The temporary folder, when kept. */
+  kept?: string;
+}

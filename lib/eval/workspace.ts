@@ -1,0 +1,53 @@
+/**
+ * An eval's private work folder (`$TMPDIR/arbor-eval-<owner>-XXXXXX`): the
+ * snapshots of everything a run sees, the cases, each run's answers, and
+ * expected/ once every solution process is gone. Its name carries the
+ * owner's tag, so the next eval removes the folders of evals that were killed
+ * before they could clean up (a kill -9 leaves no handler to run).
+ */
+import {cp, mkdir, mkdtemp, readdir, rm, stat} from 'node:fs/promises';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {ownerAlive, ownerTag} from './owner.js';
+
+const prefix = 'arbor-eval-';
+
+/** Remove the work folders of evals that are no longer running; returns how many went. */
+export async function removeStaleWorkFolders(root = tmpdir()): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const match = /^arbor-eval-(\d+\.\d+)-[^/]+$/.exec(name);
+    if (!match || ownerAlive(match[1]!)) continue;
+    await rm(path.join(root, name), {recursive: true, force: true}).catch(() => {});
+    removed++;
+  }
+  return removed;
+}
+
+/** A new work folder (after clearing stale ones). */
+export async function createWorkFolder(root = tmpdir()): Promise<string> {
+  await removeStaleWorkFolders(root);
+  return mkdtemp(path.join(root, `${prefix}${ownerTag()}-`));
+}
+
+/**
+ * Copy the given files of `from` (relative paths; folders recursively) into
+ * `to`, keeping their relative paths. Missing ones are skipped: a solution
+ * that lost a file of its own fails by itself.
+ */
+export async function snapshotFiles(from: string, files: string[], to: string, rename?: Record<string, string>): Promise<void> {
+  await mkdir(to, {recursive: true});
+  for (const rel of files) {
+    const source = rename?.[rel] ?? path.join(from, rel);
+    if (!(await stat(source).catch(() => undefined))) continue;
+    const target = path.join(to, rel);
+    await mkdir(path.dirname(target), {recursive: true});
+    await cp(source, target, {recursive: true, dereference: true});
+  }
+}
