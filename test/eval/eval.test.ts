@@ -1,6 +1,6 @@
 // `arbor benchmark eval` end to end, through the built CLI and through eval.sh.
 import {spawnSync} from 'node:child_process';
-import {cpSync, existsSync, readFileSync, writeFileSync, chmodSync, readdirSync} from 'node:fs';
+import {cpSync, existsSync, readFileSync, rmSync, writeFileSync, chmodSync, readdirSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
@@ -198,6 +198,7 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     const dir = tempDir();
     cpSync(speed, dir, {recursive: true});
     writeFileSync(path.join(dir, 'reference.py'), 'def run(state, inputs):\n    raise RuntimeError("reference is broken")\n');
+    rmSync(path.join(dir, 'arbor.lock')); // an author's change, not an agent's
     const result = runCli(['benchmark', 'eval', dir, 'dev']);
     expect(result).toMatchObject({code: 1, stdout: ''});
     expect(result.stderr).toMatch(/arbor: the reference solver failed on case 0 of point 1\/1 \{"N":200000\}: crashed \(RuntimeError: reference is broken\)\n$/);
@@ -206,6 +207,7 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
   it('makes an answer that crashes the verifier a failing case with a warning, not a harness failure', () => {
     const dir = tempDir();
     cpSync(accuracy, dir, {recursive: true});
+    rmSync(path.join(dir, 'arbor.lock')); // an author's change, not an agent's
     writeFileSync(
       path.join(dir, 'bundle/verify.mjs'),
       "export default function verify(point, args, expected, actual) {\n  if (Number.isNaN(actual.y[0])) throw new Error('cannot handle NaN');\n  return {passed: true, metrics: {within: 1, of: 1}};\n}\n",

@@ -1,106 +1,115 @@
-// runner.py on its own: a hand-made work folder, no bundle involved.
-import {spawn, spawnSync} from 'node:child_process';
-import {mkdirSync, readFileSync, writeFileSync, existsSync} from 'node:fs';
+// One run on its own (lib/eval/process.ts with runner.py), no bundle involved:
+// the harness delivers hand-made cases over the channel and reads the answers.
+import {spawnSync} from 'node:child_process';
+import {mkdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
-import type {Duplex} from 'node:stream';
 import {describe, expect, it} from 'vitest';
+import {createGroup} from '../../lib/eval/cgroup.js';
+import {findPython, runCases, type CaseInput, type RunOutcome} from '../../lib/eval/process.js';
+import {findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/eval/sandbox.js';
 import {repoRoot, tempDir} from '../helpers/cli.js';
 
 const runner = path.join(repoRoot, 'lib/eval/runner.py');
+const python = resolvePython(findPython());
+const bwrap = findBwrap(process.env);
+const kinds: SandboxKind[] = bwrap && spawnSync(bwrap, ['--ro-bind', '/', '/', 'true']).status === 0 ? ['none', 'bwrap'] : ['none'];
 
-function workFolder(solution: string): {dir: string; args: string[]; run: (...extra: string[]) => ReturnType<typeof spawnSync>} {
+const cgroups = (() => {
+  const group = createGroup();
+  group?.destroy();
+  return group !== undefined;
+})();
+
+const signature = {args: [{name: 'x', type: 'i32', shape: [3]}], results: [{name: 'y', type: 'i64', shape: [3]}]};
+const cases: CaseInput[] = [
+  {i: 0, inputs: Buffer.from(new Int32Array([1, 2, 3]).buffer)},
+  {i: 1, inputs: Buffer.from(new Int32Array([-4, 5, 6]).buffer)},
+];
+
+async function run(kind: SandboxKind, solution: string, options: {warmup?: boolean; caseTimeout?: number; group?: boolean} = {}): Promise<RunOutcome> {
   const dir = tempDir('arbor-runner-');
-  mkdirSync(path.join(dir, 'cases/000000'), {recursive: true});
-  mkdirSync(path.join(dir, 'cases/000001'), {recursive: true});
-  writeFileSync(path.join(dir, 'cases/000000/x.bin'), Buffer.from(new Int32Array([1, 2, 3]).buffer));
-  writeFileSync(path.join(dir, 'cases/000001/x.bin'), Buffer.from(new Int32Array([-4, 5, 6]).buffer));
-  writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify({point: {N: 3}, cases: 2}));
-  writeFileSync(
-    path.join(dir, 'signature.json'),
-    JSON.stringify({args: [{name: 'x', type: 'i32', shape: [3]}], results: [{name: 'y', type: 'i64', shape: [3]}]}),
-  );
-  writeFileSync(path.join(dir, 'solution.py'), solution);
-  const args = [runner, '--solution', path.join(dir, 'solution.py'), '--manifest', path.join(dir, 'manifest.json'), '--cases', path.join(dir, 'cases'),
-    '--out', path.join(dir, 'out'), '--signature', path.join(dir, 'signature.json')];
-  const run = (...extra: string[]) => spawnSync('python3', [...args, ...extra], {encoding: 'utf8'});
-  return {dir, args, run};
+  mkdirSync(path.join(dir, 'solution'));
+  mkdirSync(path.join(dir, 'scratch'));
+  writeFileSync(path.join(dir, 'solution/solution.py'), solution);
+  const launch = launchRun(kind, bwrap, python, {runner, solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')});
+  const group = options.group ? createGroup() : undefined;
+  return runCases({
+    launch,
+    group,
+    point: {N: 3},
+    signature,
+    resultBytes: [24],
+    cases: options.warmup ? [{i: -1, inputs: cases[0]!.inputs}, ...cases] : cases,
+    initTimeout: 20,
+    caseTimeout: () => options.caseTimeout ?? 20,
+    totalTimeout: 60,
+  });
 }
 
-const results = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'out/results.json'), 'utf8'));
+const int64s = (buffer: Buffer | null | undefined) => (buffer ? [...new BigInt64Array(new Uint8Array(buffer).buffer)] : buffer);
 
-describe('runner.py', () => {
-  it('decodes inputs, times run(), writes out/NNNNNN/<result>.bin and results.json', () => {
-    const {dir, run} = workFolder('import numpy as np\ndef init(point):\n    return point["N"]\ndef run(state, inputs):\n    return {"y": inputs["x"].astype(np.int64) * state}\n');
-    const result = run();
-    expect(result.status).toBe(0);
-    const report = results(dir);
-    expect(report.init_s).toBeGreaterThanOrEqual(0);
-    expect(report.cases.map((c: {i: number; status: string}) => [c.i, c.status])).toEqual([[0, 'ok'], [1, 'ok']]);
-    expect(report.cases[0].seconds).toBeGreaterThan(0);
-    const y = new BigInt64Array(new Uint8Array(readFileSync(path.join(dir, 'out/000001/y.bin'))).buffer);
-    expect([...y]).toEqual([-12n, 15n, 18n]);
+describe.each(kinds)('a run (sandbox: %s)', (kind) => {
+  it('delivers each case, times it from outside, and returns the answer bytes', async () => {
+    const outcome = await run(kind, 'import numpy as np\ndef init(point):\n    return point["N"]\ndef run(state, inputs):\n    inputs["x"][0] += 0  # writable\n    return {"y": inputs["x"].astype(np.int64) * state}\n');
+    expect(outcome).toMatchObject({started: true, exitCode: 0});
+    expect(outcome.cases.map((c) => [c.i, c.status])).toEqual([[0, 'ok'], [1, 'ok']]);
+    expect(int64s(outcome.cases[1]!.answer![0])).toEqual([-12n, 15n, 18n]);
+    expect(outcome.cases[0]!.seconds).toBeGreaterThan(0);
   });
 
-  it('makes a wrong shape, an unsafe dtype or an out-of-range value a failing case, not a crash', () => {
-    const {dir, run} = workFolder(
-      'import numpy as np\ndef run(state, inputs):\n    if inputs["x"][0] == 1:\n        return {"y": np.zeros((3, 1))}\n    return {"y": np.array([0.5, 1, 2])}\n',
+  it('makes a wrong shape, an unsafe dtype or a non-array object a failing answer with a note, not a crash', async () => {
+    const outcome = await run(
+      kind,
+      'import numpy as np\nclass Sneaky:\n    def __array__(self, dtype=None, copy=None):\n        return np.zeros(3)\n' +
+        'def run(state, inputs):\n    if inputs["x"][0] == 1:\n        return {"y": np.zeros((3, 1), dtype=np.int64)}\n    return {"y": Sneaky()} if inputs["x"][0] == -4 else None\n',
     );
-    expect(run().status).toBe(0);
-    const report = results(dir);
-    expect(report.cases[0]).toMatchObject({status: 'ok', note: expect.stringMatching(/shape \(3, 1\), expected \(3,\)/)});
-    expect(report.cases[1]).toMatchObject({status: 'ok', note: expect.stringMatching(/cannot be converted to i64/)});
-    expect(existsSync(path.join(dir, 'out/000000/y.bin'))).toBe(false);
+    expect(outcome.cases[0]).toMatchObject({status: 'ok', answer: [null], note: expect.stringMatching(/shape \(3, 1\), expected \(3,\)/)});
+    expect(outcome.cases[1]).toMatchObject({status: 'ok', answer: [null], note: "result 'y': Sneaky is not a numpy array, scalar or list"});
   });
 
-  it('records a crash per case and goes on; runs only the requested cases', () => {
-    const {dir, run} = workFolder('def run(state, inputs):\n    raise ValueError("nope")\n');
-    expect(run('--only', '1').status).toBe(0);
-    expect(results(dir).cases).toEqual([{i: 1, seconds: expect.any(Number), status: 'crashed', note: 'ValueError: nope'}]);
+  it('records a crash per case and goes on', async () => {
+    const outcome = await run(kind, 'def run(state, inputs):\n    raise ValueError("nope")\n');
+    expect(outcome.cases).toMatchObject([
+      {i: 0, status: 'crashed', note: 'ValueError: nope'},
+      {i: 1, status: 'crashed', note: 'ValueError: nope'},
+    ]);
   });
 
-  it('reports a solution that fails to import with exit 3 and the error in results.json', () => {
-    const {dir, run} = workFolder('raise SystemExit(7)\n');
-    expect(run().status).toBe(3);
-    expect(results(dir)).toMatchObject({init_s: null, cases: [], error: expect.stringContaining('SystemExit')});
+  it('reports a solution that fails to import: its first case crashed with the reason, the rest not run', async () => {
+    const outcome = await run(kind, 'raise SystemExit(7)\n');
+    expect(outcome.started).toBe(true);
+    expect(outcome.startError).toBe('SystemExit: 7');
+    expect(outcome.cases).toMatchObject([
+      {i: 0, status: 'crashed', note: 'the solution failed to start (SystemExit: 7)'},
+      {i: 1, status: 'not-run'},
+    ]);
   });
 
-  it('times with a clock captured before the solution loads', () => {
-    const {dir, run} = workFolder(
-      'import time\ntime.perf_counter = lambda: 0.0\ndef run(state, inputs):\n    time.sleep(0.05)\n    return {"y": inputs["x"]}\n',
-    );
-    expect(run('--warmup', path.join(dir, 'cases/000000')).status).toBe(0);
-    const report = results(dir);
-    expect(report.cases[0].seconds).toBeGreaterThanOrEqual(0.04);
-    expect(report.warmup_s).toBeGreaterThanOrEqual(0.04);
+  it("times the whole call on the harness's clock, whatever the solution does to Python's clocks", async () => {
+    const outcome = await run(kind, 'import time\nsleep = time.sleep\ntime.perf_counter = time.monotonic = lambda: 0.0\ndef run(state, inputs):\n    sleep(0.2)\n    return {"y": inputs["x"]}\n');
+    for (const c of outcome.cases) expect(c.seconds).toBeGreaterThanOrEqual(0.2);
   });
 
-  it('waits for the harness to answer "go" after each start before it calls run()', async () => {
-    const {dir, args} = workFolder('import time\ndef run(state, inputs):\n    with open("calls.txt", "a") as f:\n        f.write("%r\\n" % time.time())\n    return {"y": inputs["x"]}\n');
-    const child = spawn('python3', [...args, '--warmup', path.join(dir, 'cases/000000'), '--events-fd', '3'], {cwd: dir, stdio: ['ignore', 'ignore', 'pipe', 'pipe']});
-    const events = child.stdio[3] as Duplex;
-    const goAt: number[] = [];
-    const seen: string[] = [];
-    let pending = '';
-    events.on('data', (chunk: Buffer) => {
-      pending += chunk.toString('utf8');
-      for (let newline; (newline = pending.indexOf('\n')) >= 0; pending = pending.slice(newline + 1)) {
-        const event = JSON.parse(pending.slice(0, newline)) as {ev: string; i?: number};
-        seen.push(event.i === undefined ? event.ev : `${event.ev} ${event.i}`);
-        // Answer late: a runner that did not wait would call run() long before this.
-        if (event.ev === 'start') {
-          setTimeout(() => {
-            goAt.push(Date.now() / 1000);
-            events.write('go\n');
-          }, 150);
-        }
-      }
-    });
-    const code = await new Promise((resolve) => child.on('exit', resolve));
-    expect(code).toBe(0);
-    expect(seen).toEqual(['started', 'ready', 'start -1', 'done -1', 'start 0', 'done 0', 'start 1', 'done 1']);
-    const calls = readFileSync(path.join(dir, 'calls.txt'), 'utf8').trim().split('\n').map(Number);
-    expect(calls).toHaveLength(3);
-    // Both clocks are the system's wall clock; Date.now() has millisecond resolution.
-    calls.forEach((calledAt, k) => expect(calledAt).toBeGreaterThanOrEqual(goAt[k]! - 0.002));
+  it('ends the run when the channel carries anything but the answer to the case delivered', async () => {
+    const outcome = await run(kind, 'import os\ndef run(state, inputs):\n    os.write(3, b\'{"ev": "answer", "i": 7, "status": "crashed"}\\n\')\n    return {"y": inputs["x"]}\n');
+    expect(outcome.cases[0]).toMatchObject({status: 'crashed', note: expect.stringMatching(/the runner's channel carried an unexpected message/)});
+    expect(outcome.cases[1]).toMatchObject({status: 'not-run'});
+  });
+
+  it('kills a case at its limit; a warm-up answer is never counted', async () => {
+    const outcome = await run(kind, 'import time\ncalls = []\ndef run(state, inputs):\n    calls.append(1)\n    if len(calls) == 2:\n        time.sleep(30)\n    return {"y": inputs["x"]}\n', {warmup: true, caseTimeout: 0.5});
+    expect(outcome.cases).toMatchObject([
+      {i: 0, status: 'timeout', note: 'killed at the case time limit of 0.500 s'},
+      {i: 1, status: 'not-run'},
+    ]);
+    expect(outcome.killed).toMatchObject({i: 0, reason: 'case'});
+  });
+});
+
+describe('the CPU clock', () => {
+  it.skipIf(!cgroups)("counts the CPU of a child process the kernel already reaped, through the run's cgroup", async () => {
+    const burn = 'import subprocess, sys\ndef run(state, inputs):\n    subprocess.run([sys.executable, "-c", "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.3: pass"])\n    return {"y": inputs["x"]}\n';
+    const outcome = await run(kinds[kinds.length - 1]!, burn, {group: true});
+    for (const c of outcome.cases) expect(c.cpuSeconds).toBeGreaterThanOrEqual(0.28);
   });
 });

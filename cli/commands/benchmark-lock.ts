@@ -1,0 +1,54 @@
+/** `arbor benchmark lock <dir>...`: write (or check) arbor.lock, the hashes of a benchmark's protected files. */
+import type {CommandModule} from 'yargs';
+import {UsageError} from '../../lib/errors.js';
+import {setExitCode} from '../exit.js';
+import {jsonOption, printJson} from '../options.js';
+
+interface LockArgs {
+  dir?: string[];
+  check: boolean;
+  json: boolean;
+}
+
+export const lockCommand: CommandModule<object, LockArgs> = {
+  command: 'lock [dir..]',
+  describe: "Write arbor.lock: the hashes of a benchmark's protected files, which every eval checks",
+  builder: (yargs) =>
+    yargs
+      .positional('dir', {type: 'string', array: true, describe: 'Benchmark folder(s) holding plan.toml'})
+      .option('check', {type: 'boolean', default: false, describe: 'Only compare the folder with its arbor.lock (exit 1 when it differs or is missing)'})
+      .option('json', jsonOption)
+      .example('$0 benchmark lock zoo/algotune_knn', 'after changing its plan, bundle, reference or eval entrypoint on purpose')
+      .example('$0 benchmark lock --check zoo/*', 'exit 1 when a protected file differs from its lock')
+      .epilogue(
+        'Protected files: eval.sh, eval.py, plan.toml, the bundle folder, the reference solver and data/, ' +
+          "except the plan's editable files. An eval whose protected files differ from arbor.lock scores 0.0. " +
+          'Exit 0 written (or, with --check, matching); 1 a lock differs or is missing (--check); 2 a folder without plan.toml.',
+      ) as never,
+  handler: async (args) => {
+    const dirs = args.dir ?? [];
+    if (dirs.length === 0) throw new UsageError('Missing argument for `arbor benchmark lock`: expected one or more benchmark folders, e.g. `arbor benchmark lock zoo/demo`');
+    const {computeLock, lockDifference, readLock, writeLock, loadPlan} = await import('../../lib/eval/index.js');
+    const results: Array<{dir: string; files: number; status: 'written' | 'ok' | 'missing' | 'differs'; difference?: string}> = [];
+    for (const dir of dirs) {
+      const plan = await loadPlan(dir.startsWith('/') ? dir : `${process.cwd()}/${dir}`);
+      if (!args.check) {
+        const lock = await writeLock(plan.dir, plan);
+        results.push({dir, files: Object.keys(lock.files).length, status: 'written'});
+        continue;
+      }
+      const [locked, now] = await Promise.all([readLock(plan.dir), computeLock(plan.dir, plan)]);
+      const difference = locked ? lockDifference(locked, now) : undefined;
+      results.push({dir, files: Object.keys(now.files).length, status: !locked ? 'missing' : difference ? 'differs' : 'ok', ...(difference ? {difference} : {})});
+    }
+    if (args.json) printJson({locks: results});
+    else {
+      for (const r of results) {
+        const what =
+          r.status === 'written' ? `wrote arbor.lock (${r.files} protected files)` : r.status === 'ok' ? `arbor.lock matches (${r.files} protected files)` : r.status === 'missing' ? 'no arbor.lock' : `differs from arbor.lock: ${r.difference}`;
+        process.stdout.write(`${r.dir}: ${what}\n`);
+      }
+    }
+    setExitCode(results.some((r) => r.status === 'missing' || r.status === 'differs') ? 1 : 0);
+  },
+};
