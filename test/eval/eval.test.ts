@@ -86,7 +86,7 @@ describe('arbor benchmark eval: usage', () => {
     writeFileSync(fake, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'numpy'\" >&2\nexit 1\n");
     chmodSync(fake, 0o755);
     const noNumpy = runCli(['benchmark', 'eval', speed, 'dev'], {env: {ARBOR_PYTHON: fake}});
-    expect(noNumpy).toMatchObject({code: 1, stdout: '', stderr: expect.stringMatching(/\narbor: numpy is not installed for .*python3: run '.* -m pip install numpy'.*\n$/)});
+    expect(noNumpy).toMatchObject({code: 1, stdout: '', stderr: expect.stringMatching(/(^|\n)arbor: numpy is not installed for .*python3: run '.* -m pip install numpy'.*\n$/)});
   });
 });
 
