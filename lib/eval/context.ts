@@ -21,6 +21,8 @@ export interface EvalContext {
   referenceFiles?: RunFiles;
   python: PythonInstall;
   sandbox: SandboxKind;
+  /** The clock cases are timed on (speedup): the plan's, or wall where no cgroup can count CPU. */
+  clock: 'cpu' | 'wall';
   bwrap?: string;
   cpu?: string;
   tmp: string;

@@ -19,6 +19,8 @@ import {bundleFailure, runPoint} from './point.js';
 import {findPython, killActiveRuns, pinnedCpu} from './process.js';
 import {findBwrap, resolvePython, sandboxProblem, type SandboxKind} from './sandbox.js';
 import {mean} from './score.js';
+import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
+import {createGroup} from './cgroup.js';
 import {splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
 import type {BundleApi, CaseReport, EvalOptions, EvalReport, PointReport} from './types.js';
@@ -53,7 +55,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     solution,
     score: 0,
     seeds: {source: 'published', count: plan[split].seeds.length},
-    repetitions: plan.metric === 'speedup' ? plan.repetitions : 1,
+    repetitions: 0,
     sandbox: options.unsandboxed ? 'none' : 'bwrap',
     cgroup: true,
     lock: 'missing',
@@ -102,24 +104,33 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   try {
     // Stage 2: snapshots, bundle, sandbox, seeds.
     const ctx = await prepare({options, env, plan, split, solution, python, cpu, tmp, report, progress, timed, deadline: () => plan.timeLimit - elapsed()});
+    const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${plan.repetitions}+ repetitions to ±${100 * plan.precision}% (budget ${plan.maxSeconds} s)` : '';
     progress(
       'line',
       `eval ${path.basename(dir)} ${split}: ${plan[split].points.length} point(s) x ${ctx.seeds.length} ${report.seeds.source === 'derived' ? 'salted ' : ''}seed(s), ` +
-        `metric ${plan.metric}${plan.metric === 'speedup' ? `, ${plan.repetitions} repetition(s)${cpu !== undefined ? `, pinned to CPU ${cpu}` : ''}` : ''}, ` +
-        `sandbox ${ctx.sandbox}`,
+        `metric ${plan.metric}${speed}${cpu !== undefined ? `, pinned to CPU ${cpu}` : ''}, sandbox ${ctx.sandbox}`,
     );
+    const budgetEnds = elapsed() + plan.maxSeconds;
+    const ratios: PointRatios[] = [];
+    let precise = true;
     // Stage 3: every point, made, run and verified.
     const points = plan[split].points;
     for (let index = 0; index < points.length; index++) {
       // A speedup score is already 0.0 once a case failed: skip the remaining points.
       if (plan.metric === 'speedup' && report.points.some((p) => p.cases.some((c) => c.status !== 'ok' || !c.passed))) {
         const cases = ctx.seeds.map((_, i): CaseReport => ({i, status: 'not-run', passed: false, seconds: null, ratio: 0, repetitions: []}));
-        report.points.push({index, point: points[index]!, score: 0, cases, seconds: 0});
+        report.points.push({index, point: points[index]!, score: 0, cases, repetitions: 0, seconds: 0});
         continue;
       }
       const pointStarted = elapsed();
-      const cases = await runPoint(ctx, index, points[index]!, points.length);
-      const point: PointReport = {index, point: points[index]!, score: aggregate(plan, cases).score, cases, seconds: elapsed() - pointStarted};
+      // Each point gets an even share of what is left of the budget.
+      const budget = Math.max(0, budgetEnds - pointStarted) / (points.length - index);
+      const outcome = await runPoint(ctx, index, points[index]!, points.length, budget);
+      const {cases} = outcome;
+      ratios.push(outcome.ratios);
+      precise &&= outcome.precise;
+      report.repetitions = Math.max(report.repetitions, outcome.repetitions);
+      const point: PointReport = {index, point: points[index]!, score: aggregate(plan, cases).score, cases, repetitions: outcome.repetitions, seconds: elapsed() - pointStarted};
       report.points.push(point);
       const good = plan.metric === 'speedup' ? cases.filter((c) => c.status === 'ok' && c.passed).length : cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
       progress('line', `point ${index + 1}/${points.length}: ${plan.metric} ${point.score.toPrecision(4)} (${good}/${cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'answered'})`);
@@ -128,6 +139,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     const {score, failure} = aggregate(plan, report.points.flatMap((point) => point.cases), report.points);
     report.score = score;
     if (failure) report.failure = failure;
+    if (plan.metric === 'speedup' && !failure) {
+      report.interval = scoreInterval(ratios);
+      report.precision = {target: plan.precision, halfWidth: relativeHalfWidth(report.interval, score), reached: precise};
+    }
   } finally {
     for (const name of signals) process.removeListener(name, onSignal);
     report.seconds = elapsed();
@@ -211,6 +226,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
 
   const sandbox = chooseSandbox(input, {runner, solutionDir: solutionFiles.dir, entry, scratch: tmp});
   report.sandbox = sandbox.kind;
+  const clock = chooseClock(plan, report, progress);
 
   // Salted test seeds are keyed by the plan's name, else the bundle's spec reference (stable across copies).
   const spec = (bundle as {spec?: unknown}).spec;
@@ -227,6 +243,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     referenceFiles,
     python: input.python,
     sandbox: sandbox.kind,
+    clock,
     bwrap: sandbox.bwrap,
     cpu: input.cpu,
     tmp,
@@ -260,6 +277,22 @@ function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxPro
   }
   input.progress('line', `warning: ${problem}; running the solution WITHOUT a sandbox (install bubblewrap, e.g. apt-get install bubblewrap): this score is not proof against cheating`);
   return {kind: 'none'};
+}
+
+/** The plan's clock, or wall time (said on stderr and in the report) where no cgroup can count CPU. */
+function chooseClock(plan: Plan, report: EvalReport, progress: EvalContext['progress']): 'cpu' | 'wall' {
+  if (plan.metric !== 'speedup') return 'wall';
+  report.clock = plan.clock;
+  if (plan.clock === 'cpu') {
+    const group = createGroup();
+    group?.destroy();
+    if (!group) {
+      report.clock = 'wall';
+      report.clockNote = 'no cgroup could be made for a run (it needs root or a delegated cgroup), so the CPU clock fell back to wall time';
+      progress('line', `warning: ${report.clockNote}; load on this machine moves the score`);
+    }
+  }
+  return report.clock;
 }
 
 /** The score of a list of cases, and the first failure that forced 0.0. */

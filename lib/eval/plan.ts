@@ -43,8 +43,14 @@ export interface Plan {
   metric: 'speedup' | 'accuracy';
   /** speedup: the reference solver file (absolute). */
   reference?: string;
-  /** speedup: timed repetitions per case, each in a fresh process. */
+  /** speedup: the fewest timed repetitions (each a fresh sandbox) before the stopping rule may end them. */
   repetitions: number;
+  /** speedup: the clock cases are timed on: CPU seconds of the run's process tree (default), or wall seconds. */
+  clock: 'cpu' | 'wall';
+  /** speedup: repeat until the half-width of the score's 95% interval is at most precision x score (default 0.01). */
+  precision: number;
+  /** speedup: the time budget (s) for repetitions past the minimum (default 120). */
+  maxSeconds: number;
   /** accuracy: score = mean of metrics[numerator] / metrics[denominator]. */
   numerator?: string;
   denominator?: string;
@@ -69,6 +75,9 @@ const knownKeys = new Set([
   'metric',
   'reference',
   'repetitions',
+  'clock',
+  'precision',
+  'max_seconds',
   'numerator',
   'denominator',
   'timeout',
@@ -161,7 +170,10 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
     solution: path.resolve(dir, solutionRel),
     editable: readEditable(data.editable, solutionRel, fail),
     metric: metric as Plan['metric'],
-    repetitions: num('repetitions', 3, {integer: true, min: 1}),
+    repetitions: num('repetitions', 3, {integer: true, min: 2}),
+    clock: (str('clock', 'cpu') as Plan['clock']),
+    precision: num('precision', 0.01, {min: 0}),
+    maxSeconds: num('max_seconds', 120, {min: 0}),
     timeout: num('timeout', 60, {min: 0.001}),
     timeoutFactor: num('timeout_factor', 10, {min: 1}),
     minTimeout: num('min_timeout', 1, {min: 0.001}),
@@ -173,8 +185,11 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
   if (plan.metric === 'speedup') {
     if (data.numerator !== undefined || data.denominator !== undefined) fail('"numerator" and "denominator" belong to metric = "accuracy"');
     plan.reference = await inside('reference', str('reference', 'reference.py')!, 'file');
+    if (plan.clock !== 'cpu' && plan.clock !== 'wall') fail(`"clock" must be "cpu" or "wall", got ${JSON.stringify(data.clock)}`);
   } else {
-    if (data.reference !== undefined) fail('"reference" belongs to metric = "speedup"');
+    for (const key of ['reference', 'clock', 'precision', 'max_seconds', 'repetitions']) {
+      if (data[key] !== undefined) fail(`"${key}" belongs to metric = "speedup" (an accuracy eval runs once and is not timed)`);
+    }
     plan.numerator = str('numerator');
     plan.denominator = str('denominator');
     if (!plan.numerator || !plan.denominator) fail('metric = "accuracy" needs "numerator" and "denominator" (metric names the verifier reports)');

@@ -21,6 +21,7 @@ import {runCases, startFailure, type CaseInput, type CaseOutcome, type RunOutcom
 import type {EvalContext} from './context.js';
 import {launchRun} from './sandbox.js';
 import {accuracyRatio, speedupRatio} from './score.js';
+import {median, relativeHalfWidth, scoreInterval, speedScore, type PointRatios} from './stats.js';
 import {pointSignature, byteSize, type PointSignature} from './signature.js';
 import {firstDifference, hashTree} from './tamper.js';
 import type {CaseReport, RepetitionReport} from './types.js';
@@ -44,10 +45,19 @@ interface SolutionRun {
 }
 
 /** Make, run and verify one point; returns its case reports. */
-export async function runPoint(ctx: EvalContext, index: number, point: PlanPoint, count: number): Promise<CaseReport[]> {
+export async function runPoint(ctx: EvalContext, index: number, point: PlanPoint, count: number, budget: number): Promise<PointOutcome> {
   const made = await makePoint(ctx, index, point, count);
-  const {runs, reference} = await runRepetitions(ctx, made);
-  return verifyPoint(ctx, made, runs, reference);
+  const stage = await runRepetitions(ctx, made, budget);
+  const cases = await verifyPoint(ctx, made, stage);
+  return {cases, ratios: stage.ratios, repetitions: stage.runs.length, precise: stage.precise};
+}
+
+/** A point's cases, and for speedup the paired ratios behind its score's interval. */
+export interface PointOutcome {
+  cases: CaseReport[];
+  ratios: PointRatios;
+  repetitions: number;
+  precise: boolean;
 }
 
 async function makePoint(ctx: EvalContext, index: number, point: PlanPoint, count: number): Promise<MadePoint> {
@@ -97,21 +107,51 @@ async function readInputs(caseDir: string, signature: PointSignature): Promise<B
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
-async function runRepetitions(ctx: EvalContext, made: MadePoint): Promise<{runs: SolutionRun[]; reference: number[][]}> {
+/** The times of one case in one run, on the plan's clock and on the wall clock. */
+interface Timing {
+  clock: number;
+  wall: number;
+}
+
+/** What the run stage leaves for verification. */
+interface RunStage {
+  runs: SolutionRun[];
+  /** speedup: reference timings, [case][rep]. */
+  reference: Timing[][];
+  /** speedup: paired ratios reference / solution on the plan's clock, [rep][case]. */
+  ratios: PointRatios;
+  /** speedup: whether the stopping rule was met (false: the budget or the cap ended the repetitions). */
+  precise: boolean;
+}
+
+/** Repetitions never go past this, whatever the budget. */
+const maxRepetitions = 100;
+
+/**
+ * Alternate reference and solution runs until the point's score is as precise
+ * as the plan asks (the half-width of its 95% interval at most precision x
+ * score) or its share of the time budget is spent; never fewer than the
+ * plan's repetitions. Accuracy: one run.
+ */
+async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number): Promise<RunStage> {
   const {plan} = ctx;
   const n = ctx.seeds.length;
-  const referenceTimes: number[][] = Array.from({length: n}, () => []);
-  const referenceBest = (i: number) => Math.min(...(referenceTimes[i] ?? []));
+  const started = process.hrtime.bigint();
+  const spent = () => Number(process.hrtime.bigint() - started) / 1e9;
+  const reference: Timing[][] = Array.from({length: n}, () => []);
+  const ratios: PointRatios = [];
+  const timing = (c: {seconds: number | null; cpuSeconds?: number | null}): Timing => ({wall: c.seconds!, clock: ctx.clock === 'cpu' ? c.cpuSeconds! : c.seconds!});
   const limitFor = (i: number): number => {
     if (plan.metric !== 'speedup') return plan.timeout;
     // The warm-up absorbs first-call costs (JIT compiles, caches): untimed, limited like start-up.
     if (i < 0) return plan.initTimeout;
-    return Math.max(plan.minTimeout, plan.timeoutFactor * referenceBest(i));
+    // The kill limit stays on wall time: it is about hangs, not speed.
+    return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...reference[i]!.map((t) => t.wall)));
   };
   const runs: SolutionRun[] = [];
-  const repetitions = plan.metric === 'speedup' ? plan.repetitions : 1;
-  for (let rep = 0; rep < repetitions; rep++) {
-    const step = `${made.label}: ${repetitions > 1 ? `repetition ${rep + 1}/${repetitions}: ` : ''}`;
+  let precise = plan.metric !== 'speedup';
+  for (let rep = 0; ; rep++) {
+    const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
     if (plan.metric === 'speedup') {
       ctx.progress('status', `${step}reference`);
       const ref = await runOnce(ctx, made, 'reference', () => plan.timeout);
@@ -120,8 +160,8 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint): Promise<{runs:
         const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
         throw new HarnessError(`the reference solver failed on case ${bad.i} of ${made.label}: ${why}`, 'bad-reference');
       }
-      for (const c of ref.cases) referenceTimes[c.i]!.push(c.seconds!);
-      if (rep === 0) warnIfQuick(ctx, made.label, referenceTimes.map((times) => Math.min(...times)));
+      for (const c of ref.cases) reference[c.i]!.push(timing(c));
+      if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => times[0]!.clock));
     }
     ctx.progress('status', `${step}solution`);
     const outcome = await runOnce(ctx, made, 'solution', limitFor);
@@ -131,15 +171,25 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint): Promise<{runs:
     await writeAnswers(out, outcome.cases, made.signature);
     runs.push({out, statuses});
     const answered = statuses.filter((s) => s.status === 'ok').length;
-    ctx.progress(
-      'line',
-      `${step}solution ${answered}/${n} case(s) answered in time` +
-        (plan.metric === 'speedup' ? `, ${formatSeconds(sum(statuses.map((s) => s.seconds ?? 0)))} vs reference ${formatSeconds(sum(referenceTimes.map((t) => Math.min(...t))))} (best so far)` : ''),
-    );
+    if (plan.metric !== 'speedup') {
+      ctx.progress('line', `${step}solution answered ${answered}/${n} case(s) in time`);
+      break;
+    }
     // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
-    if (statuses.some((s) => s.status !== 'ok')) break;
+    if (answered < n) {
+      ctx.progress('line', `${step}solution answered ${answered}/${n} case(s) in time`);
+      break;
+    }
+    ratios.push(statuses.map((status, i) => speedupRatio(reference[i]![rep]!.clock, timing(status).clock)));
+    const score = speedScore([ratios]);
+    const halfWidth = ratios.length >= 2 ? relativeHalfWidth(scoreInterval([ratios], 500), score) : Infinity;
+    ctx.progress('line', `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
+    if (rep + 1 < plan.repetitions) continue;
+    precise = halfWidth <= plan.precision;
+    const perRepetition = spent() / (rep + 1);
+    if (precise || spent() + perRepetition > budget || rep + 1 >= maxRepetitions) break;
   }
-  return {runs, reference: referenceTimes};
+  return {runs, reference, ratios, precise};
 }
 
 /** Start one sandboxed run of the reference or the solution over the point's cases. */
@@ -210,8 +260,9 @@ async function writeAnswers(out: string, cases: CaseOutcome[], signature: PointS
   await writeFile(path.join(out, 'results.json'), JSON.stringify({cases: records}));
 }
 
-async function verifyPoint(ctx: EvalContext, made: MadePoint, runs: SolutionRun[], referenceTimes: number[][]): Promise<CaseReport[]> {
+async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: RunStage): Promise<CaseReport[]> {
   const {plan, api, bundle} = ctx;
+  const {runs} = stage;
   const n = ctx.seeds.length;
   const tampered = runs.some((run) => run.statuses.some((status) => status.status === 'tampered'));
   const verdictsByRun: Verdict[][] = [];
@@ -229,22 +280,23 @@ async function verifyPoint(ctx: EvalContext, made: MadePoint, runs: SolutionRun[
     const reps = runs.map((run) => run.statuses[i]!);
     const worst = reps.find((r) => r.status !== 'ok' || !r.passed) ?? reps[reps.length - 1]!;
     const verdict = verdictsByRun[reps.indexOf(worst)]?.find((v) => v.i === i);
-    const times = reps.map((r) => r.seconds).filter((s): s is number => typeof s === 'number');
-    const seconds = times.length ? Math.min(...times) : null;
+    const clock = (r: RepetitionReport) => (ctx.clock === 'cpu' ? r.cpuSeconds : r.seconds);
+    const times = reps.map(clock).filter((t): t is number => typeof t === 'number');
+    const seconds = times.length ? median(times) : null;
     const ok = reps.every((r) => r.status === 'ok' && r.passed);
-    const referenceBest = Math.min(...(referenceTimes[i] ?? []));
+    const referenceTimes = stage.reference[i]?.map((t) => t.clock) ?? [];
     let ratio = 0;
     if (plan.metric === 'speedup') {
-      if (ok && seconds !== null && Number.isFinite(referenceBest)) ratio = speedupRatio(referenceBest, seconds);
+      if (ok && stage.ratios.length === reps.length) ratio = median(stage.ratios.map((rep) => rep[i]!));
     } else if (worst.status === 'ok' || worst.status === 'failed') {
       ratio = accuracyRatio(verdict?.metrics, plan.numerator!, plan.denominator!);
     }
     const report: CaseReport = {i, status: worst.status, passed: ok, seconds, ratio, repetitions: reps};
     if (verdict?.metrics) report.metrics = verdict.metrics;
     if (worst.note) report.note = worst.note;
-    if (plan.metric === 'speedup' && Number.isFinite(referenceBest)) {
-      report.referenceSeconds = referenceBest;
-      report.referenceRepetitions = referenceTimes[i]!;
+    if (plan.metric === 'speedup' && referenceTimes.length) {
+      report.referenceSeconds = median(referenceTimes);
+      report.referenceRepetitions = referenceTimes;
     }
     return report;
   });
@@ -289,17 +341,13 @@ function warnIfQuick(ctx: EvalContext, label: string, referenceBest: number[]): 
   if (!(fastest < quickCaseSeconds)) return;
   ctx.progress(
     'line',
-    `warning: the reference solves a case of ${label} in ${formatSeconds(fastest)}; each timed case also includes the harness's delivery of inputs and answer (about 0.1-0.3 ms), ` +
+    `warning: the reference solves a case of ${label} in ${formatSeconds(fastest)}; each timed case also includes the delivery of its inputs and answer, ` +
       `so large speedups on cases under ${quickCaseSeconds * 1000} ms are understated (make the point bigger)`,
   );
 }
 
 export function formatSeconds(seconds: number): string {
   return seconds < 1 ? `${(seconds * 1000).toPrecision(3)} ms` : `${seconds.toPrecision(3)} s`;
-}
-
-function sum(values: number[]): number {
-  return values.reduce((total, v) => total + (Number.isFinite(v) ? v : 0), 0);
 }
 
 export function messageOf(error: unknown): string {

@@ -7,7 +7,7 @@
  * captured (a bounded tail, never forwarded); a limit kills the whole run.
  */
 import {spawn, spawnSync} from 'node:child_process';
-import {accessSync, constants, existsSync, statSync} from 'node:fs';
+import {accessSync, constants, existsSync, readFileSync, statSync} from 'node:fs';
 import path from 'node:path';
 import type {Duplex} from 'node:stream';
 import {UsageError} from '../errors.js';
@@ -86,17 +86,60 @@ export function killActiveRuns(): void {
 
 /**
  * The CPU to pin runs to with `taskset -c`, or undefined when pinning is off or
- * unavailable: ARBOR_EVAL_CPU (a CPU number, or "none"), default 0; only on
- * Linux where `taskset -c <cpu> true` works (util-linux present, CPU allowed).
+ * unavailable: ARBOR_EVAL_CPU, a CPU number, "none", or "auto" (the default:
+ * the allowed CPU that was idlest over the last 50 ms, so two evals at once do
+ * not share one core while another idles); only on Linux where
+ * `taskset -c <cpu> true` works (util-linux present, CPU allowed).
  */
 export function pinnedCpu(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const cpu = (env.ARBOR_EVAL_CPU ?? '0').trim();
-  if (cpu !== 'none' && !/^\d+$/.test(cpu)) {
-    throw new UsageError(`ARBOR_EVAL_CPU=${env.ARBOR_EVAL_CPU} is not a CPU number, expected e.g. 0 or "none" (no pinning)`);
+  const cpu = (env.ARBOR_EVAL_CPU ?? 'auto').trim();
+  if (cpu !== 'none' && cpu !== 'auto' && !/^\d+$/.test(cpu)) {
+    throw new UsageError(`ARBOR_EVAL_CPU=${env.ARBOR_EVAL_CPU} is not a CPU number, expected e.g. 0, "auto" (the idlest allowed CPU, the default) or "none" (no pinning)`);
   }
   if (process.platform !== 'linux' || cpu === 'none') return undefined;
-  const result = spawnSync('taskset', ['-c', cpu, 'true'], {stdio: 'ignore'});
-  return result.status === 0 ? cpu : undefined;
+  const chosen = cpu === 'auto' ? idlestCpu() : cpu;
+  if (chosen === undefined) return undefined;
+  const result = spawnSync('taskset', ['-c', chosen, 'true'], {stdio: 'ignore'});
+  return result.status === 0 ? chosen : undefined;
+}
+
+/** The CPUs this process may run on (Cpus_allowed_list of /proc/self/status). */
+function allowedCpus(): number[] {
+  try {
+    const list = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+    return list.split(',').flatMap((part) => {
+      const [from, to = from] = part.split('-').map(Number);
+      return Number.isInteger(from) && Number.isInteger(to) ? Array.from({length: to! - from! + 1}, (_, k) => from! + k) : [];
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** Idle + iowait ticks of every CPU, from /proc/stat. */
+function idleTicks(): Map<number, number> {
+  const ticks = new Map<number, number>();
+  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+    const match = /^cpu(\d+) (.*)$/.exec(line);
+    if (!match) continue;
+    const fields = match[2]!.trim().split(/\s+/).map(Number);
+    ticks.set(Number(match[1]), (fields[3] ?? 0) + (fields[4] ?? 0));
+  }
+  return ticks;
+}
+
+function idlestCpu(): string | undefined {
+  const allowed = allowedCpus();
+  if (allowed.length <= 1) return allowed.length ? String(allowed[0]) : undefined;
+  try {
+    const before = idleTicks();
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    const after = idleTicks();
+    const idle = (cpu: number) => (after.get(cpu) ?? 0) - (before.get(cpu) ?? 0);
+    return String(allowed.reduce((best, cpu) => (idle(cpu) > idle(best) ? cpu : best)));
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -45,13 +45,13 @@ export interface CaseReport {
   passed: boolean;
   metrics?: Record<string, unknown>;
   note?: string;
-  /** Solution time: the minimum over repetitions (null if none finished). */
+  /** Solution time on the eval's clock: the median over repetitions (null if none finished). */
   seconds: number | null;
-  /** speedup: reference time, the minimum over repetitions. */
+  /** speedup: reference time on the eval's clock, the median over repetitions. */
   referenceSeconds?: number;
-  /** speedup: the reference's seconds in each repetition. */
+  /** speedup: the reference's seconds on the eval's clock in each repetition. */
   referenceRepetitions?: number[];
-  /** speedup: ref / solution; accuracy: numerator / denominator (0 for a failed case). */
+  /** speedup: the median over repetitions of the paired ratio reference / solution; accuracy: numerator / denominator (0 for a failed case). */
   ratio: number;
   repetitions: RepetitionReport[];
 }
@@ -62,6 +62,8 @@ export interface PointReport {
   point: PlanPoint;
   score: number;
   cases: CaseReport[];
+  /** Repetitions made for this point. */
+  repetitions: number;
   seconds: number;
 }
 
@@ -75,7 +77,16 @@ export interface EvalReport {
   /** Why the score is 0.0 when a failure forced it (first failing case, or a protected file that differs from arbor.lock). */
   failure?: string;
   seeds: {source: 'published' | 'derived'; count: number};
+  /** Repetitions made (speedup: the most any point needed; each point's own count is in points[].repetitions). */
   repetitions: number;
+  /** speedup: the clock cases were timed on ("cpu": CPU seconds of the run's process tree; "wall"). */
+  clock?: 'cpu' | 'wall';
+  /** speedup: why the clock is not the plan's (no cgroup for a CPU clock). */
+  clockNote?: string;
+  /** speedup: the score's 95% interval (percentile bootstrap over repetitions). */
+  interval?: [number, number];
+  /** speedup: the stopping rule: the plan's target, the half-width reached (relative to the score), and whether every point met it. */
+  precision?: {target: number; halfWidth: number; reached: boolean};
   /** How runs were isolated: "bwrap" (bubblewrap sandbox) or "none". */
   sandbox: SandboxKind;
   /** Whether every run had its own cgroup (CPU times, and every process killed through it). */

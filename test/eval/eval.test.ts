@@ -56,7 +56,7 @@ describe('arbor benchmark eval: usage', () => {
     expect(runCli(['benchmark', 'eval', speed, 'dev'], {env: {ARBOR_EVAL_CPU: 'abc'}})).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'arbor: ARBOR_EVAL_CPU=abc is not a CPU number, expected e.g. 0 or "none" (no pinning)\n',
+      stderr: 'arbor: ARBOR_EVAL_CPU=abc is not a CPU number, expected e.g. 0, "auto" (the idlest allowed CPU, the default) or "none" (no pinning)\n',
     });
     const folder = tempDir();
     const result = runCli(['benchmark', 'eval', speed, 'dev', '--quiet'], {env: {ARBOR_PYTHON: folder}});
