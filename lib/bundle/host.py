@@ -17,6 +17,9 @@ import sys
 import traceback
 import warnings
 
+# Never write __pycache__ into the bundle (-B says so too): a bundle folder may be read-only or tamper-checked.
+sys.dont_write_bytecode = True
+
 # The protocol's pipes, kept away from authored code: its prints go to stderr, stdin reads nothing.
 _IN = os.fdopen(os.dup(0), "rb")
 _OUT = os.fdopen(os.dup(1), "wb")

@@ -165,7 +165,7 @@ class PythonHost {
   /** Start `python3 -I host.py` in the bundle's folder and check that numpy imports. */
   static async start(bundle: Bundle): Promise<PythonHost> {
     const python = process.env.ARBOR_PYTHON || 'python3';
-    const child = spawn(python, ['-I', hostPath()], {cwd: bundle.dir, stdio: ['pipe', 'pipe', 'inherit']});
+    const child = spawn(python, ['-I', '-B', hostPath()], {cwd: bundle.dir, stdio: ['pipe', 'pipe', 'inherit']});
     const host = new PythonHost(child, python);
     const hello = await host.request({op: 'hello'});
     if (!hello.header.ok) {

@@ -115,7 +115,7 @@ describe('a Python port of zoo/algotune_knn/bundle', () => {
     cpSync(path.join(work, 'expected'), path.join(work, 'out'), {recursive: true});
     expect(arbor(['bundle', knnPython, 'verify', work], env).code).toBe(0);
     const starts = readFileSync(log, 'utf8').trim().split('\n');
-    expect(starts).toEqual([`${knnPython} -I ${path.join(repoRoot, 'lib/bundle/host.py')}`, `${knnPython} -I ${path.join(repoRoot, 'lib/bundle/host.py')}`]);
+    expect(starts).toEqual([`${knnPython} -I -B ${path.join(repoRoot, 'lib/bundle/host.py')}`, `${knnPython} -I -B ${path.join(repoRoot, 'lib/bundle/host.py')}`]);
   });
 
   it('starts no Python at all for info and fingerprint', () => {
