@@ -1,6 +1,6 @@
 """Runs a bundle's Python entry points for arbor: one process per make or verify.
 
-arbor starts ``python3 -I host.py`` in the bundle's folder and talks to it over stdin/stdout in
+arbor starts ``python3 -I -B host.py`` in the bundle's folder and talks to it over stdin/stdout in
 frames: a 4-byte little-endian length, a JSON header, then the raw little-endian bytes of each
 tensor the header lists (``"tensors": [{"name", "type", "shape", "bytes"}]``), in order. Each
 request gets exactly one reply, ``{"ok": true, ...}`` or ``{"ok": false, "error": {...}}``.

@@ -118,6 +118,17 @@ describe('a Python port of zoo/algotune_knn/bundle', () => {
     expect(starts).toEqual([`${knnPython} -I -B ${path.join(repoRoot, 'lib/bundle/host.py')}`, `${knnPython} -I -B ${path.join(repoRoot, 'lib/bundle/host.py')}`]);
   });
 
+  it('leaves the bundle folder as it found it (no __pycache__)', () => {
+    const bundle = path.join(tempDir(), 'bundle');
+    cpSync(knnPython, bundle, {recursive: true});
+    const before = tree(bundle);
+    const work = path.join(tempDir(), 'w');
+    expect(arbor(['bundle', bundle, 'make', work, '--point', '{"N": 20, "Q": 3, "D": 2, "K": 2}', '--seeds', '0']).code).toBe(0);
+    cpSync(path.join(work, 'expected'), path.join(work, 'out'), {recursive: true});
+    expect(arbor(['bundle', bundle, 'verify', work]).code).toBe(0);
+    expect(tree(bundle)).toEqual(before);
+  });
+
   it('starts no Python at all for info and fingerprint', () => {
     const log = path.join(tempDir(), 'log');
     const env = {ARBOR_PYTHON: loggingPython(log)};
