@@ -163,8 +163,8 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
     expect(result).toEqual({code: 1, stdout: '', stderr: 'arbor: Refusing to scaffold into `demo`: it is a file, expected a folder (nothing was changed)\n'});
   });
 
-  it('says which files it wrote when a later one cannot be written', () => {
-    if (process.getuid?.() === 0) return; // root writes anywhere: permissions cannot stop it
+  // Root writes anywhere, so permissions cannot stop it there: skipped for root.
+  it.skipIf(process.getuid?.() === 0)('says which files it wrote when a later one cannot be written', () => {
     const zoo = tempDir();
     const dir = path.join(zoo, 'demo');
     mkdirSync(path.join(dir, 'bundle'), {recursive: true});
