@@ -20,6 +20,8 @@ export const checkoutCommand: CommandModule<object, CheckoutArgs> = {
       .example('$0 benchmark checkout zoo/algotune_knn /tmp/knn', 'then `cd /tmp/knn && arbor`') as never,
   handler: async (args) => {
     const {checkoutBenchmark} = await import('../../lib/zoo/checkout.js');
+    const {existsSync} = await import('node:fs');
+    const path = await import('node:path');
     const result = await checkoutBenchmark(args.benchmark, args.dest);
     if (args.json) {
       printJson(result);
@@ -28,7 +30,7 @@ export const checkoutCommand: CommandModule<object, CheckoutArgs> = {
     const identity = result.identitySet ? ' (no git identity was configured: set a local one, arbor <arbor@localhost>)' : '';
     process.stdout.write(
       `Checked out ${result.benchmark} to ${result.dest}: ${result.files} files, baseline commit ${result.commit.slice(0, 12)}${identity}.\n` +
-        `Next: cd ${result.dest} && bash eval.sh dev\n`,
+        `Next: cd ${result.dest} && ${existsSync(path.join(result.dest, 'eval.sh')) || !existsSync(path.join(result.dest, 'eval.py')) ? 'bash eval.sh dev' : 'python3 eval.py --split dev'}\n`,
     );
   },
 };

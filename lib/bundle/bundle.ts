@@ -3,6 +3,7 @@
  * fingerprint verified, entry points resolved. Authored modules are imported
  * only when `make` or `verify` needs them.
  */
+import {AsyncLocalStorage} from 'node:async_hooks';
 import {createHash} from 'node:crypto';
 import {readFileSync, statSync} from 'node:fs';
 import path from 'node:path';
@@ -232,8 +233,32 @@ export function bindingShape(binding: Binding, point: Record<string, number>): b
 }
 
 
-/** The default export of an authored module, which must be a function. */
+/** Resources of authored code that live as long as one make or verify (a Python bundle's process). */
+interface AuthoredScope {
+  bundle: Bundle;
+  closers: (() => Promise<void>)[];
+}
+
+const scopes = new AsyncLocalStorage<AuthoredScope>();
+
+/** Run `work` as one scope of authored code: a Python entry point's process starts at most once in it and ends with it. */
+export async function withAuthored<T>(bundle: Bundle, work: () => Promise<T>): Promise<T> {
+  const scope: AuthoredScope = {bundle, closers: []};
+  try {
+    return await scopes.run(scope, work);
+  } finally {
+    for (const close of scope.closers) await close();
+  }
+}
+
+/** The entry point of an authored module: a JavaScript module's default export, or a `.py` module's function (python.ts). */
 export async function importAuthored(file: string, role: string): Promise<(...args: never[]) => unknown> {
+  if (file.endsWith('.py')) {
+    const scope = scopes.getStore();
+    if (!scope) throw new BundleError(`the ${role} ${file} is Python, which runs only inside make or verify (withAuthored)`);
+    const {importPython} = await import('./python.js');
+    return importPython(scope, file, role);
+  }
   let module: {default?: unknown};
   try {
     module = (await import(pathToFileURL(file).href)) as {default?: unknown};

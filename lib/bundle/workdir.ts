@@ -7,7 +7,7 @@ import {existsSync, mkdirSync, readFileSync, rmSync, statfsSync, statSync} from 
 import os from 'node:os';
 import path from 'node:path';
 import {ArborError, RefusedError, UsageError} from '../errors.js';
-import {bindingBytes, bindingLength, importAuthored, type Binding, type Bundle} from './bundle.js';
+import {bindingBytes, bindingLength, importAuthored, withAuthored, type Binding, type Bundle} from './bundle.js';
 import {
   arrayName,
   compareFiles,
@@ -168,7 +168,7 @@ async function callAuthored(fn: Authored, role: string, file: string, where: str
 
 /** Fill `dir` for one point: for each seed, generate -> cases/NNNNNN/, oracle -> expected/NNNNNN/; manifest.json last. */
 export async function makeWorkDir(bundle: Bundle, dir: string, point: Point | string, seeds: number[], options: MakeOptions = {}): Promise<{cases: number}> {
-  return withIoErrors(dir, () => make(bundle, dir, point, seeds, options));
+  return withIoErrors(dir, () => withAuthored(bundle, () => make(bundle, dir, point, seeds, options)));
 }
 
 async function make(bundle: Bundle, dir: string, point: Point | string, seeds: number[], options: MakeOptions): Promise<{cases: number}> {
@@ -273,7 +273,7 @@ export function readManifest(bundle: Bundle, dir: string): Manifest {
 
 /** Run the oracle over cases/ of a made work directory and write expected/ (replacing any old expected/). */
 export async function writeExpected(bundle: Bundle, dir: string): Promise<void> {
-  return withIoErrors(dir, () => oraclePass(bundle, dir));
+  return withIoErrors(dir, () => withAuthored(bundle, () => oraclePass(bundle, dir)));
 }
 
 async function oraclePass(bundle: Bundle, dir: string): Promise<void> {
@@ -308,7 +308,7 @@ function readBindings(bindings: Binding[], folder: string, point: Point, what: s
 
 /** Verify out/ against expected/ for every case of the manifest; writes verdicts.json atomically and returns it. */
 export async function verifyWorkDir(bundle: Bundle, dir: string): Promise<Verdicts> {
-  return withIoErrors(dir, () => verifyAll(bundle, dir));
+  return withIoErrors(dir, () => withAuthored(bundle, () => verifyAll(bundle, dir)));
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
  * `checkout`: copy a benchmark to `<dest>` (without caches and dependencies),
  * `git init` and commit the baseline, so an agent can work in worktrees off it.
- * Built in a temporary sibling and renamed into place.
+ * Built in a hidden temporary sibling named after this process and renamed into
+ * place; the next run removes the siblings of runs that were killed.
  */
-import {chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync} from 'node:fs';
+import {chmodSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
-import {copyTree, isJunk, refuseUnlessEmptyFolder} from './copy.js';
+import {copyTree, isJunk, makeTempSibling, refuseUnlessEmptyFolder, removeStaleTemps} from './copy.js';
 import {describeFsError, kindOf} from './text.js';
 
 /** What checkout did. */
@@ -53,7 +54,8 @@ export async function checkoutBenchmark(benchmark: string, dest: string, options
   let temp: string | undefined;
   try {
     mkdirSync(parent, {recursive: true});
-    temp = mkdtempSync(path.join(parent, `.${path.basename(target)}.checkout-`));
+    removeStaleTemps(parent);
+    temp = makeTempSibling(target, 'checkout');
     const files = copyTree(source, temp, {skip: isJunk});
     const {initAndCommit} = await import('./git.js');
     const {commit, identitySet} = await initAndCommit(temp, `baseline: ${path.basename(source)}`);

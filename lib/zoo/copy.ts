@@ -1,5 +1,28 @@
-/** Copying folders: modes kept, symlinks kept as links, junk left behind. */
-import {chmodSync, copyFileSync, mkdirSync, readdirSync, readlinkSync, statSync, symlinkSync} from 'node:fs';
+/**
+ * Copying folders (modes kept, symlinks kept as links, junk left behind), and the
+ * hidden temporary siblings that scaffold and checkout build in: named after the
+ * host and the process, so the next run can remove those of dead runs.
+ */
+import {createHash, randomBytes} from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {RefusedError, UsageError} from '../errors.js';
 import {describeFsError, kindOf} from './text.js';
@@ -63,4 +86,102 @@ export function copyTree(from: string, to: string, options: {skip?: (name: strin
   };
   walk(from, to, '');
   return copied;
+}
+
+/** The runs that leave temporary siblings. */
+export type TempKind = 'scaffold' | 'checkout';
+
+let hostTagCache: string | undefined;
+
+/** 8 hex digits of the host name's hash: a process id only means something on its own host. */
+function hostTag(): string {
+  return (hostTagCache ??= createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8));
+}
+
+/** `.<base>.<kind>-<host>-<pid>-`: the prefix of this process's temporary names for `base`. */
+function tempPrefix(base: string, kind: TempKind): string {
+  return `.${base}.${kind}-${hostTag()}-${process.pid}-`;
+}
+
+const tempPattern = /^\..+\.(?:scaffold|checkout)-([0-9a-f]{8})-([1-9][0-9]*)-[A-Za-z0-9]{6,}$/;
+
+/** Whether process `pid` is alive on this host (a process of another user counts). */
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Remove the temporary siblings in `dir` that a killed scaffold or checkout left:
+ * names of this host whose process is gone. Returns the names removed. Anything
+ * else (a live run's temp, another host's, a name that merely looks similar) is
+ * left alone, and a folder that cannot be read or cleaned is not an error.
+ */
+export function removeStaleTemps(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const match = tempPattern.exec(name);
+    if (!match || match[1] !== hostTag() || isAlive(Number(match[2]))) continue;
+    try {
+      rmSync(path.join(dir, name), {recursive: true, force: true});
+      removed.push(name);
+    } catch {
+      // left for a later run
+    }
+  }
+  return removed;
+}
+
+/** A new hidden temporary folder beside `target`, named for this run. */
+export function makeTempSibling(target: string, kind: TempKind): string {
+  return mkdtempSync(path.join(path.dirname(target), tempPrefix(path.basename(target), kind)));
+}
+
+/**
+ * Write a new file atomically and never over anything: a temp file beside it, then
+ * a hard link to the final name (which fails if the name exists) and the temp's
+ * removal. Returns false, writing nothing, when something is already there.
+ */
+export function writeNewFile(file: string, data: string | Uint8Array, mode: number, kind: TempKind): boolean {
+  const temp = path.join(path.dirname(file), `${tempPrefix(path.basename(file), kind)}${randomBytes(4).toString('hex')}`);
+  const fd = openSync(temp, 'wx', mode);
+  try {
+    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, {force: true});
+    throw error;
+  }
+  closeSync(fd);
+  try {
+    chmodSync(temp, mode);
+    try {
+      linkSync(temp, file);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      // File systems without hard links: rename, after a last look that nothing is there.
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw error;
+      if (lstatSync(file, {throwIfNoEntry: false})) return false;
+      renameSync(temp, file);
+    }
+    return true;
+  } finally {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // renamed away
+    }
+  }
 }

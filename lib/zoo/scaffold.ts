@@ -1,96 +1,311 @@
 /**
- * `scaffold`: write a new benchmark folder from `templates/<style>/`. Every
- * template file is copied (modes kept), `{{name}}` is replaced in text files,
- * line endings become LF. The folder is built in a temporary sibling and
- * renamed into place, so an interrupted scaffold leaves nothing half-made.
+ * `scaffold`: write a benchmark folder from the template parts under `templates/`
+ * (`base` always; `eval-sh` or `eval-py`; `bundle-js` or `bundle-py`; `data` for
+ * path splits; `docs` for the zoo style). `{{variable}}`s are filled in, in file
+ * names too; line endings become LF; modes are kept. A new folder is built in a
+ * hidden temporary sibling and renamed into place; an existing folder is filled:
+ * each missing file is written atomically, each existing one kept and listed as
+ * skipped. Nothing is ever overwritten.
  */
-import {chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync} from 'node:fs';
 import path from 'node:path';
-import {UsageError} from '../errors.js';
+import {ArborError, RefusedError, UsageError} from '../errors.js';
+import {makeTempSibling, removeStaleTemps, writeNewFile} from './copy.js';
 import {checkBenchmarkName} from './names.js';
 import {findPlaceholders} from './rules/placeholder.js';
 import {listFiles, templatesRoot} from './templates.js';
-import {describeFsError} from './text.js';
-import {refuseUnlessEmptyFolder} from './copy.js';
+import {describeFsError, kindOf} from './text.js';
 
-/** Options of `scaffoldBenchmark`. */
+export const STYLES = ['light', 'zoo'] as const;
+export const ENTRYPOINTS = ['eval.sh', 'eval.py'] as const;
+export const DIRECTIONS = ['maximize', 'minimize'] as const;
+export const SPLIT_KINDS = ['seed_range', 'path'] as const;
+export const BUNDLE_LANGS = ['js', 'py'] as const;
+
+/** Options of `scaffoldBenchmark`; each has the CLI flag's name and default. */
 export interface ScaffoldOptions {
   cwd?: string;
-  /** Template style: a folder under `templates/` (default `zoo`). */
+  /** `light`: the measurement plumbing only; `zoo` (default): also README.md and PROVENANCE.md. */
   style?: string;
+  /** The eval entrypoint: `eval.sh` (default) or `eval.py`. */
+  entrypoint?: string;
+  /** `maximize` (default) or `minimize`: README says higher or lower is better; the plan says minimize. */
+  direction?: string;
+  /** `seed_range` (default): cases generated from seeds; `path`: cases are files under data/dev and data/test. */
+  splitKind?: string;
+  /** The files an agent may edit (default `["solution.py"]`); the first is the solution module. */
+  edit?: string[];
+  /** The benchmark's name (default: the folder's name). */
+  name?: string;
+  /** The bundle skeleton's language: `js` (default) or `py`. */
+  bundleLang?: string;
   /** Allow a name starting with `_` (scaffolding, skipped by list). */
   allowUnderscore?: boolean;
   /** Templates folder (default: the one shipped with arbor). */
   templates?: string;
 }
 
-/** What scaffold wrote. */
+/** What scaffold did. */
 export interface ScaffoldResult {
   dir: string;
   name: string;
-  style: string;
-  files: string[];
-  /** Placeholders left to fill in: file and line. */
+  style: (typeof STYLES)[number];
+  entrypoint: (typeof ENTRYPOINTS)[number];
+  direction: (typeof DIRECTIONS)[number];
+  splitKind: (typeof SPLIT_KINDS)[number];
+  bundleLang: (typeof BUNDLE_LANGS)[number];
+  editable: string[];
+  /** Files written, relative to the folder, sorted. */
+  created: string[];
+  /** Files that were already there and were kept, sorted. */
+  skipped: string[];
+  /** Placeholders left to fill in the files written: file and line. */
   placeholders: {file: string; line: number; text: string}[];
 }
 
-/** The styles available under the templates folder. */
-export function templateStyles(templates = templatesRoot()): string[] {
+/** The styles scaffold offers. */
+export function templateStyles(): string[] {
+  return [...STYLES];
+}
+
+/** Files an agent must never be able to edit. */
+const PROTECTED = /^(?:eval\.sh|eval\.py|plan\.toml|reference\.py|README\.md|PROVENANCE\.md|arbor\.lock|(?:bundle|data)(?:\/.*)?)$/;
+
+/** One file to write: where it goes and its bytes. */
+interface Planned {
+  rel: string;
+  bytes: Buffer;
+  mode: number;
+  text: string | undefined;
+}
+
+/** Write (or fill) the benchmark folder `dir`. */
+export function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): ScaffoldResult {
+  const cwd = options.cwd ?? process.cwd();
+  if (dir.trim() === '') throw new UsageError('The benchmark folder path is empty, expected e.g. `zoo/my_task`', 'bad-name');
+  if (/(^|[\\/])\.\.([\\/]|$)/.test(dir)) throw new UsageError(`Invalid benchmark folder \`${dir}\`: it contains \`..\`; expected a path inside the zoo`, 'bad-name');
+  const target = path.resolve(cwd, dir);
+  const choice = <T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T => {
+    const picked = value ?? allowed[0]!;
+    if (!allowed.includes(picked as T)) throw new UsageError(`Unknown ${flag} \`${picked}\`, expected one of: ${allowed.join(', ')}`, 'bad-option');
+    return picked as T;
+  };
+  const style = choice('--style', options.style ?? 'zoo', STYLES);
+  const entrypoint = choice('--entrypoint', options.entrypoint, ENTRYPOINTS);
+  const direction = choice('--direction', options.direction, DIRECTIONS);
+  const splitKind = choice('--split-kind', options.splitKind, SPLIT_KINDS);
+  const bundleLang = choice('--bundle-lang', options.bundleLang, BUNDLE_LANGS);
+  const editable = checkEditable(options.edit ?? ['solution.py']);
+  const name = options.name ?? path.basename(target);
   try {
-    return readdirSync(templates, {withFileTypes: true})
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name)
-      .sort();
-  } catch {
-    return [];
+    checkBenchmarkName(name, {allowUnderscore: options.allowUnderscore});
+  } catch (error) {
+    if (options.name !== undefined || !(error instanceof ArborError)) throw error;
+    throw new UsageError(`${error.message.replace('`:', "` (the folder's name):")}, or give --name`, 'bad-name');
+  }
+
+  const templates = options.templates ?? templatesRoot();
+  const parts = ['base', entrypoint === 'eval.sh' ? 'eval-sh' : 'eval-py', `bundle-${bundleLang}`];
+  if (splitKind === 'path') parts.push('data');
+  if (style === 'zoo') parts.push('docs');
+  const variables = templateVariables({name, entrypoint, direction, splitKind, editable});
+  const planned = new Map<string, Planned[]>();
+  for (const part of parts) planned.set(part, render(templates, part, variables));
+
+  const existing = inspectTarget(target, dir);
+  const result: ScaffoldResult = {dir, name, style, entrypoint, direction, splitKind, bundleLang, editable, created: [], skipped: [], placeholders: []};
+  const toWrite: Planned[] = [];
+  if (existing === 'empty') for (const files of planned.values()) toWrite.push(...files);
+  else {
+    const present = (rel: string) => {
+      try {
+        return lstatSync(path.join(target, rel), {throwIfNoEntry: false}) !== undefined;
+      } catch {
+        return false; // a parent that is not a folder: checkParents refuses it below
+      }
+    };
+    for (const [part, files] of planned) {
+      // A folder that has an eval entrypoint or a bundle keeps it whole: no second one beside it.
+      const kept = part.startsWith('eval-') ? ENTRYPOINTS.filter(present) : part.startsWith('bundle-') && present('bundle/fherma.toml') ? ['bundle/fherma.toml'] : [];
+      if (kept.length > 0) {
+        result.skipped.push(...new Set([...kept, ...files.map((f) => f.rel).filter(present)]));
+        continue;
+      }
+      for (const file of files) {
+        if (present(file.rel)) result.skipped.push(file.rel);
+        else toWrite.push(file);
+      }
+    }
+    for (const file of toWrite) checkParents(target, dir, file.rel);
+  }
+
+  if (existing === 'empty') writeFolder(target, dir, toWrite);
+  else fillFolder(target, dir, toWrite);
+  for (const file of toWrite) {
+    result.created.push(file.rel);
+    if (file.text === undefined) continue;
+    for (const found of findPlaceholders(file.text))
+      result.placeholders.push({file: file.rel, line: file.text.slice(0, found.offset).split('\n').length, text: found.text});
+  }
+  result.created.sort();
+  result.skipped.sort();
+  result.placeholders.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
+  return result;
+}
+
+/** The `--edit` list, checked: relative paths inside the folder, no protected file, the first a `.py` module. */
+function checkEditable(files: string[]): string[] {
+  if (files.length === 0) throw new UsageError('--edit names no file, expected the solution module first, e.g. --edit solution.py', 'bad-option');
+  const out: string[] = [];
+  for (const raw of files) {
+    const file = path.posix.normalize(String(raw).replaceAll('\\', '/')).replace(/^\.\//, '');
+    const fail = (why: string): never => {
+      throw new UsageError(`--edit \`${raw}\`: ${why}`, 'bad-option');
+    };
+    if (!/^[A-Za-z0-9._/-]+$/.test(file) || file.endsWith('/')) fail('expected a file name of letters, digits, `.`, `_`, `-` and `/`');
+    if (file.startsWith('/') || file === '..' || file.startsWith('../')) fail('expected a path inside the benchmark folder');
+    if (PROTECTED.test(file)) fail('it is a protected file of the benchmark, which an agent must not edit; expected the solution file(s), e.g. solution.py');
+    if (out.includes(file)) fail('it is listed twice');
+    out.push(file);
+  }
+  if (!out[0]!.endsWith('.py')) throw new UsageError(`--edit \`${files[0]}\`: the first editable file is the solution module the runner imports; expected a .py file first, e.g. --edit solution.py ${out.join(' ')}`, 'bad-option');
+  return out;
+}
+
+/** The values of every `{{variable}}` the templates use. */
+function templateVariables(v: {name: string; entrypoint: string; direction: string; splitKind: string; editable: string[]}): Record<string, string> {
+  const quoted = v.editable.map((f) => `\`${f}\``);
+  const list = quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
+  const path = v.splitKind === 'path';
+  return {
+    name: v.name,
+    solution: v.editable[0]!,
+    editable: `[${v.editable.map((f) => JSON.stringify(f)).join(', ')}]`,
+    editable_list: `${list} ${quoted.length === 1 ? 'is the file' : 'are the files'} an agent may edit`,
+    entrypoint: v.entrypoint,
+    run: v.entrypoint === 'eval.sh' ? 'bash eval.sh dev|test' : 'python3 eval.py --split dev|test',
+    better: v.direction === 'maximize' ? 'higher is better' : 'lower is better',
+    direction: v.direction === 'minimize' ? 'direction = "minimize"        # lower scores are better' : '',
+    splits: path
+      ? [
+          'split_kind = "path"           # cases are files, not generated from seeds',
+          '',
+          '[dev]',
+          'path = "data/dev"             # each subfolder is a made work directory: manifest.json, cases/, expected/',
+          '',
+          '[test]',
+          'path = "data/test"            # held out only as far as this folder is (see data/test/README.md)',
+        ].join('\n')
+      : [
+          '[dev]',
+          'seeds = "0-3"',
+          'points = [ { N = 100000 } ]',
+          '',
+          '[test]',
+          'seeds = "1000-1007"           # disjoint from dev; ARBOR_TEST_SALT replaces them with derived seeds',
+          'points = [ { N = 100000 }, { N = 1000000 } ]',
+        ].join('\n'),
+    split_note: path
+      ? 'The cases are files: `data/dev/` and `data/test/`, one made work directory per subfolder. The test split is only as held out as this folder: whoever can read `data/test/` has seen it, and no salt can change fixed data, so a platform keeps a private copy of the test data outside the benchmark. TODO(arbor): say where the data comes from and how the splits differ.'
+      : 'dev and test use disjoint seeds (`plan.toml`: dev 0-3, test 1000-1007); a platform that sets `ARBOR_TEST_SALT` gets test seeds derived from the salt instead. TODO(arbor): say how else the splits differ (points, sizes), or that they do not.',
+  };
+}
+
+/** The files of one template part with their variables filled in (a line that is only an empty variable goes). */
+function render(templates: string, part: string, variables: Record<string, string>): Planned[] {
+  const source = path.join(templates, part);
+  let files: string[];
+  try {
+    files = listFiles(source);
+  } catch (error) {
+    throw new UsageError(`The templates folder ${templates} has no readable part \`${part}\` (${describeFsError(error)}); reinstall arbor`, 'bad-templates');
+  }
+  const fill = (text: string, where: string) =>
+    text
+      .replace(/\r\n?/g, '\n')
+      .replace(/^\{\{(\w+)\}\}\n/gm, (line, key: string) => (variables[key] === '' ? '' : line))
+      .replace(/\{\{(\w+)\}\}/g, (_m, key: string) => {
+        if (!Object.hasOwn(variables, key))
+          throw new UsageError(`${where} uses \`{{${key}}}\`, which scaffold does not fill; expected one of ${Object.keys(variables).map((k) => `{{${k}}}`).join(', ')}`, 'bad-templates');
+        return variables[key]!;
+      });
+  return files.map((rel) => {
+    const from = path.join(source, rel);
+    const bytes = readFileSync(from);
+    const text = asText(bytes);
+    const filled = text === undefined ? undefined : fill(text, path.join(part, rel));
+    return {rel: fill(rel, path.join(part, rel)), bytes: filled === undefined ? bytes : Buffer.from(filled), mode: statSync(from).mode & 0o777, text: filled};
+  });
+}
+
+/** `empty` for a new or empty folder, `filled` for one with files; a file in the way is refused. */
+function inspectTarget(target: string, shown: string): 'empty' | 'filled' {
+  let stats;
+  try {
+    stats = statSync(target, {throwIfNoEntry: false});
+  } catch (error) {
+    throw new UsageError(`Cannot inspect \`${shown}\` (${describeFsError(error)})`);
+  }
+  if (!stats) return 'empty';
+  if (!stats.isDirectory()) throw new RefusedError(`Refusing to scaffold into \`${shown}\`: it is ${stats.isFile() ? 'a file' : kindOf(stats)}, expected a folder (nothing was changed)`);
+  removeStaleTemps(target);
+  return readdirSync(target).length === 0 ? 'empty' : 'filled';
+}
+
+/** Refuse, before anything is written, a file whose folder is taken by something that is not a folder. */
+function checkParents(target: string, shown: string, rel: string): void {
+  const parts = rel.split('/').slice(0, -1);
+  for (let k = 1; k <= parts.length; k++) {
+    const sub = parts.slice(0, k).join('/');
+    const stats = lstatSync(path.join(target, sub), {throwIfNoEntry: false});
+    if (!stats) return;
+    if (!stats.isDirectory())
+      throw new RefusedError(`Refusing to scaffold into \`${shown}\`: \`${sub}\` is ${stats.isFile() ? 'a file' : stats.isSymbolicLink() ? 'a symlink' : kindOf(stats)}, expected a folder for ${rel} (nothing was changed)`);
   }
 }
 
-/** Write a new benchmark folder at `dir`. */
-export function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): ScaffoldResult {
-  const cwd = options.cwd ?? process.cwd();
-  const style = options.style ?? 'zoo';
-  const templates = options.templates ?? templatesRoot();
-  if (dir.trim() === '') throw new UsageError('The benchmark folder path is empty, expected e.g. `zoo/my_task`', 'bad-name');
-  const target = path.resolve(cwd, dir);
-  const name = path.basename(target);
-  if (/(^|[\\/])\.\.([\\/]|$)/.test(dir)) throw new UsageError(`Invalid benchmark folder \`${dir}\`: it contains \`..\`; expected a path inside the zoo`, 'bad-name');
-  checkBenchmarkName(name, {allowUnderscore: options.allowUnderscore});
-  const source = path.join(templates, style);
-  if (!/^[a-z0-9][a-z0-9_-]*$/.test(style) || !existsSync(source))
-    throw new UsageError(`Unknown style \`${style}\`, expected one of: ${templateStyles(templates).join(', ') || '(none installed)'}`, 'bad-style');
-
-  refuseUnlessEmptyFolder(target, dir, 'scaffold');
-
+/** A new folder: built in a hidden temporary sibling, then renamed into place. */
+function writeFolder(target: string, shown: string, files: Planned[]): void {
   const parent = path.dirname(target);
-  const files = listFiles(source);
-  const placeholders: ScaffoldResult['placeholders'] = [];
   let temp: string | undefined;
   try {
     mkdirSync(parent, {recursive: true});
-    temp = mkdtempSync(path.join(parent, `.${name}.scaffold-`));
-    for (const rel of files) {
-      const from = path.join(source, rel);
-      const to = path.join(temp, rel.replaceAll('{{name}}', name));
+    removeStaleTemps(parent);
+    temp = makeTempSibling(target, 'scaffold');
+    for (const file of files) {
+      const to = path.join(temp, file.rel);
       mkdirSync(path.dirname(to), {recursive: true});
-      const bytes = readFileSync(from);
-      const text = asText(bytes);
-      if (text === undefined) writeFileSync(to, bytes);
-      else {
-        const filled = text.replace(/\r\n?/g, '\n').replaceAll('{{name}}', name);
-        writeFileSync(to, filled);
-        for (const found of findPlaceholders(filled))
-          placeholders.push({file: rel, line: filled.slice(0, found.offset).split('\n').length, text: found.text});
-      }
-      chmodSync(to, statSync(from).mode & 0o777);
+      writeFileSync(to, file.bytes);
+      chmodSync(to, file.mode);
     }
     chmodSync(temp, 0o755);
     renameSync(temp, target);
   } catch (error) {
     if (temp) rmSync(temp, {recursive: true, force: true});
-    throw new UsageError(`Could not write \`${dir}\` (${describeFsError(error)}); nothing was changed`, 'write-failed', {cause: error});
+    throw new UsageError(`Could not write \`${shown}\` (${describeFsError(error)}); nothing was changed`, 'write-failed', {cause: error});
   }
-  return {dir, name, style, files: files.map((f) => f.replaceAll('{{name}}', name)), placeholders};
+}
+
+/** An existing folder: each missing file written atomically, never over anything. */
+function fillFolder(target: string, shown: string, files: Planned[]): void {
+  const written: string[] = [];
+  for (const file of files) {
+    const to = path.join(target, file.rel);
+    try {
+      mkdirSync(path.dirname(to), {recursive: true});
+      removeStaleTemps(path.dirname(to));
+      if (!writeNewFile(to, file.bytes, file.mode, 'scaffold'))
+        throw new RefusedError(`Refusing to write \`${path.join(shown, file.rel)}\`: it appeared while scaffolding; kept it${wroteSoFar(written)}`);
+      written.push(file.rel);
+    } catch (error) {
+      if (error instanceof ArborError) throw error;
+      throw new UsageError(`Could not write \`${path.join(shown, file.rel)}\` (${describeFsError(error)})${wroteSoFar(written)}`, 'write-failed', {cause: error});
+    }
+  }
+}
+
+function wroteSoFar(written: string[]): string {
+  return written.length === 0 ? '; nothing was changed' : `; wrote ${written.join(', ')} before it`;
 }
 
 const strict = new TextDecoder('utf-8', {fatal: true});

@@ -8,7 +8,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** The `templates/` folder of this arbor install (works from `lib/` and from `dist/lib/`). */
 export function templatesRoot(): string {
   for (const candidate of [path.resolve(here, '../../templates'), path.resolve(here, '../../../templates')])
-    if (existsSync(path.join(candidate, 'zoo'))) return candidate;
+    if (existsSync(path.join(candidate, 'base'))) return candidate;
   return path.resolve(here, '../../../templates');
 }
 
@@ -35,21 +35,21 @@ export function listFiles(root: string): string[] {
 
 let cached: string[] | undefined;
 
-/** Text files of every template style, minus README/PROVENANCE: the other files placeholders can hide in. */
+/** Text files of every template part (`base`, `eval-sh`, `bundle-py`, …), minus README/PROVENANCE: the other files placeholders can hide in. */
 export function templateTextFiles(): string[] {
   if (cached) return cached;
   const root = templatesRoot();
   const names = new Set<string>();
-  let styles: string[] = [];
+  let parts: string[] = [];
   try {
-    styles = readdirSync(root, {withFileTypes: true})
+    parts = readdirSync(root, {withFileTypes: true})
       .filter((e) => e.isDirectory())
       .map((e) => e.name);
   } catch {
-    styles = [];
+    parts = [];
   }
-  for (const style of styles)
-    for (const file of listFiles(path.join(root, style)))
+  for (const part of parts)
+    for (const file of listFiles(path.join(root, part)))
       if (isTextName(file) && file !== 'README.md' && file !== 'PROVENANCE.md' && !file.includes('{{')) names.add(file);
   cached = [...names].sort();
   return cached;

@@ -26,7 +26,7 @@ describe('every real zoo entry passes verify', () => {
 // A benchmark folder is self-contained (it must work in a checkout copy), so each
 // entry carries its own copy of the eval wiring; this keeps the copies identical.
 describe('every real zoo entry runs the template eval.sh', () => {
-  const template = readFileSync(path.join(repoRoot, 'templates/zoo/eval.sh'));
+  const template = readFileSync(path.join(repoRoot, 'templates/eval-sh/eval.sh'));
   for (const name of entries) {
     it(`zoo/${name}/eval.sh`, () => {
       const file = path.join(zoo, name, 'eval.sh');

@@ -1,10 +1,14 @@
-import {existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs';
+import {spawnSync} from 'node:child_process';
+import {createHash} from 'node:crypto';
+import {chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
+import {cliPath, repoRoot, runCli, tempDir} from '../helpers/cli.js';
 import {lib} from './helpers/zoo.js';
 
-const templateDir = path.join(repoRoot, 'templates/zoo');
+const templates = path.join(repoRoot, 'templates');
+const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {encoding: 'utf8'}).stdout.trim();
 
 function walk(root: string, prefix = ''): string[] {
   return readdirSync(path.join(root, prefix), {withFileTypes: true})
@@ -25,55 +29,65 @@ function fillIn(dir: string): void {
   }
 }
 
-describe('arbor benchmark scaffold', () => {
-  it('copies every template file with {{name}} filled in, LF endings and eval.sh executable', () => {
+const read = (...parts: string[]) => readFileSync(path.join(...parts), 'utf8');
+
+/** Whether the eval accepts plan.toml's `editable` key yet (lib/eval/plan.ts, being added on another branch). */
+async function evalKnows(data: Record<string, unknown>): Promise<boolean> {
+  const {checkPlan} = await import(path.join(repoRoot, 'dist/lib/eval/plan.js'));
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-plan-'));
+  mkdirSync(path.join(dir, 'bundle'));
+  writeFileSync(path.join(dir, 'reference.py'), '');
+  const plan = {metric: 'speedup', dev: {seeds: '0', points: [{N: 1}]}, test: {seeds: '1', points: [{N: 1}]}, ...data};
+  try {
+    await checkPlan(plan, dir, 'plan.toml');
+    return true;
+  } catch (error) {
+    return !/unknown key/.test(String(error));
+  } finally {
+    rmSync(dir, {recursive: true, force: true});
+  }
+}
+const editableKnown = await evalKnows({editable: ['solution.py']});
+
+describe('arbor benchmark scaffold (a new folder)', () => {
+  it('writes the zoo style with {{…}} filled in, LF endings, eval.sh executable and nothing beside it', () => {
     const zoo = tempDir();
     const result = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo});
-    expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
-    expect(result.stdout).toMatch(/^Scaffolded demo \(style zoo\)/);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^Scaffolded demo \(style zoo\): wrote PROVENANCE\.md, README\.md, bundle\/fherma\.toml, /);
     expect(result.stdout).toContain('Next steps:');
     expect(result.stdout).toContain('arbor benchmark verify demo');
     const dir = path.join(zoo, 'demo');
-    expect(walk(dir)).toEqual(walk(templateDir));
+    expect(walk(dir)).toEqual(['PROVENANCE.md', 'README.md', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py', 'solution.py']);
     for (const rel of walk(dir)) {
-      const text = readFileSync(path.join(dir, rel), 'utf8');
-      expect(text).not.toContain('{{name}}');
+      const text = read(dir, rel);
+      expect(text).not.toMatch(/\{\{\w+\}\}/);
       expect(text).not.toContain('\r');
     }
-    expect(readFileSync(path.join(dir, 'README.md'), 'utf8')).toMatch(/^# demo\n/);
+    expect(read(dir, 'README.md')).toMatch(/^# demo\n/);
+    expect(read(dir, 'README.md')).toContain('**higher is better**');
+    expect(read(dir, 'plan.toml')).toMatch(/^name = "demo"\nbundle = "bundle"\nsolution = "solution.py"\n# .*\neditable = \["solution.py"\]\n/m);
+    expect(read(dir, 'plan.toml')).not.toContain('direction');
     expect(statSync(path.join(dir, 'eval.sh')).mode & 0o111).not.toBe(0);
-    expect(readFileSync(path.join(dir, 'eval.sh'), 'utf8')).toBe(readFileSync(path.join(templateDir, 'eval.sh'), 'utf8'));
-    // Nothing but the new folder next to it: the temporary sibling is gone.
+    expect(read(dir, 'eval.sh')).toBe(read(templates, 'eval-sh/eval.sh'));
     expect(readdirSync(zoo)).toEqual(['demo']);
   });
 
   it('writes a folder that fails verify naming each placeholder, and passes once they are filled in', () => {
     const zoo = tempDir();
-    expect(runCli(['benchmark', 'scaffold', 'zoo/demo'], {cwd: zoo}).code).toBe(0);
-    const placeholders = walk(templateDir)
-      .map((rel) => (readFileSync(path.join(templateDir, rel), 'utf8').match(/TODO\(arbor\)/g) ?? []).length)
-      .reduce((a, b) => a + b, 0);
-    expect(placeholders).toBeGreaterThanOrEqual(9);
+    const made = runCli(['benchmark', 'scaffold', 'zoo/demo', '--json'], {cwd: zoo});
+    expect(made.code).toBe(0);
+    const placeholders = JSON.parse(made.stdout).placeholders as {file: string; line: number}[];
+    expect(placeholders.length).toBeGreaterThanOrEqual(8);
     const failing = runCli(['benchmark', 'verify', 'zoo/demo'], {cwd: zoo});
     expect(failing.code).toBe(1);
     const lines = failing.stdout.split('\n').filter((l) => l.includes('(placeholder)'));
-    expect(lines).toHaveLength(placeholders);
-    for (const line of lines) expect(line).toMatch(/^zoo\/demo\/[^:]+:\d+:\d+: error: Unfilled placeholder "TODO\(arbor\): /);
+    expect(lines.map((l) => l.replace(/^zoo\/demo\/([^:]+):(\d+):\d+: .*$/, '$1:$2')).sort()).toEqual(placeholders.map((p) => `${p.file}:${p.line}`).sort());
     fillIn(path.join(zoo, 'zoo/demo'));
     const passing = runCli(['benchmark', 'verify', 'zoo/demo'], {cwd: zoo});
     expect(passing.stdout).toBe('zoo/demo: ok\n');
     expect(passing.code).toBe(0);
-  });
-
-  it('refuses a non-empty folder with exit 1 and touches nothing', () => {
-    const zoo = tempDir();
-    mkdirSync(path.join(zoo, 'demo'));
-    writeFileSync(path.join(zoo, 'demo', 'notes.txt'), 'mine');
-    const result = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo});
-    expect(result).toEqual({code: 1, stdout: '', stderr: 'arbor: Refusing to scaffold into `demo`: the folder is not empty (nothing was changed)\n'});
-    expect(readdirSync(path.join(zoo, 'demo'))).toEqual(['notes.txt']);
-    expect(readdirSync(zoo)).toEqual(['demo']);
   });
 
   it('fills an existing empty folder', () => {
@@ -83,12 +97,185 @@ describe('arbor benchmark scaffold', () => {
     expect(existsSync(path.join(zoo, 'demo', 'PROVENANCE.md'))).toBe(true);
   });
 
+  it('is available as a library function returning data', () => {
+    const zoo = tempDir();
+    const result = lib.scaffoldBenchmark('x1', {cwd: zoo, style: 'light'});
+    expect(result).toMatchObject({name: 'x1', style: 'light', entrypoint: 'eval.sh', direction: 'maximize', splitKind: 'seed_range', bundleLang: 'js', editable: ['solution.py'], skipped: []});
+    expect(result.created).toEqual(walk(path.join(zoo, 'x1')));
+    expect(result.placeholders).toEqual([]);
+  });
+});
+
+describe('arbor benchmark scaffold (an existing folder)', () => {
+  it('writes only the missing files, keeps the rest byte for byte, and says which (--json created, skipped)', () => {
+    const zoo = tempDir();
+    const dir = path.join(zoo, 'demo');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'README.md'), '# mine\r\n');
+    writeFileSync(path.join(dir, 'solution.py'), 'def run(state, inputs): ...\n');
+    writeFileSync(path.join(dir, 'notes.txt'), 'keep');
+    const result = runCli(['benchmark', 'scaffold', 'demo', '--json'], {cwd: zoo});
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const json = JSON.parse(result.stdout);
+    expect(json.created).toEqual(['PROVENANCE.md', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py']);
+    expect(json.skipped).toEqual(['README.md', 'solution.py']);
+    expect(json.placeholders.every((p: {file: string}) => json.created.includes(p.file))).toBe(true);
+    expect(read(dir, 'README.md')).toBe('# mine\r\n');
+    expect(read(dir, 'solution.py')).toBe('def run(state, inputs): ...\n');
+    expect(walk(dir)).toEqual([...json.created, ...json.skipped, 'notes.txt'].sort());
+    expect(statSync(path.join(dir, 'eval.sh')).mode & 0o111).not.toBe(0);
+    // No temporary file is left anywhere.
+    expect(walk(zoo).filter((f) => path.basename(f).startsWith('.'))).toEqual([]);
+
+    const again = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo});
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/^Scaffolded demo \(style zoo\): wrote nothing; kept the existing PROVENANCE\.md, README\.md, bundle\/fherma\.toml, /);
+  });
+
+  it('keeps an existing eval entrypoint and bundle whole: no second one beside them', () => {
+    const zoo = tempDir();
+    const dir = path.join(zoo, 'demo');
+    mkdirSync(path.join(dir, 'bundle'), {recursive: true});
+    writeFileSync(path.join(dir, 'eval.py'), 'print("score: 1")\n');
+    writeFileSync(path.join(dir, 'bundle/fherma.toml'), 'spec = "x"\n');
+    const json = JSON.parse(runCli(['benchmark', 'scaffold', 'demo', '--json', '--style', 'light'], {cwd: zoo}).stdout);
+    expect(json.skipped).toEqual(['bundle/fherma.toml', 'eval.py']);
+    expect(json.created).toEqual(['plan.toml', 'reference.py', 'solution.py']);
+    expect(existsSync(path.join(dir, 'eval.sh'))).toBe(false);
+    expect(readdirSync(path.join(dir, 'bundle'))).toEqual(['fherma.toml']);
+  });
+
+  it('refuses, writing nothing, where a file stands in for a folder it needs (exit 1)', () => {
+    const zoo = tempDir();
+    const dir = path.join(zoo, 'demo');
+    mkdirSync(dir);
+    writeFileSync(path.join(dir, 'bundle'), 'not a folder');
+    const result = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo});
+    expect(result).toEqual({code: 1, stdout: '', stderr: 'arbor: Refusing to scaffold into `demo`: `bundle` is a file, expected a folder for bundle/fherma.toml (nothing was changed)\n'});
+    expect(readdirSync(dir)).toEqual(['bundle']);
+  });
+
   it('refuses a file where the folder should go with exit 1', () => {
     const zoo = tempDir();
     writeFileSync(path.join(zoo, 'demo'), 'x');
     const result = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo});
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe('arbor: Refusing to scaffold into `demo`: it is a file, expected a new or empty folder\n');
+    expect(result).toEqual({code: 1, stdout: '', stderr: 'arbor: Refusing to scaffold into `demo`: it is a file, expected a folder (nothing was changed)\n'});
+  });
+
+  // Root writes anywhere, so permissions cannot stop it there: skipped for root.
+  it.skipIf(process.getuid?.() === 0)('says which files it wrote when a later one cannot be written', () => {
+    const zoo = tempDir();
+    const dir = path.join(zoo, 'demo');
+    mkdirSync(path.join(dir, 'bundle'), {recursive: true});
+    writeFileSync(path.join(dir, 'README.md'), 'mine');
+    chmodSync(path.join(dir, 'bundle'), 0o555);
+    const result = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo});
+    chmodSync(path.join(dir, 'bundle'), 0o755);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('arbor: Could not write `demo/bundle/fherma.toml` (permission denied); wrote PROVENANCE.md before it\n');
+  });
+});
+
+describe('arbor benchmark scaffold options', () => {
+  it('--style light writes the measurement plumbing only; verify then reports the missing README and PROVENANCE', () => {
+    const zoo = tempDir();
+    const result = runCli(['benchmark', 'scaffold', 'demo', '--style', 'light'], {cwd: zoo});
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('arbor benchmark verify demo` lists what a zoo entry still needs');
+    expect(walk(path.join(zoo, 'demo'))).toEqual(['bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py', 'solution.py']);
+    const verify = runCli(['benchmark', 'verify', 'demo'], {cwd: zoo});
+    expect(verify.code).toBe(1);
+    expect(verify.stdout).toContain('demo/README.md: error: Missing `README.md`');
+    expect(verify.stdout).toContain('demo/PROVENANCE.md: error: Missing `PROVENANCE.md`');
+  });
+
+  it('--direction minimize: the README says lower is better and the plan says minimize', () => {
+    const zoo = tempDir();
+    expect(runCli(['benchmark', 'scaffold', 'demo', '--direction', 'minimize'], {cwd: zoo}).code).toBe(0);
+    expect(read(zoo, 'demo/README.md')).toContain('**lower is better**');
+    expect(read(zoo, 'demo/README.md')).not.toContain('higher is better');
+    expect(read(zoo, 'demo/plan.toml')).toMatch(/^direction = "minimize" +# lower scores are better$/m);
+  });
+
+  it('--split-kind path writes data/dev/ and data/test/ and a plan that reads them', () => {
+    const zoo = tempDir();
+    const result = runCli(['benchmark', 'scaffold', 'demo', '--split-kind', 'path'], {cwd: zoo});
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Put the dev and test cases in data/dev/ and data/test/');
+    const dir = path.join(zoo, 'demo');
+    expect(walk(dir)).toContain('data/dev/README.md');
+    expect(walk(dir)).toContain('data/test/README.md');
+    const plan = read(dir, 'plan.toml');
+    expect(plan).toMatch(/^split_kind = "path" .*\n\n\[dev\]\npath = "data\/dev" .*\n\n\[test\]\npath = "data\/test" .*\n$/m);
+    expect(plan).not.toMatch(/^seeds|^points/m);
+    expect(read(dir, 'README.md')).toContain('The test split is only as held out as this folder');
+    // The data READMEs are placeholders that verify reports until they are written.
+    expect(runCli(['benchmark', 'verify', 'demo'], {cwd: zoo}).stdout).toMatch(/^demo\/data\/test\/README\.md:3:1: error: Unfilled placeholder/m);
+  });
+
+  it('--edit names the editable files in README and plan.toml; the first is the solution written from the template', () => {
+    const zoo = tempDir();
+    const result = runCli(['benchmark', 'scaffold', 'demo', '--edit', 'solver.py', 'lib/kernel.py'], {cwd: zoo});
+    expect(result.code).toBe(0);
+    const dir = path.join(zoo, 'demo');
+    expect(read(dir, 'plan.toml')).toContain('solution = "solver.py"\n');
+    expect(read(dir, 'plan.toml')).toContain('editable = ["solver.py", "lib/kernel.py"]\n');
+    expect(read(dir, 'README.md')).toContain('`solver.py` and `lib/kernel.py` are the files an agent may edit');
+    expect(read(dir, 'solver.py')).toBe(read(templates, 'base/{{solution}}').replaceAll('{{name}}', 'demo'));
+    expect(existsSync(path.join(dir, 'solution.py'))).toBe(false);
+    expect(existsSync(path.join(dir, 'lib'))).toBe(false);
+  });
+
+  it('--name names the benchmark whatever its folder is called', () => {
+    const zoo = tempDir();
+    mkdirSync(path.join(zoo, 'My Project'));
+    const unnamed = runCli(['benchmark', 'scaffold', 'My Project'], {cwd: zoo});
+    expect(unnamed).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "arbor: Invalid benchmark name `My Project` (the folder's name): it contains whitespace; expected [a-z0-9][a-z0-9_-]*, or give --name\n",
+    });
+    expect(readdirSync(path.join(zoo, 'My Project'))).toEqual([]);
+    expect(runCli(['benchmark', 'scaffold', 'My Project', '--name', 'my_task'], {cwd: zoo}).code).toBe(0);
+    expect(read(zoo, 'My Project/README.md')).toMatch(/^# my_task\n/);
+    expect(read(zoo, 'My Project/plan.toml')).toContain('name = "my_task"\n');
+    expect(read(zoo, 'My Project/bundle/fherma.toml')).toContain('spec = "zoo/my_task@0.1.0"\n');
+  });
+
+  it('--bundle-lang py writes a Python bundle skeleton that makes the same cases and answers as the JavaScript one', () => {
+    const zoo = tempDir();
+    for (const lang of ['js', 'py']) expect(runCli(['benchmark', 'scaffold', `${lang}/demo`, '--bundle-lang', lang, '--style', 'light'], {cwd: zoo}).code).toBe(0);
+    expect(readdirSync(path.join(zoo, 'py/demo/bundle')).sort()).toEqual(['fherma.toml', 'generate.py', 'oracle.py']);
+    const env = {ARBOR_PYTHON: python};
+    for (const lang of ['js', 'py']) {
+      const bundle = path.join(zoo, lang, 'demo/bundle');
+      expect(runCli(['bundle', bundle, 'fingerprint', '--check']).code).toBe(0);
+      const made = runCli(['bundle', bundle, 'make', path.join(zoo, lang, 'work'), '--point', '{"N": 1000}', '--seeds', '0-2'], {env});
+      expect(made.code, made.stderr).toBe(0);
+    }
+    expect(walk(path.join(zoo, 'py/work'))).toEqual(walk(path.join(zoo, 'js/work')));
+    for (const rel of walk(path.join(zoo, 'js/work'))) expect(readFileSync(path.join(zoo, 'py/work', rel)).equals(readFileSync(path.join(zoo, 'js/work', rel)))).toBe(true);
+  });
+
+  it.each([
+    [['--style', 'zooo'], 'Unknown --style `zooo`, expected one of: light, zoo'],
+    [['--entrypoint', 'eval.rb'], 'Unknown --entrypoint `eval.rb`, expected one of: eval.sh, eval.py'],
+    [['--direction', 'up'], 'Unknown --direction `up`, expected one of: maximize, minimize'],
+    [['--split-kind', 'files'], 'Unknown --split-kind `files`, expected one of: seed_range, path'],
+    [['--bundle-lang', 'go'], 'Unknown --bundle-lang `go`, expected one of: js, py'],
+    [['--edit', 'eval.sh'], '--edit `eval.sh`: it is a protected file of the benchmark, which an agent must not edit; expected the solution file(s), e.g. solution.py'],
+    [['--edit', 'bundle/oracle.mjs'], '--edit `bundle/oracle.mjs`: it is a protected file of the benchmark, which an agent must not edit; expected the solution file(s), e.g. solution.py'],
+    [['--edit', '../x.py'], '--edit `../x.py`: expected a path inside the benchmark folder'],
+    [['--edit', 'my file.py'], '--edit `my file.py`: expected a file name of letters, digits, `.`, `_`, `-` and `/`'],
+    [['--edit', 'a.py', './a.py'], '--edit `./a.py`: it is listed twice'],
+    [['--edit', 'kernel.c', 'solution.py'], '--edit `kernel.c`: the first editable file is the solution module the runner imports; expected a .py file first, e.g. --edit solution.py kernel.c solution.py'],
+    [['--name', 'Bad'], 'Invalid benchmark name `Bad`: it contains upper-case letters; expected [a-z0-9][a-z0-9_-]*'],
+  ])('%j: exit 2, one line, nothing written', (flags, message) => {
+    const zoo = tempDir();
+    const result = runCli(['benchmark', 'scaffold', 'demo', ...flags], {cwd: zoo});
+    expect(result).toEqual({code: 2, stdout: '', stderr: `arbor: ${message}\n`});
+    expect(readdirSync(zoo)).toEqual([]);
   });
 
   it.each([
@@ -98,7 +285,7 @@ describe('arbor benchmark scaffold', () => {
     ['-demo', 'it starts with `-`'],
     ['dé', 'it contains characters other than'],
     ['_demo', 'a leading `_` marks scaffolding'],
-  ])('refuses the name %j with exit 2 and one line', (name, why) => {
+  ])('refuses the folder name %j with exit 2 and one line', (name, why) => {
     const zoo = tempDir();
     const result = runCli(['benchmark', 'scaffold', name.startsWith('-') ? `./${name}` : name], {cwd: zoo});
     expect(result.code).toBe(2);
@@ -120,17 +307,120 @@ describe('arbor benchmark scaffold', () => {
     expect(runCli(['benchmark', 'scaffold', '_template', '--allow-underscore'], {cwd: zoo}).code).toBe(0);
   });
 
-  it('refuses an unknown style with exit 2 naming the styles', () => {
+  it('documents every option in --help', () => {
+    const help = runCli(['benchmark', 'scaffold', '--help']).stdout;
+    for (const flag of ['--style', '--entrypoint', '--direction', '--split-kind', '--edit', '--name', '--bundle-lang', '--allow-underscore', '--json']) expect(help).toContain(flag);
+  });
+});
+
+describe('eval.py', () => {
+  /** A stand-in arbor that prints the arguments it was given, one per line. */
+  function fakeArbor(): string {
+    const file = path.join(tempDir(), 'arbor');
+    writeFileSync(file, '#!/bin/sh\nfor a in "$@"; do echo "$a"; done\n');
+    chmodSync(file, 0o755);
+    return file;
+  }
+
+  it('runs `arbor benchmark eval <folder> <split>` exactly as eval.sh does, passing the other options on', () => {
     const zoo = tempDir();
-    const result = runCli(['benchmark', 'scaffold', 'demo', '--style', 'nope'], {cwd: zoo});
-    expect(result).toEqual({code: 2, stdout: '', stderr: 'arbor: Unknown style `nope`, expected one of: zoo\n'});
+    expect(runCli(['benchmark', 'scaffold', 'sh/demo'], {cwd: zoo}).code).toBe(0);
+    expect(runCli(['benchmark', 'scaffold', 'py/demo', '--entrypoint', 'eval.py'], {cwd: zoo}).code).toBe(0);
+    expect(statSync(path.join(zoo, 'py/demo/eval.py')).mode & 0o111).not.toBe(0);
+    expect(existsSync(path.join(zoo, 'py/demo/eval.sh'))).toBe(false);
+    expect(read(zoo, 'py/demo/README.md')).toContain('`python3 eval.py --split dev|test` prints one `score: <float>` line');
+    const env = {...process.env, ARBOR: fakeArbor()};
+    const sh = spawnSync('bash', [path.join(zoo, 'sh/demo/eval.sh'), 'test', '--json', 'r.json'], {encoding: 'utf8', env, cwd: os.tmpdir()});
+    const py = spawnSync('python3', [path.join(zoo, 'py/demo/eval.py'), '--json', 'r.json', '--split=test'], {encoding: 'utf8', env, cwd: os.tmpdir()});
+    expect(sh.stdout).toBe(`benchmark\neval\n${path.join(zoo, 'sh/demo')}\ntest\n--json\nr.json\n`);
+    expect(py.stdout).toBe(sh.stdout.replace('/sh/demo', '/py/demo'));
+    expect(py.status).toBe(0);
   });
 
-  it('is available as a library function returning data', () => {
+  it('finds the arbor checkout it lives in, and says so when there is no arbor', () => {
     const zoo = tempDir();
-    const result = lib.scaffoldBenchmark('x1', {cwd: zoo});
-    expect(result.name).toBe('x1');
-    expect(result.placeholders.length).toBeGreaterThanOrEqual(9);
-    expect(result.placeholders[0]).toMatchObject({file: expect.any(String), line: expect.any(Number)});
+    const checkout = path.join(zoo, 'arbor');
+    mkdirSync(path.join(checkout, 'dist/cli'), {recursive: true});
+    writeFileSync(path.join(checkout, 'package.json'), '{\n  "name": "arbor"\n}\n');
+    writeFileSync(path.join(checkout, 'dist/cli/index.js'), 'console.log(JSON.stringify(process.argv.slice(2)))\n');
+    expect(runCli(['benchmark', 'scaffold', path.join(checkout, 'zoo/demo'), '--entrypoint', 'eval.py']).code).toBe(0);
+    const env = {...process.env, ARBOR: ''};
+    const found = spawnSync('python3', [path.join(checkout, 'zoo/demo/eval.py'), '--split', 'dev'], {encoding: 'utf8', env});
+    expect(JSON.parse(found.stdout)).toEqual(['benchmark', 'eval', path.join(checkout, 'zoo/demo'), 'dev']);
+    expect(runCli(['benchmark', 'scaffold', path.join(zoo, 'alone'), '--entrypoint', 'eval.py']).code).toBe(0);
+    const lost = spawnSync(python, [path.join(zoo, 'alone/eval.py'), '--split', 'dev'], {encoding: 'utf8', env: {PATH: '/usr/bin:/bin'}});
+    expect({code: lost.status, stdout: lost.stdout, stderr: lost.stderr}).toEqual({
+      code: 127,
+      stdout: '',
+      stderr: "eval.py: arbor not found: put it on the PATH (run 'npm link' in the arbor repository) or set ARBOR=/path/to/arbor\n",
+    });
+  });
+
+  it.each([[[]], [['--split']], [['--split', 'prod']], [['dev']]])('exits 2 with one usage line for %j', (args) => {
+    const zoo = tempDir();
+    expect(runCli(['benchmark', 'scaffold', 'demo', '--entrypoint', 'eval.py'], {cwd: zoo}).code).toBe(0);
+    const run = spawnSync('python3', [path.join(zoo, 'demo/eval.py'), ...args], {encoding: 'utf8', env: {...process.env, ARBOR: fakeArbor()}});
+    expect({code: run.status, stdout: run.stdout, stderr: run.stderr}).toEqual({code: 2, stdout: '', stderr: 'usage: python3 eval.py --split dev|test [arbor benchmark eval options]\n'});
+  });
+
+  // Depends on plan.toml's `editable` key, which lib/eval/plan.ts learns on another branch: skipped until then.
+  it.skipIf(!editableKnown)('a fresh scaffold evaluates through eval.sh and eval.py alike: one score line, 0 for the placeholder', () => {
+    const zoo = tempDir();
+    const env = {...process.env, ARBOR: cliPath, ARBOR_PYTHON: python};
+    // eval.sh with the JavaScript bundle and the placeholder solution; eval.py with the Python bundle, solved.
+    for (const [entry, run, solved] of [
+      ['eval.sh', ['bash', 'eval.sh', 'dev'], false],
+      ['eval.py', [python, 'eval.py', '--split', 'dev'], true],
+    ] as const) {
+      const dir = path.join(zoo, entry);
+      expect(runCli(['benchmark', 'scaffold', dir, '--name', 'demo', '--entrypoint', entry, '--bundle-lang', solved ? 'py' : 'js']).code).toBe(0);
+      if (solved) cpSync(path.join(dir, 'reference.py'), path.join(dir, 'solution.py'));
+      const result = spawnSync(run[0], run.slice(1), {cwd: dir, encoding: 'utf8', env});
+      expect(result.status, result.stderr).toBe(0);
+      const score = Number(/^score: (\S+)\n$/.exec(result.stdout)?.[1]);
+      if (solved) expect(score).toBeGreaterThan(0);
+      else expect(result.stdout).toBe('score: 0.0\n');
+    }
+  });
+});
+
+describe('leftovers of killed scaffold and checkout runs', () => {
+  const host = createHash('sha256').update(os.hostname()).digest('hex').slice(0, 8);
+  /** The pid of a process that has exited. */
+  const deadPid = () => spawnSync(process.execPath, ['-e', '0']).pid!;
+
+  it('are removed by the next run when their process is gone; a live run’s and another host’s are kept', () => {
+    const zoo = tempDir();
+    const dead = deadPid();
+    const leftovers = {
+      [`.demo.scaffold-${host}-${dead}-AbC123`]: 'dead scaffold folder',
+      [`.other.checkout-${host}-${dead}-x1y2z3`]: 'dead checkout folder',
+      [`.demo.scaffold-${host}-${process.pid}-live00`]: 'a live run',
+      [`.demo.scaffold-0badc0de-${dead}-remote`]: 'another host',
+      '.demo.scaffold-Xy12ab': 'an old-style name without a pid',
+    };
+    for (const [name, text] of Object.entries(leftovers)) {
+      mkdirSync(path.join(zoo, name));
+      writeFileSync(path.join(zoo, name, 'README.md'), text);
+    }
+    expect(runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo}).code).toBe(0);
+    expect(readdirSync(zoo).sort()).toEqual([`.demo.scaffold-${host}-${process.pid}-live00`, `.demo.scaffold-0badc0de-${dead}-remote`, '.demo.scaffold-Xy12ab', 'demo'].sort());
+
+    mkdirSync(path.join(zoo, `.copy.checkout-${host}-${dead}-QwErTy`));
+    const checkout = runCli(['benchmark', 'checkout', 'demo', 'copy'], {cwd: zoo, env: {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t'}});
+    expect(checkout.code, checkout.stderr).toBe(0);
+    expect(readdirSync(zoo).filter((n) => n.includes(`-${dead}-`) && n.includes(host))).toEqual([]);
+  });
+
+  it('inside a folder being filled: stale temporary files of a killed fill are removed', () => {
+    const zoo = tempDir();
+    const dir = path.join(zoo, 'demo');
+    mkdirSync(path.join(dir, 'bundle'), {recursive: true});
+    writeFileSync(path.join(dir, 'README.md'), 'mine');
+    const stale = [`.plan.toml.scaffold-${host}-${deadPid()}-0a1b2c3d`, `bundle/.oracle.mjs.scaffold-${host}-${deadPid()}-0a1b2c3d`];
+    for (const rel of stale) writeFileSync(path.join(dir, rel), 'half');
+    expect(runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo}).code).toBe(0);
+    for (const rel of stale) expect(existsSync(path.join(dir, rel))).toBe(false);
+    expect(walk(dir).filter((f) => path.basename(f).startsWith('.'))).toEqual([]);
   });
 });

@@ -1,0 +1,288 @@
+/**
+ * Python entry points: `fherma.toml` may name `.py` files for generate, oracle
+ * and verify. One `python3 -I host.py` process per make or verify (per
+ * authored scope, see `withAuthored`), started lazily in the bundle's folder;
+ * each call is one framed request over its stdin/stdout (host.py describes the
+ * frames). The functions returned here stand in for the JavaScript default
+ * exports, so the work directory code treats both languages alike.
+ */
+import {spawn, type ChildProcessByStdio} from 'node:child_process';
+import {existsSync} from 'node:fs';
+import path from 'node:path';
+import type {Readable, Writable} from 'node:stream';
+import {fileURLToPath} from 'node:url';
+import {bindingShape, type Binding, type Bundle} from './bundle.js';
+import {TENSOR_ARRAYS, tensorBytes, type ElementType, type Tensor} from './codec.js';
+import {BundleError} from './errors.js';
+
+/** What a scope of authored code keeps: the Python host, started on first use. */
+export interface PythonScope {
+  bundle: Bundle;
+  python?: Promise<PythonHost>;
+  /** Called when the scope ends. */
+  closers: (() => Promise<void>)[];
+}
+
+type Authored = (...args: unknown[]) => Promise<unknown>;
+
+/** The function each role's module must define. */
+const FUNCTIONS: Record<string, string> = {generator: 'generate', oracle: 'oracle', verifier: 'verify'};
+
+/** host.py of this install (works from lib/ and from dist/lib/). */
+export function hostPath(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.resolve(here, '../../../lib/bundle/host.py'), path.resolve(here, 'host.py')];
+  const found = candidates.find((file) => existsSync(file));
+  if (!found) throw new BundleError(`arbor's host.py is missing (looked in ${candidates.join(', ')}); reinstall arbor`);
+  return found;
+}
+
+/** The Python entry point `file` as a function with the JavaScript contract. */
+export async function importPython(scope: PythonScope, file: string, role: string): Promise<Authored> {
+  const fn = FUNCTIONS[role] ?? role;
+  const fail = (why: string): never => {
+    throw new BundleError(`cannot load the ${role} ${file}: ${why}`);
+  };
+  if (!scope.python) {
+    const starting = PythonHost.start(scope.bundle);
+    scope.python = starting;
+    scope.closers.push(async () => (await starting.catch(() => undefined))?.close());
+  }
+  let host: PythonHost;
+  try {
+    host = await scope.python;
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  const loaded = await host.request({op: 'load', file, function: fn});
+  if (!loaded.header.ok) fail(describePython(loaded.header.error));
+  const bundle = scope.bundle;
+  const shapes = (bindings: Binding[], point: Record<string, number>) =>
+    bindings.map((b) => ({name: b.name, type: b.type, shape: bindingShape(b, point).map(Number)}));
+  const tensors = (group: string, bindings: Binding[], values: Record<string, Tensor>, point: Record<string, number>): Outgoing[] =>
+    shapes(bindings, point).map((b) => ({group, ...b, array: values[b.name]!}));
+  const reply = async (header: Record<string, unknown>, out: Outgoing[] = []) => {
+    const answer = await host.request(header, out);
+    if (!answer.header.ok) throw pythonError(answer.header.error);
+    return answer;
+  };
+  const asTensors = (bindings: Binding[], answer: Reply) =>
+    Object.fromEntries(bindings.map((b, k) => [b.name, toTensor(b.type, answer.payloads[k]!)]));
+
+  if (fn === 'generate') {
+    return async (point, stream) => {
+      const p = point as Record<string, number>;
+      const s = stream as {spec: string; seed: number; position: number};
+      const answer = await reply({op: 'generate', file, point: p, spec: s.spec, seed: s.seed, position: s.position, bindings: shapes(bundle.args, p)});
+      return asTensors(bundle.args, answer);
+    };
+  }
+  if (fn === 'oracle') {
+    return async (point, args) => {
+      const p = point as Record<string, number>;
+      const answer = await reply({op: 'oracle', file, point: p, bindings: shapes(bundle.results, p)}, tensors('args', bundle.args, args as Record<string, Tensor>, p));
+      return asTensors(bundle.results, answer);
+    };
+  }
+  return async (point, args, expected, actual, accept) => {
+    const p = point as Record<string, number>;
+    const out = [
+      ...tensors('args', bundle.args, args as Record<string, Tensor>, p),
+      ...tensors('expected', bundle.results, expected as Record<string, Tensor>, p),
+      ...tensors('actual', bundle.results, actual as Record<string, Tensor>, p),
+    ];
+    const accepted = JSON.parse(JSON.stringify(accept ?? {}, (_key, v) => (typeof v === 'bigint' ? Number(v) : v)));
+    return (await reply({op: 'verify', file, point: p, accept: accepted}, out)).header.value;
+  };
+}
+
+interface Outgoing {
+  group: string;
+  name: string;
+  type: ElementType;
+  shape: number[];
+  array: Tensor;
+}
+
+interface Reply {
+  header: {ok: boolean; error?: PythonFailure; value?: unknown; tensors?: {name: string; bytes: number}[]};
+  payloads: Uint8Array[];
+}
+
+interface PythonFailure {
+  type: string;
+  message: string;
+  where?: string | null;
+}
+
+function describePython(error: PythonFailure | undefined): string {
+  if (!error) return 'no reply';
+  return `${error.type}: ${error.message}${error.where ? ` (${error.where})` : ''}`;
+}
+
+/** A Python exception as a JavaScript error whose name is the Python type (describeThrown prints `Type: message`). */
+function pythonError(error: PythonFailure | undefined): Error {
+  const e = new Error(`${error?.message ?? 'no reply'}${error?.where ? ` (${error.where})` : ''}`);
+  e.name = error?.type ?? 'Error';
+  return e;
+}
+
+/** A typed array over the reply's bytes (each payload has its own aligned ArrayBuffer). */
+function toTensor(type: ElementType, bytes: Uint8Array): Tensor {
+  const Ctor = TENSOR_ARRAYS[type];
+  const length = bytes.byteLength / Ctor.BYTES_PER_ELEMENT;
+  const tensor = new Ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, length);
+  // A big-endian host reads the little-endian bytes swapped: one swap in place.
+  if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1 && Ctor.BYTES_PER_ELEMENT > 1)
+    for (let o = 0; o < bytes.length; o += Ctor.BYTES_PER_ELEMENT) bytes.subarray(o, o + Ctor.BYTES_PER_ELEMENT).reverse();
+  return tensor;
+}
+
+/** The Python process of one scope and its framed pipe. */
+class PythonHost {
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly input = new FrameInput();
+  private ended: string | undefined;
+
+  private constructor(
+    private readonly child: ChildProcessByStdio<Writable, Readable, null>,
+    private readonly python: string,
+  ) {
+    child.stdout.on('data', (chunk: Buffer) => this.input.push(chunk));
+    child.stdin.on('error', () => {
+      // EPIPE after the host died: reported by the 'exit' handler below.
+    });
+    const gone = (why: string) => {
+      this.ended ??= why;
+      this.input.fail(new BundleError(`the Python process of the bundle ${why}`));
+    };
+    child.on('error', (error: NodeJS.ErrnoException) =>
+      gone(error.code === 'ENOENT' ? `could not start: ${python} not found (install Python 3 with numpy, or set ARBOR_PYTHON)` : `could not start: ${error.message}`),
+    );
+    child.on('close', (code, signal) => gone(`exited (${signal ?? `code ${code}`}) during a call`));
+  }
+
+  /** Start `python3 -I host.py` in the bundle's folder and check that numpy imports. */
+  static async start(bundle: Bundle): Promise<PythonHost> {
+    const python = process.env.ARBOR_PYTHON || 'python3';
+    const child = spawn(python, ['-I', '-B', hostPath()], {cwd: bundle.dir, stdio: ['pipe', 'pipe', 'inherit']});
+    const host = new PythonHost(child, python);
+    const hello = await host.request({op: 'hello'});
+    if (!hello.header.ok) {
+      await host.close();
+      const error = hello.header.error;
+      if (error?.message.includes("No module named 'numpy'"))
+        throw new Error(`numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON)`);
+      throw new Error(describePython(error));
+    }
+    return host;
+  }
+
+  /** One request and its reply; requests are answered in order, one at a time. */
+  request(header: Record<string, unknown>, tensors: Outgoing[] = []): Promise<Reply> {
+    const run = this.queue.then(() => this.exchange(header, tensors));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async exchange(header: Record<string, unknown>, tensors: Outgoing[]): Promise<Reply> {
+    if (this.ended) throw new BundleError(`the Python process of the bundle ${this.ended}`);
+    const bodies = tensors.map((t) => tensorBytes(t.array));
+    const head = Buffer.from(
+      JSON.stringify({...header, tensors: tensors.map((t, k) => ({group: t.group, name: t.name, type: t.type, shape: t.shape, bytes: bodies[k]!.byteLength}))}),
+    );
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(head.length);
+    for (const part of [length, head, ...bodies]) await this.write(part);
+    const replyLength = new DataView((await this.input.read(4)).buffer).getUint32(0, true);
+    const replyHeader = JSON.parse(Buffer.from(await this.input.read(replyLength)).toString('utf8')) as Reply['header'];
+    const payloads: Uint8Array[] = [];
+    for (const t of replyHeader.tensors ?? []) payloads.push(await this.input.read(t.bytes));
+    return {header: replyHeader, payloads};
+  }
+
+  private async write(bytes: Uint8Array): Promise<void> {
+    if (bytes.byteLength === 0) return;
+    if (this.child.stdin.write(bytes)) return;
+    await new Promise<void>((resolve, reject) => {
+      const done = () => {
+        this.child.stdin.off('drain', done);
+        this.input.offFail(stop);
+        resolve();
+      };
+      const stop = (error: Error) => {
+        this.child.stdin.off('drain', done);
+        reject(error);
+      };
+      this.child.stdin.on('drain', done);
+      this.input.onFail(stop);
+    });
+  }
+
+  /** End the process: its stdin closes, it returns from its loop and exits. */
+  async close(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null || this.ended) return;
+    this.ended = 'was closed';
+    await new Promise<void>((resolve) => {
+      this.child.once('close', () => resolve());
+      this.child.stdin.end();
+    });
+  }
+}
+
+/** Bytes from the host's stdout, read as exact-length pieces into fresh buffers (one copy). */
+class FrameInput {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private pending: {into: Uint8Array; filled: number; resolve: (b: Uint8Array) => void; reject: (e: Error) => void} | undefined;
+  private failure: Error | undefined;
+  private failListeners = new Set<(error: Error) => void>();
+
+  push(chunk: Buffer): void {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    this.drain();
+  }
+
+  fail(error: Error): void {
+    this.failure ??= error;
+    this.pending?.reject(this.failure);
+    this.pending = undefined;
+    for (const listener of this.failListeners) listener(this.failure);
+  }
+
+  onFail(listener: (error: Error) => void): void {
+    if (this.failure) listener(this.failure);
+    else this.failListeners.add(listener);
+  }
+
+  offFail(listener: (error: Error) => void): void {
+    this.failListeners.delete(listener);
+  }
+
+  read(n: number): Promise<Uint8Array> {
+    return new Promise((resolve, reject) => {
+      this.pending = {into: new Uint8Array(n), filled: 0, resolve, reject};
+      this.drain();
+      if (this.pending && this.failure) this.fail(this.failure);
+    });
+  }
+
+  private drain(): void {
+    const p = this.pending;
+    if (!p) return;
+    while (p.filled < p.into.length && this.chunks.length > 0) {
+      const chunk = this.chunks[0]!;
+      const take = Math.min(chunk.length, p.into.length - p.filled);
+      p.into.set(chunk.subarray(0, take), p.filled);
+      p.filled += take;
+      this.buffered -= take;
+      if (take === chunk.length) this.chunks.shift();
+      else this.chunks[0] = chunk.subarray(take);
+    }
+    if (p.filled === p.into.length) {
+      this.pending = undefined;
+      p.resolve(p.into);
+    }
+  }
+}

@@ -1,0 +1,211 @@
+/** Python entry points (lib/bundle/host.py, python.ts) and the shipped Python stream (lib/bundle/stream.py). */
+import {spawnSync} from 'node:child_process';
+import {chmodSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+import {randomRuns, runAll, type Run} from './stream-ops.js';
+
+const shippedOps = path.join(fixtures, 'bundle/shipped-stream-ops.py');
+const knnPython = path.join(fixtures, 'bundle/knn-python');
+const knnJs = path.join(repoRoot, 'zoo/algotune_knn/bundle');
+const modes = path.join(fixtures, 'bundle/py-modes');
+
+/** The interpreter behind `python3` (a pyenv shim costs a second per start). */
+const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], {encoding: 'utf8'}).stdout.trim();
+/** runCli with that interpreter as ARBOR_PYTHON unless told otherwise. */
+const arbor = (args: string[], env: Record<string, string> = {}) => runCli(args, {env: {ARBOR_PYTHON: python, ...env}});
+
+function shipped(runs: Run[]): string[][] {
+  const result = spawnSync(python, [shippedOps], {input: JSON.stringify(runs), encoding: 'utf8', maxBuffer: 1 << 28});
+  expect(result.status, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as string[][];
+}
+
+/** Every file under `dir` with its bytes, by relative path. */
+function tree(dir: string, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(path.join(dir, prefix), {withFileTypes: true})) {
+    const rel = path.join(prefix, entry.name);
+    if (entry.isDirectory()) Object.assign(out, tree(dir, rel));
+    else out[rel] = readFileSync(path.join(dir, rel)).toString('hex');
+  }
+  return out;
+}
+
+/** An ARBOR_PYTHON that logs its working folder and arguments to `log`, then runs python3. */
+function loggingPython(log: string): string {
+  const script = path.join(tempDir(), 'python3');
+  writeFileSync(script, `#!/bin/sh\necho "$(pwd) $*" >> '${log}'\nexec '${python}' "$@"\n`);
+  chmodSync(script, 0o755);
+  return script;
+}
+
+describe('the shipped Python stream (lib/bundle/stream.py)', () => {
+  it('reproduces the known-answer vectors', () => {
+    const vectors = JSON.parse(readFileSync(path.join(repoRoot, 'lib/bundle/vectors/stream.json'), 'utf8')) as {runs: Run[]};
+    expect(shipped(vectors.runs)).toEqual(vectors.runs.map((run) => run.results));
+  });
+
+  it('agrees with the TypeScript stream on thousands of random draws', () => {
+    const runs = randomRuns(60, 80, 777);
+    const want = runAll(runs);
+    const got = shipped(runs);
+    for (let r = 0; r < runs.length; r++)
+      for (let k = 0; k < runs[r]!.ops.length; k++)
+        if (got[r]![k] !== want[r]![k]) expect({run: r, op: runs[r]!.ops[k], got: got[r]![k]}).toEqual({run: r, op: runs[r]!.ops[k], got: want[r]![k]});
+  });
+
+  it('agrees on wide ranges, large permutations and draws across many blocks', () => {
+    const runs: Run[] = [
+      {
+        spec: 'zoo/wide@1',
+        seed: 2 ** 53 - 1,
+        ops: [
+          ['ints', 'u64', 50, '0', '18446744073709551615'],
+          ['ints', 'i64', 50, '-9223372036854775808', '9223372036854775807'],
+          ['ints', 'u32', 300, '0', '4294967295'],
+          ['ints', 'i64', 9, '-36028797018963968', '36028797018963967'],
+          ['permutation', 70_000],
+          ['bytes', 32 * 5_000 + 3],
+          ['float32s', 1000, -1e30, 1e30],
+          ['float64s', 1000, -0.5, 1e-300],
+        ],
+      },
+    ];
+    expect(shipped(runs)).toEqual(runAll(runs));
+  });
+});
+
+describe('a Python port of zoo/algotune_knn/bundle', () => {
+  it('makes byte-identical cases/, expected/ and manifest.json, and its verifier agrees', () => {
+    const work = tempDir();
+    const point = '{"N": 300, "Q": 20, "D": 5, "K": 7}';
+    for (const [bundle, dir] of [
+      [knnPython, 'py'],
+      [knnJs, 'js'],
+    ]) {
+      const made = arbor(['bundle', bundle!, 'make', path.join(work, dir!), '--point', point, '--seeds', '0-2,7,1000']);
+      expect(made, made.stderr).toMatchObject({code: 0, stdout: ''});
+    }
+    const js = tree(path.join(work, 'js'));
+    expect(Object.keys(js).sort()).toContain('manifest.json');
+    expect(Object.keys(js).filter((f) => f.startsWith('expected/'))).toHaveLength(5);
+    expect(tree(path.join(work, 'py'))).toEqual(js);
+
+    // Right answers, and answers with the first two rows swapped (wrong order) in case 1.
+    for (const dir of ['py', 'js']) {
+      cpSync(path.join(work, dir, 'expected'), path.join(work, dir, 'out'), {recursive: true});
+      const file = path.join(work, dir, 'out/000001/ids.bin');
+      const ids = readFileSync(file);
+      writeFileSync(file, Buffer.concat([ids.subarray(4, 8), ids.subarray(0, 4), ids.subarray(8)]));
+    }
+    expect(arbor(['bundle', knnPython, 'verify', path.join(work, 'py')]).code).toBe(0);
+    expect(arbor(['bundle', knnJs, 'verify', path.join(work, 'js')]).code).toBe(0);
+    const verdicts = readFileSync(path.join(work, 'py/verdicts.json'), 'utf8');
+    expect(verdicts).toBe(readFileSync(path.join(work, 'js/verdicts.json'), 'utf8'));
+    expect(JSON.parse(verdicts).cases.map((v: {passed: boolean}) => v.passed)).toEqual([true, false, true, true, true]);
+  });
+
+  it('starts one isolated Python process per make and per verify, in the bundle folder', () => {
+    const work = path.join(tempDir(), 'w');
+    const log = path.join(tempDir(), 'log');
+    const env = {ARBOR_PYTHON: loggingPython(log)};
+    expect(arbor(['bundle', knnPython, 'make', work, '--point', '{"N": 20, "Q": 3, "D": 2, "K": 2}', '--seeds', '0-5'], env).code).toBe(0);
+    cpSync(path.join(work, 'expected'), path.join(work, 'out'), {recursive: true});
+    expect(arbor(['bundle', knnPython, 'verify', work], env).code).toBe(0);
+    const starts = readFileSync(log, 'utf8').trim().split('\n');
+    expect(starts).toEqual([`${knnPython} -I -B ${path.join(repoRoot, 'lib/bundle/host.py')}`, `${knnPython} -I -B ${path.join(repoRoot, 'lib/bundle/host.py')}`]);
+  });
+
+  it('leaves the bundle folder as it found it (no __pycache__)', () => {
+    const bundle = path.join(tempDir(), 'bundle');
+    cpSync(knnPython, bundle, {recursive: true});
+    const before = tree(bundle);
+    const work = path.join(tempDir(), 'w');
+    expect(arbor(['bundle', bundle, 'make', work, '--point', '{"N": 20, "Q": 3, "D": 2, "K": 2}', '--seeds', '0']).code).toBe(0);
+    cpSync(path.join(work, 'expected'), path.join(work, 'out'), {recursive: true});
+    expect(arbor(['bundle', bundle, 'verify', work]).code).toBe(0);
+    expect(tree(bundle)).toEqual(before);
+  });
+
+  it('starts no Python at all for info and fingerprint', () => {
+    const log = path.join(tempDir(), 'log');
+    const env = {ARBOR_PYTHON: loggingPython(log)};
+    expect(arbor(['bundle', knnPython, 'info'], env).code).toBe(0);
+    expect(arbor(['bundle', knnPython, 'fingerprint', '--check'], env).code).toBe(0);
+    expect(existsSync(log)).toBe(false);
+  });
+});
+
+describe('Python entry points that break the contract', () => {
+  const make = (mode: number, n = 5) => {
+    const work = path.join(tempDir(), 'w');
+    const result = arbor(['bundle', modes, 'make', work, '--point', JSON.stringify({mode, N: n}), '--seeds', '0-1']);
+    return {...result, work};
+  };
+  const prefix = 'arbor: generate (generate.py) threw for seed 0 (case 000000): ';
+
+  it.each([
+    [1, 'BundleError: returned x as float64, which does not cast exactly to f32: element 0 is -0.4222272872924805, which f32 holds as -0.42222729325294495; return values f32 holds (or cast with astype yourself)'],
+    [2, 'ZeroDivisionError: division by zero (generate.py line 14)'],
+    [4, 'BundleError: returned x with shape (1, 5, 1), expected (5,) (or 5 values in row-major order)'],
+    [5, 'BundleError: returned unknown binding z; the signature has x, k'],
+    [6, 'BundleError: did not return k; the signature has x, k'],
+    [7, 'BundleError: returned a list, expected a dict {x, k} of numpy arrays'],
+    [8, 'BundleError: the Python process of the bundle exited (code 3) during a call'],
+    [9, 'BundleError: returned k as uint64, which does not cast exactly to i64: element 0 is 9223372036854775808, which i64 holds as -9223372036854775808; return values i64 holds (or cast with astype yourself)'],
+  ])('mode %i: exit 1, one line naming the function, case and binding, no manifest', (mode, message) => {
+    const {code, stdout, stderr, work} = make(mode);
+    expect({code, stdout, stderr}).toEqual({code: 1, stdout: '', stderr: `${prefix}${message}\n`});
+    expect(existsSync(path.join(work, 'manifest.json'))).toBe(false);
+  });
+
+  it('casts exact values (a list, a narrower integer, float32 widened to f64); authored prints go to stderr', () => {
+    const plain = make(0);
+    expect(plain.code, plain.stderr).toBe(0);
+    const printing = make(3);
+    expect(printing.code).toBe(0);
+    expect(printing.stdout).toBe('');
+    expect(printing.stderr).toContain('a print from generate\n');
+    expect(readFileSync(path.join(printing.work, 'cases/000000/x.bin'))).toEqual(readFileSync(path.join(plain.work, 'cases/000000/x.bin')));
+    expect(readFileSync(path.join(printing.work, 'cases/000000/k.bin'))).toEqual(Buffer.from([5, 0, 0, 0, 0, 0, 0, 0]));
+    const widened = make(10);
+    expect(widened.code).toBe(0);
+    const x = new Float32Array(new Uint8Array(readFileSync(path.join(widened.work, 'cases/000000/x.bin'))).buffer);
+    const y = new Float64Array(new Uint8Array(readFileSync(path.join(widened.work, 'expected/000000/y.bin'))).buffer);
+    expect([...y]).toEqual([...x].map((v) => Math.fround(2 * v)));
+  });
+
+  it('records a verifier that raises, or returns no `passed`, as the case error; metrics become plain JSON', () => {
+    const verdicts = (mode: number) => {
+      const {work, code} = make(mode);
+      expect(code).toBe(0);
+      cpSync(path.join(work, 'expected'), path.join(work, 'out'), {recursive: true});
+      expect(arbor(['bundle', modes, 'verify', work]).code).toBe(0);
+      return JSON.parse(readFileSync(path.join(work, 'verdicts.json'), 'utf8')).cases[0];
+    };
+    expect(verdicts(0)).toEqual({i: 0, passed: true, metrics: {worst: 0, n: 5, nan: null}});
+    expect(verdicts(20)).toEqual({i: 0, passed: false, error: "KeyError: 'missing' (verify.py line 7)"});
+    expect(verdicts(21)).toEqual({i: 0, passed: false, error: 'BundleError: verify returned Object without a boolean `passed`, expected {passed, metrics}'});
+  });
+
+  it('names the interpreter when there is none (exit 1, nothing written)', () => {
+    const work = path.join(tempDir(), 'w');
+    const result = arbor(['bundle', modes, 'make', work, '--point', '{"mode": 0, "N": 2}', '--seeds', '0'], {ARBOR_PYTHON: '/nonexistent/python3'});
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `arbor: cannot load the generator ${path.join(modes, 'generate.py')}: the Python process of the bundle could not start: /nonexistent/python3 not found (install Python 3 with numpy, or set ARBOR_PYTHON)\n`,
+    });
+    expect(existsSync(path.join(work, 'manifest.json'))).toBe(false);
+  });
+
+  it('names a module that does not load, with its error and line', () => {
+    const bundle = path.join(tempDir(), 'b');
+    cpSync(modes, bundle, {recursive: true});
+    writeFileSync(path.join(bundle, 'oracle.py'), 'import numpy\n\nraise RuntimeError("not today")\n');
+    const result = arbor(['bundle', bundle, 'make', path.join(bundle, 'w'), '--point', '{"mode": 0, "N": 2}', '--seeds', '0']);
+    expect(result).toEqual({code: 1, stdout: '', stderr: `arbor: cannot load the oracle ${path.join(bundle, 'oracle.py')}: RuntimeError: not today (oracle.py line 3)\n`});
+  });
+});
