@@ -6,10 +6,11 @@ import {listCommand} from './benchmark-list.js';
 import {checkoutCommand} from './benchmark-checkout.js';
 import {evalCommand} from './benchmark-eval.js';
 import {gateCommand} from './benchmark-gate.js';
+import {runsCommand} from './benchmark-runs.js';
 
 export const benchmarkCommand: CommandModule = {
   command: 'benchmark <command>',
-  describe: 'Scaffold, verify, list, check out and evaluate benchmarks; gate result packages',
+  describe: 'Scaffold, verify, list, check out and evaluate benchmarks; list recorded runs; gate result packages',
   builder: (yargs) =>
     yargs
       .command(scaffoldCommand)
@@ -18,6 +19,7 @@ export const benchmarkCommand: CommandModule = {
       .command(checkoutCommand)
       .command(evalCommand)
       .command(gateCommand)
+      .command(runsCommand)
       .demandCommand(1, 'Missing benchmark command: expected one of the commands below.'),
   handler: () => {},
 };
