@@ -26,9 +26,9 @@ export function sampleRecord(overrides: Partial<RunRecord> = {}): RunRecord {
   };
 }
 
-/** A digest that differs for each n. */
+/** A digest for n in 1..9 whose 12-digit prefix differs too (n repeated). */
 export function sha(n: number): string {
-  return n.toString(16).padStart(64, '0');
+  return n.toString(16).repeat(64).slice(0, 64);
 }
 
 /** Run git in `cwd` with a local identity and no user or system config; throws on failure. */
