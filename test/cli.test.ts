@@ -43,7 +43,7 @@ describe('arbor (top level)', () => {
     expect(result).toEqual({code: 2, stdout: '', stderr: `${line}\n`});
   });
 
-  it('does not load remark, micromark or simple-git for --help', () => {
+  it('does not load remark, micromark, simple-git or better-sqlite3 for --help', () => {
     const log = path.join(tempDir(), 'loads.txt');
     const hook = path.join(import.meta.dirname, 'zoo/helpers/record-loads.mjs');
     const result = runCli(['--help'], {env: {ARBOR_LOAD_LOG: log, NODE_OPTIONS: `--import=${hook}`}});

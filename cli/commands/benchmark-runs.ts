@@ -23,7 +23,7 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
       .epilogue('Exit 0 when the history was listed (an empty or missing ledger included), 1 when the ledger is corrupt or unreadable, 2 for bad usage.') as never,
   handler: async (args) => {
     const {readRuns, formatRuns} = await import('../../lib/ledger/summary.js');
-    const report = await readRuns({benchmark: args.benchmark, split: args.split, ledger: args.ledger});
+    const report = await readRuns({benchmark: args.benchmark, split: args.split, ledger: args.ledger, withCases: args.json});
     if (args.json) printJson(report);
     else process.stdout.write(formatRuns(report));
   },

@@ -78,6 +78,8 @@ export interface RunFilter {
   kind?: RunKind;
   /** At most this many runs. */
   limit?: number;
+  /** Read the per-case results (default true); false leaves `cases` empty, for summaries of long histories. */
+  withCases?: boolean;
 }
 
 /** Options of `openLedger`. */
@@ -155,6 +157,10 @@ interface Row {
 }
 
 type Database = BetterSqlite3.Database;
+
+/** Every column, with the (large) per-case JSON replaced by an empty array. */
+const selectWithoutCases = `id, time, kind, benchmark_path, benchmark_name, split, solution_sha256, git_commit, git_dirty, environment, env_fingerprint,
+  metric, score, ci_lo, ci_hi, status, seeds_source, seeds_count, '[]' AS cases, verdict, ratio, ratio_lo, ratio_hi, baseline_sha256, baseline_run`;
 let driver: typeof BetterSqlite3 | undefined;
 
 function loadDriver(): typeof BetterSqlite3 {
@@ -205,7 +211,8 @@ export class Ledger {
       params.kind = filter.kind;
     }
     const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
-    const sql = `SELECT * FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC${limit}`;
+    const columns = filter.withCases === false ? selectWithoutCases : '*';
+    const sql = `SELECT ${columns} FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC${limit}`;
     const rows = this.#run('listing runs', () => this.#db.prepare<Record<string, string | number>, Row>(sql).all(params));
     return rows.map((row) => fromRow(row, this.path));
   }

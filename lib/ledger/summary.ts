@@ -93,6 +93,8 @@ export interface ReadRunsOptions {
   split?: string;
   /** The ledger file, overriding `ARBOR_LEDGER` and the default location. */
   ledger?: string;
+  /** Include every run's per-case results (for `--json`); the text view does without. */
+  withCases?: boolean;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -104,7 +106,7 @@ export interface ReadRunsOptions {
 export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsReport> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
-  const filter: RunFilter = {split: options.split};
+  const filter: RunFilter = {split: options.split, withCases: options.withCases ?? true};
   let where = cwd;
   if (options.benchmark !== undefined) {
     if (options.benchmark === '') throw new UsageError('The benchmark path is empty, expected a benchmark folder or name');

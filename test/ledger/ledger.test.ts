@@ -72,6 +72,9 @@ describe('appending and reading runs', () => {
     expect(ids(ledger.listRuns({benchmark: 'knn', split: 'dev'}))).toEqual([knnCompare, knnDev]);
     expect(ids(ledger.listRuns({kind: 'eval', split: 'dev'}))).toEqual([other, knnDev]);
     expect(ids(ledger.listRuns({limit: 2}))).toEqual([knnCompare, knnTest]);
+    const light = ledger.listRuns({withCases: false});
+    expect(light.map((run) => run.cases)).toEqual([[], [], [], []]);
+    expect(light).toEqual(ledger.listRuns().map((run) => ({...run, cases: []})));
     expect(ledger.listRuns({benchmark: 'nothing'})).toEqual([]);
   });
 
