@@ -4,3 +4,5 @@ export * from './zoo/index.js';
 export * from './bundle/index.js';
 export * from './eval/index.js';
 export * from './gate/index.js';
+export * from './environment.js';
+export * from './ledger/index.js';

@@ -11,7 +11,7 @@ const usageErrors: [string[], string][] = [
   [['benchmark', 'verfy', 'x'], 'arbor: Unknown command `verfy` for `arbor benchmark`, did you mean `verify`?'],
   [['benchmark', 'scafold'], 'arbor: Unknown command `scafold` for `arbor benchmark`, did you mean `scaffold`?'],
   [['frobnicate'], 'arbor: Unknown command `frobnicate`; expected one of `benchmark`, `bundle`'],
-  [['benchmark'], 'arbor: Missing command for `arbor benchmark`: expected one of `scaffold`, `verify`, `list`, `checkout`, `eval`, `gate`'],
+  [['benchmark'], 'arbor: Missing command for `arbor benchmark`: expected one of `scaffold`, `verify`, `list`, `checkout`, `eval`, `gate`, `runs`'],
   [['benchmark', 'list', 'a', 'b'], 'arbor: Unexpected extra argument `b` for `arbor benchmark list`: usage `arbor benchmark list [zoo]`'],
   [['benchmark', 'list', '--frob'], 'arbor: Unknown option `--frob` for `arbor benchmark list`; run `arbor benchmark list --help` for usage'],
   [['benchmark', 'scaffold'], 'arbor: Missing argument <dir> for `arbor benchmark scaffold`: usage `arbor benchmark scaffold <dir>`'],
@@ -43,7 +43,7 @@ describe('arbor (top level)', () => {
     expect(result).toEqual({code: 2, stdout: '', stderr: `${line}\n`});
   });
 
-  it('does not load remark, micromark or simple-git for --help', () => {
+  it('does not load remark, micromark, simple-git or better-sqlite3 for --help', () => {
     const log = path.join(tempDir(), 'loads.txt');
     const hook = path.join(import.meta.dirname, 'zoo/helpers/record-loads.mjs');
     const result = runCli(['--help'], {env: {ARBOR_LOAD_LOG: log, NODE_OPTIONS: `--import=${hook}`}});
@@ -51,7 +51,7 @@ describe('arbor (top level)', () => {
     const loaded = readFileSync(log, 'utf8');
     expect(loaded).toContain('/dist/cli/index.js');
     expect(loaded).toContain('/dist/cli/yargs.js');
-    for (const heavy of ['remark-parse', 'micromark', 'unified', 'simple-git', 'mdast-util']) expect(loaded).not.toContain(`/${heavy}`);
+    for (const heavy of ['remark-parse', 'micromark', 'unified', 'simple-git', 'mdast-util', 'better-sqlite3', 'smol-toml']) expect(loaded).not.toContain(`/${heavy}`);
   });
 });
 

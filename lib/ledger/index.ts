@@ -1,0 +1,8 @@
+/** The run ledger: where it lives, what a run record holds, test exposure. See README, "The run ledger". */
+export * from './errors.js';
+export * from './location.js';
+export * from './digest.js';
+export * from './git-state.js';
+export * from './exposure.js';
+export * from './ledger.js';
+export * from './summary.js';

@@ -1,0 +1,447 @@
+/**
+ * The run ledger: one SQLite database (better-sqlite3) holding a row per eval,
+ * compare or calibrate run. better-sqlite3 is a native addon, so it is loaded
+ * on the first `openLedger`, never when this module is imported.
+ */
+import {existsSync, mkdirSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import path from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import {LedgerError, ledgerFailure} from './errors.js';
+import {ledgerFolder} from './location.js';
+import {writeFileAtomic} from '../bundle/codec.js';
+
+/** What produced a run. */
+export type RunKind = 'eval' | 'compare' | 'calibrate';
+/** `ok`: scored; `failed`: scored 0.0 because a case failed; `error`: the harness gave no score. */
+export type RunStatus = 'ok' | 'failed' | 'error';
+/** The verdict of a compare run. */
+export type CompareVerdict = 'better' | 'worse' | 'same';
+
+/** The environment as recorded: any JSON object carrying its fingerprint (`describeEnvironment` in lib/environment.ts). */
+export interface RecordedEnvironment {
+  fingerprint: string;
+}
+
+/** The outcome of a compare run: candidate over baseline. */
+export interface CompareOutcome {
+  verdict: CompareVerdict;
+  /** Candidate score over baseline score (above 1 is better). */
+  ratio: number;
+  /** The ratio's 95% interval. */
+  interval: [number, number] | null;
+  /** The baseline's `solution_sha256` (the candidate's is the run's). */
+  baselineSha256: string | null;
+  /** The ledger run reused as the baseline (`--baseline-run`), if any. */
+  baselineRun: number | null;
+}
+
+/** One run, as the eval or compare command hands it to the ledger. */
+export interface RunRecord {
+  /** ISO 8601 time; now when omitted. */
+  time?: string;
+  kind: RunKind;
+  /** The benchmark folder (absolute) and its name (the plan's `name`, else the folder's). */
+  benchmark: {path: string; name: string};
+  split: string;
+  /** `solutionDigest` of the editable files (null when unknown). */
+  solutionSha256: string | null;
+  /** The repository's HEAD and dirty flag (`gitState`), null outside a repository. */
+  git: {commit: string; dirty: boolean} | null;
+  environment: RecordedEnvironment;
+  metric: string;
+  /** Null only for status `error`. */
+  score: number | null;
+  /** The score's interval `[lo, hi]`, when the eval computed one. */
+  interval: [number, number] | null;
+  status: RunStatus;
+  /** Where the seeds came from and how many: never the seeds themselves (salted test seeds are secret). */
+  seeds: {source: 'published' | 'derived'; count: number};
+  /** Per-case results (any JSON objects; `seed`/`seeds` keys are dropped when the seeds are derived). */
+  cases: Record<string, unknown>[];
+  /** Only for kind `compare`. */
+  compare?: CompareOutcome | null;
+}
+
+/** A run as stored: the record with its id and time. */
+export interface LedgerRun extends RunRecord {
+  id: number;
+  time: string;
+  compare: CompareOutcome | null;
+}
+
+/** Which runs `listRuns` returns (newest first). */
+export interface RunFilter {
+  /** A benchmark name or absolute folder path. */
+  benchmark?: string;
+  split?: string;
+  kind?: RunKind;
+  /** At most this many runs. */
+  limit?: number;
+  /** Read the per-case results (default true); false leaves `cases` empty, for summaries of long histories. */
+  withCases?: boolean;
+}
+
+/** Options of `openLedger`. */
+export interface OpenOptions {
+  /** Open an existing ledger for reading only: nothing is created or migrated. */
+  readonly?: boolean;
+  /** Milliseconds to wait for another process's write lock (default 10 s). */
+  busyTimeout?: number;
+}
+
+/** The schema version this arbor writes (`PRAGMA user_version`). */
+export const schemaVersion = 1;
+
+/** Migrations: entry i brings a ledger from version i to i + 1, inside one immediate transaction. */
+const migrations: readonly string[] = [
+  `CREATE TABLE runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    time TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    benchmark_path TEXT NOT NULL,
+    benchmark_name TEXT NOT NULL,
+    split TEXT NOT NULL,
+    solution_sha256 TEXT,
+    git_commit TEXT,
+    git_dirty INTEGER,
+    environment TEXT NOT NULL,
+    env_fingerprint TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    score REAL,
+    ci_lo REAL,
+    ci_hi REAL,
+    status TEXT NOT NULL,
+    seeds_source TEXT NOT NULL,
+    seeds_count INTEGER NOT NULL,
+    cases TEXT NOT NULL,
+    verdict TEXT,
+    ratio REAL,
+    ratio_lo REAL,
+    ratio_hi REAL,
+    baseline_sha256 TEXT,
+    baseline_run INTEGER
+  ) STRICT;
+  CREATE INDEX runs_by_benchmark ON runs (benchmark_name, split, id);`,
+];
+
+/** The `.gitignore` written into a new `.arbor/` folder: the database and its WAL/shared-memory/journal files. */
+export const ledgerGitignore = '# Written by arbor: the run ledger is a local SQLite database, not source.\nruns.db\nruns.db-*\n';
+
+interface Row {
+  id: number;
+  time: string;
+  kind: string;
+  benchmark_path: string;
+  benchmark_name: string;
+  split: string;
+  solution_sha256: string | null;
+  git_commit: string | null;
+  git_dirty: number | null;
+  environment: string;
+  env_fingerprint: string;
+  metric: string;
+  score: number | null;
+  ci_lo: number | null;
+  ci_hi: number | null;
+  status: string;
+  seeds_source: string;
+  seeds_count: number;
+  cases: string;
+  verdict: string | null;
+  ratio: number | null;
+  ratio_lo: number | null;
+  ratio_hi: number | null;
+  baseline_sha256: string | null;
+  baseline_run: number | null;
+}
+
+type Database = BetterSqlite3.Database;
+
+/** Every column, with the (large) per-case JSON replaced by an empty array. */
+const selectWithoutCases = `id, time, kind, benchmark_path, benchmark_name, split, solution_sha256, git_commit, git_dirty, environment, env_fingerprint,
+  metric, score, ci_lo, ci_hi, status, seeds_source, seeds_count, '[]' AS cases, verdict, ratio, ratio_lo, ratio_hi, baseline_sha256, baseline_run`;
+let driver: typeof BetterSqlite3 | undefined;
+
+function loadDriver(): typeof BetterSqlite3 {
+  driver ??= createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
+  return driver;
+}
+
+/** An open ledger. Every method throws LedgerError on a database failure. */
+export class Ledger {
+  /** The database file. */
+  readonly path: string;
+  readonly #db: Database;
+  /** A read-only open of a file with no tables yet: it lists nothing. */
+  readonly #empty: boolean;
+
+  /** @internal use openLedger. */
+  constructor(file: string, db: Database, empty: boolean) {
+    this.path = file;
+    this.#db = db;
+    this.#empty = empty;
+  }
+
+  /** Append one run and return its id. */
+  appendRun(record: RunRecord): number {
+    const row = toRow(record, this.path);
+    return this.#run('appending a run', () => {
+      const columns = Object.keys(row);
+      const statement = this.#db.prepare(`INSERT INTO runs (${columns.join(', ')}) VALUES (${columns.map((name) => `@${name}`).join(', ')})`);
+      return Number(statement.run(row).lastInsertRowid);
+    });
+  }
+
+  /** The runs matching the filter, newest first. */
+  listRuns(filter: RunFilter = {}): LedgerRun[] {
+    if (this.#empty) return [];
+    const where: string[] = [];
+    const params: Record<string, string | number> = {};
+    if (filter.benchmark !== undefined) {
+      where.push('(benchmark_name = @benchmark OR benchmark_path = @benchmark)');
+      params.benchmark = filter.benchmark;
+    }
+    if (filter.split !== undefined) {
+      where.push('split = @split');
+      params.split = filter.split;
+    }
+    if (filter.kind !== undefined) {
+      where.push('kind = @kind');
+      params.kind = filter.kind;
+    }
+    const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
+    const columns = filter.withCases === false ? selectWithoutCases : '*';
+    const sql = `SELECT ${columns} FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC${limit}`;
+    const rows = this.#run('listing runs', () => this.#db.prepare<Record<string, string | number>, Row>(sql).all(params));
+    return rows.map((row) => fromRow(row, this.path));
+  }
+
+  /** One run by id, or null. */
+  getRun(id: number): LedgerRun | null {
+    if (this.#empty) return null;
+    const row = this.#run('reading a run', () => this.#db.prepare<[number], Row>('SELECT * FROM runs WHERE id = ?').get(id));
+    return row ? fromRow(row, this.path) : null;
+  }
+
+  /**
+   * How many distinct solutions (`solution_sha256`, and a compare's baseline)
+   * have been scored on the test split of a benchmark (name or folder path).
+   * Runs with status `error` gave no score, so they do not count.
+   */
+  testExposure(benchmark: string): number {
+    if (this.#empty) return 0;
+    const sql = `SELECT COUNT(DISTINCT sha) AS n FROM (
+      SELECT solution_sha256 AS sha FROM runs WHERE split = 'test' AND status <> 'error' AND (benchmark_name = @b OR benchmark_path = @b)
+      UNION ALL
+      SELECT baseline_sha256 FROM runs WHERE split = 'test' AND status <> 'error' AND (benchmark_name = @b OR benchmark_path = @b)
+    ) WHERE sha IS NOT NULL`;
+    return this.#run('counting test exposure', () => this.#db.prepare<{b: string}, {n: number}>(sql).get({b: benchmark})!.n);
+  }
+
+  /** Close the database (idempotent). */
+  close(): void {
+    if (this.#db.open) this.#db.close();
+  }
+
+  #run<T>(doing: string, action: () => T): T {
+    try {
+      return action();
+    } catch (error) {
+      throw ledgerFailure(error, this.path, doing);
+    }
+  }
+}
+
+/**
+ * Open (creating and migrating unless `readonly`) the ledger at `file`.
+ * Creating it makes the parent folder; a new `.arbor/` folder also gets a
+ * `.gitignore` for the database files. Throws LedgerError.
+ */
+export function openLedger(file: string, options: OpenOptions = {}): Ledger {
+  const target = path.resolve(file);
+  const Driver = loadDriver();
+  let db: Database | undefined;
+  try {
+    if (options.readonly) {
+      db = new Driver(target, {readonly: true, fileMustExist: true, timeout: options.busyTimeout ?? 10_000});
+      const version = Number(db.pragma('user_version', {simple: true}));
+      checkVersion(db, version, target);
+      return new Ledger(target, db, version === 0);
+    }
+    prepareFolder(path.dirname(target));
+    db = new Driver(target, {timeout: options.busyTimeout ?? 10_000});
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    migrate(db, target);
+    return new Ledger(target, db, false);
+  } catch (error) {
+    db?.close();
+    throw ledgerFailure(error, target, options.readonly ? 'opening it' : 'opening or creating it');
+  }
+}
+
+/** Outcome of `recordRun`: the run's id, or a warning to print instead. */
+export type RecordOutcome =
+  | {ok: true; path: string; id: number; /** Distinct solutions scored on test so far (test runs only). */ testExposure: number | null}
+  | {ok: false; path: string; /** One line for stderr, e.g. `arbor: warning: run ledger …`. */ warning: string};
+
+/**
+ * Append a run to the ledger at `file` and close it, never throwing for a
+ * ledger problem: an unwritable, locked or corrupt ledger comes back as a
+ * warning, so the eval still prints its score. A record the caller built
+ * wrongly (`ledger-invalid`) is a warning too.
+ */
+export function recordRun(file: string, record: RunRecord): RecordOutcome {
+  let ledger: Ledger | undefined;
+  try {
+    ledger = openLedger(file);
+    const id = ledger.appendRun(record);
+    const testExposure = record.split === 'test' ? ledger.testExposure(record.benchmark.name) : null;
+    return {ok: true, path: ledger.path, id, testExposure};
+  } catch (error) {
+    const failure = ledgerFailure(error, path.resolve(file), 'recording the run');
+    return {ok: false, path: failure.file, warning: `warning: the run was not recorded: ${failure.message}`};
+  } finally {
+    ledger?.close();
+  }
+}
+
+function prepareFolder(dir: string): void {
+  const created = !existsSync(dir);
+  mkdirSync(dir, {recursive: true});
+  if (path.basename(dir) === ledgerFolder && (created || !existsSync(path.join(dir, '.gitignore')))) {
+    writeFileAtomic(path.join(dir, '.gitignore'), ledgerGitignore);
+  }
+}
+
+function checkVersion(db: Database, version: number, file: string): void {
+  if (version > schemaVersion) {
+    throw new LedgerError(`run ledger ${file} has schema version ${version}, newer than this arbor's ${schemaVersion}: upgrade arbor`, 'ledger-newer', file);
+  }
+  if (version === 0) {
+    const tables = db.prepare<[], {name: string}>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
+    if (tables.length > 0) {
+      const names = tables.map((table) => table.name).join(', ');
+      throw new LedgerError(`run ledger ${file} is a SQLite database arbor did not create (tables: ${names}): point ARBOR_LEDGER elsewhere`, 'ledger-foreign', file);
+    }
+  }
+}
+
+function migrate(db: Database, file: string): void {
+  if (Number(db.pragma('user_version', {simple: true})) === schemaVersion) return;
+  // Immediate: the write lock is taken first, so two processes creating one ledger migrate it once.
+  db.transaction(() => {
+    const version = Number(db.pragma('user_version', {simple: true}));
+    checkVersion(db, version, file);
+    for (let v = version; v < schemaVersion; v++) db.exec(migrations[v]!);
+    db.pragma(`user_version = ${schemaVersion}`);
+  }).immediate();
+}
+
+const kinds: readonly string[] = ['eval', 'compare', 'calibrate'];
+const statuses: readonly string[] = ['ok', 'failed', 'error'];
+const verdicts: readonly string[] = ['better', 'worse', 'same'];
+const sha256Pattern = /^[0-9a-f]{64}$/;
+
+function toRow(record: RunRecord, file: string): Omit<Row, 'id'> {
+  const invalid = (what: string) => new LedgerError(`invalid run record for ${file}: ${what}`, 'ledger-invalid', file);
+  if (!kinds.includes(record.kind)) throw invalid(`kind ${JSON.stringify(record.kind)}, expected one of ${kinds.join(', ')}`);
+  if (!statuses.includes(record.status)) throw invalid(`status ${JSON.stringify(record.status)}, expected one of ${statuses.join(', ')}`);
+  if (!record.benchmark?.name || !path.isAbsolute(record.benchmark.path ?? '')) throw invalid('benchmark needs a name and an absolute path');
+  if (!record.split) throw invalid('split is empty');
+  if (record.score !== null && !Number.isFinite(record.score)) throw invalid(`score ${record.score} is not a finite number`);
+  if (record.score === null && record.status !== 'error') throw invalid(`score is null but status is ${record.status}`);
+  checkInterval(record.interval, 'interval', invalid);
+  for (const [name, sha] of [['solutionSha256', record.solutionSha256], ['compare.baselineSha256', record.compare?.baselineSha256 ?? null]] as const) {
+    if (sha !== null && !sha256Pattern.test(sha)) throw invalid(`${name} ${JSON.stringify(sha)} is not 64 lowercase hex digits`);
+  }
+  if (typeof record.environment?.fingerprint !== 'string' || !record.environment.fingerprint) throw invalid('environment has no fingerprint');
+  if (record.seeds?.source !== 'published' && record.seeds?.source !== 'derived') throw invalid('seeds.source must be published or derived');
+  if (!Number.isInteger(record.seeds.count) || record.seeds.count < 0) throw invalid('seeds.count must be a whole number');
+  if (!Array.isArray(record.cases)) throw invalid('cases must be an array');
+  const compare = record.compare ?? null;
+  if (compare) {
+    if (!verdicts.includes(compare.verdict)) throw invalid(`verdict ${JSON.stringify(compare.verdict)}, expected one of ${verdicts.join(', ')}`);
+    if (!Number.isFinite(compare.ratio)) throw invalid(`ratio ${compare.ratio} is not a finite number`);
+    checkInterval(compare.interval, 'compare.interval', invalid);
+  }
+  const cases = record.seeds.source === 'derived' ? withoutSeeds(record.cases) : record.cases;
+  return {
+    time: record.time ?? new Date().toISOString(),
+    kind: record.kind,
+    benchmark_path: record.benchmark.path,
+    benchmark_name: record.benchmark.name,
+    split: record.split,
+    solution_sha256: record.solutionSha256,
+    git_commit: record.git?.commit ?? null,
+    git_dirty: record.git ? Number(record.git.dirty) : null,
+    environment: JSON.stringify(record.environment),
+    env_fingerprint: record.environment.fingerprint,
+    metric: record.metric,
+    score: record.score,
+    ci_lo: record.interval?.[0] ?? null,
+    ci_hi: record.interval?.[1] ?? null,
+    status: record.status,
+    seeds_source: record.seeds.source,
+    seeds_count: record.seeds.count,
+    cases: JSON.stringify(cases),
+    verdict: compare?.verdict ?? null,
+    ratio: compare?.ratio ?? null,
+    ratio_lo: compare?.interval?.[0] ?? null,
+    ratio_hi: compare?.interval?.[1] ?? null,
+    baseline_sha256: compare?.baselineSha256 ?? null,
+    baseline_run: compare?.baselineRun ?? null,
+  };
+}
+
+function checkInterval(interval: [number, number] | null, name: string, invalid: (what: string) => LedgerError): void {
+  if (interval === null) return;
+  if (!Array.isArray(interval) || interval.length !== 2 || !interval.every(Number.isFinite) || interval[0] > interval[1]) {
+    throw invalid(`${name} ${JSON.stringify(interval)} is not [lo, hi] with finite lo <= hi`);
+  }
+}
+
+/** A copy of the per-case results without any `seed` or `seeds` key, at any depth. */
+function withoutSeeds<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutSeeds) as T;
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'seed' && key !== 'seeds').map(([key, item]) => [key, withoutSeeds(item)])) as T;
+}
+
+function fromRow(row: Row, file: string): LedgerRun {
+  const parse = <T>(text: string, column: string): T => {
+    try {
+      return JSON.parse(text) as T;
+    } catch (error) {
+      throw new LedgerError(`run ledger ${file} is corrupt: run ${row.id} has unreadable ${column} JSON`, 'ledger-corrupt', file, {cause: error});
+    }
+  };
+  const pair = (lo: number | null, hi: number | null): [number, number] | null => (lo === null || hi === null ? null : [lo, hi]);
+  return {
+    id: row.id,
+    time: row.time,
+    kind: row.kind as RunKind,
+    benchmark: {path: row.benchmark_path, name: row.benchmark_name},
+    split: row.split,
+    solutionSha256: row.solution_sha256,
+    git: row.git_commit === null ? null : {commit: row.git_commit, dirty: row.git_dirty === 1},
+    environment: parse<RecordedEnvironment>(row.environment, 'environment'),
+    metric: row.metric,
+    score: row.score,
+    interval: pair(row.ci_lo, row.ci_hi),
+    status: row.status as RunStatus,
+    seeds: {source: row.seeds_source as 'published' | 'derived', count: row.seeds_count},
+    cases: parse<Record<string, unknown>[]>(row.cases, 'cases'),
+    compare:
+      row.verdict === null
+        ? null
+        : {
+            verdict: row.verdict as CompareVerdict,
+            ratio: row.ratio ?? Number.NaN,
+            interval: pair(row.ratio_lo, row.ratio_hi),
+            baselineSha256: row.baseline_sha256,
+            baselineRun: row.baseline_run,
+          },
+  };
+}

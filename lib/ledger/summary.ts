@@ -1,0 +1,199 @@
+/** What `arbor benchmark runs` shows: the ledger's history summarized, as data and as text. */
+import {existsSync} from 'node:fs';
+import {readFile, stat} from 'node:fs/promises';
+import path from 'node:path';
+import {UsageError} from '../errors.js';
+import {defaultTestBudget} from './exposure.js';
+import {openLedger, type LedgerRun, type RunFilter} from './ledger.js';
+import {ledgerPathFor} from './location.js';
+
+/** Best and latest eval of one benchmark on one split. */
+export interface SplitSummary {
+  benchmark: string;
+  split: string;
+  /** Runs of any kind on this benchmark and split. */
+  runs: number;
+  /** The eval run with the highest score (the newest among equals); null when none scored. */
+  best: LedgerRun | null;
+  /** The newest eval run. */
+  latest: LedgerRun | null;
+}
+
+/** Distinct solutions scored on a benchmark's test split, against its budget. */
+export interface Exposure {
+  benchmark: string;
+  count: number;
+  /** The plan's `test_budget` (default 5) when its plan.toml could be read, else null. */
+  budget: number | null;
+}
+
+/** The history `arbor benchmark runs` prints. */
+export interface RunsReport {
+  ledger: string;
+  /** Whether the ledger file exists (a missing one is an empty history). */
+  exists: boolean;
+  summary: SplitSummary[];
+  /** Newest first. */
+  runs: LedgerRun[];
+  exposure: Exposure[];
+}
+
+/** A benchmark folder's name and test budget, read from its plan.toml (null when the folder has none). */
+export interface BenchmarkInfo {
+  path: string;
+  /** The plan's `name`, else the folder's name (the name the eval records). */
+  name: string;
+  /** The plan's `test_budget`, else the default; null when there is no readable plan. */
+  testBudget: number | null;
+}
+
+/** Read `name` and `test_budget` of a benchmark's plan.toml, leniently: `runs` must list a ledger even when a plan is broken. */
+export async function benchmarkInfo(dir: string): Promise<BenchmarkInfo> {
+  const folder = path.resolve(dir);
+  const fallback = {path: folder, name: path.basename(folder), testBudget: null};
+  let text: string;
+  try {
+    text = await readFile(path.join(folder, 'plan.toml'), 'utf8');
+  } catch {
+    return fallback;
+  }
+  try {
+    const {parse} = await import('smol-toml');
+    const plan = parse(text);
+    const budget = plan.test_budget;
+    return {
+      path: folder,
+      name: typeof plan.name === 'string' && plan.name ? plan.name : fallback.name,
+      testBudget: typeof budget === 'number' && Number.isInteger(budget) && budget >= 0 ? budget : defaultTestBudget,
+    };
+  } catch {
+    return fallback;
+  }
+}
+
+/** Group runs (any order) by benchmark and split, each with its best and latest eval; sorted by benchmark, then split. */
+export function summarizeRuns(runs: readonly LedgerRun[]): SplitSummary[] {
+  const groups = new Map<string, SplitSummary>();
+  for (const run of runs) {
+    const key = `${run.benchmark.name}\0${run.split}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = {benchmark: run.benchmark.name, split: run.split, runs: 0, best: null, latest: null}));
+    group.runs++;
+    if (run.kind !== 'eval') continue;
+    if (!group.latest || run.id > group.latest.id) group.latest = run;
+    if (run.score !== null && (!group.best || run.score > group.best.score! || (run.score === group.best.score && run.id > group.best.id))) group.best = run;
+  }
+  return [...groups.values()].sort((a, b) => compareText(a.benchmark, b.benchmark) || compareText(a.split, b.split));
+}
+
+/** Options of `readRuns`. */
+export interface ReadRunsOptions {
+  /** A benchmark folder (its ledger, filtered to it), or a benchmark name (looked up in the ledger for `cwd`). */
+  benchmark?: string;
+  split?: string;
+  /** The ledger file, overriding `ARBOR_LEDGER` and the default location. */
+  ledger?: string;
+  /** Include every run's per-case results (for `--json`); the text view does without. */
+  withCases?: boolean;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The history `arbor benchmark runs` shows. A missing ledger is an empty
+ * report (`exists: false`); a corrupt or unreadable one throws LedgerError.
+ */
+export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsReport> {
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const filter: RunFilter = {split: options.split, withCases: options.withCases ?? true};
+  let where = cwd;
+  if (options.benchmark !== undefined) {
+    if (options.benchmark === '') throw new UsageError('The benchmark path is empty, expected a benchmark folder or name');
+    const dir = path.resolve(cwd, options.benchmark);
+    if ((await stat(dir).catch(() => undefined))?.isDirectory()) {
+      where = dir;
+      filter.benchmark = (await benchmarkInfo(dir)).name;
+    } else filter.benchmark = options.benchmark;
+  }
+  const file = options.ledger ? path.resolve(cwd, options.ledger) : ledgerPathFor(where, env, cwd);
+  if (!existsSync(file)) return {ledger: file, exists: false, summary: [], runs: [], exposure: []};
+  const ledger = openLedger(file, {readonly: true});
+  try {
+    const runs = ledger.listRuns(filter);
+    // The newest run of each benchmark says where its plan (and test_budget) is.
+    const budgets = new Map<string, number | null>();
+    for (const run of runs) if (!budgets.has(run.benchmark.name)) budgets.set(run.benchmark.name, (await benchmarkInfo(run.benchmark.path)).testBudget);
+    const exposure = [...budgets.keys()].sort(compareText).map((name) => ({benchmark: name, count: ledger.testExposure(name), budget: budgets.get(name)!}));
+    return {ledger: ledger.path, exists: true, summary: summarizeRuns(runs), runs, exposure};
+  } finally {
+    ledger.close();
+  }
+}
+
+/** The report as text: summary, runs, exposure; one line when there is nothing. */
+export function formatRuns(report: RunsReport): string {
+  if (report.runs.length === 0) return `No runs recorded in ${report.ledger}${report.exists ? '' : ' (no ledger there yet)'}.\n`;
+  const lines = [`Run ledger ${report.ledger}: ${report.runs.length} run(s)`, '', 'Summary (best and latest eval per benchmark and split):'];
+  lines.push(
+    ...table(
+      report.summary.map((s) => [
+        s.benchmark,
+        s.split,
+        s.best ? `best ${scoreText(s.best)} (#${s.best.id})` : 'best -',
+        s.latest ? `latest ${scoreText(s.latest)} (#${s.latest.id})` : 'latest -',
+        `${s.runs} run(s)`,
+      ]),
+    ),
+  );
+  lines.push('', 'Runs (newest first):');
+  lines.push(
+    ...table(
+      report.runs.map((run) => [
+        `#${run.id}`,
+        run.time.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+        run.benchmark.name,
+        run.split,
+        run.kind,
+        run.compare ? `${run.compare.verdict} x${num(run.compare.ratio)}${intervalText(run.compare.interval)}` : scoreText(run),
+        run.status,
+        `sha ${run.solutionSha256?.slice(0, 12) ?? '-'}`,
+        run.git ? `${run.git.commit.slice(0, 10)}${run.git.dirty ? '+dirty' : ''}` : 'no-git',
+        `env ${run.environment.fingerprint}`,
+      ]),
+    ),
+  );
+  lines.push('', 'Test exposure (distinct solutions scored on test; advisory, counted from this ledger only):');
+  lines.push(
+    ...table(
+      report.exposure.map((e) => [
+        e.benchmark,
+        e.budget === null ? `${e.count}` : `${e.count} of budget ${e.budget}${e.count > e.budget ? ' (over budget)' : ''}`,
+      ]),
+    ),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function scoreText(run: LedgerRun): string {
+  return run.score === null ? '-' : `${num(run.score)}${intervalText(run.interval)}`;
+}
+
+function intervalText(interval: [number, number] | null): string {
+  return interval ? ` [${num(interval[0])}, ${num(interval[1])}]` : '';
+}
+
+function num(value: number): string {
+  return Number(value.toPrecision(4)).toString();
+}
+
+/** Rows as lines with each column padded to its widest cell (the last column unpadded). */
+function table(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((row) => `  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}`);
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
