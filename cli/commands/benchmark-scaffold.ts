@@ -35,7 +35,7 @@ export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
       .example('$0 benchmark scaffold . --style light --name my_task --edit kernel.py', 'turn the current folder into a benchmark') as never,
   handler: async (args) => {
     const {scaffoldBenchmark} = await import('../../lib/zoo/scaffold.js');
-    const result = scaffoldBenchmark(args.dir, {
+    const result = await scaffoldBenchmark(args.dir, {
       style: args.style,
       entrypoint: args.entrypoint,
       direction: args.direction,
@@ -54,6 +54,9 @@ export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
     const steps = [
       result.placeholders.length > 0 ? `Replace the ${result.placeholders.length} \`TODO(arbor): …\` placeholders in ${files.join(', ')} with your own text.` : undefined,
       `Write the baseline (${result.editable[0]}), the testing bundle (bundle/) and the eval plan (plan.toml).`,
+      result.created.includes('arbor.lock')
+        ? `After each change to a protected file (plan.toml, bundle/, reference.py, the eval entrypoint), run \`arbor benchmark lock ${result.dir}\`: an eval whose protected files differ from arbor.lock scores 0.0.`
+        : undefined,
       result.splitKind === 'path' ? 'Put the dev and test cases in data/dev/ and data/test/, one made work directory per subfolder.' : undefined,
       result.style === 'zoo'
         ? `Run \`arbor benchmark verify ${result.dir}\` until it exits 0; then a maintainer reviews and accepts it.`

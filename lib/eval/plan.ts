@@ -41,6 +41,8 @@ export interface Plan {
    */
   editable: string[];
   metric: 'speedup' | 'accuracy';
+  /** Whether a higher or a lower score is better (informational for the eval; a speedup is always maximize). */
+  direction: 'maximize' | 'minimize';
   /** speedup: the reference solver file (absolute). */
   reference?: string;
   /** speedup: the fewest timed repetitions (each a fresh sandbox) before the stopping rule may end them. */
@@ -72,6 +74,8 @@ const knownKeys = new Set([
   'bundle',
   'solution',
   'editable',
+  'direction',
+  'split_kind',
   'metric',
   'reference',
   'repetitions',
@@ -159,6 +163,10 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
   };
 
   const metric = str('metric');
+  if (data.split_kind === 'path') fail('"split_kind" = "path" (cases from data/dev and data/test) is not supported by this version of the eval yet; use seeds and points');
+  const direction = str('direction', 'maximize');
+  if (direction !== 'maximize' && direction !== 'minimize') fail(`"direction" must be "maximize" or "minimize", got ${JSON.stringify(data.direction)}`);
+  if (direction === 'minimize' && metric === 'speedup') fail('"direction" = "minimize" does not fit metric = "speedup": a speedup is higher-is-better');
   const solutionRel = str('solution', 'solution.py')!;
   if (metric !== 'speedup' && metric !== 'accuracy') fail(`"metric" must be "speedup" or "accuracy", got ${JSON.stringify(data.metric ?? null)}`);
   const named = typeof data.name === 'string';
@@ -170,6 +178,7 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
     solution: path.resolve(dir, solutionRel),
     editable: readEditable(data.editable, solutionRel, fail),
     metric: metric as Plan['metric'],
+    direction: direction as Plan['direction'],
     repetitions: num('repetitions', 3, {integer: true, min: 2}),
     clock: (str('clock', 'cpu') as Plan['clock']),
     precision: num('precision', 0.01, {min: 0}),

@@ -4,7 +4,7 @@
  * Built in a hidden temporary sibling named after this process and renamed into
  * place; the next run removes the siblings of runs that were killed.
  */
-import {chmodSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs';
+import {chmodSync, existsSync, mkdirSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {copyTree, isJunk, makeTempSibling, refuseUnlessEmptyFolder, removeStaleTemps} from './copy.js';
@@ -40,6 +40,13 @@ export function resolveBenchmark(benchmark: string, cwd: string): string {
   throw new UsageError(`Benchmark \`${benchmark}\` does not exist, expected a benchmark folder (a path, or a name in ./arbor-zoo or ./zoo)`, 'not-found');
 }
 
+/** A benchmark copied without arbor.lock gets one, committed with the baseline (a folder without a loadable plan gets none). */
+async function lockCheckout(dir: string): Promise<void> {
+  if (existsSync(path.join(dir, 'arbor.lock')) || !existsSync(path.join(dir, 'plan.toml'))) return;
+  const {writeLock} = await import('../eval/lock.js');
+  await writeLock(dir).catch(() => {});
+}
+
 /** Copy `benchmark` to `dest`, init a git repository there and commit the baseline. */
 export async function checkoutBenchmark(benchmark: string, dest: string, options: {cwd?: string} = {}): Promise<CheckoutResult> {
   const cwd = options.cwd ?? process.cwd();
@@ -57,6 +64,7 @@ export async function checkoutBenchmark(benchmark: string, dest: string, options
     removeStaleTemps(parent);
     temp = makeTempSibling(target, 'checkout');
     const files = copyTree(source, temp, {skip: isJunk});
+    await lockCheckout(temp);
     const {initAndCommit} = await import('./git.js');
     const {commit, identitySet} = await initAndCommit(temp, `baseline: ${path.basename(source)}`);
     // mkdtemp makes the folder 0700; the copy keeps the benchmark folder's own mode.

@@ -80,7 +80,7 @@ interface Planned {
 }
 
 /** Write (or fill) the benchmark folder `dir`. */
-export function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): ScaffoldResult {
+export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): Promise<ScaffoldResult> {
   const cwd = options.cwd ?? process.cwd();
   if (dir.trim() === '') throw new UsageError('The benchmark folder path is empty, expected e.g. `zoo/my_task`', 'bad-name');
   if (/(^|[\\/])\.\.([\\/]|$)/.test(dir)) throw new UsageError(`Invalid benchmark folder \`${dir}\`: it contains \`..\`; expected a path inside the zoo`, 'bad-name');
@@ -149,8 +149,25 @@ export function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): S
   }
   result.created.sort();
   result.skipped.sort();
+  await lockScaffold(target, result);
   result.placeholders.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   return result;
+}
+
+/**
+ * Write arbor.lock for the protected files just written (evals compare them
+ * with it), unless the folder already had one; a folder whose plan.toml does
+ * not load yet gets none.
+ */
+async function lockScaffold(target: string, result: ScaffoldResult): Promise<void> {
+  if (lstatSync(path.join(target, 'arbor.lock'), {throwIfNoEntry: false})) return;
+  const {writeLock} = await import('../eval/lock.js');
+  try {
+    await writeLock(target);
+    result.created.push('arbor.lock');
+  } catch {
+    // No loadable plan: nothing the eval would check yet.
+  }
 }
 
 /** The `--edit` list, checked: relative paths inside the folder, no protected file, the first a `.py` module. */

@@ -259,7 +259,7 @@ describe.skipIf(!hasBundle)('arbor.lock', () => {
   it('an eval whose protected files differ from arbor.lock scores 0.0 and says which file; lock refreshes it', () => {
     const dir = path.join(tempDir(), 'entry');
     cpSync(path.join(fixtures, 'eval/prefix-speed'), dir, {recursive: true});
-    writeFileSync(path.join(dir, 'plan.toml'), readFileSync(path.join(dir, 'plan.toml'), 'utf8').replace('repetitions = 2', 'repetitions = 1'));
+    writeFileSync(path.join(dir, 'plan.toml'), readFileSync(path.join(dir, 'plan.toml'), 'utf8').replace('repetitions = 2', 'repetitions = 3'));
     const result = runCli(['benchmark', 'eval', dir, 'dev']);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('score: 0.0\n');

@@ -97,9 +97,9 @@ describe('arbor benchmark scaffold (a new folder)', () => {
     expect(existsSync(path.join(zoo, 'demo', 'PROVENANCE.md'))).toBe(true);
   });
 
-  it('is available as a library function returning data', () => {
+  it('is available as a library function returning data', async () => {
     const zoo = tempDir();
-    const result = lib.scaffoldBenchmark('x1', {cwd: zoo, style: 'light'});
+    const result = await lib.scaffoldBenchmark('x1', {cwd: zoo, style: 'light'});
     expect(result).toMatchObject({name: 'x1', style: 'light', entrypoint: 'eval.sh', direction: 'maximize', splitKind: 'seed_range', bundleLang: 'js', editable: ['solution.py'], skipped: []});
     expect(result.created).toEqual(walk(path.join(zoo, 'x1')));
     expect(result.placeholders).toEqual([]);
