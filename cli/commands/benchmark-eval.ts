@@ -57,5 +57,8 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     if (report.failure) process.stderr.write(`score is 0.0: ${report.failure}\n`);
     if (args.json) await writeReport(args.json, report);
     process.stdout.write(`score: ${formatScore(report.score)}\n`);
+    const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/eval/plan.js')]);
+    const plan = await loadPlan(report.benchmark);
+    for (const warning of await recordEval(report, {plan})) process.stderr.write(`${warning}\n`);
   },
 };

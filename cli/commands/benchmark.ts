@@ -7,11 +7,12 @@ import {checkoutCommand} from './benchmark-checkout.js';
 import {evalCommand} from './benchmark-eval.js';
 import {gateCommand} from './benchmark-gate.js';
 import {lockCommand} from './benchmark-lock.js';
+import {calibrateCommand} from './benchmark-calibrate.js';
 import {runsCommand} from './benchmark-runs.js';
 
 export const benchmarkCommand: CommandModule = {
   command: 'benchmark <command>',
-  describe: 'Scaffold, verify, list, check out, lock and evaluate benchmarks; list recorded runs; gate result packages',
+  describe: 'Scaffold, verify, list, check out, lock, evaluate and calibrate benchmarks; list recorded runs; gate result packages',
   builder: (yargs) =>
     yargs
       .command(scaffoldCommand)
@@ -20,6 +21,7 @@ export const benchmarkCommand: CommandModule = {
       .command(checkoutCommand)
       .command(evalCommand)
       .command(gateCommand)
+      .command(calibrateCommand)
       .command(lockCommand)
       .command(runsCommand)
       .demandCommand(1, 'Missing benchmark command: expected one of the commands below.'),

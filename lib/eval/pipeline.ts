@@ -5,7 +5,7 @@
  * each point make, run and verify (point.ts), and score. Library code: it
  * reports progress through a callback and never prints.
  */
-import {cp, mkdir, rm, stat} from 'node:fs/promises';
+import {cp, mkdir, readFile, rm, stat} from 'node:fs/promises';
 import {existsSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
@@ -50,6 +50,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const cpu = pinnedCpu(env);
   const report: EvalReport = {
     benchmark: dir,
+    name: plan.name,
     split,
     metric: plan.metric,
     solution,
@@ -104,6 +105,10 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   try {
     // Stage 2: snapshots, bundle, sandbox, seeds.
     const ctx = await prepare({options, env, plan, split, solution, python, cpu, tmp, report, progress, timed, deadline: () => plan.timeLimit - elapsed()});
+    // Described while the runs go (a Python start and a numpy import, outside every run's cgroup).
+    const environment = import('../environment.js').then(({describeEnvironment}) => describeEnvironment({python: python.executable, clock: ctx.clock}));
+    environment.catch(() => {});
+    report.solutionSha256 = await digestFiles(ctx.solutionFiles.dir, plan.editable);
     const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${plan.repetitions}+ repetitions to ±${100 * plan.precision}% (budget ${plan.maxSeconds} s)` : '';
     progress(
       'line',
@@ -135,6 +140,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       const good = plan.metric === 'speedup' ? cases.filter((c) => c.status === 'ok' && c.passed).length : cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
       progress('line', `point ${index + 1}/${points.length}: ${plan.metric} ${point.score.toPrecision(4)} (${good}/${cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'answered'})`);
     }
+    report.environment = await environment.catch(() => undefined);
     // Stage 4: the score.
     const {score, failure} = aggregate(plan, report.points.flatMap((point) => point.cases), report.points);
     report.score = score;
@@ -306,6 +312,17 @@ function aggregate(plan: Plan, cases: CaseReport[], points?: PointReport[]): {sc
     }
   }
   return {score: mean(cases.map((c) => c.ratio))};
+}
+
+/** solution_sha256 of the snapshot of the editable files (missing files are left out). */
+async function digestFiles(dir: string, files: string[]): Promise<string> {
+  const {solutionDigest} = await import('../ledger/digest.js');
+  const found: Array<{path: string; bytes: Uint8Array}> = [];
+  for (const rel of files) {
+    const bytes = await readFile(path.join(dir, rel)).catch(() => undefined);
+    if (bytes) found.push({path: rel, bytes});
+  }
+  return solutionDigest(found);
 }
 
 /** Import the bundle's generator, oracle and verifier by the URLs lib/bundle uses, so they are cached. */

@@ -41,6 +41,8 @@ export interface Plan {
    */
   editable: string[];
   metric: 'speedup' | 'accuracy';
+  /** Distinct solutions that may be scored on test before evals warn (advisory, counted in the run ledger). */
+  testBudget: number;
   /** Whether a higher or a lower score is better (informational for the eval; a speedup is always maximize). */
   direction: 'maximize' | 'minimize';
   /** speedup: the reference solver file (absolute). */
@@ -76,6 +78,7 @@ const knownKeys = new Set([
   'editable',
   'direction',
   'split_kind',
+  'test_budget',
   'metric',
   'reference',
   'repetitions',
@@ -179,6 +182,7 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
     editable: readEditable(data.editable, solutionRel, fail),
     metric: metric as Plan['metric'],
     direction: direction as Plan['direction'],
+    testBudget: num('test_budget', 5, {integer: true, min: 0}),
     repetitions: num('repetitions', 3, {integer: true, min: 2}),
     clock: (str('clock', 'cpu') as Plan['clock']),
     precision: num('precision', 0.01, {min: 0}),

@@ -36,12 +36,16 @@ interface MadePoint {
   signature: PointSignature;
   resultBytes: number[];
   cases: CaseInput[];
+  /** Whether the oracle has written expected/ (only ever with no solution process running). */
+  expectedWritten?: boolean;
 }
 
 /** One solution repetition, before verification. */
 interface SolutionRun {
   out: string;
   statuses: RepetitionReport[];
+  /** Set once the run's answers were verified. */
+  verdicts?: Verdict[];
 }
 
 /** Make, run and verify one point; returns its case reports. */
@@ -180,6 +184,17 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       ctx.progress('line', `${step}solution answered ${answered}/${n} case(s) in time`);
       break;
     }
+    // In the sandbox no later run can see the work folder, so the first repetition is verified
+    // now (its processes are gone): wrong answers end the repetitions instead of being timed on.
+    if (rep === 0 && ctx.sandbox === 'bwrap') {
+      await ensureExpected(ctx, made);
+      runs[0]!.verdicts = await verifyRun(ctx, made, runs[0]!);
+      const passed = runs[0]!.statuses.filter((status) => status.passed).length;
+      if (passed < n) {
+        ctx.progress('line', `${step}solution passed ${passed}/${n} case(s)`);
+        break;
+      }
+    }
     ratios.push(statuses.map((status, i) => speedupRatio(reference[i]![rep]!.clock, timing(status).clock)));
     const score = speedScore([ratios]);
     const halfWidth = ratios.length >= 2 ? relativeHalfWidth(scoreInterval([ratios], 500), score) : Infinity;
@@ -261,20 +276,15 @@ async function writeAnswers(out: string, cases: CaseOutcome[], signature: PointS
 }
 
 async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: RunStage): Promise<CaseReport[]> {
-  const {plan, api, bundle} = ctx;
+  const {plan} = ctx;
   const {runs} = stage;
   const n = ctx.seeds.length;
   const tampered = runs.some((run) => run.statuses.some((status) => status.status === 'tampered'));
   const verdictsByRun: Verdict[][] = [];
   // A run that touched protected files scores 0.0; nothing it may have rewritten is executed.
   if (!tampered) {
-    ctx.progress('status', `${made.label}: writing expected answers`);
-    try {
-      await ctx.timed('expected', () => api.writeExpected(bundle, made.work));
-    } catch (error) {
-      throw bundleFailure(`the bundle's oracle failed on ${made.label}`, error);
-    }
-    for (const run of runs) verdictsByRun.push(await verifyRun(ctx, made, run));
+    await ensureExpected(ctx, made);
+    for (const run of runs) verdictsByRun.push((run.verdicts ??= await verifyRun(ctx, made, run)));
   }
   return Array.from({length: n}, (_, i): CaseReport => {
     const reps = runs.map((run) => run.statuses[i]!);
@@ -300,6 +310,18 @@ async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: RunStage): 
     }
     return report;
   });
+}
+
+/** Let the oracle write expected/ (once; never while a solution process runs). */
+async function ensureExpected(ctx: EvalContext, made: MadePoint): Promise<void> {
+  if (made.expectedWritten) return;
+  ctx.progress('status', `${made.label}: writing expected answers`);
+  try {
+    await ctx.timed('expected', () => ctx.api.writeExpected(ctx.bundle, made.work));
+  } catch (error) {
+    throw bundleFailure(`the bundle's oracle failed on ${made.label}`, error);
+  }
+  made.expectedWritten = true;
 }
 
 /** Verify one repetition's answers in the work folder, and fold the verdicts into its statuses. */

@@ -70,9 +70,15 @@ export interface PointReport {
 /** The full report (`--json FILE`). */
 export interface EvalReport {
   benchmark: string;
+  /** The plan's name (else the folder's): the benchmark's identity in the run ledger. */
+  name: string;
   split: Split;
   metric: Plan['metric'];
   solution: string;
+  /** SHA-256 over the editable files as evaluated (lib/ledger solutionDigest). */
+  solutionSha256?: string;
+  /** The machine, Python, numpy/BLAS and clock, with a fingerprint (lib/environment.ts). */
+  environment?: import('../environment.js').Environment;
   score: number;
   /** Why the score is 0.0 when a failure forced it (first failing case, or a protected file that differs from arbor.lock). */
   failure?: string;

@@ -147,9 +147,9 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
     for (const found of findPlaceholders(file.text))
       result.placeholders.push({file: file.rel, line: file.text.slice(0, found.offset).split('\n').length, text: found.text});
   }
+  await lockScaffold(target, result);
   result.created.sort();
   result.skipped.sort();
-  await lockScaffold(target, result);
   result.placeholders.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   return result;
 }

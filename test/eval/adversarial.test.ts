@@ -84,7 +84,7 @@ describe.skipIf(!hasBundle)('simple cheats (speed fixture)', () => {
     ['search-expected.py', 'failed'],
     ['tamper-bundle.py', 'failed'],
     ['array-hook.py', 'no-answer'],
-    ['forge-channel.py', 'failed'],
+    ['forge-channel.py', 'crashed'],
   ])('%s scores 0.0 (%s)', (solution, status) => {
     const {score, report, stderr} = evaluate('prefix-speed', solution);
     expect(score).toBe(0);
@@ -112,8 +112,9 @@ describe.skipIf(!hasBundle)('simple cheats (speed fixture)', () => {
   it('sleep-timed.py is killed at the per-case limit, max(1 s, 10 x reference)', () => {
     const {score, report} = evaluate('prefix-speed', 'sleep-timed.py');
     expect(score).toBe(0);
-    const limit = Math.max(1, 10 * report.points[0].cases[0].referenceSeconds);
-    expect(report.points[0].cases[0]).toMatchObject({status: 'timeout', note: `killed at the case time limit of ${limit.toFixed(3)} s`});
+    // The limit is on wall time: max(1 s, 10 x the reference's fastest wall time for the case).
+    expect(report.points[0].cases[0]).toMatchObject({status: 'timeout', note: expect.stringMatching(/^killed at the case time limit of \d+\.\d{3} s$/)});
+    expect(Number(/limit of ([\d.]+)/.exec(report.points[0].cases[0].note)![1])).toBeGreaterThanOrEqual(1);
     expect(report.points[0].cases[1]).toMatchObject({status: 'not-run'});
   });
 
@@ -185,9 +186,9 @@ describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solu
     expect(score).toBeLessThan(3);
   });
 
-  it('forging an answer on the runner\'s channel is the answer: it fails verification', () => {
+  it("forging an answer on the runner's channel gains nothing: the real answer that follows ends the run as a crash", () => {
     const {report} = evaluate('prefix-speed', 'forge-channel.py');
-    expect(report.points[0].cases[0]).toMatchObject({status: 'failed', passed: false});
+    expect(report.points[0].cases[0]).toMatchObject({status: 'crashed', passed: false, note: expect.stringMatching(/before case 0 was delivered|the runner's channel carried an unexpected message/)});
   });
 
   it('ARBOR_TEST_SALT (and every ARBOR_ variable) is invisible to the solution', () => {
@@ -319,5 +320,18 @@ describe.skipIf(!hasBundle)('where the sandbox cannot start', () => {
     const {score, report} = evaluate('prefix-speed', 'tamper-bundle.py', {args: ['--unsandboxed']});
     expect(score).toBe(0);
     expect(report.points[0].cases[0].status).toBe('tampered');
+  });
+});
+
+describe.skipIf(!hasBundle || !sandboxed)('offloading work on the CPU clock', () => {
+  // The reference is the same pure Python loop: doing that work elsewhere (a thread, a pool, a
+  // daemon, started in the untimed init()) must cost the same CPU, so the score stays about 1
+  // (the pool and the daemon would score about 2 on a wall clock with two cores).
+  it.each(['thread-init.py', 'pool-init.py', 'daemon-socket.py'])('%s scores no more than doing the work itself', (solution) => {
+    const {score, report} = evaluate('prefix-speed', solution);
+    expect(report).toMatchObject({clock: 'cpu', cgroup: true});
+    expect(report.points[0].cases.every((c: {passed: boolean}) => c.passed)).toBe(true);
+    expect(score).toBeGreaterThan(0);
+    expect(score).toBeLessThan(1.3);
   });
 });

@@ -100,14 +100,30 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(score).toBeGreaterThan(1);
     expect(result.stderr).toContain('point 1/1');
     const report = JSON.parse(readFileSync(json, 'utf8'));
-    expect(report).toMatchObject({split: 'dev', metric: 'speedup', score, seeds: {source: 'published', count: 3}, repetitions: 2});
+    expect(report).toMatchObject({split: 'dev', metric: 'speedup', score, seeds: {source: 'published', count: 3}, clock: 'cpu', sandbox: 'bwrap'});
+    expect(report.environment.fingerprint).toMatch(/^[0-9a-f]{16}$/);
+    expect(report.solutionSha256).toMatch(/^[0-9a-f]{64}$/);
+    const reps = report.repetitions;
+    expect(reps).toBeGreaterThanOrEqual(2);
+    expect(report.precision).toMatchObject({target: 0.05, reached: expect.any(Boolean)});
+    expect(report.interval[0]).toBeLessThanOrEqual(score);
+    expect(report.interval[1]).toBeGreaterThanOrEqual(score);
     expect(report.points[0].cases).toHaveLength(3);
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      return sorted.length % 2 ? sorted[sorted.length >> 1]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+    };
     for (const c of report.points[0].cases) {
       expect(c).toMatchObject({status: 'ok', passed: true, metrics: {wrong: 0, of: 200000}});
-      expect(c.repetitions).toHaveLength(2);
-      expect(c.seconds).toBe(Math.min(...c.repetitions.map((r: {seconds: number}) => r.seconds)));
-      expect(c.ratio).toBeCloseTo(c.referenceSeconds / c.seconds, 6);
+      expect(c.repetitions).toHaveLength(reps);
+      expect(c.referenceRepetitions).toHaveLength(reps);
+      // Per case: the median over repetitions of the paired ratios on the CPU clock.
+      const cpu = c.repetitions.map((r: {cpuSeconds: number}) => r.cpuSeconds);
+      expect(c.seconds).toBeCloseTo(median(cpu), 12);
+      expect(c.ratio).toBeCloseTo(median(cpu.map((t: number, k: number) => c.referenceRepetitions[k] / t)), 12);
     }
+    const mean = report.points[0].cases.reduce((total: number, c: {ratio: number}) => total + c.ratio, 0) / 3;
+    expect(score).toBeCloseTo(mean, 12);
     expect(report.processSeconds).toBeGreaterThan(0);
     expect(report.processSeconds).toBeLessThan(report.seconds);
     expect(readdirSync(dir)).toEqual(['report.json']);

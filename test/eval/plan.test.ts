@@ -44,7 +44,8 @@ describe('plan.toml', () => {
     ['bad seeds', base.replace('"0-3"', '"3-0"'), /dev\.seeds "3-0" has a descending range 3-0/],
     ['non-integer point', base.replace('N = 8 }', 'N = 8.5 }'), /dev\.points\[0\]\.N" must be an integer/],
     ['accuracy without metric names', base.replace('"speedup"', '"accuracy"'), /needs "numerator" and "denominator"/],
-    ['zero repetitions', `repetitions = 0\n${base}`, /"repetitions" must be an integer >= 1/],
+    ['one repetition', `repetitions = 1\n${base}`, /"repetitions" must be an integer >= 2/],
+    ['an unknown clock', `clock = "tsc"\n${base}`, /"clock" must be "cpu" or "wall", got "tsc"/],
     ['not TOML', 'metric = ', /not valid TOML/],
   ])('rejects %s with one line naming the problem', async (_name, text, message) => {
     const error = await loadPlan(planDir(text)).catch((e: unknown) => e as Error);

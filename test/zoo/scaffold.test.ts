@@ -59,7 +59,9 @@ describe('arbor benchmark scaffold (a new folder)', () => {
     expect(result.stdout).toContain('Next steps:');
     expect(result.stdout).toContain('arbor benchmark verify demo');
     const dir = path.join(zoo, 'demo');
-    expect(walk(dir)).toEqual(['PROVENANCE.md', 'README.md', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py', 'solution.py']);
+    expect(walk(dir)).toEqual(['PROVENANCE.md', 'README.md', 'arbor.lock', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py', 'solution.py']);
+    // The lock covers what the eval protects, so a fresh scaffold's eval compares clean.
+    expect(runCli(['benchmark', 'lock', '--check', 'demo'], {cwd: zoo})).toMatchObject({code: 0});
     for (const rel of walk(dir)) {
       const text = read(dir, rel);
       expect(text).not.toMatch(/\{\{\w+\}\}/);
@@ -118,7 +120,7 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
-    expect(json.created).toEqual(['PROVENANCE.md', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py']);
+    expect(json.created).toEqual(['PROVENANCE.md', 'arbor.lock', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py']);
     expect(json.skipped).toEqual(['README.md', 'solution.py']);
     expect(json.placeholders.every((p: {file: string}) => json.created.includes(p.file))).toBe(true);
     expect(read(dir, 'README.md')).toBe('# mine\r\n');
@@ -141,7 +143,7 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
     writeFileSync(path.join(dir, 'bundle/fherma.toml'), 'spec = "x"\n');
     const json = JSON.parse(runCli(['benchmark', 'scaffold', 'demo', '--json', '--style', 'light'], {cwd: zoo}).stdout);
     expect(json.skipped).toEqual(['bundle/fherma.toml', 'eval.py']);
-    expect(json.created).toEqual(['plan.toml', 'reference.py', 'solution.py']);
+    expect(json.created).toEqual(['arbor.lock', 'plan.toml', 'reference.py', 'solution.py']);
     expect(existsSync(path.join(dir, 'eval.sh'))).toBe(false);
     expect(readdirSync(path.join(dir, 'bundle'))).toEqual(['fherma.toml']);
   });
@@ -183,7 +185,7 @@ describe('arbor benchmark scaffold options', () => {
     const result = runCli(['benchmark', 'scaffold', 'demo', '--style', 'light'], {cwd: zoo});
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('arbor benchmark verify demo` lists what a zoo entry still needs');
-    expect(walk(path.join(zoo, 'demo'))).toEqual(['bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py', 'solution.py']);
+    expect(walk(path.join(zoo, 'demo'))).toEqual(['arbor.lock', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py', 'solution.py']);
     const verify = runCli(['benchmark', 'verify', 'demo'], {cwd: zoo});
     expect(verify.code).toBe(1);
     expect(verify.stdout).toContain('demo/README.md: error: Missing `README.md`');
@@ -374,7 +376,12 @@ describe('eval.py', () => {
     ] as const) {
       const dir = path.join(zoo, entry);
       expect(runCli(['benchmark', 'scaffold', dir, '--name', 'demo', '--entrypoint', entry, '--bundle-lang', solved ? 'py' : 'js']).code).toBe(0);
-      if (solved) cpSync(path.join(dir, 'reference.py'), path.join(dir, 'solution.py'));
+      if (solved) {
+        cpSync(path.join(dir, 'reference.py'), path.join(dir, 'solution.py'));
+        // A looser precision keeps the test short; the author relocks after changing the plan.
+        writeFileSync(path.join(dir, 'plan.toml'), readFileSync(path.join(dir, 'plan.toml'), 'utf8').replace('precision = 0.01', 'precision = 0.2'));
+        expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
+      }
       const result = spawnSync(run[0], run.slice(1), {cwd: dir, encoding: 'utf8', env});
       expect(result.status, result.stderr).toBe(0);
       const score = Number(/^score: (\S+)\n$/.exec(result.stdout)?.[1]);

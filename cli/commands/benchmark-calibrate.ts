@@ -1,0 +1,61 @@
+/** `arbor benchmark calibrate <benchmark>`: how much a solution's score moves from eval to eval. */
+import type {CommandModule} from 'yargs';
+import {UsageError} from '../../lib/errors.js';
+import {jsonOption, printJson} from '../options.js';
+
+interface CalibrateArgs {
+  benchmark: string;
+  runs: number;
+  split: string;
+  solution?: string;
+  json: boolean;
+  quiet: boolean;
+}
+
+export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
+  command: 'calibrate <benchmark>',
+  describe: "Evaluate a benchmark's baseline several times: the score's spread, each case's, and the repetitions an eval needs",
+  builder: (yargs) =>
+    yargs
+      .positional('benchmark', {type: 'string', demandOption: true, describe: 'The benchmark folder (holding plan.toml)'})
+      .option('runs', {type: 'number', default: 5, requiresArg: true, describe: 'How many evals (at least 2)'})
+      .option('split', {type: 'string', default: 'dev', requiresArg: true, describe: 'dev or test'})
+      .option('solution', {type: 'string', requiresArg: true, describe: "Calibrate this solution file instead of the plan's"})
+      .option('json', jsonOption)
+      .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr'})
+      .example('$0 benchmark calibrate zoo/algotune_knn --runs 5', 'the numbers for PROVENANCE\'s "how much the score varies"')
+      .epilogue('Exit 0 when every eval scored; 1 when the harness failed; 2 bad usage.') as never,
+  handler: async (args) => {
+    if (!Number.isInteger(args.runs) || args.runs < 2) throw new UsageError(`--runs ${args.runs}: expected a whole number of evals, at least 2`);
+    process.on('SIGUSR1', () => {});
+    const {calibrate} = await import('../../lib/eval/calibrate.js');
+    const {progressPrinter} = await import('../../lib/eval/report.js');
+    const printer = progressPrinter(process.stderr, args.quiet);
+    let result;
+    try {
+      result = await calibrate({
+        benchmark: args.benchmark,
+        split: args.split,
+        solution: args.solution,
+        runs: args.runs,
+        onProgress: (kind, text) => printer.progress('status', text),
+        onEval: (k, report) => printer.progress('line', `eval ${k + 1}/${args.runs}: score ${report.score.toPrecision(6)}${report.interval ? ` [${report.interval.map((v) => v.toPrecision(4)).join(', ')}]` : ''}, ${report.repetitions} repetition(s), ${report.seconds.toFixed(1)} s`),
+      });
+    } finally {
+      printer.done();
+    }
+    if (args.json) return printJson(result);
+    const pct = (value: number) => `${(100 * value).toFixed(2)}%`;
+    const s = result.score;
+    const lines = [
+      `calibrate ${result.benchmark} ${result.split}: ${result.runs} evals${result.clock ? ` (${result.clock} clock)` : ''}`,
+      `score: mean ${s.mean.toPrecision(6)}, sd ${s.sd.toPrecision(3)} (CV ${pct(s.cv)}), min ${s.min.toPrecision(6)}, max ${s.max.toPrecision(6)} (max/min ${s.maxOverMin.toFixed(4)})`,
+    ];
+    if (result.repetition) {
+      lines.push(`one repetition: CV ${pct(result.repetition.cv)}; an eval needs about ${result.repetition.needed} repetitions for +-${pct(result.repetition.target)} (plan's precision)`);
+    }
+    lines.push('point  case  mean       CV');
+    for (const c of result.cases) lines.push(`${String(c.point).padEnd(5)}  ${String(c.i).padEnd(4)}  ${c.mean.toPrecision(6).padEnd(9)}  ${pct(c.cv)}`);
+    process.stdout.write(`${lines.join('\n')}\n`);
+  },
+};

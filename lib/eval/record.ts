@@ -1,0 +1,33 @@
+/**
+ * Every eval goes on record in the run ledger (lib/ledger): its score,
+ * interval, solution digest, git state, environment and per-case results.
+ * Never at the cost of the score line: a ledger that cannot be written is a
+ * warning, and so is a test split scored for more distinct solutions than the
+ * plan's test_budget.
+ */
+import type {Plan} from './plan.js';
+import type {EvalReport} from './types.js';
+
+/** Record an eval report; returns the warnings to print on stderr. */
+export async function recordEval(report: EvalReport, options: {plan: Pick<Plan, 'testBudget'>; env?: NodeJS.ProcessEnv; cwd?: string; kind?: 'eval' | 'calibrate'}): Promise<string[]> {
+  const {ledgerPathFor, recordRun, gitState, exposureWarning} = await import('../ledger/index.js');
+  const git = await gitState(report.benchmark).catch(() => null);
+  const cases = report.points.flatMap((point) => point.cases.map((c) => ({point: point.index, ...c})));
+  const outcome = recordRun(ledgerPathFor(report.benchmark, options.env, options.cwd), {
+    kind: options.kind ?? 'eval',
+    benchmark: {path: report.benchmark, name: report.name},
+    split: report.split,
+    solutionSha256: report.solutionSha256 ?? null,
+    git,
+    environment: report.environment ?? {fingerprint: 'unknown'},
+    metric: report.metric,
+    score: report.score,
+    interval: report.interval ?? null,
+    status: report.failure ? 'failed' : 'ok',
+    seeds: report.seeds,
+    cases,
+  });
+  if (!outcome.ok) return [outcome.warning];
+  const warning = outcome.testExposure === null ? null : exposureWarning(outcome.testExposure, options.plan.testBudget, report.name);
+  return warning ? [warning] : [];
+}

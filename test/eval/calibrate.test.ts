@@ -1,0 +1,28 @@
+// `arbor benchmark calibrate`: several evals of one solution and their spread.
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {fixtures, runCli} from '../helpers/cli.js';
+
+const speed = path.join(fixtures, 'eval/prefix-speed');
+
+describe('arbor benchmark calibrate', () => {
+  it('reports every eval, the spread of their scores and each case, and the repetitions an eval needs', () => {
+    const result = runCli(['benchmark', 'calibrate', speed, '--runs', '2', '--json', '--quiet']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report).toMatchObject({split: 'dev', runs: 2, clock: expect.stringMatching(/^(cpu|wall)$/)});
+    expect(report.scores).toHaveLength(2);
+    expect(report.evals.map((e: {score: number}) => e.score)).toEqual(report.scores);
+    const mean = (report.scores[0] + report.scores[1]) / 2;
+    expect(report.score.mean).toBeCloseTo(mean, 12);
+    expect(report.score.maxOverMin).toBeCloseTo(Math.max(...report.scores) / Math.min(...report.scores), 12);
+    expect(report.cases).toHaveLength(3);
+    for (const c of report.cases) expect(c.mean).toBeGreaterThan(0);
+    expect(report.repetition.needed).toBeGreaterThanOrEqual(2);
+    expect(report.repetition.target).toBe(0.05);
+  });
+
+  it('refuses fewer than two runs (exit 2)', () => {
+    expect(runCli(['benchmark', 'calibrate', speed, '--runs', '1'])).toMatchObject({code: 2, stdout: '', stderr: 'arbor: --runs 1: expected a whole number of evals, at least 2\n'});
+  });
+});
