@@ -55,7 +55,8 @@ describe('arbor benchmark scaffold (a new folder)', () => {
     const result = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo});
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Scaffolded demo \(style zoo\): wrote PROVENANCE\.md, README\.md, bundle\/fherma\.toml, /);
+    expect(result.stdout).toMatch(/^Scaffolded demo \(style zoo\): wrote PROVENANCE\.md, README\.md, arbor\.lock, bundle\/fherma\.toml, /);
+    expect(result.stdout).toContain("run `arbor benchmark lock demo`");
     expect(result.stdout).toContain('Next steps:');
     expect(result.stdout).toContain('arbor benchmark verify demo');
     const dir = path.join(zoo, 'demo');

@@ -1,0 +1,107 @@
+// What the sandbox keeps out of an adversarial solution's reach (helpers in ./adversaries.ts).
+import {spawnSync} from 'node:child_process';
+import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {createHash} from 'node:crypto';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {runCli} from '../helpers/cli.js';
+import {entryCopy, evaluate, eventually, hasBundle, marker, sandboxed, survivors} from './adversaries.js';
+
+describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solution cannot reach', () => {
+  it('reports how the runs were isolated', () => {
+    const {report} = evaluate('prefix-speed', 'score-print-correct.py');
+    expect(report).toMatchObject({sandbox: 'bwrap', lock: 'ok'});
+    expect(typeof report.cgroup).toBe('boolean');
+    for (const rep of report.points[0].cases[0].repetitions) expect(rep.seconds).toBeGreaterThan(0);
+  });
+
+  it('sleep.py is killed at the warm-up limit, and the child it left in its own session dies with the run', () => {
+    const mark = marker();
+    const started = Date.now();
+    const {score, report} = evaluate('prefix-speed', 'sleep.py', {replace: {ARBOR_PROCESS_MARKER: mark}});
+    expect(score).toBe(0);
+    expect(report.points[0].cases[0]).toMatchObject({status: 'timeout', note: 'killed at the warm-up case time limit of 4.000 s'});
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(eventually(() => survivors(mark).length === 0)).toBe(true);
+  });
+
+  it('a double-forked daemon in its own session neither survives the run nor reaches the cases or expected answers', () => {
+    const mark = marker();
+    const {score, report} = evaluate('prefix-speed', 'daemon.py', {replace: {ARBOR_PROCESS_MARKER: mark}});
+    expect(score).toBe(0);
+    expect(report.points[0].cases[0].status).toBe('failed');
+    expect(eventually(() => survivors(mark).length === 0)).toBe(true);
+  });
+
+  it("signalling the harness (SIGUSR1 opens Node's inspector) prints no second score line", () => {
+    for (const args of [[], ['--unsandboxed']]) {
+      const {stdout, score} = evaluate('prefix-speed', 'signal-harness.py', {args});
+      expect(stdout).toMatch(/^score: \S+\n$/);
+      expect(score).toBeGreaterThan(0);
+      expect(score).not.toBe(999);
+    }
+  });
+
+  it("writing to every visible process's stdout (/proc/<pid>/fd/1) prints no second score line", () => {
+    const {stdout, score} = evaluate('prefix-speed', 'proc-stdout.py');
+    expect(stdout).toMatch(/^score: \S+\n$/);
+    expect(score).toBeGreaterThan(0);
+  });
+
+  it('answers saved to /tmp or HOME are gone by the next repetition and the next eval', () => {
+    const first = evaluate('prefix-speed', 'cache-tmp.py');
+    const second = evaluate('prefix-speed', 'cache-tmp.py');
+    // Computing with a Python loop is the reference's own speed: about 1, far below numpy's baseline.
+    for (const {score} of [first, second]) {
+      expect(score).toBeGreaterThan(0);
+      expect(score).toBeLessThan(3);
+    }
+    expect(readdirSync('/tmp').filter((name) => name.startsWith('arbor-cache-'))).toEqual([]);
+  });
+
+  it('hunting for the case files in the untimed init() finds nothing to precompute', () => {
+    const {score} = evaluate('prefix-speed', 'hunt-cases.py');
+    expect(score).toBeGreaterThan(0);
+    expect(score).toBeLessThan(3);
+  });
+
+  it("forging an answer on the runner's channel gains nothing: the real answer that follows ends the run as a crash", () => {
+    const {report} = evaluate('prefix-speed', 'forge-channel.py');
+    expect(report.points[0].cases[0]).toMatchObject({status: 'crashed', passed: false, note: expect.stringMatching(/before case 0 was delivered|the runner's channel carried an unexpected message/)});
+  });
+
+  it('ARBOR_TEST_SALT (and every ARBOR_ variable) is invisible to the solution', () => {
+    const {score, report} = evaluate('prefix-speed', 'salt-env.py', {split: 'test', env: {ARBOR_TEST_SALT: 'platform-secret', ARBOR_SOMETHING: 'x'}});
+    expect(report.seeds.source).toBe('derived');
+    expect(score).toBe(0);
+    expect(report.points[0].cases[0].note).toMatch(/run\(\) returned None/);
+  });
+
+  it("no solution can change its benchmark's protected files, arbor, or a Python site, so a later honest eval is unaffected", () => {
+    const {dir, candidate} = entryCopy('prefix-speed', 'vandal.py');
+    writeFileSync(path.join(dir, 'VANDAL_OK'), '');
+    const digest = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+    const before = ['eval.sh', 'plan.toml'].map((name) => digest(path.join(dir, name)));
+    const python = spawnSync('python3', ['-c', 'import json, site, sys; print(json.dumps([p for p in sys.path if p] + [site.getusersitepackages()]))'], {encoding: 'utf8'});
+    const sites: string[] = JSON.parse(python.stdout);
+    const planted = () => sites.flatMap((site) => ['arbor_vandal_probe.pth', 'usercustomize.py'].map((name) => path.join(site, name))).filter((file) => existsSync(file) && readFileSync(file, 'utf8').includes('arbor vandal probe'));
+    try {
+      const result = runCli(['benchmark', 'eval', dir, 'dev', '--solution', candidate]);
+      expect(result.stdout).toBe('score: 0.0\n');
+      expect(['eval.sh', 'plan.toml'].map((name) => digest(path.join(dir, name)))).toEqual(before);
+      expect(planted()).toEqual([]);
+    } finally {
+      for (const file of planted()) rmSync(file);
+    }
+    const honestRun = runCli(['benchmark', 'eval', dir, 'dev']);
+    expect(Number(honestRun.stdout.slice(7))).toBeGreaterThan(1);
+  });
+
+  it('the accuracy fixture holds against the same cheats', () => {
+    // Zeros are within 1e-3 of |x| for about 1 point in 1000: that is what these answers are worth.
+    for (const solution of ['search-expected.py', 'tamper-bundle.py']) expect(evaluate('accuracy-abs', solution).score).toBeLessThan(0.005);
+    for (const solution of ['nothing.py', 'crash.py', 'nan.py', 'sleep.py', 'score-print.py']) {
+      expect(evaluate('accuracy-abs', solution, {replace: {ARBOR_PROCESS_MARKER: marker()}}).score).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,73 @@
+// Helpers of the adversarial suites (test/eval/adversarial-*.test.ts): cheating
+// must not pay: every adversarial solution scores 0.0 or no more than its honest
+// worth, never crashes the harness, never leaves anything behind, and stdout is
+// always exactly one score line. Each solution under
+// test/fixtures/eval/solutions says in its docstring what it tries.
+import {spawnSync} from 'node:child_process';
+import {cpSync, existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs';
+import {randomBytes} from 'node:crypto';
+import path from 'node:path';
+import {expect} from 'vitest';
+import {fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+
+export const hasBundle = existsSync(path.join(repoRoot, 'lib/bundle/index.ts'));
+export const solutions = path.join(fixtures, 'eval/solutions');
+export const sandboxed = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0;
+
+export interface Evaluated {
+  score: number;
+  stdout: string;
+  stderr: string;
+  report: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  dir: string;
+}
+
+/** A fresh marker for the command lines of processes a solution starts, so the test can look for survivors. */
+export function marker(): string {
+  return `arbor-marker-${randomBytes(6).toString('hex')}`;
+}
+
+/** Processes whose command line holds the marker. */
+export function survivors(mark: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (cmdline.includes(mark) && state !== 'Z') found.push(pid);
+    } catch {
+      // Gone.
+    }
+  }
+  return found;
+}
+
+/** Wait up to `ms` for a condition (processes die asynchronously after SIGKILL). */
+export function eventually(condition: () => boolean, ms = 3000): boolean {
+  const until = Date.now() + ms;
+  while (!condition() && Date.now() < until) spawnSync('sleep', ['0.05']);
+  return condition();
+}
+
+/** A private copy of a fixture entry with the candidate inside it, so whatever it damages is the copy. */
+export function entryCopy(entry: string, solution: string, replace: Record<string, string> = {}): {dir: string; candidate: string} {
+  const dir = path.join(tempDir(), entry);
+  cpSync(path.join(fixtures, 'eval', entry), dir, {recursive: true});
+  let text = readFileSync(path.join(solutions, solution), 'utf8');
+  for (const [from, to] of Object.entries(replace)) text = text.split(from).join(to);
+  const candidate = path.join(dir, 'candidate.py');
+  writeFileSync(candidate, text);
+  return {dir, candidate};
+}
+
+export function evaluate(entry: string, solution: string, options: {split?: string; replace?: Record<string, string>; args?: string[]; env?: Record<string, string>} = {}): Evaluated {
+  const {dir, candidate} = entryCopy(entry, solution, options.replace);
+  const json = path.join(path.dirname(dir), 'report.json');
+  const result = runCli(['benchmark', 'eval', dir, options.split ?? 'dev', '--solution', candidate, '--json', json, ...(options.args ?? [])], {env: options.env});
+  expect(result.stderr).not.toMatch(/internal error|Traceback/);
+  expect(result.code).toBe(0);
+  expect(result.stdout).toMatch(/^score: \S+\n$/);
+  return {score: Number(result.stdout.slice(7)), stdout: result.stdout, stderr: result.stderr, report: JSON.parse(readFileSync(json, 'utf8')), dir};
+}
+
