@@ -8,7 +8,8 @@
  * refreshes the lock on purpose.
  */
 import {createHash} from 'node:crypto';
-import {lstat, readFile, readdir, readlink, rename, rm, writeFile} from 'node:fs/promises';
+import {lstat, readFile, readdir, readlink} from 'node:fs/promises';
+import {writeFileAtomic} from '../bundle/codec.js';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
@@ -88,12 +89,9 @@ export function lockDifference(locked: Lock, now: Lock): string | undefined {
 export async function writeLock(dir: string, plan?: Plan): Promise<Lock> {
   const lock = await computeLock(dir, plan);
   const target = path.join(dir, lockFile);
-  const temp = `${target}.tmp-${process.pid}`;
   try {
-    await writeFile(temp, `${JSON.stringify(lock, null, 2)}\n`);
-    await rename(temp, target);
+    writeFileAtomic(target, `${JSON.stringify(lock, null, 2)}\n`);
   } catch (error) {
-    await rm(temp, {force: true}).catch(() => {});
     throw new UsageError(`${target}: cannot write: ${(error as Error).message}`, 'write-failed');
   }
   return lock;

@@ -368,11 +368,11 @@ function warnIfQuick(ctx: EvalContext, label: string, referenceBest: number[]): 
   );
 }
 
-export function formatSeconds(seconds: number): string {
+function formatSeconds(seconds: number): string {
   return seconds < 1 ? `${(seconds * 1000).toPrecision(3)} ms` : `${seconds.toPrecision(3)} s`;
 }
 
-export function messageOf(error: unknown): string {
+function messageOf(error: unknown): string {
   return String(error instanceof Error ? error.message : error).split('\n', 1)[0] ?? '';
 }
 
