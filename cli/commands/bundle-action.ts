@@ -79,7 +79,7 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
       if (argv.seeds === undefined) throw new UsageError('make needs --seeds, e.g. --seeds 0-7');
       const bundle = await lib.loadBundle(argv.bundleDir);
       const point = lib.parsePoint(bundle, argv.point);
-      const seeds = lib.parseSeeds(argv.seeds);
+      const seeds = lib.parseSeedList(argv.seeds);
       const {cases} = await lib.makeWorkDir(bundle, argv.dir!, point, seeds);
       process.stderr.write(`arbor: made ${cases} case${cases === 1 ? '' : 's'} in ${argv.dir}\n`);
       return;
