@@ -3,11 +3,12 @@
  * calls; only folders whose files changed are verified, by a pool of worker
  * threads (one per core) when there are enough of them, inline otherwise.
  */
-import {existsSync, readdirSync, readFileSync, realpathSync, statSync} from 'node:fs';
+import {readdirSync, realpathSync, statSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {Worker} from 'node:worker_threads';
 import {UsageError} from '../errors.js';
+import {arborVersion} from '../version.js';
 import {cacheDir, folderKey, ResultCache, signature} from './cache.js';
 import type {EntryStatus} from './entry.js';
 import {describeFsError, kindOf} from './text.js';
@@ -186,21 +187,16 @@ function apply(row: ListEntry, status: EntryStatus): void {
 }
 
 let cachedVersion: string | undefined;
+/** arbor's version plus its build time: a rebuilt arbor (new rules) starts with a fresh cache. */
 function version(): string {
   if (cachedVersion) return cachedVersion;
+  let built = 0;
   try {
-    const here = path.dirname(new URL(import.meta.url).pathname);
-    for (const candidate of [path.resolve(here, '../../package.json'), path.resolve(here, '../../../package.json')])
-      if (existsSync(candidate)) {
-        const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as {version?: string};
-        // The build time makes a rebuilt arbor (new rules) start with a fresh cache.
-        const built = statSync(new URL(import.meta.url)).mtimeMs;
-        return (cachedVersion = `${pkg.version ?? '0'}+${built}`);
-      }
+    built = statSync(new URL(import.meta.url)).mtimeMs;
   } catch {
-    // fall through
+    // keep 0
   }
-  return (cachedVersion = 'unknown');
+  return (cachedVersion = `${arborVersion()}+${built}`);
 }
 
 /** Below this many folders to verify, starting workers costs more than it saves. */
