@@ -134,6 +134,7 @@ export function parseOutline(source: string, {paragraphText = false}: {paragraph
   };
 
   const root: Root = {type: 'root', children: [], position: {start: pointAt(0), end: lineEnd(lines.length - 1)}};
+  if (!notSimple.test(text)) return simpleOutline(text, lines, root, paragraphText, pointAt, lineEnd);
   const stack: Parent[] = [root];
   const env: {references?: Record<string, {title: string; href: string}>} = {};
   const tokens = blockParser().parse(text, env);
@@ -166,6 +167,59 @@ export function parseOutline(source: string, {paragraphText = false}: {paragraph
     parent.children.push(node as never);
     if (token.nesting === 1) stack.push(node as Parent);
   }
+  return root;
+}
+
+/**
+ * A line that a simple document cannot hold. Simple documents (most PROVENANCE files) have
+ * only blank lines, ATX headings that do not end in `#`, and lines of text that start with an
+ * ASCII letter, and no CR, NUL or white space JavaScript and CommonMark disagree on. Their
+ * block structure is plain: a heading is one line, consecutive text lines are one paragraph
+ * (nothing can start inside one but a heading, which may interrupt it), a blank line ends
+ * it. `simpleOutline` builds that tree straight from the lines, as markdown-it would.
+ */
+const notSimple = /^(?![ \t]*$|#{1,6}(?:[ \t]|$)|[A-Za-z])|#[ \t]*$|[\r\0\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/m;
+
+/** Whether `parseOutline` reads `text` line by line, without markdown-it (see `notSimple`). */
+export function isSimpleDocument(source: string): boolean {
+  return !notSimple.test(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source);
+}
+
+/** The outline of a simple document (see `notSimple`): headings and paragraphs from its lines. */
+function simpleOutline(
+  text: string,
+  lines: number[],
+  root: Root,
+  paragraphText: boolean,
+  pointAt: (line: number, column?: number) => Point,
+  lineEnd: (line: number) => Point,
+): Root {
+  const lineText = (k: number) => text.slice(lines[k]!, k + 1 < lines.length ? lines[k + 1]! - 1 : text.length);
+  const textChild = (raw: string) => (raw ? [{type: 'text' as const, value: raw}] : []);
+  let first = -1;
+  const closeParagraph = (next: number) => {
+    if (first === -1) return;
+    const position = {start: pointAt(first), end: lineEnd(next - 1)};
+    const children = paragraphText ? textChild(inlineRaw(text.slice(lines[first]!, position.end.offset).trim(), () => '\n')) : [];
+    root.children.push({type: 'paragraph', children, position});
+    first = -1;
+  };
+  for (let k = 0; k < lines.length; k++) {
+    const line = lineText(k);
+    const c = line.charCodeAt(0);
+    if (c === 35 /* # */) {
+      closeParagraph(k);
+      let depth = 1;
+      while (line.charCodeAt(depth) === 35) depth++;
+      const raw = inlineRaw(line.slice(depth).trim(), () => '\n');
+      root.children.push({type: 'heading', depth: depth as Heading['depth'], children: textChild(raw), position: {start: pointAt(k), end: lineEnd(k)}});
+    } else if (line.trim() === '') {
+      closeParagraph(k);
+    } else if (first === -1) {
+      first = k;
+    }
+  }
+  closeParagraph(lines.length);
   return root;
 }
 
