@@ -115,7 +115,7 @@ const leafTypes: Record<string, 'code' | 'thematicBreak' | 'html'> = {
  * Parse the block outline of `text` (see the module comment). With
  * `paragraphText`, paragraphs get their raw text too, as headings do.
  */
-export function parseOutline(source: string, {paragraphText = false}: {paragraphText?: boolean} = {}): Root {
+export function parseOutline(source: string, {paragraphText = false, simpleOnly = false}: {paragraphText?: boolean; simpleOnly?: boolean} = {}): Root {
   // remark drops a byte order mark before it counts offsets.
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const lines = lineStarts(text);
@@ -134,7 +134,8 @@ export function parseOutline(source: string, {paragraphText = false}: {paragraph
   };
 
   const root: Root = {type: 'root', children: [], position: {start: pointAt(0), end: lineEnd(lines.length - 1)}};
-  if (!notSimple.test(text)) return simpleOutline(text, lines, root, paragraphText, pointAt, lineEnd);
+  const simple = notSimple.test(text) ? undefined : simpleOutline(text, lines, root, paragraphText, pointAt, lineEnd);
+  if (simple || simpleOnly) return simple ?? {type: 'root', children: []};
   const stack: Parent[] = [root];
   const env: {references?: Record<string, {title: string; href: string}>} = {};
   const tokens = blockParser().parse(text, env);
@@ -173,19 +174,24 @@ export function parseOutline(source: string, {paragraphText = false}: {paragraph
 /**
  * A line that a simple document cannot hold. Simple documents (most PROVENANCE files) have
  * only blank lines, ATX headings that do not end in `#`, and lines of text that start with an
- * ASCII letter, and no CR, NUL or white space JavaScript and CommonMark disagree on. Their
- * block structure is plain: a heading is one line, consecutive text lines are one paragraph
- * (nothing can start inside one but a heading, which may interrupt it), a blank line ends
- * it. `simpleOutline` builds that tree straight from the lines, as markdown-it would.
+ * ASCII letter (after white space only inside a paragraph), and no CR, NUL or white space
+ * JavaScript and CommonMark disagree on. Their block structure is plain: a heading is one
+ * line, consecutive text lines are one paragraph (nothing that starts with a letter can
+ * interrupt one, whatever its indentation), a blank line or a heading ends it.
+ * `simpleOutline` builds that tree straight from the lines, as markdown-it would.
  */
-const notSimple = /^(?![ \t]*$|#{1,6}(?:[ \t]|$)|[A-Za-z])|#[ \t]*$|[\r\0\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/m;
+const notSimple = /^(?![ \t]*$|#{1,6}(?:[ \t]|$)|[ \t]*[A-Za-z])|#[ \t]*$|[\r\0\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/m;
 
 /** Whether `parseOutline` reads `text` line by line, without markdown-it (see `notSimple`). */
 export function isSimpleDocument(source: string): boolean {
-  return !notSimple.test(source.charCodeAt(0) === 0xfeff ? source.slice(1) : source);
+  return parseOutline(source, {simpleOnly: true}).children.length > 0 || /^[ \t\n]*$/.test(source.replace(/^\ufeff/, ''));
 }
 
-/** The outline of a simple document (see `notSimple`): headings and paragraphs from its lines. */
+/**
+ * The outline of a simple document (see `notSimple`): headings and paragraphs from its lines;
+ * undefined when an indented text line starts a block (indented code, or a paragraph whose
+ * content column is not 1), which markdown-it reads instead.
+ */
 function simpleOutline(
   text: string,
   lines: number[],
@@ -193,15 +199,16 @@ function simpleOutline(
   paragraphText: boolean,
   pointAt: (line: number, column?: number) => Point,
   lineEnd: (line: number) => Point,
-): Root {
+): Root | undefined {
   const lineText = (k: number) => text.slice(lines[k]!, k + 1 < lines.length ? lines[k + 1]! - 1 : text.length);
   const textChild = (raw: string) => (raw ? [{type: 'text' as const, value: raw}] : []);
+  const children: Root['children'] = [];
   let first = -1;
   const closeParagraph = (next: number) => {
     if (first === -1) return;
     const position = {start: pointAt(first), end: lineEnd(next - 1)};
-    const children = paragraphText ? textChild(inlineRaw(text.slice(lines[first]!, position.end.offset).trim(), () => '\n')) : [];
-    root.children.push({type: 'paragraph', children, position});
+    const kids = paragraphText ? textChild(inlineRaw(text.slice(lines[first]!, position.end.offset).trim(), () => '\n')) : [];
+    children.push({type: 'paragraph', children: kids, position});
     first = -1;
   };
   for (let k = 0; k < lines.length; k++) {
@@ -212,14 +219,16 @@ function simpleOutline(
       let depth = 1;
       while (line.charCodeAt(depth) === 35) depth++;
       const raw = inlineRaw(line.slice(depth).trim(), () => '\n');
-      root.children.push({type: 'heading', depth: depth as Heading['depth'], children: textChild(raw), position: {start: pointAt(k), end: lineEnd(k)}});
+      children.push({type: 'heading', depth: depth as Heading['depth'], children: textChild(raw), position: {start: pointAt(k), end: lineEnd(k)}});
     } else if (line.trim() === '') {
       closeParagraph(k);
     } else if (first === -1) {
+      if (c === 32 || c === 9) return undefined;
       first = k;
     }
   }
   closeParagraph(lines.length);
+  root.children = children;
   return root;
 }
 
