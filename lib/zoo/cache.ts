@@ -94,6 +94,8 @@ export function signature(root: string, files: readonly string[]): {sig: string;
 export class ResultCache<T> {
   readonly file: string;
   private entries: Record<string, CacheEntry<T>> = {};
+  /** Names looked up or stored since loading: the folders the zoo still has. */
+  private readonly seen = new Set<string>();
   private dirty = false;
 
   constructor(dir: string, key: string) {
@@ -114,7 +116,8 @@ export class ResultCache<T> {
 
   /** The cached entry for `name` (check its `dir` and `sig` before trusting it). */
   entry(name: string): CacheEntry<T> | undefined {
-    return this.entries[name];
+    this.seen.add(name);
+    return Object.hasOwn(this.entries, name) ? this.entries[name] : undefined;
   }
 
   /** Store a value; `newest` is the newest file time it depends on, `readAt` when it was read. */
@@ -130,10 +133,10 @@ export class ResultCache<T> {
     this.dirty = true;
   }
 
-  /** Forget entries whose names are not in `keep` (folders removed from the zoo). */
-  prune(keep: ReadonlySet<string>): void {
+  /** Forget entries whose names were not looked up since loading (folders removed from the zoo). */
+  pruneUnseen(): void {
     for (const name of Object.keys(this.entries))
-      if (!keep.has(name)) {
+      if (!this.seen.has(name)) {
         delete this.entries[name];
         this.dirty = true;
       }

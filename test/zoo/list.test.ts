@@ -29,8 +29,9 @@ describe('arbor benchmark list', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
-        'b-failing  1 error  Sort a list of integers as fast as possible; a solution returns the sorted list.',
-        'sorting    ok       Sort a list of integers as fast as possible; a solution returns the sorted list.',
+        // The status column is 9 wide (rows are printed as they are decided); titles are cut to 100 columns.
+        'b-failing  1 error    Sort a list of integers as fast as possible; a solution returns the sorted li…',
+        'sorting    ok         Sort a list of integers as fast as possible; a solution returns the sorted li…',
         '2 benchmarks in zoo: 1 ok, 1 failing verify',
         '',
       ].join('\n'),
@@ -182,6 +183,31 @@ describe('arbor benchmark list', () => {
     expect(pooled.benchmarks).toEqual(inline.benchmarks);
     expect(pooled.workers).toBeGreaterThanOrEqual(1);
     expect(pooled.workers).toBeLessThanOrEqual(3);
+  });
+
+  it('streams rows in name order after a start with the count and widest name; --json streams the same bytes as the whole document', async () => {
+    const root = tempDir();
+    const zoo = path.join(root, 'zoo');
+    mkdirSync(zoo);
+    for (let i = 0; i < 60; i++) cpSync(path.join(zooFixtures, i % 4 ? 'minimal-ok' : 'eval-missing'), path.join(zoo, `t${i}${'x'.repeat(i % 7)}`), {recursive: true});
+    symlinkSync('nowhere', path.join(zoo, 'dangling'));
+    const {listZooStream} = (await import(path.join(repoRoot, 'dist/lib/zoo/list.js'))) as typeof import('../../lib/zoo/list.js');
+    const events: string[] = [];
+    const summary = await listZooStream(
+      {zoo: 'zoo', cwd: root, cache: false, workers: 2},
+      {start: (info) => events.push(`start ${info.total} ${info.nameWidth}`), entry: (entry) => events.push(entry.name)},
+    );
+    const names = readdirSync(zoo).sort();
+    expect(events).toEqual([`start 61 ${Math.max(...names.map((n) => n.length))}`, ...names]);
+    expect(summary).toMatchObject({total: 61, ok: 45, failing: 15, broken: 1});
+    const streamed = runCli(['benchmark', 'list', 'zoo', '--json', '--no-cache'], {cwd: root});
+    const whole = await lib.listZoo({zoo: 'zoo', cwd: root, cache: false});
+    expect(streamed.stdout).toBe(`${JSON.stringify(lib.zooListJson(whole), null, 2)}\n`);
+    const text = runCli(['benchmark', 'list', 'zoo', '--no-cache'], {cwd: root});
+    expect(text.stdout).toBe(lib.formatZooList(whole));
+    const empty = path.join(root, 'empty');
+    mkdirSync(empty);
+    expect(runCli(['benchmark', 'list', 'empty', '--json', '--no-cache'], {cwd: root}).stdout).toBe(`${JSON.stringify({zoo: 'empty', benchmarks: [], skipped: []}, null, 2)}\n`);
   });
 
   it('uses one worker per core, overridable with ARBOR_LIST_WORKERS', async () => {
