@@ -172,15 +172,19 @@ export function parseOutline(source: string, {paragraphText = false, simpleOnly 
 }
 
 /**
- * A line that a simple document cannot hold. Simple documents (most PROVENANCE files) have
- * only blank lines, ATX headings that do not end in `#`, and lines of text that start with an
- * ASCII letter (after white space only inside a paragraph), and no CR, NUL or white space
- * JavaScript and CommonMark disagree on. Their block structure is plain: a heading is one
- * line, consecutive text lines are one paragraph (nothing that starts with a letter can
+ * Characters a simple document cannot hold: CR, NUL, and white space JavaScript and
+ * CommonMark disagree on. Simple documents (most PROVENANCE files) have only blank lines,
+ * ATX headings that do not end in `#`, and lines of text that start with an ASCII letter
+ * (after white space only inside a paragraph). Their block structure is plain: a heading is
+ * one line, consecutive text lines are one paragraph (nothing that starts with a letter can
  * interrupt one, whatever its indentation), a blank line or a heading ends it.
- * `simpleOutline` builds that tree straight from the lines, as markdown-it would.
+ * `simpleOutline` checks the lines and builds that tree straight from them, as markdown-it would.
  */
-const notSimple = /^(?![ \t]*$|#{1,6}(?:[ \t]|$)|[ \t]*[A-Za-z])|#[ \t]*$|[\r\0\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/m;
+const notSimple = /[\r\0\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+const headingLine = /^#{1,6}(?:[ \t][^\n]*)?$/;
+
+/** An ASCII letter. */
+const isLetter = (c: number) => (c | 32) >= 97 && (c | 32) <= 122;
 
 /** Whether `parseOutline` reads `text` line by line, without markdown-it (see `notSimple`). */
 export function isSimpleDocument(source: string): boolean {
@@ -215,16 +219,21 @@ function simpleOutline(
     const line = lineText(k);
     const c = line.charCodeAt(0);
     if (c === 35 /* # */) {
+      if (!headingLine.test(line) || /#[ \t]*$/.test(line)) return undefined;
       closeParagraph(k);
       let depth = 1;
       while (line.charCodeAt(depth) === 35) depth++;
       const raw = inlineRaw(line.slice(depth).trim(), () => '\n');
       children.push({type: 'heading', depth: depth as Heading['depth'], children: textChild(raw), position: {start: pointAt(k), end: lineEnd(k)}});
-    } else if (line.trim() === '') {
-      closeParagraph(k);
-    } else if (first === -1) {
-      if (c === 32 || c === 9) return undefined;
-      first = k;
+    } else if (isLetter(c)) {
+      if (first === -1) first = k;
+    } else if (c === 32 || c === 9 || Number.isNaN(c)) {
+      const rest = line.trimStart();
+      if (rest === '') closeParagraph(k);
+      // Indented text continues a paragraph; anywhere else it starts a block markdown-it reads.
+      else if (first === -1 || !isLetter(rest.charCodeAt(0))) return undefined;
+    } else {
+      return undefined;
     }
   }
   closeParagraph(lines.length);
@@ -246,6 +255,10 @@ function needsMicromark(text: string, env: {references?: object}, tokens: Array<
 /** Offsets where each line of `text` starts (CR, LF and CRLF end a line, as in CommonMark). */
 function lineStarts(text: string): number[] {
   const starts = [0];
+  if (!text.includes('\r')) {
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
+    return starts;
+  }
   const ending = /\r\n?|\n/g;
   for (let match; (match = ending.exec(text)); ) starts.push(match.index + match[0].length);
   return starts;
