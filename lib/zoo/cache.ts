@@ -6,12 +6,12 @@
  * `racyMs` before they were read are not stored (the file system clock is coarse).
  */
 import {createHash} from 'node:crypto';
-import {mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 /** Bump when the shape or meaning of cached results changes. */
-const cacheFormat = 5;
+const cacheFormat = 6;
 /** Files touched this recently before being read are not cached. */
 export const racyMs = 100;
 
@@ -87,29 +87,69 @@ export function signature(root: string, files: readonly string[]): {sig: string;
       sig += `!${(error as NodeJS.ErrnoException).code}|`;
     }
   }
-  return {sig, newest};
+  return {sig: hash53(sig), newest};
 }
 
-/** A JSON cache file for one zoo; load, look up, update, save atomically. */
+/** A 53-bit hash of a string (cyrb53) in base 36: the cache stores signatures this short. */
+export function hash53(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+/**
+ * A cache file for one zoo; load, look up, update, save atomically. One line per folder,
+ * `<name as JSON> TAB <[dir, files, sig, value] as JSON>`, after a header line: lines are
+ * parsed only when looked up, so a cache of 100,000 folders costs its text and a map.
+ */
 export class ResultCache<T> {
   readonly file: string;
-  private entries: Record<string, CacheEntry<T>> = {};
+  /** The JSON of each entry by folder name, as read or as stored since. */
+  private lines = new Map<string, string>();
   /** Names looked up or stored since loading: the folders the zoo still has. */
   private readonly seen = new Set<string>();
   private dirty = false;
 
   constructor(dir: string, key: string) {
     const hash = createHash('sha256').update(`${cacheFormat}\0${key}`).digest('hex').slice(0, 32);
-    this.file = path.join(dir, `list-${hash}.json`);
+    this.file = path.join(dir, `list-${hash}.jsonl`);
   }
 
   /** Read the cache file; a missing or corrupt file is an empty cache. */
   load(): this {
+    this.lines = new Map();
+    let text: string;
     try {
-      const data = JSON.parse(readFileSync(this.file, 'utf8')) as {format?: number; entries?: Record<string, CacheEntry<T>>};
-      if (data.format === cacheFormat && data.entries && typeof data.entries === 'object') this.entries = data.entries;
+      text = readFileSync(this.file, 'latin1');
     } catch {
-      this.entries = {};
+      return this;
+    }
+    // Read as latin1 (one byte per character, no decoding): the JSON is ASCII, escapes included.
+    const header = `{"format":${cacheFormat}}\n`;
+    if (!text.startsWith(header)) return this;
+    for (let at = header.length; at < text.length; ) {
+      let end = text.indexOf('\n', at);
+      if (end === -1) end = text.length;
+      const tab = text.indexOf('"\t', at);
+      if (tab === -1 || tab >= end) {
+        this.lines.clear();
+        return this;
+      }
+      const quoted = text.slice(at, tab + 1);
+      try {
+        this.lines.set(quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1), text.slice(tab + 2, end));
+      } catch {
+        this.lines.clear();
+        return this;
+      }
+      at = end + 1;
     }
     return this;
   }
@@ -117,44 +157,67 @@ export class ResultCache<T> {
   /** The cached entry for `name` (check its `dir` and `sig` before trusting it). */
   entry(name: string): CacheEntry<T> | undefined {
     this.seen.add(name);
-    return Object.hasOwn(this.entries, name) ? this.entries[name] : undefined;
+    const line = this.lines.get(name);
+    if (line === undefined) return undefined;
+    try {
+      const [dir, files, sig, value] = JSON.parse(line) as [string, string[], string, T];
+      return {dir, files, sig, value};
+    } catch {
+      return undefined;
+    }
   }
 
   /** Store a value; `newest` is the newest file time it depends on, `readAt` when it was read. */
   set(name: string, entry: Omit<CacheEntry<T>, 'value'>, value: T, newest: number, readAt: number): void {
+    this.seen.add(name);
     if (newest > readAt - racyMs) {
-      if (name in this.entries) {
-        delete this.entries[name];
-        this.dirty = true;
-      }
+      if (this.lines.delete(name)) this.dirty = true;
       return;
     }
-    this.entries[name] = {...entry, value};
+    this.lines.set(name, asciiJson([entry.dir, entry.files, entry.sig, value]));
     this.dirty = true;
   }
 
   /** Forget entries whose names were not looked up since loading (folders removed from the zoo). */
   pruneUnseen(): void {
-    for (const name of Object.keys(this.entries))
+    for (const name of this.lines.keys())
       if (!this.seen.has(name)) {
-        delete this.entries[name];
+        this.lines.delete(name);
         this.dirty = true;
       }
   }
 
-  /** Write the cache atomically (temp file + rename); failures only cost speed. */
+  /** Write the cache atomically (temp file + rename), in chunks; failures only cost speed. */
   save(): boolean {
     if (!this.dirty) return true;
     const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
+    let fd: number | undefined;
     try {
       mkdirSync(path.dirname(this.file), {recursive: true});
-      writeFileSync(temp, JSON.stringify({format: cacheFormat, entries: this.entries}));
+      fd = openSync(temp, 'w');
+      let chunk = `{"format":${cacheFormat}}\n`;
+      for (const [name, line] of this.lines) {
+        chunk += `${asciiJson(name)}\t${line}\n`;
+        if (chunk.length >= 1 << 20) {
+          writeSync(fd, chunk, null, 'latin1');
+          chunk = '';
+        }
+      }
+      writeSync(fd, chunk, null, 'latin1');
+      closeSync(fd);
+      fd = undefined;
       renameSync(temp, this.file);
       this.dirty = false;
       return true;
     } catch {
+      if (fd !== undefined) closeSync(fd);
       rmSync(temp, {force: true});
       return false;
     }
   }
+}
+
+/** JSON with every character above U+007E escaped: ASCII text, one byte per character on disk. */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

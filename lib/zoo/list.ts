@@ -282,7 +282,7 @@ function version(): string {
 const inlineBelow = 24;
 const batchSize = 16;
 /** Old-generation cap of each worker (MB): parse garbage is collected instead of growing the heap. */
-const workerHeapMb = 48;
+const workerHeapMb = 32;
 
 /** A folder to verify, with the top-level text files discovery already listed. */
 type Item = {abs: string; shown: string; files?: string[]};
@@ -290,19 +290,19 @@ type Item = {abs: string; shown: string; files?: string[]};
 const cores = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
 /**
- * How many worker threads to use: one per core. Starting a worker costs about
- * as much as verifying a few dozen folders, so even on a busy machine a second
- * one pays for itself on a large zoo and costs nothing measurable on a small
- * one. `ARBOR_LIST_WORKERS` overrides it (0 = inline).
+ * How many worker threads to use: one per core besides the main thread's (which stats and
+ * reads the cache meanwhile), at least one. Starting a worker costs about as much as verifying
+ * a few dozen folders, and each holds its own parser heap, so the pool stays small.
+ * `ARBOR_LIST_WORKERS` overrides it (0 = inline).
  */
 export function defaultWorkers(env: NodeJS.ProcessEnv = process.env): number {
   const forced = env.ARBOR_LIST_WORKERS;
   if (forced !== undefined && /^\d+$/.test(forced)) return Number(forced);
-  return Math.max(1, cores());
+  return Math.max(1, cores() - 1);
 }
 
 /** Old-generation cap of each worker: parse garbage is collected instead of growing the heap. */
-const workerLimits = {maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: 8};
+const workerLimits = {maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: 4};
 
 type Done = (status: EntryStatus) => void;
 type Inline = (item: Item) => EntryStatus;

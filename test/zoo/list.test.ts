@@ -151,6 +151,23 @@ describe('arbor benchmark list', () => {
     expect(fourth.benchmarks.find((b) => b.name === 'sorting')).toMatchObject({status: 'failing', errors: 1});
   });
 
+  it('caches folders whose names and titles hold quotes, tabs, backslashes and non-ASCII text', async () => {
+    const root = tempDir();
+    const zoo = makeZoo(root);
+    for (const name of ['é "q"', 'tab\tname', 'back\\slash', '中文']) {
+      cpSync(path.join(zooFixtures, 'minimal-ok'), path.join(zoo, name), {recursive: true});
+      writeFileSync(path.join(zoo, name, 'README.md'), readFileSync(path.join(zoo, name, 'README.md'), 'utf8').replace('Sort a list', `Sört "${name}"`));
+    }
+    const cacheDir = tempDir('arbor-cache-');
+    await settle();
+    const first = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    expect(first.cache).toMatchObject({hits: 0, misses: 6});
+    const second = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    expect(second.cache).toMatchObject({hits: 6, misses: 0});
+    expect(second.benchmarks).toEqual(first.benchmarks);
+    expect(second.benchmarks.find((b) => b.name === '中文')!.title).toMatch(/^Sört "中文" of integers/);
+  });
+
   it('still lists when the cache cannot be written, and leaves no temporary file behind', async () => {
     const root = tempDir();
     makeZoo(root);
@@ -210,11 +227,11 @@ describe('arbor benchmark list', () => {
     expect(runCli(['benchmark', 'list', 'empty', '--json', '--no-cache'], {cwd: root}).stdout).toBe(`${JSON.stringify({zoo: 'empty', benchmarks: [], skipped: []}, null, 2)}\n`);
   });
 
-  it('uses one worker per core, overridable with ARBOR_LIST_WORKERS', async () => {
+  it('uses one worker per core besides the main thread, overridable with ARBOR_LIST_WORKERS', async () => {
     const {defaultWorkers} = (await import(path.join(repoRoot, 'dist/lib/zoo/list.js'))) as typeof import('../../lib/zoo/list.js');
     expect(defaultWorkers({ARBOR_LIST_WORKERS: '3'})).toBe(3);
     expect(defaultWorkers({ARBOR_LIST_WORKERS: '0'})).toBe(0);
-    expect(defaultWorkers({ARBOR_LIST_WORKERS: 'many'})).toBe(os.availableParallelism());
-    expect(defaultWorkers({})).toBe(os.availableParallelism());
+    expect(defaultWorkers({ARBOR_LIST_WORKERS: 'many'})).toBe(Math.max(1, os.availableParallelism() - 1));
+    expect(defaultWorkers({})).toBe(Math.max(1, os.availableParallelism() - 1));
   });
 });
