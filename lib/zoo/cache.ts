@@ -6,7 +6,7 @@
  * `racyMs` before they were read are not stored (the file system clock is coarse).
  */
 import {createHash} from 'node:crypto';
-import {closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync} from 'node:fs';
+import {closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -106,16 +106,21 @@ export function hash53(text: string): string {
 
 /**
  * A cache file for one zoo; load, look up, update, save atomically. One line per folder,
- * `<name as JSON> TAB <[dir, files, sig, value] as JSON>`, after a header line: lines are
- * parsed only when looked up, so a cache of 100,000 folders costs its text and a map.
+ * `<name as JSON> TAB <[dir, files, sig, value] as JSON>`, after a header line. Lines are
+ * parsed only when looked up, and the new file is written while the zoo is listed (the entries
+ * kept and stored, in listing order) and renamed into place at the end when anything changed:
+ * a cache of 100,000 folders never has to be in memory whole.
  */
 export class ResultCache<T> {
   readonly file: string;
-  /** The JSON of each entry by folder name, as read or as stored since. */
+  /** The JSON of each entry read from the file and not looked up yet, by folder name. */
   private lines = new Map<string, string>();
-  /** Names looked up or stored since loading: the folders the zoo still has. */
-  private readonly seen = new Set<string>();
-  private dirty = false;
+  /** The last entry looked up, kept when the caller says it was a hit. */
+  private last: {name: string; line: string} | undefined;
+  /** The new file being written. */
+  private out: {temp: string; fd: number; chunk: string} | undefined;
+  private failed = false;
+  private changed = false;
 
   constructor(dir: string, key: string) {
     const hash = createHash('sha256').update(`${cacheFormat}\0${key}`).digest('hex').slice(0, 32);
@@ -125,40 +130,50 @@ export class ResultCache<T> {
   /** Read the cache file; a missing or corrupt file is an empty cache. */
   load(): this {
     this.lines = new Map();
-    let text: string;
+    // Read in 1 MiB pieces as latin1 (the file is ASCII JSON, escapes included): each line becomes
+    // its own string, and the file is never in memory whole.
+    const header = `{"format":${cacheFormat}}`;
+    let fd: number | undefined;
     try {
-      text = readFileSync(this.file, 'latin1');
+      fd = openSync(this.file, 'r');
+      const buffer = Buffer.allocUnsafe(1 << 20);
+      let rest = '';
+      let first = true;
+      for (;;) {
+        const n = readSync(fd, buffer, 0, buffer.length, null);
+        const text = rest + buffer.toString('latin1', 0, n);
+        const lines = text.split('\n');
+        rest = n === 0 ? '' : lines.pop()!;
+        for (const line of lines) {
+          if (first) {
+            if (line !== header) throw new Error('another format');
+            first = false;
+          } else if (line !== '') this.addLine(line);
+        }
+        if (n === 0) break;
+      }
     } catch {
-      return this;
-    }
-    // Read as latin1 (one byte per character, no decoding): the JSON is ASCII, escapes included.
-    const header = `{"format":${cacheFormat}}\n`;
-    if (!text.startsWith(header)) return this;
-    for (let at = header.length; at < text.length; ) {
-      let end = text.indexOf('\n', at);
-      if (end === -1) end = text.length;
-      const tab = text.indexOf('"\t', at);
-      if (tab === -1 || tab >= end) {
-        this.lines.clear();
-        return this;
-      }
-      const quoted = text.slice(at, tab + 1);
-      try {
-        this.lines.set(quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1), text.slice(tab + 2, end));
-      } catch {
-        this.lines.clear();
-        return this;
-      }
-      at = end + 1;
+      this.lines.clear();
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
     return this;
   }
 
-  /** The cached entry for `name` (check its `dir` and `sig` before trusting it). */
+  /** One line of the file: `<name as JSON> TAB <entry as JSON>` (a raw tab cannot occur inside JSON). */
+  private addLine(line: string): void {
+    const tab = line.indexOf('"\t');
+    if (tab === -1) throw new Error('not a cache line');
+    const quoted = line.slice(0, tab + 1);
+    this.lines.set(quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1), line.slice(tab + 2));
+  }
+
+  /** The cached entry for `name` (check its `dir` and `sig` before trusting it; then `keep` it or `set` a new one). */
   entry(name: string): CacheEntry<T> | undefined {
-    this.seen.add(name);
     const line = this.lines.get(name);
     if (line === undefined) return undefined;
+    this.lines.delete(name);
+    this.last = {name, line};
     try {
       const [dir, files, sig, value] = JSON.parse(line) as [string, string[], string, T];
       return {dir, files, sig, value};
@@ -167,53 +182,82 @@ export class ResultCache<T> {
     }
   }
 
+  /** Keep the entry just looked up for `name` (it was still valid). */
+  keep(name: string): void {
+    if (this.last?.name === name) this.append(name, this.last.line);
+    this.last = undefined;
+  }
+
   /** Store a value; `newest` is the newest file time it depends on, `readAt` when it was read. */
   set(name: string, entry: Omit<CacheEntry<T>, 'value'>, value: T, newest: number, readAt: number): void {
-    this.seen.add(name);
-    if (newest > readAt - racyMs) {
-      if (this.lines.delete(name)) this.dirty = true;
-      return;
-    }
-    this.lines.set(name, asciiJson([entry.dir, entry.files, entry.sig, value]));
-    this.dirty = true;
+    this.changed = true;
+    if (newest > readAt - racyMs) return; // files this fresh may change again within the clock's resolution
+    this.append(name, asciiJson([entry.dir, entry.files, entry.sig, value]));
   }
 
-  /** Forget entries whose names were not looked up since loading (folders removed from the zoo). */
-  pruneUnseen(): void {
-    for (const name of this.lines.keys())
-      if (!this.seen.has(name)) {
-        this.lines.delete(name);
-        this.dirty = true;
-      }
-  }
-
-  /** Write the cache atomically (temp file + rename), in chunks; failures only cost speed. */
+  /**
+   * Finish the new file: entries never looked up (folders removed from the zoo) are left out.
+   * Renamed into place when anything changed, else dropped; failures only cost speed.
+   */
   save(): boolean {
-    if (!this.dirty) return true;
-    const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
-    let fd: number | undefined;
-    try {
-      mkdirSync(path.dirname(this.file), {recursive: true});
-      fd = openSync(temp, 'w');
-      let chunk = `{"format":${cacheFormat}}\n`;
-      for (const [name, line] of this.lines) {
-        chunk += `${asciiJson(name)}\t${line}\n`;
-        if (chunk.length >= 1 << 20) {
-          writeSync(fd, chunk, null, 'latin1');
-          chunk = '';
-        }
-      }
-      writeSync(fd, chunk, null, 'latin1');
-      closeSync(fd);
-      fd = undefined;
-      renameSync(temp, this.file);
-      this.dirty = false;
+    if (this.lines.size > 0) this.changed = true;
+    this.lines = new Map();
+    if (!this.changed) {
+      this.discard();
       return true;
-    } catch {
-      if (fd !== undefined) closeSync(fd);
-      rmSync(temp, {force: true});
+    }
+    if (!this.out) this.open();
+    const out = this.out;
+    if (!out || this.failed) {
+      this.discard();
       return false;
     }
+    try {
+      writeSync(out.fd, out.chunk, null, 'latin1');
+      closeSync(out.fd);
+      out.fd = -1;
+      renameSync(out.temp, this.file);
+      this.out = undefined;
+      return true;
+    } catch {
+      this.discard();
+      return false;
+    }
+  }
+
+  private open(): void {
+    const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
+    try {
+      mkdirSync(path.dirname(this.file), {recursive: true});
+      this.out = {temp, fd: openSync(temp, 'w'), chunk: `{"format":${cacheFormat}}\n`};
+    } catch {
+      this.failed = true;
+    }
+  }
+
+  private append(name: string, line: string): void {
+    if (!this.out && !this.failed) this.open();
+    const out = this.out;
+    if (!out || this.failed) return;
+    out.chunk += `${asciiJson(name)}\t${line}\n`;
+    if (out.chunk.length < 1 << 20) return;
+    try {
+      writeSync(out.fd, out.chunk, null, 'latin1');
+      out.chunk = '';
+    } catch {
+      this.failed = true;
+    }
+  }
+
+  private discard(): void {
+    if (!this.out) return;
+    try {
+      if (this.out.fd >= 0) closeSync(this.out.fd);
+    } catch {
+      // already closed
+    }
+    rmSync(this.out.temp, {force: true});
+    this.out = undefined;
   }
 }
 

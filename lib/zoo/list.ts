@@ -114,7 +114,7 @@ export interface ListSink {
 }
 
 /** Folders verified but not yet emitted past which discovery waits for the verifier. */
-const maxOutstanding = 1024;
+const maxOutstanding = 256;
 
 /**
  * Index a zoo, sending each row to `sink` as soon as it and every row before it are decided:
@@ -133,27 +133,30 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
   // First the rows: names, sorted; a symlink (or an entry of unreported type) is looked at now,
   // so the count and the widest name are known before the first row goes out.
   const skipped: string[] = [];
-  const candidates: {name: string; broken?: string}[] = [];
+  const candidates: string[] = [];
+  /** Why a symlink among them is broken. */
+  const brokenLinks = new Map<string, string>();
   for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const name = dirent.name;
     if (isSkippedName(name)) {
       if (!dirent.isFile()) skipped.push(name);
       continue;
     }
-    if (dirent.isDirectory()) candidates.push({name});
+    if (dirent.isDirectory()) candidates.push(name);
     else if (dirent.isFile() || dirent.isFIFO() || dirent.isSocket()) continue; // plain files in a zoo are not benchmarks
     else {
       try {
-        if (statSync(path.join(zoo.abs, name)).isDirectory()) candidates.push({name});
+        if (statSync(path.join(zoo.abs, name)).isDirectory()) candidates.push(name);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        candidates.push({name, broken: code === 'ENOENT' ? 'dangling symlink' : describeFsError(error)});
+        candidates.push(name);
+        brokenLinks.set(name, code === 'ENOENT' ? 'dangling symlink' : describeFsError(error));
       }
     }
   }
   dirents = undefined;
   let nameWidth = 0;
-  for (const c of candidates) if (c.name.length > nameWidth) nameWidth = c.name.length;
+  for (const name of candidates) if (name.length > nameWidth) nameWidth = name.length;
   sink.start?.({zoo: zoo.shown, skipped, total: candidates.length, nameWidth});
 
   const nested = nestedTemplateFiles();
@@ -188,8 +191,8 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
   };
 
   for (let k = 0; k < candidates.length; k++) {
-    const {name, broken: problem} = candidates[k]!;
-    candidates[k] = undefined as never;
+    const name = candidates[k]!;
+    const problem = brokenLinks.get(name);
     const shown = path.join(zoo.shown, name);
     const abs = path.join(zoo.abs, name);
     const row: ListEntry = {name, path: shown, status: 'ok', errors: 0, warnings: 0, title: null};
@@ -208,6 +211,7 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
       const newest = Math.max(newestFile, folder?.newest ?? 0);
       if (previous && previous.dir === dir && previous.sig === sig && sameFiles(previous.files, files)) {
         summary.cache.hits++;
+        cache!.keep(name);
         apply(row, previous.value);
       } else {
         summary.cache.misses++;
@@ -225,7 +229,7 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
     // Let worker results in, and wait while too many rows are undecided; a few misses among
     // many cached rows are verified inline rather than holding the rows after them back.
     if (k % 64 === 63) {
-      if (queue.length - head > 256) await verifier.flushInline();
+      if (queue.length - head > maxOutstanding) await verifier.flushInline();
       await verifier.breathe(maxOutstanding);
     }
   }
@@ -233,7 +237,6 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
   drain();
   summary.workers = verifier.workersStarted;
   if (cache) {
-    cache.pruneUnseen();
     cache.save();
   }
   return summary;
