@@ -13,7 +13,7 @@ export {
   caseSizes,
   checkTensors,
 } from './workdir.js';
-export type {Manifest, Verdict, Verdicts, Tensors, MakeOptions, Info} from './workdir.js';
+export type {Manifest, Verdict, Verdicts, Tensors, MakeOptions, MakeProgress, Info} from './workdir.js';
 export {
   readTensor,
   writeTensor,

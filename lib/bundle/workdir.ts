@@ -51,6 +51,18 @@ export type Tensors = Record<string, Tensor>;
 export interface MakeOptions {
   /** Run the oracle and write expected/ (default true). false: cases/ and manifest.json only. */
   expected?: boolean;
+  /** Told before each step of each case, and after the last: for progress on a large point. */
+  progress?: (step: MakeProgress) => void;
+}
+
+/** Where make is: the step about to run for case `case` (0-based) of `cases`, and the bytes written so far. */
+export interface MakeProgress {
+  step: 'generate' | 'write cases' | 'oracle' | 'write expected' | 'done';
+  case: number;
+  cases: number;
+  bytesWritten: number;
+  /** Bytes all cases will have written. */
+  bytesTotal: number;
 }
 
 /** The six-digit case folder name. */
@@ -199,31 +211,42 @@ async function make(bundle: Bundle, dir: string, point: Point | string, seeds: r
   const expectedDir = path.join(dir, 'expected');
   mkdirSync(casesDir);
   if (withExpected) mkdirSync(expectedDir);
+  const sizes = caseSizes(bundle, thePoint);
+  const perCase = Number(sizes.args + (withExpected ? sizes.results : 0n));
+  const tell = (step: MakeProgress['step'], i: number, bytesWritten: number) =>
+    options.progress?.({step, case: i, cases: seeds.length, bytesWritten, bytesTotal: perCase * seeds.length});
   for (let i = 0; i < seeds.length; i++) {
     const seed = seeds[i]!;
     const name = caseName(i);
     const where = `for seed ${seed} (case ${name})`;
     const stream = new Stream(bundle.spec, seed);
+    tell('generate', i, perCase * i);
     const args = checkTensors(
       await callAuthored(generate, 'generate', bundle.entry.generate, where, {...thePoint}, stream),
       bundle.args,
       thePoint,
       `generate (${path.basename(bundle.entry.generate)}) ${where}`,
     );
+    tell('write cases', i, perCase * i);
     writeBindings(path.join(casesDir, name), bundle.args, args);
-    if (oracle) await runOracle(bundle, oracle, thePoint, args, path.join(expectedDir, name), where);
+    if (oracle) {
+      tell('oracle', i, perCase * i + Number(sizes.args));
+      await runOracle(bundle, oracle, thePoint, args, path.join(expectedDir, name), where, () => tell('write expected', i, perCase * i + Number(sizes.args)));
+    }
   }
+  tell('done', seeds.length, perCase * seeds.length);
   writeManifest(dir, {point: thePoint, cases: seeds.length});
   return {cases: seeds.length};
 }
 
-async function runOracle(bundle: Bundle, oracle: Authored, point: Point, args: Tensors, into: string, where: string): Promise<void> {
+async function runOracle(bundle: Bundle, oracle: Authored, point: Point, args: Tensors, into: string, where: string, writing?: () => void): Promise<void> {
   const results = checkTensors(
     await callAuthored(oracle, 'oracle', bundle.entry.oracle, where, {...point}, args),
     bundle.results,
     point,
     `oracle (${path.basename(bundle.entry.oracle)}) ${where}`,
   );
+  writing?.();
   writeBindings(into, bundle.results, results);
 }
 

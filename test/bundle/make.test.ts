@@ -63,6 +63,22 @@ describe('arbor bundle make', () => {
     expect(make(bundle, dir, '{"N": 4}', '18446744073709551616-18446744073709551617,18446744073709551616').stderr).toMatch(/lists seed 18446744073709551616 twice/);
   });
 
+  it('says where it is when a make takes more than a second, one line a second at most', async () => {
+    // Each case's generator sleeps 0.6 s: the progress starts with case 2 or 3 and stays on stderr.
+    const sleepy = 'export default (p, s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600); return {x: s.float64s(p.N)}; };';
+    const bundle = await bundleCopy(sortExact, {'generate.mjs': sleepy});
+    const dir = path.join(tempDir(), 'w');
+    const result = make(bundle, dir, '{"N": 4}', '0-3');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.at(-1)).toBe(`arbor: made 4 cases in ${dir}`);
+    const progress = lines.slice(0, -1);
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress.length).toBeLessThanOrEqual(3);
+    for (const line of progress) expect(line).toMatch(/^arbor: make: case [2-4] of 4, (generate|write cases|oracle|write expected) \((64|96|128|160|192) bytes of 256 bytes written\)$/);
+  });
+
   describe('usage errors (exit 2, one line, nothing written)', () => {
     const cases: [string, string, string, RegExp][] = [
       ['not JSON', '{N: 5}', '0', /--point is not valid JSON/],
