@@ -23,13 +23,13 @@ export const listCommand: CommandModule<object, ListArgs> = {
       })
       .example('$0 benchmark list zoo', 'one row per benchmark: name, verify status, first prose line of its README') as never,
   handler: async (args) => {
-    const [{listZooStream}, report] = await Promise.all([import('../../lib/zoo/list.js'), import('../../lib/zoo/report.js')]);
+    const [{listZooInThread}, report] = await Promise.all([import('../../lib/zoo/list.js'), import('../../lib/zoo/report.js')]);
     // Rows go out as they are decided, in name order, through one buffered writer.
     const out = bufferedStdout();
     const width = process.stdout.columns || 100;
     let nameWidth = 0;
     let rows = 0;
-    const summary = await listZooStream(
+    const summary = await listZooInThread(
       {zoo: args.zoo, cache: args.cache},
       {
         start(info) {
