@@ -7,12 +7,21 @@
  * going through yargs costs more than the rest of start-up together (loading it, then
  * rendering the help text it caches for every command it runs). Every other argument list,
  * including --help, --version and every misspelling, goes to the yargs parser in main.ts.
+ * `arbor benchmark gate …` goes to the gate's own port of the reference's argparse parser.
  */
 import {parseProtocolCall} from './protocol-call.js';
 
 const args = process.argv.slice(2);
 const call = parseProtocolCall(args);
-if (call) {
+if (args[0] === 'benchmark' && args[1] === 'gate') {
+  // The gate parses its own options exactly as the reference's argparse does (no yargs).
+  const [{runGateCommand}, {reportFailure}] = await Promise.all([import('./commands/benchmark-gate.js'), import('./exit.js')]);
+  try {
+    await runGateCommand(args.slice(2));
+  } catch (error) {
+    reportFailure(error);
+  }
+} else if (call) {
   const [{runBundleAction}, {reportFailure}] = await Promise.all([import('./commands/bundle-action.js'), import('./exit.js')]);
   try {
     await runBundleAction(call);

@@ -10,6 +10,7 @@ import {commands} from './commands/index.js';
 import {reportFailure} from './exit.js';
 import {checkCommandPath, commandTree, rewordYargsMessage} from './command-tree.js';
 import {UsageError} from '../lib/errors.js';
+import {arborVersion} from '../lib/version.js';
 
 /** Build the parser; exported so tests can parse argv without spawning (and with stand-in commands). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -22,7 +23,8 @@ export function buildCli(argv: string[], registry: CommandModule<any, any>[] = c
     .demandCommand(1, 'Missing command: expected one of the commands below.')
     .help()
     .alias('h', 'help')
-    .version()
+    // yargs would look for a package.json from the working directory: name arbor's own.
+    .version(arborVersion())
     .wrap(Math.min(100, process.stdout.columns || 100))
     .fail((message, error) => {
       // yargs reports some argument errors as a YError rather than a message.

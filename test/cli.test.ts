@@ -1,7 +1,7 @@
-import {readFileSync} from 'node:fs';
+import {existsSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {runCli, tempDir} from './helpers/cli.js';
+import {repoRoot, runCli, tempDir} from './helpers/cli.js';
 
 /** Each bad command line: exit 2, nothing on stdout, exactly this one line on stderr. */
 const usageErrors: [string[], string][] = [
@@ -18,7 +18,6 @@ const usageErrors: [string[], string][] = [
   [['benchmark', 'scaffold', 'a', 'b'], 'arbor: Unexpected extra argument `b` for `arbor benchmark scaffold`: usage `arbor benchmark scaffold <dir>`'],
   [['benchmark', 'checkout', 'x'], 'arbor: Missing argument <dest> for `arbor benchmark checkout`: usage `arbor benchmark checkout <benchmark> <dest>`'],
   [['benchmark', 'checkout', 'a', 'b', 'c'], 'arbor: Unexpected extra argument `c` for `arbor benchmark checkout`: usage `arbor benchmark checkout <benchmark> <dest>`'],
-  [['benchmark', 'gate', '--spec'], 'arbor: Option `--spec` of `arbor benchmark gate` needs a value; run `arbor benchmark gate --help` for usage'],
 ];
 
 describe('arbor (top level)', () => {
@@ -36,6 +35,34 @@ describe('arbor (top level)', () => {
       expect(result.code).toBe(0);
       expect(result.stdout).toContain(`arbor benchmark ${command}`);
     }
+  });
+
+  it('--version prints the package version from any working directory', () => {
+    const version = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version;
+    const elsewhere = tempDir();
+    writeFileSync(path.join(elsewhere, 'package.json'), '{"name": "other", "version": "9.9.9"}');
+    expect(runCli(['--version'], {cwd: elsewhere})).toEqual({code: 0, stdout: `${version}\n`, stderr: ''});
+    expect(runCli(['--version'], {cwd: tempDir()})).toEqual({code: 0, stdout: `${version}\n`, stderr: ''});
+  });
+
+  it('help examples name zoo folders that exist, and the bundle example runs as written', () => {
+    const helps = [[], ['benchmark'], ...['scaffold', 'verify', 'list', 'checkout', 'eval', 'gate'].map((c) => ['benchmark', c]), ['bundle', 'x'], ['bundle', 'x', 'make']];
+    const named = new Set<string>();
+    for (const args of helps) for (const m of runCli([...args, '--help']).stdout.matchAll(/\bzoo\/[\w/]+/g)) named.add(m[0]);
+    expect([...named].filter((p) => p !== 'zoo/my_task' && !existsSync(path.join(repoRoot, p)))).toEqual([]);
+    expect(named).toContain('zoo/algotune_knn/bundle');
+    const dir = path.join(tempDir(), 'w');
+    const made = runCli(['bundle', 'zoo/algotune_knn/bundle', 'make', dir, '--point', '{"N": 1000, "Q": 10, "D": 8, "K": 5}', '--seeds', '0-2,7']);
+    expect(made).toEqual({code: 0, stdout: '', stderr: `arbor: made 4 cases in ${dir}\n`});
+  });
+
+  it('eval of a file says it is a file, naming the folder to give', () => {
+    expect(runCli(['benchmark', 'eval', 'zoo/relu_poly/README.md', 'dev'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'arbor: benchmark zoo/relu_poly/README.md is a file: pass the benchmark folder holding plan.toml, e.g. arbor benchmark eval zoo/relu_poly dev\n',
+    });
+    expect(runCli(['benchmark', 'eval', 'package.json', 'dev']).stderr).toBe('arbor: benchmark package.json is a file: pass the benchmark folder holding plan.toml\n');
   });
 
   it.each(usageErrors)('%j -> one line, exit 2', (args, line) => {

@@ -1,5 +1,23 @@
 /** `arbor benchmark eval <benchmark> <dev|test>`: the eval pipeline every entry's eval.sh calls. */
+import {existsSync, statSync} from 'node:fs';
+import path from 'node:path';
 import type {CommandModule} from 'yargs';
+import {UsageError} from '../../lib/errors.js';
+
+/** A benchmark path that exists but is not a folder: said as such (the pipeline only says a folder is missing). */
+function checkNotAFile(benchmark: string): void {
+  let stats;
+  try {
+    stats = statSync(benchmark, {throwIfNoEntry: false});
+  } catch {
+    return; // the pipeline words what it cannot read
+  }
+  if (stats && !stats.isDirectory()) {
+    const parent = path.dirname(benchmark);
+    const hint = existsSync(path.join(parent, 'plan.toml')) ? `, e.g. arbor benchmark eval ${parent} dev` : '';
+    throw new UsageError(`benchmark ${benchmark} is ${stats.isFile() ? 'a file' : 'not a folder'}: pass the benchmark folder holding plan.toml${hint}`, 'not-a-folder');
+  }
+}
 
 interface EvalArgs {
   benchmark: string;
@@ -34,6 +52,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
           'ARBOR_TEST_SALT replaces the published test seeds by seeds derived from it; ARBOR_PYTHON picks the python3; ARBOR_EVAL_CPU the CPU runs are pinned to (none: no pinning); ARBOR_BWRAP the bubblewrap binary. Format and report: lib/eval/README.md.',
       ),
   handler: async (args) => {
+    checkNotAFile(args.benchmark);
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});
     const {runEval, formatScore} = await import('../../lib/eval/index.js');

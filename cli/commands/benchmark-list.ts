@@ -1,6 +1,6 @@
 /** `arbor benchmark list [zoo]`: index a zoo with each entry's verify status. */
 import type {CommandModule} from 'yargs';
-import {jsonOption, printJson} from '../options.js';
+import {jsonOption} from '../options.js';
 
 interface ListArgs {
   zoo?: string;
@@ -23,9 +23,47 @@ export const listCommand: CommandModule<object, ListArgs> = {
       })
       .example('$0 benchmark list zoo', 'one row per benchmark: name, verify status, first prose line of its README') as never,
   handler: async (args) => {
-    const [{listZoo}, {formatList, listJson}] = await Promise.all([import('../../lib/zoo/list.js'), import('../../lib/zoo/report.js')]);
-    const result = await listZoo({zoo: args.zoo, cache: args.cache});
-    if (args.json) printJson(listJson(result));
-    else process.stdout.write(formatList(result, process.stdout.columns || 100));
+    const [{listZooInThread}, report] = await Promise.all([import('../../lib/zoo/list.js'), import('../../lib/zoo/report.js')]);
+    // Rows go out as they are decided, in name order, through one buffered writer.
+    const out = bufferedStdout();
+    const width = process.stdout.columns || 100;
+    let nameWidth = 0;
+    let rows = 0;
+    const summary = await listZooInThread(
+      {zoo: args.zoo, cache: args.cache},
+      {
+        start(info) {
+          nameWidth = info.nameWidth;
+          if (args.json) out.write(report.listJsonText.head(info.zoo));
+        },
+        entry(entry) {
+          out.write(args.json ? report.listJsonText.row(entry, rows === 0) : `${report.formatListRow(entry, nameWidth, width)}\n`);
+          rows++;
+        },
+      },
+    );
+    out.write(args.json ? report.listJsonText.tail(rows, summary.skipped) : `${report.formatListEnd(summary)}\n`);
+    await out.end();
   },
 };
+
+/** Collects small writes into 64 KiB chunks for stdout; `end` flushes and waits for the pipe to drain. */
+function bufferedStdout(): {write(text: string): void; end(): Promise<void>} {
+  let pending = '';
+  let draining: Promise<void> | undefined;
+  const flush = () => {
+    if (!pending) return;
+    if (!process.stdout.write(pending)) draining ??= new Promise((resolve) => process.stdout.once('drain', () => ((draining = undefined), resolve())));
+    pending = '';
+  };
+  return {
+    write(text) {
+      pending += text;
+      if (pending.length >= 1 << 16) flush();
+    },
+    async end() {
+      flush();
+      if (draining) await draining;
+    },
+  };
+}

@@ -4,6 +4,7 @@
  * argument form (cli/protocol-call.ts) share them, so both run exactly the same checks and code.
  */
 import {UsageError} from '../../lib/errors.js';
+import type {MakeProgress} from '../../lib/bundle/workdir.js';
 
 export interface Action {
   usage: string;
@@ -79,8 +80,8 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
       if (argv.seeds === undefined) throw new UsageError('make needs --seeds, e.g. --seeds 0-7');
       const bundle = await lib.loadBundle(argv.bundleDir);
       const point = lib.parsePoint(bundle, argv.point);
-      const seeds = lib.parseSeeds(argv.seeds);
-      const {cases} = await lib.makeWorkDir(bundle, argv.dir!, point, seeds);
+      const seeds = lib.parseSeedList(argv.seeds);
+      const {cases} = await lib.makeWorkDir(bundle, argv.dir!, point, seeds, {progress: makeProgressPrinter(process.stderr)});
       process.stderr.write(`arbor: made ${cases} case${cases === 1 ? '' : 's'} in ${argv.dir}\n`);
       return;
     }
@@ -108,6 +109,33 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
       return;
     }
   }
+}
+
+/** Seconds of silence before make starts saying where it is, and between its lines. */
+const PROGRESS_AFTER_MS = 1000;
+
+/**
+ * Progress for a make that takes a while: nothing for the first second (a small point says only
+ * "made N cases"), then at most one line a second, `arbor: make: case 3 of 8, oracle (1.2 GiB of
+ * 2.0 GiB written)`, rewritten in place on a terminal.
+ */
+export function makeProgressPrinter(stream: NodeJS.WriteStream, now: () => number = Date.now): (step: MakeProgress) => void {
+  const start = now();
+  let last = start;
+  let shown = false;
+  const gib = (n: number) => (n >= 2 ** 30 ? `${(n / 2 ** 30).toFixed(1)} GiB` : n >= 2 ** 20 ? `${(n / 2 ** 20).toFixed(1)} MiB` : `${n} bytes`);
+  return (step) => {
+    const t = now();
+    if (step.step === 'done') {
+      if (shown && stream.isTTY) stream.write('\n');
+      return;
+    }
+    if (t - start < PROGRESS_AFTER_MS || (shown && t - last < PROGRESS_AFTER_MS)) return;
+    last = t;
+    shown = true;
+    const line = `arbor: make: case ${step.case + 1} of ${step.cases}, ${step.step} (${gib(step.bytesWritten)} of ${gib(step.bytesTotal)} written)`;
+    stream.write(stream.isTTY ? `\r\x1b[K${line}` : `${line}\n`);
+  };
 }
 
 /**

@@ -84,12 +84,27 @@ export async function loadBundle(dir: string, options: LoadOptions = {}): Promis
   try {
     raw = parseToml(text) as Record<string, unknown>;
   } catch (error) {
-    const message = describeThrown(error).split('\n', 1)[0];
-    throw new BundleError(`${where} is not valid TOML: ${message}`);
+    throw new BundleError(`${where} is not valid TOML: ${tomlProblem(error, text)}`);
   }
   const bundle = parseMarker(raw, root, where);
   if (options.checkFingerprint !== false) checkFingerprint(bundle, where);
   return bundle;
+}
+
+/**
+ * smol-toml's message for a TOML syntax error, with its line, and reworded where it misleads:
+ * a string that runs to the end of its line is reported as "control characters are not
+ * allowed in strings" (the line ending is one).
+ */
+export function tomlProblem(error: unknown, text: string): string {
+  const {line, column} = error as {line?: number; column?: number};
+  let message = String((error as Error)?.message ?? error).split('\n', 1)[0]!.replace(/^Invalid TOML document: /, '');
+  if (typeof line === 'number' && typeof column === 'number') {
+    const at = text.split(/\r?\n/)[line - 1]?.[column - 1];
+    if (/control characters/.test(message) && at === undefined) message = 'a string is not closed before the end of its line (close it with its quote, or use """ for a multi-line string)';
+    message = `line ${line}: ${message}`;
+  }
+  return message;
 }
 
 function checkFingerprint(bundle: Bundle, where: string): void {

@@ -1,8 +1,8 @@
 /** The bundle protocol runtime: marker, stream, codec, work directory. See lib/bundle/README.md. */
 export {loadBundle, canonicalSignature, signatureFingerprint, bindingBytes, bindingLength, bindingShape, MARKER} from './bundle.js';
 export type {Bundle, Binding, PointParam, LoadOptions} from './bundle.js';
-export {parsePoint, parseSeeds, MAX_CASES} from './point.js';
-export type {Point} from './point.js';
+export {parsePoint, parseSeeds, parseSeedList, MAX_CASES} from './point.js';
+export type {Point, Seed} from './point.js';
 export {
   makeWorkDir,
   writeExpected,
@@ -13,7 +13,7 @@ export {
   caseSizes,
   checkTensors,
 } from './workdir.js';
-export type {Manifest, Verdict, Verdicts, Tensors, MakeOptions, Info} from './workdir.js';
+export type {Manifest, Verdict, Verdicts, Tensors, MakeOptions, MakeProgress, Info} from './workdir.js';
 export {
   readTensor,
   writeTensor,

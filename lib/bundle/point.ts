@@ -9,27 +9,46 @@ export type Point = Record<string, number>;
 /** Most cases one work directory can number (six digits). */
 export const MAX_CASES = 1_000_000;
 
-const keyColon = /[ \t\n\r]*:/y;
+/** A JSON text clipped for an error line: at most `max` characters, with the full length when cut. */
+export function clip(text: string, max = 60): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
+}
 
-/** The first key of the top-level object in valid JSON `text` that appears twice, if any. */
-function repeatedKey(text: string): string | undefined {
-  const seen = new Set<string>();
+/** Index just past the JSON string that starts at `text[i]` (a `"`). */
+function stringEnd(text: string, i: number): number {
+  for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+  return i + 1;
+}
+
+/**
+ * The members of the top-level object of valid JSON `text`, in order: each key
+ * (unescaped) with the raw text of its value, which is what tells `2` from
+ * `2.0` and keeps every digit of `12345678901234567890`.
+ */
+function topLevelMembers(text: string): {key: string; raw: string}[] {
+  const members: {key: string; raw: string}[] = [];
   let depth = 0;
+  let key: string | undefined;
+  let valueStart = -1;
+  const close = (i: number) => {
+    if (key !== undefined && valueStart >= 0) members.push({key, raw: text.slice(valueStart, i).trim()});
+    key = undefined;
+    valueStart = -1;
+  };
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
-    if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') depth--;
-    else if (c === '"') {
-      const start = i;
-      for (i++; text[i] !== '"'; i++) if (text[i] === '\\') i++;
-      keyColon.lastIndex = i + 1;
-      if (depth !== 1 || !keyColon.test(text)) continue;
-      const key = JSON.parse(text.slice(start, i + 1)) as string;
-      if (seen.has(key)) return key;
-      seen.add(key);
-    }
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      if (depth === 1 && key === undefined) key = JSON.parse(text.slice(i, end)) as string;
+      i = end - 1;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      if (depth === 1) close(i);
+      depth--;
+    } else if (depth === 1 && c === ':') valueStart = i + 1;
+    else if (depth === 1 && c === ',') close(i);
   }
-  return undefined;
+  return members;
 }
 
 /** Check a point (JSON text or object) against the signature; UsageError naming the problem. */
@@ -39,20 +58,26 @@ export function parsePoint(bundle: Bundle, json: string | object): Point {
     try {
       value = JSON.parse(json);
     } catch {
-      throw new UsageError(`--point is not valid JSON: ${JSON.stringify(json)}; expected an object like ${example(bundle)}`);
+      throw new UsageError(`--point is not valid JSON: ${clip(JSON.stringify(json))}; expected an object like ${example(bundle)}`);
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UsageError(`--point must be a JSON object like ${example(bundle)}, got ${JSON.stringify(value)}`);
+    throw new UsageError(`--point must be a JSON object like ${example(bundle)}, got ${clip(JSON.stringify(value))}`);
   }
   const given = value as Record<string, unknown>;
-  // JSON.parse keeps the last of two equal keys; a point that says N twice is a mistake to report.
-  const repeated = typeof json === 'string' ? repeatedKey(json) : undefined;
-  if (repeated !== undefined) throw new UsageError(`--point gives ${repeated} more than once; give each parameter once, like ${example(bundle)}`);
+  // The raw text of each value: JSON.parse keeps the last of two equal keys (a point that says
+  // N twice is a mistake to report) and reads 2.0 as 2, where the protocol's Python reads a float.
+  const members = typeof json === 'string' ? topLevelMembers(json) : [];
+  const rawText = new Map<string, string>();
+  for (const {key, raw} of members) {
+    if (rawText.has(key)) throw new UsageError(`--point gives ${clip(key)} more than once; give each parameter once, like ${example(bundle)}`);
+    rawText.set(key, raw);
+  }
   const names = bundle.point.map((p) => p.name);
   const extra = Object.keys(given).filter((key) => !names.includes(key));
   if (extra.length > 0) {
-    throw new UsageError(`--point has unknown parameter${extra.length > 1 ? 's' : ''} ${extra.join(', ')}; the point parameters are ${names.join(', ') || '(none)'}`);
+    const shown = extra.slice(0, 3).map((key) => clip(key)).join(', ') + (extra.length > 3 ? ` and ${extra.length - 3} more` : '');
+    throw new UsageError(`--point has unknown parameter${extra.length > 1 ? 's' : ''} ${shown}; the point parameters are ${names.join(', ') || '(none)'}`);
   }
   const missing = names.filter((name) => !Object.hasOwn(given, name));
   if (missing.length > 0) {
@@ -62,9 +87,17 @@ export function parsePoint(bundle: Bundle, json: string | object): Point {
   for (const param of bundle.point) {
     // A bigint (TOML readers may give one) is fine when it is a safe integer.
     const raw = given[param.name];
+    const text = rawText.get(param.name);
+    if (text !== undefined && /^-?\d+$/.test(text) && !Number.isSafeInteger(Number(text))) {
+      throw new UsageError(`--point ${param.name} = ${clip(text)} is out of range, expected ${param.min}..${param.max}`);
+    }
+    if (text !== undefined && /^-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?$/.test(text) && !/^-?\d+$/.test(text)) {
+      const integral = Number.isInteger(Number(text)) ? `; write ${Number(text)}` : '';
+      throw new UsageError(`--point ${param.name} must be an integer in ${param.min}..${param.max}, got ${clip(text)} (a float in JSON${integral})`);
+    }
     const v = typeof raw === 'bigint' && Number.isSafeInteger(Number(raw)) ? Number(raw) : raw;
     if (typeof v !== 'number' || !Number.isSafeInteger(v)) {
-      throw new UsageError(`--point ${param.name} must be an integer in ${param.min}..${param.max}, got ${show(raw)}`);
+      throw new UsageError(`--point ${param.name} must be an integer in ${param.min}..${param.max}, got ${clip(show(raw))}`);
     }
     if (v < param.min || v > param.max) {
       throw new UsageError(`--point ${param.name} = ${v} is out of range, expected ${param.min}..${param.max}`);
@@ -94,18 +127,29 @@ function example(bundle: Bundle): string {
   return JSON.stringify(Object.fromEntries(bundle.point.map((p) => [p.name, p.min])));
 }
 
-/** Parse `--seeds`: `0-7`, `0,3,5`, `0-2,7,9`. Seeds are decimal non-negative integers, distinct, at most 1,000,000. */
-export function parseSeeds(text: string, label = '--seeds'): number[] {
+/**
+ * A seed: any non-negative integer, exact. A number when it is at most
+ * 2^53 - 1 (every seed a plan is likely to hold), a bigint above that; the
+ * stream is keyed on its decimal digits either way.
+ */
+export type Seed = number | bigint;
+
+/**
+ * Parse `--seeds`: `0-7`, `0,3,5`, `0-2,7,9`. Seeds are decimal non-negative integers of any
+ * size (exact: a bigint above 2^53 - 1), distinct, at most 1,000,000 of them.
+ */
+export function parseSeedList(text: string, label = '--seeds'): Seed[] {
   const bad = (why: string): never => {
-    throw new UsageError(`${label} ${JSON.stringify(text)} ${why}; expected a range 0-7, a list 0,3,5 or a mix 0-2,7,9`);
+    throw new UsageError(`${label} ${clip(JSON.stringify(text))} ${why}; expected a range 0-7, a list 0,3,5 or a mix 0-2,7,9`);
   };
   if (typeof text !== 'string' || text.trim() === '') return bad('is empty');
-  const seeds: number[] = [];
-  const seen = new Set<number>();
-  const add = (seed: number) => {
-    if (seen.has(seed)) bad(`lists seed ${seed} twice`);
-    seen.add(seed);
-    seeds.push(seed);
+  const seeds: Seed[] = [];
+  const seen = new Set<string>();
+  const add = (seed: bigint) => {
+    const key = seed.toString();
+    if (seen.has(key)) bad(`lists seed ${key} twice`);
+    seen.add(key);
+    seeds.push(seed <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(seed) : seed);
     if (seeds.length > MAX_CASES) bad(`lists more than ${MAX_CASES} seeds (case numbers have six digits)`);
   };
   for (const rawItem of text.split(',')) {
@@ -114,21 +158,32 @@ export function parseSeeds(text: string, label = '--seeds'): number[] {
     if (range) {
       const lo = seedNumber(range[1]!, bad);
       const hi = seedNumber(range[2]!, bad);
-      if (lo > hi) bad(`has a descending range ${item}`);
-      if (hi - lo >= MAX_CASES) bad(`lists more than ${MAX_CASES} seeds (case numbers have six digits)`);
+      if (lo > hi) bad(`has a descending range ${clip(item)}`);
+      if (hi - lo >= BigInt(MAX_CASES)) bad(`lists more than ${MAX_CASES} seeds (case numbers have six digits)`);
       for (let s = lo; s <= hi; s++) add(s);
     } else if (/^\d+$/.test(item)) {
       add(seedNumber(item, bad));
     } else {
-      bad(item === '' ? 'has an empty item' : `has ${JSON.stringify(item)}, which is not a seed or a range`);
+      bad(item === '' ? 'has an empty item' : `has ${clip(JSON.stringify(item))}, which is not a seed or a range`);
     }
   }
   return seeds;
 }
 
-function seedNumber(digits: string, bad: (why: string) => never): number {
-  if (digits.length > 1 && digits.startsWith('0')) bad(`has ${digits} with a leading zero (write ${Number(digits)})`);
-  const n = Number(digits);
-  if (!Number.isSafeInteger(n)) bad(`has seed ${digits}, above 2^53 - 1`);
-  return n;
+/**
+ * `parseSeedList` for callers that keep seeds as numbers (eval plans): a seed above 2^53 - 1
+ * is a usage error there.
+ */
+export function parseSeeds(text: string, label = '--seeds'): number[] {
+  const seeds = parseSeedList(text, label);
+  const big = seeds.find((seed) => typeof seed === 'bigint');
+  if (big !== undefined) {
+    throw new UsageError(`${label} ${clip(JSON.stringify(text))} has seed ${clip(big.toString())}, above 2^53 - 1; seeds here must be at most 9007199254740991`);
+  }
+  return seeds as number[];
+}
+
+function seedNumber(digits: string, bad: (why: string) => never): bigint {
+  if (digits.length > 1 && digits.startsWith('0')) bad(`has ${clip(digits)} with a leading zero (write ${clip(digits.replace(/^0+(?=\d)/, ''))})`);
+  return BigInt(digits);
 }

@@ -62,7 +62,7 @@ function getPool(): Pool | undefined {
 }
 
 /** Fill out[offset..) with `count` blocks starting at block `first` of the (spec, seed) stream. */
-export function fillParallel(spec: string, seed: number, first: number, count: number, out: Uint8Array, offset: number): void {
+export function fillParallel(spec: string, seed: number | bigint, first: number, count: number, out: Uint8Array, offset: number): void {
   const hasher = new PrefixHasher(new TextEncoder().encode(`${spec}|${seed}|`));
   const workers = getPool();
   if (!workers) {
@@ -74,7 +74,7 @@ export function fillParallel(spec: string, seed: number, first: number, count: n
   }
 }
 
-function segment(p: Pool, hasher: PrefixHasher, spec: string, seed: number, first: number, blocks: number, out: Uint8Array, offset: number): void {
+function segment(p: Pool, hasher: PrefixHasher, spec: string, seed: number | bigint, first: number, blocks: number, out: Uint8Array, offset: number): void {
   const {control, scratch} = p;
   const chunks = Math.ceil(blocks / CHUNK_BLOCKS);
   p.generation = (p.generation + 1) & 0x7fff;

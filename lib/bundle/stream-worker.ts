@@ -14,7 +14,7 @@ let key = '';
 interface Segment {
   gen: number;
   spec: string;
-  seed: number;
+  seed: number | bigint;
   first: number;
   blocks: number;
   chunks: number;

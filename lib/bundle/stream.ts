@@ -33,8 +33,8 @@ export function bitLength(n: bigint): number {
 export class Stream {
   /** The specification reference the stream is keyed on. */
   readonly spec: string;
-  /** The seed. */
-  readonly seed: number;
+  /** The seed: a number up to 2^53 - 1, a bigint above (exact either way). */
+  readonly seed: number | bigint;
   private readonly hasher: PrefixHasher;
   /**
    * Blocks `base` .. `base + filled / 32 - 1` of the stream, hashed ahead: small
@@ -55,8 +55,10 @@ export class Stream {
 
   /** A stream positioned at byte `position` (default 0). */
   constructor(spec: string, seed: number | bigint, position = 0) {
-    if (typeof seed === 'bigint') seed = Number(seed);
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`seed must be a non-negative integer, got ${seed}`);
+    if (typeof seed === 'bigint') {
+      if (seed < 0n) throw new RangeError(`seed must be a non-negative integer, got ${seed}`);
+      if (seed <= BigInt(Number.MAX_SAFE_INTEGER)) seed = Number(seed);
+    } else if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError(`seed must be a non-negative integer, got ${seed}`);
     this.spec = spec;
     this.seed = seed;
     this.hasher = new PrefixHasher(new TextEncoder().encode(`${spec}|${seed}|`));

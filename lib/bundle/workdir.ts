@@ -3,7 +3,7 @@
  * pass on its own (writeExpected), and verify (verdicts.json).
  */
 import {constants as bufferConstants} from 'node:buffer';
-import {existsSync, mkdirSync, readFileSync, rmSync, statfsSync, statSync} from 'node:fs';
+import {existsSync, mkdirSync, readFileSync, rmSync, statfsSync, statSync, unlinkSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {ArborError, RefusedError, UsageError} from '../errors.js';
@@ -22,7 +22,7 @@ import {
   type Tensor,
 } from './codec.js';
 import {BundleError, describeThrown} from './errors.js';
-import {MAX_CASES, parsePoint, type Point} from './point.js';
+import {MAX_CASES, parsePoint, type Point, type Seed} from './point.js';
 
 /** The contents of manifest.json. */
 export interface Manifest {
@@ -51,6 +51,18 @@ export type Tensors = Record<string, Tensor>;
 export interface MakeOptions {
   /** Run the oracle and write expected/ (default true). false: cases/ and manifest.json only. */
   expected?: boolean;
+  /** Told before each step of each case, and after the last: for progress on a large point. */
+  progress?: (step: MakeProgress) => void;
+}
+
+/** Where make is: the step about to run for case `case` (0-based) of `cases`, and the bytes written so far. */
+export interface MakeProgress {
+  step: 'generate' | 'write cases' | 'oracle' | 'write expected' | 'done';
+  case: number;
+  cases: number;
+  bytesWritten: number;
+  /** Bytes all cases will have written. */
+  bytesTotal: number;
 }
 
 /** The six-digit case folder name. */
@@ -167,19 +179,20 @@ async function callAuthored(fn: Authored, role: string, file: string, where: str
 }
 
 /** Fill `dir` for one point: for each seed, generate -> cases/NNNNNN/, oracle -> expected/NNNNNN/; manifest.json last. */
-export async function makeWorkDir(bundle: Bundle, dir: string, point: Point | string, seeds: number[], options: MakeOptions = {}): Promise<{cases: number}> {
+export async function makeWorkDir(bundle: Bundle, dir: string, point: Point | string, seeds: readonly Seed[], options: MakeOptions = {}): Promise<{cases: number}> {
   return withIoErrors(dir, () => withAuthored(bundle, () => make(bundle, dir, point, seeds, options)));
 }
 
-async function make(bundle: Bundle, dir: string, point: Point | string, seeds: number[], options: MakeOptions): Promise<{cases: number}> {
+async function make(bundle: Bundle, dir: string, point: Point | string, seeds: readonly Seed[], options: MakeOptions): Promise<{cases: number}> {
   const thePoint = parsePoint(bundle, point);
   if (seeds.length === 0) throw new UsageError('--seeds lists no seed');
   if (seeds.length > MAX_CASES) throw new UsageError(`--seeds lists ${seeds.length} seeds, more than ${MAX_CASES}`);
-  const seen = new Set<number>();
+  const seen = new Set<string>();
   for (const seed of seeds) {
-    if (!Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`seed ${String(seed)} is not a non-negative integer`);
-    if (seen.has(seed)) throw new UsageError(`seed ${seed} is listed twice`);
-    seen.add(seed);
+    if (typeof seed === 'bigint' ? seed < 0n : !Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`seed ${String(seed)} is not a non-negative integer`);
+    const key = String(seed);
+    if (seen.has(key)) throw new UsageError(`seed ${key} is listed twice`);
+    seen.add(key);
   }
   const withExpected = options.expected !== false;
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`work directory ${dir} exists and is not a folder`);
@@ -198,31 +211,42 @@ async function make(bundle: Bundle, dir: string, point: Point | string, seeds: n
   const expectedDir = path.join(dir, 'expected');
   mkdirSync(casesDir);
   if (withExpected) mkdirSync(expectedDir);
+  const sizes = caseSizes(bundle, thePoint);
+  const perCase = Number(sizes.args + (withExpected ? sizes.results : 0n));
+  const tell = (step: MakeProgress['step'], i: number, bytesWritten: number) =>
+    options.progress?.({step, case: i, cases: seeds.length, bytesWritten, bytesTotal: perCase * seeds.length});
   for (let i = 0; i < seeds.length; i++) {
     const seed = seeds[i]!;
     const name = caseName(i);
     const where = `for seed ${seed} (case ${name})`;
     const stream = new Stream(bundle.spec, seed);
+    tell('generate', i, perCase * i);
     const args = checkTensors(
       await callAuthored(generate, 'generate', bundle.entry.generate, where, {...thePoint}, stream),
       bundle.args,
       thePoint,
       `generate (${path.basename(bundle.entry.generate)}) ${where}`,
     );
+    tell('write cases', i, perCase * i);
     writeBindings(path.join(casesDir, name), bundle.args, args);
-    if (oracle) await runOracle(bundle, oracle, thePoint, args, path.join(expectedDir, name), where);
+    if (oracle) {
+      tell('oracle', i, perCase * i + Number(sizes.args));
+      await runOracle(bundle, oracle, thePoint, args, path.join(expectedDir, name), where, () => tell('write expected', i, perCase * i + Number(sizes.args)));
+    }
   }
+  tell('done', seeds.length, perCase * seeds.length);
   writeManifest(dir, {point: thePoint, cases: seeds.length});
   return {cases: seeds.length};
 }
 
-async function runOracle(bundle: Bundle, oracle: Authored, point: Point, args: Tensors, into: string, where: string): Promise<void> {
+async function runOracle(bundle: Bundle, oracle: Authored, point: Point, args: Tensors, into: string, where: string, writing?: () => void): Promise<void> {
   const results = checkTensors(
     await callAuthored(oracle, 'oracle', bundle.entry.oracle, where, {...point}, args),
     bundle.results,
     point,
     `oracle (${path.basename(bundle.entry.oracle)}) ${where}`,
   );
+  writing?.();
   writeBindings(into, bundle.results, results);
 }
 
@@ -329,6 +353,16 @@ async function withIoErrors<T>(dir: string, run: () => Promise<T>): Promise<T> {
 }
 
 async function verifyAll(bundle: Bundle, dir: string): Promise<Verdicts> {
+  const stats = statSync(dir, {throwIfNoEntry: false});
+  if (!stats) throw new UsageError(`work directory ${dir} does not exist: make it first (arbor bundle <bundle-dir> make ${dir} --point … --seeds …)`);
+  if (!stats.isDirectory()) throw new UsageError(`work directory ${dir} is ${stats.isFile() ? 'a file' : 'not a folder'}, expected the folder make wrote`);
+  // The old verdicts go first, as make removes the manifest first: a verify that fails leaves none.
+  try {
+    unlinkSync(path.join(dir, 'verdicts.json'));
+  } catch (error) {
+    // Absent is fine; a folder in its place makes the final rename fail with its own message.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'EISDIR') throw error;
+  }
   const manifest = readManifest(bundle, dir);
   const {point} = manifest;
   const verify = bundle.entry.verify ? ((await importAuthored(bundle.entry.verify, 'verifier')) as Authored) : undefined;

@@ -10,6 +10,7 @@ import {decodeText, GateError, parseJson} from './json.js';
 import {backslashReplaceSurrogates, dumps, dumpsUtf8, reprString, UncaughtPythonError, type PyValue} from './py.js';
 
 export {GateError} from './json.js';
+export {parseGateArgs, pythonColumns, type GateArgs, type GateArgValues} from './args.js';
 
 /** Defaults, as the reference's (taken from the working directory). */
 export const GATE_DEFAULTS = {
@@ -20,10 +21,12 @@ export const GATE_DEFAULTS = {
 } as const;
 
 export interface GateOptions {
-  spec?: string;
-  cases?: string;
-  results?: string;
-  candidate?: string;
+  /** A file path; an empty list is what argparse gives for `--spec=--` (the reference then crashes). */
+  spec?: string | readonly [];
+  cases?: string | readonly [];
+  results?: string | readonly [];
+  /** A system id; an empty list is what argparse gives for `--candidate=--` (found by no system). */
+  candidate?: string | readonly [];
   /** Folder that relative paths resolve against (default: process.cwd()). */
   cwd?: string;
 }
@@ -66,9 +69,10 @@ const ERRNO: Record<string, [number, string]> = {
   ELOOP: [40, 'Too many levels of symbolic links'],
 };
 
-function loadJson(file: string | undefined, fallback: string, cwd: string): PyValue {
+function loadJson(file: string | readonly [] | undefined, fallback: string, cwd: string): PyValue {
+  if (Array.isArray(file)) throw new UncaughtPythonError('AttributeError', "'list' object has no attribute 'open'");
   // A default is shown as the reference shows its own: an absolute path.
-  const shown = file === undefined ? path.resolve(cwd, fallback) : pythonPath(file);
+  const shown = file === undefined ? path.resolve(cwd, fallback) : pythonPath(file as string);
   let bytes: Buffer;
   try {
     bytes = readFileSync(path.resolve(cwd, shown));
@@ -88,7 +92,10 @@ export function runGate(options: GateOptions = {}): GateOutcome {
     const spec = validateSpec(loadJson(options.spec, GATE_DEFAULTS.spec, cwd));
     const caseFile = validateCases(loadJson(options.cases, GATE_DEFAULTS.cases, cwd), spec);
     const results = validateResults(loadJson(options.results, GATE_DEFAULTS.results, cwd), spec, caseFile);
-    const {document, pass} = evaluate(spec, caseFile, results, options.candidate ?? GATE_DEFAULTS.candidate);
+    const candidate = options.candidate ?? GATE_DEFAULTS.candidate;
+    // A list equals no system id (nor the baseline's): the reference's lookup fails, showing str([]).
+    if (typeof candidate !== 'string') throw new GateError('system not found: []');
+    const {document, pass} = evaluate(spec, caseFile, results, candidate);
     const exitCode = pass ? 0 : 1;
     const utf8 = dumpsUtf8(document, 2);
     // Lone surrogates cannot be UTF-8: then only the text form is exact.

@@ -6,12 +6,12 @@
  * `racyMs` before they were read are not stored (the file system clock is coarse).
  */
 import {createHash} from 'node:crypto';
-import {mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 /** Bump when the shape or meaning of cached results changes. */
-const cacheFormat = 5;
+const cacheFormat = 6;
 /** Files touched this recently before being read are not cached. */
 export const racyMs = 100;
 
@@ -87,71 +87,181 @@ export function signature(root: string, files: readonly string[]): {sig: string;
       sig += `!${(error as NodeJS.ErrnoException).code}|`;
     }
   }
-  return {sig, newest};
+  return {sig: hash53(sig), newest};
 }
 
-/** A JSON cache file for one zoo; load, look up, update, save atomically. */
+/** A 53-bit hash of a string (cyrb53) in base 36: the cache stores signatures this short. */
+export function hash53(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+/**
+ * A cache file for one zoo; load, look up, update, save atomically. One line per folder,
+ * `<name as JSON> TAB <[dir, files, sig, value] as JSON>`, after a header line. Lines are
+ * parsed only when looked up, and the new file is written while the zoo is listed (the entries
+ * kept and stored, in listing order) and renamed into place at the end when anything changed:
+ * a cache of 100,000 folders never has to be in memory whole.
+ */
 export class ResultCache<T> {
   readonly file: string;
-  private entries: Record<string, CacheEntry<T>> = {};
-  private dirty = false;
+  /** The JSON of each entry read from the file and not looked up yet, by folder name. */
+  private lines = new Map<string, string>();
+  /** The last entry looked up, kept when the caller says it was a hit. */
+  private last: {name: string; line: string} | undefined;
+  /** The new file being written. */
+  private out: {temp: string; fd: number; chunk: string} | undefined;
+  private failed = false;
+  private changed = false;
 
   constructor(dir: string, key: string) {
     const hash = createHash('sha256').update(`${cacheFormat}\0${key}`).digest('hex').slice(0, 32);
-    this.file = path.join(dir, `list-${hash}.json`);
+    this.file = path.join(dir, `list-${hash}.jsonl`);
   }
 
   /** Read the cache file; a missing or corrupt file is an empty cache. */
   load(): this {
+    this.lines = new Map();
+    // Read in 1 MiB pieces as latin1 (the file is ASCII JSON, escapes included): each line becomes
+    // its own string, and the file is never in memory whole.
+    const header = `{"format":${cacheFormat}}`;
+    let fd: number | undefined;
     try {
-      const data = JSON.parse(readFileSync(this.file, 'utf8')) as {format?: number; entries?: Record<string, CacheEntry<T>>};
-      if (data.format === cacheFormat && data.entries && typeof data.entries === 'object') this.entries = data.entries;
+      fd = openSync(this.file, 'r');
+      const buffer = Buffer.allocUnsafe(1 << 20);
+      let rest = '';
+      let first = true;
+      for (;;) {
+        const n = readSync(fd, buffer, 0, buffer.length, null);
+        const text = rest + buffer.toString('latin1', 0, n);
+        const lines = text.split('\n');
+        rest = n === 0 ? '' : lines.pop()!;
+        for (const line of lines) {
+          if (first) {
+            if (line !== header) throw new Error('another format');
+            first = false;
+          } else if (line !== '') this.addLine(line);
+        }
+        if (n === 0) break;
+      }
     } catch {
-      this.entries = {};
+      this.lines.clear();
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
     return this;
   }
 
-  /** The cached entry for `name` (check its `dir` and `sig` before trusting it). */
+  /** One line of the file: `<name as JSON> TAB <entry as JSON>` (a raw tab cannot occur inside JSON). */
+  private addLine(line: string): void {
+    const tab = line.indexOf('"\t');
+    if (tab === -1) throw new Error('not a cache line');
+    const quoted = line.slice(0, tab + 1);
+    this.lines.set(quoted.includes('\\') ? (JSON.parse(quoted) as string) : quoted.slice(1, -1), line.slice(tab + 2));
+  }
+
+  /** The cached entry for `name` (check its `dir` and `sig` before trusting it; then `keep` it or `set` a new one). */
   entry(name: string): CacheEntry<T> | undefined {
-    return this.entries[name];
+    const line = this.lines.get(name);
+    if (line === undefined) return undefined;
+    this.lines.delete(name);
+    this.last = {name, line};
+    try {
+      const [dir, files, sig, value] = JSON.parse(line) as [string, string[], string, T];
+      return {dir, files, sig, value};
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Keep the entry just looked up for `name` (it was still valid). */
+  keep(name: string): void {
+    if (this.last?.name === name) this.append(name, this.last.line);
+    this.last = undefined;
   }
 
   /** Store a value; `newest` is the newest file time it depends on, `readAt` when it was read. */
   set(name: string, entry: Omit<CacheEntry<T>, 'value'>, value: T, newest: number, readAt: number): void {
-    if (newest > readAt - racyMs) {
-      if (name in this.entries) {
-        delete this.entries[name];
-        this.dirty = true;
-      }
-      return;
-    }
-    this.entries[name] = {...entry, value};
-    this.dirty = true;
+    this.changed = true;
+    if (newest > readAt - racyMs) return; // files this fresh may change again within the clock's resolution
+    this.append(name, asciiJson([entry.dir, entry.files, entry.sig, value]));
   }
 
-  /** Forget entries whose names are not in `keep` (folders removed from the zoo). */
-  prune(keep: ReadonlySet<string>): void {
-    for (const name of Object.keys(this.entries))
-      if (!keep.has(name)) {
-        delete this.entries[name];
-        this.dirty = true;
-      }
-  }
-
-  /** Write the cache atomically (temp file + rename); failures only cost speed. */
+  /**
+   * Finish the new file: entries never looked up (folders removed from the zoo) are left out.
+   * Renamed into place when anything changed, else dropped; failures only cost speed.
+   */
   save(): boolean {
-    if (!this.dirty) return true;
-    const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
+    if (this.lines.size > 0) this.changed = true;
+    this.lines = new Map();
+    if (!this.changed) {
+      this.discard();
+      return true;
+    }
+    if (!this.out) this.open();
+    const out = this.out;
+    if (!out || this.failed) {
+      this.discard();
+      return false;
+    }
     try {
-      mkdirSync(path.dirname(this.file), {recursive: true});
-      writeFileSync(temp, JSON.stringify({format: cacheFormat, entries: this.entries}));
-      renameSync(temp, this.file);
-      this.dirty = false;
+      writeSync(out.fd, out.chunk, null, 'latin1');
+      closeSync(out.fd);
+      out.fd = -1;
+      renameSync(out.temp, this.file);
+      this.out = undefined;
       return true;
     } catch {
-      rmSync(temp, {force: true});
+      this.discard();
       return false;
     }
   }
+
+  private open(): void {
+    const temp = `${this.file}.${process.pid}.${Date.now()}.tmp`;
+    try {
+      mkdirSync(path.dirname(this.file), {recursive: true});
+      this.out = {temp, fd: openSync(temp, 'w'), chunk: `{"format":${cacheFormat}}\n`};
+    } catch {
+      this.failed = true;
+    }
+  }
+
+  private append(name: string, line: string): void {
+    if (!this.out && !this.failed) this.open();
+    const out = this.out;
+    if (!out || this.failed) return;
+    out.chunk += `${asciiJson(name)}\t${line}\n`;
+    if (out.chunk.length < 1 << 20) return;
+    try {
+      writeSync(out.fd, out.chunk, null, 'latin1');
+      out.chunk = '';
+    } catch {
+      this.failed = true;
+    }
+  }
+
+  private discard(): void {
+    if (!this.out) return;
+    try {
+      if (this.out.fd >= 0) closeSync(this.out.fd);
+    } catch {
+      // already closed
+    }
+    rmSync(this.out.temp, {force: true});
+    this.out = undefined;
+  }
+}
+
+/** JSON with every character above U+007E escaped: ASCII text, one byte per character on disk. */
+function asciiJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

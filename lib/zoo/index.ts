@@ -9,12 +9,16 @@ export {verifyBenchmark, type BenchmarkReport, type Finding as LintFinding, type
 export {verifyBenchmarks, type VerifyResult, type UnusableDir} from './verify.js';
 export {
   listZoo,
+  listZooStream,
   resolveZoo,
   isSkippedName,
   defaultWorkers as defaultListWorkers,
   type ListEntry as ZooListEntry,
   type ListResult as ZooListResult,
   type ListOptions as ZooListOptions,
+  type ListStart as ZooListStart,
+  type ListSummary as ZooListSummary,
+  type ListSink as ZooListSink,
 } from './list.js';
 export {scaffoldBenchmark, templateStyles, type ScaffoldOptions, type ScaffoldResult} from './scaffold.js';
 export {checkoutBenchmark, type CheckoutResult} from './checkout.js';
@@ -26,6 +30,8 @@ export {
   formatVerify,
   verifyJson,
   formatList as formatZooList,
+  formatListRow as formatZooListRow,
+  formatListEnd as formatZooListEnd,
   listJson as zooListJson,
   rulesMarkdown as lintRulesMarkdown,
   formatRules as formatLintRules,

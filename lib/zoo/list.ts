@@ -3,11 +3,12 @@
  * calls; only folders whose files changed are verified, by a pool of worker
  * threads (one per core) when there are enough of them, inline otherwise.
  */
-import {existsSync, readdirSync, readFileSync, realpathSync, statSync} from 'node:fs';
+import {readdirSync, realpathSync, statSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {Worker} from 'node:worker_threads';
-import {UsageError} from '../errors.js';
+import {ArborError, ExitCode, UsageError} from '../errors.js';
+import {arborVersion} from '../version.js';
 import {cacheDir, folderKey, ResultCache, signature} from './cache.js';
 import type {EntryStatus} from './entry.js';
 import {describeFsError, kindOf} from './text.js';
@@ -84,8 +85,43 @@ export function resolveZoo(zoo: string | undefined, cwd: string): {shown: string
   throw new UsageError('No zoo found: neither `./arbor-zoo` nor `./zoo` exists; pass the zoo folder, e.g. `arbor benchmark list path/to/zoo`', 'not-found');
 }
 
-/** Index a zoo: every non-skipped subfolder, sorted, with its verify status and title. */
-export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
+/** What `listZooStream` knows before the first row: the zoo, the skipped names, the rows to come. */
+export interface ListStart {
+  zoo: string;
+  skipped: string[];
+  /** How many rows will follow. */
+  total: number;
+  /** The longest row name (for aligning a table that is printed as it streams). */
+  nameWidth: number;
+}
+
+/** The counts `listZooStream` ends with. */
+export interface ListSummary {
+  zoo: string;
+  skipped: string[];
+  total: number;
+  ok: number;
+  failing: number;
+  broken: number;
+  cache: ListResult['cache'];
+  workers: number;
+}
+
+/** Where `listZooStream` sends rows: `start` once, then `entry` per row in name order. */
+export interface ListSink {
+  start?(info: ListStart): void;
+  entry(entry: ListEntry): void;
+}
+
+/** Folders verified but not yet emitted past which discovery waits for the verifier. */
+const maxOutstanding = 256;
+
+/**
+ * Index a zoo, sending each row to `sink` as soon as it and every row before it are decided:
+ * cached rows at once, others when their verify result comes back. Memory does not grow with
+ * the zoo beyond its names and the cache: discovery waits while too many rows are undecided.
+ */
+export async function listZooStream(options: ListOptions, sink: ListSink): Promise<ListSummary> {
   const cwd = options.cwd ?? process.cwd();
   const zoo = resolveZoo(options.zoo, cwd);
   let dirents;
@@ -94,9 +130,35 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
   } catch (error) {
     throw new UsageError(`Cannot read zoo \`${zoo.shown}\` (${describeFsError(error)}), expected a readable folder`);
   }
+  // First the rows: names, sorted; a symlink (or an entry of unreported type) is looked at now,
+  // so the count and the widest name are known before the first row goes out.
   const skipped: string[] = [];
-  const rows: ListEntry[] = [];
-  const pending: {row: ListEntry; abs: string; key: {dir: string; files: string[]; sig: string}; newest: number}[] = [];
+  const candidates: string[] = [];
+  /** Why a symlink among them is broken. */
+  const brokenLinks = new Map<string, string>();
+  for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const name = dirent.name;
+    if (isSkippedName(name)) {
+      if (!dirent.isFile()) skipped.push(name);
+      continue;
+    }
+    if (dirent.isDirectory()) candidates.push(name);
+    else if (dirent.isFile() || dirent.isFIFO() || dirent.isSocket()) continue; // plain files in a zoo are not benchmarks
+    else {
+      try {
+        if (statSync(path.join(zoo.abs, name)).isDirectory()) candidates.push(name);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        candidates.push(name);
+        brokenLinks.set(name, code === 'ENOENT' ? 'dangling symlink' : describeFsError(error));
+      }
+    }
+  }
+  dirents = undefined;
+  let nameWidth = 0;
+  for (const name of candidates) if (name.length > nameWidth) nameWidth = name.length;
+  sink.start?.({zoo: zoo.shown, skipped, total: candidates.length, nameWidth});
+
   const nested = nestedTemplateFiles();
   const useCache = options.cache !== false;
   let cache: ResultCache<EntryStatus> | undefined;
@@ -111,59 +173,121 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
   }
   const readAt = Date.now();
   const verifier = new Verifier(options.workers ?? defaultWorkers(), options.workers !== undefined);
-  let hits = 0;
-
-  for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const name = dirent.name;
-    if (isSkippedName(name)) {
-      if (!dirent.isFile()) skipped.push(name);
-      continue;
+  const summary: ListSummary = {zoo: zoo.shown, skipped, total: candidates.length, ok: 0, failing: 0, broken: 0, cache: {hits: 0, misses: 0, file: cache?.file ?? null}, workers: 0};
+  // Rows in name order, each emitted once it and all before it are decided.
+  const queue: {row: ListEntry; decided: boolean}[] = [];
+  let head = 0;
+  const drain = () => {
+    while (head < queue.length && queue[head]!.decided) {
+      const {row} = queue[head]!;
+      queue[head++] = undefined as never;
+      summary[row.status]++;
+      sink.entry(row);
     }
+    if (head > 4096 && head * 2 > queue.length) {
+      queue.splice(0, head);
+      head = 0;
+    }
+  };
+
+  for (let k = 0; k < candidates.length; k++) {
+    const name = candidates[k]!;
+    const problem = brokenLinks.get(name);
     const shown = path.join(zoo.shown, name);
     const abs = path.join(zoo.abs, name);
     const row: ListEntry = {name, path: shown, status: 'ok', errors: 0, warnings: 0, title: null};
-    if (!dirent.isDirectory()) {
-      if (dirent.isFile() || dirent.isFIFO() || dirent.isSocket()) continue; // plain files in a zoo are not benchmarks
-      // A symlink, or an entry whose type the file system did not report: look at what it is.
-      let target;
-      try {
-        target = statSync(abs);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        rows.push(broken(row, code === 'ENOENT' ? 'dangling symlink' : describeFsError(error)));
-        continue;
-      }
-      if (!target.isDirectory()) continue;
-    }
-    // The folder's own stat vouches for its listing (which files exist, eval.sh and eval.py
-    // among them); the files' stats vouch for their content.
-    const folder = folderKey(abs);
-    const dir = folder?.key ?? '';
-    const previous = cache?.entry(name);
-    const files = previous && dir && previous.dir === dir ? previous.files : topLevelTextFiles(abs);
-    const {sig, newest: newestFile} = signature(abs, ['README.md', 'PROVENANCE.md', ...files, ...nested]);
-    const newest = Math.max(newestFile, folder?.newest ?? 0);
-    rows.push(row);
-    if (previous && previous.dir === dir && previous.sig === sig && sameFiles(previous.files, files)) {
-      hits++;
-      apply(row, previous.value);
+    const slot = {row, decided: true};
+    queue.push(slot);
+    if (problem !== undefined) {
+      broken(row, problem);
     } else {
-      verifier.add({abs, shown: row.path, files});
-      pending.push({row, abs, key: {dir, files, sig}, newest});
+      // The folder's own stat vouches for its listing (which files exist, eval.sh and eval.py
+      // among them); the files' stats vouch for their content.
+      const folder = folderKey(abs);
+      const dir = folder?.key ?? '';
+      const previous = cache?.entry(name);
+      const files = previous && dir && previous.dir === dir ? previous.files : topLevelTextFiles(abs);
+      const {sig, newest: newestFile} = signature(abs, ['README.md', 'PROVENANCE.md', ...files, ...nested]);
+      const newest = Math.max(newestFile, folder?.newest ?? 0);
+      if (previous && previous.dir === dir && previous.sig === sig && sameFiles(previous.files, files)) {
+        summary.cache.hits++;
+        cache!.keep(name);
+        apply(row, previous.value);
+      } else {
+        summary.cache.misses++;
+        slot.decided = false;
+        const key = {dir, files, sig};
+        await verifier.add({abs, shown, files}, (status) => {
+          apply(row, status);
+          cache?.set(name, key, status, newest, readAt);
+          slot.decided = true;
+          drain();
+        });
+      }
+    }
+    drain();
+    // Let worker results in, and wait while too many rows are undecided; a few misses among
+    // many cached rows are verified inline rather than holding the rows after them back.
+    if (k % 64 === 63) {
+      if (queue.length - head > maxOutstanding) await verifier.flushInline();
+      await verifier.breathe(maxOutstanding);
     }
   }
-
-  const results = await verifier.finish();
-  pending.forEach((p, i) => {
-    const status = results[i]!;
-    apply(p.row, status);
-    cache?.set(p.row.name, p.key, status, p.newest, readAt);
-  });
+  await verifier.finish();
+  drain();
+  summary.workers = verifier.workersStarted;
   if (cache) {
-    cache.prune(new Set(rows.map((r) => r.name)));
     cache.save();
   }
-  return {zoo: zoo.shown, benchmarks: rows, skipped, cache: {hits, misses: pending.length, file: cache?.file ?? null}, workers: verifier.workersStarted};
+  return summary;
+}
+
+/** Old-generation heap of the list driver thread (MB); `ARBOR_LIST_HEAP_MB` overrides it. */
+const driverHeapMb = 96;
+
+/**
+ * `listZooStream` on a thread of its own with a capped heap, the sink called here as rows come
+ * back: what the CLI runs. The driver's garbage (stats, paths, cache lines of 100,000 folders)
+ * is then collected instead of growing the process, which keeps `list` near 110 MB at any zoo
+ * size. If the driver runs out of heap before its first row, the listing runs here instead.
+ */
+export async function listZooInThread(options: ListOptions, sink: ListSink, env: NodeJS.ProcessEnv = process.env): Promise<ListSummary> {
+  const heap = /^\d+$/.test(env.ARBOR_LIST_HEAP_MB ?? '') ? Number(env.ARBOR_LIST_HEAP_MB) : driverHeapMb;
+  const worker = new Worker(new URL('./list-driver.js', import.meta.url), {
+    workerData: options,
+    resourceLimits: {maxOldGenerationSizeMb: heap, maxYoungGenerationSizeMb: 4},
+  });
+  let started = false;
+  let outcome: {summary: ListSummary} | {error: unknown} | undefined;
+  await new Promise<void>((resolve) => {
+    worker.on('message', (message: import('./list-driver.js').DriverMessage) => {
+      if (message.type === 'start') {
+        started = true;
+        sink.start?.(message.info);
+      } else if (message.type === 'rows') for (const row of message.rows) sink.entry(row);
+      else if (message.type === 'end') outcome = {summary: message.summary};
+      else if (message.type === 'error') outcome = {error: new ArborError(message.message, message.code, message.exitCode as ArborError['exitCode'])};
+      else outcome = {error: new Error(message.stack)};
+    });
+    worker.on('error', (error) => {
+      outcome ??= {error};
+    });
+    worker.on('exit', () => resolve());
+  });
+  if (outcome && 'summary' in outcome) return outcome.summary;
+  const error = outcome?.error;
+  if (!started && (error as {code?: string} | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') return listZooStream(options, sink);
+  if ((error as {code?: string} | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    throw new ArborError(`list ran out of its ${heap} MB heap; run it again with ARBOR_LIST_HEAP_MB=${heap * 4}`, 'list-heap', ExitCode.internal);
+  }
+  throw error ?? new Error('the list driver thread stopped without a result');
+}
+
+/** Index a zoo: every non-skipped subfolder, sorted, with its verify status and title. */
+export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
+  const benchmarks: ListEntry[] = [];
+  const summary = await listZooStream(options, {entry: (row) => benchmarks.push(row)});
+  return {zoo: summary.zoo, benchmarks, skipped: summary.skipped, cache: summary.cache, workers: summary.workers};
 }
 
 function sameFiles(a: readonly string[], b: readonly string[]): boolean {
@@ -186,28 +310,23 @@ function apply(row: ListEntry, status: EntryStatus): void {
 }
 
 let cachedVersion: string | undefined;
+/** arbor's version plus its build time: a rebuilt arbor (new rules) starts with a fresh cache. */
 function version(): string {
   if (cachedVersion) return cachedVersion;
+  let built = 0;
   try {
-    const here = path.dirname(new URL(import.meta.url).pathname);
-    for (const candidate of [path.resolve(here, '../../package.json'), path.resolve(here, '../../../package.json')])
-      if (existsSync(candidate)) {
-        const pkg = JSON.parse(readFileSync(candidate, 'utf8')) as {version?: string};
-        // The build time makes a rebuilt arbor (new rules) start with a fresh cache.
-        const built = statSync(new URL(import.meta.url)).mtimeMs;
-        return (cachedVersion = `${pkg.version ?? '0'}+${built}`);
-      }
+    built = statSync(new URL(import.meta.url)).mtimeMs;
   } catch {
-    // fall through
+    // keep 0
   }
-  return (cachedVersion = 'unknown');
+  return (cachedVersion = `${arborVersion()}+${built}`);
 }
 
 /** Below this many folders to verify, starting workers costs more than it saves. */
 const inlineBelow = 24;
 const batchSize = 16;
-/** Old-generation cap of each worker: parse garbage is collected instead of growing the heap. */
-const workerHeapMb = 192;
+/** Old-generation cap of each worker (MB): parse garbage is collected instead of growing the heap. */
+const workerHeapMb = 32;
 
 /** A folder to verify, with the top-level text files discovery already listed. */
 type Item = {abs: string; shown: string; files?: string[]};
@@ -215,111 +334,165 @@ type Item = {abs: string; shown: string; files?: string[]};
 const cores = () => (typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length);
 
 /**
- * How many worker threads to use: one per core. Starting a worker costs about
- * as much as verifying a few dozen folders, so even on a busy machine a second
- * one pays for itself on a large zoo and costs nothing measurable on a small
- * one. `ARBOR_LIST_WORKERS` overrides it (0 = inline).
+ * How many worker threads to use: one per core besides the main thread's (which stats and
+ * reads the cache meanwhile), at least one. Starting a worker costs about as much as verifying
+ * a few dozen folders, and each holds its own parser heap, so the pool stays small.
+ * `ARBOR_LIST_WORKERS` overrides it (0 = inline).
  */
 export function defaultWorkers(env: NodeJS.ProcessEnv = process.env): number {
   const forced = env.ARBOR_LIST_WORKERS;
   if (forced !== undefined && /^\d+$/.test(forced)) return Number(forced);
-  return Math.max(1, cores());
+  return Math.max(1, cores() - 1);
 }
+
+/** Old-generation cap of each worker: parse garbage is collected instead of growing the heap. */
+const workerLimits = {maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: 4};
+
+type Done = (status: EntryStatus) => void;
+type Inline = (item: Item) => EntryStatus;
 
 /**
  * Verifies folders as discovery finds them: once enough have queued up, a
  * worker thread starts (loading the parsers while discovery goes on) and takes
  * batches as they fill, joined by more (up to the pool size) while batches
- * wait; a small job is verified inline instead.
+ * wait; a small job, or a pool of 0, is verified inline instead. Each folder's
+ * result goes to its callback as soon as it is known; nothing is kept after.
  */
 class Verifier {
-  private readonly items: Item[] = [];
-  private readonly results: EntryStatus[] = [];
-  private readonly queue: number[] = [];
+  /** Folders queued and not yet handed to a worker (or verified inline). */
+  private waiting: {item: Item; done: Done}[] = [];
+  /** Batches in flight, by worker. */
+  private readonly inFlight = new Map<Worker, {item: Item; done: Done}[]>();
+  /** Batches of workers that died. */
+  private orphans: {item: Item; done: Done}[] = [];
   private readonly idle: Worker[] = [];
   private readonly running = new Set<Promise<void>>();
-  private queued = 0;
+  private started = 0;
+  private outstanding = 0;
   private failure: unknown;
   private done = false;
+  private inline: Inline | undefined;
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly workers: number,
     private readonly explicit: boolean,
   ) {}
 
-  /** Queue a folder; returns its index in the results. */
-  add(item: Item): number {
-    this.items.push(item);
-    if (this.running.size === 0 && this.workers > 0 && (this.explicit || this.items.length >= inlineBelow)) this.spawn();
-    if (this.running.size > 0) this.flush(false);
-    return this.items.length - 1;
+  /** Queue a folder; `done` gets its result. Inline (a pool of 0) it is verified here and now. */
+  async add(item: Item, done: Done): Promise<void> {
+    if (this.workers === 0) {
+      done((await this.inlineVerifier())(item));
+      return;
+    }
+    this.waiting.push({item, done});
+    this.outstanding++;
+    if (this.running.size === 0 && (this.explicit || this.outstanding >= inlineBelow)) this.spawn();
+    if (this.running.size > 0) this.pump(false);
+  }
+
+  /** Yield to the event loop (worker results come in), and wait while more than `limit` folders are undecided. */
+  async breathe(limit: number): Promise<void> {
+    await new Promise((resolve) => setImmediate(resolve));
+    while (this.outstanding > limit && this.running.size > 0 && !this.failure) await new Promise<void>((resolve) => (this.wake = resolve));
+  }
+
+  /** Verify the queued folders inline when no worker was started (a few misses among many cached rows). */
+  async flushInline(): Promise<void> {
+    if (this.running.size > 0 || this.started > 0 || this.waiting.length === 0) return;
+    const verify = await this.inlineVerifier();
+    const left = this.waiting;
+    this.waiting = [];
+    this.outstanding -= left.length;
+    for (const {item, done} of left) done(verify(item));
   }
 
   /** Wait for every queued folder's result. */
-  async finish(): Promise<EntryStatus[]> {
+  async finish(): Promise<void> {
     this.done = true;
-    if (this.running.size === 0) {
-      if (this.items.length === 0) return [];
-      const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
-      return this.items.map((item) => inspectEntry(item.abs, item.shown, markdown, item.files));
+    if (this.running.size > 0) {
+      this.pump(true);
+      await Promise.all(this.running);
     }
-    this.flush(true);
-    await Promise.all(this.running);
-    // A worker that died (say, out of memory on a huge README) leaves holes: verify those inline.
-    const missing = this.items.map((_, i) => i).filter((i) => this.results[i] === undefined);
-    if (missing.length) {
-      const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
-      for (const i of missing) this.results[i] = inspectEntry(this.items[i]!.abs, this.items[i]!.shown, markdown, this.items[i]!.files);
+    // A small job, or the batches of a worker that died (say, out of memory on a huge README): inline.
+    const left = [...this.waiting, ...this.orphans, ...[...this.inFlight.values()].flat()];
+    this.waiting = [];
+    this.orphans = [];
+    this.inFlight.clear();
+    if (left.length) {
+      const verify = await this.inlineVerifier();
+      for (const {item, done} of left) done(verify(item));
     }
-    return this.results;
+    this.outstanding = 0;
   }
 
   /** Worker threads started so far. */
   get workersStarted(): number {
-    return this.running.size;
+    return this.started;
+  }
+
+  private async inlineVerifier(): Promise<Inline> {
+    if (!this.inline) {
+      const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
+      this.inline = (item) => inspectEntry(item.abs, item.shown, markdown, item.files);
+    }
+    return this.inline;
   }
 
   /** Start one more worker, idle until it is handed a batch. */
   private spawn(): void {
-    const worker = new Worker(new URL('./list-worker.js', import.meta.url), {resourceLimits: {maxOldGenerationSizeMb: workerHeapMb}});
+    const worker = new Worker(new URL('./list-worker.js', import.meta.url), {resourceLimits: workerLimits});
+    this.started++;
     const finished = new Promise<void>((resolve) => {
       worker.on('message', (message: WorkerResult) => {
-        message.results.forEach((result, k) => (this.results[message.id + k] = result));
+        const batch = this.inFlight.get(worker) ?? [];
+        this.inFlight.delete(worker);
+        message.results.forEach((result, k) => batch[k]!.done(result));
+        this.outstanding -= batch.length;
         this.idle.push(worker);
-        this.pump();
+        this.pump(this.done);
+        this.wake?.();
       });
       worker.on('error', (error) => {
         this.failure ??= error;
+        this.wake?.();
         resolve();
       });
-      worker.on('exit', () => resolve());
+      worker.on('exit', () => {
+        // A worker that died (say, out of memory on a huge README) leaves its batch: verified inline at the end.
+        const lost = this.inFlight.get(worker);
+        if (lost) {
+          this.inFlight.delete(worker);
+          this.orphans.push(...lost);
+        }
+        const k = this.idle.indexOf(worker);
+        if (k !== -1) this.idle.splice(k, 1);
+        this.running.delete(finished);
+        this.pump(this.done);
+        this.wake?.();
+        resolve();
+      });
     });
     this.running.add(finished);
     this.idle.push(worker);
   }
 
-  /** Cut queued folders into batches (a last short one only when `all`). */
-  private flush(all: boolean): void {
-    while (this.items.length - this.queued >= batchSize || (all && this.items.length > this.queued)) {
-      this.queue.push(this.queued);
-      this.queued = Math.min(this.items.length, this.queued + batchSize);
-    }
-    this.pump();
-  }
-
   /**
-   * Hand batches to idle workers, starting another (up to the pool size) only
-   * when a batch is waiting and none is idle, so a small zoo never starts more
-   * workers than it has batches; stop the workers when everything is done.
+   * Hand full batches (a last short one only when `all`) to idle workers, starting another (up
+   * to the pool size) only when a batch is waiting and none is idle, so a small zoo never starts
+   * more workers than it has batches; stop the workers when everything is done.
    */
-  private pump(): void {
-    while (this.queue.length && (this.idle.length || (this.running.size < this.workers && !this.failure))) {
-      if (!this.idle.length) this.spawn();
-      const start = this.queue.shift()!;
-      const end = Math.min(this.items.length, start + batchSize);
-      this.idle.shift()!.postMessage({id: start, items: this.items.slice(start, end)} satisfies WorkerBatch);
+  private pump(all: boolean): void {
+    while (this.waiting.length >= batchSize || (all && this.waiting.length > 0)) {
+      if (!this.idle.length) {
+        if (this.started >= this.workers || this.failure) break;
+        this.spawn();
+      }
+      const batch = this.waiting.splice(0, batchSize);
+      const worker = this.idle.shift()!;
+      this.inFlight.set(worker, batch);
+      worker.postMessage({id: 0, items: batch.map((b) => b.item)} satisfies WorkerBatch);
     }
-    if (this.done && this.queue.length === 0 && this.queued === this.items.length && (this.idle.length === this.running.size || this.failure))
-      for (const worker of this.idle.splice(0)) void worker.terminate();
+    if (this.done && this.waiting.length === 0 && this.inFlight.size === 0) for (const worker of this.idle.splice(0)) void worker.terminate();
   }
 }

@@ -115,7 +115,7 @@ const leafTypes: Record<string, 'code' | 'thematicBreak' | 'html'> = {
  * Parse the block outline of `text` (see the module comment). With
  * `paragraphText`, paragraphs get their raw text too, as headings do.
  */
-export function parseOutline(source: string, {paragraphText = false}: {paragraphText?: boolean} = {}): Root {
+export function parseOutline(source: string, {paragraphText = false, simpleOnly = false}: {paragraphText?: boolean; simpleOnly?: boolean} = {}): Root {
   // remark drops a byte order mark before it counts offsets.
   const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const lines = lineStarts(text);
@@ -134,6 +134,8 @@ export function parseOutline(source: string, {paragraphText = false}: {paragraph
   };
 
   const root: Root = {type: 'root', children: [], position: {start: pointAt(0), end: lineEnd(lines.length - 1)}};
+  const simple = notSimple.test(text) ? undefined : simpleOutline(text, lines, root, paragraphText, pointAt, lineEnd);
+  if (simple || simpleOnly) return simple ?? {type: 'root', children: []};
   const stack: Parent[] = [root];
   const env: {references?: Record<string, {title: string; href: string}>} = {};
   const tokens = blockParser().parse(text, env);
@@ -169,6 +171,76 @@ export function parseOutline(source: string, {paragraphText = false}: {paragraph
   return root;
 }
 
+/**
+ * Characters a simple document cannot hold: CR, NUL, and white space JavaScript and
+ * CommonMark disagree on. Simple documents (most PROVENANCE files) have only blank lines,
+ * ATX headings that do not end in `#`, and lines of text that start with an ASCII letter
+ * (after white space only inside a paragraph). Their block structure is plain: a heading is
+ * one line, consecutive text lines are one paragraph (nothing that starts with a letter can
+ * interrupt one, whatever its indentation), a blank line or a heading ends it.
+ * `simpleOutline` checks the lines and builds that tree straight from them, as markdown-it would.
+ */
+const notSimple = /[\r\0\v\f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+const headingLine = /^#{1,6}(?:[ \t][^\n]*)?$/;
+
+/** An ASCII letter. */
+const isLetter = (c: number) => (c | 32) >= 97 && (c | 32) <= 122;
+
+/** Whether `parseOutline` reads `text` line by line, without markdown-it (see `notSimple`). */
+export function isSimpleDocument(source: string): boolean {
+  return parseOutline(source, {simpleOnly: true}).children.length > 0 || /^[ \t\n]*$/.test(source.replace(/^\ufeff/, ''));
+}
+
+/**
+ * The outline of a simple document (see `notSimple`): headings and paragraphs from its lines;
+ * undefined when an indented text line starts a block (indented code, or a paragraph whose
+ * content column is not 1), which markdown-it reads instead.
+ */
+function simpleOutline(
+  text: string,
+  lines: number[],
+  root: Root,
+  paragraphText: boolean,
+  pointAt: (line: number, column?: number) => Point,
+  lineEnd: (line: number) => Point,
+): Root | undefined {
+  const lineText = (k: number) => text.slice(lines[k]!, k + 1 < lines.length ? lines[k + 1]! - 1 : text.length);
+  const textChild = (raw: string) => (raw ? [{type: 'text' as const, value: raw}] : []);
+  const children: Root['children'] = [];
+  let first = -1;
+  const closeParagraph = (next: number) => {
+    if (first === -1) return;
+    const position = {start: pointAt(first), end: lineEnd(next - 1)};
+    const kids = paragraphText ? textChild(inlineRaw(text.slice(lines[first]!, position.end.offset).trim(), () => '\n')) : [];
+    children.push({type: 'paragraph', children: kids, position});
+    first = -1;
+  };
+  for (let k = 0; k < lines.length; k++) {
+    const line = lineText(k);
+    const c = line.charCodeAt(0);
+    if (c === 35 /* # */) {
+      if (!headingLine.test(line) || /#[ \t]*$/.test(line)) return undefined;
+      closeParagraph(k);
+      let depth = 1;
+      while (line.charCodeAt(depth) === 35) depth++;
+      const raw = inlineRaw(line.slice(depth).trim(), () => '\n');
+      children.push({type: 'heading', depth: depth as Heading['depth'], children: textChild(raw), position: {start: pointAt(k), end: lineEnd(k)}});
+    } else if (isLetter(c)) {
+      if (first === -1) first = k;
+    } else if (c === 32 || c === 9 || Number.isNaN(c)) {
+      const rest = line.trimStart();
+      if (rest === '') closeParagraph(k);
+      // Indented text continues a paragraph; anywhere else it starts a block markdown-it reads.
+      else if (first === -1 || !isLetter(rest.charCodeAt(0))) return undefined;
+    } else {
+      return undefined;
+    }
+  }
+  closeParagraph(lines.length);
+  root.children = children;
+  return root;
+}
+
 /** Whether `text` is one of the documents markdown-it reads differently from remark (see the module comment). */
 function needsMicromark(text: string, env: {references?: object}, tokens: Array<{level: number}>): boolean {
   return (
@@ -183,6 +255,10 @@ function needsMicromark(text: string, env: {references?: object}, tokens: Array<
 /** Offsets where each line of `text` starts (CR, LF and CRLF end a line, as in CommonMark). */
 function lineStarts(text: string): number[] {
   const starts = [0];
+  if (!text.includes('\r')) {
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
+    return starts;
+  }
   const ending = /\r\n?|\n/g;
   for (let match; (match = ending.exec(text)); ) starts.push(match.index + match[0].length);
   return starts;

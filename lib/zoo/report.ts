@@ -1,7 +1,7 @@
 /** Pure reporters: results to text (for people) and to JSON (for machines). */
 import type {Finding} from './lint.js';
 import type {VerifyResult} from './verify.js';
-import type {ListResult} from './list.js';
+import type {ListEntry, ListResult, ListSummary} from './list.js';
 import type {Rule} from './rule.js';
 
 /** `file:line:col: severity: message (rule-id)`; folder-level findings have no line. */
@@ -35,30 +35,41 @@ export function verifyJson(result: VerifyResult): object {
   };
 }
 
-/** The list table: name, status, first prose line; then a count line. */
-export function formatList(result: ListResult, width = 100): string {
-  if (result.benchmarks.length === 0) {
-    const skipped = result.skipped.length ? ` (skipped ${result.skipped.map((s) => `\`${s}\``).join(', ')})` : '';
-    return `No benchmarks in \`${result.zoo}\`${skipped}.\n`;
+/**
+ * Width of the list's status column: `ok`, `N error(s)` up to `99 errors`. Fixed, so a row can
+ * be printed as soon as it is decided; a longer status (`broken: …`) pushes the title along.
+ */
+export const listStatusWidth = 9;
+
+/** One row of the list table: name (padded to `nameWidth`), status, first prose line (cut to `width`). */
+export function formatListRow(e: ListEntry, nameWidth: number, width = 100): string {
+  const status = e.status === 'broken' ? `broken: ${e.problem}` : e.status === 'failing' ? plural(e.errors, 'error') : 'ok';
+  const head = `${e.name.padEnd(nameWidth)}  ${status.padEnd(listStatusWidth)}`;
+  let title = e.title ?? (e.status === 'broken' ? '' : '(no prose in README)');
+  const room = Math.max(20, width - head.length - 2);
+  if (title.length > room) title = `${title.slice(0, room - 1)}…`;
+  return `${head}  ${title}`.trimEnd();
+}
+
+/** The line after the rows (`2 benchmarks in zoo: 1 ok, 1 failing verify`), or the empty-zoo line. */
+export function formatListEnd(summary: Pick<ListSummary, 'zoo' | 'skipped' | 'total' | 'failing' | 'broken'>): string {
+  if (summary.total === 0) {
+    const skipped = summary.skipped.length ? ` (skipped ${summary.skipped.map((s) => `\`${s}\``).join(', ')})` : '';
+    return `No benchmarks in \`${summary.zoo}\`${skipped}.`;
   }
-  const status = (e: ListResult['benchmarks'][number]) =>
-    e.status === 'broken' ? `broken: ${e.problem}` : e.status === 'failing' ? plural(e.errors, 'error') : 'ok';
-  const nameWidth = Math.max(...result.benchmarks.map((e) => e.name.length));
-  const statusWidth = Math.max(...result.benchmarks.map((e) => status(e).length));
-  const lines = result.benchmarks.map((e) => {
-    const head = `${e.name.padEnd(nameWidth)}  ${status(e).padEnd(statusWidth)}`;
-    let title = e.title ?? (e.status === 'broken' ? '' : '(no prose in README)');
-    const room = Math.max(20, width - head.length - 2);
-    if (title.length > room) title = `${title.slice(0, room - 1)}…`;
-    return `${head}  ${title}`.trimEnd();
-  });
-  const failing = result.benchmarks.filter((e) => e.status === 'failing').length;
-  const broken = result.benchmarks.filter((e) => e.status === 'broken').length;
-  const ok = result.benchmarks.length - failing - broken;
-  const parts = [`${ok} ok`];
-  if (failing) parts.push(`${failing} failing verify`);
-  if (broken) parts.push(`${broken} broken`);
-  lines.push(`${plural(result.benchmarks.length, 'benchmark')} in ${result.zoo}: ${parts.join(', ')}`);
+  const parts = [`${summary.total - summary.failing - summary.broken} ok`];
+  if (summary.failing) parts.push(`${summary.failing} failing verify`);
+  if (summary.broken) parts.push(`${summary.broken} broken`);
+  return `${plural(summary.total, 'benchmark')} in ${summary.zoo}: ${parts.join(', ')}`;
+}
+
+/** The list table: name, status, first prose line; then a count line (what the CLI streams). */
+export function formatList(result: ListResult, width = 100): string {
+  let nameWidth = 0;
+  for (const e of result.benchmarks) if (e.name.length > nameWidth) nameWidth = e.name.length;
+  const lines = result.benchmarks.map((e) => formatListRow(e, nameWidth, width));
+  const count = (status: ListEntry['status']) => result.benchmarks.filter((e) => e.status === status).length;
+  lines.push(formatListEnd({zoo: result.zoo, skipped: result.skipped, total: result.benchmarks.length, failing: count('failing'), broken: count('broken')}));
   return `${lines.join('\n')}\n`;
 }
 
@@ -66,6 +77,16 @@ export function formatList(result: ListResult, width = 100): string {
 export function listJson(result: ListResult): object {
   return {zoo: result.zoo, benchmarks: result.benchmarks, skipped: result.skipped};
 }
+
+/**
+ * `listJson` as text in pieces, for streaming: the same bytes as `JSON.stringify(listJson(r), null, 2)`
+ * plus a newline, written as head, one piece per row, and tail.
+ */
+export const listJsonText = {
+  head: (zoo: string) => `{\n  "zoo": ${JSON.stringify(zoo)},\n  "benchmarks": [`,
+  row: (entry: ListEntry, first: boolean) => `${first ? '' : ','}\n    ${JSON.stringify(entry, null, 2).replace(/\n/g, '\n    ')}`,
+  tail: (rows: number, skipped: string[]) => `${rows ? '\n  ' : ''}],\n  "skipped": ${JSON.stringify(skipped, null, 2).replace(/\n/g, '\n  ')}\n}\n`,
+};
 
 /** The rule table as markdown (the README's "Lint rules" table is generated from this). */
 export function rulesMarkdown(rules: readonly Rule[]): string {

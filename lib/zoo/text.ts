@@ -2,7 +2,7 @@
  * Reading benchmark files as text: UTF-8 (a BOM and CRLF are fine), with every
  * failure turned into data a rule can report instead of an exception.
  */
-import {closeSync, constants, fstatSync, openSync, readFileSync, statSync} from 'node:fs';
+import {closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync} from 'node:fs';
 
 /** What happened when a file of a benchmark folder was loaded. */
 export type LoadedFile =
@@ -63,7 +63,7 @@ export function loadText(file: string): LoadedFile {
     try {
       const stats = fstatSync(fd);
       if (!stats.isFile()) return {status: 'not-file', kind: kindOf(stats)};
-      return decodeUtf8(readFileSync(fd));
+      return decodeUtf8(readBytes(fd, stats.size));
     } catch {
       // fall back to the path below, which names the failure
     } finally {
@@ -71,6 +71,21 @@ export function loadText(file: string): LoadedFile {
     }
   }
   return loadTextSlow(file);
+}
+
+/** Reused for files up to 64 KiB: the decoder copies the text out, so one buffer serves every read. */
+const scratch = new Uint8Array(1 << 16);
+
+/** The `size` bytes of an open file (fewer if it shrank): one read, without readFileSync's second fstat. */
+function readBytes(fd: number, size: number): Uint8Array {
+  const buffer = size <= scratch.length ? scratch : new Uint8Array(size);
+  let done = 0;
+  while (done < size) {
+    const n = readSync(fd, buffer, done, size - done, null);
+    if (n === 0) break;
+    done += n;
+  }
+  return buffer.subarray(0, done);
 }
 
 function loadTextSlow(file: string): LoadedFile {

@@ -8,6 +8,7 @@ import {existsSync, mkdtempSync, readFileSync, readdirSync, rmSync} from 'node:f
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {target} from './targets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const cli = path.join(root, 'dist/cli/index.js');
@@ -51,7 +52,7 @@ try {
       );
     }
   }
-  console.log(`worst overhead ${(100 * worst).toFixed(1)}% (target < 15%)`);
+  console.log(`worst overhead ${(100 * worst).toFixed(1)}% ${target('eval harness overhead, worst entry', 100 * worst, '<', 15, '%')}`);
 } finally {
   rmSync(tmp, {recursive: true, force: true});
 }

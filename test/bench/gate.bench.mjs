@@ -6,6 +6,7 @@ import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {target} from './targets.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const cli = path.resolve(here, '../../dist/cli/index.js');
@@ -123,7 +124,7 @@ try {
   console.log(`package          ${tasks} test tasks x 5 trials, ${samples} bootstrap samples`);
   console.log(`python reference ${best(py).toFixed(0)} ms (best of ${rounds})`);
   console.log(`arbor port       ${best(port).toFixed(0)} ms`);
-  console.log(`speedup          ${(best(py) / best(port)).toFixed(1)}x wall clock (target >= 20x, aim 50x)`);
+  console.log(`speedup          ${(best(py) / best(port)).toFixed(1)}x wall clock ${target('gate speedup over the reference', best(py) / best(port), '>=', 20)} (aim 50x)`);
   if (pyCpu.length > 0) {
     console.log(`cpu time         python ${best(pyCpu).toFixed(0)} ms, arbor ${best(portCpu).toFixed(0)} ms: ${(best(pyCpu) / best(portCpu)).toFixed(1)}x`);
   }

@@ -2,6 +2,7 @@
 import {spawnSync} from 'node:child_process';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {target} from './targets.mjs';
 
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/index.js');
 const rounds = Number(process.env.BENCH_ROUNDS ?? 20);
@@ -25,4 +26,4 @@ const bareMs = median(bare);
 const helpMs = median(help);
 console.log(`node -e 0        ${bareMs.toFixed(1)} ms (median of ${rounds})`);
 console.log(`arbor --help     ${helpMs.toFixed(1)} ms`);
-console.log(`ratio            ${(helpMs / bareMs).toFixed(2)}x node -e 0 (target < 2.5x)`);
+console.log(`ratio            ${(helpMs / bareMs).toFixed(2)}x node -e 0 ${target('arbor --help / node -e 0', helpMs / bareMs, '<', 2.5)}`);

@@ -126,6 +126,12 @@ describe('fherma.toml and the fingerprint', () => {
 
   const broken: [string, (t: string) => string, RegExp][] = [
     ['not TOML', (t) => t + '\n[[point]\n', /is not valid TOML/],
+    [
+      'an unterminated string',
+      (t) => t.replace('spec = "test/sort-exact@1.0.0"', 'spec = "test/sort-exact@1.0.0'),
+      /fherma\.toml is not valid TOML: line 2: a string is not closed before the end of its line \(close it with its quote, or use """ for a multi-line string\)$/m,
+    ],
+    ['a control character in a string', (t) => t.replace('spec = "test/', 'spec = "\u0001test/'), /is not valid TOML: line 2: control characters are not allowed in strings$/m],
     ['no spec', (t) => t.replace(/^spec = .*$/m, ''), /`spec` must be a non-empty string/],
     ['an unknown key', (t) => t.replace('name = "x"', 'name = "x"\nshape = ["N"]'), /unknown key `shape` in \[\[args\]\] #1, expected one of name, type, dims/],
     ['an unknown type', (t) => t.replace('type = "f64"', 'type = "float"'), /\[\[args\]\] #1 \(x\): type must be one of i8 i16 i32 i64 u8 u16 u32 u64 f32 f64, got "float"/],

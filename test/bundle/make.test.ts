@@ -1,3 +1,4 @@
+import {createHash} from 'node:crypto';
 import {existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
@@ -48,6 +49,36 @@ describe('arbor bundle make', () => {
     expect(Object.keys(JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')).point)).toEqual(['N', 'D']);
   });
 
+  it('takes seeds above 2^53 - 1 exactly, keying the stream on their digits', async () => {
+    // Each case holds the stream's first block as bytes: SHA-256 of `SPEC|seed|0`.
+    const bundle = await bundleCopy(sortExact, {'generate.mjs': 'export default (p, s) => ({x: new Float64Array(s.bytes(8 * p.N).buffer)});'});
+    const dir = path.join(tempDir(), 'w');
+    const seeds = ['9007199254740993', '18446744073709551616', '9007199254740992'];
+    const result = make(bundle, dir, '{"N": 4}', seeds.join(','));
+    expect(result.stderr).toBe(`arbor: made 3 cases in ${dir}\n`);
+    seeds.forEach((seed, k) => {
+      const block = createHash('sha256').update(`test/sort-exact@1.0.0|${seed}|0`).digest();
+      expect(readFileSync(path.join(dir, 'cases', `00000${k}`, 'x.bin'))).toEqual(block);
+    });
+    expect(make(bundle, dir, '{"N": 4}', '18446744073709551616-18446744073709551617,18446744073709551616').stderr).toMatch(/lists seed 18446744073709551616 twice/);
+  });
+
+  it('says where it is when a make takes more than a second, one line a second at most', async () => {
+    // Each case's generator sleeps 0.6 s: the progress starts with case 2 or 3 and stays on stderr.
+    const sleepy = 'export default (p, s) => { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 600); return {x: s.float64s(p.N)}; };';
+    const bundle = await bundleCopy(sortExact, {'generate.mjs': sleepy});
+    const dir = path.join(tempDir(), 'w');
+    const result = make(bundle, dir, '{"N": 4}', '0-3');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.at(-1)).toBe(`arbor: made 4 cases in ${dir}`);
+    const progress = lines.slice(0, -1);
+    expect(progress.length).toBeGreaterThanOrEqual(1);
+    expect(progress.length).toBeLessThanOrEqual(3);
+    for (const line of progress) expect(line).toMatch(/^arbor: make: case [2-4] of 4, (generate|write cases|oracle|write expected) \((64|96|128|160|192) bytes of 256 bytes written\)$/);
+  });
+
   describe('usage errors (exit 2, one line, nothing written)', () => {
     const cases: [string, string, string, RegExp][] = [
       ['not JSON', '{N: 5}', '0', /--point is not valid JSON/],
@@ -61,6 +92,10 @@ describe('arbor bundle make', () => {
       ['out of range (high)', '{"N": 1000001}', '0', /out of range/],
       ['not an integer', '{"N": 2.5}', '0', /--point N must be an integer/],
       ['a string value', '{"N": "5"}', '0', /--point N must be an integer/],
+      ['an integral float (Python reads a float)', '{"N": 2.0}', '0', /--point N must be an integer in 1\.\.1000000, got 2\.0 \(a float in JSON; write 2\)$/m],
+      ['an exponent', '{"N": 1e1}', '0', /--point N must be an integer in 1\.\.1000000, got 1e1 \(a float in JSON; write 10\)$/m],
+      ['a negative exponent', '{"N": 5E-0}', '0', /got 5E-0 \(a float in JSON; write 5\)$/m],
+      ['an integer beyond 2^53, digits kept', '{"N": 12345678901234567890}', '0', /--point N = 12345678901234567890 is out of range, expected 1\.\.1000000$/m],
       ['empty seeds', '{"N": 5}', '', /--seeds "" is empty/],
       ['descending seeds', '{"N": 5}', '7-2', /descending range 7-2/],
       ['a word', '{"N": 5}', 'a', /"a", which is not a seed/],
@@ -76,6 +111,18 @@ describe('arbor bundle make', () => {
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.stderr).toMatch(/^arbor: /);
       expect(existsSync(dir)).toBe(false);
+    });
+
+    it('a 100 KB key or value is clipped in the message, not echoed in full', () => {
+      const key = 'k'.repeat(100_000);
+      const half = key.slice(0, 50_000); // one argument holds at most 128 KiB
+      for (const point of [`{"${key}": 1, "N": 5}`, `{"N": 5, "${half}": 1, "${half}": 2}`, `{"N": "${key}"}`, `{${key}}`]) {
+        const result = make(sortExact, path.join(tempDir(), 'w'), point, '0');
+        expect(result.code).toBe(2);
+        expect(result.stderr.trim().split('\n')).toHaveLength(1);
+        expect(result.stderr.length).toBeLessThan(400);
+        expect(result.stderr).toMatch(/kkkk… \(\d+ characters\)/);
+      }
     });
 
     it('a missing --point or --seeds', () => {

@@ -132,10 +132,27 @@ describe('arbor bundle verify: the bundle cannot run (non-zero, no verdicts.json
     expect(result.text).toBeUndefined();
   });
 
-  it('a work directory that does not exist: exit 2', () => {
-    const result = verify(sortExact, path.join(tempDir(), 'nope'));
-    expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/manifest\.json is missing/);
+  it('a work directory that does not exist, or is a file: exit 2, naming it', () => {
+    const missing = path.join(tempDir(), 'nope');
+    expect(verify(sortExact, missing)).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: `arbor: work directory ${missing} does not exist: make it first (arbor bundle <bundle-dir> make ${missing} --point … --seeds …)\n`,
+    });
+    const file = path.join(tempDir(), 'file.bin');
+    writeFileSync(file, 'x');
+    expect(verify(sortExact, file)).toMatchObject({code: 2, stdout: '', stderr: `arbor: work directory ${file} is a file, expected the folder make wrote\n`});
+  });
+
+  it('a verify that fails removes the verdicts.json of an earlier run first', () => {
+    const dir = made(sortExact, '{"N": 2}', '0-1');
+    expect(verify(sortExact, dir).code).toBe(0);
+    expect(existsSync(path.join(dir, 'verdicts.json'))).toBe(true);
+    rmSync(path.join(dir, 'expected/000001'), {recursive: true});
+    expect(verify(sortExact, dir)).toMatchObject({code: 1, text: undefined});
+    writeFileSync(path.join(dir, 'verdicts.json'), '{"cases": []}\n');
+    rmSync(path.join(dir, 'manifest.json'));
+    expect(verify(sortExact, dir)).toMatchObject({code: 2, text: undefined});
   });
 
   it('a manifest whose point the bundle does not accept: exit 2', () => {

@@ -143,6 +143,35 @@ describe('parseOutline and parseBlocks (markdown-it, micromark for some document
     expect(corpus.filter((text, k) => titles[k] !== firstProseLine(text, withRemark)).slice(0, 3)).toEqual([]);
   });
 
+  it('reads simple documents (blank, heading and text lines only) line by line, as remark does, on 3,000 documents, most of them simple', async () => {
+    const {isSimpleDocument} = (await import(path.join(repoRoot, 'dist/lib/zoo/outline.js'))) as typeof import('../../lib/zoo/outline.js');
+    let seed = 7;
+    const r = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+    const pick = <T,>(items: T[]) => items[Math.floor(r() * items.length)]!;
+    const lines = [
+      () => `${'#'.repeat(1 + Math.floor(r() * 6))}${pick([' ', '\t', '   '])}${pick(['Source', 'Setup & environment', 'Caveats :', 'Base*line*', 'été `x`', 'a  b', 'x'])}${pick(['', ' ', '\t'])}`,
+      () => '',
+      () => pick(['', '  ', '\t', ' \t ']),
+      () => `${pick(['', '', ' ', '    ', '\t'])}${pick(['Some', 'text', 'Unïcode', 'x'])} ${pick(['prose *here*', 'with `code`', 'a [link](u)', '# hash', '&amp; more', 'x_y_z'])}${pick(['', '  ', '   ', '\t', ' '])}`,
+      () => 'Title',
+      () => (r() < 0.3 ? pick(['- item', '1. one', '> quote', '    code', '#', '## x #', '===', '<div>']) : 'Text'),
+    ];
+    const docs = Array.from({length: 3000}, () => {
+      const text = Array.from({length: 1 + Math.floor(r() * 14)}, () => pick(lines)()).join('\n') + pick(['', '\n', '\n\n']);
+      return r() < 0.1 ? `\ufeff${text}` : text;
+    });
+    const simple = docs.filter((text) => isSimpleDocument(text));
+    expect(simple.length).toBeGreaterThan(1000);
+    expect(docs.length - simple.length).toBeGreaterThan(0);
+    expect(isSimpleDocument('# Source\n\n- a list\n')).toBe(false);
+    for (const text of docs) {
+      // Exact positions where the lines are read directly; the block structure everywhere.
+      if (isSimpleDocument(text)) expect(outline(markdown.parseBlocks(text))).toEqual(outline(markdown.parseBlocksRemark(text)));
+      expect(structure(markdown.parseBlocks(text), true)).toEqual(structure(markdown.parseBlocksRemark(text), true));
+      expect(structure(markdown.parseOutline(text))).toEqual(structure(markdown.parseBlocksRemark(text)));
+    }
+  });
+
   it('follows CommonMark where micromark does not: a setext underline after lazy lines of a list item is a thematic break', () => {
     const text = '## Baseline\n\n- numpy 1.26\n<br>\nCaveats\n-------\n\nNone.\n';
     expect(markdown.parseOutline(text).children.map((node) => node.type)).toEqual(['heading', 'list', 'thematicBreak', 'paragraph']);

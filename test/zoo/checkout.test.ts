@@ -1,8 +1,8 @@
 import {spawnSync} from 'node:child_process';
-import {cpSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {runCli, tempDir} from '../helpers/cli.js';
+import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
 import {zooFixtures} from './helpers/zoo.js';
 
 /** An environment with no git identity anywhere (no global or system config). */
@@ -33,6 +33,25 @@ describe('arbor benchmark checkout', () => {
     expect(git(dest, 'log', '--format=%s|%an')).toBe('baseline: sorting|arbor');
     expect(git(dest, 'status', '--porcelain')).toBe('');
     expect(readdirSync(path.join(work, 'out'))).toEqual(['sorting']);
+  });
+
+  it('prints a "Next:" line that works as printed, with arbor neither linked nor on the PATH', () => {
+    const work = tempDir();
+    // No `arbor` on this PATH, and the destination is outside any arbor checkout.
+    const PATH = [...(process.env.PATH ?? '').split(':').filter((dir) => dir && !existsSync(path.join(dir, 'arbor'))), path.dirname(process.execPath)].join(':');
+    const env = {...bareGitEnv(), PATH, ARBOR: ''};
+    const result = runCli(['benchmark', 'checkout', path.join(repoRoot, 'zoo/relu_poly'), 'my knn'], {cwd: work, env});
+    expect(result.code, result.stderr).toBe(0);
+    const next = /^Next: (.*)$/m.exec(result.stdout)![1]!;
+    expect(next).toBe(`cd 'my knn' && ARBOR=${path.join(repoRoot, 'dist/cli/index.js')} bash eval.sh dev`);
+    const run = spawnSync('bash', ['-c', next], {cwd: work, env: {...process.env, PATH, ARBOR: ''}, encoding: 'utf8'});
+    expect(run.stdout, run.stderr).toMatch(/^score: \S+\n$/);
+    expect(run.status).toBe(0);
+    // With arbor on the PATH, eval.sh finds it by itself: the plain command.
+    const bin = tempDir('arbor-bin-');
+    symlinkSync(path.join(repoRoot, 'dist/cli/index.js'), path.join(bin, 'arbor'));
+    const linked = runCli(['benchmark', 'checkout', path.join(repoRoot, 'zoo/relu_poly'), 'b'], {cwd: work, env: {...env, PATH: `${bin}:${env.PATH}`}});
+    expect(linked.stdout).toMatch(/^Next: cd b && bash eval\.sh dev$/m);
   });
 
   it('finds a benchmark by name in ./zoo', () => {

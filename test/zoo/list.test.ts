@@ -29,8 +29,9 @@ describe('arbor benchmark list', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
-        'b-failing  1 error  Sort a list of integers as fast as possible; a solution returns the sorted list.',
-        'sorting    ok       Sort a list of integers as fast as possible; a solution returns the sorted list.',
+        // The status column is 9 wide (rows are printed as they are decided); titles are cut to 100 columns.
+        'b-failing  1 error    Sort a list of integers as fast as possible; a solution returns the sorted li…',
+        'sorting    ok         Sort a list of integers as fast as possible; a solution returns the sorted li…',
         '2 benchmarks in zoo: 1 ok, 1 failing verify',
         '',
       ].join('\n'),
@@ -150,6 +151,23 @@ describe('arbor benchmark list', () => {
     expect(fourth.benchmarks.find((b) => b.name === 'sorting')).toMatchObject({status: 'failing', errors: 1});
   });
 
+  it('caches folders whose names and titles hold quotes, tabs, backslashes and non-ASCII text', async () => {
+    const root = tempDir();
+    const zoo = makeZoo(root);
+    for (const name of ['é "q"', 'tab\tname', 'back\\slash', '中文']) {
+      cpSync(path.join(zooFixtures, 'minimal-ok'), path.join(zoo, name), {recursive: true});
+      writeFileSync(path.join(zoo, name, 'README.md'), readFileSync(path.join(zoo, name, 'README.md'), 'utf8').replace('Sort a list', `Sört "${name}"`));
+    }
+    const cacheDir = tempDir('arbor-cache-');
+    await settle();
+    const first = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    expect(first.cache).toMatchObject({hits: 0, misses: 6});
+    const second = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    expect(second.cache).toMatchObject({hits: 6, misses: 0});
+    expect(second.benchmarks).toEqual(first.benchmarks);
+    expect(second.benchmarks.find((b) => b.name === '中文')!.title).toMatch(/^Sört "中文" of integers/);
+  });
+
   it('still lists when the cache cannot be written, and leaves no temporary file behind', async () => {
     const root = tempDir();
     makeZoo(root);
@@ -184,11 +202,36 @@ describe('arbor benchmark list', () => {
     expect(pooled.workers).toBeLessThanOrEqual(3);
   });
 
-  it('uses one worker per core, overridable with ARBOR_LIST_WORKERS', async () => {
+  it('streams rows in name order after a start with the count and widest name; --json streams the same bytes as the whole document', async () => {
+    const root = tempDir();
+    const zoo = path.join(root, 'zoo');
+    mkdirSync(zoo);
+    for (let i = 0; i < 60; i++) cpSync(path.join(zooFixtures, i % 4 ? 'minimal-ok' : 'eval-missing'), path.join(zoo, `t${i}${'x'.repeat(i % 7)}`), {recursive: true});
+    symlinkSync('nowhere', path.join(zoo, 'dangling'));
+    const {listZooStream} = (await import(path.join(repoRoot, 'dist/lib/zoo/list.js'))) as typeof import('../../lib/zoo/list.js');
+    const events: string[] = [];
+    const summary = await listZooStream(
+      {zoo: 'zoo', cwd: root, cache: false, workers: 2},
+      {start: (info) => events.push(`start ${info.total} ${info.nameWidth}`), entry: (entry) => events.push(entry.name)},
+    );
+    const names = readdirSync(zoo).sort();
+    expect(events).toEqual([`start 61 ${Math.max(...names.map((n) => n.length))}`, ...names]);
+    expect(summary).toMatchObject({total: 61, ok: 45, failing: 15, broken: 1});
+    const streamed = runCli(['benchmark', 'list', 'zoo', '--json', '--no-cache'], {cwd: root});
+    const whole = await lib.listZoo({zoo: 'zoo', cwd: root, cache: false});
+    expect(streamed.stdout).toBe(`${JSON.stringify(lib.zooListJson(whole), null, 2)}\n`);
+    const text = runCli(['benchmark', 'list', 'zoo', '--no-cache'], {cwd: root});
+    expect(text.stdout).toBe(lib.formatZooList(whole));
+    const empty = path.join(root, 'empty');
+    mkdirSync(empty);
+    expect(runCli(['benchmark', 'list', 'empty', '--json', '--no-cache'], {cwd: root}).stdout).toBe(`${JSON.stringify({zoo: 'empty', benchmarks: [], skipped: []}, null, 2)}\n`);
+  });
+
+  it('uses one worker per core besides the main thread, overridable with ARBOR_LIST_WORKERS', async () => {
     const {defaultWorkers} = (await import(path.join(repoRoot, 'dist/lib/zoo/list.js'))) as typeof import('../../lib/zoo/list.js');
     expect(defaultWorkers({ARBOR_LIST_WORKERS: '3'})).toBe(3);
     expect(defaultWorkers({ARBOR_LIST_WORKERS: '0'})).toBe(0);
-    expect(defaultWorkers({ARBOR_LIST_WORKERS: 'many'})).toBe(os.availableParallelism());
-    expect(defaultWorkers({})).toBe(os.availableParallelism());
+    expect(defaultWorkers({ARBOR_LIST_WORKERS: 'many'})).toBe(Math.max(1, os.availableParallelism() - 1));
+    expect(defaultWorkers({})).toBe(Math.max(1, os.availableParallelism() - 1));
   });
 });

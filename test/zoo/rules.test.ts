@@ -101,6 +101,39 @@ describe('placeholders', () => {
   });
 });
 
+describe('readme-metric-direction', () => {
+  const warns = async (sentence: string) => {
+    const dir = copyFixture('minimal-ok', 'direction');
+    writeFileSync(path.join(dir, 'README.md'), `# direction\n\nSort a list of integers.\n\nThe score is the speedup. ${sentence}\n\nOnly \`solution.py\` may be edited; dev seeds 0-3, test seeds 100-107.\n`);
+    const report = await lib.verifyBenchmark(dir);
+    return report.findings.some((f) => f.ruleId === 'readme-metric-direction');
+  };
+  it.each([
+    'Higher score is better.',
+    'Higher scores are better.',
+    'higher is better',
+    'Lower times are better.',
+    'A higher score means a better solution.',
+    'Higher-is-better.',
+    'The higher the score, the better.',
+    'Larger speedup values are better.',
+    'Better when higher.',
+    'Smaller is better.',
+    'Solutions should minimise the time.',
+    'We want to maximize the speedup.',
+    'Higher = better.',
+    'Lower is preferred.',
+  ])('reads %j as a direction', async (sentence) => {
+    expect(await warns(sentence)).toBe(false);
+  });
+  it.each(['The score is printed once.', 'Higher precision floats are used.', 'More cases run in the test split; see the better-known paper.'])(
+    'warns on %j, which states none',
+    async (sentence) => {
+      expect(await warns(sentence)).toBe(true);
+    },
+  );
+});
+
 describe('the rule registry', () => {
   it('has unique kebab-case ids and one-line descriptions', () => {
     const ids = lib.lintRules.map((r) => r.id);
