@@ -1,6 +1,7 @@
 /** `arbor benchmark calibrate <benchmark>`: how much a solution's score moves from eval to eval. */
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../../lib/errors.js';
+import type {EvalReport} from '../../lib/eval/types.js';
 import {jsonOption, printJson} from '../options.js';
 
 interface CalibrateArgs {
@@ -32,6 +33,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
     const {progressPrinter} = await import('../../lib/eval/report.js');
     const printer = progressPrinter(process.stderr, args.quiet);
     let result;
+    const reports: EvalReport[] = [];
     try {
       result = await calibrate({
         benchmark: args.benchmark,
@@ -39,11 +41,18 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
         solution: args.solution,
         runs: args.runs,
         onProgress: (kind, text) => printer.progress('status', text),
-        onEval: (k, report) => printer.progress('line', `eval ${k + 1}/${args.runs}: score ${report.score.toPrecision(6)}${report.interval ? ` [${report.interval.map((v) => v.toPrecision(4)).join(', ')}]` : ''}, ${report.repetitions} repetition(s), ${report.seconds.toFixed(1)} s`),
+        onEval: (k, report) => {
+          reports.push(report);
+          printer.progress('line', `eval ${k + 1}/${args.runs}: score ${report.score.toPrecision(6)}${report.interval ? ` [${report.interval.map((v) => v.toPrecision(4)).join(', ')}]` : ''}, ${report.repetitions} repetition(s), ${report.seconds.toFixed(1)} s`);
+        },
       });
     } finally {
       printer.done();
     }
+    // Every calibration eval goes on record too (kind "calibrate"), so the report can draw the baseline's spread.
+    const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/eval/plan.js')]);
+    const plan = await loadPlan(result.benchmark);
+    for (const report of reports) for (const warning of await recordEval(report, {plan, kind: 'calibrate'})) process.stderr.write(`${warning}\n`);
     if (args.json) return printJson(result);
     const pct = (value: number) => `${(100 * value).toFixed(2)}%`;
     const s = result.score;

@@ -1,13 +1,14 @@
 // `arbor benchmark calibrate`: several evals of one solution and their spread.
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {fixtures, runCli} from '../helpers/cli.js';
+import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 
 const speed = path.join(fixtures, 'eval/prefix-speed');
 
 describe('arbor benchmark calibrate', () => {
   it('reports every eval, the spread of their scores and each case, and the repetitions an eval needs', () => {
-    const result = runCli(['benchmark', 'calibrate', speed, '--runs', '2', '--json', '--quiet']);
+    const env = {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')};
+    const result = runCli(['benchmark', 'calibrate', speed, '--runs', '2', '--json', '--quiet'], {env});
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({split: 'dev', runs: 2, clock: expect.stringMatching(/^(cpu|wall)$/)});
@@ -20,6 +21,10 @@ describe('arbor benchmark calibrate', () => {
     for (const c of report.cases) expect(c.mean).toBeGreaterThan(0);
     expect(report.repetition.needed).toBeGreaterThanOrEqual(2);
     expect(report.repetition.target).toBe(0.05);
+    // Both evals are on record as calibrations, with their scores.
+    const runs = JSON.parse(runCli(['benchmark', 'runs', '--json'], {env}).stdout).runs;
+    expect(runs.map((run: {kind: string}) => run.kind)).toEqual(['calibrate', 'calibrate']);
+    expect(runs.map((run: {score: number}) => run.score).sort()).toEqual([...report.scores].sort());
   });
 
   it('refuses fewer than two runs (exit 2)', () => {
