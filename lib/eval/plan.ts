@@ -127,8 +127,8 @@ export async function loadPlan(dir: string): Promise<Plan> {
   try {
     data = parse(text) as Record<string, unknown>;
   } catch (error) {
-    const first = String((error as Error).message).split('\n', 1)[0];
-    throw new HarnessError(`${file}: not valid TOML: ${first}`, 'bad-plan');
+    const {tomlProblem} = await import('../bundle/bundle.js');
+    throw new HarnessError(`${file}: not valid TOML: ${tomlProblem(error, text)}`, 'bad-plan');
   }
   return checkPlan(data, dir, file);
 }

@@ -47,6 +47,7 @@ describe('plan.toml', () => {
     ['one repetition', `repetitions = 1\n${base}`, /"repetitions" must be an integer >= 2/],
     ['an unknown clock', `clock = "tsc"\n${base}`, /"clock" must be "cpu" or "wall", got "tsc"/],
     ['not TOML', 'metric = ', /not valid TOML/],
+    ['an unterminated string', `name = "x\n${base}`, /not valid TOML: line 1: a string is not closed before the end of its line/],
   ])('rejects %s with one line naming the problem', async (_name, text, message) => {
     const error = await loadPlan(planDir(text)).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(Error);
