@@ -137,8 +137,9 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
       report.repetitions = Math.max(report.repetitions, outcome.repetitions);
       const point: PointReport = {index, point: points[index]!, score: aggregate(plan, cases).score, cases, repetitions: outcome.repetitions, seconds: elapsed() - pointStarted};
       report.points.push(point);
+      // speedup: cases that passed; accuracy: cases whose answer the verifier could score (a NaN or a wrong length cannot be).
       const good = plan.metric === 'speedup' ? cases.filter((c) => c.status === 'ok' && c.passed).length : cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
-      progress('line', `point ${index + 1}/${points.length}: ${plan.metric} ${point.score.toPrecision(4)} (${good}/${cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'answered'})`);
+      progress('line', `point ${index + 1}/${points.length}: ${plan.metric} ${point.score.toPrecision(4)} (${good}/${cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'with a valid answer'})`);
     }
     report.environment = await environment.catch(() => undefined);
     // Stage 4: the score.
@@ -303,15 +304,19 @@ function chooseClock(plan: Plan, report: EvalReport, progress: EvalContext['prog
 
 /** The score of a list of cases, and the first failure that forced 0.0. */
 function aggregate(plan: Plan, cases: CaseReport[], points?: PointReport[]): {score: number; failure?: string} {
+  const describe = (bad: CaseReport) => {
+    const where = points && points.length > 1 ? ` of point ${JSON.stringify(points.find((p) => p.cases.includes(bad))?.point)}` : '';
+    const detail = bad.note ?? (bad.metrics ? JSON.stringify(bad.metrics) : undefined);
+    return `case ${bad.i}${where}: ${bad.status === 'ok' ? 'failed' : bad.status}${detail ? ` (${detail})` : ''}`;
+  };
   if (plan.metric === 'speedup') {
     const bad = cases.find((c) => c.status !== 'ok' || !c.passed);
-    if (bad) {
-      const where = points && points.length > 1 ? ` of point ${JSON.stringify(points.find((p) => p.cases.includes(bad))?.point)}` : '';
-      const detail = bad.note ?? (bad.metrics ? JSON.stringify(bad.metrics) : undefined);
-      return {score: 0, failure: `case ${bad.i}${where}: ${bad.status === 'ok' ? 'failed' : bad.status}${detail ? ` (${detail})` : ''}`};
-    }
+    if (bad) return {score: 0, failure: describe(bad)};
   }
-  return {score: mean(cases.map((c) => c.ratio))};
+  const score = mean(cases.map((c) => c.ratio));
+  // An accuracy of 0.0 says why too: the first case that scored nothing.
+  const nothing = score === 0 ? cases.find((c) => c.ratio === 0) : undefined;
+  return nothing ? {score, failure: describe(nothing)} : {score};
 }
 
 /** solution_sha256 of the snapshot of the editable files (missing files are left out). */

@@ -176,12 +176,12 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
     runs.push({out, statuses});
     const answered = statuses.filter((s) => s.status === 'ok').length;
     if (plan.metric !== 'speedup') {
-      ctx.progress('line', `${step}solution answered ${answered}/${n} case(s) in time`);
+      ctx.progress('line', `${step}solution returned ${answered}/${n} case(s) in time`);
       break;
     }
     // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
     if (answered < n) {
-      ctx.progress('line', `${step}solution answered ${answered}/${n} case(s) in time`);
+      ctx.progress('line', `${step}solution returned ${answered}/${n} case(s) in time`);
       break;
     }
     // In the sandbox no later run can see the work folder, so the first repetition is verified

@@ -20,5 +20,8 @@ describe('zoo entries through eval.sh', () => {
     const run = evalSh('relu_poly', 'dev', '--solution', path.join(import.meta.dirname, 'solutions/relu_nan.py'));
     expect(run.code).toBe(0);
     expect(run.stdout).toBe('score: 0.0\n');
+    // Progress and reason agree: no answer was valid, and the first case says why.
+    expect(run.stderr).toMatch(/accuracy 0\.000 \(0\/8 cases with a valid answer\)/);
+    expect(run.stderr).toMatch(/score is 0\.0: case 0: no-answer \(/);
   });
 });
