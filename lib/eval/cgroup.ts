@@ -135,8 +135,8 @@ function canJoin(found: Hierarchy): boolean {
   return joined && readable;
 }
 
-/** A new cgroup for one run, or undefined where none can be made. */
-export function createGroup(): CpuGroup | undefined {
+/** Whether runs get cgroups here (found, stale groups of dead evals removed, and joinable; checked once). */
+export function cgroupsWork(): boolean {
   if (hierarchy === undefined) {
     hierarchy = findHierarchy();
     if (hierarchy) {
@@ -144,7 +144,12 @@ export function createGroup(): CpuGroup | undefined {
       if (!canJoin(hierarchy)) hierarchy = null;
     }
   }
-  if (!hierarchy) return undefined;
+  return hierarchy !== null;
+}
+
+/** A new cgroup for one run, or undefined where none can be made. */
+export function createGroup(): CpuGroup | undefined {
+  if (!cgroupsWork() || !hierarchy) return undefined;
   const {version, parent} = hierarchy;
   const dir = path.join(parent, `arbor-${ownerTag()}-${sequence++}`);
   try {

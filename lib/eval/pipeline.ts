@@ -20,7 +20,7 @@ import {findPython, killActiveRuns, pinnedCpu} from './process.js';
 import {findBwrap, resolvePython, sandboxProblem, type SandboxKind} from './sandbox.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
-import {createGroup} from './cgroup.js';
+import {cgroupsWork} from './cgroup.js';
 import {splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
 import type {BundleApi, CaseReport, EvalOptions, EvalReport, PointReport} from './types.js';
@@ -291,9 +291,7 @@ function chooseClock(plan: Plan, report: EvalReport, progress: EvalContext['prog
   if (plan.metric !== 'speedup') return 'wall';
   report.clock = plan.clock;
   if (plan.clock === 'cpu') {
-    const group = createGroup();
-    group?.destroy();
-    if (!group) {
+    if (!cgroupsWork()) {
       report.clock = 'wall';
       report.clockNote = 'no cgroup could be made for a run (it needs root or a delegated cgroup), so the CPU clock fell back to wall time';
       progress('line', `warning: ${report.clockNote}; load on this machine moves the score`);

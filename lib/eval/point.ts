@@ -217,6 +217,8 @@ async function runOnce(ctx: EvalContext, made: MadePoint, role: 'solution' | 're
   const launch = launchRun(ctx.sandbox, ctx.bwrap, ctx.python, {runner: ctx.runner, solutionDir: files.dir, entry: files.entry, scratch});
   const group = createGroup();
   ctx.report.cgroup &&= group !== undefined;
+  // Times on the CPU clock come from the run's cgroup: never mix in a wall time for a run without one.
+  if (!group && ctx.clock === 'cpu') throw new HarnessError(`no cgroup could be made for a run of ${made.label}, though the eval times on the CPU clock; run it again`, 'no-cgroup');
   const caseSum = made.cases.reduce((total, c) => total + caseTimeout(c.i), 0);
   const outcome = await runCases({
     launch,

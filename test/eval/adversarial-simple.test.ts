@@ -1,6 +1,6 @@
 // Simple cheats must score 0.0 (helpers and the rules in ./adversaries.ts).
 import {describe, expect, it} from 'vitest';
-import {evaluate, hasBundle} from './adversaries.js';
+import {evaluate, hasBundle, sandboxed} from './adversaries.js';
 
 describe.skipIf(!hasBundle)('simple cheats (speed fixture)', () => {
   it.each([
@@ -22,6 +22,8 @@ describe.skipIf(!hasBundle)('simple cheats (speed fixture)', () => {
     expect(score).toBe(0);
     expect(report.points[0].cases[0].status).toBe(status);
     expect(stderr).toMatch(/score is 0\.0: case 0/);
+    // In the sandbox the first repetition is verified at once: a wrong answer is not timed again.
+    if (sandboxed) expect(report.points[0].cases[0].repetitions).toHaveLength(1);
   });
 
   it('an answer whose __array__ would do the work after the clock stopped is refused, with the reason', () => {

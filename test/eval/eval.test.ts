@@ -233,6 +233,25 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(result.stderr).toContain("warning: the bundle's verifier raised on case 0");
   });
 
+  it('records every eval in the run ledger, and warns once the test split was scored for more solutions than test_budget', () => {
+    const dir = path.join(tempDir(), 'entry');
+    cpSync(accuracy, dir, {recursive: true});
+    writeFileSync(path.join(dir, 'plan.toml'), `test_budget = 1\n${readFileSync(path.join(dir, 'plan.toml'), 'utf8')}`);
+    expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
+    const env = {ARBOR_LEDGER: path.join(path.dirname(dir), 'runs.db')};
+    const first = runCli(['benchmark', 'eval', dir, 'test'], {env});
+    expect(first.stderr).not.toMatch(/test_budget|exposure|held out/i);
+    const other = path.join(path.dirname(dir), 'other.py');
+    writeFileSync(other, `${readFileSync(path.join(dir, 'solution.py'), 'utf8')}\n# another solution\n`);
+    const second = runCli(['benchmark', 'eval', dir, 'test', '--solution', other], {env});
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/^score: \S+\n$/);
+    expect(second.stderr).toMatch(/warning: .*2 .*test_budget.*1/);
+    const runs = JSON.parse(runCli(['benchmark', 'runs', '--json'], {env}).stdout).runs;
+    expect(runs).toHaveLength(2);
+    expect(new Set(runs.map((run: {solutionSha256: string}) => run.solutionSha256)).size).toBe(2);
+  });
+
   it('keeps the work folders with --keep and says where', () => {
     const result = runCli(['benchmark', 'eval', accuracy, 'dev', '--keep', '--quiet']);
     expect(result.code).toBe(0);

@@ -4,7 +4,7 @@ import {spawnSync} from 'node:child_process';
 import {mkdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {createGroup} from '../../lib/eval/cgroup.js';
+import {cgroupsWork, createGroup} from '../../lib/eval/cgroup.js';
 import {findPython, runCases, type CaseInput, type RunOutcome} from '../../lib/eval/process.js';
 import {findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/eval/sandbox.js';
 import {repoRoot, tempDir} from '../helpers/cli.js';
@@ -14,11 +14,7 @@ const python = resolvePython(findPython());
 const bwrap = findBwrap(process.env);
 const kinds: SandboxKind[] = bwrap && spawnSync(bwrap, ['--ro-bind', '/', '/', 'true']).status === 0 ? ['none', 'bwrap'] : ['none'];
 
-const cgroups = (() => {
-  const group = createGroup();
-  group?.destroy();
-  return group !== undefined;
-})();
+const cgroups = cgroupsWork();
 
 const signature = {args: [{name: 'x', type: 'i32', shape: [3]}], results: [{name: 'y', type: 'i64', shape: [3]}]};
 const cases: CaseInput[] = [
