@@ -11,13 +11,22 @@ export interface RunFiles {
   entry: string;
 }
 
+/** One solution an eval runs: an eval has one, a compare two (baseline, then candidate). */
+export interface Side {
+  label: string;
+  files: RunFiles;
+}
+
 export interface EvalContext {
   plan: Plan;
   api: BundleApi;
   bundle: Bundle;
   /** The private copy of runner.py. */
   runner: string;
-  solutionFiles: RunFiles;
+  /** The solutions under test, each a snapshot of the editable files. */
+  sides: Side[];
+  /** Repetitions never fewer than this (besides the plan's minimum): a compare against a recorded run matches its count. */
+  minRepetitions?: number;
   referenceFiles?: RunFiles;
   python: PythonInstall;
   sandbox: SandboxKind;

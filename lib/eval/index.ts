@@ -1,6 +1,6 @@
 /** The eval pipeline: plans, seeds, the runner and scoring. */
-export {runEval, runnerPath} from './pipeline.js';
-export type {BundleApi, CaseReport, CaseStatus, EvalOptions, EvalReport, PointReport, RepetitionReport} from './pipeline.js';
+export {budgetSeconds, runEval, runSides, runnerPath} from './pipeline.js';
+export type {BundleApi, CaseReport, CaseStatus, EvalOptions, EvalReport, PointReport, RepetitionReport, SideRequest, SidesOptions, SidesOutcome} from './pipeline.js';
 export {HarnessError} from './errors.js';
 export {checkPlan, loadPlan, parseSeedSpec, splits} from './plan.js';
 export type {Plan, PlanPoint, PlanSplit, Split} from './plan.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {UsageError} from '../errors.js';
 import type {Bundle} from '../bundle/index.js';
-import type {EvalContext} from './context.js';
+import type {EvalContext, Side} from './context.js';
 import {HarnessError} from './errors.js';
 import {computeLock, lockDifference, readLock} from './lock.js';
 import {loadPlan, type Plan, type Split} from './plan.js';
@@ -23,10 +23,10 @@ import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
 import {cgroupsWork} from './cgroup.js';
 import {splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
-import type {BundleApi, CaseReport, EvalOptions, EvalReport, PointReport} from './types.js';
+import type {CaseReport, EvalOptions, EvalReport, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
 import {createWorkFolder, snapshotFiles} from './workspace.js';
 
-export type {BundleApi, CaseReport, CaseStatus, EvalOptions, EvalReport, PointReport, RepetitionReport} from './types.js';
+export type {BundleApi, CaseReport, CaseStatus, EvalOptions, EvalReport, PointReport, RepetitionReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
 
 /** Where the protected runner lives: in the package, next to this module's source. */
 export function runnerPath(): string {
@@ -40,20 +40,31 @@ export function runnerPath(): string {
 
 /** Run the eval of one split and return the report (throws UsageError / HarnessError when no score can be given). */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
+  const {solution, ...rest} = options;
+  const {reports} = await runSides({...rest, sides: [{label: 'solution', solution}]});
+  return reports[0]!;
+}
+
+/**
+ * Run one or more solutions in one eval: the same cases, the same reference
+ * runs, the same clock and sandbox, interleaved per repetition. One report per
+ * side; with two speedup sides also their paired ratios (compare).
+ */
+export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   const started = process.hrtime.bigint();
   const elapsed = () => Number(process.hrtime.bigint() - started) / 1e9;
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const progress = options.onProgress ?? (() => {});
-  const {split, dir, solution, plan} = await readRequest(options, cwd);
+  const {split, dir, sides, plan} = await readRequest(options, cwd);
   const python = resolvePython(findPython(env));
   const cpu = pinnedCpu(env);
-  const report: EvalReport = {
+  const reports: EvalReport[] = sides.map((side) => ({
     benchmark: dir,
     name: plan.name,
     split,
     metric: plan.metric,
-    solution,
+    solution: side.solution ?? side.folder!,
     score: 0,
     seeds: {source: 'published', count: plan[split].seeds.length},
     repetitions: 0,
@@ -65,17 +76,19 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     points: [],
     seconds: 0,
     processSeconds: 0,
-  };
+  }));
+  const report = reports[0]!;
+  const share = (fields: Partial<EvalReport>) => reports.forEach((each) => Object.assign(each, fields));
+  const outcome: SidesOutcome = {reports, pairs: [], precise: true};
 
   // Stage 1: the protected files must be the ones arbor.lock names.
   const lock = await readLock(dir);
   if (lock) {
     const difference = lockDifference(lock, await computeLock(dir, plan));
-    report.lock = difference ? 'differs' : 'ok';
+    share({lock: difference ? 'differs' : 'ok'});
     if (difference) {
-      report.failure = `a protected file differs from arbor.lock: ${difference} (restore it, e.g. with git checkout; its owner refreshes the lock with 'arbor benchmark lock')`;
-      report.seconds = elapsed();
-      return report;
+      share({failure: `a protected file differs from arbor.lock: ${difference} (restore it, e.g. with git checkout; its owner refreshes the lock with 'arbor benchmark lock')`, seconds: elapsed()});
+      return outcome;
     }
   } else {
     progress('line', `warning: ${path.basename(dir)} has no arbor.lock, so changes to its protected files go unnoticed; write one with 'arbor benchmark lock ${options.benchmark}'`);
@@ -104,64 +117,77 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   };
   try {
     // Stage 2: snapshots, bundle, sandbox, seeds.
-    const ctx = await prepare({options, env, plan, split, solution, python, cpu, tmp, report, progress, timed, deadline: () => plan.timeLimit - elapsed()});
+    const ctx = await prepare({options, env, plan, split, sides, python, cpu, tmp, report, share, progress, timed, deadline: () => plan.timeLimit - elapsed()});
     // Described while the runs go (a Python start and a numpy import, outside every run's cgroup).
     const environment = import('../environment.js').then(({describeEnvironment}) => describeEnvironment({python: python.executable, clock: ctx.clock}));
     environment.catch(() => {});
-    report.solutionSha256 = await digestFiles(ctx.solutionFiles.dir, plan.editable);
-    const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${plan.repetitions}+ repetitions to ±${100 * plan.precision}% (budget ${plan.maxSeconds} s)` : '';
+    for (const [s, side] of ctx.sides.entries()) reports[s]!.solutionSha256 = await digestFiles(side.files.dir, plan.editable);
+    const minimum = Math.max(plan.repetitions, options.minRepetitions ?? 0);
+    const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions to ±${100 * plan.precision}% (budget ${budgetSeconds(plan, sides.length)} s)` : '';
     progress(
       'line',
-      `eval ${path.basename(dir)} ${split}: ${plan[split].points.length} point(s) x ${ctx.seeds.length} ${report.seeds.source === 'derived' ? 'salted ' : ''}seed(s), ` +
+      `eval ${path.basename(dir)} ${split}${sides.length > 1 ? ` (${sides.map((side) => side.label).join(' vs ')})` : ''}: ${plan[split].points.length} point(s) x ${ctx.seeds.length} ${report.seeds.source === 'derived' ? 'salted ' : ''}seed(s), ` +
         `metric ${plan.metric}${speed}${cpu !== undefined ? `, pinned to CPU ${cpu}` : ''}, sandbox ${ctx.sandbox}`,
     );
-    const budgetEnds = elapsed() + plan.maxSeconds;
-    const ratios: PointRatios[] = [];
-    let precise = true;
+    const budgetEnds = elapsed() + budgetSeconds(plan, sides.length);
+    const ratios: PointRatios[][] = sides.map(() => []);
+    const precise: boolean[] = sides.map(() => true);
     // Stage 3: every point, made, run and verified.
     const points = plan[split].points;
+    const failedSide = (each: EvalReport) => each.points.some((p) => p.cases.some((c) => c.status !== 'ok' || !c.passed));
     for (let index = 0; index < points.length; index++) {
-      // A speedup score is already 0.0 once a case failed: skip the remaining points.
-      if (plan.metric === 'speedup' && report.points.some((p) => p.cases.some((c) => c.status !== 'ok' || !c.passed))) {
+      // A speedup score is already 0.0 once a case failed: skip the remaining points (once every side failed).
+      if (plan.metric === 'speedup' && reports.every(failedSide)) {
         const cases = ctx.seeds.map((_, i): CaseReport => ({i, status: 'not-run', passed: false, seconds: null, ratio: 0, repetitions: []}));
-        report.points.push({index, point: points[index]!, score: 0, cases, repetitions: 0, seconds: 0});
+        for (const each of reports) each.points.push({index, point: points[index]!, score: 0, cases, repetitions: 0, seconds: 0});
         continue;
       }
       const pointStarted = elapsed();
       // Each point gets an even share of what is left of the budget.
       const budget = Math.max(0, budgetEnds - pointStarted) / (points.length - index);
-      const outcome = await runPoint(ctx, index, points[index]!, points.length, budget);
-      const {cases} = outcome;
-      ratios.push(outcome.ratios);
-      precise &&= outcome.precise;
-      report.repetitions = Math.max(report.repetitions, outcome.repetitions);
-      const point: PointReport = {index, point: points[index]!, score: aggregate(plan, cases).score, cases, repetitions: outcome.repetitions, seconds: elapsed() - pointStarted};
-      report.points.push(point);
-      // speedup: cases that passed; accuracy: cases whose answer the verifier could score (a NaN or a wrong length cannot be).
-      const good = plan.metric === 'speedup' ? cases.filter((c) => c.status === 'ok' && c.passed).length : cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
-      progress('line', `point ${index + 1}/${points.length}: ${plan.metric} ${point.score.toPrecision(4)} (${good}/${cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'with a valid answer'})`);
+      const result = await runPoint(ctx, index, points[index]!, points.length, budget);
+      outcome.pairs.push(result.pairs);
+      outcome.precise &&= result.precise;
+      for (const [s, side] of result.sides.entries()) {
+        const each = reports[s]!;
+        ratios[s]!.push(side.ratios);
+        precise[s] &&= result.precise;
+        each.repetitions = Math.max(each.repetitions, result.repetitions);
+        const point: PointReport = {index, point: points[index]!, score: aggregate(plan, side.cases).score, cases: side.cases, repetitions: result.repetitions, seconds: elapsed() - pointStarted};
+        each.points.push(point);
+        // speedup: cases that passed; accuracy: cases whose answer the verifier could score (a NaN or a wrong length cannot be).
+        const good = plan.metric === 'speedup' ? side.cases.filter((c) => c.status === 'ok' && c.passed).length : side.cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
+        const who = sides.length > 1 ? `${sides[s]!.label} ` : '';
+        progress('line', `point ${index + 1}/${points.length}: ${who}${plan.metric} ${point.score.toPrecision(4)} (${good}/${side.cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'with a valid answer'})`);
+      }
     }
-    report.environment = await environment.catch(() => undefined);
-    // Stage 4: the score.
-    const {score, failure} = aggregate(plan, report.points.flatMap((point) => point.cases), report.points);
-    report.score = score;
-    if (failure) report.failure = failure;
-    if (plan.metric === 'speedup' && !failure) {
-      report.interval = scoreInterval(ratios);
-      report.precision = {target: plan.precision, halfWidth: relativeHalfWidth(report.interval, score), reached: precise};
+    share({environment: await environment.catch(() => undefined)});
+    // Stage 4: the scores.
+    for (const [s, each] of reports.entries()) {
+      const {score, failure} = aggregate(plan, each.points.flatMap((point) => point.cases), each.points);
+      each.score = score;
+      if (failure) each.failure = failure;
+      if (plan.metric === 'speedup' && !failure) {
+        each.interval = scoreInterval(ratios[s]!);
+        each.precision = {target: plan.precision, halfWidth: relativeHalfWidth(each.interval, score), reached: precise[s]!};
+      }
     }
   } finally {
     for (const name of signals) process.removeListener(name, onSignal);
-    report.seconds = elapsed();
-    report.phases = phases;
-    if (options.keep) report.kept = tmp;
+    share({seconds: elapsed(), phases});
+    if (options.keep) share({kept: tmp});
     else await rm(tmp, {recursive: true, force: true}).catch(() => {});
   }
-  return report;
+  return outcome;
 }
 
-/** The split, folder, solution and plan of a request, or the UsageError / HarnessError that says what is wrong. */
-async function readRequest(options: EvalOptions, cwd: string): Promise<{split: Split; dir: string; solution: string; plan: Plan}> {
+/** The repetition budget: the plan's max_seconds for one solution; a second side adds half (three runs a repetition instead of two). */
+export function budgetSeconds(plan: Pick<Plan, 'maxSeconds'>, sides: number): number {
+  return (plan.maxSeconds * (1 + sides)) / 2;
+}
+
+/** The split, folder, solutions and plan of a request, or the UsageError / HarnessError that says what is wrong. */
+async function readRequest(options: SidesOptions, cwd: string): Promise<{split: Split; dir: string; sides: SideRequest[]; plan: Plan}> {
   if (options.split !== 'dev' && options.split !== 'test') {
     throw new UsageError(options.split ? `unknown split "${options.split}": expected dev or test` : 'missing split: expected dev or test', 'usage');
   }
@@ -169,29 +195,45 @@ async function readRequest(options: EvalOptions, cwd: string): Promise<{split: S
   const info = await stat(dir).catch(() => undefined);
   if (!info) throw new UsageError(`benchmark folder ${options.benchmark} does not exist: pass a folder holding plan.toml`, 'not-found');
   if (!info.isDirectory()) throw new UsageError(`${options.benchmark} is a file, not a benchmark folder: pass the folder holding plan.toml`, 'not-found');
-  let solution: string | undefined;
-  if (options.solution !== undefined) {
-    solution = path.resolve(cwd, options.solution);
-    if (!(await stat(solution).catch(() => undefined))?.isFile()) throw new UsageError(`--solution ${options.solution}: no such file`, 'not-found');
+  const sides: SideRequest[] = [];
+  for (const side of options.sides) {
+    if (side.solution !== undefined) {
+      const solution = path.resolve(cwd, side.solution);
+      if (!(await stat(solution).catch(() => undefined))?.isFile()) throw new UsageError(`${side.label === 'solution' ? '--solution ' : `${side.label} `}${side.solution}: no such file`, 'not-found');
+      sides.push({...side, solution});
+    } else if (side.folder !== undefined) {
+      const folder = path.resolve(cwd, side.folder);
+      if (!(await stat(folder).catch(() => undefined))?.isDirectory()) throw new UsageError(`${side.label} ${side.folder}: no such folder`, 'not-found');
+      sides.push({...side, folder});
+    } else {
+      sides.push(side);
+    }
   }
   const plan = await loadPlan(dir);
-  solution ??= plan.solution;
-  if (!(await stat(solution).catch(() => undefined))?.isFile()) {
-    throw new HarnessError(`${path.relative(cwd, solution) || solution}: the plan's solution file is missing`, 'no-solution');
+  for (const side of sides) {
+    if (side.solution === undefined && side.folder === undefined) side.solution = plan.solution;
   }
-  return {split: options.split, dir, solution, plan};
+  for (const side of sides) {
+    const file = side.solution ?? path.join(side.folder!, path.relative(plan.dir, plan.solution));
+    if (!(await stat(file).catch(() => undefined))?.isFile()) {
+      throw new HarnessError(`${path.relative(cwd, file) || file}: the ${side.solution === plan.solution ? "plan's " : ''}solution file is missing`, 'no-solution');
+    }
+  }
+  return {split: options.split, dir, sides, plan};
 }
 
 interface PrepareInput {
-  options: EvalOptions;
+  options: SidesOptions;
   env: NodeJS.ProcessEnv;
   plan: Plan;
   split: Split;
-  solution: string;
+  sides: SideRequest[];
   python: EvalContext['python'];
   cpu?: string;
   tmp: string;
   report: EvalReport;
+  /** Set fields on every side's report. */
+  share: (fields: Partial<EvalReport>) => void;
   progress: EvalContext['progress'];
   timed: EvalContext['timed'];
   deadline: () => number;
@@ -212,8 +254,13 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   const runner = path.join(protectedDir, 'runner.py');
   await cp(runnerPath(), runner);
   const entry = path.relative(plan.dir, plan.solution);
-  const solutionFiles = {dir: path.join(tmp, 'solution'), entry};
-  await snapshotFiles(plan.dir, plan.editable, solutionFiles.dir, {[entry]: input.solution});
+  const sides: Side[] = [];
+  for (const [s, side] of input.sides.entries()) {
+    const files = {dir: path.join(tmp, input.sides.length > 1 ? `solution-${s}` : 'solution'), entry};
+    if (side.folder) await snapshotFiles(side.folder, plan.editable, files.dir);
+    else await snapshotFiles(plan.dir, plan.editable, files.dir, {[entry]: side.solution!});
+    sides.push({label: side.label, files});
+  }
   let referenceFiles: EvalContext['referenceFiles'];
   if (plan.reference) {
     referenceFiles = {dir: path.join(tmp, 'reference'), entry: path.basename(plan.reference)};
@@ -231,22 +278,23 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   // then holds these versions whatever happens to the files later.
   await timed('load', () => preloadAuthored(bundle));
 
-  const sandbox = chooseSandbox(input, {runner, solutionDir: solutionFiles.dir, entry, scratch: tmp});
-  report.sandbox = sandbox.kind;
-  const clock = chooseClock(plan, report, progress);
+  const sandbox = chooseSandbox(input, {runner, solutionDir: sides[0]!.files.dir, entry, scratch: tmp});
+  input.share({sandbox: sandbox.kind});
+  const clock = chooseClock(plan, input.share, progress);
 
   // Salted test seeds are keyed by the plan's name, else the bundle's spec reference (stable across copies).
   const spec = (bundle as {spec?: unknown}).spec;
   const seedName = plan.named || typeof spec !== 'string' ? plan.name : spec;
   const {seeds, derived} = splitSeeds(plan, split, input.env, seedName);
-  report.seeds.source = derived ? 'derived' : 'published';
+  input.share({seeds: {source: derived ? 'derived' : 'published', count: report.seeds.count}});
   const tamperCheck = sandbox.kind === 'none';
   return {
     plan,
     api,
     bundle,
     runner,
-    solutionFiles,
+    sides,
+    minRepetitions: options.minRepetitions,
     referenceFiles,
     python: input.python,
     sandbox: sandbox.kind,
@@ -287,17 +335,16 @@ function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxPro
 }
 
 /** The plan's clock, or wall time (said on stderr and in the report) where no cgroup can count CPU. */
-function chooseClock(plan: Plan, report: EvalReport, progress: EvalContext['progress']): 'cpu' | 'wall' {
+function chooseClock(plan: Plan, share: PrepareInput['share'], progress: EvalContext['progress']): 'cpu' | 'wall' {
   if (plan.metric !== 'speedup') return 'wall';
-  report.clock = plan.clock;
-  if (plan.clock === 'cpu') {
-    if (!cgroupsWork()) {
-      report.clock = 'wall';
-      report.clockNote = 'no cgroup could be made for a run (it needs root or a delegated cgroup), so the CPU clock fell back to wall time';
-      progress('line', `warning: ${report.clockNote}; load on this machine moves the score`);
-    }
+  if (plan.clock === 'cpu' && !cgroupsWork()) {
+    const clockNote = 'no cgroup could be made for a run (it needs root or a delegated cgroup), so the CPU clock fell back to wall time';
+    share({clock: 'wall', clockNote});
+    progress('line', `warning: ${clockNote}; load on this machine moves the score`);
+    return 'wall';
   }
-  return report.clock;
+  share({clock: plan.clock});
+  return plan.clock;
 }
 
 /** The score of a list of cases, and the first failure that forced 0.0. */

@@ -18,7 +18,7 @@ import {createGroup} from './cgroup.js';
 import {HarnessError} from './errors.js';
 import type {PlanPoint} from './plan.js';
 import {runCases, startFailure, type CaseInput, type CaseOutcome, type RunOutcome} from './process.js';
-import type {EvalContext} from './context.js';
+import type {EvalContext, RunFiles} from './context.js';
 import {launchRun} from './sandbox.js';
 import {accuracyRatio, speedupRatio} from './score.js';
 import {median, relativeHalfWidth, scoreInterval, speedScore, type PointRatios} from './stats.js';
@@ -48,19 +48,28 @@ interface SolutionRun {
   verdicts?: Verdict[];
 }
 
-/** Make, run and verify one point; returns its case reports. */
+/** Make, run and verify one point; returns its case reports, one set per side. */
 export async function runPoint(ctx: EvalContext, index: number, point: PlanPoint, count: number, budget: number): Promise<PointOutcome> {
   const made = await makePoint(ctx, index, point, count);
   const stage = await runRepetitions(ctx, made, budget);
-  const cases = await verifyPoint(ctx, made, stage);
-  return {cases, ratios: stage.ratios, repetitions: stage.runs.length, precise: stage.precise};
+  const sides: SideOutcome[] = [];
+  for (const side of stage.sides) sides.push({cases: await verifyPoint(ctx, made, side, stage.reference), ratios: side.ratios});
+  return {sides, pairs: stage.pairs, repetitions: stage.repetitions, precise: stage.precise};
 }
 
-/** A point's cases, and for speedup the paired ratios behind its score's interval. */
-export interface PointOutcome {
+/** One side's cases of a point, and for speedup the paired ratios behind its score's interval. */
+export interface SideOutcome {
   cases: CaseReport[];
   ratios: PointRatios;
+}
+
+/** A point's outcome: per side; with two sides, the paired ratios baseline time / candidate time. */
+export interface PointOutcome {
+  sides: SideOutcome[];
+  /** speedup with two sides: [rep][case] time of the first side / time of the second on the eval's clock. */
+  pairs: PointRatios;
   repetitions: number;
+  /** Whether the stopping rule was met (false: the budget or the cap ended the repetitions). */
   precise: boolean;
 }
 
@@ -117,13 +126,21 @@ interface Timing {
   wall: number;
 }
 
-/** What the run stage leaves for verification. */
-interface RunStage {
+/** One side's runs of a point. */
+interface SideStage {
   runs: SolutionRun[];
-  /** speedup: reference timings, [case][rep]. */
-  reference: Timing[][];
   /** speedup: paired ratios reference / solution on the plan's clock, [rep][case]. */
   ratios: PointRatios;
+}
+
+/** What the run stage leaves for verification. */
+interface RunStage {
+  sides: SideStage[];
+  /** speedup: reference timings, [case][rep]. */
+  reference: Timing[][];
+  /** speedup with two sides: [rep][case] first side's time / second side's, on the plan's clock. */
+  pairs: PointRatios;
+  repetitions: number;
   /** speedup: whether the stopping rule was met (false: the budget or the cap ended the repetitions). */
   precise: boolean;
 }
@@ -135,7 +152,10 @@ const maxRepetitions = 100;
  * Alternate reference and solution runs until the point's score is as precise
  * as the plan asks (the half-width of its 95% interval at most precision x
  * score) or its share of the time budget is spent; never fewer than the
- * plan's repetitions. Accuracy: one run.
+ * plan's repetitions. With two sides (compare), each repetition runs the
+ * reference and then both sides, their order swapped every repetition so
+ * neither always runs right after the reference, and the precision asked is
+ * that of the ratio between the sides. Accuracy: one run of each side.
  */
 async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number): Promise<RunStage> {
   const {plan} = ctx;
@@ -143,7 +163,8 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
   const started = process.hrtime.bigint();
   const spent = () => Number(process.hrtime.bigint() - started) / 1e9;
   const reference: Timing[][] = Array.from({length: n}, () => []);
-  const ratios: PointRatios = [];
+  const sides: SideStage[] = ctx.sides.map(() => ({runs: [], ratios: []}));
+  const pairs: PointRatios = [];
   const timing = (c: {seconds: number | null; cpuSeconds?: number | null}): Timing => ({wall: c.seconds!, clock: ctx.clock === 'cpu' ? c.cpuSeconds! : c.seconds!});
   const limitFor = (i: number): number => {
     if (plan.metric !== 'speedup') return plan.timeout;
@@ -152,13 +173,14 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
     // The kill limit stays on wall time: it is about hangs, not speed.
     return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...reference[i]!.map((t) => t.wall)));
   };
-  const runs: SolutionRun[] = [];
+  const minimum = Math.max(plan.repetitions, ctx.minRepetitions ?? 0);
   let precise = plan.metric !== 'speedup';
-  for (let rep = 0; ; rep++) {
+  let rep = 0;
+  for (; ; rep++) {
     const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
     if (plan.metric === 'speedup') {
       ctx.progress('status', `${step}reference`);
-      const ref = await runOnce(ctx, made, 'reference', () => plan.timeout);
+      const ref = await runOnce(ctx, made, ctx.referenceFiles!, () => plan.timeout);
       const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
       if (bad) {
         const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
@@ -167,53 +189,70 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       for (const c of ref.cases) reference[c.i]!.push(timing(c));
       if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => times[0]!.clock));
     }
-    ctx.progress('status', `${step}solution`);
-    const outcome = await runOnce(ctx, made, 'solution', limitFor);
-    const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
-    if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
-    const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${rep}`, 'out');
-    await writeAnswers(out, outcome.cases, made.signature);
-    runs.push({out, statuses});
-    const answered = statuses.filter((s) => s.status === 'ok').length;
-    if (plan.metric !== 'speedup') {
-      ctx.progress('line', `${step}solution returned ${answered}/${n} case(s) in time`);
-      break;
+    const order = rep % 2 === 0 ? ctx.sides.map((_, s) => s) : ctx.sides.map((_, s) => ctx.sides.length - 1 - s);
+    let failed = false;
+    for (const s of order) {
+      const side = ctx.sides[s]!;
+      const who = ctx.sides.length > 1 ? side.label : 'solution';
+      ctx.progress('status', `${step}${who}`);
+      const outcome = await runOnce(ctx, made, side.files, limitFor);
+      const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
+      if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
+      const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${s}-${rep}`, 'out');
+      await writeAnswers(out, outcome.cases, made.signature);
+      sides[s]!.runs.push({out, statuses});
+      const answered = statuses.filter((status) => status.status === 'ok').length;
+      if (plan.metric !== 'speedup' || answered < n) ctx.progress('line', `${step}${who} returned ${answered}/${n} case(s) in time`);
+      // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
+      if (answered < n) failed = true;
     }
-    // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
-    if (answered < n) {
-      ctx.progress('line', `${step}solution returned ${answered}/${n} case(s) in time`);
-      break;
-    }
+    if (plan.metric !== 'speedup' || failed) break;
     // In the sandbox no later run can see the work folder, so the first repetition is verified
     // now (its processes are gone): wrong answers end the repetitions instead of being timed on.
     if (rep === 0 && ctx.sandbox === 'bwrap') {
       await ensureExpected(ctx, made);
-      runs[0]!.verdicts = await verifyRun(ctx, made, runs[0]!);
-      const passed = runs[0]!.statuses.filter((status) => status.passed).length;
-      if (passed < n) {
-        ctx.progress('line', `${step}solution passed ${passed}/${n} case(s)`);
-        break;
+      for (const [s, side] of sides.entries()) {
+        const first = side.runs[0]!;
+        first.verdicts = await verifyRun(ctx, made, first);
+        const passed = first.statuses.filter((status) => status.passed).length;
+        if (passed < n) {
+          ctx.progress('line', `${step}${ctx.sides.length > 1 ? ctx.sides[s]!.label : 'solution'} passed ${passed}/${n} case(s)`);
+          failed = true;
+        }
       }
+      if (failed) break;
     }
-    ratios.push(statuses.map((status, i) => speedupRatio(reference[i]![rep]!.clock, timing(status).clock)));
-    const score = speedScore([ratios]);
-    const halfWidth = ratios.length >= 2 ? relativeHalfWidth(scoreInterval([ratios], 500), score) : Infinity;
-    ctx.progress('line', `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
-    if (rep + 1 < plan.repetitions) continue;
+    for (const side of sides) {
+      const statuses = side.runs[rep]!.statuses;
+      side.ratios.push(statuses.map((status, i) => speedupRatio(reference[i]![rep]!.clock, timing(status).clock)));
+    }
+    let halfWidth: number;
+    if (sides.length === 2) {
+      const [first, second] = [sides[0]!.runs[rep]!.statuses, sides[1]!.runs[rep]!.statuses];
+      pairs.push(first.map((status, i) => speedupRatio(timing(status).clock, timing(second[i]!).clock)));
+      const ratio = speedScore([pairs]);
+      halfWidth = pairs.length >= 2 ? relativeHalfWidth(scoreInterval([pairs], 500), ratio) : Infinity;
+      const scores = sides.map((side) => speedScore([side.ratios]).toPrecision(4)).join(' / ');
+      ctx.progress('line', `${step}speedup ${scores}, ratio ${ratio.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
+    } else {
+      const score = speedScore([sides[0]!.ratios]);
+      halfWidth = rep >= 1 ? relativeHalfWidth(scoreInterval([sides[0]!.ratios], 500), score) : Infinity;
+      ctx.progress('line', `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
+    }
+    if (rep + 1 < minimum) continue;
     precise = halfWidth <= plan.precision;
     const perRepetition = spent() / (rep + 1);
     if (precise || spent() + perRepetition > budget || rep + 1 >= maxRepetitions) break;
   }
-  return {runs, reference, ratios, precise};
+  return {sides, reference, pairs, repetitions: rep + 1, precise};
 }
 
 /** Start one sandboxed run of the reference or the solution over the point's cases. */
-async function runOnce(ctx: EvalContext, made: MadePoint, role: 'solution' | 'reference', caseTimeout: (i: number) => number): Promise<RunOutcome> {
+async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseTimeout: (i: number) => number): Promise<RunOutcome> {
   const remaining = ctx.deadline();
   if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${ctx.plan.timeLimit} s (plan.toml)`, 'time-limit');
   const scratch = path.join(ctx.tmp, 'runs', `scratch-${ctx.runCount++}`);
   await mkdir(scratch, {recursive: true});
-  const files = role === 'solution' ? ctx.solutionFiles : ctx.referenceFiles!;
   const launch = launchRun(ctx.sandbox, ctx.bwrap, ctx.python, {runner: ctx.runner, solutionDir: files.dir, entry: files.entry, scratch});
   const group = createGroup();
   ctx.report.cgroup &&= group !== undefined;
@@ -277,7 +316,7 @@ async function writeAnswers(out: string, cases: CaseOutcome[], signature: PointS
   await writeFile(path.join(out, 'results.json'), JSON.stringify({cases: records}));
 }
 
-async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: RunStage): Promise<CaseReport[]> {
+async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: SideStage, reference: Timing[][]): Promise<CaseReport[]> {
   const {plan} = ctx;
   const {runs} = stage;
   const n = ctx.seeds.length;
@@ -296,7 +335,7 @@ async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: RunStage): 
     const times = reps.map(clock).filter((t): t is number => typeof t === 'number');
     const seconds = times.length ? median(times) : null;
     const ok = reps.every((r) => r.status === 'ok' && r.passed);
-    const referenceTimes = stage.reference[i]?.map((t) => t.clock) ?? [];
+    const referenceTimes = reference[i]?.map((t) => t.clock) ?? [];
     let ratio = 0;
     if (plan.metric === 'speedup') {
       if (ok && stage.ratios.length === reps.length) ratio = median(stage.ratios.map((rep) => rep[i]!));

@@ -24,6 +24,32 @@ export interface EvalOptions {
   bundleApi?: BundleApi;
 }
 
+/** One solution of a multi-solution eval (`runSides`): the plan's editable files, with `solution` in place of its solution file, or those found in `folder`. */
+export interface SideRequest {
+  /** How progress lines name it (`baseline`, `candidate`). */
+  label: string;
+  /** A file in place of the plan's solution file (relative to cwd). */
+  solution?: string;
+  /** A folder holding the editable files at their paths relative to the benchmark (e.g. a git revision's, written out). */
+  folder?: string;
+}
+
+/** Options of runSides: those of an eval, with the solutions to run side by side. */
+export interface SidesOptions extends Omit<EvalOptions, 'solution'> {
+  sides: SideRequest[];
+  /** Repetitions never fewer than this (speedup). */
+  minRepetitions?: number;
+}
+
+/** What runSides returns: one report per side, and with two speedup sides their paired ratios. */
+export interface SidesOutcome {
+  reports: EvalReport[];
+  /** speedup, two sides: per point, [rep][case] first side's time / second side's on the eval's clock. */
+  pairs: number[][][];
+  /** Whether the stopping rule was met at every point. */
+  precise: boolean;
+}
+
 /** Outcome of one case: ok, or why it failed. */
 export type CaseStatus = 'ok' | 'crashed' | 'timeout' | 'no-answer' | 'failed' | 'not-run' | 'tampered';
 
