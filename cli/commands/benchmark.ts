@@ -9,10 +9,11 @@ import {gateCommand} from './benchmark-gate.js';
 import {lockCommand} from './benchmark-lock.js';
 import {calibrateCommand} from './benchmark-calibrate.js';
 import {runsCommand} from './benchmark-runs.js';
+import {compareCommand} from './benchmark-compare.js';
 
 export const benchmarkCommand: CommandModule = {
   command: 'benchmark <command>',
-  describe: 'Scaffold, verify, list, check out, lock, evaluate and calibrate benchmarks; list recorded runs; gate result packages',
+  describe: 'Scaffold, verify, list, check out, lock, evaluate, compare and calibrate benchmarks; list recorded runs; gate result packages',
   builder: (yargs) =>
     yargs
       .command(scaffoldCommand)
@@ -22,6 +23,7 @@ export const benchmarkCommand: CommandModule = {
       .command(evalCommand)
       .command(gateCommand)
       .command(calibrateCommand)
+      .command(compareCommand)
       .command(lockCommand)
       .command(runsCommand)
       .demandCommand(1, 'Missing benchmark command: expected one of the commands below.'),

@@ -175,6 +175,8 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
   };
   const minimum = Math.max(plan.repetitions, ctx.minRepetitions ?? 0);
   let precise = plan.metric !== 'speedup';
+  // Whether a side failed a case in some repetition (its score is 0.0 whatever comes next).
+  let failed = false;
   let rep = 0;
   for (; ; rep++) {
     const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
@@ -190,7 +192,6 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => times[0]!.clock));
     }
     const order = rep % 2 === 0 ? ctx.sides.map((_, s) => s) : ctx.sides.map((_, s) => ctx.sides.length - 1 - s);
-    let failed = false;
     for (const s of order) {
       const side = ctx.sides[s]!;
       const who = ctx.sides.length > 1 ? side.label : 'solution';
@@ -206,7 +207,17 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
       if (answered < n) failed = true;
     }
-    if (plan.metric !== 'speedup' || failed) break;
+    if (plan.metric !== 'speedup') break;
+    // Every side that answered every case has its speedups for this repetition, even when the
+    // other side failed: a compare then still knows the good side's score.
+    for (const side of sides) {
+      const statuses = side.runs[rep]!.statuses;
+      if (statuses.every((status) => status.status === 'ok')) side.ratios.push(statuses.map((status, i) => speedupRatio(reference[i]![rep]!.clock, timing(status).clock)));
+    }
+    // A compare still makes the plan's fewest repetitions, so that each case of the good side
+    // (and the cases the failing side gets right) has its trials.
+    const enough = ctx.sides.length === 1 || rep + 1 >= minimum;
+    if (failed && enough) break;
     // In the sandbox no later run can see the work folder, so the first repetition is verified
     // now (its processes are gone): wrong answers end the repetitions instead of being timed on.
     if (rep === 0 && ctx.sandbox === 'bwrap') {
@@ -220,12 +231,9 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
           failed = true;
         }
       }
-      if (failed) break;
+      if (failed && enough) break;
     }
-    for (const side of sides) {
-      const statuses = side.runs[rep]!.statuses;
-      side.ratios.push(statuses.map((status, i) => speedupRatio(reference[i]![rep]!.clock, timing(status).clock)));
-    }
+    if (failed) continue;
     let halfWidth: number;
     if (sides.length === 2) {
       const [first, second] = [sides[0]!.runs[rep]!.statuses, sides[1]!.runs[rep]!.statuses];

@@ -5,11 +5,15 @@
  * warning, and so is a test split scored for more distinct solutions than the
  * plan's test_budget.
  */
+import type {CompareOutcome} from '../ledger/ledger.js';
 import type {Plan} from './plan.js';
 import type {EvalReport} from './types.js';
 
-/** Record an eval report; returns the warnings to print on stderr. */
-export async function recordEval(report: EvalReport, options: {plan: Pick<Plan, 'testBudget'>; env?: NodeJS.ProcessEnv; cwd?: string; kind?: 'eval' | 'calibrate'}): Promise<string[]> {
+/** Record an eval report (a compare's: the candidate's, with the outcome); returns the warnings to print on stderr. */
+export async function recordEval(
+  report: EvalReport,
+  options: {plan: Pick<Plan, 'testBudget'>; env?: NodeJS.ProcessEnv; cwd?: string; kind?: 'eval' | 'calibrate' | 'compare'; compare?: CompareOutcome},
+): Promise<string[]> {
   const {ledgerPathFor, recordRun, gitState, exposureWarning} = await import('../ledger/index.js');
   const git = await gitState(report.benchmark).catch(() => null);
   const cases = report.points.flatMap((point) => point.cases.map((c) => ({point: point.index, ...c})));
@@ -26,6 +30,7 @@ export async function recordEval(report: EvalReport, options: {plan: Pick<Plan, 
     status: report.failure ? 'failed' : 'ok',
     seeds: report.seeds,
     cases,
+    ...(options.compare ? {compare: options.compare} : {}),
   });
   if (!outcome.ok) return [outcome.warning];
   const warning = outcome.testExposure === null ? null : exposureWarning(outcome.testExposure, options.plan.testBudget, report.name);

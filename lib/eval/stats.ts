@@ -40,7 +40,7 @@ export function speedScore(points: PointRatios[]): number {
 }
 
 /** A small, fast, seeded generator (mulberry32): the bootstrap needs reproducibility, not cryptography. */
-function generator(seed: number): () => number {
+export function generator(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

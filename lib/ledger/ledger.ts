@@ -26,8 +26,8 @@ export interface RecordedEnvironment {
 /** The outcome of a compare run: candidate over baseline. */
 export interface CompareOutcome {
   verdict: CompareVerdict;
-  /** Candidate score over baseline score (above 1 is better). */
-  ratio: number;
+  /** Candidate score over baseline score (above 1 is better); null when undefined (a side scored 0.0). */
+  ratio: number | null;
   /** The ratio's 95% interval. */
   interval: [number, number] | null;
   /** The baseline's `solution_sha256` (the candidate's is the run's). */
@@ -363,7 +363,7 @@ function toRow(record: RunRecord, file: string): Omit<Row, 'id'> {
   const compare = record.compare ?? null;
   if (compare) {
     if (!verdicts.includes(compare.verdict)) throw invalid(`verdict ${JSON.stringify(compare.verdict)}, expected one of ${verdicts.join(', ')}`);
-    if (!Number.isFinite(compare.ratio)) throw invalid(`ratio ${compare.ratio} is not a finite number`);
+    if (compare.ratio !== null && !Number.isFinite(compare.ratio)) throw invalid(`ratio ${compare.ratio} is not a finite number or null`);
     checkInterval(compare.interval, 'compare.interval', invalid);
   }
   const cases = record.seeds.source === 'derived' ? withoutSeeds(record.cases) : record.cases;

@@ -155,7 +155,7 @@ export function formatRuns(report: RunsReport): string {
         run.benchmark.name,
         run.split,
         run.kind,
-        run.compare ? `${run.compare.verdict} x${num(run.compare.ratio)}${intervalText(run.compare.interval)}` : scoreText(run),
+        run.compare ? `${run.compare.verdict}${run.compare.ratio === null ? '' : ` x${num(run.compare.ratio)}`}${intervalText(run.compare.interval)}` : scoreText(run),
         run.status,
         `sha ${run.solutionSha256?.slice(0, 12) ?? '-'}`,
         run.git ? `${run.git.commit.slice(0, 10)}${run.git.dirty ? '+dirty' : ''}` : 'no-git',

@@ -1,0 +1,96 @@
+/** `arbor benchmark compare <benchmark> <baseline> <candidate>`: is the candidate really better? */
+import type {CommandModule} from 'yargs';
+import {UsageError} from '../../lib/errors.js';
+
+interface CompareArgs {
+  benchmark: string;
+  baseline?: string;
+  candidate?: string;
+  split: string;
+  json?: string;
+  package?: string;
+  baselineRun?: number;
+  ledger?: string;
+  quiet: boolean;
+  keep: boolean;
+  unsandboxed: boolean;
+}
+
+export const compareCommand: CommandModule<object, CompareArgs> = {
+  command: 'compare <benchmark> [baseline] [candidate]',
+  describe: 'Run two solutions in one eval (same cases, interleaved) and say whether the candidate is better, worse or the same',
+  builder: (yargs) =>
+    yargs
+      .positional('benchmark', {type: 'string', demandOption: true, describe: 'The benchmark folder (holding plan.toml)'})
+      .positional('baseline', {type: 'string', describe: "A solution file, a folder of editable files, or a git revision (the plan's editable files at that commit)"})
+      .positional('candidate', {type: 'string', describe: 'The same kinds as baseline'})
+      .option('split', {type: 'string', choices: ['dev', 'test'], default: 'dev', requiresArg: true, describe: 'The split both run on'})
+      .option('json', {type: 'string', requiresArg: true, describe: 'Write the comparison (verdict, ratio, ci, cases, environment, both eval reports) to this file'})
+      .option('package', {type: 'string', requiresArg: true, describe: 'Also write the comparison as a gate result package into this folder and gate it (speed benchmarks)'})
+      .option('baseline-run', {type: 'number', requiresArg: true, describe: 'Reuse this ledger run as the baseline instead of running it (give only the candidate)'})
+      .option('ledger', {type: 'string', requiresArg: true, describe: 'The run ledger to read --baseline-run from and record to (default $ARBOR_LEDGER, else .arbor/runs.db at the git root)'})
+      .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
+      .option('keep', {type: 'boolean', default: false, describe: 'Keep the temporary work folders and say where they are'})
+      .option('unsandboxed', {type: 'boolean', default: false, describe: 'Run both solutions without the bubblewrap sandbox'})
+      .example('$0 benchmark compare zoo/algotune_knn HEAD~1 zoo/algotune_knn/solution.py', 'the last commit\'s solution against the working tree\'s')
+      .example('$0 benchmark compare zoo/algotune_knn solution.py fast.py --package /tmp/pkg', 'and let the gate decide')
+      .example('$0 benchmark compare zoo/algotune_knn fast.py --baseline-run 12', 'against a baseline eval recorded as run 12')
+      .epilogue(
+        'Prints both sides, each case\'s ratio (candidate over baseline; above 1 is better), the cases one side fails, and one verdict: ' +
+          'better (the ratio\'s 95% interval lies above 1), worse (below 1) or same (it contains 1). ' +
+          'Exit 0 whenever the comparison ran (the verdict and the gate\'s action are data), 1 when the harness failed, 2 for bad usage. ' +
+          'A file or folder of that name wins over a git revision. Every compare is recorded in the run ledger.',
+      ) as never,
+  handler: async (args) => {
+    const sides = [args.baseline, args.candidate].filter((side): side is string => side !== undefined);
+    if (args.baselineRun !== undefined) {
+      if (!Number.isInteger(args.baselineRun) || args.baselineRun < 1) throw new UsageError(`--baseline-run ${args.baselineRun}: expected a run id (a whole number, see 'arbor benchmark runs')`);
+      if (sides.length !== 1) throw new UsageError(`--baseline-run takes the baseline from the ledger: give only the candidate (got ${sides.length} solutions)`);
+    } else if (sides.length !== 2) {
+      throw new UsageError(`missing ${sides.length === 0 ? 'baseline and candidate' : 'candidate'}: expected arbor benchmark compare <benchmark> <baseline> <candidate> (or <candidate> --baseline-run ID)`);
+    }
+    process.on('SIGUSR1', () => {});
+    const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
+    const {runCompare, formatCompare, checkPackageable, writePackage} = await import('../../lib/compare/index.js');
+    const {loadPlan} = await import('../../lib/eval/plan.js');
+    if (args.json) checkReportPath(args.json);
+    const env = args.ledger ? {...process.env, ARBOR_LEDGER: args.ledger} : process.env;
+    // Refuse a package that cannot be made before anything runs.
+    if (args.package) checkPackageable(await loadPlan(args.benchmark), args.package);
+    const printer = progressPrinter(process.stderr, args.quiet);
+    let report;
+    try {
+      report = await runCompare({
+        benchmark: args.benchmark,
+        split: args.split,
+        baseline: args.baselineRun === undefined ? sides[0] : undefined,
+        candidate: sides[sides.length - 1]!,
+        baselineRun: args.baselineRun,
+        ledger: args.ledger,
+        env,
+        keep: args.keep,
+        unsandboxed: args.unsandboxed,
+        onProgress: printer.progress,
+      });
+    } finally {
+      printer.done();
+    }
+    if (report.reports.candidate.kept) process.stderr.write(`kept the work folders in ${report.reports.candidate.kept}\n`);
+    if (args.json) await writeReport(args.json, report as never);
+    process.stdout.write(formatCompare(report));
+    const plan = await loadPlan(report.benchmark);
+    if (args.package) {
+      const gated = await writePackage(args.package, report, plan);
+      process.stdout.write(`gate: ${gated.action} (${gated.primaryReason}); package in ${args.package}\n`);
+    }
+    const {recordEval} = await import('../../lib/eval/record.js');
+    const compare = {
+      verdict: report.verdict,
+      ratio: report.ratio,
+      interval: report.ci,
+      baselineSha256: report.baseline.solutionSha256,
+      baselineRun: report.baseline.run ?? null,
+    };
+    for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare})) process.stderr.write(`${warning}\n`);
+  },
+};

@@ -1,0 +1,364 @@
+/**
+ * `arbor benchmark compare`: is the candidate really better than the
+ * baseline? Both run in one eval (runSides): the same cases, the same
+ * reference runs, the same clock and sandbox, interleaved per repetition.
+ * Or the candidate runs alone against a baseline run recorded in the ledger.
+ * Library code: progress goes through a callback, nothing is printed.
+ */
+import {rm, stat} from 'node:fs/promises';
+import path from 'node:path';
+import {UsageError} from '../errors.js';
+import {HarnessError} from '../eval/errors.js';
+import {loadPlan, type Plan} from '../eval/plan.js';
+import {median, type PointRatios} from '../eval/stats.js';
+import type {CaseStatus, EvalOptions, EvalReport, RepetitionReport} from '../eval/types.js';
+import {createWorkFolder} from '../eval/workspace.js';
+import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
+import {describeSide, resolveSide, type SideSource} from './sides.js';
+
+export type {Verdict} from './ratio.js';
+
+/** Options of runCompare. */
+export interface CompareOptions extends Omit<EvalOptions, 'solution' | 'bundleApi'> {
+  /** A solution file, a folder of editable files, or a git revision (omitted with baselineRun). */
+  baseline?: string;
+  candidate: string;
+  /** Reuse this ledger run as the baseline instead of running it. */
+  baselineRun?: number;
+  /** The ledger baselineRun is read from (default: the benchmark's, as `eval` records to). */
+  ledger?: string;
+}
+
+/** One case of one side, wherever it was measured. */
+export interface SideCase {
+  point: number;
+  i: number;
+  status: CaseStatus;
+  passed: boolean;
+  /** Median time on the eval's clock. */
+  seconds: number | null;
+  /** The case's score: speedup over the reference, or accuracy share. */
+  ratio: number;
+  repetitions: RepetitionReport[];
+  referenceRepetitions?: number[];
+}
+
+/** One side as the report shows it. */
+export interface SideSummary {
+  /** The argument given (or `run <id>`). */
+  argument: string;
+  /** What it is: `solution.py (file, as committed)`, `HEAD~1 (commit …)`, `ledger run 12 (…)`. */
+  description: string;
+  score: number;
+  interval: [number, number] | null;
+  failure?: string;
+  solutionSha256: string | null;
+  repetitions: number;
+  /** The ledger run it came from (`--baseline-run`). */
+  run?: number;
+  /** Fingerprint of the environment it was measured in. */
+  environment: string | null;
+}
+
+/** One case, both sides. */
+export interface CaseComparison {
+  point: number;
+  i: number;
+  /** Candidate over baseline for this case (speed: median paired time ratio), null when undefined (a side failed, or a baseline share of 0). */
+  ratio: number | null;
+  baseline: {status: CaseStatus; passed: boolean; seconds: number | null; score: number};
+  candidate: {status: CaseStatus; passed: boolean; seconds: number | null; score: number};
+}
+
+/** The report (`--json FILE`). */
+export interface CompareReport {
+  benchmark: string;
+  name: string;
+  split: 'dev' | 'test';
+  metric: Plan['metric'];
+  verdict: Verdict;
+  /** Candidate score over baseline score (above 1: better); null when a side failed outright. */
+  ratio: number | null;
+  /** The ratio's 95% interval. */
+  ci: [number, number] | null;
+  /** How the verdict was reached, in one line. */
+  reason: string;
+  /** speed: `paired` (one eval) or `unpaired` (against a recorded run). */
+  pairing?: 'paired' | 'unpaired';
+  /** speed: the stopping rule on the ratio: target half-width, reached half-width, whether met. */
+  precision?: {target: number; halfWidth: number; reached: boolean};
+  clock?: 'cpu' | 'wall';
+  sandbox: EvalReport['sandbox'];
+  repetitions: number;
+  baseline: SideSummary;
+  candidate: SideSummary;
+  cases: CaseComparison[];
+  /** Cases that one side (or both) fails. */
+  correctness: Array<{point: number; i: number; failing: 'baseline' | 'candidate' | 'both'}>;
+  /** The environment of this run (the candidate's). */
+  environment?: EvalReport['environment'];
+  /** Set when the recorded baseline was measured elsewhere: the comparison mixes environments. */
+  environmentNote?: string;
+  /** Seconds the compare took. */
+  seconds: number;
+  /** The full eval reports (the baseline's is null when it came from the ledger). */
+  reports: {baseline: EvalReport | null; candidate: EvalReport};
+  /** The recorded baseline's cases (with --baseline-run), as the package needs them. */
+  recordedBaseline?: {cases: SideCase[]; clock: string | null};
+}
+
+/** A recorded baseline run, checked against the benchmark. */
+interface RecordedBaseline {
+  id: number;
+  cases: SideCase[];
+  score: number;
+  interval: [number, number] | null;
+  status: string;
+  solutionSha256: string | null;
+  environment: {fingerprint: string; clock?: string | null};
+  repetitions: number;
+  time: string;
+}
+
+/** Run the comparison; throws UsageError / HarnessError when it cannot be made. */
+export async function runCompare(options: CompareOptions): Promise<CompareReport> {
+  const started = process.hrtime.bigint();
+  const cwd = options.cwd ?? process.cwd();
+  const env = options.env ?? process.env;
+  const dir = path.resolve(cwd, options.benchmark);
+  const info = await stat(dir).catch(() => undefined);
+  if (!info?.isDirectory()) throw new UsageError(`benchmark folder ${options.benchmark} ${info ? 'is not a folder' : 'does not exist'}: pass a folder holding plan.toml`, 'not-found');
+  if (options.split !== 'dev' && options.split !== 'test') throw new UsageError(`unknown split "${options.split}": expected dev or test`, 'usage');
+  const plan = await loadPlan(dir);
+  const recorded = options.baselineRun === undefined ? undefined : await readBaselineRun(options, plan, env, cwd);
+  const scratch = await createWorkFolder();
+  try {
+    const context = {plan, cwd, scratch};
+    const baseline = recorded ? undefined : await resolveSide('baseline', options.baseline ?? '', context);
+    const candidate = await resolveSide('candidate', options.candidate, context);
+    const {runSides} = await import('../eval/pipeline.js');
+    const outcome = await runSides({
+      benchmark: options.benchmark,
+      split: options.split,
+      cwd,
+      env,
+      keep: options.keep,
+      unsandboxed: options.unsandboxed,
+      onProgress: options.onProgress,
+      sides: baseline ? [baseline.request, candidate.request] : [candidate.request],
+      minRepetitions: recorded?.repetitions,
+    });
+    const reports = {baseline: baseline ? outcome.reports[0]! : null, candidate: outcome.reports[outcome.reports.length - 1]!};
+    if (reports.candidate.lock === 'differs') throw new HarnessError(reports.candidate.failure!, 'lock-differs');
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    return buildReport({plan, split: options.split, cwd, baseline, candidate, recorded, reports, pairs: outcome.pairs, precise: outcome.precise, seconds});
+  } finally {
+    await rm(scratch, {recursive: true, force: true}).catch(() => {});
+  }
+}
+
+interface BuildInput {
+  plan: Plan;
+  split: 'dev' | 'test';
+  cwd: string;
+  baseline?: SideSource;
+  candidate: SideSource;
+  recorded?: RecordedBaseline;
+  reports: CompareReport['reports'];
+  pairs: PointRatios[];
+  precise: boolean;
+  seconds: () => number;
+}
+
+function buildReport(input: BuildInput): CompareReport {
+  const {plan, reports, recorded} = input;
+  const candidateReport = reports.candidate;
+  const baseCases = recorded ? recorded.cases : casesOf(reports.baseline!);
+  const candCases = casesOf(candidateReport);
+  const speed = plan.metric === 'speedup';
+  const fails = (c: SideCase) => (speed ? c.status !== 'ok' || !c.passed : !c.passed);
+  const key = (c: {point: number; i: number}) => `${c.point}:${c.i}`;
+  const baseByKey = new Map(baseCases.map((c) => [key(c), c]));
+  if (candCases.some((c) => !baseByKey.has(key(c))) || baseCases.length !== candCases.length) {
+    throw new HarnessError(`ledger run ${recorded?.id} has ${baseCases.length} case(s), this eval ${candCases.length}: not the same cases, so they cannot be compared`, 'not-comparable');
+  }
+  const clock = candidateReport.clock;
+  const baseFailure = recorded ? (recorded.status === 'failed' ? `ledger run ${recorded.id} scored 0.0` : undefined) : reports.baseline!.failure;
+  const candFailure = candidateReport.failure;
+
+  // The per-case ratio and the overall one.
+  let ratio: number | null = null;
+  let ci: [number, number] | null = null;
+  let verdict: Verdict;
+  let reason: string;
+  let pairing: CompareReport['pairing'];
+  const perCase = new Map<string, number | null>();
+  if (speed && (baseFailure || candFailure)) {
+    verdict = baseFailure && candFailure ? 'same' : candFailure ? 'worse' : 'better';
+    ratio = candFailure && !baseFailure ? 0 : null;
+    reason = baseFailure && candFailure ? 'both sides fail a case, so both score 0.0' : `the ${candFailure ? 'candidate' : 'baseline'} fails a case, so it scores 0.0`;
+  } else if (speed) {
+    pairing = recorded ? 'unpaired' : 'paired';
+    const result = recorded ? unpairedRatio(speedups(baseCases, recorded.environment.clock ?? clock), speedups(candCases, clock)) : pairedRatio(input.pairs);
+    ({ratio, interval: ci} = result);
+    verdict = verdictOf(ci);
+    reason = `the ratio's 95% interval ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
+    if (recorded) {
+      for (const c of candCases) perCase.set(key(c), c.ratio / baseByKey.get(key(c))!.ratio);
+    } else {
+      for (const c of candCases) perCase.set(key(c), median(input.pairs[c.point]!.map((rep) => rep[c.i]!)));
+    }
+  } else {
+    const base = candCases.map((c) => baseByKey.get(key(c))!.ratio);
+    const result = accuracyRatio(base, candCases.map((c) => c.ratio));
+    if (result) {
+      ({ratio, interval: ci} = result);
+      verdict = verdictOf(ci);
+      reason = `the ratio's 95% interval over cases ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
+    } else {
+      const candidateScores = candCases.some((c) => c.ratio > 0);
+      verdict = candidateScores ? 'better' : 'same';
+      reason = candidateScores ? 'the baseline scores 0.0 and the candidate does not' : 'both sides score 0.0';
+    }
+    for (const c of candCases) {
+      const b = baseByKey.get(key(c))!.ratio;
+      perCase.set(key(c), b > 0 ? c.ratio / b : null);
+    }
+  }
+
+  const cases: CaseComparison[] = candCases.map((c) => {
+    const b = baseByKey.get(key(c))!;
+    const side = (s: SideCase) => ({status: s.status, passed: s.passed, seconds: s.seconds, score: s.ratio});
+    return {point: c.point, i: c.i, ratio: perCase.get(key(c)) ?? null, baseline: side(b), candidate: side(c)};
+  });
+  const correctness = candCases.flatMap((c) => {
+    const b = baseByKey.get(key(c))!;
+    const [bf, cf] = [fails(b), fails(c)];
+    if (!bf && !cf) return [];
+    return [{point: c.point, i: c.i, failing: (bf && cf ? 'both' : bf ? 'baseline' : 'candidate') as 'baseline' | 'candidate' | 'both'}];
+  });
+
+  const summary = (side: SideSource, report: EvalReport): SideSummary => ({
+    argument: side.argument,
+    description: describeSide(side, input.cwd),
+    score: report.score,
+    interval: report.interval ?? null,
+    ...(report.failure ? {failure: report.failure} : {}),
+    solutionSha256: report.solutionSha256 ?? null,
+    repetitions: report.repetitions,
+    environment: report.environment?.fingerprint ?? null,
+  });
+  const baselineSummary: SideSummary = recorded
+    ? {
+        argument: `run ${recorded.id}`,
+        description: `ledger run ${recorded.id} (${recorded.time})`,
+        score: recorded.score,
+        interval: recorded.interval,
+        ...(baseFailure ? {failure: baseFailure} : {}),
+        solutionSha256: recorded.solutionSha256,
+        repetitions: recorded.repetitions,
+        run: recorded.id,
+        environment: recorded.environment.fingerprint,
+      }
+    : summary(input.baseline!, reports.baseline!);
+  const report: CompareReport = {
+    benchmark: candidateReport.benchmark,
+    name: candidateReport.name,
+    split: input.split,
+    metric: plan.metric,
+    verdict,
+    ratio,
+    ci,
+    reason,
+    ...(pairing ? {pairing} : {}),
+    ...(clock ? {clock} : {}),
+    sandbox: candidateReport.sandbox,
+    repetitions: candidateReport.repetitions,
+    baseline: baselineSummary,
+    candidate: summary(input.candidate, candidateReport),
+    cases,
+    correctness,
+    environment: candidateReport.environment,
+    seconds: input.seconds(),
+    reports,
+  };
+  if (speed && ci && ratio) report.precision = {target: plan.precision, halfWidth: (ci[1] - ci[0]) / 2 / ratio, reached: input.precise};
+  if (recorded) {
+    report.recordedBaseline = {cases: recorded.cases, clock: recorded.environment.clock ?? null};
+    const here = candidateReport.environment?.fingerprint;
+    if (here !== recorded.environment.fingerprint) {
+      report.environmentNote = `ledger run ${recorded.id} was measured in another environment (${recorded.environment.fingerprint}) than this run (${here ?? 'unknown'}): the ratio mixes machines or software versions`;
+    }
+  }
+  return report;
+}
+
+/** An eval report's cases, flattened with their point index. */
+export function casesOf(report: EvalReport): SideCase[] {
+  return report.points.flatMap((point) => point.cases.map((c) => ({point: point.index, ...c})));
+}
+
+/** Per point, [rep][case] speedups over the reference on the given clock, rebuilt from the per-repetition times. */
+function speedups(cases: SideCase[], clock: string | null | undefined): PointRatios[] {
+  const time = (r: RepetitionReport) => (clock === 'cpu' ? r.cpuSeconds : r.seconds) ?? NaN;
+  const points = [...new Set(cases.map((c) => c.point))].sort((a, b) => a - b);
+  return points.map((p) => {
+    const own = cases.filter((c) => c.point === p).sort((a, b) => a.i - b.i);
+    const reps = Math.min(...own.map((c) => Math.min(c.repetitions.length, c.referenceRepetitions?.length ?? 0)));
+    return Array.from({length: reps}, (_, k) => own.map((c) => c.referenceRepetitions![k]! / Math.max(time(c.repetitions[k]!), 1e-6)));
+  });
+}
+
+/** Read and check `--baseline-run ID`: a scored run of this benchmark, split and metric, with its per-repetition times. */
+async function readBaselineRun(options: CompareOptions, plan: Plan, env: NodeJS.ProcessEnv, cwd: string): Promise<RecordedBaseline> {
+  const {openLedger, ledgerPathFor} = await import('../ledger/index.js');
+  const file = options.ledger ? path.resolve(cwd, options.ledger) : ledgerPathFor(plan.dir, env, cwd);
+  const id = options.baselineRun!;
+  let run;
+  try {
+    const ledger = openLedger(file, {readonly: true});
+    try {
+      run = ledger.getRun(id);
+    } finally {
+      ledger.close();
+    }
+  } catch (error) {
+    throw new UsageError(`--baseline-run ${id}: cannot read the ledger ${file}: ${(error as Error).message}`, 'not-found');
+  }
+  if (!run) throw new UsageError(`--baseline-run ${id}: no such run in ${file} (list them with 'arbor benchmark runs')`, 'not-found');
+  const problem =
+    run.benchmark.name !== plan.name && run.benchmark.path !== plan.dir
+      ? `is of benchmark ${run.benchmark.name}, not ${plan.name}`
+      : run.split !== options.split
+        ? `is on the ${run.split} split, not ${options.split}`
+        : run.metric !== plan.metric
+          ? `has metric ${run.metric}, the plan ${plan.metric}`
+          : run.status === 'error' || run.score === null
+            ? 'gave no score'
+            : undefined;
+  if (problem) throw new UsageError(`--baseline-run ${id} ${problem}`, 'usage');
+  const cases = run.cases.map((c, k) => checkedCase(c, k, id));
+  const repetitions = Math.max(0, ...cases.map((c) => c.repetitions.length));
+  if (plan.metric === 'speedup' && run.status === 'ok' && cases.some((c) => !c.referenceRepetitions?.length)) {
+    throw new UsageError(`--baseline-run ${id} holds no per-repetition reference times (recorded by an older arbor?): run the baseline side instead`, 'usage');
+  }
+  return {
+    id,
+    cases,
+    score: run.score!,
+    interval: run.interval,
+    status: run.status,
+    solutionSha256: run.solutionSha256,
+    environment: run.environment as RecordedBaseline['environment'],
+    repetitions,
+    time: run.time,
+  };
+}
+
+/** A recorded case, checked for the fields the comparison reads. */
+function checkedCase(value: Record<string, unknown>, k: number, id: number): SideCase {
+  const bad = (what: string) => new HarnessError(`ledger run ${id}: case ${k} ${what}`, 'bad-ledger');
+  if (typeof value.point !== 'number' || typeof value.i !== 'number') throw bad('has no point or index');
+  if (!Array.isArray(value.repetitions)) throw bad('has no repetitions');
+  return value as unknown as SideCase;
+}

@@ -1,0 +1,186 @@
+// `arbor benchmark compare`: two solutions in one eval, the verdict, the ledger and the gate package.
+import {spawnSync} from 'node:child_process';
+import {cpSync, readFileSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+
+const speed = path.join(fixtures, 'eval/prefix-speed');
+const accuracy = path.join(fixtures, 'eval/accuracy-abs');
+const solutions = path.join(fixtures, 'compare');
+const baseline = path.join(speed, 'solution.py');
+const slow = path.join(solutions, 'slow.py');
+const reference = path.join(repoRoot, '../shared/spec/agent_gate_reference.py');
+
+/** A private ledger for one test. */
+function ledgerEnv(): NodeJS.ProcessEnv {
+  return {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')};
+}
+
+function compare(args: string[], env: NodeJS.ProcessEnv = ledgerEnv()) {
+  const dir = tempDir();
+  const json = path.join(dir, 'compare.json');
+  const result = runCli(['benchmark', 'compare', ...args, '--json', json, '--quiet'], {env});
+  return {result, report: result.code === 0 ? JSON.parse(readFileSync(json, 'utf8')) : undefined, dir};
+}
+
+/** The reference gate's stdout and exit code on a package folder. */
+function referenceGate(dir: string): {stdout: string; code: number | null} {
+  const run = spawnSync('python3', [reference, '--spec', 'benchmark_spec.json', '--cases', 'benchmark_cases.json', '--results', 'benchmark_results.json', '--candidate', 'candidate'], {cwd: dir, encoding: 'utf8'});
+  return {stdout: run.stdout, code: run.status};
+}
+
+function arborGate(dir: string): {stdout: string; code: number | null} {
+  const run = runCli(['benchmark', 'gate', '--spec', 'benchmark_spec.json', '--cases', 'benchmark_cases.json', '--results', 'benchmark_results.json', '--candidate', 'candidate'], {cwd: dir});
+  return {stdout: run.stdout, code: run.code};
+}
+
+describe('arbor benchmark compare (speed)', () => {
+  it('says better for a faster correct candidate, writes a package the gate PASSes (reference and arbor byte-identical), and records the compare', () => {
+    const env = ledgerEnv();
+    const pkg = path.join(tempDir(), 'package');
+    const {result, report} = compare([speed, slow, baseline, '--package', pkg], env);
+    expect(result.code).toBe(0);
+    expect(report).toMatchObject({verdict: 'better', pairing: 'paired', split: 'dev', metric: 'speedup', correctness: []});
+    expect(report.ratio).toBeGreaterThan(1);
+    expect(report.ci[0]).toBeGreaterThan(1);
+    expect(report.ci[0]).toBeLessThanOrEqual(report.ratio);
+    expect(report.ci[1]).toBeGreaterThanOrEqual(report.ratio);
+    expect(report.cases).toHaveLength(3);
+    for (const c of report.cases) expect(c.ratio).toBeGreaterThan(1);
+    expect(report.environment.fingerprint).toMatch(/\S/);
+    // Both sides ran in the same eval: the same number of repetitions, each with its own score.
+    expect(report.reports.baseline.repetitions).toBe(report.reports.candidate.repetitions);
+    expect(report.candidate.score).toBeGreaterThan(report.baseline.score);
+    expect(result.stdout).toMatch(/^verdict: better \(ratio [\d.]+, 95% interval \[[\d.]+, [\d.]+\]: the ratio's 95% interval lies above 1\)$/m);
+    expect(result.stdout).toContain(`gate: PASS (all frozen benchmark gates passed); package in ${pkg}\n`);
+
+    const python = referenceGate(pkg);
+    expect(python.code).toBe(0);
+    expect(JSON.parse(python.stdout).action).toBe('PASS');
+    expect(arborGate(pkg)).toEqual(python);
+    expect(readFileSync(path.join(pkg, 'gate_decision.json'), 'utf8')).toBe(python.stdout);
+
+    // The package's shape: one critical private test task per case, placeholders for train and development.
+    const cases = JSON.parse(readFileSync(path.join(pkg, 'benchmark_cases.json'), 'utf8')).cases;
+    expect(cases.filter((c: {split: string}) => c.split === 'test').map((c: {id: string; critical: boolean}) => [c.id, c.critical])).toEqual([
+      ['test:p0:c0', true],
+      ['test:p0:c1', true],
+      ['test:p0:c2', true],
+    ]);
+    expect(cases.map((c: {split: string}) => c.split).sort()).toEqual(['development', 'test', 'test', 'test', 'train']);
+    const spec = JSON.parse(readFileSync(path.join(pkg, 'benchmark_spec.json'), 'utf8'));
+    expect(spec.protocol.trial_count).toBe(report.repetitions);
+    expect(spec.protocol.environment_id).toBe(report.environment.fingerprint);
+    expect(spec.gates.critical_task_min_trial_success_rate).toBe(1);
+
+    const runs = JSON.parse(runCli(['benchmark', 'runs', '--json'], {env}).stdout).runs;
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({kind: 'compare', split: 'dev', compare: {verdict: 'better', baselineSha256: report.baseline.solutionSha256}});
+    expect(runs[0].compare.ratio).toBeCloseTo(report.ratio, 12);
+    expect(runs[0].solutionSha256).toBe(report.candidate.solutionSha256);
+  });
+
+  it('says worse for a candidate that fails a case, lists the case, and the package BLOCKs in both gates', () => {
+    const pkg = path.join(tempDir(), 'package');
+    const {result, report} = compare([speed, baseline, path.join(solutions, 'wrong.py'), '--package', pkg]);
+    expect(result.code).toBe(0);
+    expect(report).toMatchObject({verdict: 'worse', ratio: 0, correctness: [{point: 0, i: 0, failing: 'candidate'}]});
+    expect(result.stdout).toContain('p0 #0: fails in the candidate');
+    expect(result.stdout).toMatch(/^gate: BLOCK \(critical task failure\(s\): test:p0:c0\); package in /m);
+    const python = referenceGate(pkg);
+    expect(python.code).toBe(1);
+    expect(JSON.parse(python.stdout).action).toBe('BLOCK');
+    expect(arborGate(pkg)).toEqual(python);
+  });
+
+  it('says worse for a slower candidate given as a git revision, and states uncommitted changes', () => {
+    const repo = tempDir();
+    cpSync(speed, repo, {recursive: true});
+    const git = (...args: string[]) => {
+      const run = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], {cwd: repo, encoding: 'utf8'});
+      expect(run.status, run.stderr).toBe(0);
+      return run.stdout.trim();
+    };
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'baseline');
+    const first = git('rev-parse', 'HEAD');
+    writeFileSync(path.join(repo, 'solution.py'), readFileSync(slow));
+    git('commit', '-qam', 'slower');
+    // The working tree's solution differs from both commits.
+    writeFileSync(path.join(repo, 'solution.py'), `${readFileSync(slow, 'utf8')}\n# edited\n`);
+    const {result, report} = compare([repo, first, 'HEAD']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(report.verdict).toBe('worse');
+    expect(report.ci[1]).toBeLessThan(1);
+    expect(report.baseline.description).toBe(`${first} (commit ${first.slice(0, 12)})`);
+    expect(report.candidate.description).toMatch(/^HEAD \(commit [0-9a-f]{12}\)$/);
+    // The candidate ran what HEAD holds, not the edited working tree: its digest is that of the committed slow.py.
+    const tree = compare([repo, first, path.join(repo, 'solution.py'), '--split', 'dev']).report;
+    expect(tree.candidate.description).toMatch(/\(file, uncommitted changes\)$/);
+    expect(tree.candidate.solutionSha256).not.toBe(report.candidate.solutionSha256);
+  });
+
+  it('reuses a recorded baseline run (--baseline-run), and a package against a run from another environment is INCOMPARABLE', async () => {
+    const env = ledgerEnv();
+    expect(runCli(['benchmark', 'eval', speed, 'dev', '--quiet'], {env}).code).toBe(0);
+    const [run] = JSON.parse(runCli(['benchmark', 'runs', '--json'], {env}).stdout).runs;
+    const same = compare([speed, slow, '--baseline-run', String(run.id)], env);
+    expect(same.result.code, same.result.stderr).toBe(0);
+    expect(same.report).toMatchObject({verdict: 'worse', pairing: 'unpaired', baseline: {run: run.id, argument: `run ${run.id}`}});
+    expect(same.report.reports.baseline).toBeNull();
+    // Measured at least as many times as the recorded baseline.
+    expect(same.report.repetitions).toBeGreaterThanOrEqual(run.cases[0].repetitions.length);
+
+    // The same run, as if recorded on another machine.
+    const {default: Database} = await import('better-sqlite3');
+    const db = new Database(env.ARBOR_LEDGER!);
+    db.prepare("UPDATE runs SET env_fingerprint = 'elsewhere', environment = json_set(environment, '$.fingerprint', 'elsewhere') WHERE id = ?").run(run.id);
+    db.close();
+    const pkg = path.join(tempDir(), 'package');
+    const other = compare([speed, baseline, '--baseline-run', String(run.id), '--package', pkg], env);
+    expect(other.result.code, other.result.stderr).toBe(0);
+    expect(other.result.stdout).toMatch(/^note: ledger run \d+ was measured in another environment \(elsewhere\)/m);
+    expect(other.result.stdout).toMatch(/^gate: INCOMPARABLE \(run protocol does not match frozen benchmark protocol\); package in /m);
+    const python = referenceGate(pkg);
+    expect(JSON.parse(python.stdout).action).toBe('INCOMPARABLE');
+    expect(arborGate(pkg)).toEqual(python);
+  });
+});
+
+describe('arbor benchmark compare (accuracy and usage)', () => {
+  it('compares accuracy entries per case: worse for a weaker candidate, same for itself', () => {
+    const weaker = compare([accuracy, path.join(accuracy, 'solution.py'), path.join(solutions, 'zeros-abs.py')]);
+    expect(weaker.result.code, weaker.result.stderr).toBe(0);
+    expect(weaker.report).toMatchObject({verdict: 'worse', metric: 'accuracy'});
+    expect(weaker.report.ratio).toBeLessThan(1);
+    expect(weaker.report.ratio).toBeCloseTo(weaker.report.candidate.score / weaker.report.baseline.score, 12);
+    const itself = compare([accuracy, path.join(accuracy, 'solution.py'), path.join(accuracy, 'solution.py')]);
+    expect(itself.report).toMatchObject({verdict: 'same', ratio: 1, ci: [1, 1]});
+  });
+
+  it('refuses --package for an accuracy entry before running anything (exit 2)', () => {
+    const result = runCli(['benchmark', 'compare', accuracy, 'solution.py', 'solution.py', '--package', tempDir()], {env: ledgerEnv()});
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^arbor: --package: eval_abs is an accuracy benchmark; .* compare it without --package\n$/);
+  });
+
+  it('says what is wrong with the sides in one line (exit 2)', () => {
+    const env = ledgerEnv();
+    const cases: Array<[string[], RegExp]> = [
+      [[speed, baseline], /^arbor: missing candidate: expected arbor benchmark compare <benchmark> <baseline> <candidate>/],
+      [[speed, baseline, slow, '--baseline-run', '1'], /^arbor: --baseline-run takes the baseline from the ledger: give only the candidate \(got 2 solutions\)\n$/],
+      [[speed, 'no-such-thing', slow], /^arbor: baseline no-such-thing: neither a file, a folder, nor a git revision of the repository holding /],
+      [[speed, slow, '--baseline-run', '99'], /^arbor: --baseline-run 99: (no such run|cannot read the ledger)/],
+      [[path.join(speed, 'nope'), baseline, slow], /^arbor: benchmark folder .*nope does not exist/],
+    ];
+    for (const [args, message] of cases) {
+      const result = runCli(['benchmark', 'compare', ...args, '--quiet'], {env});
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
+});
