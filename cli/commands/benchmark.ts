@@ -9,6 +9,7 @@ import {gateCommand} from './benchmark-gate.js';
 import {lockCommand} from './benchmark-lock.js';
 import {calibrateCommand} from './benchmark-calibrate.js';
 import {runsCommand} from './benchmark-runs.js';
+import {reportCommand} from './benchmark-report.js';
 
 export const benchmarkCommand: CommandModule = {
   command: 'benchmark <command>',
@@ -24,6 +25,7 @@ export const benchmarkCommand: CommandModule = {
       .command(calibrateCommand)
       .command(lockCommand)
       .command(runsCommand)
+      .command(reportCommand)
       .demandCommand(1, 'Missing benchmark command: expected one of the commands below.'),
   handler: () => {},
 };
