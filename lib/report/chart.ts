@@ -25,7 +25,7 @@ export interface ChartBand {
 
 /** The chart of one entry. */
 export interface ChartData {
-  /** Ledger run ids, ascending: the x axis. */
+  /** Ledger run ids, ascending: the x axis (the page spaces them evenly and labels each by its id). */
   runs: number[];
   /** Baseline bands first (drawn beneath), then score intervals, scores, calibrate points. */
   series: ChartSeries[];

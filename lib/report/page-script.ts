@@ -1,8 +1,9 @@
 /**
  * The script the report page runs: it reads the embedded chart data and draws
- * one uPlot chart per entry. Plain browser JavaScript kept as text, so the page
- * needs nothing but itself. When it is done, `<html data-charts="N">` tells how
- * many charts it drew (the browser test waits for it).
+ * one uPlot chart per entry, its runs evenly spaced in ledger order. Plain
+ * browser JavaScript kept as text, so the page needs nothing but itself. When
+ * it is done, `<html data-charts="N">` tells how many charts it drew (the
+ * browser test waits for it).
  */
 export const pageScript = String.raw`
 (() => {
@@ -33,19 +34,21 @@ export const pageScript = String.raw`
   function draw(entry) {
     const element = document.getElementById('chart-' + entry.index);
     const chart = entry.chart;
+    const runLabel = (k) => (Number.isInteger(k) && k >= 0 && k < chart.runs.length ? '#' + chart.runs[k] : '');
     const options = {
       width: Math.max(320, element.clientWidth || 760),
       height: 260,
       scales: {x: {time: false, range: (u, min, max) => [min - 0.5, max + 0.5]}},
       axes: [
-        {label: 'run', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000], values: (u, ticks) => ticks.map((t) => (Number.isInteger(t) ? '#' + t : ''))},
+        {label: 'run', incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000], values: (u, ticks) => ticks.map(runLabel)},
         {label: entry.metric || 'score', size: 60},
       ],
       legend: {live: true},
-      series: [{label: 'run', value: (u, v) => (v == null ? '-' : '#' + v)}].concat(chart.series.map(seriesOptions)),
+      series: [{label: 'run', value: (u, v) => (v == null ? '-' : runLabel(v))}].concat(chart.series.map(seriesOptions)),
       bands: chart.bands.map((b) => ({series: [b.upper + 1, b.lower + 1], fill: b.role === 'baseline' ? baselineFill : fill(b.split)})),
     };
-    const columns = [chart.runs].concat(chart.series.map((s) => s.values));
+    // Runs are evenly spaced by their order; the axis names each by its ledger id.
+    const columns = [chart.runs.map((id, k) => k)].concat(chart.series.map((s) => s.values));
     const plot = new uPlot(options, columns, element);
     // Band edges are drawn but need no legend row of their own.
     const rows = plot.root.querySelectorAll('.u-legend .u-series');
