@@ -10,10 +10,11 @@ import {lockCommand} from './benchmark-lock.js';
 import {calibrateCommand} from './benchmark-calibrate.js';
 import {runsCommand} from './benchmark-runs.js';
 import {compareCommand} from './benchmark-compare.js';
+import {reportCommand} from './benchmark-report.js';
 
 export const benchmarkCommand: CommandModule = {
   command: 'benchmark <command>',
-  describe: 'Scaffold, verify, list, check out, lock, evaluate, compare and calibrate benchmarks; list recorded runs; gate result packages',
+  describe: 'Scaffold, verify, list, check out, lock, evaluate, compare and calibrate benchmarks; list recorded runs, report on them; gate result packages',
   builder: (yargs) =>
     yargs
       .command(scaffoldCommand)
@@ -26,6 +27,7 @@ export const benchmarkCommand: CommandModule = {
       .command(compareCommand)
       .command(lockCommand)
       .command(runsCommand)
+      .command(reportCommand)
       .demandCommand(1, 'Missing benchmark command: expected one of the commands below.'),
   handler: () => {},
 };
