@@ -33,7 +33,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .option('keep', {type: 'boolean', default: false, describe: 'Keep the temporary work folders and say where they are'})
       .option('unsandboxed', {type: 'boolean', default: false, describe: 'Run both solutions without the bubblewrap sandbox'})
       .example('$0 benchmark compare zoo/algotune_knn HEAD~1 zoo/algotune_knn/solution.py', 'the last commit\'s solution against the working tree\'s')
-      .example('$0 benchmark compare zoo/algotune_knn solution.py fast.py --package /tmp/pkg', 'and let the gate decide')
+      .example('$0 benchmark compare zoo/algotune_knn zoo/algotune_knn/solution.py fast.py --package /tmp/pkg', 'and let the gate decide')
       .example('$0 benchmark compare zoo/algotune_knn fast.py --baseline-run 12', 'against a baseline eval recorded as run 12')
       .epilogue(
         'Prints both sides, each case\'s ratio (candidate over baseline; above 1 is better), the cases one side fails, and one verdict: ' +

@@ -27,6 +27,7 @@ interface EvalArgs {
   json?: string;
   quiet: boolean;
   unsandboxed: boolean;
+  data?: string;
 }
 
 export const evalCommand: CommandModule<object, EvalArgs> = {
@@ -37,6 +38,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       .positional('benchmark', {type: 'string', demandOption: true, describe: 'The benchmark folder (holding plan.toml)'})
       .positional('split', {type: 'string', describe: 'dev or test'})
       .option('solution', {type: 'string', requiresArg: true, describe: "Evaluate this solution file instead of the plan's solution.py"})
+      .option('data', {type: 'string', requiresArg: true, describe: 'Path split: read the work directories from this folder instead of the plan\'s (a private copy of the test data)'})
       .option('keep', {type: 'boolean', default: false, describe: 'Keep the temporary work folders and say where they are'})
       .option('json', {type: 'string', requiresArg: true, describe: 'Write the full report (per point and case) to this file'})
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
@@ -49,7 +51,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
         'Prints exactly one "score: <float>" line on stdout. Exit 0 whenever a score was printed ' +
           '(0.0 for a solution that crashed, hung or answered wrong), 2 for a missing or unknown split ' +
           'or a missing folder, 1 when the harness itself failed (no score line). ' +
-          'ARBOR_TEST_SALT replaces the published test seeds by seeds derived from it; ARBOR_PYTHON picks the python3; ARBOR_EVAL_CPU the CPU runs are pinned to (none: no pinning); ARBOR_BWRAP the bubblewrap binary. Format and report: lib/eval/README.md.',
+          'ARBOR_TEST_SALT replaces the published test seeds by seeds derived from it; ARBOR_TEST_DATA points the test split of a benchmark whose cases are files at a private copy; ARBOR_PYTHON picks the python3; ARBOR_EVAL_CPU the CPU runs are pinned to (none: no pinning); ARBOR_BWRAP the bubblewrap binary. Format and report: lib/eval/README.md.',
       ),
   handler: async (args) => {
     checkNotAFile(args.benchmark);
@@ -65,6 +67,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
         benchmark: args.benchmark,
         split: args.split ?? '',
         solution: args.solution,
+        data: args.data,
         keep: args.keep,
         unsandboxed: args.unsandboxed,
         onProgress: printer.progress,

@@ -66,7 +66,7 @@ export async function buildPackage(report: CompareReport, plan: Plan): Promise<{
   const candidate = casesOf(report.reports.candidate);
   const baseline = report.reports.baseline ? casesOf(report.reports.baseline) : report.recordedBaseline!.cases;
   const trials = Math.min(100, Math.max(2, ...candidate.map((c) => c.repetitions.length), ...baseline.map((c) => c.repetitions.length)));
-  const points = plan[report.split].points;
+  const points = report.reports.candidate.points.map((point) => point.point);
   const pointText = (p: number) => JSON.stringify(points[p]);
   const taskId = (c: {point: number; i: number}) => `test:p${c.point}:c${c.i}`;
 
@@ -74,7 +74,11 @@ export async function buildPackage(report: CompareReport, plan: Plan): Promise<{
   const benchmarkVersion = `lock-${createHash('sha256').update(JSON.stringify(lock)).digest('hex').slice(0, 16)}`;
   const seeds = report.reports.candidate.seeds;
   const datasetVersion =
-    seeds.source === 'derived' ? `${report.split}: ${seeds.count} seeds derived from ARBOR_TEST_SALT` : `${report.split}: seeds ${plan[report.split].seedsText}`;
+    seeds.source === 'derived'
+      ? `${report.split}: ${seeds.count} seeds derived from ARBOR_TEST_SALT`
+      : seeds.source === 'files'
+        ? `${report.split}: ${seeds.count} cases from files`
+        : `${report.split}: seeds ${plan[report.split].seedsText}`;
 
   const records = (cases: SideCase[]): Json[] =>
     cases
@@ -102,7 +106,7 @@ export async function buildPackage(report: CompareReport, plan: Plan): Promise<{
     benchmark_version: benchmarkVersion,
     private_test_frozen: true,
     claim: `The candidate solution of ${plan.name} verifies on every ${report.split} case and is no slower than the baseline.`,
-    target_population: `${plan.name} ${report.split} cases: ${points.length} point(s) x ${seeds.count} seed(s)`,
+    target_population: `${plan.name} ${report.split} cases: ${candidate.length} case(s) over ${points.length} point(s)`,
     baseline_system_id: 'baseline',
     primary_metric: 'task_success_rate',
     protocol: protocol(report.candidate.environment),

@@ -63,7 +63,9 @@ export async function resolveSide(label: SideLabel, argument: string, context: {
 /** One line saying what a side is: `solution.py (file, uncommitted changes)`, `HEAD~1 (commit 1a2b3c4d5e6f)`. */
 export function describeSide(side: SideSource, cwd: string): string {
   if (side.kind === 'revision') return `${side.argument} (commit ${side.commit!.slice(0, 12)})`;
-  const shown = path.relative(cwd, path.resolve(cwd, side.argument)) || side.argument;
+  const absolute = path.resolve(cwd, side.argument);
+  const relative = path.relative(cwd, absolute);
+  const shown = relative && !relative.startsWith('..') ? relative : absolute;
   const state = side.dirty ? ', uncommitted changes' : side.dirty === false ? ', as committed' : '';
   return `${shown} (${side.kind}${state})`;
 }

@@ -21,7 +21,8 @@ import {findBwrap, resolvePython, sandboxProblem, type SandboxKind} from './sand
 import {mean} from './score.js';
 import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
 import {cgroupsWork} from './cgroup.js';
-import {splitSeeds, warmupSeed} from './seeds.js';
+import {dataFolder, splitPoints, testDataVariable} from './data.js';
+import {saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
 import type {CaseReport, EvalOptions, EvalReport, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
 import {createWorkFolder, snapshotFiles} from './workspace.js';
@@ -57,6 +58,8 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   const env = options.env ?? process.env;
   const progress = options.onProgress ?? (() => {});
   const {split, dir, sides, plan} = await readRequest(options, cwd);
+  const folder = dataFolder(plan, split, {data: options.data, env, cwd});
+  const sources = await splitPoints(plan, split, folder);
   const python = resolvePython(findPython(env));
   const cpu = pinnedCpu(env);
   const reports: EvalReport[] = sides.map((side) => ({
@@ -66,7 +69,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     metric: plan.metric,
     solution: side.solution ?? side.folder!,
     score: 0,
-    seeds: {source: 'published', count: plan[split].seeds.length},
+    seeds: folder ? {source: 'files', count: sources.reduce((total, source) => total + source.cases!, 0)} : {source: 'published', count: plan[split].seeds.length},
     repetitions: 0,
     sandbox: options.unsandboxed ? 'none' : 'bwrap',
     cgroup: true,
@@ -124,28 +127,34 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     for (const [s, side] of ctx.sides.entries()) reports[s]!.solutionSha256 = await digestFiles(side.files.dir, plan.editable);
     const minimum = Math.max(plan.repetitions, options.minRepetitions ?? 0);
     const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions to ±${100 * plan.precision}% (budget ${budgetSeconds(plan, sides.length)} s)` : '';
+    const cases = folder
+      ? `${sources.length} work director${sources.length === 1 ? 'y' : 'ies'} (${report.seeds.count} case(s)) from ${path.relative(cwd, folder) || folder}`
+      : `${sources.length} point(s) x ${ctx.seeds.length} ${report.seeds.source === 'derived' ? 'salted ' : ''}seed(s)`;
     progress(
       'line',
-      `eval ${path.basename(dir)} ${split}${sides.length > 1 ? ` (${sides.map((side) => side.label).join(' vs ')})` : ''}: ${plan[split].points.length} point(s) x ${ctx.seeds.length} ${report.seeds.source === 'derived' ? 'salted ' : ''}seed(s), ` +
+      `eval ${path.basename(dir)} ${split}${sides.length > 1 ? ` (${sides.map((side) => side.label).join(' vs ')})` : ''}: ${cases}, ` +
         `metric ${plan.metric}${speed}${cpu !== undefined ? `, pinned to CPU ${cpu}` : ''}, sandbox ${ctx.sandbox}`,
     );
+    if (folder && split === 'test' && env[saltVariable]) {
+      progress('line', `note: ${saltVariable} does not apply to a path split's fixed files; keep the test data private and point the eval at it with --data DIR or ${testDataVariable}`);
+    }
     const budgetEnds = elapsed() + budgetSeconds(plan, sides.length);
     const ratios: PointRatios[][] = sides.map(() => []);
     const precise: boolean[] = sides.map(() => true);
     // Stage 3: every point, made, run and verified.
-    const points = plan[split].points;
+    const points = sources.map((source) => source.point);
     const failedSide = (each: EvalReport) => each.points.some((p) => p.cases.some((c) => c.status !== 'ok' || !c.passed));
     for (let index = 0; index < points.length; index++) {
       // A speedup score is already 0.0 once a case failed: skip the remaining points (once every side failed).
       if (plan.metric === 'speedup' && reports.every(failedSide)) {
-        const cases = ctx.seeds.map((_, i): CaseReport => ({i, status: 'not-run', passed: false, seconds: null, ratio: 0, repetitions: []}));
+        const cases = Array.from({length: sources[index]!.cases ?? ctx.seeds.length}, (_, i): CaseReport => ({i, status: 'not-run', passed: false, seconds: null, ratio: 0, repetitions: []}));
         for (const each of reports) each.points.push({index, point: points[index]!, score: 0, cases, repetitions: 0, seconds: 0});
         continue;
       }
       const pointStarted = elapsed();
       // Each point gets an even share of what is left of the budget.
       const budget = Math.max(0, budgetEnds - pointStarted) / (points.length - index);
-      const result = await runPoint(ctx, index, points[index]!, points.length, budget);
+      const result = await runPoint(ctx, index, sources[index]!, points.length, budget);
       outcome.pairs.push(result.pairs);
       outcome.precise &&= result.precise;
       for (const [s, side] of result.sides.entries()) {
@@ -154,6 +163,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
         precise[s] &&= result.precise;
         each.repetitions = Math.max(each.repetitions, result.repetitions);
         const point: PointReport = {index, point: points[index]!, score: aggregate(plan, side.cases).score, cases: side.cases, repetitions: result.repetitions, seconds: elapsed() - pointStarted};
+        if (sources[index]!.folder) point.folder = sources[index]!.folder;
         each.points.push(point);
         // speedup: cases that passed; accuracy: cases whose answer the verifier could score (a NaN or a wrong length cannot be).
         const good = plan.metric === 'speedup' ? side.cases.filter((c) => c.status === 'ok' && c.passed).length : side.cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
@@ -285,8 +295,8 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   // Salted test seeds are keyed by the plan's name, else the bundle's spec reference (stable across copies).
   const spec = (bundle as {spec?: unknown}).spec;
   const seedName = plan.named || typeof spec !== 'string' ? plan.name : spec;
-  const {seeds, derived} = splitSeeds(plan, split, input.env, seedName);
-  input.share({seeds: {source: derived ? 'derived' : 'published', count: report.seeds.count}});
+  const {seeds, derived} = plan.splitKind === 'path' ? {seeds: [], derived: false} : splitSeeds(plan, split, input.env, seedName);
+  if (plan.splitKind !== 'path') input.share({seeds: {source: derived ? 'derived' : 'published', count: report.seeds.count}});
   const tamperCheck = sandbox.kind === 'none';
   return {
     plan,

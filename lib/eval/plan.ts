@@ -16,18 +16,25 @@ export type Split = (typeof splits)[number];
 /** A point: the bundle's point parameters (integers). */
 export type PlanPoint = Record<string, number>;
 
-/** One split of the plan: every point is run on every seed. */
+/**
+ * One split of the plan: every point is run on every seed; or, in a plan with
+ * `split_kind = "path"`, the made work directories in a folder (`path`).
+ */
 export interface PlanSplit {
-  /** The seed spec as written, e.g. `0-3`. */
+  /** The seed spec as written, e.g. `0-3` (empty for a path split). */
   seedsText: string;
   seeds: number[];
   points: PlanPoint[];
+  /** Path split: the folder whose subfolders are made work directories (absolute; it may be missing until a platform provides it). */
+  path?: string;
 }
 
 /** A parsed and checked plan.toml. */
 export interface Plan {
   /** The benchmark folder (absolute). */
   dir: string;
+  /** `seed_range`: cases generated from seeds and points; `path`: cases are files (made work directories). */
+  splitKind: 'seed_range' | 'path';
   /** Name used to derive salted test seeds: `name`, else the folder's name. */
   name: string;
   /** Whether `name` was written in the plan (else the folder name stands in). */
@@ -166,7 +173,8 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
   };
 
   const metric = str('metric');
-  if (data.split_kind === 'path') fail('"split_kind" = "path" (cases from data/dev and data/test) is not supported by this version of the eval yet; use seeds and points');
+  const splitKind = str('split_kind', 'seed_range');
+  if (splitKind !== 'seed_range' && splitKind !== 'path') fail(`"split_kind" must be "seed_range" or "path", got ${JSON.stringify(data.split_kind)}`);
   const direction = str('direction', 'maximize');
   if (direction !== 'maximize' && direction !== 'minimize') fail(`"direction" must be "maximize" or "minimize", got ${JSON.stringify(data.direction)}`);
   if (direction === 'minimize' && metric === 'speedup') fail('"direction" = "minimize" does not fit metric = "speedup": a speedup is higher-is-better');
@@ -175,6 +183,7 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
   const named = typeof data.name === 'string';
   const plan: Plan = {
     dir,
+    splitKind: splitKind as Plan['splitKind'],
     name: str('name') ?? path.basename(dir),
     named,
     bundle: await inside('bundle', str('bundle', 'bundle')!, 'dir'),
@@ -192,8 +201,8 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
     minTimeout: num('min_timeout', 1, {min: 0.001}),
     initTimeout: num('init_timeout', 60, {min: 0.001}),
     timeLimit: num('time_limit', 3600, {min: 1}),
-    dev: readSplit(data, 'dev', fail),
-    test: readSplit(data, 'test', fail),
+    dev: splitKind === 'path' ? readPathSplit(data, 'dev', dir, fail) : readSplit(data, 'dev', fail),
+    test: splitKind === 'path' ? readPathSplit(data, 'test', dir, fail) : readSplit(data, 'test', fail),
   };
   if (plan.metric === 'speedup') {
     if (data.numerator !== undefined || data.denominator !== undefined) fail('"numerator" and "denominator" belong to metric = "accuracy"');
@@ -230,6 +239,21 @@ function readEditable(value: unknown, solution: string, fail: (message: string) 
   if (twice !== undefined) fail(`"editable" names "${twice}" twice`);
   if (!files.includes(entry)) fail(`"editable" must include the solution file "${solution}"`);
   return files;
+}
+
+/** A path split: `[dev] path = "data/dev"`, a folder inside the benchmark. */
+function readPathSplit(data: Record<string, unknown>, split: Split, dir: string, fail: (message: string) => never): PlanSplit {
+  const table = data[split];
+  if (table === undefined) fail(`missing [${split}] table with "path" (split_kind = "path")`);
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) fail(`[${split}] must be a table`);
+  const t = table as Record<string, unknown>;
+  for (const key of Object.keys(t)) {
+    if (key !== 'path') fail(`unknown key "${split}.${key}" in a plan with split_kind = "path", expected path (the seeds and points are in each work directory)`);
+  }
+  if (typeof t.path !== 'string' || t.path.trim() === '') fail(`"${split}.path" must be a folder name like "data/${split}"`);
+  const rel = path.normalize(t.path as string);
+  if (rel.startsWith('..') || path.isAbsolute(rel) || rel === '.') fail(`"${split}.path" = "${t.path as string}" must be a folder inside the benchmark folder`);
+  return {seedsText: '', seeds: [], points: [], path: path.join(dir, rel)};
 }
 
 function readSplit(data: Record<string, unknown>, split: Split, fail: (message: string) => never): PlanSplit {

@@ -10,13 +10,14 @@
  *    written out, the oracle writes expected/, and the bundle verifies each
  *    repetition's answers.
  */
-import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
+import {cp, mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
 import {existsSync} from 'node:fs';
 import path from 'node:path';
 import type {Point, Verdict} from '../bundle/index.js';
 import {createGroup} from './cgroup.js';
 import {HarnessError} from './errors.js';
 import type {PlanPoint} from './plan.js';
+import type {PointSource} from './data.js';
 import {runCases, startFailure, type CaseInput, type CaseOutcome, type RunOutcome} from './process.js';
 import type {EvalContext, RunFiles} from './context.js';
 import {launchRun} from './sandbox.js';
@@ -36,7 +37,11 @@ interface MadePoint {
   signature: PointSignature;
   resultBytes: number[];
   cases: CaseInput[];
-  /** Whether the oracle has written expected/ (only ever with no solution process running). */
+  /** How many timed cases the point has. */
+  n: number;
+  /** Path split: the work directory's expected/, copied in when verification needs it (never while a solution runs). */
+  expectedFrom?: string;
+  /** Whether expected/ is in place (only ever with no solution process running). */
   expectedWritten?: boolean;
 }
 
@@ -49,8 +54,8 @@ interface SolutionRun {
 }
 
 /** Make, run and verify one point; returns its case reports, one set per side. */
-export async function runPoint(ctx: EvalContext, index: number, point: PlanPoint, count: number, budget: number): Promise<PointOutcome> {
-  const made = await makePoint(ctx, index, point, count);
+export async function runPoint(ctx: EvalContext, index: number, source: PointSource, count: number, budget: number): Promise<PointOutcome> {
+  const made = await makePoint(ctx, index, source, count);
   const stage = await runRepetitions(ctx, made, budget);
   const sides: SideOutcome[] = [];
   for (const side of stage.sides) sides.push({cases: await verifyPoint(ctx, made, side, stage.reference), ratios: side.ratios});
@@ -73,9 +78,10 @@ export interface PointOutcome {
   precise: boolean;
 }
 
-async function makePoint(ctx: EvalContext, index: number, point: PlanPoint, count: number): Promise<MadePoint> {
+async function makePoint(ctx: EvalContext, index: number, source: PointSource, count: number): Promise<MadePoint> {
   const {plan, api, bundle} = ctx;
-  const label = `point ${index + 1}/${count} ${JSON.stringify(point)}`;
+  const {point} = source;
+  const label = `point ${index + 1}/${count} ${source.folder ? `${path.basename(source.folder)} ` : ''}${JSON.stringify(point)}`;
   const dir = path.join(ctx.tmp, 'points', String(index));
   const work = path.join(dir, 'work');
   await mkdir(dir, {recursive: true});
@@ -83,10 +89,10 @@ async function makePoint(ctx: EvalContext, index: number, point: PlanPoint, coun
   try {
     parsed = api.parsePoint(bundle, point);
   } catch (error) {
-    throw new HarnessError(`plan.toml: ${label} does not fit the bundle: ${messageOf(error)}`, 'bad-plan');
+    const where = source.folder ? `${path.join(source.folder, 'manifest.json')}: its point` : `plan.toml: ${label}`;
+    throw new HarnessError(`${where} does not fit the bundle: ${messageOf(error)}`, source.folder ? 'bad-data' : 'bad-plan');
   }
   const signature = pointSignature(bundle, parsed);
-  ctx.progress('status', `${label}: making ${ctx.seeds.length} case(s)`);
   const make = async (target: string, seeds: number[], what: string) => {
     try {
       const made = await ctx.timed('make', () => api.makeWorkDir(bundle, target, parsed, seeds, {expected: false}));
@@ -96,17 +102,68 @@ async function makePoint(ctx: EvalContext, index: number, point: PlanPoint, coun
     }
     if (existsSync(path.join(target, 'expected'))) throw new HarnessError(`the bundle wrote expected/ although asked not to (${label})`, 'bad-bundle');
   };
-  await make(work, ctx.seeds, 'the cases');
-  const cases: CaseInput[] = [];
-  if (plan.metric === 'speedup') {
-    const warm = path.join(dir, 'warmup');
-    await make(warm, [ctx.warmupSeed], 'the warm-up case');
-    cases.push({i: -1, inputs: await readInputs(path.join(warm, 'cases', '000000'), signature)});
+  let n: number;
+  if (source.folder) {
+    // A path split's cases are files: the inputs are copied into the private work folder; expected/ stays out until verification.
+    ctx.progress('status', `${label}: reading ${source.cases} case(s)`);
+    n = source.cases!;
+    await mkdir(work, {recursive: true});
+    await ctx.timed('make', async () => {
+      await cp(path.join(source.folder!, 'cases'), path.join(work, 'cases'), {recursive: true, dereference: true});
+      await cp(path.join(source.folder!, 'manifest.json'), path.join(work, 'manifest.json'), {dereference: true});
+    });
+  } else {
+    ctx.progress('status', `${label}: making ${ctx.seeds.length} case(s)`);
+    n = ctx.seeds.length;
+    await make(work, ctx.seeds, 'the cases');
   }
-  for (let i = 0; i < ctx.seeds.length; i++) {
+  const cases: CaseInput[] = [];
+  for (let i = 0; i < n; i++) {
     cases.push({i, inputs: await readInputs(path.join(work, 'cases', String(i).padStart(6, '0')), signature)});
   }
-  return {label, dir, work, point, parsed, signature, resultBytes: signature.results.map(byteSize), cases};
+  if (plan.metric === 'speedup') {
+    const warm = path.join(dir, 'warmup');
+    if (!source.folder) {
+      await make(warm, [ctx.warmupSeed], 'the warm-up case');
+      cases.unshift({i: -1, inputs: await readInputs(path.join(warm, 'cases', '000000'), signature)});
+    } else {
+      const warmup = await pathWarmup(ctx, make, warm, signature, cases, label);
+      if (warmup) cases.unshift(warmup);
+    }
+  }
+  const made: MadePoint = {label, dir, work, point, parsed, signature, resultBytes: signature.results.map(byteSize), cases, n};
+  if (source.folder) made.expectedFrom = path.join(source.folder, 'expected');
+  return made;
+}
+
+/**
+ * The warm-up case of a path split: generated by the bundle at the work
+ * directory's point, never equal to one of its cases (a solution that saw a
+ * timed case's inputs in the warm-up could answer it from memory). A bundle
+ * that cannot generate leaves the point without a warm-up: first-call costs
+ * then fall on the first case, for the reference and the solution alike.
+ */
+async function pathWarmup(
+  ctx: EvalContext,
+  make: (target: string, seeds: number[], what: string) => Promise<void>,
+  warm: string,
+  signature: PointSignature,
+  cases: CaseInput[],
+  label: string,
+): Promise<CaseInput | undefined> {
+  for (let seed = ctx.warmupSeed; seed < ctx.warmupSeed + 3; seed++) {
+    try {
+      await rm(warm, {recursive: true, force: true});
+      await make(warm, [seed], 'the warm-up case');
+    } catch (error) {
+      ctx.progress('line', `warning: ${label} has no warm-up case (${messageOf(error)}); first-call costs fall on its first case`);
+      return undefined;
+    }
+    const inputs = await readInputs(path.join(warm, 'cases', '000000'), signature);
+    if (!cases.some((c) => c.inputs.equals(inputs))) return {i: -1, inputs};
+  }
+  ctx.progress('line', `warning: ${label} has no warm-up case (the generated ones equal timed cases); first-call costs fall on its first case`);
+  return undefined;
 }
 
 /** One case's arguments, concatenated in signature order, checked against their sizes. */
@@ -159,7 +216,7 @@ const maxRepetitions = 100;
  */
 async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number): Promise<RunStage> {
   const {plan} = ctx;
-  const n = ctx.seeds.length;
+  const {n} = made;
   const started = process.hrtime.bigint();
   const spent = () => Number(process.hrtime.bigint() - started) / 1e9;
   const reference: Timing[][] = Array.from({length: n}, () => []);
@@ -327,7 +384,7 @@ async function writeAnswers(out: string, cases: CaseOutcome[], signature: PointS
 async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: SideStage, reference: Timing[][]): Promise<CaseReport[]> {
   const {plan} = ctx;
   const {runs} = stage;
-  const n = ctx.seeds.length;
+  const {n} = made;
   const tampered = runs.some((run) => run.statuses.some((status) => status.status === 'tampered'));
   const verdictsByRun: Verdict[][] = [];
   // A run that touched protected files scores 0.0; nothing it may have rewritten is executed.
@@ -364,6 +421,11 @@ async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: SideStage, 
 /** Let the oracle write expected/ (once; never while a solution process runs). */
 async function ensureExpected(ctx: EvalContext, made: MadePoint): Promise<void> {
   if (made.expectedWritten) return;
+  if (made.expectedFrom) {
+    await ctx.timed('expected', () => cp(made.expectedFrom!, path.join(made.work, 'expected'), {recursive: true, dereference: true}));
+    made.expectedWritten = true;
+    return;
+  }
   ctx.progress('status', `${made.label}: writing expected answers`);
   try {
     await ctx.timed('expected', () => ctx.api.writeExpected(ctx.bundle, made.work));

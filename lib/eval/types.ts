@@ -12,6 +12,8 @@ export interface EvalOptions {
   split: string;
   /** Another solution file in place of the plan's (relative to cwd). */
   solution?: string;
+  /** Path split: read the split's work directories from this folder instead of the plan's (relative to cwd); see also ARBOR_TEST_DATA. */
+  data?: string;
   /** Keep the temporary folder (its path is in the report). */
   keep?: boolean;
   /** Run without the sandbox (also the only way to score `test` where bubblewrap cannot start). */
@@ -91,6 +93,8 @@ export interface PointReport {
   /** Repetitions made for this point. */
   repetitions: number;
   seconds: number;
+  /** Path split: the work directory the point's cases were read from. */
+  folder?: string;
 }
 
 /** The full report (`--json FILE`). */
@@ -108,7 +112,8 @@ export interface EvalReport {
   score: number;
   /** Why the score is 0.0 when a failure forced it (first failing case, or a protected file that differs from arbor.lock). */
   failure?: string;
-  seeds: {source: 'published' | 'derived'; count: number};
+  /** Where the cases came from: the plan's seeds, seeds derived from ARBOR_TEST_SALT, or the files of a path split; and how many (per point for seeds, in all for files). */
+  seeds: {source: 'published' | 'derived' | 'files'; count: number};
   /** Repetitions made (speedup: the most any point needed; each point's own count is in points[].repetitions). */
   repetitions: number;
   /** speedup: the clock cases were timed on ("cpu": CPU seconds of the run's process tree; "wall"). */

@@ -15,6 +15,10 @@ import {writeFileAtomic} from '../bundle/codec.js';
 export type RunKind = 'eval' | 'compare' | 'calibrate';
 /** `ok`: scored; `failed`: scored 0.0 because a case failed; `error`: the harness gave no score. */
 export type RunStatus = 'ok' | 'failed' | 'error';
+/** Where a run's cases came from: published seeds, seeds derived from the test salt, or the files of a path split. */
+export type SeedSource = 'published' | 'derived' | 'files';
+const seedSources: readonly string[] = ['published', 'derived', 'files'];
+
 /** The verdict of a compare run. */
 export type CompareVerdict = 'better' | 'worse' | 'same';
 
@@ -56,7 +60,7 @@ export interface RunRecord {
   interval: [number, number] | null;
   status: RunStatus;
   /** Where the seeds came from and how many: never the seeds themselves (salted test seeds are secret). */
-  seeds: {source: 'published' | 'derived'; count: number};
+  seeds: {source: SeedSource; count: number};
   /** Per-case results (any JSON objects; `seed`/`seeds` keys are dropped when the seeds are derived). */
   cases: Record<string, unknown>[];
   /** Only for kind `compare`. */
@@ -357,7 +361,7 @@ function toRow(record: RunRecord, file: string): Omit<Row, 'id'> {
     if (sha !== null && !sha256Pattern.test(sha)) throw invalid(`${name} ${JSON.stringify(sha)} is not 64 lowercase hex digits`);
   }
   if (typeof record.environment?.fingerprint !== 'string' || !record.environment.fingerprint) throw invalid('environment has no fingerprint');
-  if (record.seeds?.source !== 'published' && record.seeds?.source !== 'derived') throw invalid('seeds.source must be published or derived');
+  if (!seedSources.includes(record.seeds?.source)) throw invalid(`seeds.source must be one of ${seedSources.join(', ')}`);
   if (!Number.isInteger(record.seeds.count) || record.seeds.count < 0) throw invalid('seeds.count must be a whole number');
   if (!Array.isArray(record.cases)) throw invalid('cases must be an array');
   const compare = record.compare ?? null;
@@ -431,7 +435,7 @@ function fromRow(row: Row, file: string): LedgerRun {
     score: row.score,
     interval: pair(row.ci_lo, row.ci_hi),
     status: row.status as RunStatus,
-    seeds: {source: row.seeds_source as 'published' | 'derived', count: row.seeds_count},
+    seeds: {source: row.seeds_source as SeedSource, count: row.seeds_count},
     cases: parse<Record<string, unknown>[]>(row.cases, 'cases'),
     compare:
       row.verdict === null

@@ -183,7 +183,7 @@ function renderCompares(compares: readonly CompareRow[]): string {
   const rows = compares.map(
     (c) =>
       `<tr><td>#${c.id}</td><td>${escapeHtml(timeText(c.time))}</td><td>${escapeHtml(c.split)}</td><td class="verdict ${c.verdict}">${c.verdict}</td>` +
-      `<td>x${formatNumber(c.ratio)}${intervalHtml(c.interval)}</td><td><code>${shaText(c.candidateSha256)}</code></td>` +
+      `<td>${c.ratio === null ? '-' : `x${formatNumber(c.ratio)}`}${intervalHtml(c.interval)}</td><td><code>${shaText(c.candidateSha256)}</code></td>` +
       `<td><code>${shaText(c.baselineSha256)}</code>${c.baselineRun === null ? '' : ` (run #${c.baselineRun})`}</td></tr>`,
   );
   return `<h3>Compare verdicts</h3>

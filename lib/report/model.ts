@@ -63,7 +63,8 @@ export interface CompareRow {
   time: string;
   split: string;
   verdict: CompareVerdict;
-  ratio: number;
+  /** Null when undefined (a side scored 0.0). */
+  ratio: number | null;
   interval: [number, number] | null;
   candidateSha256: string | null;
   baselineSha256: string | null;

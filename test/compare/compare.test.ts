@@ -35,7 +35,8 @@ function arborGate(dir: string): {stdout: string; code: number | null} {
   return {stdout: run.stdout, code: run.code};
 }
 
-describe('arbor benchmark compare (speed)', () => {
+// Each compare is a whole eval of two solutions: give them room on a loaded machine.
+describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
   it('says better for a faster correct candidate, writes a package the gate PASSes (reference and arbor byte-identical), and records the compare', () => {
     const env = ledgerEnv();
     const pkg = path.join(tempDir(), 'package');
