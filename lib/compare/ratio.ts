@@ -14,7 +14,7 @@
  * its interval a paired bootstrap over cases (how much the verdict rests on
  * the particular cases drawn).
  */
-import {generator, median, scoreInterval, speedScore, type PointRatios} from '../eval/stats.js';
+import {generator, median, percentileInterval, scoreInterval, speedScore, type PointRatios} from '../eval/stats.js';
 
 export type Verdict = 'better' | 'worse' | 'same';
 
@@ -67,10 +67,4 @@ export function accuracyRatio(baseline: number[], candidate: number[], resamples
   const scores: number[] = [];
   for (let b = 0; b < resamples; b++) scores.push(ratioOf(all.map(() => Math.floor(random() * all.length))));
   return {ratio: ratioOf(all), interval: percentileInterval(scores)};
-}
-
-function percentileInterval(scores: number[]): [number, number] {
-  scores.sort((a, b) => a - b);
-  const n = scores.length;
-  return [scores[Math.floor(0.025 * (n - 1))]!, scores[Math.ceil(0.975 * (n - 1))]!];
 }

@@ -59,8 +59,14 @@ export function scoreInterval(points: PointRatios[], resamples = 2000, seed = 1)
     const drawn = points.map((ratios) => ratios.map(() => ratios[Math.floor(random() * ratios.length)]!));
     scores.push(speedScore(drawn));
   }
-  scores.sort((a, b) => a - b);
-  return [scores[Math.floor(0.025 * (resamples - 1))]!, scores[Math.ceil(0.975 * (resamples - 1))]!];
+  return percentileInterval(scores);
+}
+
+/** The central 95% of bootstrap estimates (sorts them in place). */
+export function percentileInterval(estimates: number[]): [number, number] {
+  estimates.sort((a, b) => a - b);
+  const n = estimates.length;
+  return [estimates[Math.floor(0.025 * (n - 1))]!, estimates[Math.ceil(0.975 * (n - 1))]!];
 }
 
 /** Half the interval's width relative to the score (Infinity for a score of 0). */
