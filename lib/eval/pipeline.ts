@@ -14,7 +14,7 @@ import type {Bundle} from '../bundle/index.js';
 import type {EvalContext} from './context.js';
 import {HarnessError} from './errors.js';
 import {computeLock, lockDifference, readLock} from './lock.js';
-import {loadPlan, type Plan, type Split} from './plan.js';
+import {loadPlan, overridePlan, type Plan, type Split} from './plan.js';
 import {bundleFailure, runPoint} from './point.js';
 import {findPython, killActiveRuns, pinnedCpu} from './process.js';
 import {findBwrap, resolvePython, sandboxProblem, type SandboxKind} from './sandbox.js';
@@ -174,7 +174,7 @@ async function readRequest(options: EvalOptions, cwd: string): Promise<{split: S
     solution = path.resolve(cwd, options.solution);
     if (!(await stat(solution).catch(() => undefined))?.isFile()) throw new UsageError(`--solution ${options.solution}: no such file`, 'not-found');
   }
-  const plan = await loadPlan(dir);
+  const plan = overridePlan(await loadPlan(dir), options.planOverride);
   solution ??= plan.solution;
   if (!(await stat(solution).catch(() => undefined))?.isFile()) {
     throw new HarnessError(`${path.relative(cwd, solution) || solution}: the plan's solution file is missing`, 'no-solution');
