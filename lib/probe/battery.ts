@@ -131,13 +131,16 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
         ...(report.failure ? {note: report.failure} : {}),
       });
       say(`${dir}: probe ${probe.name} scored ${show(score)} in ${seconds.toFixed(1)} s${judged.problem ? ' (error)' : ''}`);
-      if (judged.problem) finding('probe-score', `Probe \`${probe.name}\` (${probe.tries}) ${judged.problem}: ${probe.rewarded}`);
+      if (judged.problem) finding('probe-score', `Probe \`${probe.name}\` (${probe.tries}) ${judged.problem}: ${judged.partly ? partlyRight : probe.rewarded}`);
     }
   } finally {
     await rm(scratch, {recursive: true, force: true}).catch(() => {});
   }
   return done();
 }
+
+/** What a wrong answer that beats all zeros on an accuracy entry means. */
+const partlyRight = 'an answer that is wrong on purpose beats all zeros; check that the verifier checks the answer, or change the task so that this trivial answer earns nothing';
 
 /** The zeros probe's score, and whether the eval rewarded it. */
 interface ZerosOutcome {
@@ -146,7 +149,7 @@ interface ZerosOutcome {
 }
 
 /** The limit a probe's score is held to, and what is wrong with it (absent when nothing is). */
-function judge(plan: Plan, probe: Probe, score: number, zeros: ZerosOutcome | undefined, report: EvalReport): {limit?: number; problem?: string} {
+function judge(plan: Plan, probe: Probe, score: number, zeros: ZerosOutcome | undefined, report: EvalReport): {limit?: number; problem?: string; partly?: boolean} {
   const scored = `scored ${show(score)} on dev`;
   // A probe that falls back to all zeros scores what zeros does when its trick fails: once zeros
   // is itself rewarded, only a score above it (accuracy) says the trick worked.
@@ -164,7 +167,9 @@ function judge(plan: Plan, probe: Probe, score: number, zeros: ZerosOutcome | un
     return {limit, problem: `passed every case on dev (score ${show(score)}), expected the verifier to fail them`};
   }
   if (minimize ? score < limit : score > limit) {
-    return {limit, problem: `${scored}, expected ${minimize ? 'no less' : 'no more'} than all zeros scores (${show(zerosScore)}) ${minimize ? '-' : '+'} ${accuracySlack}`};
+    const problem = `${scored}, expected ${minimize ? 'no less' : 'no more'} than all zeros scores (${show(zerosScore)}) ${minimize ? '-' : '+'} ${accuracySlack}`;
+    // Past all zeros, a trick probe's trick worked; any other may be a loose verifier or a task where it is partly right.
+    return {limit, problem, partly: probe.zerosUnlessTrick !== true};
   }
   return {limit};
 }
