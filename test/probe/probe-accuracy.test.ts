@@ -2,7 +2,7 @@
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {repoRoot, runCli} from '../helpers/cli.js';
-import {acceptEverything, changedCopy, probeLib} from './helpers.js';
+import {acceptEverything, changedCopy} from './helpers.js';
 
 const reluPoly = path.join(repoRoot, 'zoo/relu_poly');
 const allProbes = ['zeros', 'empty', 'none', 'wrong-shape', 'wrong-dtype', 'nan', 'echo', 'random', 'crash', 'sleep', 'fake-score', 'hunt'];
@@ -60,23 +60,5 @@ describe('verify --probe on an accuracy entry', {timeout: 240_000}, () => {
     expect(findings[0]).toContain('the verifier accepts an answer of all zeros; make the verifier check the answer');
     expect(lines.at(-1)).toMatch(new RegExp(`^${copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 3 errors \\(12 probes in \\d+\\.\\d s\\)$`));
     expect(result.stderr).toContain(`${copy}: probe random scored 1 in `);
-  });
-
-  it('a trivial answer that is partly right is reported too: echo on |x| (zeros always runs first, as the bar)', async () => {
-    const report = await probeLib.probeBenchmark('test/fixtures/eval/accuracy-abs', {only: ['echo']});
-    expect(report.probes.map((p) => p.probe)).toEqual(['zeros', 'echo']);
-    const [zeros, echo] = report.probes;
-    expect(zeros!.score).toBeLessThan(0.01);
-    expect(echo!.score).toBeGreaterThan(0.4);
-    expect(report.findings).toEqual([
-      {
-        file: 'test/fixtures/eval/accuracy-abs',
-        severity: 'error',
-        ruleId: 'probe-score',
-        message: expect.stringMatching(
-          /^Probe `echo` \(.*\) scored 0\.\d+ on dev, expected no more than all zeros scores \(0\.\d+\) \+ 0\.01: an answer that is wrong on purpose beats all zeros; check that the verifier checks the answer, or change the task so that this trivial answer earns nothing$/,
-        ),
-      },
-    ]);
   });
 });

@@ -1,11 +1,11 @@
-/** `verify --probe` on speedup entries that fail: one that accepts everything, one whose eval cannot run, one off its lock. */
+/** `verify --probe` on entries that fail it: a speedup entry that accepts everything, an accuracy task a trivial answer is partly right on, an eval that cannot run, an entry off its lock. */
 import {writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {runCli} from '../helpers/cli.js';
 import {acceptEverything, changedCopy, probeLib, speedFixture} from './helpers.js';
 
-describe('verify --probe on a speedup entry that fails', {timeout: 240_000}, () => {
+describe('verify --probe on entries that fail it', {timeout: 240_000}, () => {
   it('a copy whose verifier accepts everything fails on the probes that answer', async () => {
     const copy = changedCopy(speedFixture, {'bundle/verify.mjs': acceptEverything('{}')});
     const report = await probeLib.probeBenchmark(copy, {only: ['zeros', 'nan', 'random', 'fake-score']});
@@ -44,6 +44,24 @@ describe('verify --probe on a speedup entry that fails', {timeout: 240_000}, () 
     expect(report.probes).toEqual([]);
     expect(report.findings).toEqual([
       expect.objectContaining({ruleId: 'probe-lock', message: expect.stringMatching(/^The eval scores every solution 0\.0 while a protected file differs from arbor\.lock: .*bundle\/verify\.mjs.*'arbor benchmark lock'\), so no probe can prove anything$/)}),
+    ]);
+  });
+
+  it('a trivial answer that is partly right is reported too: echo on |x| (zeros always runs first, as the bar)', async () => {
+    const report = await probeLib.probeBenchmark('test/fixtures/eval/accuracy-abs', {only: ['echo']});
+    expect(report.probes.map((p) => p.probe)).toEqual(['zeros', 'echo']);
+    const [zeros, echo] = report.probes;
+    expect(zeros!.score).toBeLessThan(0.01);
+    expect(echo!.score).toBeGreaterThan(0.4);
+    expect(report.findings).toEqual([
+      {
+        file: 'test/fixtures/eval/accuracy-abs',
+        severity: 'error',
+        ruleId: 'probe-score',
+        message: expect.stringMatching(
+          /^Probe `echo` \(.*\) scored 0\.\d+ on dev, expected no more than all zeros scores \(0\.\d+\) \+ 0\.01: an answer that is wrong on purpose beats all zeros; check that the verifier checks the answer, or change the task so that this trivial answer earns nothing$/,
+        ),
+      },
     ]);
   });
 });
