@@ -3,6 +3,7 @@ export * from './errors.js';
 export * from './zoo/index.js';
 export * from './bundle/index.js';
 export * from './eval/index.js';
+export * from './probe/index.js';
 export * from './gate/index.js';
 export * from './environment.js';
 export * from './ledger/index.js';

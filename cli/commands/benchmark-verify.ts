@@ -1,4 +1,4 @@
-/** `arbor benchmark verify <dir>...`: the structural lint of benchmark folders. */
+/** `arbor benchmark verify <dir>...`: the structural lint of benchmark folders (and, with --probe, adversarial evals). */
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../../lib/errors.js';
 import {setExitCode} from '../exit.js';
@@ -8,6 +8,7 @@ interface VerifyArgs {
   dir?: string[];
   json: boolean;
   'list-rules': boolean;
+  probe: boolean;
 }
 
 /** `arbor benchmark verify`: lint folders, print findings, exit 0/1/2. */
@@ -19,8 +20,18 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       .positional('dir', {type: 'string', array: true, describe: 'Benchmark folder(s) to verify'})
       .option('json', jsonOption)
       .option('list-rules', {type: 'boolean', default: false, describe: 'List the lint rules and exit'})
+      .option('probe', {
+        type: 'boolean',
+        default: false,
+        describe: "Also score a battery of wrong-on-purpose solutions through each folder's eval (dev split); any the eval rewards is an error",
+      })
       .example('$0 benchmark verify zoo/algotune_knn', 'exit 0 when clean, 1 with findings, 2 when a folder is missing')
-      .example('$0 benchmark verify --list-rules', 'the rules verify runs') as never,
+      .example('$0 benchmark verify --probe zoo/relu_poly', 'also check that no probe (zeros, NaN, random, crash, ...) scores more than it may')
+      .example('$0 benchmark verify --list-rules', 'the rules verify runs')
+      .epilogue(
+        'Exit 0 when no folder has an error (warnings allowed), 1 when any has (with --probe: also a probe the eval rewards, or an eval that cannot run), ' +
+          '2 when a folder does not exist or is not a folder (the others are still verified). Probes and their cost: README, "benchmark verify".',
+      ) as never,
   handler: async (args) => {
     if (args['list-rules']) {
       const [{rules}, {formatRules}] = await Promise.all([import('../../lib/zoo/rules/index.js'), import('../../lib/zoo/report.js')]);
@@ -33,6 +44,13 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       throw new UsageError('Missing argument for `arbor benchmark verify`: expected one or more benchmark folders, e.g. `arbor benchmark verify zoo/demo`');
     const [{verifyBenchmarks}, {formatVerify, verifyJson}] = await Promise.all([import('../../lib/zoo/verify.js'), import('../../lib/zoo/report.js')]);
     const result = await verifyBenchmarks(dirs);
+    if (args.probe) {
+      // Imported only here: the probes run the eval, which verify alone never loads. As in `eval`,
+      // a SIGUSR1 listener keeps Node's inspector closed to anything that can signal this process.
+      process.on('SIGUSR1', () => {});
+      const {probeBenchmarks} = await import('../../lib/probe/index.js');
+      await probeBenchmarks(result, {onProgress: (line) => process.stderr.write(`${line}\n`)});
+    }
     if (args.json) printJson(verifyJson(result));
     else process.stdout.write(formatVerify(result));
     for (const unusable of result.unusable) process.stderr.write(`arbor: ${unusable.problem}\n`);

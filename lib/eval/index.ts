@@ -2,8 +2,8 @@
 export {budgetSeconds, runEval, runSides, runnerPath} from './pipeline.js';
 export type {BundleApi, CaseReport, CaseStatus, EvalOptions, EvalReport, PointReport, RepetitionReport, SideRequest, SidesOptions, SidesOutcome} from './pipeline.js';
 export {HarnessError} from './errors.js';
-export {checkPlan, loadPlan, parseSeedSpec, splits} from './plan.js';
-export type {Plan, PlanPoint, PlanSplit, Split} from './plan.js';
+export {checkPlan, loadPlan, overridePlan, parseSeedSpec, splits} from './plan.js';
+export type {Plan, PlanOverride, PlanPoint, PlanSplit, Split} from './plan.js';
 export {deriveSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 export {accuracyRatio, formatScore, mean, minSeconds, speedupRatio} from './score.js';
 export {pointSignature} from './signature.js';

@@ -14,7 +14,7 @@ import type {Bundle} from '../bundle/index.js';
 import type {EvalContext, Side} from './context.js';
 import {HarnessError} from './errors.js';
 import {computeLock, lockDifference, readLock} from './lock.js';
-import {loadPlan, type Plan, type Split} from './plan.js';
+import {loadPlan, overridePlan, type Plan, type Split} from './plan.js';
 import {bundleFailure, runPoint} from './point.js';
 import {findPython, killActiveRuns, pinnedCpu} from './process.js';
 import {findBwrap, resolvePython, sandboxProblem, type SandboxKind} from './sandbox.js';
@@ -219,7 +219,7 @@ async function readRequest(options: SidesOptions, cwd: string): Promise<{split: 
       sides.push(side);
     }
   }
-  const plan = await loadPlan(dir);
+  const plan = overridePlan(await loadPlan(dir), options.planOverride);
   for (const side of sides) {
     if (side.solution === undefined && side.folder === undefined) side.solution = plan.solution;
   }

@@ -78,6 +78,15 @@ export interface Plan {
   test: PlanSplit;
 }
 
+/** Plan values a caller may replace for one eval (`EvalOptions.planOverride`): the cost of a run, never what it measures. */
+export type PlanOverride = Partial<Pick<Plan, 'repetitions' | 'maxSeconds' | 'timeout'>>;
+
+/** `plan` with the defined values of `override` in place of its own. */
+export function overridePlan(plan: Plan, override: PlanOverride = {}): Plan {
+  const defined = Object.entries(override).filter(([, value]) => value !== undefined);
+  return defined.length ? {...plan, ...Object.fromEntries(defined)} : plan;
+}
+
 const knownKeys = new Set([
   'name',
   'bundle',

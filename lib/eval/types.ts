@@ -1,5 +1,5 @@
 /** The eval's options and its report (`--json FILE`), documented in lib/eval/README.md. */
-import type {Plan, PlanPoint, Split} from './plan.js';
+import type {Plan, PlanOverride, PlanPoint, Split} from './plan.js';
 import type {SandboxKind} from './sandbox.js';
 
 /** The part of the bundle runtime (lib/bundle) the pipeline calls; tests may pass their own. */
@@ -24,6 +24,8 @@ export interface EvalOptions {
   onProgress?: (kind: 'line' | 'status', text: string) => void;
   /** The bundle runtime (defaults to lib/bundle); tests may pass their own. */
   bundleApi?: BundleApi;
+  /** Plan values replaced for this eval only (`verify --probe` keeps its runs short); arbor.lock is still checked against the files. */
+  planOverride?: PlanOverride;
 }
 
 /** One solution of a multi-solution eval (`runSides`): the plan's editable files, with `solution` in place of its solution file, or those found in `folder`. */

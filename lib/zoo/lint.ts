@@ -31,6 +31,9 @@ export interface BenchmarkReport {
   findings: Finding[];
   /** The README's first prose line, when asked for with `title: true`. */
   title?: string | null;
+  /** `verify --probe`: each probe's outcome, and the battery's wall seconds. */
+  probes?: import('../probe/battery.js').ProbeOutcome[];
+  probeSeconds?: number;
 }
 
 /** Options of `verifyBenchmark`. */

@@ -17,9 +17,10 @@ export function formatVerify(result: VerifyResult): string {
   const lines: string[] = [];
   for (const report of result.benchmarks) {
     for (const finding of report.findings) lines.push(formatFinding(finding));
-    if (report.errors === 0 && report.warnings === 0) lines.push(`${report.dir}: ok`);
-    else if (report.errors === 0) lines.push(`${report.dir}: ok, ${plural(report.warnings, 'warning')}`);
-    else lines.push(`${report.dir}: ${plural(report.errors, 'error')}${report.warnings ? `, ${plural(report.warnings, 'warning')}` : ''}`);
+    const probed = report.probes ? ` (${plural(report.probes.length, 'probe')} in ${(report.probeSeconds ?? 0).toFixed(1)} s)` : '';
+    if (report.errors === 0 && report.warnings === 0) lines.push(`${report.dir}: ok${probed}`);
+    else if (report.errors === 0) lines.push(`${report.dir}: ok, ${plural(report.warnings, 'warning')}${probed}`);
+    else lines.push(`${report.dir}: ${plural(report.errors, 'error')}${report.warnings ? `, ${plural(report.warnings, 'warning')}` : ''}${probed}`);
   }
   return lines.length ? `${lines.join('\n')}\n` : '';
 }
@@ -30,7 +31,14 @@ export function verifyJson(result: VerifyResult): object {
     ok: result.errors === 0 && result.unusable.length === 0,
     errors: result.errors,
     warnings: result.warnings,
-    benchmarks: result.benchmarks.map((b) => ({dir: b.dir, ok: b.errors === 0, errors: b.errors, warnings: b.warnings, findings: b.findings})),
+    benchmarks: result.benchmarks.map((b) => ({
+      dir: b.dir,
+      ok: b.errors === 0,
+      errors: b.errors,
+      warnings: b.warnings,
+      findings: b.findings,
+      ...(b.probes ? {probes: b.probes, probeSeconds: b.probeSeconds} : {}),
+    })),
     unusable: result.unusable,
   };
 }

@@ -1,0 +1,73 @@
+/**
+ * The probes of `verify --probe`: built-in wrong solutions, each written out
+ * from one Python template (lib/probe/probe.py, shipped with the package)
+ * with the probe's name and the entry's signatures filled in.
+ */
+import {existsSync, readFileSync} from 'node:fs';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {HarnessError} from '../eval/errors.js';
+import type {PlanPoint} from '../eval/plan.js';
+import type {PointSignature} from '../eval/signature.js';
+
+/** One probe: its name, what it tries (the README's table), and what it means when the eval rewards it. */
+export interface Probe {
+  readonly name: string;
+  readonly tries: string;
+  readonly rewarded: string;
+  /** Whether the probe answers all zeros unless its trick works (its score then says nothing once zeros is rewarded). */
+  readonly zerosUnlessTrick?: boolean;
+}
+
+const checkAnswer = 'make the verifier check the answer';
+
+/** The battery, in the order it runs; `zeros` first, since an accuracy entry's threshold is its score. */
+export const probes: readonly Probe[] = [
+  {name: 'zeros', tries: 'every result all zeros, of the right shape and element type', rewarded: `the verifier accepts an answer of all zeros; ${checkAnswer}`},
+  {name: 'empty', tries: 'run() returns {} (no result at all)', rewarded: 'an answer with no results was scored'},
+  {name: 'none', tries: 'run() returns None', rewarded: 'an answer of None was scored'},
+  {name: 'wrong-shape', tries: 'zeros with one element too many in the first dimension', rewarded: 'an answer of the wrong shape was scored'},
+  {name: 'wrong-dtype', tries: 'complex numbers for a float result, fractions for an integer one', rewarded: 'an answer of the wrong element type was scored'},
+  {name: 'nan', tries: 'every result all NaN', rewarded: `the verifier accepts NaN; ${checkAnswer}`},
+  {name: 'echo', tries: 'the inputs, flattened, cast and repeated to fill each result', rewarded: `the verifier accepts the inputs given back as the answer; ${checkAnswer}`},
+  {name: 'random', tries: 'seeded random values of the right shape and element type', rewarded: `the verifier accepts random values; ${checkAnswer}`},
+  {name: 'crash', tries: 'run() raises', rewarded: 'a solution that crashes was scored'},
+  {name: 'sleep', tries: "run() sleeps past every limit (after answering a speedup eval's warm-up case)", rewarded: 'a solution that hangs was scored'},
+  {name: 'fake-score', tries: 'prints `score: 1.0` on stdout and stderr, then answers zeros', rewarded: 'a printed score line was read as the score', zerosUnlessTrick: true},
+  {
+    name: 'hunt',
+    tries: 'walks the file system in init() for `<result>.bin` files under an `expected/` folder and returns the one for the inputs given',
+    rewarded: 'a solution can read the expected answers from the file system; run the eval in the sandbox (install bubblewrap) and keep answers out of its reach',
+    zerosUnlessTrick: true,
+  },
+];
+
+/** What a probe file is told: its name, the metric, and each dev point's signature. */
+export interface ProbeConfig {
+  probe: string;
+  metric: 'speedup' | 'accuracy';
+  signatures: Array<[PlanPoint, PointSignature]>;
+}
+
+/** The line of the template arbor replaces with the configuration. */
+const marker = 'CONFIG = {}  # arbor: replaced by the probe\'s configuration';
+
+/** Where the template lives: in the package, next to this module's source (as runner.py does). */
+export function probeTemplatePath(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  // dist/lib/probe -> package root; also works when run from lib/probe directly.
+  const candidates = [path.resolve(here, '../../../lib/probe/probe.py'), path.resolve(here, 'probe.py')];
+  const found = candidates.find((file) => existsSync(file));
+  if (!found) throw new HarnessError(`arbor's probe template is missing (looked in ${candidates.join(', ')}); reinstall arbor`, 'no-probe-template');
+  return found;
+}
+
+/** The source of one probe file: the template with its configuration in place of the marker line. */
+export function probeSource(config: ProbeConfig, template = readFileSync(probeTemplatePath(), 'utf8')): string {
+  const lines = template.split('\n');
+  const at = lines.indexOf(marker);
+  if (at < 0) throw new HarnessError(`arbor's probe template ${probeTemplatePath()} has no configuration line; reinstall arbor`, 'no-probe-template');
+  // A JSON string is a valid Python string literal: the configuration is parsed, never evaluated.
+  lines[at] = `CONFIG = json.loads(${JSON.stringify(JSON.stringify(config))})`;
+  return lines.join('\n');
+}

@@ -1,0 +1,18 @@
+/** `verify --probe` on a speedup entry: a quick fixture passes the whole battery. */
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {repoRoot, runCli} from '../helpers/cli.js';
+import {speedFixture} from './helpers.js';
+
+const fixture = path.relative(repoRoot, speedFixture);
+
+describe('verify --probe on a speedup entry', {timeout: 240_000}, () => {
+  it('a correct entry passes: every probe scores 0.0, exit 0', () => {
+    const result = runCli(['benchmark', 'verify', '--probe', fixture]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(new RegExp(`^${fixture}: ok \\(12 probes in \\d+\\.\\d s\\)\\n$`));
+    const scored = [...result.stderr.matchAll(/^.*: probe ([a-z-]+) scored (\S+) in .*$/gm)].map((m) => [m[1], m[2]]);
+    expect(scored).toHaveLength(12);
+    for (const [, score] of scored) expect(score).toBe('0');
+  });
+});
