@@ -9,6 +9,8 @@ import {gateCommand} from './benchmark-gate.js';
 import {lockCommand} from './benchmark-lock.js';
 import {calibrateCommand} from './benchmark-calibrate.js';
 import {runsCommand} from './benchmark-runs.js';
+import {runCommand} from './benchmark-run.js';
+import {workerCommand} from './benchmark-worker.js';
 
 export const benchmarkCommand: CommandModule = {
   command: 'benchmark <command>',
@@ -24,6 +26,8 @@ export const benchmarkCommand: CommandModule = {
       .command(calibrateCommand)
       .command(lockCommand)
       .command(runsCommand)
+      .command(runCommand)
+      .command(workerCommand)
       .demandCommand(1, 'Missing benchmark command: expected one of the commands below.'),
   handler: () => {},
 };
