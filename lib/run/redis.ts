@@ -23,7 +23,7 @@ export interface QueueAddress {
 /** How long one connection attempt may take before it counts as unreachable. */
 const connectTimeoutMs = 5000;
 
-/** Check `--queue`: a redis:// (or rediss://) URL with a host, an optional port and an optional database number. */
+/** Check `--queue`: a redis:// URL with a host, an optional port and an optional database number (and password). */
 export function parseQueueUrl(text: string): QueueAddress {
   const hint = 'expected redis://HOST:PORT[/DB], e.g. redis://127.0.0.1:6379/0';
   let url: URL;
@@ -32,7 +32,7 @@ export function parseQueueUrl(text: string): QueueAddress {
   } catch {
     throw new UsageError(`--queue ${text}: not a URL, ${hint}`);
   }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new UsageError(`--queue ${text}: unsupported scheme ${url.protocol.replace(/:$/, '')}, ${hint}`);
+  if (url.protocol !== 'redis:') throw new UsageError(`--queue ${text}: unsupported scheme ${url.protocol.replace(/:$/, '')}, ${hint}`);
   if (!url.hostname) throw new UsageError(`--queue ${text}: no host, ${hint}`);
   const dbText = url.pathname.replace(/^\//, '');
   if (dbText !== '' && !/^\d+$/.test(dbText)) throw new UsageError(`--queue ${text}: database "${dbText}" is not a number, ${hint}`);
