@@ -6,3 +6,4 @@ export * from './eval/index.js';
 export * from './gate/index.js';
 export * from './environment.js';
 export * from './ledger/index.js';
+export * from './run/index.js';

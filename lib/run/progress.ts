@@ -74,8 +74,11 @@ export function runDisplay(stream: DisplayStream, options: DisplayOptions): RunD
     if (!tty || quiet) return;
     clear();
     const [first] = running;
-    const current = first ? ` · ${first[0]}${first[1] ? `: ${first[1]}` : ''}${running.size > 1 ? ` (+${running.size - 1} more running)` : ''}` : '';
-    const text = `[${done}/${total} done · ${clock()}]${current}`;
+    const current = first ? ` ${first[0]}${first[1] ? `: ${first[1]}` : ''}${running.size > 1 ? ` (+${running.size - 1} more running)` : ''}` : '';
+    // Compact, so the entry and its step fit a terminal line: [done/total · elapsed · ~left].
+    const seconds = elapsed();
+    const left = estimateLeft(seconds, done, total);
+    const text = `[${done}/${total} · ${formatDuration(seconds)}${left === null ? '' : ` · ~${formatDuration(left)} left`}]${current}`;
     const width = Math.max(20, (stream.columns || 80) - 1);
     stream.write(text.length > width ? `${text.slice(0, width - 1)}…` : text);
     statusShown = true;

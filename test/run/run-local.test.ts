@@ -115,11 +115,15 @@ describe('the progress display', () => {
     const display = runDisplay({write: (text: string) => (written += text), isTTY: true, columns: 200}, {total: 2, now: () => clock, tty: true});
     display.onEvent({type: 'start', item});
     display.onEvent({type: 'progress', item, kind: 'status', text: 'point 1/1: solution'});
-    expect(written).toBe('[0/2 done · 0:00 elapsed, estimating what is left] · knn dev\r\x1b[K[0/2 done · 0:00 elapsed, estimating what is left] · knn dev: point 1/1: solution');
+    expect(written).toBe('[0/2 · 0:00] knn dev\r\x1b[K[0/2 · 0:00] knn dev: point 1/1: solution');
     written = '';
     clock = 30_000;
     display.onEvent({type: 'finish', item, result, warnings: []});
-    expect(written).toBe('\r\x1b[K[1/2] knn dev: score 2.5 [2.25, 2.75] ok · 0:30 elapsed, ~0:30 left\n[1/2 done · 0:30 elapsed, ~0:30 left]');
+    expect(written).toBe('\r\x1b[K[1/2] knn dev: score 2.5 [2.25, 2.75] ok · 0:30 elapsed, ~0:30 left\n[1/2 · 0:30 · ~0:30 left]');
+    written = '';
+    display.onEvent({type: 'start', item: {...item, index: 1, split: 'test'}});
+    display.onEvent({type: 'start', item: {...item, index: 2, target: {...target, entry: 'relu'}}});
+    expect(written).toBe('\r\x1b[K[1/2 · 0:30 · ~0:30 left] knn test\r\x1b[K[1/2 · 0:30 · ~0:30 left] knn test (+1 more running)');
     written = '';
     display.done();
     expect(written).toBe('\r\x1b[K');
