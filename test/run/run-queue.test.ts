@@ -156,6 +156,28 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     expect(survivor.stderr()).toMatch(/worker \S+ stopping\n$/);
   });
 
+  it('records a job once however often its completion is announced', async () => {
+    const dir = tempDir();
+    const ledger = path.join(dir, 'runs.db');
+    const name = queueName();
+    const worker = background(['benchmark', 'worker', '--queue', redis.url, '--queue-name', name]);
+    await worker.waitFor(/taking jobs/);
+    // abs-a first; while the slow one runs, its completion is announced twice more on the queue's event stream.
+    const submitter = background(['benchmark', 'run', path.join(zoo, 'abs-a'), path.join(zoo, 'abs-b'), '--solution', `abs-b=${slow}`, '--queue', redis.url, '--queue-name', name, '--quiet'], {ARBOR_LEDGER: ledger});
+    const [, job] = await worker.waitFor(/job (\S+) \(abs-a dev\): score/);
+    await worker.waitFor(/\(abs-b=slow\.py dev\): started/);
+    const client = new Redis(redis.url);
+    const returnvalue = await client.hget(`bull:${name}:${job}`, 'returnvalue');
+    for (let k = 0; k < 2; k++) await client.xadd(`bull:${name}:events`, '*', 'event', 'completed', 'jobId', job!, 'returnvalue', returnvalue!);
+    await client.quit();
+    const {code} = await submitter.exited;
+    expect(code, submitter.stderr()).toBe(0);
+    const runs = openLedger(ledger, {readonly: true}).listRuns();
+    expect(runs.map((run) => run.benchmark.name).sort()).toEqual(['run_abs_a', 'run_abs_b']);
+    worker.child.kill('SIGTERM');
+    await worker.exited;
+  });
+
   it('refuses a job whose files do not match their hashes: the job fails once, without retry', async () => {
     const name = queueName();
     const worker = background(['benchmark', 'worker', '--queue', redis.url, '--queue-name', name, '--stalled-seconds', '2']);
