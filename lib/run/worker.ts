@@ -118,8 +118,8 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
   });
   let lastError = '';
   worker.on('error', (error: Error) => {
-    // Reconnect attempts repeat one message: say it once per change.
-    if (error.message !== lastError) log(`queue connection: ${error.message}`);
+    // Reconnect attempts repeat one message: say it once until it changes.
+    if (error.message !== lastError) log(`queue: ${error.message}`);
     lastError = error.message;
   });
   await worker.waitUntilReady();
