@@ -8,3 +8,4 @@ export * from './gate/index.js';
 export * from './environment.js';
 export * from './ledger/index.js';
 export * from './report/index.js';
+export * from './run/index.js';

@@ -11,6 +11,8 @@ import {calibrateCommand} from './benchmark-calibrate.js';
 import {runsCommand} from './benchmark-runs.js';
 import {compareCommand} from './benchmark-compare.js';
 import {reportCommand} from './benchmark-report.js';
+import {runCommand} from './benchmark-run.js';
+import {workerCommand} from './benchmark-worker.js';
 
 export const benchmarkCommand: CommandModule = {
   command: 'benchmark <command>',
@@ -28,6 +30,8 @@ export const benchmarkCommand: CommandModule = {
       .command(lockCommand)
       .command(runsCommand)
       .command(reportCommand)
+      .command(runCommand)
+      .command(workerCommand)
       .demandCommand(1, 'Missing benchmark command: expected one of the commands below.'),
   handler: () => {},
 };

@@ -24,7 +24,7 @@ export interface Lock {
 }
 
 /** Folders never part of what is protected (caches that tools write). */
-const ignored = new Set(['__pycache__', '.DS_Store', 'node_modules', '.pytest_cache']);
+export const lockIgnoredNames: ReadonlySet<string> = new Set(['__pycache__', '.DS_Store', 'node_modules', '.pytest_cache']);
 
 /** The protected paths of a benchmark, relative to its folder: what the eval reads besides the solution. */
 export function protectedPaths(plan: Plan): string[] {
@@ -41,7 +41,7 @@ export async function computeLock(dir: string, plan?: Plan): Promise<Lock> {
   const visit = async (rel: string): Promise<void> => {
     const file = path.join(dir, rel);
     const info = await lstat(file).catch(() => undefined);
-    if (!info || ignored.has(path.basename(rel))) return;
+    if (!info || lockIgnoredNames.has(path.basename(rel))) return;
     const key = rel.split(path.sep).join('/');
     if (info.isDirectory()) {
       for (const name of (await readdir(file)).sort()) await visit(path.join(rel, name));

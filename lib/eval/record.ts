@@ -9,11 +9,23 @@ import type {CompareOutcome} from '../ledger/ledger.js';
 import type {Plan} from './plan.js';
 import type {EvalReport} from './types.js';
 
+/** How recordEval is told where the ledger is and what the run was. */
+export interface RecordEvalOptions {
+  plan: Pick<Plan, 'testBudget'>;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  kind?: 'eval' | 'calibrate' | 'compare';
+  /** kind compare: the outcome (candidate over baseline). */
+  compare?: CompareOutcome;
+}
+
 /** Record an eval report (a compare's: the candidate's, with the outcome); returns the warnings to print on stderr. */
-export async function recordEval(
-  report: EvalReport,
-  options: {plan: Pick<Plan, 'testBudget'>; env?: NodeJS.ProcessEnv; cwd?: string; kind?: 'eval' | 'calibrate' | 'compare'; compare?: CompareOutcome},
-): Promise<string[]> {
+export async function recordEval(report: EvalReport, options: RecordEvalOptions): Promise<string[]> {
+  return (await recordEvalRun(report, options)).warnings;
+}
+
+/** Record an eval report; returns the run's ledger id (null when it was not recorded) and the warnings to print. */
+export async function recordEvalRun(report: EvalReport, options: RecordEvalOptions): Promise<{runId: number | null; warnings: string[]}> {
   const {ledgerPathFor, recordRun, gitState, exposureWarning} = await import('../ledger/index.js');
   const git = await gitState(report.benchmark).catch(() => null);
   const cases = report.points.flatMap((point) => point.cases.map((c) => ({point: point.index, ...c})));
@@ -32,7 +44,7 @@ export async function recordEval(
     cases,
     ...(options.compare ? {compare: options.compare} : {}),
   });
-  if (!outcome.ok) return [outcome.warning];
+  if (!outcome.ok) return {runId: null, warnings: [outcome.warning]};
   const warning = outcome.testExposure === null ? null : exposureWarning(outcome.testExposure, options.plan.testBudget, report.name);
-  return warning ? [warning] : [];
+  return {runId: outcome.id, warnings: warning ? [warning] : []};
 }

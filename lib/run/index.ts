@@ -1,0 +1,25 @@
+/**
+ * Zoo-wide runs: every entry of a zoo evaluated here, one at a time (runLocal),
+ * or as jobs on a Redis-backed BullMQ queue run by workers on other machines
+ * (runQueue, startWorker). bullmq and ioredis are loaded only by the queue
+ * functions, never by importing this module.
+ */
+export type {RunEvent, RunEventSink} from './events.js';
+export {encodeJob, materializeJob, describeJob, JobRefusedError, jobFormat, jobVersion} from './job.js';
+export type {EvalJob, JobFile, MaterializedJob} from './job.js';
+export {runLocal} from './local.js';
+export type {LocalRunOptions} from './local.js';
+export {runDisplay, formatDuration, estimateLeft} from './progress.js';
+export type {DisplayOptions, DisplayStream, RunDisplay} from './progress.js';
+export {checkRedis, connectionOptions, defaultQueueName, parseQueueUrl} from './redis.js';
+export type {QueueAddress} from './redis.js';
+export {errorResult, recordReport, resultFromReport} from './result.js';
+export type {RunResult, RunResultStatus} from './result.js';
+export {runQueue, RunInterruptedError} from './submit.js';
+export type {JobReturn, QueueRunOptions} from './submit.js';
+export {countStatuses, formatSummary, runDocument, writeRunDocument} from './summary.js';
+export type {RunDocument} from './summary.js';
+export {itemLabel, parseSolutions, parseSplits, planItems, resolveTargets} from './targets.js';
+export type {ResolvedTargets, RunItem, RunTarget} from './targets.js';
+export {defaultStalledSeconds, resolveStalledSeconds, stalledVariable, startWorker} from './worker.js';
+export type {QueueWorkerOptions, RunningWorker} from './worker.js';

@@ -1,0 +1,189 @@
+/**
+ * The queue submitter: one BullMQ job per run item on a Redis-backed queue,
+ * then wait for the workers, show their progress, and put each report on
+ * record in this machine's ledger, with the worker's environment. A job is
+ * recorded once, by its id, however many times its completion is seen (an
+ * event and the poll that backs events up may both see it).
+ */
+import path from 'node:path';
+import {ArborError, ExitCode} from '../errors.js';
+import {loadPlan} from '../eval/plan.js';
+import type {EvalReport} from '../eval/types.js';
+import type {RunEventSink} from './events.js';
+import {encodeJob, type EvalJob} from './job.js';
+import {checkRedis, connectionOptions, defaultQueueName, type QueueAddress} from './redis.js';
+import {describeFailure, errorResult, recordReport, resultFromReport, type RunResult} from './result.js';
+import type {RunItem} from './targets.js';
+
+/** What a worker returns for a job it ran. */
+export interface JobReturn {
+  report: EvalReport;
+  /** The worker's name (`host:pid`). */
+  worker: string;
+}
+
+/** Options of runQueue. */
+export interface QueueRunOptions {
+  address: QueueAddress;
+  queueName?: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  onEvent?: RunEventSink;
+  /** Aborting stops waiting: the jobs still waiting are taken off the queue and runQueue rejects. */
+  signal?: AbortSignal;
+  /** How often (ms) job states are polled besides the queue's events (default 2000). */
+  pollMs?: number;
+  /** How long (s) finished jobs stay in Redis for inspection (default one day). */
+  keepSeconds?: number;
+}
+
+/** The run was stopped before every job finished (exit 1). */
+export class RunInterruptedError extends ArborError {
+  constructor(message: string) {
+    super(message, 'interrupted', ExitCode.findings);
+  }
+}
+
+/** Submit one job per item, wait for all of them, and return one result per item, in order. */
+export async function runQueue(items: readonly RunItem[], options: QueueRunOptions): Promise<RunResult[]> {
+  const emit = options.onEvent ?? (() => {});
+  const cwd = options.cwd ?? process.cwd();
+  await checkRedis(options.address);
+  const results: (RunResult | undefined)[] = items.map(() => undefined);
+  const finish = (item: RunItem, result: RunResult, warnings: string[] = []) => {
+    results[item.index] = result;
+    emit({type: 'finish', item, result, warnings});
+  };
+
+  // Jobs first: an entry whose files cannot be read fails here, before anything is queued.
+  const submission = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const jobs: {id: string; item: RunItem; data: EvalJob}[] = [];
+  for (const item of items) {
+    try {
+      jobs.push({id: `${submission}-${item.index}`, item, data: await encodeJob(item)});
+    } catch (error) {
+      emit({type: 'start', item});
+      finish(item, errorResult(item, describeFailure(error), null));
+    }
+  }
+  if (jobs.length === 0) return results as RunResult[];
+
+  const {Queue, QueueEvents, Job} = await import('bullmq');
+  const name = options.queueName ?? defaultQueueName;
+  const connection = connectionOptions(options.address);
+  const queue = new Queue(name, {connection});
+  const events = new QueueEvents(name, {connection});
+  // Connection trouble after the check surfaces as events; BullMQ reconnects, and the poll catches up.
+  queue.on('error', () => {});
+  events.on('error', () => {});
+  const pending = new Map(jobs.map((job) => [job.id, job.item]));
+  const started = new Set<string>();
+  const recorded = new Set<string>();
+  const settling = new Set<string>();
+  let allDone!: () => void;
+  const done = new Promise<void>((resolve) => (allDone = resolve));
+
+  /** Record a finished job once; a job that is not finished yet is left for later. */
+  const settle = async (id: string): Promise<void> => {
+    const item = pending.get(id);
+    if (!item || recorded.has(id) || settling.has(id)) return;
+    settling.add(id);
+    try {
+      const job = await Job.fromId(queue, id);
+      const state = job ? await job.getState() : 'unknown';
+      if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return;
+      if (recorded.has(id)) return;
+      recorded.add(id);
+      pending.delete(id);
+      if (!started.has(id)) emit({type: 'start', item, ...(job?.processedBy ? {worker: job.processedBy} : {})});
+      const worker = job?.processedBy;
+      const extra = {jobId: id, ...(worker ? {worker} : {})};
+      if (state === 'completed') {
+        const returned = job!.returnvalue as JobReturn | null;
+        const report = checkReturnedReport(returned, item);
+        if (typeof report === 'string') finish(item, errorResult(item, report, null, extra));
+        else {
+          report.benchmark = item.target.dir;
+          report.solution = item.solution ?? (await loadPlan(item.target.dir).then((plan) => plan.solution, () => path.join(item.target.dir, 'solution.py')));
+          const recordedRun = await recordReport(report, {env: options.env, cwd});
+          finish(item, resultFromReport(item, report, {runId: recordedRun.runId ?? undefined, jobId: id, worker: returned!.worker || worker}), recordedRun.warnings);
+        }
+      } else if (state === 'failed') {
+        finish(item, errorResult(item, job!.failedReason || 'the job failed without a reason', job!.finishedOn && job!.processedOn ? (job!.finishedOn - job!.processedOn) / 1000 : null, extra));
+      } else {
+        finish(item, errorResult(item, 'the job disappeared from the queue before it finished (removed from Redis?)', null, extra));
+      }
+      if (pending.size === 0) allDone();
+    } catch {
+      // Redis trouble: the next poll tries again.
+    } finally {
+      settling.delete(id);
+    }
+  };
+
+  const onActive = async (id: string) => {
+    const item = pending.get(id);
+    if (!item) return;
+    const job = await Job.fromId(queue, id).catch(() => undefined);
+    const worker = job?.processedBy;
+    if (started.has(id)) {
+      emit({type: 'progress', item, kind: 'line', text: `started again${worker ? ` on ${worker}` : ''} (its previous worker stopped)`});
+      return;
+    }
+    started.add(id);
+    emit({type: 'start', item, ...(worker ? {worker} : {})});
+  };
+  events.on('active', ({jobId}) => void onActive(jobId));
+  events.on('progress', ({jobId, data}) => {
+    const item = pending.get(jobId);
+    const update = data as {kind?: unknown; text?: unknown} | null;
+    if (!item || typeof update !== 'object' || update === null || typeof update.text !== 'string') return;
+    emit({type: 'progress', item, kind: update.kind === 'line' ? 'line' : 'status', text: update.text});
+  });
+  events.on('stalled', ({jobId}) => {
+    const item = pending.get(jobId);
+    if (item) emit({type: 'progress', item, kind: 'line', text: 'its worker stopped answering: the job goes back on the queue for another worker'});
+  });
+  events.on('completed', ({jobId}) => void settle(jobId));
+  events.on('failed', ({jobId}) => void settle(jobId));
+
+  let poll: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(new RunInterruptedError('interrupted'));
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, {once: true});
+  });
+  aborted.catch(() => {});
+  try {
+    await events.waitUntilReady();
+    const keep = {age: options.keepSeconds ?? 86_400};
+    await queue.addBulk(jobs.map((job) => ({name: 'eval', data: job.data, opts: {jobId: job.id, attempts: 1, removeOnComplete: keep, removeOnFail: keep}})));
+    // Only once every job exists: before that, a job not found would count as gone.
+    poll = setInterval(() => {
+      for (const id of pending.keys()) void settle(id);
+    }, options.pollMs ?? 2000);
+    await Promise.race([done, aborted]);
+  } catch (error) {
+    if (!(error instanceof RunInterruptedError)) throw error;
+    // Take the jobs nobody runs yet off the queue; running ones finish on their workers, unrecorded here.
+    let removed = 0;
+    for (const id of pending.keys()) if ((await queue.remove(id).catch(() => 0)) === 1) removed++;
+    throw new RunInterruptedError(`interrupted: took ${removed} waiting job(s) off the queue; ${pending.size - removed} running job(s) finish on their workers without being recorded here`);
+  } finally {
+    clearInterval(poll);
+    if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+    await Promise.allSettled([events.close(), queue.close()]);
+  }
+  return results as RunResult[];
+}
+
+/** The report in a worker's return value, or why there is none usable. */
+function checkReturnedReport(returned: JobReturn | null, item: RunItem): EvalReport | string {
+  const report = returned?.report;
+  if (typeof report !== 'object' || report === null || typeof report.score !== 'number' || typeof report.name !== 'string' || !Array.isArray(report.points)) {
+    return 'the worker returned no eval report (a different arbor version?)';
+  }
+  if (report.split !== item.split) return `the worker scored split ${String(report.split)}, not ${item.split}`;
+  return report;
+}
