@@ -1,7 +1,7 @@
 import {readFileSync, readdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {ELEMENT_TYPES, readTensor, TENSOR_ARRAYS, TensorLengthError, writeTensor, type ElementType} from '../../dist/lib/index.js';
+import {compareFiles, countNaN, ELEMENT_TYPES, readTensor, TENSOR_ARRAYS, TensorLengthError, writeTensor, type ElementType} from '../../dist/lib/index.js';
 import {tempDir} from '../helpers/cli.js';
 import {golden} from './helpers.js';
 
@@ -69,5 +69,47 @@ describe('codec golden files (written by Python struct)', () => {
     const dir = tempDir();
     expect(() => writeTensor(path.join(dir, 'x.bin'), 'f64', new Float32Array(2))).toThrow(/expected Float64Array for f64, got Float32Array/);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('NaN counts (countNaN, compareFiles)', () => {
+  const naive = (a: Float32Array | Float64Array) => Array.from(a).filter((v) => v !== v).length;
+  /** NaN bit patterns besides the canonical one: negative, signalling, other payloads. */
+  function oddNaNs64(): Float64Array {
+    const bits = new BigUint64Array([0x7ff8000000000000n, 0xfff8000000000000n, 0x7ff0000000000001n, 0xfff0000000000001n, 0x7fffffffffffffffn]);
+    return new Float64Array(bits.buffer);
+  }
+
+  it('counts NaNs wherever they are, and never counts an infinity', () => {
+    // 40,001 elements: two compare chunks (256 KiB each) and a tail that is not a multiple of four.
+    const cases: [string, (a: Float64Array) => void][] = [
+      ['finite only', () => {}],
+      ['infinities only', (a) => a.set([Infinity, -Infinity], 39_999)],
+      ['a NaN in the last element', (a) => (a[40_000] = NaN)],
+      ['a NaN on each side of the chunk boundary', (a) => a.set([NaN, NaN], 32_767)],
+      ['NaNs next to infinities', (a) => a.set([Infinity, NaN, -Infinity, NaN], 5)],
+      ['NaN bit patterns of every kind', (a) => a.set(oddNaNs64(), 1000)],
+    ];
+    const dir = tempDir();
+    for (const [what, change] of cases) {
+      const a = Float64Array.from({length: 40_001}, (_, i) => i * 0.25 - 7);
+      change(a);
+      const f32 = Float32Array.from(a);
+      expect([what, countNaN(a), countNaN(f32)]).toEqual([what, naive(a), naive(f32)]);
+      writeTensor(path.join(dir, 'a64.bin'), 'f64', a);
+      writeTensor(path.join(dir, 'a32.bin'), 'f32', f32);
+      expect([what, compareFiles(path.join(dir, 'a64.bin'), path.join(dir, 'a64.bin'), 'f64')]).toEqual([what, {differing: 0, nans: naive(a)}]);
+      expect([what, compareFiles(path.join(dir, 'a32.bin'), path.join(dir, 'a32.bin'), 'f32')]).toEqual([what, {differing: 0, nans: naive(f32)}]);
+    }
+  });
+
+  it('counts the NaNs of short and offset arrays, and none in integer types', () => {
+    for (let length = 0; length <= 9; length++) {
+      const a = new Float64Array(length + 2).subarray(1, length + 1);
+      if (length > 0) a[length - 1] = NaN;
+      expect(countNaN(a)).toBe(length > 0 ? 1 : 0);
+    }
+    expect(countNaN(new Float32Array([NaN, 1, NaN]))).toBe(2);
+    expect(countNaN(new Uint8Array([255, 255]))).toBe(0);
   });
 });
