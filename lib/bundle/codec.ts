@@ -8,6 +8,7 @@
  */
 import {closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs';
 import path from 'node:path';
+import {nanKernel} from './nan-simd.js';
 
 /** The element types of the bundle protocol and their typed-array classes. */
 export const TENSOR_ARRAYS = {
@@ -173,6 +174,12 @@ export function fileSize(file: string): number | undefined {
 // 256 KiB: the read, the NaN scan and the compare of one chunk then run in L2 cache; measured on
 // 512 MiB of page-cached f64 files, about 12% faster than 1 MiB chunks, and 64 KiB is slower again.
 const COMPARE_CHUNK = 1 << 18;
+/**
+ * Float bytes compared in this process from which the NaNs are counted in WebAssembly SIMD
+ * (nan-simd.ts): below it, setting the kernel up (about 2 ms) costs more than it saves.
+ */
+const SIMD_FROM_BYTES = 16 << 20;
+let floatBytesCompared = 0;
 
 /** What a streamed comparison of two same-sized files found. */
 export interface Comparison {
@@ -193,16 +200,22 @@ export function compareFiles(expected: string, actual: string, type: ElementType
   const fb = openSync(actual, 'r');
   try {
     const size = fstatSync(fa).size;
-    const {ba, bb, bufferB, f64, f32} = compareBuffers();
+    const isFloat = type === 'f64' || type === 'f32';
+    if (isFloat) floatBytesCompared += size;
+    // Large float answers: the chunks are read into the kernel's memory and counted there.
+    const kernel = isFloat && floatBytesCompared >= SIMD_FROM_BYTES ? nanKernel(COMPARE_CHUNK) : undefined;
+    const {ba, bb, f64, f32} = kernel ? {ba: kernel.a, bb: kernel.b, f64: undefined, f32: undefined} : compareBuffers();
     const floats = type === 'f64' ? f64 : type === 'f32' ? f32 : undefined;
+    const countNaNs = kernel ? (type === 'f64' ? kernel.nan64 : kernel.nan32) : undefined;
     let differing = 0;
     let nans = 0;
     for (let position = 0; position < size; position += COMPARE_CHUNK) {
       const n = Math.min(COMPARE_CHUNK, size - position);
       readFully(fa, ba, n, position);
       readFully(fb, bb, n, position);
-      if (floats) nans += countNaNIn(floats, n / width, !LITTLE_ENDIAN);
-      if (Buffer.compare(Buffer.from(ba.buffer, 0, n), Buffer.from(bufferB, 0, n)) === 0) continue;
+      if (countNaNs) nans += countNaNs(n / width);
+      else if (floats) nans += countNaNIn(floats, n / width, !LITTLE_ENDIAN);
+      if (Buffer.compare(Buffer.from(ba.buffer, ba.byteOffset, n), Buffer.from(bb.buffer, bb.byteOffset, n)) === 0) continue;
       for (let o = 0; o < n; o += width) {
         for (let k = 0; k < width; k++) {
           if (ba[o + k] !== bb[o + k]) {
@@ -219,13 +232,13 @@ export function compareFiles(expected: string, actual: string, type: ElementType
   }
 }
 
-let buffers: {ba: Uint8Array; bb: Uint8Array; bufferB: ArrayBuffer; f64: Float64Array; f32: Float32Array} | undefined;
+let buffers: {ba: Uint8Array; bb: Uint8Array; f64: Float64Array; f32: Float32Array} | undefined;
 
 /** The two chunk buffers of compareFiles, allocated once (zeroing them per case would dominate tiny cases). */
 function compareBuffers() {
   if (!buffers) {
     const bufferB = new ArrayBuffer(COMPARE_CHUNK);
-    buffers = {ba: new Uint8Array(COMPARE_CHUNK), bb: new Uint8Array(bufferB), bufferB, f64: new Float64Array(bufferB), f32: new Float32Array(bufferB)};
+    buffers = {ba: new Uint8Array(COMPARE_CHUNK), bb: new Uint8Array(bufferB), f64: new Float64Array(bufferB), f32: new Float32Array(bufferB)};
   }
   return buffers;
 }
@@ -242,45 +255,10 @@ function countNaNIn(floats: Float32Array | Float64Array, length: number, swap: b
     }
     return nans;
   }
-  // First a screen without branches: x - x is 0 for every finite x and NaN for NaN and ±Infinity,
-  // so the sums stay 0 unless the chunk holds a NaN or an infinity. Only such a chunk is counted
-  // element by element. (Measured on 512 MiB of f64: the screen takes about 30 ms, the counting
-  // loop 70 ms, and includes(NaN) 130 ms, since V8's includes reads element by element.)
-  if (floats instanceof Float64Array ? finite64(floats, length) : finite32(floats, length)) return 0;
+  // includes(NaN) is true when any element is NaN (SameValueZero) and runs natively: the JS loop
+  // only runs for the rare chunk that has NaNs in it.
+  if (!floats.subarray(0, length).includes(NaN)) return 0;
   return floats instanceof Float64Array ? nan64(floats, length) : nan32(floats, length);
-}
-
-// Monomorphic pairs again (see below), four sums so that the additions do not wait on each other.
-function finite64(a: Float64Array, length: number): boolean {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  const whole = length - (length % 4);
-  for (let j = 0; j < whole; j += 4) {
-    s0 += a[j]! - a[j]!;
-    s1 += a[j + 1]! - a[j + 1]!;
-    s2 += a[j + 2]! - a[j + 2]!;
-    s3 += a[j + 3]! - a[j + 3]!;
-  }
-  for (let j = whole; j < length; j++) s0 += a[j]! - a[j]!;
-  return s0 + s1 + s2 + s3 === 0;
-}
-
-function finite32(a: Float32Array, length: number): boolean {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  const whole = length - (length % 4);
-  for (let j = 0; j < whole; j += 4) {
-    s0 += a[j]! - a[j]!;
-    s1 += a[j + 1]! - a[j + 1]!;
-    s2 += a[j + 2]! - a[j + 2]!;
-    s3 += a[j + 3]! - a[j + 3]!;
-  }
-  for (let j = whole; j < length; j++) s0 += a[j]! - a[j]!;
-  return s0 + s1 + s2 + s3 === 0;
 }
 
 // Two monomorphic loops: one function over both array classes runs several times slower.
