@@ -29,8 +29,8 @@ if (args[0] === 'benchmark' && args[1] === 'gate') {
   await route.runProtocolCall(call);
 } else if (args.length === 1 && args[0] === '--version') {
   // What yargs prints for it (main.ts gives yargs the same arborVersion()).
-  const {arborVersion} = await import('../lib/version.js');
-  process.stdout.write(`${arborVersion()}\n`);
+  const [{arborVersion}, {stdout}] = await Promise.all([import('../lib/version.js'), import('./stdio.js')]);
+  stdout.write(`${arborVersion()}\n`);
 } else {
   const {main} = await import('./main.js');
   await main(args);
