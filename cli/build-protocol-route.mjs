@@ -10,7 +10,7 @@
 // - The random stream (lib/bundle/stream.ts, make only) is left out: workdir.ts imports the
 //   compiled dist/lib/bundle/stream.js when make runs. Its generated SHA-256 rounds made the
 //   file five times slower to compile for every verify and info. The stream shares no module
-//   with the route but the codec (for its constants); the build refuses any other shared module.
+//   with the route but the table of array classes; the build refuses any other shared module.
 // - The file lives in dist/lib/bundle/, next to the compiled modules whose `import.meta.url` it
 //   stands in for (python.ts finds host.py relative to it), and where `./stream.js` resolves.
 //   The build refuses a module from elsewhere that reads `import.meta`.
@@ -21,12 +21,8 @@ import {build} from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outfile = path.join(root, 'dist/lib/bundle/protocol-route.cjs');
-/**
- * Modules the route and the separately loaded stream may both load, each a copy of its own: the
- * stream uses only the codec's table of array classes (global constructors), and nothing of the
- * NaN kernel the codec imports.
- */
-const SHARED_WITH_STREAM = new Set(['lib/bundle/codec.ts', 'lib/bundle/nan-simd.ts']);
+/** Modules the route and the separately loaded stream may both load, each a copy of its own: a table of global constructors. */
+const SHARED_WITH_STREAM = new Set(['lib/bundle/tensor-arrays.ts']);
 
 const options = {bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', metafile: true};
 const route = await build({

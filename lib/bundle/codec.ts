@@ -9,26 +9,9 @@
 import {closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs';
 import path from 'node:path';
 import {nanKernel} from './nan-simd.js';
+import {TENSOR_ARRAYS, type ElementType, type Tensor} from './tensor-arrays.js';
 
-/** The element types of the bundle protocol and their typed-array classes. */
-export const TENSOR_ARRAYS = {
-  i8: Int8Array,
-  i16: Int16Array,
-  i32: Int32Array,
-  i64: BigInt64Array,
-  u8: Uint8Array,
-  u16: Uint16Array,
-  u32: Uint32Array,
-  u64: BigUint64Array,
-  f32: Float32Array,
-  f64: Float64Array,
-} as const;
-
-/** An element type name: i8 i16 i32 i64 u8 u16 u32 u64 f32 f64. */
-export type ElementType = keyof typeof TENSOR_ARRAYS;
-
-/** A tensor in memory: the typed array of its element type. */
-export type Tensor = InstanceType<(typeof TENSOR_ARRAYS)[ElementType]>;
+export {TENSOR_ARRAYS, type ElementType, type Tensor} from './tensor-arrays.js';
 
 /** The element types, in the order the README lists them. */
 export const ELEMENT_TYPES = Object.keys(TENSOR_ARRAYS) as ElementType[];
