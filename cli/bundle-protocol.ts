@@ -5,10 +5,10 @@
  * `npm run build` also builds this module and everything it reaches (the bundle runtime,
  * smol-toml) into one CommonJS file, dist/lib/bundle/protocol-route.cjs (see
  * cli/build-protocol-route.mjs), which the entry point loads with `require`. Loading the same
- * code as some thirty ES modules took 30 to 50 ms, the better part of a small `verify`: the ES
- * module loader resolves and reads each file apart, and importing `node:fs` as an ES module
- * loads its stream classes too. The modules only `make` or Python entry points use (the random
- * stream, the Python host) stay in that file but run only when called.
+ * code as some thirty ES modules took about 30 ms, the better part of what a small `verify` adds
+ * to Node's own start: the ES module loader resolves and reads each file apart, and importing
+ * `node:fs` as an ES module loads its stream classes too. The Python host is in that file but
+ * runs only when a bundle names a `.py` entry point; the random stream (make only) stays apart.
  */
 import {runBundleAction, type BundleArgv} from './commands/bundle-action.js';
 import {reportFailure} from './exit.js';
