@@ -5,6 +5,7 @@
  */
 import {UsageError} from '../../lib/errors.js';
 import type {MakeProgress} from '../../lib/bundle/workdir.js';
+import {stderr, stdout} from '../stdio.js';
 
 export interface Action {
   usage: string;
@@ -81,30 +82,30 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
       const bundle = await lib.loadBundle(argv.bundleDir);
       const point = lib.parsePoint(bundle, argv.point);
       const seeds = lib.parseSeedList(argv.seeds);
-      const {cases} = await lib.makeWorkDir(bundle, argv.dir!, point, seeds, {progress: makeProgressPrinter(process.stderr)});
-      process.stderr.write(`arbor: made ${cases} case${cases === 1 ? '' : 's'} in ${argv.dir}\n`);
+      const {cases} = await lib.makeWorkDir(bundle, argv.dir!, point, seeds, {progress: makeProgressPrinter(stderr)});
+      stderr.write(`arbor: made ${cases} case${cases === 1 ? '' : 's'} in ${argv.dir}\n`);
       return;
     }
     case 'verify': {
       const bundle = await lib.loadBundle(argv.bundleDir);
       const verdicts = await lib.verifyWorkDir(bundle, argv.dir!);
       const passed = verdicts.cases.filter((v) => v.passed).length;
-      process.stderr.write(`arbor: ${passed} of ${verdicts.cases.length} cases passed; verdicts in ${argv.dir}/verdicts.json\n`);
+      stderr.write(`arbor: ${passed} of ${verdicts.cases.length} cases passed; verdicts in ${argv.dir}/verdicts.json\n`);
       return;
     }
     case 'info': {
       const bundle = await lib.loadBundle(argv.bundleDir);
-      process.stdout.write(JSON.stringify(lib.bundleInfo(bundle)) + '\n');
+      stdout.write(JSON.stringify(lib.bundleInfo(bundle)) + '\n');
       return;
     }
     case 'fingerprint': {
       const bundle = await lib.loadBundle(argv.bundleDir, {checkFingerprint: false});
-      process.stdout.write(bundle.fingerprint + '\n');
+      stdout.write(bundle.fingerprint + '\n');
       if (bundle.markerFingerprint !== bundle.fingerprint) {
         const found = bundle.markerFingerprint === undefined ? 'has no fingerprint' : `says ${bundle.markerFingerprint}`;
         const message = `${argv.bundleDir}/fherma.toml ${found}; write fingerprint = "${bundle.fingerprint}"`;
         if (argv.check) throw new lib.BundleError(message, 'fingerprint');
-        process.stderr.write(`arbor: note: ${message}\n`);
+        stderr.write(`arbor: note: ${message}\n`);
       }
       return;
     }
@@ -119,7 +120,7 @@ const PROGRESS_AFTER_MS = 1000;
  * "made N cases"), then at most one line a second, `arbor: make: case 3 of 8, oracle (1.2 GiB of
  * 2.0 GiB written)`, rewritten in place on a terminal.
  */
-export function makeProgressPrinter(stream: NodeJS.WriteStream, now: () => number = Date.now): (step: MakeProgress) => void {
+export function makeProgressPrinter(stream: {readonly isTTY?: boolean; write(text: string): unknown}, now: () => number = Date.now): (step: MakeProgress) => void {
   const start = now();
   let last = start;
   let shown = false;

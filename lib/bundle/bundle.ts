@@ -4,13 +4,13 @@
  * only when `make` or `verify` needs them.
  */
 import {AsyncLocalStorage} from 'node:async_hooks';
-import {createHash} from 'node:crypto';
 import {readFileSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {parse as parseToml} from 'smol-toml';
 import {UsageError} from '../errors.js';
 import {ELEMENT_TYPES, isElementType, type ElementType, elementWidth} from './codec.js';
+import {sha256Hex} from './digest.js';
 import {canonicalDim, dimNames, evalDim, parseDim, type DimExpr} from './dims.js';
 import {BundleError, describeThrown} from './errors.js';
 
@@ -227,7 +227,7 @@ export function canonicalSignature(bundle: Pick<Bundle, 'point' | 'args' | 'resu
 
 /** `sha256:<hex>` of the canonical signature. */
 export function signatureFingerprint(bundle: Pick<Bundle, 'point' | 'args' | 'results'>): string {
-  return 'sha256:' + createHash('sha256').update(canonicalSignature(bundle), 'utf8').digest('hex');
+  return 'sha256:' + sha256Hex(canonicalSignature(bundle));
 }
 
 /** Bytes of one binding's file at a point (dims evaluated exactly). */

@@ -47,19 +47,6 @@ function uleb(n: number): number[] {
   return out;
 }
 
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) {
-      out.push(byte);
-      return out;
-    }
-    out.push(byte | 0x80);
-  }
-}
-
 // Opcodes.
 const LOCAL_GET = 0x20;
 const LOCAL_SET = 0x21;
@@ -76,9 +63,34 @@ const VOID = 0x40;
 const SIMD = {load: 0x00, store: 0x0b, const: 0x0c, shuffle: 0x0d, and: 0x4e, or: 0x50, xor: 0x51, bitselect: 0x52, shl: 0xab, shrU: 0xad, add: 0xae};
 
 function assemble(): Uint8Array {
-  const code: number[] = [];
-  const op = (...bytes: number[]) => code.push(...bytes);
-  const simd = (opcode: number, ...rest: number[]) => op(0xfd, ...uleb(opcode), ...rest);
+  // The body's bytes go straight into one typed array: this runs once per process, in V8's
+  // interpreter, and an array per instruction (rest arguments, spreads, LEB128 arrays) made it
+  // cost 50 ms, most of it garbage collection, before a make's first draw.
+  let code = new Uint8Array(1 << 15);
+  let length = 0;
+  const byte = (b: number) => {
+    if (length === code.length) {
+      const grown = new Uint8Array(2 * length);
+      grown.set(code);
+      code = grown;
+    }
+    code[length++] = b;
+  };
+  const leb = (n: number) => {
+    do {
+      let b = n & 0x7f;
+      n >>>= 7;
+      if (n !== 0) b |= 0x80;
+      byte(b);
+    } while (n !== 0);
+  };
+  const op = (...bytes: number[]) => {
+    for (const b of bytes) byte(b);
+  };
+  const simd = (opcode: number) => {
+    byte(0xfd);
+    leb(opcode);
+  };
   // Locals: params groups=0, blocks=1; i32 g=2, b=3, inPtr=4, outPtr=5; v128 from 6.
   const GROUPS = 0;
   const BLOCKS = 1;
@@ -94,11 +106,33 @@ function assemble(): Uint8Array {
   const X = next++;
   const T = Array.from({length: 4}, () => next++);
   const v128Locals = next - 6;
-  const get = (l: number) => op(LOCAL_GET, ...uleb(l));
-  const set = (l: number) => op(LOCAL_SET, ...uleb(l));
-  const i32 = (n: number) => op(I32_CONST, ...sleb(n));
-  const load = (offset: number) => simd(SIMD.load, 4, ...uleb(offset));
-  const store = (offset: number) => simd(SIMD.store, 4, ...uleb(offset));
+  const get = (l: number) => {
+    byte(LOCAL_GET);
+    leb(l);
+  };
+  const set = (l: number) => {
+    byte(LOCAL_SET);
+    leb(l);
+  };
+  const i32 = (n: number) => {
+    byte(I32_CONST);
+    for (;;) {
+      const b = n & 0x7f;
+      n >>= 7;
+      if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) return byte(b);
+      byte(b | 0x80);
+    }
+  };
+  const load = (offset: number) => {
+    simd(SIMD.load);
+    byte(4);
+    leb(offset);
+  };
+  const store = (offset: number) => {
+    simd(SIMD.store);
+    byte(4);
+    leb(offset);
+  };
   const rotr = (l: number, n: number) => {
     get(l);
     i32(n);
@@ -109,11 +143,18 @@ function assemble(): Uint8Array {
     simd(SIMD.or);
   };
   const splat = (value: number) => {
-    const bytes: number[] = [];
-    for (let lane = 0; lane < 4; lane++) bytes.push(value & 0xff, (value >>> 8) & 0xff, (value >>> 16) & 0xff, (value >>> 24) & 0xff);
-    simd(SIMD.const, ...bytes);
+    simd(SIMD.const);
+    for (let lane = 0; lane < 4; lane++) {
+      byte(value & 0xff);
+      byte((value >>> 8) & 0xff);
+      byte((value >>> 16) & 0xff);
+      byte((value >>> 24) & 0xff);
+    }
   };
-  const shuffle = (lanes: number[]) => simd(SIMD.shuffle, ...lanes.flatMap((l) => [4 * l, 4 * l + 1, 4 * l + 2, 4 * l + 3]));
+  const shuffle = (lanes: number[]) => {
+    simd(SIMD.shuffle);
+    for (const l of lanes) for (let k = 0; k < 4; k++) byte(4 * l + k);
+  };
 
   // g = 0; inPtr = IN; outPtr = OUT
   i32(0);
@@ -238,7 +279,8 @@ function assemble(): Uint8Array {
   for (let k = 0; k < 8; k++) {
     get(S[k]!);
     get(S[k]!);
-    simd(SIMD.shuffle, ...swap);
+    simd(SIMD.shuffle);
+    for (const b of swap) byte(b);
     set(S[k]!);
   }
   for (let half = 0; half < 2; half++) {
@@ -287,17 +329,23 @@ function assemble(): Uint8Array {
   op(END); // function
   void X;
 
-  const body = [...uleb(2), ...uleb(4), 0x7f, ...uleb(v128Locals), 0x7b, ...code];
+  const locals = [...uleb(2), ...uleb(4), 0x7f, ...uleb(v128Locals), 0x7b];
+  const bodyLength = locals.length + length;
   const section = (id: number, bytes: number[]) => [id, ...uleb(bytes.length), ...bytes];
   const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
-  return Uint8Array.from([
+  const head = [
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, [1, 0x60, 2, 0x7f, 0x7f, 0]),
     ...section(3, [1, 0]),
     ...section(5, [1, 0x00, 1]),
     ...section(7, [2, ...name('hash'), 0x00, 0, ...name('memory'), 0x02, 0]),
-    ...section(10, [1, ...uleb(body.length), ...body]),
-  ]);
+  ];
+  // The code section: one function body (its size, its locals, the code emitted above).
+  const codeHead = [1, ...uleb(bodyLength)];
+  const wasm = new Uint8Array(head.length + 1 + uleb(codeHead.length + bodyLength).length + codeHead.length + bodyLength);
+  wasm.set([...head, 10, ...uleb(codeHead.length + bodyLength), ...codeHead, ...locals]);
+  wasm.set(code.subarray(0, length), wasm.length - length);
+  return wasm;
 }
 
 /** The assembled kernel: `hash(groups, blocks)` and its memory. */

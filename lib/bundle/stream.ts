@@ -7,7 +7,7 @@
  * integer arithmetic and exact IEEE conversions only, so that another language
  * can reproduce every draw bit for bit.
  */
-import {TENSOR_ARRAYS} from './codec.js';
+import {TENSOR_ARRAYS} from './tensor-arrays.js';
 import {PrefixHasher} from './sha256.js';
 import {fillParallel, PARALLEL_THRESHOLD} from './stream-parallel.js';
 

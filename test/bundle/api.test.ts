@@ -4,11 +4,13 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {
   bundleInfo,
+  canonicalSignature,
   loadBundle,
   makeWorkDir,
   parsePoint,
   parseSeeds,
   readTensor,
+  signatureFingerprint,
   Stream,
   verifyWorkDir,
   writeExpected,
@@ -79,6 +81,21 @@ describe('library round trip', () => {
       results: [{name: 'y', type: 'f64', dims: ['N']}],
       verifier: false,
     });
+  });
+});
+
+describe('signatureFingerprint', () => {
+  it('is the SHA-256 of the canonical signature at every length around the block and padding edges', () => {
+    for (let k = 1; k <= 140; k++) {
+      const signature = {
+        point: [{name: 'N'.repeat(k), type: 'int' as const, min: 1, max: 2 ** 40}],
+        args: [],
+        // Non-ASCII text too: the hash is of the UTF-8 bytes.
+        results: [{name: 'y', type: 'f64' as const, dims: [k % 2 ? 'N' : 'é∑😀'], dimExprs: []}],
+      };
+      const want = createHash('sha256').update(canonicalSignature(signature), 'utf8').digest('hex');
+      expect(signatureFingerprint(signature)).toBe(`sha256:${want}`);
+    }
   });
 });
 

@@ -1,8 +1,9 @@
 import {readFileSync, readdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {ELEMENT_TYPES, readTensor, TENSOR_ARRAYS, TensorLengthError, writeTensor, type ElementType} from '../../dist/lib/index.js';
+import {compareFiles, countNaN, ELEMENT_TYPES, readTensor, TENSOR_ARRAYS, TensorLengthError, writeTensor, type ElementType} from '../../dist/lib/index.js';
 import {tempDir} from '../helpers/cli.js';
+import {nanKernel} from '../../dist/lib/bundle/nan-simd.js';
 import {golden} from './helpers.js';
 
 const VALUES: Record<ElementType, (number | bigint)[]> = {
@@ -69,5 +70,90 @@ describe('codec golden files (written by Python struct)', () => {
     const dir = tempDir();
     expect(() => writeTensor(path.join(dir, 'x.bin'), 'f64', new Float32Array(2))).toThrow(/expected Float64Array for f64, got Float32Array/);
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('NaN counts (countNaN, compareFiles)', () => {
+  const naive = (a: Float32Array | Float64Array) => Array.from(a).filter((v) => v !== v).length;
+  /** NaN bit patterns besides the canonical one: negative, signalling, other payloads. */
+  function oddNaNs64(): Float64Array {
+    const bits = new BigUint64Array([0x7ff8000000000000n, 0xfff8000000000000n, 0x7ff0000000000001n, 0xfff0000000000001n, 0x7fffffffffffffffn]);
+    return new Float64Array(bits.buffer);
+  }
+
+  it('counts NaNs wherever they are, and never counts an infinity', () => {
+    // 40,001 elements: two compare chunks (256 KiB each) and a tail that is not a multiple of four.
+    const cases: [string, (a: Float64Array) => void][] = [
+      ['finite only', () => {}],
+      ['infinities only', (a) => a.set([Infinity, -Infinity], 39_999)],
+      ['a NaN in the last element', (a) => (a[40_000] = NaN)],
+      ['a NaN on each side of the chunk boundary', (a) => a.set([NaN, NaN], 32_767)],
+      ['NaNs next to infinities', (a) => a.set([Infinity, NaN, -Infinity, NaN], 5)],
+      ['NaN bit patterns of every kind', (a) => a.set(oddNaNs64(), 1000)],
+    ];
+    const dir = tempDir();
+    for (const [what, change] of cases) {
+      const a = Float64Array.from({length: 40_001}, (_, i) => i * 0.25 - 7);
+      change(a);
+      const f32 = Float32Array.from(a);
+      expect([what, countNaN(a), countNaN(f32)]).toEqual([what, naive(a), naive(f32)]);
+      writeTensor(path.join(dir, 'a64.bin'), 'f64', a);
+      writeTensor(path.join(dir, 'a32.bin'), 'f32', f32);
+      expect([what, compareFiles(path.join(dir, 'a64.bin'), path.join(dir, 'a64.bin'), 'f64')]).toEqual([what, {differing: 0, nans: naive(a)}]);
+      expect([what, compareFiles(path.join(dir, 'a32.bin'), path.join(dir, 'a32.bin'), 'f32')]).toEqual([what, {differing: 0, nans: naive(f32)}]);
+    }
+  });
+
+  it('counts the NaNs of short and offset arrays, and none in integer types', () => {
+    for (let length = 0; length <= 9; length++) {
+      const a = new Float64Array(length + 2).subarray(1, length + 1);
+      if (length > 0) a[length - 1] = NaN;
+      expect(countNaN(a)).toBe(length > 0 ? 1 : 0);
+    }
+    expect(countNaN(new Float32Array([NaN, 1, NaN]))).toBe(2);
+    expect(countNaN(new Uint8Array([255, 255]))).toBe(0);
+  });
+
+  it('counts the same in WebAssembly SIMD, at every length and for every NaN bit pattern', () => {
+    const kernel = nanKernel(1 << 18)!;
+    expect(kernel).toBeDefined();
+    const f64 = new Float64Array(kernel.b.buffer, kernel.b.byteOffset, (1 << 18) / 8);
+    const f32 = new Float32Array(kernel.b.buffer, kernel.b.byteOffset, (1 << 18) / 4);
+    // Every 7th element a NaN, infinity or zero, so each length ends on another mix; odd payloads first.
+    const specials = [NaN, Infinity, -Infinity, -0, -NaN];
+    f64.forEach((_, i) => (f64[i] = i % 7 === 3 ? specials[(i / 7) % 5 | 0]! : i / 3));
+    new BigUint64Array(kernel.b.buffer, kernel.b.byteOffset, 4).set([0x7ff0000000000001n, 0xfff8000000000000n, 0x7fffffffffffffffn, 0x7ff0000000000000n]);
+    for (const n of [...Array.from({length: 40}, (_, k) => k), 1001, 32_767, 32_768]) {
+      expect([n, kernel.nan64(n)]).toEqual([n, naive(f64.subarray(0, n))]);
+    }
+    f32.forEach((_, i) => (f32[i] = i % 7 === 3 ? specials[(i / 7) % 5 | 0]! : i / 3));
+    new Uint32Array(kernel.b.buffer, kernel.b.byteOffset, 4).set([0x7f800001, 0xffc00000, 0x7fffffff, 0x7f800000]);
+    for (const n of [...Array.from({length: 40}, (_, k) => k), 1001, 65_535, 65_536]) {
+      expect([n, kernel.nan32(n)]).toEqual([n, naive(f32.subarray(0, n))]);
+    }
+  });
+
+  it('finds the same NaNs and differences in answers large enough to be counted in SIMD', () => {
+    // 17 MiB each: past the 16 MiB from which compareFiles counts in the kernel; 68 chunks and a tail.
+    const dir = tempDir();
+    const length = (17 << 20) / 8 + 3;
+    const expected = Float64Array.from({length}, (_, i) => i);
+    const actual = expected.slice();
+    actual.set([NaN, NaN], 32_767); // on both sides of a chunk boundary
+    actual[length - 1] = NaN;
+    actual.set([Infinity, 5e-324, -0], 100);
+    actual.set(oddNaNs64(), 2_000_000);
+    writeTensor(path.join(dir, 'e64.bin'), 'f64', expected);
+    writeTensor(path.join(dir, 'a64.bin'), 'f64', actual);
+    const differing = actual.filter((v, i) => !Object.is(v, expected[i])).length;
+    expect(compareFiles(path.join(dir, 'e64.bin'), path.join(dir, 'a64.bin'), 'f64')).toEqual({differing, nans: naive(actual)});
+    const e32 = Float32Array.from(expected.subarray(0, 2 * length));
+    const a32 = Float32Array.from(actual.subarray(0, 2 * length));
+    writeTensor(path.join(dir, 'e32.bin'), 'f32', e32);
+    writeTensor(path.join(dir, 'a32.bin'), 'f32', a32);
+    expect(compareFiles(path.join(dir, 'e32.bin'), path.join(dir, 'a32.bin'), 'f32')).toEqual({
+      differing: a32.filter((v, i) => !Object.is(v, e32[i])).length,
+      nans: naive(a32),
+    });
   });
 });
