@@ -89,9 +89,11 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
     if (!item || recorded.has(id) || settling.has(id)) return;
     settling.add(id);
     try {
-      const job = await Job.fromId(queue, id);
-      const state = job ? await job.getState() : 'unknown';
+      // The state first, then the job: a job read before it completed and asked for its state
+      // after would say "completed" with no return value yet.
+      const state = await queue.getJobState(id);
       if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return;
+      const job = await Job.fromId(queue, id);
       if (recorded.has(id)) return;
       recorded.add(id);
       pending.delete(id);
