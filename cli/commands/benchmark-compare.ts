@@ -76,13 +76,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       printer.done();
     }
     if (report.reports.candidate.kept) process.stderr.write(`kept the work folders in ${report.reports.candidate.kept}\n`);
-    if (args.json) await writeReport(args.json, report as never);
-    process.stdout.write(formatCompare(report));
+    // On record first: whatever happens to the outputs below, the runs (a test split's exposure) are counted.
     const plan = await loadPlan(report.benchmark);
-    if (args.package) {
-      const gated = await writePackage(args.package, report, plan);
-      process.stdout.write(`gate: ${gated.action} (${gated.primaryReason}); package in ${args.package}\n`);
-    }
     const {recordEval} = await import('../../lib/eval/record.js');
     const compare = {
       verdict: report.verdict,
@@ -92,5 +87,11 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       baselineRun: report.baseline.run ?? null,
     };
     for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare})) process.stderr.write(`${warning}\n`);
+    if (args.json) await writeReport(args.json, report as never);
+    process.stdout.write(formatCompare(report));
+    if (args.package) {
+      const gated = await writePackage(args.package, report, plan);
+      process.stdout.write(`gate: ${gated.action} (${gated.primaryReason}); package in ${args.package}\n`);
+    }
   },
 };

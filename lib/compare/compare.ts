@@ -118,6 +118,7 @@ interface RecordedBaseline {
   environment: {fingerprint: string; clock?: string | null};
   repetitions: number;
   time: string;
+  seeds: {source: string; count: number};
 }
 
 /** Run the comparison; throws UsageError / HarnessError when it cannot be made. */
@@ -179,6 +180,10 @@ function buildReport(input: BuildInput): CompareReport {
   const fails = (c: SideCase) => (speed ? c.status !== 'ok' || !c.passed : !c.passed);
   const key = (c: {point: number; i: number}) => `${c.point}:${c.i}`;
   const baseByKey = new Map(baseCases.map((c) => [key(c), c]));
+  if (recorded && (recorded.seeds.source !== candidateReport.seeds.source || recorded.seeds.count !== candidateReport.seeds.count)) {
+    const seeds = (s: {source: string; count: number}) => `${s.count} ${s.source} seed(s)`;
+    throw new HarnessError(`ledger run ${recorded.id} ran on ${seeds(recorded.seeds)}, this eval on ${seeds(candidateReport.seeds)}: not the same cases, so they cannot be compared`, 'not-comparable');
+  }
   if (candCases.some((c) => !baseByKey.has(key(c))) || baseCases.length !== candCases.length) {
     throw new HarnessError(`ledger run ${recorded?.id} has ${baseCases.length} case(s), this eval ${candCases.length}: not the same cases, so they cannot be compared`, 'not-comparable');
   }
@@ -352,6 +357,7 @@ async function readBaselineRun(options: CompareOptions, plan: Plan, env: NodeJS.
     environment: run.environment as RecordedBaseline['environment'],
     repetitions,
     time: run.time,
+    seeds: run.seeds,
   };
 }
 

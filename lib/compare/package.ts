@@ -7,8 +7,10 @@
  *   private test task and critical; the contract's train and development
  *   splits hold one placeholder case of another seed per point (no records);
  *   families are `<split>:<point>`, so none spans two splits;
- * - trials are repetitions: trial_count is the most either side made (2-100),
- *   a repetition a side did not make is an `error` record;
+ * - trials are repetitions: trial_count is the fewest any case made (points
+ *   stop repeating on their own, each once precise; at least 2, at most 100);
+ *   a later repetition that failed replaces the last trial, and a repetition
+ *   a side did not make is an `error` record;
  * - a trial succeeds when the case verified (status `success`, final state
  *   `verified`); a timeout is `timeout`, anything else `error`;
  * - latency_ms is the case's wall time, cost_units its CPU seconds;
@@ -25,6 +27,7 @@ import {mkdirSync, statSync} from 'node:fs';
 import {createHash} from 'node:crypto';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
+import {HarnessError} from '../eval/errors.js';
 import {writeFileAtomic} from '../bundle/codec.js';
 import {computeLock} from '../eval/lock.js';
 import type {Plan} from '../eval/plan.js';
@@ -65,7 +68,9 @@ type Json = null | boolean | number | string | Json[] | {[key: string]: Json};
 export async function buildPackage(report: CompareReport, plan: Plan): Promise<{spec: Json; cases: Json; results: Json}> {
   const candidate = casesOf(report.reports.candidate);
   const baseline = report.reports.baseline ? casesOf(report.reports.baseline) : report.recordedBaseline!.cases;
-  const trials = Math.min(100, Math.max(2, ...candidate.map((c) => c.repetitions.length), ...baseline.map((c) => c.repetitions.length)));
+  // Points stop repeating on their own (each once precise), so counts differ between points:
+  // the trials are the repetitions every case has, and a failure in a later one counts (below).
+  const trials = Math.min(100, Math.max(2, Math.min(...candidate.map((c) => c.repetitions.length), ...baseline.map((c) => c.repetitions.length))));
   const points = report.reports.candidate.points.map((point) => point.point);
   const pointText = (p: number) => JSON.stringify(points[p]);
   const taskId = (c: {point: number; i: number}) => `test:p${c.point}:c${c.i}`;
@@ -84,7 +89,13 @@ export async function buildPackage(report: CompareReport, plan: Plan): Promise<{
     cases
       .slice()
       .sort((a, b) => a.point - b.point || a.i - b.i)
-      .flatMap((c) => Array.from({length: trials}, (_, k) => record(taskId(c), k + 1, c.repetitions[k])));
+      .flatMap((c) => {
+        const kept = c.repetitions.slice(0, trials);
+        // A repetition past the trials that failed replaces the last trial: a failure is never dropped.
+        const failure = c.repetitions.slice(trials).find((r) => !(r.status === 'ok' && r.passed));
+        if (failure && kept.length === trials) kept[trials - 1] = failure;
+        return Array.from({length: trials}, (_, k) => record(taskId(c), k + 1, kept[k]));
+      });
   const baselineRecords = records(baseline);
   const candidateRecords = records(candidate);
   const latencies = Float64Array.from(baselineRecords.map((r) => (r as {latency_ms: number}).latency_ms));
@@ -179,11 +190,15 @@ function record(caseId: string, trial: number, repetition: RepetitionReport | un
 /** Write the package into `dir` (each file atomically) and gate it; the gate's document goes to gate_decision.json. */
 export async function writePackage(dir: string, report: CompareReport, plan: Plan): Promise<PackageOutcome> {
   const documents = await buildPackage(report, plan);
-  mkdirSync(dir, {recursive: true});
   const text = (value: Json) => `${JSON.stringify(value, null, 2)}\n`;
-  writeFileAtomic(path.join(dir, packageFiles.spec), text(documents.spec));
-  writeFileAtomic(path.join(dir, packageFiles.cases), text(documents.cases));
-  writeFileAtomic(path.join(dir, packageFiles.results), text(documents.results));
+  try {
+    mkdirSync(dir, {recursive: true});
+    writeFileAtomic(path.join(dir, packageFiles.spec), text(documents.spec));
+    writeFileAtomic(path.join(dir, packageFiles.cases), text(documents.cases));
+    writeFileAtomic(path.join(dir, packageFiles.results), text(documents.results));
+  } catch (error) {
+    throw new HarnessError(`--package ${dir}: cannot write the package (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the comparison above is recorded, pass a writable folder to package it`, 'write-failed');
+  }
   const {runGate} = await import('../gate/index.js');
   const outcome = runGate({spec: packageFiles.spec, cases: packageFiles.cases, results: packageFiles.results, candidate: 'candidate', cwd: dir});
   if (outcome.exitCode === 2 || !outcome.stdout) {

@@ -65,6 +65,10 @@ export function accuracyRatio(baseline: number[], candidate: number[], resamples
   if (!(all.reduce((sum, k) => sum + baseline[k]!, 0) > 0)) return null;
   const random = generator(seed);
   const scores: number[] = [];
-  for (let b = 0; b < resamples; b++) scores.push(ratioOf(all.map(() => Math.floor(random() * all.length))));
+  for (let b = 0; b < resamples; b++) {
+    // A resample where the baseline scores nothing has no ratio: it is left out, as undefined.
+    const score = ratioOf(all.map(() => Math.floor(random() * all.length)));
+    if (Number.isFinite(score)) scores.push(score);
+  }
   return {ratio: ratioOf(all), interval: percentileInterval(scores)};
 }

@@ -7,7 +7,7 @@
  * fixed files are only as held out as the folder they sit in, and no salt can
  * change them.
  */
-import {readdir, readFile, stat} from 'node:fs/promises';
+import {lstat, readdir, readFile, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
@@ -41,6 +41,9 @@ export function dataFolder(plan: Plan, split: Split, options: {data?: string; en
 /** The split's points: the plan's for a seed split; the work directories found in the folder for a path split (sorted by name). */
 export async function splitPoints(plan: Plan, split: Split, folder: string | undefined): Promise<PointSource[]> {
   if (folder === undefined) return plan[split].points.map((point) => ({point}));
+  if (folder === plan[split].path && (await lstat(folder).catch(() => undefined))?.isSymbolicLink()) {
+    throw new HarnessError(`${folder}: a symbolic link; the plan's data folder must be a plain folder inside the benchmark (a private copy elsewhere is given with --data or ${testDataVariable})`, 'bad-data');
+  }
   let names: string[];
   try {
     names = await readdir(folder);
@@ -52,7 +55,9 @@ export async function splitPoints(plan: Plan, split: Split, folder: string | und
   const sources: PointSource[] = [];
   for (const name of names.sort()) {
     const dir = path.join(folder, name);
-    if (!(await stat(dir).catch(() => undefined))?.isDirectory()) continue;
+    const info = await lstat(dir).catch(() => undefined);
+    if (info?.isSymbolicLink()) throw new HarnessError(`${dir}: a symbolic link; each work directory of a path split is a plain folder (arbor.lock hashes a link's text, not what it points to)`, 'bad-data');
+    if (!info?.isDirectory()) continue;
     sources.push({...(await readManifest(dir)), folder: dir});
   }
   if (sources.length === 0) {
@@ -83,5 +88,26 @@ async function readManifest(dir: string): Promise<{point: PlanPoint; cases: numb
   for (const sub of ['cases', 'expected']) {
     if (!(await stat(path.join(dir, sub)).catch(() => undefined))?.isDirectory()) throw bad(`the work directory has no ${sub}/ folder (a path split needs its cases and their expected answers)`);
   }
-  return {point: manifest.point as PlanPoint, cases: manifest.cases as number};
+  const cases = manifest.cases as number;
+  for (const sub of ['cases', 'expected']) {
+    for (let i = 0; i < cases; i++) {
+      const name = path.join(sub, String(i).padStart(6, '0'));
+      if (!(await stat(path.join(dir, name)).catch(() => undefined))?.isDirectory()) throw bad(`"cases" is ${cases}, but the work directory has no ${name}/`);
+    }
+  }
+  await refuseLinks(dir);
+  return {point: manifest.point as PlanPoint, cases};
+}
+
+/**
+ * Only plain files and folders: a symbolic link would be followed when the
+ * cases are read, past what arbor.lock hashed (the link's text), so a case
+ * could change under an unchanged lock.
+ */
+async function refuseLinks(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, {withFileTypes: true})) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) await refuseLinks(file);
+    else if (!entry.isFile()) throw new HarnessError(`${file}: ${entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}; a work directory of a path split holds plain files and folders only`, 'bad-data');
+  }
 }

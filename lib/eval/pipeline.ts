@@ -17,7 +17,7 @@ import {computeLock, lockDifference, readLock} from './lock.js';
 import {loadPlan, overridePlan, type Plan, type Split} from './plan.js';
 import {bundleFailure, runPoint} from './point.js';
 import {findPython, killActiveRuns, pinnedCpu} from './process.js';
-import {findBwrap, resolvePython, sandboxProblem, type SandboxKind} from './sandbox.js';
+import {findBwrap, mountedRootOf, resolvePython, sandboxProblem, type SandboxKind} from './sandbox.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
 import {cgroupsWork} from './cgroup.js';
@@ -61,6 +61,10 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   const folder = dataFolder(plan, split, {data: options.data, env, cwd});
   const sources = await splitPoints(plan, split, folder);
   const python = resolvePython(findPython(env));
+  const visible = folder === undefined ? undefined : mountedRootOf(folder, python);
+  if (visible) {
+    throw new HarnessError(`the ${split} data folder ${folder} lies under ${visible}, which every run sees (read-only): its expected answers would be readable by the solution; keep the data elsewhere (e.g. under /srv or a home folder)`, 'data-visible');
+  }
   const cpu = pinnedCpu(env);
   const reports: EvalReport[] = sides.map((side) => ({
     benchmark: dir,

@@ -261,7 +261,8 @@ function readPathSplit(data: Record<string, unknown>, split: Split, dir: string,
   }
   if (typeof t.path !== 'string' || t.path.trim() === '') fail(`"${split}.path" must be a folder name like "data/${split}"`);
   const rel = path.normalize(t.path as string);
-  if (rel.startsWith('..') || path.isAbsolute(rel) || rel === '.') fail(`"${split}.path" = "${t.path as string}" must be a folder inside the benchmark folder`);
+  // Under data/: the folder arbor.lock protects and no editable file may be in.
+  if (!rel.startsWith(`data${path.sep}`) || rel.split(path.sep).includes('..')) fail(`"${split}.path" = "${t.path as string}" must be a folder under data/ (protected by arbor.lock), e.g. "data/${split}"`);
   return {seedsText: '', seeds: [], points: [], path: path.join(dir, rel)};
 }
 

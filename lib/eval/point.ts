@@ -39,7 +39,7 @@ interface MadePoint {
   cases: CaseInput[];
   /** How many timed cases the point has. */
   n: number;
-  /** Path split: the work directory's expected/, copied in when verification needs it (never while a solution runs). */
+  /** Path split: the private copy of the work directory's expected/, moved into work/ when verification needs it (never while a solution runs). */
   expectedFrom?: string;
   /** Whether expected/ is in place (only ever with no solution process running). */
   expectedWritten?: boolean;
@@ -108,9 +108,12 @@ async function makePoint(ctx: EvalContext, index: number, source: PointSource, c
     ctx.progress('status', `${label}: reading ${source.cases} case(s)`);
     n = source.cases!;
     await mkdir(work, {recursive: true});
+    // expected/ is copied now, out of every run's reach (beside work/, not in it), before any solution runs:
+    // a solution run without a sandbox could otherwise rewrite the answers in the data folder it is graded against.
     await ctx.timed('make', async () => {
-      await cp(path.join(source.folder!, 'cases'), path.join(work, 'cases'), {recursive: true, dereference: true});
-      await cp(path.join(source.folder!, 'manifest.json'), path.join(work, 'manifest.json'), {dereference: true});
+      await cp(path.join(source.folder!, 'cases'), path.join(work, 'cases'), {recursive: true});
+      await cp(path.join(source.folder!, 'manifest.json'), path.join(work, 'manifest.json'));
+      await cp(path.join(source.folder!, 'expected'), path.join(dir, 'expected'), {recursive: true});
     });
   } else {
     ctx.progress('status', `${label}: making ${ctx.seeds.length} case(s)`);
@@ -119,7 +122,8 @@ async function makePoint(ctx: EvalContext, index: number, source: PointSource, c
   }
   const cases: CaseInput[] = [];
   for (let i = 0; i < n; i++) {
-    cases.push({i, inputs: await readInputs(path.join(work, 'cases', String(i).padStart(6, '0')), signature)});
+    const caseName = path.join('cases', String(i).padStart(6, '0'));
+    cases.push({i, inputs: await readInputs(path.join(work, caseName), signature, source.folder && path.join(source.folder, caseName))});
   }
   if (plan.metric === 'speedup') {
     const warm = path.join(dir, 'warmup');
@@ -132,7 +136,7 @@ async function makePoint(ctx: EvalContext, index: number, source: PointSource, c
     }
   }
   const made: MadePoint = {label, dir, work, point, parsed, signature, resultBytes: signature.results.map(byteSize), cases, n};
-  if (source.folder) made.expectedFrom = path.join(source.folder, 'expected');
+  if (source.folder) made.expectedFrom = path.join(dir, 'expected');
   return made;
 }
 
@@ -166,12 +170,20 @@ async function pathWarmup(
   return undefined;
 }
 
-/** One case's arguments, concatenated in signature order, checked against their sizes. */
-async function readInputs(caseDir: string, signature: PointSignature): Promise<Buffer> {
-  const parts = await Promise.all(signature.args.map((arg) => readFile(path.join(caseDir, `${arg.name}.bin`))));
+/** One case's arguments, concatenated in signature order, checked against their sizes (`data`: the case is a file of a path split, not the bundle's). */
+async function readInputs(caseDir: string, signature: PointSignature, data?: string): Promise<Buffer> {
+  const name = (arg: {name: string}) => `${data ?? caseDir}/${arg.name}.bin`;
+  const parts = await Promise.all(
+    signature.args.map((arg) =>
+      readFile(path.join(caseDir, `${arg.name}.bin`)).catch((error: NodeJS.ErrnoException) => {
+        throw new HarnessError(`${name(arg)}: cannot read (${error.code ?? error.message}); every case holds one file per argument of the bundle's signature`, data ? 'bad-data' : 'bad-bundle');
+      }),
+    ),
+  );
   for (const [k, arg] of signature.args.entries()) {
     if (parts[k]!.length !== byteSize(arg)) {
-      throw new HarnessError(`the bundle made ${caseDir}/${arg.name}.bin with ${parts[k]!.length} bytes, expected ${byteSize(arg)}`, 'bad-bundle');
+      const who = data ? name(arg) : `the bundle made ${name(arg)}`;
+      throw new HarnessError(`${who} with ${parts[k]!.length} bytes, expected ${byteSize(arg)} at this point`, data ? 'bad-data' : 'bad-bundle');
     }
   }
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
@@ -422,7 +434,7 @@ async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: SideStage, 
 async function ensureExpected(ctx: EvalContext, made: MadePoint): Promise<void> {
   if (made.expectedWritten) return;
   if (made.expectedFrom) {
-    await ctx.timed('expected', () => cp(made.expectedFrom!, path.join(made.work, 'expected'), {recursive: true, dereference: true}));
+    await ctx.timed('expected', () => rename(made.expectedFrom!, path.join(made.work, 'expected')));
     made.expectedWritten = true;
     return;
   }

@@ -56,6 +56,24 @@ const inside = {runner: '/arbor/runner.py', solution: '/solution', home: '/home/
 /** System folders bound read-only (symlinks, as on merged-/usr systems, are recreated as symlinks). */
 const systemPaths = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
 
+/** The folder every run sees read-only (a system folder or the Python installation's) that holds `file`, if any. */
+export function mountedRootOf(file: string, python: PythonInstall): string | undefined {
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch {
+    real = path.resolve(file);
+  }
+  const roots = [...systemPaths, ...python.roots].map((root) => {
+    try {
+      return realpathSync(root);
+    } catch {
+      return root;
+    }
+  });
+  return roots.find((root) => real === root || real.startsWith(root.endsWith('/') ? root : `${root}/`));
+}
+
 /** Threads for BLAS and OpenMP: one, so a run measures one core's work. */
 const threadVariables = ['OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'NUMEXPR_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS', 'BLIS_NUM_THREADS'];
 

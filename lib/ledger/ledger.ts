@@ -442,7 +442,7 @@ function fromRow(row: Row, file: string): LedgerRun {
         ? null
         : {
             verdict: row.verdict as CompareVerdict,
-            ratio: row.ratio ?? Number.NaN,
+            ratio: row.ratio,
             interval: pair(row.ratio_lo, row.ratio_hi),
             baselineSha256: row.baseline_sha256,
             baselineRun: row.baseline_run,

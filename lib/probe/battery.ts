@@ -178,7 +178,10 @@ function judge(plan: Plan, probe: Probe, score: number, zeros: ZerosOutcome | un
 async function devSignatures(plan: Plan): Promise<ProbeConfig['signatures']> {
   const [{loadBundle, parsePoint}, {pointSignature}] = await Promise.all([import('../bundle/index.js'), import('../eval/signature.js')]);
   const bundle = await loadBundle(plan.bundle);
-  return plan.dev.points.map((point) => [point, pointSignature(bundle, parsePoint(bundle, point))]);
+  // A path split's points are those of its work directories, not the plan's (it has none).
+  const {dataFolder, splitPoints} = await import('../eval/data.js');
+  const points = (await splitPoints(plan, 'dev', dataFolder(plan, 'dev', {}))).map((source) => source.point);
+  return points.map((point) => [point, pointSignature(bundle, parsePoint(bundle, point))]);
 }
 
 /** A score to four significant digits, as people read it. */

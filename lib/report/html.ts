@@ -174,15 +174,18 @@ function splitLine(s: SplitScores): string {
 }
 
 function baselineNote(spread: BaselineSpread): string {
-  const sha = spread.solutionSha256 ? ` of solution <code>${spread.solutionSha256.slice(0, 12)}</code>` : '';
+  const sha = spread.solutionSha256 ? ` of solution <code>${escapeHtml(spread.solutionSha256.slice(0, 12))}</code>` : '';
   return `<p class="band-note">Grey band: the baseline's spread on ${escapeHtml(spread.split)}, from the lowest to the highest score of ${plural(spread.runs, 'calibrate run')}${sha} (${formatNumber(spread.lo)} to ${formatNumber(spread.hi)}, mean ${formatNumber(spread.mean)}).</p>`;
 }
+
+/** Verdicts a ledger holds; anything else (a hand-edited database) is shown escaped, never as a class name. */
+const knownVerdicts = new Set(['better', 'worse', 'same']);
 
 function renderCompares(compares: readonly CompareRow[]): string {
   if (compares.length === 0) return '';
   const rows = compares.map(
     (c) =>
-      `<tr><td>#${c.id}</td><td>${escapeHtml(timeText(c.time))}</td><td>${escapeHtml(c.split)}</td><td class="verdict ${c.verdict}">${c.verdict}</td>` +
+      `<tr><td>#${c.id}</td><td>${escapeHtml(timeText(c.time))}</td><td>${escapeHtml(c.split)}</td><td class="verdict ${knownVerdicts.has(c.verdict) ? c.verdict : 'unknown'}">${escapeHtml(c.verdict)}</td>` +
       `<td>${c.ratio === null ? '-' : `x${formatNumber(c.ratio)}`}${intervalHtml(c.interval)}</td><td><code>${shaText(c.candidateSha256)}</code></td>` +
       `<td><code>${shaText(c.baselineSha256)}</code>${c.baselineRun === null ? '' : ` (run #${c.baselineRun})`}</td></tr>`,
   );
@@ -208,7 +211,7 @@ function healthCounts(entries: readonly EntryReport[]): string {
 }
 
 function shaText(sha: string | null): string {
-  return sha ? sha.slice(0, 12) : '-';
+  return sha ? escapeHtml(sha.slice(0, 12)) : '-';
 }
 
 function timeText(iso: string): string {

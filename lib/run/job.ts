@@ -11,7 +11,7 @@
  * does not match, or that would write outside that folder, is refused.
  */
 import {createHash} from 'node:crypto';
-import {lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile} from 'node:fs/promises';
+import {lstat, mkdir, readdir, readFile, readlink, realpath, stat, symlink, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {ArborError, ExitCode} from '../errors.js';
 import {lockFile, lockIgnoredNames, protectedPaths} from '../eval/lock.js';
@@ -120,6 +120,14 @@ export async function materializeJob(data: unknown, root: string): Promise<Mater
     const target = path.join(dir, ...file.path.split('/'));
     await mkdir(path.dirname(target), {recursive: true});
     await symlink(file.symlink!, target);
+  }
+  // Links can chain (a/b -> .., x -> a/b/..), so what each one reaches is checked as written, not as text.
+  const realDir = await realpath(dir);
+  for (const file of links) {
+    const reached = await realpath(path.join(dir, ...file.path.split('/'))).catch(() => undefined);
+    if (reached !== undefined && reached !== realDir && !reached.startsWith(`${realDir}${path.sep}`)) {
+      throw new JobRefusedError(`symlink ${file.path} reaches outside the benchmark folder (${reached})`);
+    }
   }
   for (const file of job.files) {
     const target = path.join(dir, ...file.path.split('/'));

@@ -97,29 +97,39 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
       if (recorded.has(id)) return;
       recorded.add(id);
       pending.delete(id);
-      if (!started.has(id)) emit({type: 'start', item, ...(job?.processedBy ? {worker: job.processedBy} : {})});
-      const worker = job?.processedBy;
-      const extra = {jobId: id, ...(worker ? {worker} : {})};
-      if (state === 'completed') {
-        const returned = job!.returnvalue as JobReturn | null;
-        const report = checkReturnedReport(returned, item);
-        if (typeof report === 'string') finish(item, errorResult(item, report, null, extra));
-        else {
-          report.benchmark = item.target.dir;
-          report.solution = item.solution ?? (await loadPlan(item.target.dir).then((plan) => plan.solution, () => path.join(item.target.dir, 'solution.py')));
-          const recordedRun = await recordReport(report, {env: options.env, cwd});
-          finish(item, resultFromReport(item, report, {runId: recordedRun.runId ?? undefined, jobId: id, worker: returned!.worker || worker}), recordedRun.warnings);
-        }
-      } else if (state === 'failed') {
-        finish(item, errorResult(item, job!.failedReason || 'the job failed without a reason', job!.finishedOn && job!.processedOn ? (job!.finishedOn - job!.processedOn) / 1000 : null, extra));
-      } else {
-        finish(item, errorResult(item, 'the job disappeared from the queue before it finished (removed from Redis?)', null, extra));
+      try {
+        await finishJob(id, item, state, job);
+      } catch (error) {
+        // Taken off the pending list already: a report that cannot be read or recorded is this item's error, never a hang.
+        finish(item, errorResult(item, `the worker's result could not be recorded: ${describeFailure(error)}`, null, {jobId: id}));
       }
       if (pending.size === 0) allDone();
     } catch {
       // Redis trouble: the next poll tries again.
     } finally {
       settling.delete(id);
+    }
+  };
+
+  /** Record what a finished job gave. */
+  const finishJob = async (id: string, item: RunItem, state: string, job: InstanceType<typeof Job> | undefined): Promise<void> => {
+    if (!started.has(id)) emit({type: 'start', item, ...(job?.processedBy ? {worker: job.processedBy} : {})});
+    const worker = job?.processedBy;
+    const extra = {jobId: id, ...(worker ? {worker} : {})};
+    if (state === 'completed') {
+      const returned = job!.returnvalue as JobReturn | null;
+      const report = checkReturnedReport(returned, item);
+      if (typeof report === 'string') finish(item, errorResult(item, report, null, extra));
+      else {
+        report.benchmark = item.target.dir;
+        report.solution = item.solution ?? (await loadPlan(item.target.dir).then((plan) => plan.solution, () => path.join(item.target.dir, 'solution.py')));
+        const recordedRun = await recordReport(report, {env: options.env, cwd});
+        finish(item, resultFromReport(item, report, {runId: recordedRun.runId ?? undefined, jobId: id, worker: returned!.worker || worker}), recordedRun.warnings);
+      }
+    } else if (state === 'failed') {
+      finish(item, errorResult(item, job!.failedReason || 'the job failed without a reason', job!.finishedOn && job!.processedOn ? (job!.finishedOn - job!.processedOn) / 1000 : null, extra));
+    } else {
+      finish(item, errorResult(item, 'the job disappeared from the queue before it finished (removed from Redis?)', null, extra));
     }
   };
 

@@ -3,14 +3,14 @@ import {spawnSync} from 'node:child_process';
 import {cpSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 
 const speed = path.join(fixtures, 'eval/prefix-speed');
 const accuracy = path.join(fixtures, 'eval/accuracy-abs');
 const solutions = path.join(fixtures, 'compare');
 const baseline = path.join(speed, 'solution.py');
 const slow = path.join(solutions, 'slow.py');
-const reference = path.join(repoRoot, '../shared/spec/agent_gate_reference.py');
+const reference = path.join(fixtures, 'gate/agent_gate_reference.py');
 
 /** A private ledger for one test. */
 function ledgerEnv(): NodeJS.ProcessEnv {
@@ -40,14 +40,15 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
   it('says better for a faster correct candidate, writes a package the gate PASSes (reference and arbor byte-identical), and records the compare', () => {
     const env = ledgerEnv();
     const pkg = path.join(tempDir(), 'package');
-    const {result, report} = compare([speed, slow, baseline, '--package', pkg], env);
-    expect(result.code).toBe(0);
-    expect(report).toMatchObject({verdict: 'better', pairing: 'paired', split: 'dev', metric: 'speedup', correctness: []});
+    // The test split has two points, each stopping its repetitions on its own.
+    const {result, report} = compare([speed, slow, baseline, '--split', 'test', '--package', pkg], env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(report).toMatchObject({verdict: 'better', pairing: 'paired', split: 'test', metric: 'speedup', correctness: []});
     expect(report.ratio).toBeGreaterThan(1);
     expect(report.ci[0]).toBeGreaterThan(1);
     expect(report.ci[0]).toBeLessThanOrEqual(report.ratio);
     expect(report.ci[1]).toBeGreaterThanOrEqual(report.ratio);
-    expect(report.cases).toHaveLength(3);
+    expect(report.cases).toHaveLength(6);
     for (const c of report.cases) expect(c.ratio).toBeGreaterThan(1);
     expect(report.environment.fingerprint).toMatch(/\S/);
     // Both sides ran in the same eval: the same number of repetitions, each with its own score.
@@ -64,20 +65,19 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
 
     // The package's shape: one critical private test task per case, placeholders for train and development.
     const cases = JSON.parse(readFileSync(path.join(pkg, 'benchmark_cases.json'), 'utf8')).cases;
-    expect(cases.filter((c: {split: string}) => c.split === 'test').map((c: {id: string; critical: boolean}) => [c.id, c.critical])).toEqual([
-      ['test:p0:c0', true],
-      ['test:p0:c1', true],
-      ['test:p0:c2', true],
-    ]);
-    expect(cases.map((c: {split: string}) => c.split).sort()).toEqual(['development', 'test', 'test', 'test', 'train']);
+    expect(cases.filter((c: {split: string}) => c.split === 'test').map((c: {id: string; critical: boolean}) => [c.id, c.critical])).toEqual(
+      ['p0:c0', 'p0:c1', 'p0:c2', 'p1:c0', 'p1:c1', 'p1:c2'].map((id) => [`test:${id}`, true]),
+    );
+    expect(cases.map((c: {split: string}) => c.split).sort()).toEqual(['development', 'development', ...Array(6).fill('test'), 'train', 'train']);
     const spec = JSON.parse(readFileSync(path.join(pkg, 'benchmark_spec.json'), 'utf8'));
-    expect(spec.protocol.trial_count).toBe(report.repetitions);
+    // Trials: the repetitions every case has (the point that stopped first).
+    expect(spec.protocol.trial_count).toBe(Math.max(2, Math.min(...report.reports.candidate.points.map((p: {repetitions: number}) => p.repetitions))));
     expect(spec.protocol.environment_id).toBe(report.environment.fingerprint);
     expect(spec.gates.critical_task_min_trial_success_rate).toBe(1);
 
     const runs = JSON.parse(runCli(['benchmark', 'runs', '--json'], {env}).stdout).runs;
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({kind: 'compare', split: 'dev', compare: {verdict: 'better', baselineSha256: report.baseline.solutionSha256}});
+    expect(runs[0]).toMatchObject({kind: 'compare', split: 'test', compare: {verdict: 'better', baselineSha256: report.baseline.solutionSha256}});
     expect(runs[0].compare.ratio).toBeCloseTo(report.ratio, 12);
     expect(runs[0].solutionSha256).toBe(report.candidate.solutionSha256);
   });

@@ -1,5 +1,5 @@
 // Path splits (split_kind = "path"): cases are made work directories under data/, not generated from seeds.
-import {cpSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {cpSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
@@ -70,8 +70,29 @@ describe('arbor benchmark eval of a path split', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/the work directory has no expected\/ folder/);
 
+    // More cases claimed than the folder holds; a symbolic link where a case file should be.
+    cpSync(path.join(fixture, 'data/dev/small'), path.join(broken, 'small'), {recursive: true, force: true});
+    writeFileSync(path.join(broken, 'small/manifest.json'), '{"point": {"N": 1000}, "cases": 3}');
+    result = runCli(['benchmark', 'eval', fixture, 'dev', '--data', broken, '--quiet']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/small\/manifest\.json: "cases" is 3, but the work directory has no cases\/000002\/\n$/);
+    writeFileSync(path.join(broken, 'small/manifest.json'), '{"point": {"N": 1000}, "cases": 2}');
+    rmSync(path.join(broken, 'small/expected/000001/s.bin'));
+    symlinkSync(path.join(fixture, 'data/dev/small/expected/000001/s.bin'), path.join(broken, 'small/expected/000001/s.bin'));
+    result = runCli(['benchmark', 'eval', fixture, 'dev', '--data', broken, '--quiet']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/expected\/000001\/s\.bin: a symbolic link; a work directory of a path split holds plain files and folders only\n$/);
+
     result = runCli(['benchmark', 'eval', path.join(fixtures, 'eval/prefix-speed'), 'dev', '--data', empty, '--quiet']);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/^arbor: --data .*: eval_prefix generates its dev cases from seeds \(split_kind = "seed_range"\); --data is for benchmarks whose cases are files\n$/);
+  });
+
+  it('refuses a data folder that every run can see (under a system or Python folder)', async () => {
+    const {mountedRootOf, resolvePython} = await import('../../lib/eval/sandbox.js');
+    const python = resolvePython('python3');
+    expect(mountedRootOf('/usr/share/private-test', python)).toBe('/usr');
+    expect(mountedRootOf('/opt/data/test', python)).toBe('/opt');
+    expect(mountedRootOf(tempDir(), python)).toBeUndefined();
   });
 });

@@ -48,6 +48,9 @@ describe('plan.toml', () => {
     ['an unknown clock', `clock = "tsc"\n${base}`, /"clock" must be "cpu" or "wall", got "tsc"/],
     ['not TOML', 'metric = ', /not valid TOML/],
     ['an unterminated string', `name = "x\n${base}`, /not valid TOML: line 1: a string is not closed before the end of its line/],
+    ['an unknown split kind', `split_kind = "folders"\n${base}`, /"split_kind" must be "seed_range" or "path", got "folders"/],
+    ['a path split outside data/', 'metric = "speedup"\nsplit_kind = "path"\n[dev]\npath = "cases/dev"\n[test]\npath = "data/test"\n', /"dev\.path" = "cases\/dev" must be a folder under data\/ \(protected by arbor\.lock\)/],
+    ['seeds in a path split', 'metric = "speedup"\nsplit_kind = "path"\n[dev]\npath = "data/dev"\nseeds = "0-3"\n[test]\npath = "data/test"\n', /unknown key "dev\.seeds" in a plan with split_kind = "path"/],
   ])('rejects %s with one line naming the problem', async (_name, text, message) => {
     const error = await loadPlan(planDir(text)).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(Error);

@@ -65,6 +65,11 @@ describe('materializeJob', () => {
     ['a path that climbs out', (job: EvalJob) => (job.files[0]!.path = '../../etc/evil'), /"\.\.\/\.\.\/etc\/evil" is not a plain relative path/],
     ['an absolute path', (job: EvalJob) => (job.files[0]!.path = '/tmp/evil'), /"\/tmp\/evil" is not a plain relative path/],
     ['a symlink out of the folder', (job: EvalJob) => job.files.push({path: 'data', sha256: sha('../..'), symlink: '../..'}), /symlink data points outside the benchmark folder/],
+    [
+      'chained symlinks that reach out only together',
+      (job: EvalJob) => job.files.push({path: 'a/b', sha256: sha('..'), symlink: '..'}, {path: 'x', sha256: sha('a/b/..'), symlink: 'a/b/..'}),
+      /symlink x reaches outside the benchmark folder/,
+    ],
     ['a file below a symlink', (job: EvalJob) => job.files.push({path: 'link', sha256: sha('bundle'), symlink: 'bundle'}, {path: 'link/x', sha256: sha(''), content: ''}), /link\/x lies inside link/],
     ['an entry name with a slash', (job: EvalJob) => (job.entry = '../x'), /entry "\.\.\/x" is not a folder name/],
     ['a solution name with a slash', (job: EvalJob) => (job.solution!.name = '../../x.py'), /solution needs a plain file name/],
