@@ -21,8 +21,11 @@ import {build} from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outfile = path.join(root, 'dist/lib/bundle/protocol-route.cjs');
-/** Modules the route and the separately loaded stream may both load, each a copy of its own: a table of global constructors. */
-const SHARED_WITH_STREAM = new Set(['lib/bundle/tensor-arrays.ts']);
+/**
+ * Modules the route and the separately loaded stream may both load, each a copy of its own:
+ * stateless ones (a table of global constructors; the WebAssembly encoding helpers).
+ */
+const SHARED_WITH_STREAM = new Set(['lib/bundle/tensor-arrays.ts', 'lib/wasm.ts']);
 
 const options = {bundle: true, platform: 'node', target: 'node20', logLevel: 'warning', metafile: true};
 const route = await build({

@@ -12,6 +12,7 @@
  * The module is assembled here, byte by byte, as in sha256-simd.ts; where WebAssembly SIMD is
  * missing, `nanKernel()` returns undefined and the JavaScript count does the work.
  */
+import {uleb, sleb, section, BLOCK, LOOP, END, BR, BR_IF, LOCAL_GET, LOCAL_SET, LOCAL_TEE, F32_LOAD, F64_LOAD, VOID, I32_CONST, I32_EQZ, I32_GE_U, F32_NE, F64_NE, I32_ADD, I32_SUB, I32_AND, I32_SHL, I64_ADD, I32_WRAP_I64} from '../wasm.js';
 
 // The ES2023 lib and @types/node 20 do not declare WebAssembly; this is the little used here.
 declare const WebAssembly: {
@@ -31,40 +32,7 @@ export interface NanKernel {
 
 const PAGE = 1 << 16;
 
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (n !== 0);
-  return out;
-}
-
-// Opcodes.
-const BLOCK = 0x02;
-const LOOP = 0x03;
-const BR = 0x0c;
-const BR_IF = 0x0d;
-const END = 0x0b;
-const VOID = 0x40;
-const LOCAL_GET = 0x20;
-const LOCAL_SET = 0x21;
-const LOCAL_TEE = 0x22;
-const I32_CONST = 0x41;
-const I32_EQZ = 0x45;
-const I32_GE_U = 0x4f;
-const I32_ADD = 0x6a;
-const I32_SUB = 0x6b;
-const I32_AND = 0x71;
-const I32_SHL = 0x74;
-const I32_WRAP_I64 = 0xa7;
-const I64_ADD = 0x7c;
-const F32_LOAD = 0x2a;
-const F64_LOAD = 0x2b;
-const F32_NE = 0x5c;
-const F64_NE = 0x62;
+// SIMD opcodes, each after the 0xfd prefix (the core opcodes come from lib/wasm.ts).
 const SIMD = {load: 0x00, i32x4ExtractLane: 0x1b, i64x2ExtractLane: 0x1d, f32x4Ne: 0x42, f64x2Ne: 0x48, i32x4Add: 0xae, i32x4Sub: 0xb1, i64x2Add: 0xce, i64x2Sub: 0xd1};
 
 /**
@@ -135,21 +103,7 @@ function countBody(width: 4 | 8): number[] {
   return [...uleb(locals.length + code.length), ...locals, ...code];
 }
 
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (byte & 0x40) === 0) || (n === -1 && (byte & 0x40) !== 0)) {
-      out.push(byte);
-      return out;
-    }
-    out.push(byte | 0x80);
-  }
-}
-
 function assemble(pages: number): Uint8Array {
-  const section = (id: number, bytes: number[]) => [id, ...uleb(bytes.length), ...bytes];
   const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,

@@ -10,6 +10,7 @@
  *   OUT  [33792, 41984)  per group, the 4 digests, 32 bytes each, in message order
  * hash(groups, blocks) compresses `blocks` blocks for each of `groups` groups.
  */
+import {uleb, section, BLOCK, LOOP, END, BR, BR_IF, LOCAL_GET, LOCAL_SET, VOID, I32_CONST, I32_LT_U, I32_GE_U, I32_ADD} from '../wasm.js';
 
 // The ES2023 lib and @types/node 20 do not declare WebAssembly; this is the little used here.
 interface WasmMemory {
@@ -36,30 +37,7 @@ const K = [
   0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ];
 
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) byte |= 0x80;
-    out.push(byte);
-  } while (n !== 0);
-  return out;
-}
-
-// Opcodes.
-const LOCAL_GET = 0x20;
-const LOCAL_SET = 0x21;
-const I32_CONST = 0x41;
-const I32_ADD = 0x6a;
-const I32_GE_U = 0x4f;
-const I32_LT_U = 0x49;
-const BLOCK = 0x02;
-const LOOP = 0x03;
-const BR = 0x0c;
-const BR_IF = 0x0d;
-const END = 0x0b;
-const VOID = 0x40;
+// SIMD opcodes, each after the 0xfd prefix (the core opcodes come from lib/wasm.ts).
 const SIMD = {load: 0x00, store: 0x0b, const: 0x0c, shuffle: 0x0d, and: 0x4e, or: 0x50, xor: 0x51, bitselect: 0x52, shl: 0xab, shrU: 0xad, add: 0xae};
 
 function assemble(): Uint8Array {
@@ -331,7 +309,6 @@ function assemble(): Uint8Array {
 
   const locals = [...uleb(2), ...uleb(4), 0x7f, ...uleb(v128Locals), 0x7b];
   const bodyLength = locals.length + length;
-  const section = (id: number, bytes: number[]) => [id, ...uleb(bytes.length), ...bytes];
   const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
   const head = [
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,

@@ -18,6 +18,7 @@
  * second half, 227 >= 4 words back), so 4 neighbours can be rewritten at once.
  * 227 and 623 are not multiples of 4: words 224..226 and 623 are done one by one.
  */
+import {uleb, sleb, section, LOOP, IF, END, BR_IF, RETURN, CALL, LOCAL_GET, LOCAL_SET, LOCAL_TEE, I32_LOAD, I64_LOAD, I32_STORE, I64_STORE, I32_CONST, I64_CONST, I32_EQZ, I32_EQ, I32_LT_U, I64_GE_U, I32_ADD, I32_SUB, I32_AND, I32_OR, I32_XOR, I32_SHL, I32_SHR_U, V128, I64_ADD, I64_SUB, I64, I32, I32_WRAP_I64, I64_EXTEND_I32_U, SIMD_PREFIX} from '../wasm.js';
 
 // The project's TypeScript libs do not declare WebAssembly: the little used here.
 declare const WebAssembly:
@@ -40,50 +41,16 @@ const COUNTS = 8220; // i32: byte address of counts[] (after the table)
 /** Byte address of table[r] (r = getrandbits(k)): 0 if rejected, else K + d + 1. */
 export const TABLE_BYTE = 16384;
 
-// Opcodes (WebAssembly core + SIMD proposal encodings).
-const I32 = 0x7f;
-const V128 = 0x7b;
-const LOOP = 0x03;
-const END = 0x0b;
-const BR_IF = 0x0d;
-const LOCAL_GET = 0x20;
-const LOCAL_SET = 0x21;
-const LOCAL_TEE = 0x22;
-const I32_LOAD = 0x28;
-const I32_STORE = 0x36;
-const I32_CONST = 0x41;
-const I32_LT_U = 0x49;
-const I32_ADD = 0x6a;
-const I32_SUB = 0x6b;
-const I32_AND = 0x71;
-const I32_OR = 0x72;
-const I32_XOR = 0x73;
-const I32_SHR_U = 0x76;
-const I32_SHL = 0x74;
-const I32_EQ = 0x46;
-const I32_EQZ = 0x45;
-const I64 = 0x7e;
-const I64_LOAD = 0x29;
-const I64_STORE = 0x37;
-const I64_CONST = 0x42;
-const I64_ADD = 0x7c;
-const I64_SUB = 0x7d;
-const I64_GE_U = 0x5a;
-const I64_EXTEND_I32_U = 0xad;
-const I32_WRAP_I64 = 0xa7;
-const IF = 0x04;
-const RETURN = 0x0f;
-const CALL = 0x10;
-const SIMD = 0xfd;
-const V128_LOAD = [SIMD, 0x00];
-const V128_STORE = [SIMD, 0x0b];
-const V128_CONST = [SIMD, 0x0c];
-const V128_AND = [SIMD, 0x4e];
-const V128_OR = [SIMD, 0x50];
-const V128_XOR = [SIMD, 0x51];
-const I32X4_SHL = [SIMD, 0xab, 0x01];
-const I32X4_SHR_U = [SIMD, 0xad, 0x01];
-const I32X4_SUB = [SIMD, 0xb1, 0x01];
+// SIMD proposal opcodes (the core opcodes come from lib/wasm.ts).
+const V128_LOAD = [SIMD_PREFIX, 0x00];
+const V128_STORE = [SIMD_PREFIX, 0x0b];
+const V128_CONST = [SIMD_PREFIX, 0x0c];
+const V128_AND = [SIMD_PREFIX, 0x4e];
+const V128_OR = [SIMD_PREFIX, 0x50];
+const V128_XOR = [SIMD_PREFIX, 0x51];
+const I32X4_SHL = [SIMD_PREFIX, 0xab, 0x01];
+const I32X4_SHR_U = [SIMD_PREFIX, 0xad, 0x01];
+const I32X4_SUB = [SIMD_PREFIX, 0xb1, 0x01];
 
 // Locals of `block`: the parameter, a byte address, a scalar word, a vector.
 const SHIFT = 0;
@@ -95,30 +62,6 @@ const UPPER = 0x80000000;
 const LOWER = 0x7fffffff;
 const MATRIX = 0x9908b0df;
 
-function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
-function sleb(n: number): number[] {
-  const out: number[] = [];
-  n |= 0;
-  for (;;) {
-    const b = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) {
-      out.push(b);
-      return out;
-    }
-    out.push(b | 0x80);
-  }
-}
 
 const i32 = (value: number): number[] => [I32_CONST, ...sleb(value)];
 const splat = (value: number): number[] => {
@@ -232,10 +175,6 @@ function countBody(): number[] {
 /** run(shift): block(shift) then count() until count() says the samples are done. */
 function runBody(): number[] {
   return [0, LOOP, 0x40, ...get(0), CALL, 0, CALL, 1, I32_EQZ, BR_IF, 0, END, END];
-}
-
-function section(id: number, content: number[]): number[] {
-  return [id, ...uleb(content.length), ...content];
 }
 
 function name(text: string): number[] {
