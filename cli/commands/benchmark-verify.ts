@@ -14,7 +14,7 @@ interface VerifyArgs {
 /** `arbor benchmark verify`: lint folders, print findings, exit 0/1/2. */
 export const verifyCommand: CommandModule<object, VerifyArgs> = {
   command: 'verify [dir..]',
-  describe: 'Lint benchmark folders: README, PROVENANCE sections, eval entrypoint, unfilled placeholders',
+  describe: 'Lint benchmark folders: README, PROVENANCE sections, eval entrypoint, unfilled placeholders; --probe runs wrong-on-purpose solutions through each eval',
   builder: (yargs) =>
     yargs
       .positional('dir', {type: 'string', array: true, describe: 'Benchmark folder(s) to verify'})
