@@ -35,6 +35,19 @@ describe('arbor benchmark eval of a path split', () => {
     expect(report.points[0].cases[0].status).toBe('failed');
   });
 
+  it('grades against the answers as they were before any run: a solution without a sandbox that zeroes the data folder\'s expected/ still fails', () => {
+    const copy = path.join(tempDir(), 'bench');
+    cpSync(fixture, copy, {recursive: true});
+    const {result, report} = evalJson([copy, 'dev', '--solution', path.join(adversaries, 'rewrite-data.py')], {ARBOR_BWRAP: '/nonexistent/bwrap'});
+    expect(result.code, result.stderr).toBe(0);
+    expect(report.sandbox).toBe('none');
+    // The attack happened: the benchmark's own expected answers are zeros now ...
+    expect(readFileSync(path.join(copy, 'data/dev/small/expected/000000/s.bin')).every((byte) => byte === 0)).toBe(true);
+    // ... and it bought nothing: the eval graded against its private copy, taken before the run.
+    expect(result.stdout).toBe('score: 0.0\n');
+    expect(report.points[0].cases[0].status).toBe('failed');
+  });
+
   it('scores a private copy of the test data given with --data or ARBOR_TEST_DATA, and says the salt does not apply', () => {
     const copy = tempDir();
     cpSync(path.join(fixture, 'data/test'), copy, {recursive: true});
