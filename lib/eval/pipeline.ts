@@ -25,7 +25,7 @@ import {dataFolder, splitPoints, testDataVariable} from './data.js';
 import {saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
 import type {CaseReport, EvalOptions, EvalReport, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
-import {createWorkFolder, snapshotFiles} from './workspace.js';
+import {createWorkFolder, keepWorkFolder, snapshotFiles} from './workspace.js';
 
 export type {BundleApi, CaseReport, CaseStatus, EvalOptions, EvalReport, PointReport, RepetitionReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
 
@@ -189,7 +189,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   } finally {
     for (const name of signals) process.removeListener(name, onSignal);
     share({seconds: elapsed(), phases});
-    if (options.keep) share({kept: tmp});
+    if (options.keep) share({kept: await keepWorkFolder(tmp)});
     else await rm(tmp, {recursive: true, force: true}).catch(() => {});
   }
   return outcome;

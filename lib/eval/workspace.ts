@@ -5,7 +5,7 @@
  * owner's tag, so the next eval removes the folders of evals that were killed
  * before they could clean up (a kill -9 leaves no handler to run).
  */
-import {cp, mkdir, mkdtemp, readdir, rm, stat} from 'node:fs/promises';
+import {cp, mkdir, mkdtemp, readdir, rename, rm, stat} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {ownerAlive, ownerTag} from './owner.js';
@@ -34,6 +34,20 @@ export async function removeStaleWorkFolders(root = tmpdir()): Promise<number> {
 export async function createWorkFolder(root = tmpdir()): Promise<string> {
   await removeStaleWorkFolders(root);
   return mkdtemp(path.join(root, `${prefix}${ownerTag()}-`));
+}
+
+/**
+ * Keep a work folder for the user (`--keep`): renamed so that no later eval
+ * takes it for the folder of a killed one and removes it. Returns its path.
+ */
+export async function keepWorkFolder(folder: string): Promise<string> {
+  const kept = path.join(path.dirname(folder), path.basename(folder).replace(prefix, `${prefix}kept-`));
+  try {
+    await rename(folder, kept);
+    return kept;
+  } catch {
+    return folder;
+  }
 }
 
 /**

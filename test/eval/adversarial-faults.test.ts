@@ -25,6 +25,21 @@ describe.skipIf(!hasBundle || !sandboxed)('faults: a killed eval leaves nothing 
     expect(readdirSync(tmp).filter((name) => name.startsWith('arbor-eval-'))).toEqual([]);
   });
 
+  it('a folder kept with --keep survives the next eval (it is not a killed eval\'s folder)', () => {
+    const tmp = tempDir();
+    const env = {...process.env, TMPDIR: tmp, NO_COLOR: '1'};
+    const speed = path.join(fixtures, 'eval/prefix-speed');
+    const first = runCli(['benchmark', 'eval', speed, 'dev', '--keep'], {env});
+    expect(first.code).toBe(0);
+    const kept = /kept the work folders in (\S+)/.exec(first.stderr)![1]!;
+    expect(path.dirname(kept)).toBe(tmp);
+    expect(path.basename(kept)).toMatch(/^arbor-eval-kept-/);
+    const next = runCli(['benchmark', 'eval', speed, 'dev', '--quiet'], {env});
+    expect(next.code).toBe(0);
+    expect(readdirSync(tmp)).toEqual([path.basename(kept)]);
+    expect(readdirSync(path.join(kept, 'points/0/work/cases')).length).toBeGreaterThan(0);
+  });
+
   it('--json refuses a path that exists and is not a regular file (exit 2), and leaves it alone', () => {
     const dir = tempDir();
     const fifo = path.join(dir, 'fifo');
