@@ -129,6 +129,13 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(readdirSync(dir)).toEqual(['report.json']);
   });
 
+  it('runs solutions with an allocator that keeps freed memory: re-allocating 64 MiB in a case takes no page faults', () => {
+    const result = runCli(['benchmark', 'eval', speed, 'dev', '--solution', path.join(fixtures, 'eval/solutions/refault.py')]);
+    expect(result.stderr).not.toMatch(/page faults/);
+    expect(result.code).toBe(0);
+    expect(scoreOf(result.stdout)).toBeGreaterThan(0);
+  });
+
   it('warns when reference cases are too quick to time well (the test split has 0.5-2 ms cases), not otherwise', () => {
     const quick = runCli(['benchmark', 'eval', speed, 'test']);
     expect(quick.code).toBe(0);
