@@ -47,7 +47,7 @@ export interface RunRequest {
 /** One case of a run. */
 export interface CaseOutcome {
   i: number;
-  status: 'ok' | 'crashed' | 'timeout' | 'not-run';
+  status: 'ok' | 'crashed' | 'timeout' | 'not-run' | 'tampered';
   /** Wall seconds, inputs sent to answer received. */
   seconds: number | null;
   /** CPU seconds of the whole run's process tree over the same span (null without a cgroup). */
