@@ -39,12 +39,14 @@ of its answer lie between two labelled callgrind dumps, "pre-<i>" and
 Exit 0 after "end", 3 when the solution could not be imported or init()
 raised, 4 on a protocol error, 5 when numpy is missing.
 """
+import gc
 import json
 import os
 import sys
 import traceback
 
 # Captured before any solution code runs (they may rebind the modules' names).
+_collect = gc.collect
 _dumps = json.dumps
 _loads = json.loads
 _write = os.write
@@ -92,9 +94,12 @@ def note_of(error):
 class Channel:
     """Framed messages on the socket the harness holds the other end of."""
 
-    def __init__(self, fd):
+    def __init__(self, fd, exact=False):
         self.fd = fd
         self.buffer = bytearray()
+        # Counting instructions: headers are read a byte at a time, so no read takes in part of a
+        # payload, and the allocator's state before a case does not depend on how the bytes arrived.
+        self.chunk = 1 if exact else 1 << 20
 
     def send(self, header, payload=b""):
         data = (_dumps(header) + "\n").encode()
@@ -108,7 +113,7 @@ class Channel:
             view = view[_write(self.fd, view):]
 
     def _fill(self):
-        chunk = os.read(self.fd, 1 << 20)
+        chunk = os.read(self.fd, self.chunk)
         if not chunk:
             raise EOFError("the harness closed the channel")
         self.buffer += chunk
@@ -265,6 +270,9 @@ def serve(channel, np, solution_path, mark=None):
         inputs = inputs_from(np, channel.payload(arg_bytes), signature["args"])
         counted = mark is not None and i >= 0
         if counted:
+            # A full collection resets the collector's allocation counts: otherwise how the inputs
+            # happened to arrive (socket reads) moves the collections inside run(), and the count with them.
+            _collect()
             mark("pre-%d" % i)
         try:
             try:
@@ -307,7 +315,7 @@ def main(argv):
     except ImportError:
         sys.stderr.write("runner.py: numpy is not installed for %s (pip install numpy)\n" % sys.executable)
         return 5
-    channel = Channel(fd)
+    channel = Channel(fd, exact=count)
     try:
         return serve(channel, np, solution, dump_marker() if count else None)
     except (EOFError, ValueError, KeyError, OSError) as error:
