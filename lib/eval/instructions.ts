@@ -75,10 +75,8 @@ export interface CountInput {
   parts: Array<PartFile & {tooLarge?: boolean}>;
   /** The run id in the file names. */
   runId: string;
-  /** The timed cases delivered, in order, with whether the runner answered each (an unanswered case may lack its closing dump). */
+  /** The timed cases delivered, in order (an unanswered case may lack its closing dump). */
   cases: number[];
-  /** Whether the runner exited normally (exit 0): then valgrind's final block must be in the log. */
-  ended: boolean;
 }
 
 /** One line of valgrind's log that matters, with its position. */
@@ -143,7 +141,8 @@ export function readCounts(input: CountInput): Map<number, CountResult> {
   for (const dump of dumps) {
     if (dump.file !== undefined && !own.has(dump.file)) blame(dump.at, `the dump file ${dump.file} that the log names is missing`);
   }
-  if (input.ended) checkTotals(events, runner, own, blameAll);
+  // Without the final block nothing checks the parts: a run that did not exit normally counts nothing.
+  checkTotals(events, runner, own, blameAll);
 
   for (const span of spans) {
     const problem = problems.get(span.i);
@@ -245,7 +244,7 @@ function partsOf(input: CountInput, runner: number, blameAll: (problem: string) 
 function checkTotals(events: LogEvent[], runner: number, own: Map<string, PartFile & {tooLarge?: boolean}>, blameAll: (problem: string) => void): void {
   const collected = events.filter((event) => event.pid === runner && event.text.startsWith('Collected :'));
   if (collected.length !== 1) {
-    blameAll(collected.length ? `${collected.length} "Collected :" lines in valgrind's log, expected one` : `valgrind wrote no final count ("Collected :") although the runner exited normally`);
+    blameAll(collected.length ? `${collected.length} "Collected :" lines in valgrind's log, expected one` : `valgrind wrote no final count ("Collected :"): the runner did not exit normally`);
     return;
   }
   const final = Number(collected[0]!.text.slice('Collected :'.length).trim());

@@ -368,6 +368,8 @@ async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseT
     totalTimeout: Math.min(2 * initTimeout + caseSum, remaining),
     pin: ctx.cpu,
     counterLogFd: counter ? counterLogFd : undefined,
+    // valgrind writes its last dump and final count after the runner's exit: give it time to, under load too.
+    exitGrace: 2 * slowdown(ctx),
   });
   await rm(scratch, {recursive: true, force: true}).catch(() => {});
   ctx.report.processSeconds += outcome.wallSeconds;
@@ -399,7 +401,7 @@ async function countInstructions(outcome: RunOutcome, counter: Counter): Promise
   const counts =
     outcome.counterLog === undefined
       ? new Map(delivered.map((i) => [i, {problem: "instructions clock: valgrind's log ran past 16 MiB (something wrote into it)"}]))
-      : readCounts({log: outcome.counterLog, parts, runId: counter.runId, cases: delivered, ended: outcome.exitCode === 0 && !outcome.killed});
+      : readCounts({log: outcome.counterLog, parts, runId: counter.runId, cases: delivered});
   for (const c of outcome.cases) {
     if (c.status !== 'ok') continue;
     const count = counts.get(c.i);

@@ -42,6 +42,8 @@ export interface RunRequest {
   pin?: string;
   /** Instructions clock: read valgrind's log from this file descriptor of the run (RunOutcome.counterLog). */
   counterLogFd?: number;
+  /** Seconds the runner has to exit after `end` before the run is killed (default 2). */
+  exitGrace?: number;
 }
 
 /** One case of a run. */
@@ -419,7 +421,7 @@ export async function runCases(request: RunRequest): Promise<RunOutcome> {
   for (const item of timed.slice(position)) outcome.cases.push({i: item.i, status: 'not-run', seconds: null, cpuSeconds: null});
 
   // Give the runner a moment to free() and exit, then end whatever is left of the run.
-  const grace = setTimeout(killAll, killed ? 0 : 2000);
+  const grace = setTimeout(killAll, killed ? 0 : timerMs(request.exitGrace ?? 2));
   const exit = await exited;
   clearTimeout(grace);
   if (timer) clearTimeout(timer);

@@ -54,7 +54,6 @@ function honest(): CountInput {
     ],
     runId: 'r1',
     cases: [0, 1],
-    ended: true,
   };
 }
 
@@ -109,18 +108,16 @@ describe('readCounts (callgrind log and parts)', () => {
     expect(problem(readCounts(foreign).get(1))).toMatch(/unexpected file r1\.3/);
   });
 
-  it('fails every case when valgrind wrote no final count although the runner exited normally, but not after a crash', () => {
+  it('fails every case when valgrind wrote no final count (the runner did not exit normally: nothing checked the parts)', () => {
     const input = honest();
     input.log = input.log.split('\n').filter((line) => !line.includes('Collected')).join('\n');
-    expect(problem(readCounts(input).get(0))).toMatch(/no final count/);
-    input.ended = false;
-    expect(readCounts(input).get(0)).toEqual({instructions: 300, blocks: 100});
+    expect(problem(readCounts(input).get(0))).toMatch(/no final count \("Collected :"\): the runner did not exit normally/);
+    expect(problem(readCounts(input).get(1))).toMatch(/no final count/);
   });
 
   it('a missing closing dump voids the case; a log without a Command: line voids every case', () => {
     const input = honest();
     input.cases = [0, 1, 2];
-    input.ended = false;
     expect(problem(readCounts(input).get(2))).toMatch(/case 2 has no opening dump/);
     expect(problem(readCounts({...honest(), log: 'nothing'}).get(1))).toMatch(/valgrind wrote no log/);
   });
@@ -185,6 +182,7 @@ describe.skipIf(!hasBundle || !hasValgrind || !sandboxed)('the instructions cloc
     ['valgrind-stop.py', /instrumentation was switched off/],
     ['valgrind-toggle.py', /collection was switched off \(TOGGLE_COLLECT\)/],
     ['valgrind-fork.py', /a second process \(pid \d+\) ran under the counter/],
+    ['valgrind-exec.py', /a second process \(pid \d+\) ran under the counter|unexpected file/],
   ])('%s fails its case with the reason', (solution, reason) => {
     const {score, report, stderr} = evaluate('prefix-instructions', solution);
     expect(score).toBe(0);
