@@ -11,7 +11,7 @@
  *    repetition's answers.
  */
 import {randomBytes} from 'node:crypto';
-import {cp, mkdir, readFile, readdir, rename, rm, stat, writeFile} from 'node:fs/promises';
+import {cp, lstat, mkdir, readFile, readdir, rename, rm, writeFile} from 'node:fs/promises';
 import {existsSync} from 'node:fs';
 import path from 'node:path';
 import type {Point, Verdict} from '../bundle/index.js';
@@ -390,7 +390,8 @@ async function countInstructions(outcome: RunOutcome, counter: Counter): Promise
   const parts: Array<PartFile & {tooLarge?: boolean}> = [];
   for (const name of await readdir(counter.folder).catch(() => [] as string[])) {
     const file = path.join(counter.folder, name);
-    const info = await stat(file).catch(() => undefined);
+    // lstat: the run could leave a symlink (to a FIFO, a device, a huge file) where a part should be; only regular files are read.
+    const info = await lstat(file).catch(() => undefined);
     if (!info?.isFile()) {
       parts.push({name, text: '', tooLarge: true});
       continue;
