@@ -87,7 +87,7 @@ export interface CompareReport {
   pairing?: 'paired' | 'unpaired';
   /** speed: the stopping rule on the ratio: target half-width, reached half-width, whether met. */
   precision?: {target: number; halfWidth: number; reached: boolean};
-  clock?: 'cpu' | 'wall';
+  clock?: EvalReport['clock'];
   sandbox: EvalReport['sandbox'];
   repetitions: number;
   baseline: SideSummary;

@@ -22,7 +22,7 @@ export interface CalibrationReport {
   split: string;
   solution: string;
   runs: number;
-  clock?: 'cpu' | 'wall';
+  clock?: EvalReport['clock'];
   scores: number[];
   score: Spread & {maxOverMin: number};
   /** Each case's ratio (speedup) or share (accuracy) across the evals. */

@@ -1,6 +1,6 @@
 /** What every stage of an eval shares: the plan, the loaded bundle, the sandbox, the snapshots. */
 import type {Bundle} from '../bundle/index.js';
-import type {Plan} from './plan.js';
+import type {Clock, Plan} from './plan.js';
 import type {PythonInstall, SandboxKind} from './sandbox.js';
 import type {TreeHash} from './tamper.js';
 import type {BundleApi, EvalOptions, EvalReport} from './types.js';
@@ -30,8 +30,10 @@ export interface EvalContext {
   referenceFiles?: RunFiles;
   python: PythonInstall;
   sandbox: SandboxKind;
-  /** The clock cases are timed on (speedup): the plan's, or wall where no cgroup can count CPU. */
-  clock: 'cpu' | 'wall';
+  /** The clock cases are timed on (speedup): the plan's, or a fallback (wall where no cgroup can count CPU, cpu where valgrind cannot count instructions). */
+  clock: Clock;
+  /** Instructions clock: the valgrind binary runs start under. */
+  valgrind?: string;
   bwrap?: string;
   cpu?: string;
   tmp: string;

@@ -14,10 +14,10 @@ import type {Bundle} from '../bundle/index.js';
 import type {EvalContext, Side} from './context.js';
 import {HarnessError} from './errors.js';
 import {computeLock, lockDifference, readLock} from './lock.js';
-import {loadPlan, overridePlan, type Plan, type Split} from './plan.js';
+import {loadPlan, overridePlan, type Clock, type Plan, type Split} from './plan.js';
 import {bundleFailure, runPoint} from './point.js';
 import {findPython, killActiveRuns, pinnedCpu} from './process.js';
-import {findBwrap, mountedRootOf, resolvePython, sandboxProblem, type SandboxKind} from './sandbox.js';
+import {counterProblem, findBwrap, findValgrind, mountedRootOf, resolvePython, sandboxProblem, type SandboxKind} from './sandbox.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
 import {cgroupsWork} from './cgroup.js';
@@ -292,9 +292,10 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   // then holds these versions whatever happens to the files later.
   await timed('load', () => preloadAuthored(bundle));
 
-  const sandbox = chooseSandbox(input, {runner, solutionDir: sides[0]!.files.dir, entry, scratch: tmp});
+  const mounts = {runner, solutionDir: sides[0]!.files.dir, entry, scratch: tmp};
+  const sandbox = chooseSandbox(input, mounts);
   input.share({sandbox: sandbox.kind});
-  const clock = chooseClock(plan, input.share, progress);
+  const {clock, valgrind} = await chooseClock(input, sandbox, mounts);
 
   // Salted test seeds are keyed by the plan's name, else the bundle's spec reference (stable across copies).
   const spec = (bundle as {spec?: unknown}).spec;
@@ -313,6 +314,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     python: input.python,
     sandbox: sandbox.kind,
     clock,
+    valgrind,
     bwrap: sandbox.bwrap,
     cpu: input.cpu,
     tmp,
@@ -348,17 +350,39 @@ function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxPro
   return {kind: 'none'};
 }
 
-/** The plan's clock, or wall time (said on stderr and in the report) where no cgroup can count CPU. */
-function chooseClock(plan: Plan, share: PrepareInput['share'], progress: EvalContext['progress']): 'cpu' | 'wall' {
-  if (plan.metric !== 'speedup') return 'wall';
+/**
+ * The plan's clock, or a fallback said on stderr and in the report: wall time
+ * where no cgroup can count CPU; the cpu clock (or wall) where valgrind is
+ * missing or cannot count a run in the sandbox.
+ */
+async function chooseClock(input: PrepareInput, sandbox: {kind: SandboxKind; bwrap?: string}, mounts: Parameters<typeof sandboxProblem>[2]): Promise<{clock: Clock; valgrind?: string}> {
+  const {plan, share, progress} = input;
+  if (plan.metric !== 'speedup') return {clock: 'wall'};
+  if (plan.clock === 'instructions') {
+    const valgrind = findValgrind(input.env);
+    const folder = path.join(input.tmp, 'counter-probe');
+    await mkdir(folder);
+    const problem = counterProblem(sandbox.kind, sandbox.bwrap, input.python, mounts, valgrind ? {valgrind, folder, runId: 'probe'} : undefined);
+    await rm(folder, {recursive: true, force: true});
+    if (!problem) {
+      share({clock: 'instructions'});
+      progress('line', `note: the instructions clock counts inside the solution's own process, and a determined solution can hide part of its work from it; for an untrusted solution, confirm a gain on the cpu clock`);
+      return {clock: 'instructions', valgrind};
+    }
+    const fallback = cgroupsWork() ? 'cpu' : 'wall';
+    const clockNote = `${problem}, so the instructions clock fell back to the ${fallback} clock`;
+    share({clock: fallback, clockNote});
+    progress('line', `warning: ${clockNote}; load on this machine moves the score`);
+    return {clock: fallback};
+  }
   if (plan.clock === 'cpu' && !cgroupsWork()) {
     const clockNote = 'no cgroup could be made for a run (it needs root or a delegated cgroup), so the CPU clock fell back to wall time';
     share({clock: 'wall', clockNote});
     progress('line', `warning: ${clockNote}; load on this machine moves the score`);
-    return 'wall';
+    return {clock: 'wall'};
   }
   share({clock: plan.clock});
-  return plan.clock;
+  return {clock: plan.clock};
 }
 
 /** The score of a list of cases, and the first failure that forced 0.0. */

@@ -13,6 +13,10 @@ import {HarnessError} from './errors.js';
 export const splits = ['dev', 'test'] as const;
 export type Split = (typeof splits)[number];
 
+/** The clocks a speed plan may time cases on (README "The clock"). */
+export const clocks = ['cpu', 'wall', 'instructions'] as const;
+export type Clock = (typeof clocks)[number];
+
 /** A point: the bundle's point parameters (integers). */
 export type PlanPoint = Record<string, number>;
 
@@ -56,8 +60,11 @@ export interface Plan {
   reference?: string;
   /** speedup: the fewest timed repetitions (each a fresh sandbox) before the stopping rule may end them. */
   repetitions: number;
-  /** speedup: the clock cases are timed on: CPU seconds of the run's process tree (default), or wall seconds. */
-  clock: 'cpu' | 'wall';
+  /**
+   * speedup: the clock cases are timed on: CPU seconds of the run's process tree (default), wall seconds, or
+   * the instructions the run executes, counted by valgrind's callgrind (deterministic; lib/eval/instructions.ts).
+   */
+  clock: Clock;
   /** speedup: repeat until the half-width of the score's 95% interval is at most precision x score (default 0.01). */
   precision: number;
   /** speedup: the time budget (s) for repetitions past the minimum (default 120). */
@@ -216,7 +223,7 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
   if (plan.metric === 'speedup') {
     if (data.numerator !== undefined || data.denominator !== undefined) fail('"numerator" and "denominator" belong to metric = "accuracy"');
     plan.reference = await inside('reference', str('reference', 'reference.py')!, 'file');
-    if (plan.clock !== 'cpu' && plan.clock !== 'wall') fail(`"clock" must be "cpu" or "wall", got ${JSON.stringify(data.clock)}`);
+    if (!(clocks as readonly string[]).includes(plan.clock)) fail(`"clock" must be "cpu", "wall" or "instructions", got ${JSON.stringify(data.clock)}`);
   } else {
     for (const key of ['reference', 'clock', 'precision', 'max_seconds', 'repetitions']) {
       if (data[key] !== undefined) fail(`"${key}" belongs to metric = "speedup" (an accuracy eval runs once and is not timed)`);

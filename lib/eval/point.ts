@@ -10,7 +10,8 @@
  *    written out, the oracle writes expected/, and the bundle verifies each
  *    repetition's answers.
  */
-import {cp, mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises';
+import {randomBytes} from 'node:crypto';
+import {cp, lstat, mkdir, readFile, readdir, rename, rm, writeFile} from 'node:fs/promises';
 import {existsSync} from 'node:fs';
 import path from 'node:path';
 import type {Point, Verdict} from '../bundle/index.js';
@@ -20,7 +21,8 @@ import type {PlanPoint} from './plan.js';
 import type {PointSource} from './data.js';
 import {runCases, startFailure, type CaseInput, type CaseOutcome, type RunOutcome} from './process.js';
 import type {EvalContext, RunFiles} from './context.js';
-import {launchRun} from './sandbox.js';
+import {counterLogFd, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
+import {launchRun, type Counter} from './sandbox.js';
 import {accuracyRatio, speedupRatio} from './score.js';
 import {median, relativeHalfWidth, scoreInterval, speedScore, type PointRatios} from './stats.js';
 import {pointSignature, byteSize, type PointSignature} from './signature.js';
@@ -234,11 +236,11 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
   const reference: Timing[][] = Array.from({length: n}, () => []);
   const sides: SideStage[] = ctx.sides.map(() => ({runs: [], ratios: []}));
   const pairs: PointRatios = [];
-  const timing = (c: {seconds: number | null; cpuSeconds?: number | null}): Timing => ({wall: c.seconds!, clock: ctx.clock === 'cpu' ? c.cpuSeconds! : c.seconds!});
+  const timing = (c: {seconds: number | null; cpuSeconds?: number | null; instructions?: number | null}): Timing => ({wall: c.seconds!, clock: onClock(ctx, c)!});
   const limitFor = (i: number): number => {
     if (plan.metric !== 'speedup') return plan.timeout;
     // The warm-up absorbs first-call costs (JIT compiles, caches): untimed, limited like start-up.
-    if (i < 0) return plan.initTimeout;
+    if (i < 0) return plan.initTimeout * slowdown(ctx);
     // The kill limit stays on wall time: it is about hangs, not speed.
     return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...reference[i]!.map((t) => t.wall)));
   };
@@ -251,14 +253,15 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
     const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
     if (plan.metric === 'speedup') {
       ctx.progress('status', `${step}reference`);
-      const ref = await runOnce(ctx, made, ctx.referenceFiles!, () => plan.timeout);
+      const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx));
       const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
       if (bad) {
         const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
         throw new HarnessError(`the reference solver failed on case ${bad.i} of ${made.label}: ${why}`, 'bad-reference');
       }
       for (const c of ref.cases) reference[c.i]!.push(timing(c));
-      if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => times[0]!.clock));
+      // Counts are not seconds: the round trip the warning is about is on the wall clock then.
+      if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => (ctx.clock === 'instructions' ? times[0]!.wall / slowdown(ctx) : times[0]!.clock)));
     }
     const order = rep % 2 === 0 ? ctx.sides.map((_, s) => s) : ctx.sides.map((_, s) => ctx.sides.length - 1 - s);
     for (const s of order) {
@@ -324,18 +327,35 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
   return {sides, reference, pairs, repetitions: rep + 1, precise};
 }
 
+/** A case's time on the eval's clock: CPU seconds, wall seconds or instructions. */
+function onClock(ctx: EvalContext, c: {seconds: number | null; cpuSeconds?: number | null; instructions?: number | null}): number | null | undefined {
+  if (ctx.clock === 'cpu') return c.cpuSeconds;
+  if (ctx.clock === 'instructions') return c.instructions;
+  return c.seconds;
+}
+
+/** How much slower a run starts than natively: valgrind's slowdown under the instructions clock. */
+function slowdown(ctx: EvalContext): number {
+  return ctx.clock === 'instructions' ? instructionsSlowdown : 1;
+}
+
 /** Start one sandboxed run of the reference or the solution over the point's cases. */
 async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseTimeout: (i: number) => number): Promise<RunOutcome> {
   const remaining = ctx.deadline();
   if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${ctx.plan.timeLimit} s (plan.toml)`, 'time-limit');
-  const scratch = path.join(ctx.tmp, 'runs', `scratch-${ctx.runCount++}`);
+  const run = ctx.runCount++;
+  const scratch = path.join(ctx.tmp, 'runs', `scratch-${run}`);
   await mkdir(scratch, {recursive: true});
-  const launch = launchRun(ctx.sandbox, ctx.bwrap, ctx.python, {runner: ctx.runner, solutionDir: files.dir, entry: files.entry, scratch});
+  // Instructions clock: callgrind's output goes to a folder of the harness's, writable by this run only, read once the run is over.
+  const counter: Counter | undefined = ctx.clock === 'instructions' ? {valgrind: ctx.valgrind!, folder: path.join(ctx.tmp, 'runs', `callgrind-${run}`), runId: `run${run}-${randomBytes(4).toString('hex')}`} : undefined;
+  if (counter) await mkdir(counter.folder, {recursive: true});
+  const launch = launchRun(ctx.sandbox, ctx.bwrap, ctx.python, {runner: ctx.runner, solutionDir: files.dir, entry: files.entry, scratch}, counter);
   const group = createGroup();
   ctx.report.cgroup &&= group !== undefined;
   // Times on the CPU clock come from the run's cgroup: never mix in a wall time for a run without one.
   if (!group && ctx.clock === 'cpu') throw new HarnessError(`no cgroup could be made for a run of ${made.label}, though the eval times on the CPU clock; run it again`, 'no-cgroup');
   const caseSum = made.cases.reduce((total, c) => total + caseTimeout(c.i), 0);
+  const initTimeout = ctx.plan.initTimeout * slowdown(ctx);
   const outcome = await runCases({
     launch,
     group,
@@ -343,20 +363,64 @@ async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseT
     signature: made.signature,
     resultBytes: made.resultBytes,
     cases: made.cases,
-    initTimeout: ctx.plan.initTimeout,
+    initTimeout,
     caseTimeout,
-    totalTimeout: Math.min(2 * ctx.plan.initTimeout + caseSum, remaining),
+    totalTimeout: Math.min(2 * initTimeout + caseSum, remaining),
     pin: ctx.cpu,
+    counterLogFd: counter ? counterLogFd : undefined,
+    // valgrind writes its last dump and final count after the runner's exit: give it time to, under load too.
+    exitGrace: 2 * slowdown(ctx),
   });
   await rm(scratch, {recursive: true, force: true}).catch(() => {});
   ctx.report.processSeconds += outcome.wallSeconds;
   if (!outcome.started) throw startFailure(ctx.python.executable, outcome);
+  if (counter) {
+    await countInstructions(outcome, counter);
+    await rm(counter.folder, {recursive: true, force: true}).catch(() => {});
+  }
   return outcome;
+}
+
+/**
+ * Instructions clock: each answered case gets its count from callgrind's
+ * output, or fails as tampered when the output shows the counter was
+ * reached (instructions.ts).
+ */
+async function countInstructions(outcome: RunOutcome, counter: Counter): Promise<void> {
+  const parts: Array<PartFile & {tooLarge?: boolean}> = [];
+  for (const name of await readdir(counter.folder).catch(() => [] as string[])) {
+    const file = path.join(counter.folder, name);
+    // lstat: the run could leave a symlink (to a FIFO, a device, a huge file) where a part should be; only regular files are read.
+    const info = await lstat(file).catch(() => undefined);
+    if (!info?.isFile()) {
+      parts.push({name, text: '', tooLarge: true});
+      continue;
+    }
+    parts.push(info.size > maxPartBytes ? {name, text: '', tooLarge: true} : {name, text: await readFile(file, 'utf8')});
+  }
+  const delivered = outcome.cases.filter((c) => c.status !== 'not-run').map((c) => c.i);
+  const counts =
+    outcome.counterLog === undefined
+      ? new Map(delivered.map((i) => [i, {problem: "instructions clock: valgrind's log ran past 16 MiB (something wrote into it)"}]))
+      : readCounts({log: outcome.counterLog, parts, runId: counter.runId, cases: delivered});
+  for (const c of outcome.cases) {
+    if (c.status !== 'ok') continue;
+    const count = counts.get(c.i);
+    if (count && 'instructions' in count) {
+      c.instructions = count.instructions;
+    } else {
+      c.instructions = null;
+      c.status = 'tampered';
+      c.note = count?.problem ?? `instructions clock: case ${c.i} was not counted`;
+      delete c.answer;
+    }
+  }
 }
 
 /** A case as a repetition report (before verification): a case over its limit is a timeout. */
 function statusOf(c: CaseOutcome, limit: number): RepetitionReport {
-  const report: RepetitionReport = {seconds: c.seconds, cpuSeconds: c.cpuSeconds, status: c.status, passed: false};
+  const counted = c.instructions === undefined ? {} : {instructions: c.instructions};
+  const report: RepetitionReport = {seconds: c.seconds, cpuSeconds: c.cpuSeconds, ...counted, status: c.status, passed: false};
   if (c.note) report.note = c.note;
   if (c.status === 'ok' && c.seconds !== null && c.seconds > limit) {
     Object.assign(report, {status: 'timeout', note: `took ${c.seconds.toFixed(3)} s, limit ${limit.toFixed(3)} s`});
@@ -389,7 +453,7 @@ async function writeAnswers(out: string, cases: CaseOutcome[], signature: PointS
       if (bytes) await writeFile(path.join(caseDir, `${result.name}.bin`), bytes);
     }
   }
-  const records = cases.map(({i, seconds, cpuSeconds, status, note}) => ({i, seconds, cpuSeconds, status, note: note ?? null}));
+  const records = cases.map(({i, seconds, cpuSeconds, instructions, status, note}) => ({i, seconds, cpuSeconds, ...(instructions === undefined ? {} : {instructions}), status, note: note ?? null}));
   await writeFile(path.join(out, 'results.json'), JSON.stringify({cases: records}));
 }
 
@@ -408,7 +472,7 @@ async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: SideStage, 
     const reps = runs.map((run) => run.statuses[i]!);
     const worst = reps.find((r) => r.status !== 'ok' || !r.passed) ?? reps[reps.length - 1]!;
     const verdict = verdictsByRun[reps.indexOf(worst)]?.find((v) => v.i === i);
-    const clock = (r: RepetitionReport) => (ctx.clock === 'cpu' ? r.cpuSeconds : r.seconds);
+    const clock = (r: RepetitionReport) => onClock(ctx, r);
     const times = reps.map(clock).filter((t): t is number => typeof t === 'number');
     const seconds = times.length ? median(times) : null;
     const ok = reps.every((r) => r.status === 'ok' && r.passed);

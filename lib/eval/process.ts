@@ -40,16 +40,22 @@ export interface RunRequest {
   totalTimeout: number;
   /** Pin the run to this CPU (`taskset -c`), or undefined. */
   pin?: string;
+  /** Instructions clock: read valgrind's log from this file descriptor of the run (RunOutcome.counterLog). */
+  counterLogFd?: number;
+  /** Seconds the runner has to exit after `end` before the run is killed (default 2). */
+  exitGrace?: number;
 }
 
 /** One case of a run. */
 export interface CaseOutcome {
   i: number;
-  status: 'ok' | 'crashed' | 'timeout' | 'not-run';
+  status: 'ok' | 'crashed' | 'timeout' | 'not-run' | 'tampered';
   /** Wall seconds, inputs sent to answer received. */
   seconds: number | null;
   /** CPU seconds of the whole run's process tree over the same span (null without a cgroup). */
   cpuSeconds: number | null;
+  /** Instructions clock: the instructions counted in the case (set after the run, from valgrind's output). */
+  instructions?: number | null;
   note?: string;
   /** The answer: one buffer per result, null where the runner could not convert it. */
   answer?: Array<Buffer | null>;
@@ -69,9 +75,13 @@ export interface RunOutcome {
   cases: CaseOutcome[];
   stdoutTail: string;
   stderrTail: string;
+  /** Instructions clock: valgrind's whole log (undefined when it passed maxCounterLog, which no honest run does). */
+  counterLog?: string;
 }
 
 const tailBytes = 8192;
+/** valgrind's -v log of an honest run is ~100 KB; a run that floods it past this has its log dropped (and its cases voided). */
+const maxCounterLog = 16 << 20;
 /** A header line longer than this is a protocol violation (the runner's are under 1 KiB). */
 const maxHeaderBytes = 1 << 16;
 
@@ -309,7 +319,10 @@ export async function runCases(request: RunRequest): Promise<RunOutcome> {
     command = 'taskset';
   }
   const spawnedAt = process.hrtime.bigint();
-  const child = spawn(command, args, {cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', 'pipe']});
+  const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe'];
+  while (request.counterLogFd !== undefined && stdio.length <= request.counterLogFd) stdio.push('pipe');
+  const child = spawn(command, args, {cwd: launch.cwd, env: launch.env, detached: true, stdio});
+  const counterLog = request.counterLogFd === undefined ? undefined : collect(child.stdio[request.counterLogFd] as Duplex, maxCounterLog);
   let stdoutTail = '';
   let stderrTail = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -408,7 +421,7 @@ export async function runCases(request: RunRequest): Promise<RunOutcome> {
   for (const item of timed.slice(position)) outcome.cases.push({i: item.i, status: 'not-run', seconds: null, cpuSeconds: null});
 
   // Give the runner a moment to free() and exit, then end whatever is left of the run.
-  const grace = setTimeout(killAll, killed ? 0 : 2000);
+  const grace = setTimeout(killAll, killed ? 0 : timerMs(request.exitGrace ?? 2));
   const exit = await exited;
   clearTimeout(grace);
   if (timer) clearTimeout(timer);
@@ -422,7 +435,30 @@ export async function runCases(request: RunRequest): Promise<RunOutcome> {
   outcome.wallSeconds = Number(process.hrtime.bigint() - spawnedAt) / 1e9;
   outcome.stdoutTail = stdoutTail;
   outcome.stderrTail = stderrTail;
+  if (counterLog) {
+    // Every process of the run is gone, so the log's writers are too; one that escaped (no sandbox, no cgroup) is not waited for.
+    const stream = child.stdio[request.counterLogFd!] as Duplex;
+    const wait = setTimeout(() => stream.destroy(), 2000);
+    outcome.counterLog = await counterLog;
+    clearTimeout(wait);
+  }
   return outcome;
+}
+
+/** Everything a stream carries until it ends, or undefined past `limit` bytes. */
+function collect(stream: Duplex, limit: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  return new Promise((resolve) => {
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+    });
+    const done = () => resolve(size <= limit ? Buffer.concat(chunks).toString('utf8') : undefined);
+    stream.on('end', done);
+    stream.on('close', done);
+    stream.on('error', done);
+  });
 }
 
 /** The payload size an answer header announces, or -1 when it is not a valid answer to case i. */

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """arbor's protected solution runner (shipped with arbor; benchmarks never copy it).
 
-    python3 -I runner.py --solution /sandbox/solution/solution.py [--channel-fd 3]
+    python3 -I runner.py --solution /sandbox/solution/solution.py [--channel-fd 3] [--count-instructions]
 
 The runner holds no case data and keeps no clock: it is the solution's side of
 a socket (fd 3) over which the harness, outside the sandbox, delivers each
@@ -31,15 +31,22 @@ result). A value must be a numpy array, a numpy or Python scalar, or a
 (nested) list or tuple of them; it is converted to plain bytes here, before the
 answer is sent, so any work hidden in a conversion is inside the timed span.
 
+With --count-instructions (the instructions clock: the harness starts the
+runner under valgrind's callgrind), each timed case's run() and the conversion
+of its answer lie between two labelled callgrind dumps, "pre-<i>" and
+"case-<i>"; the harness reads the case's instruction count from the second.
+
 Exit 0 after "end", 3 when the solution could not be imported or init()
 raised, 4 on a protocol error, 5 when numpy is missing.
 """
+import gc
 import json
 import os
 import sys
 import traceback
 
 # Captured before any solution code runs (they may rebind the modules' names).
+_collect = gc.collect
 _dumps = json.dumps
 _loads = json.loads
 _write = os.write
@@ -54,6 +61,31 @@ DTYPES = {
 PLAIN = (int, float, bool, list, tuple)
 
 
+def dump_marker():
+    """CALLGRIND_DUMP_STATS_AT(label) from pure Python (amd64): valgrind's client
+    request sequence in an executable page, called through ctypes. Built before
+    any solution code loads. Natively the sequence does nothing."""
+    import ctypes
+    import mmap
+    code = bytes.fromhex(
+        "4889f8" "4889f2"                               # mov rax,rdi (the request); mov rdx,rsi (default)
+        "48c1c703" "48c1c70d" "48c1c73d" "48c1c733"     # rol rdi,3/13/61/51: valgrind's magic preamble
+        "4887db" "4889d0" "c3")                         # xchg rbx,rbx (the request); mov rax,rdx; ret
+    page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    page.write(code)
+    call = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
+    request = (ctypes.c_uint64 * 6)()
+    dump_stats_at = (ord("C") << 24 | ord("T") << 16) + 3
+
+    def mark(label):
+        text = ctypes.create_string_buffer(label.encode())
+        request[:] = [dump_stats_at, ctypes.addressof(text), 0, 0, 0, 0]
+        call(ctypes.addressof(request), 0)
+
+    mark.keep = (page, call)  # the page must outlive every call
+    return mark
+
+
 def note_of(error):
     text = "%s: %s" % (type(error).__name__, error)
     return text if len(text) <= 500 else text[:497] + "..."
@@ -62,9 +94,12 @@ def note_of(error):
 class Channel:
     """Framed messages on the socket the harness holds the other end of."""
 
-    def __init__(self, fd):
+    def __init__(self, fd, exact=False):
         self.fd = fd
         self.buffer = bytearray()
+        # Counting instructions: headers are read a byte at a time, so no read takes in part of a
+        # payload, and the allocator's state before a case does not depend on how the bytes arrived.
+        self.chunk = 1 if exact else 1 << 20
 
     def send(self, header, payload=b""):
         data = (_dumps(header) + "\n").encode()
@@ -78,7 +113,7 @@ class Channel:
             view = view[_write(self.fd, view):]
 
     def _fill(self):
-        chunk = os.read(self.fd, 1 << 20)
+        chunk = os.read(self.fd, self.chunk)
         if not chunk:
             raise EOFError("the harness closed the channel")
         self.buffer += chunk
@@ -204,7 +239,7 @@ def load_solution(path):
     return module
 
 
-def serve(channel, np, solution_path):
+def serve(channel, np, solution_path, mark=None):
     hello = channel.header()
     if hello.get("op") != "hello":
         raise ValueError("expected hello, got %r" % hello.get("op"))
@@ -233,8 +268,18 @@ def serve(channel, np, solution_path):
             raise ValueError("expected case or end, got %r" % request.get("op"))
         i = request["i"]
         inputs = inputs_from(np, channel.payload(arg_bytes), signature["args"])
+        counted = mark is not None and i >= 0
+        if counted:
+            # A full collection resets the collector's allocation counts: otherwise how the inputs
+            # happened to arrive (socket reads) moves the collections inside run(), and the count with them.
+            _collect()
+            mark("pre-%d" % i)
         try:
-            sizes, payload, note = answer_of(np, run(state, inputs), results)
+            try:
+                sizes, payload, note = answer_of(np, run(state, inputs), results)
+            finally:
+                if counted:
+                    mark("case-%d" % i)
         except BaseException as error:  # noqa: BLE001
             channel.send({"ev": "answer", "i": i, "status": "crashed", "note": note_of(error)})
             continue
@@ -250,13 +295,15 @@ def serve(channel, np, solution_path):
 
 
 def main(argv):
-    solution, fd = None, 3
+    solution, fd, count = None, 3, False
     args = iter(argv)
     for arg in args:
         if arg == "--solution":
             solution = next(args, None)
         elif arg == "--channel-fd":
             fd = int(next(args, "3"))
+        elif arg == "--count-instructions":
+            count = True
         else:
             sys.stderr.write("runner.py: unknown argument %r\n" % arg)
             return 4
@@ -268,9 +315,9 @@ def main(argv):
     except ImportError:
         sys.stderr.write("runner.py: numpy is not installed for %s (pip install numpy)\n" % sys.executable)
         return 5
-    channel = Channel(fd)
+    channel = Channel(fd, exact=count)
     try:
-        return serve(channel, np, solution)
+        return serve(channel, np, solution, dump_marker() if count else None)
     except (EOFError, ValueError, KeyError, OSError) as error:
         sys.stderr.write("runner.py: protocol error: %s\n" % note_of(error))
         return 4

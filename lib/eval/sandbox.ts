@@ -20,6 +20,7 @@ import {spawnSync} from 'node:child_process';
 import {accessSync, constants, lstatSync, readlinkSync, realpathSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {HarnessError} from './errors.js';
+import {counterEnvironment, counterFolderInside, valgrindArguments} from './instructions.js';
 
 export type SandboxKind = 'bwrap' | 'none';
 
@@ -48,6 +49,17 @@ export interface RunMounts {
   entry: string;
   /** A private empty folder: the run's cwd and HOME when there is no sandbox. */
   scratch: string;
+}
+
+/**
+ * Instructions clock: the run starts under valgrind's callgrind, which writes
+ * its part files into `folder` (a private folder of the harness, writable by
+ * this run only, bound at /callgrind in the sandbox) named `<runId>.<pid>[.<n>]`.
+ */
+export interface Counter {
+  valgrind: string;
+  folder: string;
+  runId: string;
 }
 
 /** Where things appear inside the sandbox. */
@@ -166,7 +178,7 @@ export function findBwrap(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /** The bwrap arguments that build a run's sandbox, up to the command. */
-export function bwrapArguments(python: PythonInstall, mounts: RunMounts): string[] {
+export function bwrapArguments(python: PythonInstall, mounts: RunMounts, counter?: Counter): string[] {
   const args = ['--unshare-all', '--die-with-parent', '--new-session'];
   for (const root of systemPaths) {
     let info;
@@ -187,27 +199,42 @@ export function bwrapArguments(python: PythonInstall, mounts: RunMounts): string
     '--tmpfs', inside.home,
     '--ro-bind', mounts.runner, inside.runner,
     '--ro-bind', mounts.solutionDir, inside.solution,
-    '--chdir', inside.home,
-    '--clearenv',
   );
-  for (const [name, value] of Object.entries(runEnvironment(python, inside.home))) args.push('--setenv', name, value!);
+  if (counter) args.push('--bind', counter.folder, counterFolderInside);
+  args.push('--chdir', inside.home, '--clearenv');
+  const env = {...runEnvironment(python, inside.home), ...(counter ? counterEnvironment : {})};
+  for (const [name, value] of Object.entries(env)) args.push('--setenv', name, value!);
   return args;
 }
 
+/**
+ * The interpreter's flags: `-I -B`, except under the instructions clock, where
+ * `-I` would ignore PYTHONHASHSEED (the hash seed moves counts between
+ * processes): there `-s -B` (no user site; the environment is the allow-list
+ * anyway, so no other PYTHON* variable is set).
+ */
+function pythonFlags(counter: Counter | undefined): string[] {
+  return counter ? ['-s', '-B'] : ['-I', '-B'];
+}
+
+/** The command line from the interpreter on, with valgrind in front of it under the instructions clock. */
+function runnerCommand(python: PythonInstall, runner: string, solution: string, counter: Counter | undefined, folder: string): string[] {
+  const command = [python.executable, ...pythonFlags(counter), runner, '--solution', solution];
+  if (!counter) return command;
+  return [counter.valgrind, ...valgrindArguments(folder, counter.runId), ...command, '--count-instructions'];
+}
+
 /** The command that starts one run of the runner, sandboxed or not. */
-export function launchRun(kind: SandboxKind, bwrap: string | undefined, python: PythonInstall, mounts: RunMounts): Launch {
+export function launchRun(kind: SandboxKind, bwrap: string | undefined, python: PythonInstall, mounts: RunMounts, counter?: Counter): Launch {
   if (kind === 'bwrap') {
-    return {
-      command: bwrap!,
-      args: [...bwrapArguments(python, mounts), '--', python.executable, '-I', '-B', inside.runner, '--solution', `${inside.solution}/${mounts.entry}`],
-      env: {},
-      cwd: mounts.scratch,
-    };
+    const command = runnerCommand(python, inside.runner, `${inside.solution}/${mounts.entry}`, counter, counterFolderInside);
+    return {command: bwrap!, args: [...bwrapArguments(python, mounts, counter), '--', ...command], env: {}, cwd: mounts.scratch};
   }
+  const [command, ...args] = runnerCommand(python, mounts.runner, path.join(mounts.solutionDir, mounts.entry), counter, counter?.folder ?? '');
   return {
-    command: python.executable,
-    args: ['-I', '-B', mounts.runner, '--solution', path.join(mounts.solutionDir, mounts.entry)],
-    env: runEnvironment(python, mounts.scratch),
+    command: command!,
+    args,
+    env: {...runEnvironment(python, mounts.scratch), ...(counter ? counterEnvironment : {})},
     cwd: mounts.scratch,
   };
 }
@@ -222,4 +249,35 @@ export function sandboxProblem(bwrap: string | undefined, python: PythonInstall,
   if (probe.status === 0) return undefined;
   const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
   return `bwrap cannot start a sandbox here (${last.slice(0, 200)})`;
+}
+
+/** The valgrind binary: ARBOR_VALGRIND, else `valgrind` on the PATH; undefined when there is none. */
+export function findValgrind(env: NodeJS.ProcessEnv): string | undefined {
+  const candidates = env.ARBOR_VALGRIND ? [env.ARBOR_VALGRIND] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'valgrind'));
+  for (const file of candidates) {
+    try {
+      accessSync(file, constants.X_OK);
+      if (statSync(file).isFile()) return path.resolve(file);
+    } catch {
+      // Next.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Whether callgrind can count a run here, the way runs are started (in the
+ * sandbox when there is one, its output folder bound writable): undefined when
+ * it can, else why not. Starts the interpreter once under callgrind (~1 s).
+ */
+export function counterProblem(kind: SandboxKind, bwrap: string | undefined, python: PythonInstall, mounts: RunMounts, counter: Counter | undefined): string | undefined {
+  if (!counter) return 'valgrind is not installed (e.g. apt-get install valgrind, or set ARBOR_VALGRIND)';
+  const launch = launchRun(kind, bwrap, python, mounts, counter);
+  // The interpreter alone, not the runner: `-c ''` in place of the runner's arguments, logging to stderr.
+  const at = launch.args.indexOf(python.executable);
+  const args = [...launch.args.slice(0, at + 1), '-c', ''].map((arg) => (arg.startsWith('--log-fd=') ? '--log-fd=2' : arg));
+  const probe = spawnSync(launch.command, args, {cwd: launch.cwd, env: launch.env, encoding: 'utf8', timeout: 120_000});
+  if (probe.status === 0) return undefined;
+  const last = `${probe.stderr ?? ''}`.trim().split('\n').filter((line) => !/^--\d+--/.test(line)).pop() || (probe.error?.message ?? `exit code ${probe.status}`);
+  return `valgrind cannot count a run here (${last.slice(0, 200)})`;
 }

@@ -1,5 +1,5 @@
 /** The eval's options and its report (`--json FILE`), documented in lib/eval/README.md. */
-import type {Plan, PlanOverride, PlanPoint, Split} from './plan.js';
+import type {Clock, Plan, PlanOverride, PlanPoint, Split} from './plan.js';
 import type {SandboxKind} from './sandbox.js';
 
 /** The part of the bundle runtime (lib/bundle) the pipeline calls; tests may pass their own. */
@@ -63,6 +63,8 @@ export interface RepetitionReport {
   seconds: number | null;
   /** CPU seconds of the run's whole process tree over the same span (null without a cgroup). */
   cpuSeconds?: number | null;
+  /** Instructions clock: the instructions the run executed in the case (callgrind's Ir; null when not counted). */
+  instructions?: number | null;
   status: CaseStatus;
   passed: boolean;
   note?: string;
@@ -118,9 +120,12 @@ export interface EvalReport {
   seeds: {source: 'published' | 'derived' | 'files'; count: number};
   /** Repetitions made (speedup: the most any point needed; each point's own count is in points[].repetitions). */
   repetitions: number;
-  /** speedup: the clock cases were timed on ("cpu": CPU seconds of the run's process tree; "wall"). */
-  clock?: 'cpu' | 'wall';
-  /** speedup: why the clock is not the plan's (no cgroup for a CPU clock). */
+  /**
+   * speedup: the clock cases were timed on ("cpu": CPU seconds of the run's process tree; "wall"; "instructions":
+   * instructions executed, counted by callgrind; then a case's `seconds` and `referenceSeconds` are instruction counts).
+   */
+  clock?: Clock;
+  /** speedup: why the clock is not the plan's (no cgroup for a CPU clock, no valgrind for the instructions clock). */
   clockNote?: string;
   /** speedup: the score's 95% interval (percentile bootstrap over repetitions). */
   interval?: [number, number];

@@ -45,7 +45,7 @@ describe('plan.toml', () => {
     ['non-integer point', base.replace('N = 8 }', 'N = 8.5 }'), /dev\.points\[0\]\.N" must be an integer/],
     ['accuracy without metric names', base.replace('"speedup"', '"accuracy"'), /needs "numerator" and "denominator"/],
     ['one repetition', `repetitions = 1\n${base}`, /"repetitions" must be an integer >= 2/],
-    ['an unknown clock', `clock = "tsc"\n${base}`, /"clock" must be "cpu" or "wall", got "tsc"/],
+    ['an unknown clock', `clock = "tsc"\n${base}`, /"clock" must be "cpu", "wall" or "instructions", got "tsc"/],
     ['not TOML', 'metric = ', /not valid TOML/],
     ['an unterminated string', `name = "x\n${base}`, /not valid TOML: line 1: a string is not closed before the end of its line/],
     ['an unknown split kind', `split_kind = "folders"\n${base}`, /"split_kind" must be "seed_range" or "path", got "folders"/],
