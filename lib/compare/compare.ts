@@ -9,7 +9,8 @@ import {rm, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {HarnessError} from '../eval/errors.js';
-import {loadPlan, type Plan} from '../eval/plan.js';
+import {loadPlan, type Clock, type Plan} from '../eval/plan.js';
+import {flatCases, repetitionSpeedups} from '../eval/score.js';
 import {median, type PointRatios} from '../eval/stats.js';
 import type {CaseStatus, EvalOptions, EvalReport, RepetitionReport} from '../eval/types.js';
 import {createWorkFolder} from '../eval/workspace.js';
@@ -174,8 +175,8 @@ interface BuildInput {
 function buildReport(input: BuildInput): CompareReport {
   const {plan, reports, recorded} = input;
   const candidateReport = reports.candidate;
-  const baseCases = recorded ? recorded.cases : casesOf(reports.baseline!);
-  const candCases = casesOf(candidateReport);
+  const baseCases = recorded ? recorded.cases : flatCases(reports.baseline!);
+  const candCases = flatCases(candidateReport);
   const speed = plan.metric === 'speedup';
   const fails = (c: SideCase) => (speed ? c.status !== 'ok' || !c.passed : !c.passed);
   const key = (c: {point: number; i: number}) => `${c.point}:${c.i}`;
@@ -204,7 +205,7 @@ function buildReport(input: BuildInput): CompareReport {
     reason = baseFailure && candFailure ? 'both sides fail a case, so both score 0.0' : `the ${candFailure ? 'candidate' : 'baseline'} fails a case, so it scores 0.0`;
   } else if (speed) {
     pairing = recorded ? 'unpaired' : 'paired';
-    const result = recorded ? unpairedRatio(speedups(baseCases, recorded.environment.clock ?? clock), speedups(candCases, clock)) : pairedRatio(input.pairs);
+    const result = recorded ? unpairedRatio(speedups(baseCases, (recorded.environment.clock as Clock | undefined) ?? clock), speedups(candCases, clock)) : pairedRatio(input.pairs);
     ({ratio, interval: ci} = result);
     verdict = verdictOf(ci);
     reason = `the ratio's 95% interval ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
@@ -298,20 +299,10 @@ function buildReport(input: BuildInput): CompareReport {
   return report;
 }
 
-/** An eval report's cases, flattened with their point index. */
-export function casesOf(report: EvalReport): SideCase[] {
-  return report.points.flatMap((point) => point.cases.map((c) => ({point: point.index, ...c})));
-}
-
 /** Per point, [rep][case] speedups over the reference on the given clock, rebuilt from the per-repetition times. */
-function speedups(cases: SideCase[], clock: string | null | undefined): PointRatios[] {
-  const time = (r: RepetitionReport) => (clock === 'cpu' ? r.cpuSeconds : r.seconds) ?? NaN;
+function speedups(cases: SideCase[], clock: Clock | null | undefined): PointRatios[] {
   const points = [...new Set(cases.map((c) => c.point))].sort((a, b) => a - b);
-  return points.map((p) => {
-    const own = cases.filter((c) => c.point === p).sort((a, b) => a.i - b.i);
-    const reps = Math.min(...own.map((c) => Math.min(c.repetitions.length, c.referenceRepetitions?.length ?? 0)));
-    return Array.from({length: reps}, (_, k) => own.map((c) => c.referenceRepetitions![k]! / Math.max(time(c.repetitions[k]!), 1e-6)));
-  });
+  return points.map((p) => repetitionSpeedups(cases.filter((c) => c.point === p), clock));
 }
 
 /** Read and check `--baseline-run ID`: a scored run of this benchmark, split and metric, with its per-repetition times. */

@@ -35,7 +35,8 @@ import type {RepetitionReport} from '../eval/types.js';
 import {exactMean} from '../gate/py.js';
 import {nearestRank} from '../gate/gate.js';
 import {arborVersion} from '../version.js';
-import {casesOf, type CompareReport, type SideCase} from './compare.js';
+import {flatCases} from '../eval/score.js';
+import type {CompareReport, SideCase} from './compare.js';
 
 /** The three files, as the gate's --spec, --cases and --results take them. */
 export const packageFiles = {spec: 'benchmark_spec.json', cases: 'benchmark_cases.json', results: 'benchmark_results.json', decision: 'gate_decision.json'} as const;
@@ -66,8 +67,8 @@ type Json = null | boolean | number | string | Json[] | {[key: string]: Json};
 
 /** Build the package's three documents. */
 export async function buildPackage(report: CompareReport, plan: Plan): Promise<{spec: Json; cases: Json; results: Json}> {
-  const candidate = casesOf(report.reports.candidate);
-  const baseline = report.reports.baseline ? casesOf(report.reports.baseline) : report.recordedBaseline!.cases;
+  const candidate = flatCases(report.reports.candidate);
+  const baseline = report.reports.baseline ? flatCases(report.reports.baseline) : report.recordedBaseline!.cases;
   // Points stop repeating on their own (each once precise), so counts differ between points:
   // the trials are the repetitions every case has, and a failure in a later one counts (below).
   const trials = Math.min(100, Math.max(2, Math.min(...candidate.map((c) => c.repetitions.length), ...baseline.map((c) => c.repetitions.length))));

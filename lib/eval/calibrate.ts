@@ -5,6 +5,7 @@
  * "how much the score varies" into PROVENANCE from a measurement.
  */
 import {runEval} from './pipeline.js';
+import {repetitionSpeedups} from './score.js';
 import {repetitionsNeeded} from './stats.js';
 import type {EvalOptions, EvalReport} from './types.js';
 
@@ -40,10 +41,7 @@ export function spread(values: number[]): Spread {
 
 /** Per-repetition scores of one eval: mean over cases of each repetition's paired ratio (first point). */
 function repetitionScores(report: EvalReport): number[] {
-  const cases = report.points[0]?.cases ?? [];
-  const count = Math.min(...cases.map((c) => c.referenceRepetitions?.length ?? 0));
-  const clock = (r: {seconds: number | null; cpuSeconds?: number | null}) => (report.clock === 'cpu' ? r.cpuSeconds : r.seconds) ?? NaN;
-  return Array.from({length: Number.isFinite(count) ? count : 0}, (_, k) => cases.reduce((total, c) => total + c.referenceRepetitions![k]! / clock(c.repetitions[k]!), 0) / cases.length).filter(Number.isFinite);
+  return repetitionSpeedups(report.points[0]?.cases ?? [], report.clock).map((ratios) => ratios.reduce((a, b) => a + b, 0) / ratios.length).filter(Number.isFinite);
 }
 
 export async function calibrate(options: EvalOptions & {runs: number; onEval?: (k: number, report: EvalReport) => void}): Promise<CalibrationReport> {

@@ -23,7 +23,7 @@ import {runCases, startFailure, type CaseInput, type CaseOutcome, type RunOutcom
 import type {EvalContext, RunFiles} from './context.js';
 import {counterLogFd, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
 import {launchRun, type Counter} from './sandbox.js';
-import {accuracyRatio, speedupRatio} from './score.js';
+import {accuracyRatio, speedupRatio, timeOnClock, type CaseTimes} from './score.js';
 import {median, relativeHalfWidth, scoreInterval, speedScore, type PointRatios} from './stats.js';
 import {pointSignature, byteSize, type PointSignature} from './signature.js';
 import {firstDifference, hashTree} from './tamper.js';
@@ -236,7 +236,7 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
   const reference: Timing[][] = Array.from({length: n}, () => []);
   const sides: SideStage[] = ctx.sides.map(() => ({runs: [], ratios: []}));
   const pairs: PointRatios = [];
-  const timing = (c: {seconds: number | null; cpuSeconds?: number | null; instructions?: number | null}): Timing => ({wall: c.seconds!, clock: onClock(ctx, c)!});
+  const timing = (c: CaseTimes): Timing => ({wall: c.seconds!, clock: timeOnClock(ctx.clock, c)!});
   const limitFor = (i: number): number => {
     if (plan.metric !== 'speedup') return plan.timeout;
     // The warm-up absorbs first-call costs (JIT compiles, caches): untimed, limited like start-up.
@@ -325,13 +325,6 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
     if (precise || spent() + perRepetition > budget || rep + 1 >= maxRepetitions) break;
   }
   return {sides, reference, pairs, repetitions: rep + 1, precise};
-}
-
-/** A case's time on the eval's clock: CPU seconds, wall seconds or instructions. */
-function onClock(ctx: EvalContext, c: {seconds: number | null; cpuSeconds?: number | null; instructions?: number | null}): number | null | undefined {
-  if (ctx.clock === 'cpu') return c.cpuSeconds;
-  if (ctx.clock === 'instructions') return c.instructions;
-  return c.seconds;
 }
 
 /** How much slower a run starts than natively: valgrind's slowdown under the instructions clock. */
@@ -472,7 +465,7 @@ async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: SideStage, 
     const reps = runs.map((run) => run.statuses[i]!);
     const worst = reps.find((r) => r.status !== 'ok' || !r.passed) ?? reps[reps.length - 1]!;
     const verdict = verdictsByRun[reps.indexOf(worst)]?.find((v) => v.i === i);
-    const clock = (r: RepetitionReport) => onClock(ctx, r);
+    const clock = (r: RepetitionReport) => timeOnClock(ctx.clock, r);
     const times = reps.map(clock).filter((t): t is number => typeof t === 'number');
     const seconds = times.length ? median(times) : null;
     const ok = reps.every((r) => r.status === 'ok' && r.passed);

@@ -7,6 +7,7 @@
  */
 import type {CompareOutcome} from '../ledger/ledger.js';
 import type {Plan} from './plan.js';
+import {flatCases} from './score.js';
 import type {EvalReport} from './types.js';
 
 /** How recordEval is told where the ledger is and what the run was. */
@@ -28,7 +29,7 @@ export async function recordEval(report: EvalReport, options: RecordEvalOptions)
 export async function recordEvalRun(report: EvalReport, options: RecordEvalOptions): Promise<{runId: number | null; warnings: string[]}> {
   const {ledgerPathFor, recordRun, gitState, exposureWarning} = await import('../ledger/index.js');
   const git = await gitState(report.benchmark).catch(() => null);
-  const cases = report.points.flatMap((point) => point.cases.map((c) => ({point: point.index, ...c})));
+  const cases = flatCases(report);
   const outcome = recordRun(ledgerPathFor(report.benchmark, options.env, options.cwd), {
     kind: options.kind ?? 'eval',
     benchmark: {path: report.benchmark, name: report.name},

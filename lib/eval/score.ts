@@ -1,4 +1,6 @@
 /** Scores: per-case values, aggregation and the one `score:` line. */
+import type {Clock} from './plan.js';
+import type {CaseReport, EvalReport} from './types.js';
 
 /** Smallest solution time a speedup ratio divides by (s): the clock's resolution is not a speedup. */
 export const minSeconds = 1e-6;
@@ -18,6 +20,36 @@ export function formatScore(value: number): string {
 /** The speedup of one case: reference seconds / solution seconds (solution floored at minSeconds). */
 export function speedupRatio(referenceSeconds: number, solutionSeconds: number): number {
   return referenceSeconds / Math.max(solutionSeconds, minSeconds);
+}
+
+/** What a run measured of one case: wall seconds, and CPU seconds and instructions where the clock counted them. */
+export interface CaseTimes {
+  seconds: number | null;
+  cpuSeconds?: number | null;
+  instructions?: number | null;
+}
+
+/** A case's time on a clock: CPU seconds, instructions, or wall seconds. */
+export function timeOnClock(clock: Clock | null | undefined, times: CaseTimes): number | null | undefined {
+  if (clock === 'cpu') return times.cpuSeconds;
+  if (clock === 'instructions') return times.instructions;
+  return times.seconds;
+}
+
+/**
+ * A point's speedups rebuilt from a report's cases: [rep][case] reference /
+ * solution on the clock, over the repetitions every case made (NaN where a
+ * repetition has no time).
+ */
+export function repetitionSpeedups(cases: CaseReport[], clock: Clock | null | undefined): number[][] {
+  const own = [...cases].sort((a, b) => a.i - b.i);
+  const count = Math.min(...own.map((c) => Math.min(c.repetitions.length, c.referenceRepetitions?.length ?? 0)));
+  return Array.from({length: Number.isFinite(count) ? count : 0}, (_, k) => own.map((c) => speedupRatio(c.referenceRepetitions![k]!, timeOnClock(clock, c.repetitions[k]!) ?? NaN)));
+}
+
+/** Every case of every point of a report, with the index of its point. */
+export function flatCases(report: Pick<EvalReport, 'points'>) {
+  return report.points.flatMap((point) => point.cases.map((c) => ({point: point.index, ...c})));
 }
 
 /**
