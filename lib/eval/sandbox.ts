@@ -165,7 +165,17 @@ function outermost(folders: string[]): string[] {
 
 /** The bwrap binary: ARBOR_BWRAP, else `bwrap` on the PATH; undefined when there is none. */
 export function findBwrap(env: NodeJS.ProcessEnv): string | undefined {
-  const candidates = env.ARBOR_BWRAP ? [env.ARBOR_BWRAP] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'bwrap'));
+  return findExecutable(env.ARBOR_BWRAP, 'bwrap', env);
+}
+
+/** The valgrind binary: ARBOR_VALGRIND, else `valgrind` on the PATH; undefined when there is none. */
+export function findValgrind(env: NodeJS.ProcessEnv): string | undefined {
+  return findExecutable(env.ARBOR_VALGRIND, 'valgrind', env);
+}
+
+/** The file an override names, else `name` on the PATH, if it is an executable regular file. */
+function findExecutable(override: string | undefined, name: string, env: NodeJS.ProcessEnv): string | undefined {
+  const candidates = override ? [override] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, name));
   for (const file of candidates) {
     try {
       accessSync(file, constants.X_OK);
@@ -249,20 +259,6 @@ export function sandboxProblem(bwrap: string | undefined, python: PythonInstall,
   if (probe.status === 0) return undefined;
   const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
   return `bwrap cannot start a sandbox here (${last.slice(0, 200)})`;
-}
-
-/** The valgrind binary: ARBOR_VALGRIND, else `valgrind` on the PATH; undefined when there is none. */
-export function findValgrind(env: NodeJS.ProcessEnv): string | undefined {
-  const candidates = env.ARBOR_VALGRIND ? [env.ARBOR_VALGRIND] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, 'valgrind'));
-  for (const file of candidates) {
-    try {
-      accessSync(file, constants.X_OK);
-      if (statSync(file).isFile()) return path.resolve(file);
-    } catch {
-      // Next.
-    }
-  }
-  return undefined;
 }
 
 /**
