@@ -41,7 +41,6 @@ const evaluate = (dir) => {
   const report = JSON.parse(readFileSync(json, 'utf8'));
   return {score: report.score, wall, repetitions: report.repetitions, reached: report.precision?.reached, clock: report.clock};
 };
-const misses = [];
 try {
   console.log(`${busy} busy loop(s) on ${readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length} core(s); ${evals} evals per entry on dev`);
   for (const entry of entries) {
@@ -67,11 +66,7 @@ try {
     } else {
       console.log(`${''.padEnd(20)} CV ${(100 * s.cv).toFixed(2)}%, max/min ${s.ratio.toFixed(3)}; wall time ${wall.toFixed(2)}x the fixed eval's ${target(`eval-noise ${name} idle wall time`, wall, '<=', 1.5)}`);
     }
-    if (busy > 0 && s.cv > 0.01) misses.push(`${name} CV ${(100 * s.cv).toFixed(2)}% > 1%`);
-    if (busy > 0 && s.ratio > 1.03) misses.push(`${name} max/min ${s.ratio.toFixed(3)} > 1.03`);
-    if (busy === 0 && wall > 1.5) misses.push(`${name} wall time ${wall.toFixed(2)}x > 1.5x`);
   }
-  console.log(misses.length ? `targets missed: ${misses.join('; ')}` : busy > 0 ? 'all targets met (CV <= 1%, max/min <= 1.03)' : 'all targets met (wall time <= 1.5x the fixed eval)');
 } finally {
   for (const loop of loops) loop.kill('SIGKILL');
   rmSync(tmp, {recursive: true, force: true});
