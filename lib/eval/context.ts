@@ -1,7 +1,8 @@
 /** What every stage of an eval shares: the plan, the loaded bundle, the sandbox, the snapshots. */
 import type {Bundle} from '../bundle/index.js';
 import type {Clock, Plan} from './plan.js';
-import type {PythonInstall, SandboxKind} from './sandbox.js';
+import type {StartedRun} from './process.js';
+import type {Counter, PythonInstall, SandboxKind} from './sandbox.js';
 import type {TreeHash} from './tamper.js';
 import type {BundleApi, EvalOptions, EvalReport} from './types.js';
 
@@ -9,6 +10,14 @@ import type {BundleApi, EvalOptions, EvalReport} from './types.js';
 export interface RunFiles {
   dir: string;
   entry: string;
+}
+
+/** A run whose processes started, with the folders that are its own (point.ts). */
+export interface PreparedRun {
+  files: RunFiles;
+  process: StartedRun;
+  scratch: string;
+  counter?: Counter;
 }
 
 /** One solution an eval runs: an eval has one, a compare two (baseline, then candidate). */
@@ -45,6 +54,8 @@ export interface EvalContext {
   seeds: number[];
   warmupSeed: number;
   runCount: number;
+  /** The run started ahead of its turn (point.ts), if any. */
+  runAhead?: PreparedRun;
   progress: NonNullable<EvalOptions['onProgress']>;
   report: EvalReport;
   deadline: () => number;

@@ -12,15 +12,15 @@
  */
 import {randomBytes} from 'node:crypto';
 import {cp, lstat, mkdir, readFile, readdir, rename, rm, writeFile} from 'node:fs/promises';
-import {existsSync} from 'node:fs';
+import {existsSync, mkdirSync} from 'node:fs';
 import path from 'node:path';
 import type {Point, Verdict} from '../bundle/index.js';
 import {createGroup} from './cgroup.js';
 import {HarnessError} from './errors.js';
 import type {PlanPoint} from './plan.js';
 import type {PointSource} from './data.js';
-import {runCases, startFailure, type CaseInput, type CaseOutcome, type RunOutcome} from './process.js';
-import type {EvalContext, RunFiles} from './context.js';
+import {startCpusFor, startFailure, startRun, type CaseInput, type CaseOutcome, type RunOutcome} from './process.js';
+import type {EvalContext, PreparedRun, RunFiles} from './context.js';
 import {counterLogFd, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
 import {launchRun, type Counter} from './sandbox.js';
 import {accuracyRatio, speedupRatio, timeOnClock, type CaseTimes} from './score.js';
@@ -58,7 +58,12 @@ interface SolutionRun {
 /** Make, run and verify one point; returns its case reports, one set per side. */
 export async function runPoint(ctx: EvalContext, index: number, source: PointSource, count: number, budget: number): Promise<PointOutcome> {
   const made = await makePoint(ctx, index, source, count);
-  const stage = await runRepetitions(ctx, made, budget);
+  let stage: RunStage;
+  try {
+    stage = await runRepetitions(ctx, made, budget);
+  } finally {
+    await dropRunAhead(ctx);
+  }
   const sides: SideOutcome[] = [];
   for (const side of stage.sides) sides.push({cases: await verifyPoint(ctx, made, side, stage.reference), ratios: side.ratios});
   return {sides, pairs: stage.pairs, repetitions: stage.repetitions, precise: stage.precise};
@@ -251,9 +256,10 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
   let rep = 0;
   for (; ; rep++) {
     const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
+    const order = rep % 2 === 0 ? ctx.sides.map((_, s) => s) : ctx.sides.map((_, s) => ctx.sides.length - 1 - s);
     if (plan.metric === 'speedup') {
       ctx.progress('status', `${step}reference`);
-      const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx));
+      const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), ctx.sides[order[0]!]!.files);
       const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
       if (bad) {
         const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
@@ -263,12 +269,13 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       // Counts are not seconds: the round trip the warning is about is on the wall clock then.
       if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => (ctx.clock === 'instructions' ? times[0]!.wall / slowdown(ctx) : times[0]!.clock)));
     }
-    const order = rep % 2 === 0 ? ctx.sides.map((_, s) => s) : ctx.sides.map((_, s) => ctx.sides.length - 1 - s);
-    for (const s of order) {
+    for (const [position, s] of order.entries()) {
       const side = ctx.sides[s]!;
       const who = ctx.sides.length > 1 ? side.label : 'solution';
       ctx.progress('status', `${step}${who}`);
-      const outcome = await runOnce(ctx, made, side.files, limitFor);
+      const following = order[position + 1];
+      const next = following !== undefined ? ctx.sides[following]!.files : plan.metric === 'speedup' ? ctx.referenceFiles : undefined;
+      const outcome = await runOnce(ctx, made, side.files, limitFor, next);
       const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
       if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
       const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${s}-${rep}`, 'out');
@@ -332,45 +339,85 @@ function slowdown(ctx: EvalContext): number {
   return ctx.clock === 'instructions' ? instructionsSlowdown : 1;
 }
 
-/** Start one sandboxed run of the reference or the solution over the point's cases. */
-async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseTimeout: (i: number) => number): Promise<RunOutcome> {
-  const remaining = ctx.deadline();
-  if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${ctx.plan.timeLimit} s (plan.toml)`, 'time-limit');
+/**
+ * Start a sandboxed run of `files` (reference or solution), not yet given a
+ * point: Python and numpy load on the CPUs beside the eval's.
+ */
+function prepareRun(ctx: EvalContext, files: RunFiles): PreparedRun {
   const run = ctx.runCount++;
   const scratch = path.join(ctx.tmp, 'runs', `scratch-${run}`);
-  await mkdir(scratch, {recursive: true});
+  mkdirSync(scratch, {recursive: true});
   // Instructions clock: callgrind's output goes to a folder of the harness's, writable by this run only, read once the run is over.
   const counter: Counter | undefined = ctx.clock === 'instructions' ? {valgrind: ctx.valgrind!, folder: path.join(ctx.tmp, 'runs', `callgrind-${run}`), runId: `run${run}-${randomBytes(4).toString('hex')}`} : undefined;
-  if (counter) await mkdir(counter.folder, {recursive: true});
+  if (counter) mkdirSync(counter.folder, {recursive: true});
   const launch = launchRun(ctx.sandbox, ctx.bwrap, ctx.python, {runner: ctx.runner, solutionDir: files.dir, entry: files.entry, scratch}, counter);
   const group = createGroup();
   ctx.report.cgroup &&= group !== undefined;
   // Times on the CPU clock come from the run's cgroup: never mix in a wall time for a run without one.
-  if (!group && ctx.clock === 'cpu') throw new HarnessError(`no cgroup could be made for a run of ${made.label}, though the eval times on the CPU clock; run it again`, 'no-cgroup');
-  const caseSum = made.cases.reduce((total, c) => total + caseTimeout(c.i), 0);
-  const initTimeout = ctx.plan.initTimeout * slowdown(ctx);
-  const outcome = await runCases({
+  if (!group && ctx.clock === 'cpu') throw new HarnessError(`no cgroup could be made for a run, though the eval times on the CPU clock; run it again`, 'no-cgroup');
+  const started = startRun({
     launch,
     group,
+    startCpus: startCpusFor(ctx.cpu),
+    initTimeout: ctx.plan.initTimeout * slowdown(ctx),
+    counterLogFd: counter ? counterLogFd : undefined,
+  });
+  return {files, process: started, scratch, counter};
+}
+
+/** Remove a run's own folders once its processes are gone. */
+async function releaseRun(prepared: PreparedRun): Promise<void> {
+  await rm(prepared.scratch, {recursive: true, force: true}).catch(() => {});
+  if (prepared.counter) await rm(prepared.counter.folder, {recursive: true, force: true}).catch(() => {});
+}
+
+/** End the run started ahead of its turn, if any: the repetitions ended before it. */
+async function dropRunAhead(ctx: EvalContext): Promise<void> {
+  const ahead = ctx.runAhead;
+  ctx.runAhead = undefined;
+  if (!ahead) return;
+  ahead.process.cancel();
+  await releaseRun(ahead);
+}
+
+/**
+ * One sandboxed run of the reference or the solution over the point's cases.
+ * `next`, the run that follows, is started now (in the sandbox): its Python and numpy load
+ * while this run loads its solution and warms up, and this run's timed cases
+ * wait until that is done, so nothing else of the eval runs while a case is
+ * timed (except under the instructions clock, which other processes cannot move).
+ */
+async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseTimeout: (i: number) => number, next?: RunFiles): Promise<RunOutcome> {
+  const remaining = ctx.deadline();
+  if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${ctx.plan.timeLimit} s (plan.toml)`, 'time-limit');
+  let prepared = ctx.runAhead?.files === files ? ctx.runAhead : undefined;
+  if (prepared) ctx.runAhead = undefined;
+  else await dropRunAhead(ctx);
+  prepared ??= prepareRun(ctx, files);
+  // Only a sandboxed run may wait beside a solution's: without one, the solution could reach the
+  // waiting process (the next reference, say) and slow its timed cases down.
+  if (next && ctx.sandbox === 'bwrap') ctx.runAhead = prepareRun(ctx, next);
+  const caseSum = made.cases.reduce((total, c) => total + caseTimeout(c.i), 0);
+  const initTimeout = ctx.plan.initTimeout * slowdown(ctx);
+  const outcome = await prepared.process.serve({
     point: made.point,
     signature: made.signature,
     resultBytes: made.resultBytes,
     cases: made.cases,
-    initTimeout,
     caseTimeout,
     totalTimeout: Math.min(2 * initTimeout + caseSum, remaining),
-    pin: ctx.cpu,
-    counterLogFd: counter ? counterLogFd : undefined,
+    cpu: ctx.cpu,
+    quiet: ctx.clock === 'instructions' ? undefined : ctx.runAhead?.process.started,
     // valgrind writes its last dump and final count after the runner's exit: give it time to, under load too.
     exitGrace: 2 * slowdown(ctx),
   });
-  await rm(scratch, {recursive: true, force: true}).catch(() => {});
   ctx.report.processSeconds += outcome.wallSeconds;
-  if (!outcome.started) throw startFailure(ctx.python.executable, outcome);
-  if (counter) {
-    await countInstructions(outcome, counter);
-    await rm(counter.folder, {recursive: true, force: true}).catch(() => {});
+  if (!outcome.started) {
+    await releaseRun(prepared);
+    throw startFailure(ctx.python.executable, outcome);
   }
+  if (prepared.counter) await countInstructions(outcome, prepared.counter);
+  await releaseRun(prepared);
   return outcome;
 }
 

@@ -22,28 +22,46 @@ export interface CaseInput {
   inputs: Buffer;
 }
 
-/** What to run and under which limits (seconds). */
-export interface RunRequest {
+/** How a run's processes start, before it is given a point or cases (a run may start ahead of its turn). */
+export interface RunStart {
   launch: Launch;
   /** The run's cgroup: its processes join it before the sandbox starts; CPU times come from it. */
   group?: CpuGroup;
+  /** The CPUs the run starts on (a `taskset -c` list), or undefined; the runner moves to `cpu` when served. */
+  startCpus?: string;
+  /** Limit for the interpreter and numpy to load (until the runner says "started"), and then for init(). */
+  initTimeout: number;
+  /** Instructions clock: read valgrind's log from this file descriptor of the run (RunOutcome.counterLog). */
+  counterLogFd?: number;
+}
+
+/** What a started run serves, under which limits (seconds). */
+export interface RunService {
   point: Record<string, number>;
   signature: PointSignature;
   /** The byte size of each result, in signature order. */
   resultBytes: number[];
   cases: CaseInput[];
-  /** Start-up: interpreter, imports, init(). */
-  initTimeout: number;
   /** Limit of case i (-1: the warm-up case). */
   caseTimeout: (i: number) => number;
-  /** Hard limit on the whole run. */
+  /** Hard limit on the run, from the moment it is served. */
   totalTimeout: number;
-  /** Pin the run to this CPU (`taskset -c`), or undefined. */
-  pin?: string;
-  /** Instructions clock: read valgrind's log from this file descriptor of the run (RunOutcome.counterLog). */
-  counterLogFd?: number;
+  /** The CPU the runner moves every thread to before any solution code loads, or undefined (no pinning). */
+  cpu?: string;
   /** Seconds the runner has to exit after `end` before the run is killed (default 2). */
   exitGrace?: number;
+  /**
+   * The timed cases wait for this to settle: a run started ahead of its turn
+   * loads its interpreter while this one loads its solution and warms up,
+   * never while a case is timed.
+   */
+  quiet?: Promise<unknown>;
+}
+
+/** A whole run at once: started, then served at once. */
+export interface RunRequest extends Omit<RunStart, 'startCpus'>, Omit<RunService, 'cpu'> {
+  /** Pin the run to this CPU, or undefined. */
+  pin?: string;
 }
 
 /** One case of a run. */
@@ -111,6 +129,18 @@ export function pinnedCpu(env: NodeJS.ProcessEnv = process.env): string | undefi
   if (chosen === undefined) return undefined;
   const result = spawnSync('taskset', ['-c', chosen, 'true'], {stdio: 'ignore'});
   return result.status === 0 ? chosen : undefined;
+}
+
+/**
+ * Where the runs of an eval pinned to `cpu` start: every other allowed CPU, so
+ * a run starting ahead of its turn loads Python beside the one being timed,
+ * not on its core (the runner moves to `cpu` when served); `cpu` itself when
+ * it is the only one.
+ */
+export function startCpusFor(cpu: string | undefined): string | undefined {
+  if (cpu === undefined) return undefined;
+  const others = allowedCpus().filter((other) => String(other) !== cpu);
+  return others.length ? others.join(',') : cpu;
 }
 
 /** The CPUs this process may run on (Cpus_allowed_list of /proc/self/status). */
@@ -305,8 +335,26 @@ class FrameReader {
 }
 
 /** Run the runner once over the given cases and wait for every process of the run to end. */
-export async function runCases(request: RunRequest): Promise<RunOutcome> {
-  const {launch, group} = request;
+export function runCases(request: RunRequest): Promise<RunOutcome> {
+  return startRun({...request, startCpus: request.pin}).serve({...request, cpu: request.pin});
+}
+
+/** A run whose processes are starting or waiting for their turn. */
+export interface StartedRun {
+  /** Settles once the interpreter and numpy loaded (true) or the run could not get that far (false). */
+  started: Promise<boolean>;
+  /** Serve the run's cases and wait for every process of the run to end (once). */
+  serve(service: RunService): Promise<RunOutcome>;
+  /** End a run that will not be served. */
+  cancel(): void;
+}
+
+/**
+ * Start a run: the runner loads Python and numpy (arbor's code only) and says
+ * "started", then waits for its point; no solution code runs before `serve`.
+ */
+export function startRun(start: RunStart): StartedRun {
+  const {launch, group} = start;
   let command = launch.command;
   let args = launch.args;
   if (group) {
@@ -314,15 +362,14 @@ export async function runCases(request: RunRequest): Promise<RunOutcome> {
     args = ['-c', 'echo $$ > "$0" && exec "$@"', group.procs, command, ...args];
     command = '/bin/sh';
   }
-  if (request.pin) {
-    args = ['-c', request.pin, command, ...args];
+  if (start.startCpus) {
+    args = ['-c', start.startCpus, command, ...args];
     command = 'taskset';
   }
-  const spawnedAt = process.hrtime.bigint();
   const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe'];
-  while (request.counterLogFd !== undefined && stdio.length <= request.counterLogFd) stdio.push('pipe');
+  while (start.counterLogFd !== undefined && stdio.length <= start.counterLogFd) stdio.push('pipe');
   const child = spawn(command, args, {cwd: launch.cwd, env: launch.env, detached: true, stdio});
-  const counterLog = request.counterLogFd === undefined ? undefined : collect(child.stdio[request.counterLogFd] as Duplex, maxCounterLog);
+  const counterLog = start.counterLogFd === undefined ? undefined : collect(child.stdio[start.counterLogFd] as Duplex, maxCounterLog);
   let stdoutTail = '';
   let stderrTail = '';
   child.stdout!.on('data', (chunk: Buffer) => {
@@ -363,86 +410,118 @@ export async function runCases(request: RunRequest): Promise<RunOutcome> {
       killAll();
     }, timerMs(seconds));
   };
-  const total = setTimeout(() => {
-    killed ??= {i: null, limit: request.totalTimeout, reason: 'total'};
-    reader.fail(new Error('killed'));
-    killAll();
-  }, timerMs(request.totalTimeout));
-
-  const outcome: RunOutcome = {started: false, exitCode: null, signal: null, wallSeconds: 0, cases: [], stdoutTail: '', stderrTail: ''};
   const headerOnly = (...events: string[]) => (header: Record<string, unknown>) => (events.includes(header.ev as string) ? 0 : -1);
-  const resultTotal = request.resultBytes.reduce((a, b) => a + b, 0);
-  const timed = request.cases.filter((c) => c.i >= 0);
-  let position = 0;
-  try {
-    arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
-    socket.write(`${JSON.stringify({op: 'hello', point: request.point, signature: request.signature})}\n`);
-    const started = await reader.next(headerOnly('started'));
-    outcome.started = started.header.ev === 'started';
-    const ready = await reader.next(headerOnly('ready', 'failed'));
-    if (ready.header.ev === 'failed') {
-      outcome.startError = String(ready.header.note ?? 'the solution failed to start');
-    } else {
-      for (const item of request.cases) {
-        if (reader.pending) throw new Error(`the runner sent ${reader.pending} byte(s) before case ${item.i} was delivered`);
-        const limit = request.caseTimeout(item.i);
-        arm(limit, {i: item.i, limit, reason: 'case'});
-        const cpuBefore = group?.cpuSeconds() ?? NaN;
-        const sentAt = process.hrtime.bigint();
-        socket.write(`${JSON.stringify({op: 'case', i: item.i})}\n`);
-        socket.write(item.inputs);
-        const frame = await reader.next((header) => answerSize(header, item.i, request.resultBytes, resultTotal));
-        const seconds = Number(reader.lastAt - sentAt) / 1e9;
-        const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
-        if (item.i < 0) continue;
-        position++;
-        outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, request.resultBytes));
-      }
-      arm(request.initTimeout, {i: null, limit: request.initTimeout, reason: 'start'});
-      socket.write(`${JSON.stringify({op: 'end'})}\n`);
-    }
-  } catch (error) {
-    // The run ended early: the case in flight failed, the rest did not run.
-    const current = timed[position];
-    if (current && outcome.started && !outcome.startError) {
-      if (killed) {
-        const what = killed.reason === 'total' ? 'whole-run' : killed.i === -1 ? 'warm-up case' : killed.reason === 'start' ? 'start-up/init' : 'case';
-        outcome.cases.push({i: current.i, status: 'timeout', seconds: null, cpuSeconds: null, note: `killed at the ${what} time limit of ${killed.limit.toFixed(3)} s`});
-      } else {
-        outcome.cases.push({i: current.i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the process ended before answering (${crashNote(error, stderrTail)})`});
-      }
-      position++;
-    }
-  }
-  if (outcome.startError && position === 0 && timed[0]) {
-    outcome.cases.push({i: timed[0].i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the solution failed to start (${outcome.startError})`});
-    position = 1;
-  }
-  for (const item of timed.slice(position)) outcome.cases.push({i: item.i, status: 'not-run', seconds: null, cpuSeconds: null});
+  arm(start.initTimeout, {i: null, limit: start.initTimeout, reason: 'start'});
+  const started = reader.next(headerOnly('started')).then(
+    (frame) => {
+      // Waiting for its turn is not a limit's business: the runner is blocked on the channel.
+      if (timer) clearTimeout(timer);
+      return frame.header.ev === 'started';
+    },
+    () => false,
+  );
+  let served = false;
+  const end = () => {
+    if (timer) clearTimeout(timer);
+    killAll();
+    active.delete(killAll);
+    for (const stream of [child.stdout, child.stderr, socket]) stream?.destroy();
+  };
 
-  // Give the runner a moment to free() and exit, then end whatever is left of the run.
-  const grace = setTimeout(killAll, killed ? 0 : timerMs(request.exitGrace ?? 2));
-  const exit = await exited;
-  clearTimeout(grace);
-  if (timer) clearTimeout(timer);
-  clearTimeout(total);
-  killAll();
-  active.delete(killAll);
-  for (const stream of [child.stdout, child.stderr, socket]) stream?.destroy();
-  outcome.killed = killed;
-  outcome.exitCode = exit.code;
-  outcome.signal = exit.signal;
-  outcome.wallSeconds = Number(process.hrtime.bigint() - spawnedAt) / 1e9;
-  outcome.stdoutTail = stdoutTail;
-  outcome.stderrTail = stderrTail;
-  if (counterLog) {
-    // Every process of the run is gone, so the log's writers are too; one that escaped (no sandbox, no cgroup) is not waited for.
-    const stream = child.stdio[request.counterLogFd!] as Duplex;
-    const wait = setTimeout(() => stream.destroy(), 2000);
-    outcome.counterLog = await counterLog;
-    clearTimeout(wait);
-  }
-  return outcome;
+  const serve = async (service: RunService): Promise<RunOutcome> => {
+    if (served) throw new Error('a run is served once');
+    served = true;
+    const servedAt = process.hrtime.bigint();
+    const total = setTimeout(() => {
+      killed ??= {i: null, limit: service.totalTimeout, reason: 'total'};
+      reader.fail(new Error('killed'));
+      killAll();
+    }, timerMs(service.totalTimeout));
+    const outcome: RunOutcome = {started: false, exitCode: null, signal: null, wallSeconds: 0, cases: [], stdoutTail: '', stderrTail: ''};
+    const resultTotal = service.resultBytes.reduce((a, b) => a + b, 0);
+    const timed = service.cases.filter((c) => c.i >= 0);
+    let position = 0;
+    try {
+      outcome.started = await started;
+      if (!outcome.started) throw new Error('the runner did not start');
+      arm(start.initTimeout, {i: null, limit: start.initTimeout, reason: 'start'});
+      const hello = {op: 'hello', point: service.point, signature: service.signature, ...(service.cpu === undefined ? {} : {cpu: Number(service.cpu)})};
+      socket.write(`${JSON.stringify(hello)}\n`);
+      const ready = await reader.next(headerOnly('ready', 'failed'));
+      if (ready.header.ev === 'failed') {
+        outcome.startError = String(ready.header.note ?? 'the solution failed to start');
+      } else {
+        for (const item of service.cases) {
+          if (item.i >= 0 && position === 0 && service.quiet) {
+            if (timer) clearTimeout(timer);
+            await service.quiet.catch(() => {});
+          }
+          if (reader.pending) throw new Error(`the runner sent ${reader.pending} byte(s) before case ${item.i} was delivered`);
+          const limit = service.caseTimeout(item.i);
+          arm(limit, {i: item.i, limit, reason: 'case'});
+          const cpuBefore = group?.cpuSeconds() ?? NaN;
+          const sentAt = process.hrtime.bigint();
+          socket.write(`${JSON.stringify({op: 'case', i: item.i})}\n`);
+          socket.write(item.inputs);
+          const frame = await reader.next((header) => answerSize(header, item.i, service.resultBytes, resultTotal));
+          const seconds = Number(reader.lastAt - sentAt) / 1e9;
+          const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
+          if (item.i < 0) continue;
+          position++;
+          outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, service.resultBytes));
+        }
+        arm(start.initTimeout, {i: null, limit: start.initTimeout, reason: 'start'});
+        socket.write(`${JSON.stringify({op: 'end'})}\n`);
+      }
+    } catch (error) {
+      // The run ended early: the case in flight failed, the rest did not run.
+      const current = timed[position];
+      if (current && outcome.started && !outcome.startError) {
+        if (killed) {
+          const what = killed.reason === 'total' ? 'whole-run' : killed.i === -1 ? 'warm-up case' : killed.reason === 'start' ? 'start-up/init' : 'case';
+          outcome.cases.push({i: current.i, status: 'timeout', seconds: null, cpuSeconds: null, note: `killed at the ${what} time limit of ${killed.limit.toFixed(3)} s`});
+        } else {
+          outcome.cases.push({i: current.i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the process ended before answering (${crashNote(error, stderrTail)})`});
+        }
+        position++;
+      }
+    }
+    if (outcome.startError && position === 0 && timed[0]) {
+      outcome.cases.push({i: timed[0].i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the solution failed to start (${outcome.startError})`});
+      position = 1;
+    }
+    for (const item of timed.slice(position)) outcome.cases.push({i: item.i, status: 'not-run', seconds: null, cpuSeconds: null});
+
+    // Give the runner a moment to free() and exit, then end whatever is left of the run.
+    const grace = setTimeout(killAll, killed || !outcome.started ? 0 : timerMs(service.exitGrace ?? 2));
+    const exit = await exited;
+    clearTimeout(grace);
+    clearTimeout(total);
+    end();
+    outcome.killed = killed;
+    outcome.exitCode = exit.code;
+    outcome.signal = exit.signal;
+    outcome.wallSeconds = Number(process.hrtime.bigint() - servedAt) / 1e9;
+    outcome.stdoutTail = stdoutTail;
+    outcome.stderrTail = stderrTail;
+    if (counterLog) {
+      // Every process of the run is gone, so the log's writers are too; one that escaped (no sandbox, no cgroup) is not waited for.
+      const stream = child.stdio[start.counterLogFd!] as Duplex;
+      const wait = setTimeout(() => stream.destroy(), 2000);
+      outcome.counterLog = await counterLog;
+      clearTimeout(wait);
+    }
+    return outcome;
+  };
+
+  const cancel = () => {
+    if (served) return;
+    served = true;
+    end();
+    const stream = start.counterLogFd === undefined ? undefined : (child.stdio[start.counterLogFd] as Duplex);
+    stream?.destroy();
+  };
+  return {started, serve, cancel};
 }
 
 /** Everything a stream carries until it ends, or undefined past `limit` bytes. */

@@ -12,8 +12,9 @@ case early or answer for a case it has not been given.
 
 Protocol (JSON header lines, each followed by raw little-endian tensor bytes):
 
-    harness -> runner  {"op": "hello", "point": {...}, "signature": SIG}
-    runner -> harness  {"ev": "started", "python": ..., "numpy": ...}   (before solution code loads)
+    runner -> harness  {"ev": "started", "python": ..., "numpy": ...}   (numpy loaded; no solution code yet)
+    harness -> runner  {"op": "hello", "point": {...}, "signature": SIG, "cpu": N}
+                       (cpu, optional: every thread moves to that CPU before the solution loads)
     runner -> harness  {"ev": "ready"} | {"ev": "failed", "note": ...}
     harness -> runner  {"op": "case", "i": I} + the arguments' bytes, in signature order
     runner -> harness  {"ev": "answer", "i": I, "status": "ok", "sizes": [...], "note": ...}
@@ -239,14 +240,27 @@ def load_solution(path):
     return module
 
 
+def pin(cpu):
+    """Move every thread of this process to one CPU (before any solution code loads)."""
+    try:
+        threads = [int(tid) for tid in os.listdir("/proc/self/task")]
+    except OSError:
+        threads = [0]
+    for tid in threads:
+        os.sched_setaffinity(tid, {cpu})
+
+
 def serve(channel, np, solution_path, mark=None):
+    # Sent before the point is known and any solution code is imported: python, numpy and the
+    # runner work. The harness may start a run ahead of its turn; it then waits here, idle.
+    channel.send({"ev": "started", "python": sys.executable, "numpy": np.__version__})
     hello = channel.header()
     if hello.get("op") != "hello":
         raise ValueError("expected hello, got %r" % hello.get("op"))
     point, signature = hello["point"], hello["signature"]
+    if hello.get("cpu") is not None:
+        pin(int(hello["cpu"]))
     arg_bytes = sum(element_count(a["shape"]) * np.dtype(DTYPES[a["type"]]).itemsize for a in signature["args"])
-    # Sent before any solution code is imported: python, numpy and the runner work.
-    channel.send({"ev": "started", "python": sys.executable, "numpy": np.__version__})
     try:
         module = load_solution(os.path.abspath(solution_path))
         run = getattr(module, "run", None)

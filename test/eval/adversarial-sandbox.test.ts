@@ -42,6 +42,16 @@ describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solu
     }
   });
 
+  it('stopping the run that waits for its turn (the next reference) is out of reach, with and without the sandbox', () => {
+    // With the sandbox the waiting run is in another PID namespace; without it, no run starts ahead.
+    for (const args of [[], ['--unsandboxed']]) {
+      const {score, report} = evaluate('prefix-speed', 'stop-neighbours.py', {args});
+      expect(report.repetitions).toBeGreaterThanOrEqual(2);
+      expect(report.points[0].cases.every((c: {passed: boolean}) => c.passed)).toBe(true);
+      expect(score).toBeGreaterThan(1);
+    }
+  });
+
   it("writing to every visible process's stdout (/proc/<pid>/fd/1) prints no second score line", () => {
     const {stdout, score} = evaluate('prefix-speed', 'proc-stdout.py');
     expect(stdout).toMatch(/^score: \S+\n$/);

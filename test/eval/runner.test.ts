@@ -1,11 +1,11 @@
 // One run on its own (lib/eval/process.ts with runner.py), no bundle involved:
 // the harness delivers hand-made cases over the channel and reads the answers.
 import {spawnSync} from 'node:child_process';
-import {mkdirSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cgroupsWork, createGroup} from '../../lib/eval/cgroup.js';
-import {findPython, runCases, type CaseInput, type RunOutcome} from '../../lib/eval/process.js';
+import {findPython, runCases, startCpusFor, startRun, type CaseInput, type RunOutcome, type RunService} from '../../lib/eval/process.js';
 import {findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/eval/sandbox.js';
 import {repoRoot, tempDir} from '../helpers/cli.js';
 
@@ -22,12 +22,17 @@ const cases: CaseInput[] = [
   {i: 1, inputs: Buffer.from(new Int32Array([-4, 5, 6]).buffer)},
 ];
 
-async function run(kind: SandboxKind, solution: string, options: {warmup?: boolean; caseTimeout?: number; group?: boolean} = {}): Promise<RunOutcome> {
+/** A run's launch for a solution file of the given text. */
+function launchOf(kind: SandboxKind, solution: string) {
   const dir = tempDir('arbor-runner-');
   mkdirSync(path.join(dir, 'solution'));
   mkdirSync(path.join(dir, 'scratch'));
   writeFileSync(path.join(dir, 'solution/solution.py'), solution);
-  const launch = launchRun(kind, bwrap, python, {runner, solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')});
+  return launchRun(kind, bwrap, python, {runner, solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')});
+}
+
+async function run(kind: SandboxKind, solution: string, options: {warmup?: boolean; caseTimeout?: number; group?: boolean} = {}): Promise<RunOutcome> {
+  const launch = launchOf(kind, solution);
   const group = options.group ? createGroup() : undefined;
   return runCases({
     launch,
@@ -107,5 +112,60 @@ describe('the CPU clock', () => {
     const burn = 'import subprocess, sys\ndef run(state, inputs):\n    subprocess.run([sys.executable, "-c", "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.3: pass"])\n    return {"y": inputs["x"]}\n';
     const outcome = await run(kinds[kinds.length - 1]!, burn, {group: true});
     for (const c of outcome.cases) expect(c.cpuSeconds).toBeGreaterThanOrEqual(0.28);
+  });
+});
+
+describe('a run started ahead of its turn', () => {
+  const service: RunService = {point: {N: 3}, signature, resultBytes: [24], cases, caseTimeout: () => 20, totalTimeout: 60};
+  // No sandbox: the solution can leave a file where the test looks.
+  const marker = () => path.join(tempDir('arbor-ahead-'), 'imported');
+  const importMarks = (file: string) => `open(${JSON.stringify(file)}, "a").write("imported")\ndef run(state, inputs):\n    return {"y": inputs["x"]}\n`;
+
+  it('loads Python and numpy, then waits: no solution code runs before it is served', async () => {
+    const file = marker();
+    const pending = startRun({launch: launchOf('none', importMarks(file)), initTimeout: 20});
+    expect(await pending.started).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(existsSync(file)).toBe(false);
+    const outcome = await pending.serve(service);
+    expect(outcome.cases.map((c) => c.status)).toEqual(['ok', 'ok']);
+    expect(readFileSync(file, 'utf8')).toBe('imported');
+  });
+
+  it('is ended by cancel without running solution code', async () => {
+    const file = marker();
+    const group = cgroups ? createGroup() : undefined;
+    const pending = startRun({launch: launchOf('none', importMarks(file)), group, initTimeout: 20});
+    expect(await pending.started).toBe(true);
+    pending.cancel();
+    expect(existsSync(file)).toBe(false);
+    if (group) expect(existsSync(group.dir)).toBe(false);
+    await expect(pending.serve(service)).rejects.toThrow('a run is served once');
+  });
+
+  it('holds its timed cases until the run after it is quiet, and not its warm-up', async () => {
+    const order: string[] = [];
+    const quiet = new Promise((resolve) => setTimeout(() => resolve(order.push('quiet')), 500));
+    const outcome = await runCases({
+      launch: launchOf('none', 'import time\ndef run(state, inputs):\n    return {"y": inputs["x"]}\n'),
+      initTimeout: 20,
+      ...service,
+      cases: [{i: -1, inputs: cases[0]!.inputs}, ...cases],
+      caseTimeout: (i) => (order.push(`case ${i}`), 20),
+      quiet,
+    });
+    expect(order).toEqual(['case -1', 'quiet', 'case 0', 'case 1']);
+    expect(outcome.cases.every((c) => c.seconds! < 0.5)).toBe(true);
+  });
+
+  const cpus = startCpusFor('0')?.split(',') ?? [];
+  it.skipIf(cpus.length === 0 || cpus.includes('0'))('starts beside the timed CPU and moves to it when served', async () => {
+    const affinity = 'import os, threading, time\nthreading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n' +
+      'def run(state, inputs):\n    cpus = {c for t in os.listdir("/proc/self/task") for c in os.sched_getaffinity(int(t))}\n    return {"y": [len(cpus), min(cpus), max(cpus)]}\n';
+    for (const kind of kinds) {
+      const pending = startRun({launch: launchOf(kind, affinity), startCpus: cpus.join(','), initTimeout: 20});
+      const outcome = await pending.serve({...service, cpu: '0'});
+      expect(int64s(outcome.cases[0]!.answer![0])).toEqual([1n, 0n, 0n]);
+    }
   });
 });
