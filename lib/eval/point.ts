@@ -228,10 +228,9 @@ const maxRepetitions = 100;
  * Alternate reference and solution runs until the point's score is as precise
  * as the plan asks (the half-width of its 95% interval at most precision x
  * score) or its share of the time budget is spent; never fewer than the
- * plan's repetitions. With two sides (compare), each repetition runs the
- * reference and then both sides, their order swapped every repetition so
- * neither always runs right after the reference, and the precision asked is
- * that of the ratio between the sides. Accuracy: one run of each side.
+ * plan's repetitions. Runs go in runOrder's ABBA order. With two sides
+ * (compare), the precision asked is that of the ratio between the sides.
+ * Accuracy: one run of each side.
  */
 async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number): Promise<RunStage> {
   const {plan} = ctx;
@@ -256,25 +255,27 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
   let rep = 0;
   for (; ; rep++) {
     const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
-    const order = rep % 2 === 0 ? ctx.sides.map((_, s) => s) : ctx.sides.map((_, s) => ctx.sides.length - 1 - s);
-    if (plan.metric === 'speedup') {
-      ctx.progress('status', `${step}reference`);
-      const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), ctx.sides[order[0]!]!.files);
-      const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
-      if (bad) {
-        const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
-        throw new HarnessError(`the reference solver failed on case ${bad.i} of ${made.label}: ${why}`, 'bad-reference');
+    const runs = runOrder(ctx, rep);
+    for (const [position, item] of runs.entries()) {
+      const following = runs[position + 1] ?? (plan.metric === 'speedup' ? runOrder(ctx, rep + 1)[0] : undefined);
+      const next = following === undefined ? undefined : following === 'reference' ? ctx.referenceFiles : ctx.sides[following]!.files;
+      if (item === 'reference') {
+        ctx.progress('status', `${step}reference`);
+        const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next);
+        const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
+        if (bad) {
+          const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
+          throw new HarnessError(`the reference solver failed on case ${bad.i} of ${made.label}: ${why}`, 'bad-reference');
+        }
+        for (const c of ref.cases) reference[c.i]!.push(timing(c));
+        // Counts are not seconds: the round trip the warning is about is on the wall clock then.
+        if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => (ctx.clock === 'instructions' ? times[0]!.wall / slowdown(ctx) : times[0]!.clock)));
+        continue;
       }
-      for (const c of ref.cases) reference[c.i]!.push(timing(c));
-      // Counts are not seconds: the round trip the warning is about is on the wall clock then.
-      if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => (ctx.clock === 'instructions' ? times[0]!.wall / slowdown(ctx) : times[0]!.clock)));
-    }
-    for (const [position, s] of order.entries()) {
+      const s = item;
       const side = ctx.sides[s]!;
       const who = ctx.sides.length > 1 ? side.label : 'solution';
       ctx.progress('status', `${step}${who}`);
-      const following = order[position + 1];
-      const next = following !== undefined ? ctx.sides[following]!.files : plan.metric === 'speedup' ? ctx.referenceFiles : undefined;
       const outcome = await runOnce(ctx, made, side.files, limitFor, next);
       const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
       if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
@@ -332,6 +333,21 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
     if (precise || spent() + perRepetition > budget || rep + 1 >= maxRepetitions) break;
   }
   return {sides, reference, pairs, repetitions: rep + 1, precise};
+}
+
+/**
+ * The runs of repetition `rep`, in order: the reference (speedup) and each
+ * side by index. Repetitions alternate, ABBA: the reference first, then the
+ * sides; then the sides in reverse order, then the reference. So no run
+ * always follows the same other one, and whatever a run's place does to its
+ * times (what ran just before it, what the harness did in between) falls on
+ * the reference and the solution alike. The first repetition starts with the
+ * reference: the solution's time limits come from its times.
+ */
+function runOrder(ctx: EvalContext, rep: number): Array<'reference' | number> {
+  const sides = ctx.sides.map((_, s) => s);
+  if (ctx.plan.metric !== 'speedup') return sides;
+  return rep % 2 === 0 ? ['reference', ...sides] : [...sides.reverse(), 'reference'];
 }
 
 /** How much slower a run starts than natively: valgrind's slowdown under the instructions clock. */

@@ -129,6 +129,22 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(readdirSync(dir)).toEqual(['report.json']);
   });
 
+  it('alternates the reference and the solution in ABBA order, the reference first', async () => {
+    const {runEval} = await import('../../lib/eval/index.js');
+    const runs: string[] = [];
+    const report = await runEval({
+      benchmark: speed,
+      split: 'dev',
+      planOverride: {repetitions: 4},
+      onProgress: (kind, text) => {
+        const match = /repetition (\d+): (reference|solution)$/.exec(text);
+        if (kind === 'status' && match) runs.push(`${match[1]} ${match[2]}`);
+      },
+    });
+    expect(report.repetitions).toBeGreaterThanOrEqual(4);
+    expect(runs.slice(0, 8)).toEqual(['1 reference', '1 solution', '2 solution', '2 reference', '3 reference', '3 solution', '4 solution', '4 reference']);
+  });
+
   it('runs solutions with an allocator that keeps freed memory: re-allocating 64 MiB in a case takes no page faults', () => {
     const result = runCli(['benchmark', 'eval', speed, 'dev', '--solution', path.join(fixtures, 'eval/solutions/refault.py')]);
     expect(result.stderr).not.toMatch(/page faults/);
