@@ -52,6 +52,7 @@ _dumps = json.dumps
 _loads = json.loads
 _write = os.write
 _readv = os.readv
+_exit = os._exit
 
 DTYPES = {
     "i8": "<i1", "i16": "<i2", "i32": "<i4", "i64": "<i8",
@@ -346,4 +347,4 @@ if __name__ == "__main__":
             stream.flush()
         except Exception:  # noqa: BLE001 - a solution may have closed or replaced them
             pass
-    os._exit(code)
+    _exit(code)

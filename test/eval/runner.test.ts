@@ -103,6 +103,11 @@ describe.each(kinds)('a run (sandbox: %s)', (kind) => {
     expect(outcome.cases.map((c) => c.status)).toEqual(['ok', 'ok']);
   });
 
+  it('exits at once even when the solution rebinds os._exit', async () => {
+    const outcome = await run(kind, 'import os, threading, time\nos._exit = lambda code: None\ndef init(point):\n    threading.Thread(target=time.sleep, args=(30,)).start()\ndef run(state, inputs):\n    return {"y": inputs["x"]}\n');
+    expect(outcome).toMatchObject({exitCode: 0, signal: null});
+  });
+
   it('kills a case at its limit; a warm-up answer is never counted', async () => {
     const outcome = await run(kind, 'import time\ncalls = []\ndef run(state, inputs):\n    calls.append(1)\n    if len(calls) == 2:\n        time.sleep(30)\n    return {"y": inputs["x"]}\n', {warmup: true, caseTimeout: 0.5});
     expect(outcome.cases).toMatchObject([
