@@ -61,8 +61,23 @@ export function entryCopy(entry: string, solution: string, replace: Record<strin
   return {dir, candidate};
 }
 
-export function evaluate(entry: string, solution: string, options: {split?: string; replace?: Record<string, string>; args?: string[]; env?: Record<string, string>} = {}): Evaluated {
+export function evaluate(
+  entry: string,
+  solution: string,
+  options: {split?: string; replace?: Record<string, string>; plan?: Record<string, string>; args?: string[]; env?: Record<string, string>} = {},
+): Evaluated {
   const {dir, candidate} = entryCopy(entry, solution, options.replace);
+  if (options.plan) {
+    const plan = path.join(dir, 'plan.toml');
+    let text = readFileSync(plan, 'utf8');
+    for (const [from, to] of Object.entries(options.plan)) {
+      expect(text).toContain(from);
+      text = text.split(from).join(to);
+    }
+    writeFileSync(plan, text);
+    // The plan is protected: a changed plan is the author's, so its lock is refreshed.
+    expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
+  }
   const json = path.join(path.dirname(dir), 'report.json');
   const result = runCli(['benchmark', 'eval', dir, options.split ?? 'dev', '--solution', candidate, '--json', json, ...(options.args ?? [])], {env: options.env});
   expect(result.stderr).not.toMatch(/internal error|Traceback/);

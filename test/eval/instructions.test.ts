@@ -183,7 +183,9 @@ describe.skipIf(!hasBundle || !hasValgrind || !sandboxed)('the instructions cloc
     ['valgrind-fork.py', /a second process \(pid \d+\) ran under the counter/],
     ['valgrind-exec.py', /a second process \(pid \d+\) ran under the counter|unexpected file/],
   ])('%s fails its case with the reason', (solution, reason) => {
-    const {score, report, stderr} = evaluate('prefix-instructions', solution);
+    // A wide kill limit: under valgrind a second process starts slowly (about 2 s for valgrind-exec.py's
+    // interpreter, against the reference's 0.5 s), and on a loaded machine the case must fail for its trace, not its time.
+    const {score, report, stderr} = evaluate('prefix-instructions', solution, {plan: {'repetitions = 2\n': 'repetitions = 2\ntimeout_factor = 100\n'}});
     expect(score).toBe(0);
     expect(report.points[0].cases[0]).toMatchObject({status: 'tampered', note: expect.stringMatching(reason)});
     expect(stderr).toMatch(/score is 0\.0: case 0: tampered \(instructions clock: /);
