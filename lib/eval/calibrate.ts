@@ -4,9 +4,11 @@
  * repetitions one eval needs for the plan's precision, so an author can write
  * "how much the score varies" into PROVENANCE from a measurement.
  */
+import {loadPlan} from './plan.js';
 import {runEval} from './pipeline.js';
+import {maxRepetitions} from './point.js';
 import {repetitionSpeedups} from './score.js';
-import {repetitionsNeeded} from './stats.js';
+import {median, repetitionsForPrecision} from './stats.js';
 import type {EvalOptions, EvalReport} from './types.js';
 
 /** Mean, standard deviation and coefficient of variation of a list. */
@@ -28,8 +30,19 @@ export interface CalibrationReport {
   score: Spread & {maxOverMin: number};
   /** Each case's ratio (speedup) or share (accuracy) across the evals. */
   cases: Array<{point: number; i: number} & Spread>;
-  /** speedup: the spread of single-repetition scores, and the repetitions one eval needs for the plan's precision. */
-  repetition?: {cv: number; target: number; needed: number};
+  /** speedup: one repetition's score spread and seconds, and what an eval needs for the plan's precision. */
+  repetition?: {
+    cv: number;
+    /** Seconds one repetition takes (median over the evals of seconds / repetitions, fixed costs included). */
+    seconds: number;
+    target: number;
+    /** About how many repetitions an eval makes before its interval is within the target; null: more than the cap (100). */
+    needed: number | null;
+    /** About how long such an eval takes (needed x seconds); null with needed. */
+    neededSeconds: number | null;
+    /** About how many repetitions the plan's max_seconds allows (at most the cap). */
+    budget: number;
+  };
   evals: Array<{score: number; interval?: [number, number]; repetitions: number; seconds: number; precisionReached?: boolean}>;
 }
 
@@ -68,7 +81,19 @@ export async function calibrate(options: EvalOptions & {runs: number; onEval?: (
   };
   if (first.metric === 'speedup' && first.precision) {
     const perRepetition = reports.flatMap(repetitionScores);
-    result.repetition = {cv: spread(perRepetition).cv, target: first.precision.target, needed: repetitionsNeeded(perRepetition, first.precision.target)};
+    const seconds = median(reports.map((r) => r.seconds / Math.max(1, r.repetitions)));
+    // Every eval's repetitions of a point pooled: the draws behind `needed` come from all of them.
+    const pools = first.points.map((_, p) => reports.flatMap((r) => repetitionSpeedups(r.points[p]?.cases ?? [], r.clock)).filter((ratios) => ratios.every(Number.isFinite)));
+    const plan = await loadPlan(first.benchmark);
+    const needed = repetitionsForPrecision(pools, first.precision.target, {from: plan.repetitions, cap: maxRepetitions});
+    result.repetition = {
+      cv: spread(perRepetition).cv,
+      seconds,
+      target: first.precision.target,
+      needed,
+      neededSeconds: needed === null ? null : needed * seconds,
+      budget: Math.min(maxRepetitions, Math.floor(plan.maxSeconds / seconds)),
+    };
   }
   return result;
 }

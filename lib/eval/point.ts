@@ -24,7 +24,7 @@ import type {EvalContext, PreparedRun, RunFiles} from './context.js';
 import {counterLogFd, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
 import {launchRun, type Counter} from './sandbox.js';
 import {accuracyRatio, speedupRatio, timeOnClock, type CaseTimes} from './score.js';
-import {median, relativeHalfWidth, scoreInterval, speedScore, type PointRatios} from './stats.js';
+import {median, relativeHalfWidth, scoreInterval, speedScore, stoppingResamples, type PointRatios} from './stats.js';
 import {pointSignature, byteSize, type PointSignature} from './signature.js';
 import {firstDifference, hashTree} from './tamper.js';
 import type {CaseReport, RepetitionReport} from './types.js';
@@ -222,7 +222,7 @@ interface RunStage {
 }
 
 /** Repetitions never go past this, whatever the budget. */
-const maxRepetitions = 100;
+export const maxRepetitions = 100;
 
 /**
  * Alternate reference and solution runs until the point's score is as precise
@@ -319,12 +319,12 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       const [first, second] = [sides[0]!.runs[rep]!.statuses, sides[1]!.runs[rep]!.statuses];
       pairs.push(first.map((status, i) => speedupRatio(timing(status).clock, timing(second[i]!).clock)));
       const ratio = speedScore([pairs]);
-      halfWidth = pairs.length >= 2 ? relativeHalfWidth(scoreInterval([pairs], 500), ratio) : Infinity;
+      halfWidth = pairs.length >= 2 ? relativeHalfWidth(scoreInterval([pairs], stoppingResamples), ratio) : Infinity;
       const scores = sides.map((side) => speedScore([side.ratios]).toPrecision(4)).join(' / ');
       ctx.progress('line', `${step}speedup ${scores}, ratio ${ratio.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
     } else {
       const score = speedScore([sides[0]!.ratios]);
-      halfWidth = rep >= 1 ? relativeHalfWidth(scoreInterval([sides[0]!.ratios], 500), score) : Infinity;
+      halfWidth = rep >= 1 ? relativeHalfWidth(scoreInterval([sides[0]!.ratios], stoppingResamples), score) : Infinity;
       ctx.progress('line', `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
     }
     if (rep + 1 < minimum) continue;

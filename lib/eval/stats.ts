@@ -74,14 +74,47 @@ export function relativeHalfWidth([low, high]: [number, number], score: number):
   return score > 0 ? (high - low) / 2 / score : Infinity;
 }
 
+/** Resamples of the interval the stopping rule checks after each repetition (the report's final interval uses the default). */
+export const stoppingResamples = 500;
+
 /**
- * Repetitions needed for a relative half-width `precision`, from the spread of
- * per-repetition scores: (1.96 sd / (precision x score))^2 for a mean, times
- * pi/2 because a median needs that many more draws for the same spread.
+ * About how many repetitions an eval makes before its stopping rule holds,
+ * read from measured repetitions rather than from a formula: per point, the
+ * smallest count n (from `from` up to `cap`) at which the 95% interval of n
+ * repetitions drawn from the pool (with replacement; `draws` draws, seeded)
+ * is within `precision` in the median draw, the way an eval's interval
+ * shrinks; the largest over the points, or null when `cap` is not enough.
+ *
+ * A formula from the spread of per-repetition scores assumes the score moves
+ * like their mean; the per-case medians ignore the spikes that dominate that
+ * spread, so such a formula overstated the count 2-6x on the zoo's entries.
  */
-export function repetitionsNeeded(perRepetition: number[], precision: number): number {
-  if (perRepetition.length < 2 || !(precision > 0)) return NaN;
-  const mean = perRepetition.reduce((a, b) => a + b, 0) / perRepetition.length;
-  const variance = perRepetition.reduce((a, b) => a + (b - mean) ** 2, 0) / (perRepetition.length - 1);
-  return Math.max(2, Math.ceil((Math.PI / 2) * ((1.96 * Math.sqrt(variance)) / (precision * mean)) ** 2));
+export function repetitionsForPrecision(pools: PointRatios[], precision: number, options: {from?: number; cap?: number; draws?: number; seed?: number} = {}): number | null {
+  const {from = 2, cap = 100, draws = 15, seed = 1} = options;
+  if (!(precision > 0) || pools.some((pool) => pool.length < 2)) return null;
+  let needed = Math.max(2, from);
+  for (const pool of pools) {
+    const halfWidth = (n: number): number => {
+      const widths: number[] = [];
+      for (let d = 0; d < draws; d++) {
+        // The same draws at every n (common random numbers): the search compares like with like.
+        const random = generator(seed + d);
+        const drawn = Array.from({length: n}, () => pool[Math.floor(random() * pool.length)]!);
+        widths.push(relativeHalfWidth(scoreInterval([drawn], stoppingResamples, seed + d), speedScore([drawn])));
+      }
+      return median(widths);
+    };
+    if (halfWidth(cap) > precision) return null;
+    // Bisect between a count that is not enough and one that is.
+    let low = needed - 1;
+    let high = cap;
+    if (halfWidth(needed) <= precision) high = needed;
+    while (high - low > 1) {
+      const middle = (low + high) >> 1;
+      if (halfWidth(middle) <= precision) high = middle;
+      else low = middle;
+    }
+    needed = Math.max(needed, high);
+  }
+  return needed;
 }

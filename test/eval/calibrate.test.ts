@@ -19,12 +19,20 @@ describe('arbor benchmark calibrate', () => {
     expect(report.score.maxOverMin).toBeCloseTo(Math.max(...report.scores) / Math.min(...report.scores), 12);
     expect(report.cases).toHaveLength(3);
     for (const c of report.cases) expect(c.mean).toBeGreaterThan(0);
-    expect(report.repetition.needed).toBeGreaterThanOrEqual(2);
-    expect(report.repetition.target).toBe(0.05);
+    // The plan: repetitions = 2, precision = 0.05, max_seconds = 4.
+    const {repetition} = report;
+    expect(repetition.target).toBe(0.05);
+    expect(repetition.needed === null || repetition.needed >= 2).toBe(true);
+    expect(repetition.seconds).toBeGreaterThan(0);
+    expect(repetition.seconds).toBeLessThanOrEqual(Math.max(...report.evals.map((e: {seconds: number; repetitions: number}) => e.seconds / e.repetitions)));
+    expect(repetition.neededSeconds).toBe(repetition.needed === null ? null : repetition.needed * repetition.seconds);
+    expect(repetition.budget).toBe(Math.min(100, Math.floor(4 / repetition.seconds)));
+    const text = runCli(['benchmark', 'calibrate', speed, '--runs', '2', '--quiet'], {env});
+    expect(text.stdout).toMatch(/^one repetition: CV \d+\.\d\d%, \d+\.\d\d s; for \+-5\.00% \(plan's precision\) an eval needs (about \d+ repetitions \(\d+ s\)|more repetitions than the cap \(100\)); max_seconds allows about \d+$/m);
     // Both evals are on record as calibrations, with their scores.
     const runs = JSON.parse(runCli(['benchmark', 'runs', '--json'], {env}).stdout).runs;
-    expect(runs.map((run: {kind: string}) => run.kind)).toEqual(['calibrate', 'calibrate']);
-    expect(runs.map((run: {score: number}) => run.score).sort()).toEqual([...report.scores].sort());
+    expect(runs.map((run: {kind: string}) => run.kind)).toEqual(['calibrate', 'calibrate', 'calibrate', 'calibrate']);
+    expect(runs.map((run: {score: number}) => run.score)).toEqual(expect.arrayContaining(report.scores));
   });
 
   it('refuses fewer than two runs (exit 2)', () => {

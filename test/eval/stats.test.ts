@@ -1,0 +1,60 @@
+// The speed score's statistics: how many repetitions an eval needs, read from measured repetitions.
+import {describe, expect, it} from 'vitest';
+import {generator, relativeHalfWidth, repetitionsForPrecision, scoreInterval, speedScore, type PointRatios} from '../../lib/eval/stats.js';
+
+/** `reps` repetitions of `cases` paired ratios around 1 with normal noise of sd `sigma` (seeded). */
+function normalPool(reps: number, cases: number, sigma: number, seed: number): PointRatios {
+  const random = generator(seed);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  return Array.from({length: reps}, () => Array.from({length: cases}, () => 1 + sigma * normal()));
+}
+
+/** Repetitions for a 95% half-width of `precision` on the mean of `cases` medians of normal ratios (large-sample). */
+function theory(sigma: number, cases: number, precision: number): number {
+  return ((1.96 * Math.sqrt(Math.PI / 2) * sigma) / (precision * Math.sqrt(cases))) ** 2;
+}
+
+describe('repetitionsForPrecision', () => {
+  it('agrees with the large-sample count for normal noise, and grows with the square of the noise', () => {
+    const quiet = repetitionsForPrecision([normalPool(200, 4, 0.03, 1)], 0.01, {from: 5})!;
+    const noisy = repetitionsForPrecision([normalPool(200, 4, 0.06, 1)], 0.01, {from: 5})!;
+    expect(quiet / theory(0.03, 4, 0.01)).toBeGreaterThan(0.6);
+    expect(quiet / theory(0.03, 4, 0.01)).toBeLessThan(1.6);
+    expect(noisy / theory(0.06, 4, 0.01)).toBeGreaterThan(0.6);
+    expect(noisy / theory(0.06, 4, 0.01)).toBeLessThan(1.6);
+    expect(noisy / quiet).toBeGreaterThan(2.5);
+    expect(noisy / quiet).toBeLessThan(6);
+  });
+
+  it('is the count at which drawn repetitions first reach the precision: fewer are not enough', () => {
+    const pool = normalPool(120, 3, 0.04, 2);
+    const needed = repetitionsForPrecision([pool], 0.015, {from: 5})!;
+    const halfWidthAt = (n: number) => {
+      const widths = Array.from({length: 15}, (_, d) => {
+        const random = generator(1 + d);
+        const drawn = Array.from({length: n}, () => pool[Math.floor(random() * pool.length)]!);
+        return relativeHalfWidth(scoreInterval([drawn], 500, 1 + d), speedScore([drawn]));
+      }).sort((a, b) => a - b);
+      return widths[7]!;
+    };
+    expect(needed).toBeGreaterThan(5);
+    expect(halfWidthAt(needed)).toBeLessThanOrEqual(0.015);
+    expect(halfWidthAt(needed - 1)).toBeGreaterThan(0.015);
+  });
+
+  it('a looser precision needs fewer repetitions, and noiseless ratios need no more than the first count', () => {
+    const pool = normalPool(150, 4, 0.05, 3);
+    expect(repetitionsForPrecision([pool], 0.02, {from: 5})!).toBeLessThan(repetitionsForPrecision([pool], 0.01, {from: 5})!);
+    expect(repetitionsForPrecision([Array.from({length: 10}, () => [1.2, 0.9, 1])], 0.01, {from: 5})).toBe(5);
+  });
+
+  it('takes the neediest point, and says null when the cap is not enough', () => {
+    const quiet = normalPool(100, 4, 0.01, 4);
+    const noisy = normalPool(100, 4, 0.05, 5);
+    const both = repetitionsForPrecision([quiet, noisy], 0.01, {from: 5});
+    expect(both).toBe(repetitionsForPrecision([noisy], 0.01, {from: 5}));
+    expect(both).toBeGreaterThan(repetitionsForPrecision([quiet], 0.01, {from: 5})!);
+    expect(repetitionsForPrecision([noisy], 0.01, {from: 5, cap: 10})).toBeNull();
+    expect(repetitionsForPrecision([[[1]]], 0.01)).toBeNull();
+  });
+});
