@@ -24,7 +24,7 @@ import type {EvalContext, PreparedRun, RunFiles} from './context.js';
 import {counterLogFd, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
 import {launchRun, type Counter} from './sandbox.js';
 import {accuracyRatio, speedupRatio, timeOnClock, type CaseTimes} from './score.js';
-import {median, relativeHalfWidth, scoreInterval, speedScore, stoppingResamples, type PointRatios} from './stats.js';
+import {median, relativeHalfWidth, scoreInterval, speedScore, stoppingResamples, trustedRepetitions, type PointRatios} from './stats.js';
 import {pointSignature, byteSize, type PointSignature} from './signature.js';
 import {firstDifference, hashTree} from './tamper.js';
 import type {CaseReport, RepetitionReport} from './types.js';
@@ -328,7 +328,7 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       ctx.progress('line', `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
     }
     if (rep + 1 < minimum) continue;
-    precise = halfWidth <= plan.precision;
+    precise = halfWidth <= plan.precision && (rep + 1 >= trustedRepetitions || halfWidth === 0);
     const perRepetition = spent() / (rep + 1);
     if (precise || spent() + perRepetition > budget || rep + 1 >= maxRepetitions) break;
   }

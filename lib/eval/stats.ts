@@ -74,6 +74,15 @@ export function relativeHalfWidth([low, high]: [number, number], score: number):
   return score > 0 ? (high - low) / 2 / score : Infinity;
 }
 
+/**
+ * The fewest repetitions whose interval can end an eval, unless it has no
+ * width at all (a deterministic clock). The percentile bootstrap is too narrow
+ * on fewer: in 400 simulated evals of 4 cases with normal noise, its 95%
+ * interval held the true score 52% of the time from 2 repetitions, 78% from 3,
+ * 88% from 4 and 94-96% from 5 on.
+ */
+export const trustedRepetitions = 5;
+
 /** Resamples of the interval the stopping rule checks after each repetition (the report's final interval uses the default). */
 export const stoppingResamples = 500;
 
@@ -102,7 +111,9 @@ export function repetitionsForPrecision(pools: PointRatios[], precision: number,
         const drawn = Array.from({length: n}, () => pool[Math.floor(random() * pool.length)]!);
         widths.push(relativeHalfWidth(scoreInterval([drawn], stoppingResamples, seed + d), speedScore([drawn])));
       }
-      return median(widths);
+      const width = median(widths);
+      // As in the eval: fewer repetitions than trustedRepetitions stop it only with a zero-width interval.
+      return n < trustedRepetitions && width > 0 ? Infinity : width;
     };
     if (halfWidth(cap) > precision) return null;
     // Bisect between a count that is not enough and one that is.

@@ -55,7 +55,8 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
     expect(report.reports.baseline.repetitions).toBe(report.reports.candidate.repetitions);
     expect(report.candidate.score).toBeGreaterThan(report.baseline.score);
     expect(result.stdout).toMatch(/^verdict: better \(ratio [\d.]+, 95% interval \[[\d.]+, [\d.]+\]: the ratio's 95% interval lies above 1\)$/m);
-    expect(result.stdout).toContain(`gate: PASS (all frozen benchmark gates passed); package in ${pkg}\n`);
+    // On a failure, the gate's reasons say which gate the package missed.
+    expect(result.stdout, readFileSync(path.join(pkg, 'gate_decision.json'), 'utf8')).toContain(`gate: PASS (all frozen benchmark gates passed); package in ${pkg}\n`);
 
     const python = referenceGate(pkg);
     expect(python.code).toBe(0);

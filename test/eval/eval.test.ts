@@ -145,6 +145,22 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(runs.slice(0, 8)).toEqual(['1 reference', '1 solution', '2 solution', '2 reference', '3 reference', '3 solution', '4 solution', '4 reference']);
   });
 
+  it('never stops on the interval of fewer than 5 repetitions, however loose the precision (it is too narrow on so few)', () => {
+    const dir = path.join(tempDir(), 'prefix-speed');
+    cpSync(speed, dir, {recursive: true});
+    const plan = path.join(dir, 'plan.toml');
+    writeFileSync(plan, readFileSync(plan, 'utf8').replace('precision = 0.05', 'precision = 0.5').replace(/^max_seconds = 4 /m, 'max_seconds = 120 '));
+    expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
+    const json = path.join(path.dirname(dir), 'report.json');
+    const result = runCli(['benchmark', 'eval', dir, 'dev', '--json', json]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+    // Two repetitions are the plan's fewest, and their interval is within 50%: only the floor of 5 goes on.
+    expect(report.points[0].cases[0].repetitions.length).toBe(2 + 3);
+    expect(report.repetitions).toBe(5);
+    expect(report.precision).toMatchObject({target: 0.5, reached: true});
+  });
+
   it('runs solutions with an allocator that keeps freed memory: re-allocating 64 MiB in a case takes no page faults', () => {
     const result = runCli(['benchmark', 'eval', speed, 'dev', '--solution', path.join(fixtures, 'eval/solutions/refault.py')]);
     expect(result.stderr).not.toMatch(/page faults/);
