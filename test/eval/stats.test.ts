@@ -48,6 +48,12 @@ describe('repetitionsForPrecision', () => {
     expect(repetitionsForPrecision([Array.from({length: 10}, () => [1.2, 0.9, 1])], 0.01, {from: 5})).toBe(5);
   });
 
+  it('like the eval, trusts fewer than 5 repetitions only with a zero-width interval (a deterministic clock)', () => {
+    expect(repetitionsForPrecision([Array.from({length: 10}, () => [1.2, 0.9, 1])], 0.01, {from: 2})).toBe(2);
+    // Two repetitions of this pool are mostly within 50%, yet the count is the floor of 5.
+    expect(repetitionsForPrecision([normalPool(100, 4, 0.05, 6)], 0.5, {from: 2})).toBe(5);
+  });
+
   it('takes the neediest point, and says null when the cap is not enough', () => {
     const quiet = normalPool(100, 4, 0.01, 4);
     const noisy = normalPool(100, 4, 0.05, 5);
