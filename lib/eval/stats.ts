@@ -96,7 +96,7 @@ export const stoppingResamples = 500;
  *
  * A formula from the spread of per-repetition scores assumes the score moves
  * like their mean; the per-case medians ignore the spikes that dominate that
- * spread, so such a formula overstated the count 2-6x on the zoo's entries.
+ * spread, so such a formula overstated the count 2-8x on the zoo's entries.
  */
 export function repetitionsForPrecision(pools: PointRatios[], precision: number, options: {from?: number; cap?: number; draws?: number; seed?: number} = {}): number | null {
   const {from = 2, cap = 100, draws = 15, seed = 1} = options;
