@@ -29,7 +29,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
   handler: async (args) => {
     if (!Number.isInteger(args.runs) || args.runs < 2) throw new UsageError(`--runs ${args.runs}: expected a whole number of evals, at least 2`);
     process.on('SIGUSR1', () => {});
-    const {calibrate} = await import('../../lib/eval/calibrate.js');
+    const {calibrate, formatCalibration} = await import('../../lib/eval/calibrate.js');
     const {progressPrinter} = await import('../../lib/eval/report.js');
     const printer = progressPrinter(process.stderr, args.quiet);
     let result;
@@ -54,19 +54,6 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
     const plan = await loadPlan(result.benchmark);
     for (const report of reports) for (const warning of await recordEval(report, {plan, kind: 'calibrate'})) process.stderr.write(`${warning}\n`);
     if (args.json) return printJson(result);
-    const pct = (value: number) => `${(100 * value).toFixed(2)}%`;
-    const s = result.score;
-    const lines = [
-      `calibrate ${result.benchmark} ${result.split}: ${result.runs} evals${result.clock ? ` (${result.clock} clock)` : ''}`,
-      `score: mean ${s.mean.toPrecision(6)}, sd ${s.sd.toPrecision(3)} (CV ${pct(s.cv)}), min ${s.min.toPrecision(6)}, max ${s.max.toPrecision(6)} (max/min ${s.maxOverMin.toFixed(4)})`,
-    ];
-    const r = result.repetition;
-    if (r) {
-      const needs = r.needed === null ? 'more repetitions than the cap (100)' : `about ${r.needed} repetitions (${r.neededSeconds!.toFixed(0)} s)`;
-      lines.push(`one repetition: CV ${pct(r.cv)}, ${r.seconds.toFixed(2)} s; for +-${pct(r.target)} (plan's precision) an eval needs ${needs}; max_seconds allows about ${r.budget}`);
-    }
-    lines.push('point  case  mean       CV');
-    for (const c of result.cases) lines.push(`${String(c.point).padEnd(5)}  ${String(c.i).padEnd(4)}  ${c.mean.toPrecision(6).padEnd(9)}  ${pct(c.cv)}`);
-    process.stdout.write(`${lines.join('\n')}\n`);
+    process.stdout.write(formatCalibration(result));
   },
 };

@@ -97,3 +97,21 @@ export async function calibrate(options: EvalOptions & {runs: number; onEval?: (
   }
   return result;
 }
+
+/** The report as text: the spread of the scores, one repetition's, what an eval needs, and each case. */
+export function formatCalibration(result: CalibrationReport): string {
+  const pct = (value: number) => `${(100 * value).toFixed(2)}%`;
+  const s = result.score;
+  const lines = [
+    `calibrate ${result.benchmark} ${result.split}: ${result.runs} evals${result.clock ? ` (${result.clock} clock)` : ''}`,
+    `score: mean ${s.mean.toPrecision(6)}, sd ${s.sd.toPrecision(3)} (CV ${pct(s.cv)}), min ${s.min.toPrecision(6)}, max ${s.max.toPrecision(6)} (max/min ${s.maxOverMin.toFixed(4)})`,
+  ];
+  const r = result.repetition;
+  if (r) {
+    const needs = r.needed === null ? `more repetitions than the cap (${maxRepetitions})` : `about ${r.needed} repetitions (${r.neededSeconds!.toFixed(0)} s)`;
+    lines.push(`one repetition: CV ${pct(r.cv)}, ${r.seconds.toFixed(2)} s; for +-${pct(r.target)} (plan's precision) an eval needs ${needs}; max_seconds allows about ${r.budget}`);
+  }
+  lines.push('point  case  mean       CV');
+  for (const c of result.cases) lines.push(`${String(c.point).padEnd(5)}  ${String(c.i).padEnd(4)}  ${c.mean.toPrecision(6).padEnd(9)}  ${pct(c.cv)}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -16,8 +16,8 @@ function theory(sigma: number, cases: number, precision: number): number {
 
 describe('repetitionsForPrecision', () => {
   it('agrees with the large-sample count for normal noise, and grows with the square of the noise', () => {
-    const quiet = repetitionsForPrecision([normalPool(200, 4, 0.03, 1)], 0.01, {from: 5})!;
-    const noisy = repetitionsForPrecision([normalPool(200, 4, 0.06, 1)], 0.01, {from: 5})!;
+    const quiet = repetitionsForPrecision([normalPool(200, 4, 0.03, 1)], 0.01, {from: 5, cap: 40})!;
+    const noisy = repetitionsForPrecision([normalPool(200, 4, 0.06, 1)], 0.01, {from: 5, cap: 100})!;
     expect(quiet / theory(0.03, 4, 0.01)).toBeGreaterThan(0.6);
     expect(quiet / theory(0.03, 4, 0.01)).toBeLessThan(1.6);
     expect(noisy / theory(0.06, 4, 0.01)).toBeGreaterThan(0.6);
@@ -44,7 +44,7 @@ describe('repetitionsForPrecision', () => {
 
   it('a looser precision needs fewer repetitions, and noiseless ratios need no more than the first count', () => {
     const pool = normalPool(150, 4, 0.05, 3);
-    expect(repetitionsForPrecision([pool], 0.02, {from: 5})!).toBeLessThan(repetitionsForPrecision([pool], 0.01, {from: 5})!);
+    expect(repetitionsForPrecision([pool], 0.02, {from: 5, cap: 40})!).toBeLessThan(repetitionsForPrecision([pool], 0.01, {from: 5, cap: 60})!);
     expect(repetitionsForPrecision([Array.from({length: 10}, () => [1.2, 0.9, 1])], 0.01, {from: 5})).toBe(5);
   });
 
@@ -56,10 +56,10 @@ describe('repetitionsForPrecision', () => {
 
   it('takes the neediest point, and says null when the cap is not enough', () => {
     const quiet = normalPool(100, 4, 0.01, 4);
-    const noisy = normalPool(100, 4, 0.05, 5);
-    const both = repetitionsForPrecision([quiet, noisy], 0.01, {from: 5});
-    expect(both).toBe(repetitionsForPrecision([noisy], 0.01, {from: 5}));
-    expect(both).toBeGreaterThan(repetitionsForPrecision([quiet], 0.01, {from: 5})!);
+    const noisy = normalPool(100, 4, 0.04, 5);
+    const both = repetitionsForPrecision([quiet, noisy], 0.01, {from: 5, cap: 60});
+    expect(both).toBe(repetitionsForPrecision([noisy], 0.01, {from: 5, cap: 60}));
+    expect(both).toBeGreaterThan(repetitionsForPrecision([quiet], 0.01, {from: 5, cap: 60})!);
     expect(repetitionsForPrecision([noisy], 0.01, {from: 5, cap: 10})).toBeNull();
     expect(repetitionsForPrecision([[[1]]], 0.01)).toBeNull();
   });
