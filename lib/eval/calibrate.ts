@@ -42,6 +42,8 @@ export interface CalibrationReport {
     neededSeconds: number | null;
     /** About how many repetitions the plan's max_seconds allows (at most the cap). */
     budget: number;
+    /** The measured repetitions `needed` is read from (the fewest of any point, over every eval): few make it rough. */
+    measured: number;
   };
   evals: Array<{score: number; interval?: [number, number]; repetitions: number; seconds: number; precisionReached?: boolean}>;
 }
@@ -93,6 +95,7 @@ export async function calibrate(options: EvalOptions & {runs: number; onEval?: (
       needed,
       neededSeconds: needed === null ? null : needed * seconds,
       budget: Math.min(maxRepetitions, Math.floor(plan.maxSeconds / seconds)),
+      measured: Math.min(...pools.map((pool) => pool.length)),
     };
   }
   return result;
@@ -109,7 +112,7 @@ export function formatCalibration(result: CalibrationReport): string {
   const r = result.repetition;
   if (r) {
     const needs = r.needed === null ? `more repetitions than the cap (${maxRepetitions})` : `about ${r.needed} repetitions (${r.neededSeconds!.toFixed(0)} s)`;
-    lines.push(`one repetition: CV ${pct(r.cv)}, ${r.seconds.toFixed(2)} s; for +-${pct(r.target)} (plan's precision) an eval needs ${needs}; max_seconds allows about ${r.budget}`);
+    lines.push(`one repetition: CV ${pct(r.cv)}, ${r.seconds.toFixed(2)} s; for +-${pct(r.target)} (plan's precision) an eval needs ${needs}; max_seconds allows about ${r.budget} (read from ${r.measured} measured repetitions)`);
   }
   lines.push('point  case  mean       CV');
   for (const c of result.cases) lines.push(`${String(c.point).padEnd(5)}  ${String(c.i).padEnd(4)}  ${c.mean.toPrecision(6).padEnd(9)}  ${pct(c.cv)}`);
