@@ -10,6 +10,7 @@ interface RunArgs {
   quiet: boolean;
   queue?: string;
   'queue-name'?: string;
+  'queue-key-file'?: string;
   unsandboxed: boolean;
 }
 
@@ -28,14 +29,20 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
       .option('queue', {type: 'string', requiresArg: true, describe: 'redis://HOST:PORT[/DB]: put one job per eval on this queue for `arbor benchmark worker`s instead of running here'})
       .option('queue-name', {type: 'string', requiresArg: true, describe: 'The queue\'s name in that Redis (default arbor-eval)'})
+      .option('queue-key-file', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'A file holding the queue key (mode 600) that signs jobs and checks reports (default $ARBOR_QUEUE_KEY, else the file $ARBOR_QUEUE_KEY_FILE names)',
+      })
       .option('unsandboxed', {type: 'boolean', default: false, describe: 'Run solutions without the bubblewrap sandbox (local runs only; a worker decides for itself)'})
       .example('$0 benchmark run zoo', 'every entry of zoo/, dev split, one at a time')
       .example('$0 benchmark run zoo --solution relu_poly=try/relu.py --json results.json', 'another solution for one entry; every result as JSON')
-      .example('$0 benchmark run zoo --queue redis://10.0.0.5:6379/0', 'one job per entry for the workers started with `arbor benchmark worker`')
+      .example('ARBOR_QUEUE_KEY=$(cat key) $0 benchmark run zoo --queue redis://10.0.0.5:6379/0', 'one job per entry for the workers started with `arbor benchmark worker` and the same key')
       .epilogue(
         'Every result goes into the run ledger (as with `arbor benchmark eval`); through --queue, into this machine\'s ledger with the worker\'s environment. ' +
+          'A queue needs a key shared with its workers and never sent (ARBOR_QUEUE_KEY, or a key file; make one with `openssl rand -hex 32`): jobs are signed with it, and a report it does not verify is refused, never recorded. ' +
           'Exit 0 when every eval scored without a failure; 1 when any failed (scored 0.0) or gave no score, or the run was interrupted; ' +
-          '2 for bad usage, a missing folder or a Redis that cannot be reached.',
+          '2 for bad usage, a missing folder or queue key, or a Redis that cannot be reached.',
       ) as never,
   handler: async (args) => {
     process.on('SIGUSR1', () => {});
@@ -52,11 +59,13 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const solutions = targets.parseSolutions(list(args.solution), found, cwd);
     if (args.json) checkReportPath(args.json);
     let address;
+    let key: Buffer | undefined;
     if (args.queue !== undefined) {
       if (args.unsandboxed) throw new UsageError('--unsandboxed does not travel with --queue: each worker decides (arbor benchmark worker --unsandboxed)');
       address = (await import('../../lib/run/redis.js')).parseQueueUrl(args.queue);
-    } else if (args['queue-name'] !== undefined) {
-      throw new UsageError('--queue-name needs --queue redis://HOST:PORT[/DB]');
+      key = (await import('../../lib/run/auth.js')).resolveQueueKey(args['queue-key-file'], process.env, cwd);
+    } else if (args['queue-name'] !== undefined || args['queue-key-file'] !== undefined) {
+      throw new UsageError(`--${args['queue-name'] !== undefined ? 'queue-name' : 'queue-key-file'} needs --queue redis://HOST:PORT[/DB]`);
     }
     const items = targets.planItems(found, splits, solutions);
     if (withoutPlan.length > 0 && !args.quiet) process.stderr.write(`skipped ${withoutPlan.length} folder(s) without a plan.toml: ${withoutPlan.join(', ')}\n`);
@@ -64,7 +73,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const started = performance.now();
     let results;
     try {
-      if (address) {
+      if (address && key) {
         const {runQueue} = await import('../../lib/run/submit.js');
         // Ctrl-C takes the jobs nobody has started off the queue before stopping.
         const interrupt = new AbortController();
@@ -72,7 +81,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
         try {
-          results = await runQueue(items, {address, queueName: args['queue-name'], cwd, onEvent: display.onEvent, signal: interrupt.signal});
+          results = await runQueue(items, {address, key, queueName: args['queue-name'], cwd, onEvent: display.onEvent, signal: interrupt.signal});
         } finally {
           process.removeListener('SIGINT', onSignal);
           process.removeListener('SIGTERM', onSignal);

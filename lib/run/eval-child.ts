@@ -1,18 +1,26 @@
 /**
  * One eval in a process of its own, started by a queue worker (fork, with an
- * IPC channel): the worker's own event loop stays free to renew its job locks
- * however long the eval's synchronous steps take, and an eval that brings its
- * process down takes no worker with it. The worker sends the eval's options;
- * this process sends back progress, then the report or the error.
+ * IPC channel; eval-process.ts): the worker's own event loop stays free to
+ * renew its job locks however long the eval's synchronous steps take, an eval
+ * that brings its process down takes no worker with it, and the bundle code
+ * the eval runs in this process never shares one with a secret. The parent
+ * sends the eval's options (with the salted test seeds it derived); this
+ * process sends back progress, then the report or the error.
  */
 import type {EvalReport} from '../eval/types.js';
 import {describeFailure} from './result.js';
 
-/** What the worker asks for. */
+/** What the parent asks for. */
 export interface EvalChildRequest {
+  /** The benchmark folder. */
   benchmark: string;
   split: string;
+  /** Another solution file in place of the plan's. */
   solution?: string;
+  /** A folder holding the editable files to evaluate (a queue job's), in place of the benchmark's own. */
+  folder?: string;
+  /** The test seeds, derived from the salt by the parent: this process never holds the salt. */
+  testSeeds?: number[];
   unsandboxed?: boolean;
 }
 
@@ -28,6 +36,29 @@ const send = (message: EvalChildMessage): Promise<void> =>
     process.send!(message, undefined, {}, () => resolve());
   });
 
+/** Run the eval a request asks for. */
+async function evaluate(request: EvalChildRequest): Promise<EvalReport> {
+  const [{runSides}, {loadPlan}] = await Promise.all([import('../eval/pipeline.js'), import('../eval/plan.js')]);
+  let planOverride: import('../eval/plan.js').PlanOverride | undefined;
+  if (request.testSeeds) {
+    // The derived seeds stand in for the plan's published test seeds; this process has no salt to derive them from.
+    const plan = await loadPlan(request.benchmark);
+    planOverride = {test: {...plan.test, seeds: request.testSeeds}} as never;
+  }
+  const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
+  const {reports} = await runSides({
+    benchmark: request.benchmark,
+    split: request.split,
+    unsandboxed: request.unsandboxed,
+    planOverride,
+    sides: [side],
+    onProgress: (kind, text) => void send({type: 'progress', kind, text}),
+  });
+  const report = reports[0]!;
+  if (request.testSeeds && report.seeds.source === 'published') report.seeds = {...report.seeds, source: 'derived'};
+  return report;
+}
+
 if (process.send) {
   // As in `arbor benchmark eval`: Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
   process.on('SIGUSR1', () => {});
@@ -36,9 +67,7 @@ if (process.send) {
   process.once('message', (request: EvalChildRequest) => {
     void (async () => {
       try {
-        const {runEval} = await import('../eval/pipeline.js');
-        const report = await runEval({...request, onProgress: (kind, text) => void send({type: 'progress', kind, text})});
-        await send({type: 'report', report});
+        await send({type: 'report', report: await evaluate(request)});
       } catch (error) {
         await send({type: 'error', message: describeFailure(error)});
       }

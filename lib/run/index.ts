@@ -5,7 +5,10 @@
  * functions, never by importing this module.
  */
 export type {RunEvent, RunEventSink} from './events.js';
-export {encodeJob, materializeJob, describeJob, JobRefusedError, jobFormat, jobVersion} from './job.js';
+export {checkQueueMac, queueKeyFileVariable, queueKeyMinLength, queueKeyVariable, queueMac, resolveQueueKey} from './auth.js';
+export type {MacPurpose, MacScope} from './auth.js';
+export {derivedTestSeeds, evalEnvironment, secretVariables} from './eval-process.js';
+export {checkJob, describeJob, encodeJob, findWorkerEntry, JobRefusedError, jobFormat, jobVersion, materializeJob} from './job.js';
 export type {EvalJob, JobFile, MaterializedJob} from './job.js';
 export {runLocal} from './local.js';
 export type {LocalRunOptions} from './local.js';
@@ -16,7 +19,7 @@ export type {QueueAddress} from './redis.js';
 export {errorResult, recordReport, resultFromReport} from './result.js';
 export type {RunResult, RunResultStatus} from './result.js';
 export {runQueue, RunInterruptedError} from './submit.js';
-export type {JobReturn, QueueRunOptions} from './submit.js';
+export type {JobAnswer, JobReturn, QueueRunOptions} from './submit.js';
 export {countStatuses, formatSummary, runDocument, writeRunDocument} from './summary.js';
 export type {RunDocument} from './summary.js';
 export {itemLabel, parseSolutions, parseSplits, planItems, resolveTargets} from './targets.js';

@@ -1,55 +1,58 @@
 /**
- * An eval job: everything a queue worker needs to evaluate one (entry, split,
- * solution) on a machine that shares no disk with the submitter. It carries
- * the files of the benchmark folder the eval reads (plan.toml, arbor.lock, the
- * protected files the lock covers, the editable files) and the solution, each
- * with its SHA-256, and names the split. It never carries a secret: a test
- * split's salted seeds are derived on the worker from its own ARBOR_TEST_SALT.
+ * An eval job: what a queue worker needs to evaluate one (entry, split,
+ * solution) on a machine that shares no disk with the submitter. It names the
+ * entry (its folder's name) and the split, carries the submitter's arbor.lock
+ * of that entry, and the solution as evaluated: the editable files and the
+ * `--solution` file, each with its SHA-256. It never carries a protected file
+ * (plan, bundle, eval entrypoint, reference, data): the worker evaluates the
+ * entry of its own zoo, and only when that entry's files match the worker's
+ * own arbor.lock and that lock is the one the job names. It never carries a
+ * secret: a test split's salted seeds are derived on the worker.
  *
- * The worker writes the files into a private temporary folder and checks
- * every hash against what landed on its disk before anything runs; a job that
- * does not match, or that would write outside that folder, is refused.
+ * Every job is signed with the queue key (auth.ts) by the submitter; the
+ * worker checks the MAC before it reads anything else of the job.
  */
 import {createHash} from 'node:crypto';
-import {lstat, mkdir, readdir, readFile, readlink, realpath, stat, symlink, writeFile} from 'node:fs/promises';
+import {mkdir, readdir, readFile, stat, writeFile} from 'node:fs/promises';
 import path from 'node:path';
-import {ArborError, ExitCode} from '../errors.js';
-import {lockFile, lockIgnoredNames, protectedPaths} from '../eval/lock.js';
-import {loadPlan, type Split} from '../eval/plan.js';
+import {ArborError, ExitCode, RefusedError} from '../errors.js';
+import {computeLock, lockDifference, lockIgnoredNames, readLock, type Lock} from '../eval/lock.js';
+import {loadPlan, type Plan, type Split} from '../eval/plan.js';
 import type {RunItem} from './targets.js';
 
 /** The `format` every job carries, and the version this arbor reads and writes. */
 export const jobFormat = 'arbor-eval-job';
-export const jobVersion = 1;
+export const jobVersion = 2;
 
-/** One file of a job. */
+/** One editable file of a job. */
 export interface JobFile {
-  /** Relative to the benchmark folder, `/`-separated. */
+  /** Relative to the benchmark folder, `/`-separated; an editable path of the plan or a file below one. */
   path: string;
-  /** SHA-256 (hex) of the content, or of a symlink's target text. */
+  /** SHA-256 (hex) of the content. */
   sha256: string;
-  /** The content, base64 (absent for a symlink). */
-  content?: string;
-  /** Whether the file is executable (eval.sh). */
+  /** The content, base64. */
+  content: string;
+  /** Whether the file is executable. */
   executable?: boolean;
-  /** A symlink's target, as written in the folder (the lock records symlinks as such). */
-  symlink?: string;
 }
 
-/** The data of an eval job on the queue. */
+/** The data of an eval job on the queue (its MAC travels beside these fields). */
 export interface EvalJob {
   format: typeof jobFormat;
   version: typeof jobVersion;
-  /** The entry's folder name: the worker's copy has the same name (a plan without `name` is named after its folder). */
+  /** The entry's folder name: the worker evaluates the entry of that name in its own zoo. */
   entry: string;
   /** The split to score; for test, the worker's ARBOR_TEST_SALT decides the seeds. */
   split: Split;
+  /** The submitter's arbor.lock of the entry (its protected files match it): the worker's own lock must be the same. */
+  lock: Lock;
+  /** The editable files as the submitter has them: the solution evaluated. */
   files: JobFile[];
   /** Another solution file in place of the plan's (`--solution ENTRY=FILE`). */
   solution?: {name: string; sha256: string; content: string};
 }
 
-/** A job the worker will not run: malformed, or files that do not match their hashes (exit 1; the job fails without retry). */
+/** A job the worker will not run: malformed, for an entry it does not have or has in another version, or files that do not match their hashes (exit 1). */
 export class JobRefusedError extends ArborError {
   constructor(message: string) {
     super(`refused the job: ${message}`, 'job-refused', ExitCode.findings);
@@ -58,31 +61,39 @@ export class JobRefusedError extends ArborError {
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 
-/** Build the job of one run item from the entry's folder as it is now. */
+/**
+ * Build the job of one run item from the entry's folder as it is now. The
+ * entry needs an arbor.lock its protected files match (a RefusedError
+ * otherwise): that lock is what a worker compares with its own.
+ */
 export async function encodeJob(item: RunItem): Promise<EvalJob> {
   const dir = item.target.dir;
   const plan = await loadPlan(dir);
+  const lock = await readLock(dir);
+  if (!lock) {
+    throw new RefusedError(`${item.target.shown} has no arbor.lock: a queue worker evaluates only entries whose protected files match its own lock; write one with 'arbor benchmark lock ${item.target.shown}'`, 'no-lock');
+  }
+  const difference = lockDifference(lock, await computeLock(dir, plan));
+  if (difference) {
+    throw new RefusedError(`a protected file of ${item.target.shown} differs from its arbor.lock: ${difference} (restore it, e.g. with git checkout; its owner refreshes the lock with 'arbor benchmark lock')`, 'lock-differs');
+  }
   const files = new Map<string, JobFile>();
-  const visit = async (rel: string, follow: boolean): Promise<void> => {
+  const visit = async (rel: string): Promise<void> => {
     const file = path.join(dir, rel);
-    const info = await (follow ? stat : lstat)(file).catch(() => undefined);
+    // Editable files as the eval copies them: symlinks followed.
+    const info = await stat(file).catch(() => undefined);
     if (!info || lockIgnoredNames.has(path.basename(rel))) return;
     const key = rel.split(path.sep).join('/');
     if (files.has(key)) return;
     if (info.isDirectory()) {
-      for (const name of (await readdir(file)).sort()) await visit(path.join(rel, name), follow);
-    } else if (info.isSymbolicLink()) {
-      const target = await readlink(file);
-      files.set(key, {path: key, sha256: sha256(target), symlink: target});
+      for (const name of (await readdir(file)).sort()) await visit(path.join(rel, name));
     } else if (info.isFile()) {
       const content = await readFile(file);
       files.set(key, {path: key, sha256: sha256(content), content: content.toString('base64'), ...(info.mode & 0o111 ? {executable: true} : {})});
     }
   };
-  // Protected files as they are (symlinks stay symlinks, as the lock records them); editable files as the eval copies them.
-  for (const rel of ['plan.toml', lockFile, ...protectedPaths(plan)]) await visit(rel, false);
-  for (const rel of plan.editable) await visit(rel, true);
-  const job: EvalJob = {format: jobFormat, version: jobVersion, entry: item.target.entry, split: item.split, files: [...files.values()]};
+  for (const rel of plan.editable) await visit(rel);
+  const job: EvalJob = {format: jobFormat, version: jobVersion, entry: item.target.entry, split: item.split, lock: {version: lock.version, files: lock.files}, files: [...files.values()]};
   if (item.solution) {
     const content = await readFile(item.solution);
     job.solution = {name: path.basename(item.solution), sha256: sha256(content), content: content.toString('base64')};
@@ -90,59 +101,66 @@ export async function encodeJob(item: RunItem): Promise<EvalJob> {
   return job;
 }
 
-/** A job's files as written on the worker. */
+/**
+ * The entry of the worker's own zoo a job names, checked: it exists, has an
+ * arbor.lock, its protected files match that lock, and the lock is the one
+ * the job carries. Throws JobRefusedError naming what differs.
+ */
+export async function findWorkerEntry(zoo: string, job: EvalJob): Promise<{dir: string; plan: Plan}> {
+  const dir = path.join(zoo, job.entry);
+  if (!(await stat(path.join(dir, 'plan.toml')).catch(() => undefined))?.isFile()) throw new JobRefusedError(`this worker's zoo (${zoo}) has no entry ${job.entry}`);
+  const plan = await loadPlan(dir);
+  const lock = await readLock(dir);
+  if (!lock) throw new JobRefusedError(`this worker's ${job.entry} has no arbor.lock: a worker evaluates only locked entries of its zoo`);
+  const own = lockDifference(lock, await computeLock(dir, plan));
+  if (own) throw new JobRefusedError(`this worker's ${job.entry} differs from its own arbor.lock (${own}): restore it on the worker`);
+  const theirs = lockDifference(lock, job.lock);
+  if (theirs) throw new JobRefusedError(`the submitter's ${job.entry} is not this worker's (against the worker's arbor.lock, ${theirs}): check out the same zoo on both`);
+  return {dir, plan};
+}
+
+/** A job's solution as written on the worker. */
 export interface MaterializedJob {
-  /** The benchmark folder (`<root>/bench/<entry>`). */
-  dir: string;
-  /** The solution file, when the job carries one (`<root>/solution/<name>`). */
-  solution?: string;
+  /** A folder holding the job's editable files at their paths (the `--solution` file in place of the plan's solution file). */
+  folder: string;
   split: Split;
 }
 
 /**
- * Write a job's files under `root` (a fresh private folder) and check every
- * hash against the file as written. Throws JobRefusedError for a job that is
- * malformed, would write outside `root`, or whose files do not match.
+ * Write a job's editable files under `root` (a fresh private folder), the
+ * solution file in place of the plan's, and check every hash against the
+ * file as written. Throws JobRefusedError for a file that is not editable in
+ * the worker's plan or does not match its hash.
  */
-export async function materializeJob(data: unknown, root: string): Promise<MaterializedJob> {
-  const job = checkJobShape(data);
-  const dir = path.join(root, 'bench', job.entry);
-  await mkdir(dir, {recursive: true});
-  const links = job.files.filter((file) => file.symlink !== undefined);
+export async function materializeJob(job: EvalJob, plan: Plan, root: string): Promise<MaterializedJob> {
+  const folder = path.join(root, 'solution');
+  await mkdir(folder, {recursive: true});
+  const entry = path.relative(plan.dir, plan.solution).split(path.sep).join('/');
+  const editable = plan.editable.map((rel) => rel.split(path.sep).join('/'));
   for (const file of job.files) {
-    if (file.symlink !== undefined) continue;
-    const target = path.join(dir, ...file.path.split('/'));
-    await mkdir(path.dirname(target), {recursive: true});
-    await writeFile(target, Buffer.from(file.content!, 'base64'), {mode: file.executable ? 0o755 : 0o644, flag: 'wx'});
-  }
-  // Symlinks last, so no file is ever written through one.
-  for (const file of links) {
-    const target = path.join(dir, ...file.path.split('/'));
-    await mkdir(path.dirname(target), {recursive: true});
-    await symlink(file.symlink!, target);
-  }
-  // Links can chain (a/b -> .., x -> a/b/..), so what each one reaches is checked as written, not as text.
-  const realDir = await realpath(dir);
-  for (const file of links) {
-    const reached = await realpath(path.join(dir, ...file.path.split('/'))).catch(() => undefined);
-    if (reached !== undefined && reached !== realDir && !reached.startsWith(`${realDir}${path.sep}`)) {
-      throw new JobRefusedError(`symlink ${file.path} reaches outside the benchmark folder (${reached})`);
+    if (!editable.some((rel) => file.path === rel || file.path.startsWith(`${rel}/`))) {
+      throw new JobRefusedError(`${job.entry}/${file.path} is not an editable file of ${job.entry} (editable: ${editable.join(', ')}): a worker runs only its own protected files`);
     }
   }
+  const written: {file: string; sha256: string; shown: string}[] = [];
   for (const file of job.files) {
-    const target = path.join(dir, ...file.path.split('/'));
-    const actual = file.symlink !== undefined ? sha256(await readlink(target)) : sha256(await readFile(target));
-    if (actual !== file.sha256) throw new JobRefusedError(`${job.entry}/${file.path} does not match its SHA-256 (expected ${file.sha256}, got ${actual})`);
+    if (job.solution && file.path === entry) continue;
+    const target = path.join(folder, ...file.path.split('/'));
+    await mkdir(path.dirname(target), {recursive: true});
+    await writeFile(target, Buffer.from(file.content, 'base64'), {mode: file.executable ? 0o755 : 0o644, flag: 'wx'});
+    written.push({file: target, sha256: file.sha256, shown: `${job.entry}/${file.path}`});
   }
-  let solution: string | undefined;
   if (job.solution) {
-    solution = path.join(root, 'solution', job.solution.name);
-    await mkdir(path.dirname(solution), {recursive: true});
-    await writeFile(solution, Buffer.from(job.solution.content, 'base64'), {mode: 0o644, flag: 'wx'});
-    const actual = sha256(await readFile(solution));
-    if (actual !== job.solution.sha256) throw new JobRefusedError(`the solution ${job.solution.name} does not match its SHA-256 (expected ${job.solution.sha256}, got ${actual})`);
+    const target = path.join(folder, ...entry.split('/'));
+    await mkdir(path.dirname(target), {recursive: true});
+    await writeFile(target, Buffer.from(job.solution.content, 'base64'), {mode: 0o644, flag: 'wx'});
+    written.push({file: target, sha256: job.solution.sha256, shown: `the solution ${job.solution.name}`});
   }
-  return {dir, split: job.split, ...(solution ? {solution} : {})};
+  for (const each of written) {
+    const actual = sha256(await readFile(each.file));
+    if (actual !== each.sha256) throw new JobRefusedError(`${each.shown} does not match its SHA-256 (expected ${each.sha256}, got ${actual})`);
+  }
+  return {folder, split: job.split};
 }
 
 /** What a job is about, for log lines, without trusting more of it than its shape. */
@@ -153,41 +171,47 @@ export function describeJob(data: unknown): string {
   return `${entry}${typeof job?.solution?.name === 'string' ? `=${job.solution.name}` : ''} ${split}`;
 }
 
-/** Check a job's structure and paths; returns it typed. */
-function checkJobShape(data: unknown): EvalJob {
+const jobKeys = new Set(['format', 'version', 'entry', 'split', 'lock', 'files', 'solution']);
+const fileKeys = new Set(['path', 'sha256', 'content', 'executable']);
+
+/** Check a job's structure and paths (after its MAC verified); returns it typed, or throws JobRefusedError. */
+export function checkJob(data: unknown): EvalJob {
   const job = data as Partial<EvalJob> | null;
   if (typeof job !== 'object' || job === null || job.format !== jobFormat) throw new JobRefusedError(`not an arbor eval job (format ${JSON.stringify((job as {format?: unknown})?.format ?? null)})`);
   if (job.version !== jobVersion) throw new JobRefusedError(`job format version ${JSON.stringify(job.version)}, this arbor reads version ${jobVersion}: run the same arbor version on submitter and workers`);
+  const unknown = Object.keys(job).find((key) => !jobKeys.has(key));
+  if (unknown !== undefined) throw new JobRefusedError(`the job carries "${unknown}", which a worker never reads: a job names its entry and carries only the solution`);
   if (typeof job.entry !== 'string' || !isPlainName(job.entry)) throw new JobRefusedError(`entry ${JSON.stringify(job.entry)} is not a folder name`);
   if (job.split !== 'dev' && job.split !== 'test') throw new JobRefusedError(`unknown split ${JSON.stringify(job.split)}, expected dev or test`);
-  if (!Array.isArray(job.files) || job.files.length === 0) throw new JobRefusedError('the job carries no files');
-  const seen = new Map<string, JobFile>();
+  const lock = job.lock as Partial<Lock> | undefined;
+  if (typeof lock !== 'object' || lock === null || lock.version !== 1 || typeof lock.files !== 'object' || lock.files === null || Object.values(lock.files).some((digest) => typeof digest !== 'string')) {
+    throw new JobRefusedError("the job carries no arbor.lock of its entry");
+  }
+  if (!Array.isArray(job.files)) throw new JobRefusedError('the job carries no list of files');
+  const seen = new Set<string>();
   for (const file of job.files as unknown[]) {
     const f = file as Partial<JobFile> | null;
     if (typeof f !== 'object' || f === null || typeof f.path !== 'string') throw new JobRefusedError('a file of the job has no path');
     if (!isSafeRelative(f.path)) throw new JobRefusedError(`file path ${JSON.stringify(f.path)} is not a plain relative path inside the benchmark folder`);
+    const extra = Object.keys(f).find((key) => !fileKeys.has(key));
+    if (extra !== undefined) throw new JobRefusedError(`${f.path} carries "${extra}": a job's files are plain editable files`);
     if (typeof f.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(f.sha256)) throw new JobRefusedError(`${f.path} has no SHA-256`);
-    if (f.symlink !== undefined) {
-      if (typeof f.symlink !== 'string' || f.symlink === '' || path.posix.isAbsolute(f.symlink)) throw new JobRefusedError(`symlink ${f.path} must point to a relative path`);
-      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(f.path), f.symlink));
-      if (resolved === '..' || resolved.startsWith('../')) throw new JobRefusedError(`symlink ${f.path} points outside the benchmark folder (${f.symlink})`);
-    } else if (typeof f.content !== 'string') throw new JobRefusedError(`${f.path} has no content`);
+    if (typeof f.content !== 'string') throw new JobRefusedError(`${f.path} has no content`);
     if (seen.has(f.path)) throw new JobRefusedError(`${f.path} appears twice`);
-    seen.set(f.path, f as JobFile);
+    seen.add(f.path);
   }
-  // No file may sit below another file or a symlink (it would be written through it).
-  for (const name of seen.keys()) {
+  // No file may sit below another file (it could not be written).
+  for (const name of seen) {
     const parts = name.split('/');
     for (let depth = 1; depth < parts.length; depth++) {
       const parent = parts.slice(0, depth).join('/');
       if (seen.has(parent)) throw new JobRefusedError(`${name} lies inside ${parent}, which the job also carries as a file`);
     }
   }
-  if (!seen.has('plan.toml')) throw new JobRefusedError('the job carries no plan.toml');
   if (job.solution !== undefined) {
     const s = job.solution as Partial<NonNullable<EvalJob['solution']>> | null;
     if (typeof s !== 'object' || s === null || typeof s.name !== 'string' || !isPlainName(s.name) || typeof s.content !== 'string' || typeof s.sha256 !== 'string') {
-      throw new JobRefusedError('the job\'s solution needs a plain file name, content and SHA-256');
+      throw new JobRefusedError("the job's solution needs a plain file name, content and SHA-256");
     }
   }
   return job as EvalJob;

@@ -1,30 +1,35 @@
 /**
  * The queue submitter: one BullMQ job per run item on a Redis-backed queue,
- * then wait for the workers, show their progress, and put each report on
- * record in this machine's ledger, with the worker's environment. A job is
- * recorded once, by its id, however many times its completion is seen (an
- * event and the poll that backs events up may both see it).
+ * each signed with the queue key, then wait for the workers, show their
+ * (signed) progress, and put each report whose MAC verifies on record in this
+ * machine's ledger, with the worker's environment. A report that is not
+ * signed with the key is never recorded nor shown as a score: its item is an
+ * error. A job is recorded once, by its id, however many times its
+ * completion is seen (an event and the poll that backs events up may both
+ * see it).
  */
 import path from 'node:path';
 import {ArborError, ExitCode} from '../errors.js';
 import {loadPlan} from '../eval/plan.js';
 import type {EvalReport} from '../eval/types.js';
 import type {RunEventSink} from './events.js';
+import {sign, verifySigned, type MacScope, type Signed} from './auth.js';
 import {encodeJob, type EvalJob} from './job.js';
 import {checkRedis, connectionOptions, defaultQueueName, type QueueAddress} from './redis.js';
 import {describeFailure, errorResult, recordReport, resultFromReport, type RunResult} from './result.js';
 import type {RunItem} from './targets.js';
 
-/** What a worker returns for a job it ran. */
-export interface JobReturn {
-  report: EvalReport;
-  /** The worker's name (`host:pid`). */
-  worker: string;
-}
+/** What a worker answers for a job it took: the eval's report, why it refused the job, or why the eval gave no report. */
+export type JobAnswer = {report: EvalReport} | {refused: string} | {error: string};
+
+/** A worker's answer as it sits in Redis: the answer, the worker's name (`host:pid`), and their MAC, bound to the job's own MAC. */
+export type JobReturn = Signed<JobAnswer & {worker: string}>;
 
 /** Options of runQueue. */
 export interface QueueRunOptions {
   address: QueueAddress;
+  /** The queue key (resolveQueueKey): jobs are signed with it, and only answers it verifies are recorded. */
+  key: Buffer;
   queueName?: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
@@ -57,10 +62,13 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
 
   // Jobs first: an entry whose files cannot be read fails here, before anything is queued.
   const submission = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-  const jobs: {id: string; item: RunItem; data: EvalJob}[] = [];
+  const name = options.queueName ?? defaultQueueName;
+  const scope = (jobId: string): MacScope => ({queue: name, jobId});
+  const jobs: {id: string; item: RunItem; data: Signed<EvalJob>}[] = [];
   for (const item of items) {
     try {
-      jobs.push({id: `${submission}-${item.index}`, item, data: await encodeJob(item)});
+      const id = `${submission}-${item.index}`;
+      jobs.push({id, item, data: sign(options.key, 'job', scope(id), await encodeJob(item))});
     } catch (error) {
       emit({type: 'start', item});
       finish(item, errorResult(item, describeFailure(error), null));
@@ -69,7 +77,7 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
   if (jobs.length === 0) return results as RunResult[];
 
   const {Queue, QueueEvents, Job} = await import('bullmq');
-  const name = options.queueName ?? defaultQueueName;
+  const jobMacs = new Map(jobs.map((job) => [job.id, job.data.mac]));
   const connection = connectionOptions(options.address);
   const queue = new Queue(name, {connection});
   const events = new QueueEvents(name, {connection});
@@ -117,15 +125,15 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
     const worker = job?.processedBy;
     const extra = {jobId: id, ...(worker ? {worker} : {})};
     if (state === 'completed') {
-      const returned = job!.returnvalue as JobReturn | null;
-      const report = checkReturnedReport(returned, item);
-      if (typeof report === 'string') finish(item, errorResult(item, report, null, extra));
-      else {
+      const answer = readAnswer(options.key, scope(id), jobMacs.get(id)!, job!.returnvalue, item);
+      if ('problem' in answer) finish(item, errorResult(item, answer.problem, null, {jobId: id}));
+      else if ('report' in answer) {
+        const report = answer.report;
         report.benchmark = item.target.dir;
         report.solution = item.solution ?? (await loadPlan(item.target.dir).then((plan) => plan.solution, () => path.join(item.target.dir, 'solution.py')));
         const recordedRun = await recordReport(report, {env: options.env, cwd});
-        finish(item, resultFromReport(item, report, {runId: recordedRun.runId ?? undefined, jobId: id, worker: returned!.worker || worker}), recordedRun.warnings);
-      }
+        finish(item, resultFromReport(item, report, {runId: recordedRun.runId ?? undefined, jobId: id, worker: answer.worker}), recordedRun.warnings);
+      } else finish(item, errorResult(item, answer.failure, job!.finishedOn && job!.processedOn ? (job!.finishedOn - job!.processedOn) / 1000 : null, {jobId: id, worker: answer.worker}));
     } else if (state === 'failed') {
       finish(item, errorResult(item, job!.failedReason || 'the job failed without a reason', job!.finishedOn && job!.processedOn ? (job!.finishedOn - job!.processedOn) / 1000 : null, extra));
     } else {
@@ -148,8 +156,12 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
   events.on('active', ({jobId}) => void onActive(jobId));
   events.on('progress', ({jobId, data}) => {
     const item = pending.get(jobId);
-    const update = data as {kind?: unknown; text?: unknown} | null;
-    if (!item || typeof update !== 'object' || update === null || typeof update.text !== 'string') return;
+    if (!item) return;
+    // Progress no worker with the key signed is not shown.
+    const verified = verifySigned(options.key, 'progress', scope(jobId), data);
+    if (!verified.ok) return;
+    const update = verified.payload as {kind?: unknown; text?: unknown};
+    if (typeof update.text !== 'string') return;
     emit({type: 'progress', item, kind: update.kind === 'line' ? 'line' : 'status', text: update.text});
   });
   events.on('stalled', ({jobId}) => {
@@ -190,12 +202,24 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
   return results as RunResult[];
 }
 
-/** The report in a worker's return value, or why there is none usable. */
-function checkReturnedReport(returned: JobReturn | null, item: RunItem): EvalReport | string {
-  const report = returned?.report;
-  if (typeof report !== 'object' || report === null || typeof report.score !== 'number' || typeof report.name !== 'string' || !Array.isArray(report.points)) {
-    return 'the worker returned no eval report (a different arbor version?)';
+/**
+ * A worker's answer to a job, once its MAC verified: the report (checked to
+ * be an eval report of the job's split), or the worker's refusal or error;
+ * else the problem, which makes the item an error.
+ */
+function readAnswer(key: Buffer, scope: MacScope, jobMac: string, returned: unknown, item: RunItem): {report: EvalReport; worker: string} | {failure: string; worker: string} | {problem: string} {
+  const verified = verifySigned(key, 'answer', scope, returned, {job: jobMac});
+  if (!verified.ok) {
+    return {problem: `the answer to this job is not authenticated (${verified.reason}): not recorded; a worker with another queue key, or a process without the key writing to this queue`};
   }
-  if (report.split !== item.split) return `the worker scored split ${String(report.split)}, not ${item.split}`;
-  return report;
+  const answer = verified.payload as {report?: EvalReport; refused?: unknown; error?: unknown; worker?: unknown};
+  const worker = typeof answer.worker === 'string' ? answer.worker : '?';
+  if (typeof answer.refused === 'string') return {failure: answer.refused, worker};
+  if (typeof answer.error === 'string') return {failure: answer.error, worker};
+  const report = answer.report;
+  if (typeof report !== 'object' || report === null || typeof report.score !== 'number' || typeof report.name !== 'string' || !Array.isArray(report.points)) {
+    return {problem: 'the worker returned no eval report (a different arbor version?)'};
+  }
+  if (report.split !== item.split) return {problem: `the worker scored split ${String(report.split)}, not ${item.split}`};
+  return {report, worker};
 }

@@ -1,11 +1,16 @@
 /**
- * The queue worker: takes eval jobs from a Redis-backed BullMQ queue, writes
- * each job's files into a private temporary folder, checks their hashes, runs
- * the eval here (with this machine's ARBOR_TEST_SALT, python and sandbox) and
- * returns the report. It records nothing itself: the submitter does.
+ * The queue worker: takes eval jobs from a Redis-backed BullMQ queue, checks
+ * each job's MAC with the queue key, finds the entry the job names in its own
+ * zoo (its protected files matching its own arbor.lock, that lock the job's),
+ * writes the job's solution into a private temporary folder, runs the eval
+ * here (with this machine's ARBOR_TEST_SALT, python and sandbox) and returns
+ * the signed report, or a signed refusal or error. It records nothing itself:
+ * the submitter does. It never runs a protected file a job carries: a job
+ * carries none.
  *
- * Each eval runs in a child process (eval-child.ts), so this process only
- * talks to the queue and its locks are renewed on time.
+ * Each eval runs in a child process (eval-process.ts) that holds neither the
+ * salt nor the key, so this process only talks to the queue and its locks
+ * are renewed on time.
  *
  * A worker that dies mid-job loses nothing: its job's lock runs out and
  * BullMQ's stalled-job check, run by every other worker, puts the job back on
@@ -13,20 +18,18 @@
  * interval, so a job comes back between one and two of them after its worker
  * died.
  */
-import {fork, type ChildProcess} from 'node:child_process';
-import {mkdtemp, readdir, rm} from 'node:fs/promises';
+import type {ChildProcess} from 'node:child_process';
+import {mkdtemp, readdir, rm, stat} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import {fileURLToPath} from 'node:url';
 import {UsageError} from '../errors.js';
-import {HarnessError} from '../eval/errors.js';
 import {ownerAlive, ownerTag} from '../eval/owner.js';
-import type {EvalReport} from '../eval/types.js';
-import type {EvalChildMessage, EvalChildRequest} from './eval-child.js';
-import {describeJob, JobRefusedError, materializeJob} from './job.js';
+import {sign, verifySigned, type MacScope} from './auth.js';
+import {derivedTestSeeds, evalInChild, redactDeep, seedRedactor} from './eval-process.js';
+import {checkJob, describeJob, findWorkerEntry, JobRefusedError, materializeJob} from './job.js';
 import {checkRedis, connectionOptions, defaultQueueName, type QueueAddress} from './redis.js';
 import {describeFailure} from './result.js';
-import type {JobReturn} from './submit.js';
+import type {JobAnswer, JobReturn} from './submit.js';
 
 /** The stalled-job interval (s) when none is given: BullMQ's own default. */
 export const defaultStalledSeconds = 30;
@@ -36,6 +39,10 @@ export const stalledVariable = 'ARBOR_QUEUE_STALLED_SECONDS';
 /** Options of startWorker. */
 export interface QueueWorkerOptions {
   address: QueueAddress;
+  /** The queue key (resolveQueueKey): jobs whose MAC does not verify with it are refused; answers are signed with it. */
+  key: Buffer;
+  /** The zoo folder (absolute) whose entries this worker evaluates: the only protected files it runs. */
+  zoo: string;
   queueName?: string;
   /** Jobs run at once (default 1: timed evals share nothing then). */
   concurrency?: number;
@@ -78,37 +85,56 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
   const concurrency = options.concurrency ?? 1;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency ${concurrency}: expected a whole number of jobs, at least 1`);
   const name = options.name ?? `${os.hostname()}:${process.pid}`;
+  if (!(await stat(options.zoo).catch(() => undefined))?.isDirectory()) throw new UsageError(`zoo ${options.zoo} is not a folder: a worker evaluates the entries of its own zoo`, 'not-found');
   await checkRedis(options.address);
   await removeStaleJobFolders();
   const {Worker, UnrecoverableError} = await import('bullmq');
   const children = new Set<ChildProcess>();
   let stopping = false;
 
+  const queueName = options.queueName ?? defaultQueueName;
   const processJob = async (job: {id?: string; data: unknown; updateProgress(value: object): Promise<void>}): Promise<JobReturn> => {
     const what = `job ${job.id} (${describeJob(job.data)})`;
     log(`${what}: started`);
+    const scope: MacScope = {queue: queueName, jobId: String(job.id)};
+    const verified = verifySigned(options.key, 'job', scope, job.data);
+    if (!verified.ok) {
+      // Not from a submitter holding the key: nothing of it is read, and nothing signed goes back.
+      const message = `refused the job: it is not authenticated (${verified.reason}; a submitter with another queue key, or a job not made by arbor)`;
+      log(`${what}: ${message}`);
+      throw new UnrecoverableError(message);
+    }
+    const jobMac = (job.data as {mac: string}).mac;
+    const answer = (body: JobAnswer): JobReturn => sign(options.key, 'answer', scope, {...body, worker: name}, {job: jobMac});
+    let redact = (text: string) => text;
     const root = await mkdtemp(path.join(os.tmpdir(), `${jobFolderPrefix}${ownerTag()}-`));
     try {
-      const files = await materializeJob(job.data, root);
-      const forward = progressForwarder(job);
-      const request: EvalChildRequest = {benchmark: files.dir, split: files.split, solution: files.solution, unsandboxed: options.unsandboxed};
-      const report = await evalInChild(request, {env, cwd: root, children, onProgress: forward.send});
+      const request = checkJob(verified.payload);
+      const entry = await findWorkerEntry(options.zoo, request);
+      const files = await materializeJob(request, entry.plan, root);
+      const testSeeds = await derivedTestSeeds(entry.plan, files.split, env);
+      redact = seedRedactor(entry.plan, testSeeds);
+      const forward = progressForwarder(job, (update) => sign(options.key, 'progress', scope, {...update, text: redact(update.text)}));
+      const report = await evalInChild(
+        {benchmark: entry.dir, split: files.split, folder: files.folder, unsandboxed: options.unsandboxed, ...(testSeeds ? {testSeeds} : {})},
+        {env, cwd: root, children, onProgress: forward.send},
+      );
       await forward.flush();
-      log(`${what}: score ${report.score}${report.failure ? ` (${report.failure})` : ''} in ${report.seconds.toFixed(1)} s`);
-      return {report, worker: name};
+      log(`${what}: score ${report.score}${report.failure ? ` (${redact(report.failure)})` : ''} in ${report.seconds.toFixed(1)} s`);
+      return answer({report: redactDeep(report, redact)});
     } catch (error) {
       // Stopped on purpose: leave the job unsettled, so it goes back on the queue once this worker's lock lapses.
       if (stopping) return new Promise<never>(() => {});
-      const message = describeFailure(error);
+      const message = redact(describeFailure(error));
       log(`${what}: ${error instanceof JobRefusedError ? '' : 'no score: '}${message}`);
-      // A refused job or a harness failure fails the job for good: another worker would see the same files.
-      throw new UnrecoverableError(message);
+      // Settled for good either way: another worker would see the same job.
+      return answer(error instanceof JobRefusedError ? {refused: message} : {error: message});
     } finally {
       await rm(root, {recursive: true, force: true}).catch(() => {});
     }
   };
 
-  const worker = new Worker(options.queueName ?? defaultQueueName, processJob as never, {
+  const worker = new Worker(queueName, processJob as never, {
     connection: connectionOptions(options.address),
     concurrency,
     name,
@@ -145,50 +171,18 @@ async function removeStaleJobFolders(root = os.tmpdir()): Promise<void> {
   }
 }
 
-/** Where the eval child's module is: next to this one. */
-const evalChildPath = fileURLToPath(new URL('./eval-child.js', import.meta.url));
-
-/** Run one eval in a child process; resolves with its report, rejects with its error (or why it ended without either). */
-function evalInChild(
-  request: EvalChildRequest,
-  options: {env: NodeJS.ProcessEnv; cwd: string; children: Set<ChildProcess>; onProgress: (kind: 'line' | 'status', text: string) => void},
-): Promise<EvalReport> {
-  return new Promise((resolve, reject) => {
-    const child = fork(evalChildPath, [], {cwd: options.cwd, env: options.env, stdio: ['ignore', 'ignore', 'pipe', 'ipc']});
-    options.children.add(child);
-    let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-      stderr = (stderr + text).slice(-2000);
-    });
-    let answer: EvalChildMessage | undefined;
-    child.on('message', (message: EvalChildMessage) => {
-      if (message.type === 'progress') options.onProgress(message.kind, message.text);
-      else answer = message;
-    });
-    child.on('error', (error) => {
-      options.children.delete(child);
-      reject(new HarnessError(`cannot start the eval process: ${error.message}`));
-    });
-    child.on('close', (code, signal) => {
-      options.children.delete(child);
-      if (answer?.type === 'report') return resolve(answer.report);
-      if (answer?.type === 'error') return reject(new HarnessError(answer.message, 'eval'));
-      const last = stderr.trim().split('\n').pop() ?? '';
-      reject(new HarnessError(`the eval process ended without a report (${signal ? `signal ${signal}` : `exit code ${code}`})${last ? `: ${last}` : ''}`));
-    });
-    child.send(request);
-  });
-}
-
-/** Send an eval's progress to the job: finished steps as they come, transient ones at most twice a second. */
-function progressForwarder(job: {updateProgress(value: object): Promise<void>}): {send: (kind: 'line' | 'status', text: string) => void; flush: () => Promise<void>} {
+/** Send an eval's progress to the job, signed: finished steps as they come, transient ones at most twice a second. */
+function progressForwarder(
+  job: {updateProgress(value: object): Promise<void>},
+  seal: (update: {kind: 'line' | 'status'; text: string}) => object,
+): {send: (kind: 'line' | 'status', text: string) => void; flush: () => Promise<void>} {
   let last = 0;
   let waiting: {kind: 'line' | 'status'; text: string} | undefined;
   let timer: NodeJS.Timeout | undefined;
   let sending: Promise<unknown> = Promise.resolve();
   const push = (update: {kind: 'line' | 'status'; text: string}) => {
     last = Date.now();
-    sending = sending.then(() => job.updateProgress(update)).catch(() => {});
+    sending = sending.then(() => job.updateProgress(seal(update))).catch(() => {});
   };
   return {
     send(kind, text) {
