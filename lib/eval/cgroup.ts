@@ -1,32 +1,53 @@
 /**
- * One cgroup per run, for the CPU clock and for killing every process of a
- * run: a process cannot leave its cgroup (the sandbox mounts no cgroupfs), so
+ * One cgroup per run, for the CPU clock, the run's limits and for killing
+ * every process of a run: a process cannot leave its cgroup (the sandbox
+ * mounts no cgroupfs, and its seccomp filter denies mount), so
  * the group's CPU counter covers every thread, child and daemon of the run,
  * including children the kernel already reaped, which a walk over /proc
  * misses. cgroup v1 (`cpuacct.usage`, nanoseconds) or v2 (`cpu.stat`
  * `usage_usec`); where neither can be created (no permission, no cgroupfs),
- * runs have no CPU clock and the report says so.
+ * runs have no CPU clock and the report says so. Where the memory and pids
+ * controllers can be used too (v1: their own hierarchies; v2: enabled for the
+ * parent's children), the group bounds the run's memory (swap included: none)
+ * and its processes and threads, and tells afterwards whether a limit was hit.
  */
 import {spawnSync} from 'node:child_process';
 import {existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {ownerAlive, ownerTag} from './owner.js';
 
+/** The limits a run's group enforces, where the controllers exist. */
+export interface GroupLimits {
+  memoryBytes: number;
+  processes: number;
+}
+
 /** A run's cgroup. */
 export interface CpuGroup {
   dir: string;
-  /** The file a process writes its pid to, to join the group. */
-  procs: string;
+  /** The files a process writes its pid to, to join the group (one per hierarchy). */
+  procs: string[];
+  /** Which limits the group enforces (false: no such controller here). */
+  bounds: {memory: boolean; processes: boolean};
+  /** The limits asked for, if any. */
+  limits?: GroupLimits;
   /** CPU seconds (user + system) used by every process that was ever in the group. */
   cpuSeconds(): number;
+  /** Whether the kernel killed a process of the group at its memory limit. */
+  overMemory(): boolean;
+  /** Whether a fork or thread failed at the group's process limit. */
+  overProcesses(): boolean;
   /** Kill every process in the group and remove it. */
   destroy(): void;
 }
 
 interface Hierarchy {
   version: 1 | 2;
-  /** The folder under which arbor creates its groups (this process's own group). */
+  /** The folder under which arbor creates its groups (this process's own group; v1: the cpuacct hierarchy's). */
   parent: string;
+  /** Where the memory and pids groups go: v1, their own hierarchies' folders; v2, the parent (when the controller is enabled for its children). */
+  memory?: string;
+  pids?: string;
 }
 
 let hierarchy: Hierarchy | null | undefined;
@@ -53,18 +74,47 @@ function findHierarchy(): Hierarchy | null {
     }
     return undefined;
   };
-  for (const line of groups.split('\n')) {
-    const [, controllers, own] = line.split(':');
-    if (own === undefined) continue;
-    if (controllers?.split(',').includes('cpuacct')) {
-      const mount = mountOf((type, options) => type === 'cgroup' && options.split(',').includes('cpuacct'));
-      if (mount) return {version: 1, parent: path.join(mount, own)};
+  const v1 = (controller: string): string | undefined => {
+    for (const line of groups.split('\n')) {
+      const [, controllers, own] = line.split(':');
+      if (own === undefined || !controllers?.split(',').includes(controller)) continue;
+      const mount = mountOf((type, options) => type === 'cgroup' && options.split(',').includes(controller));
+      if (mount) return path.join(mount, own);
     }
-  }
+    return undefined;
+  };
+  const cpuacct = v1('cpuacct');
+  if (cpuacct) return {version: 1, parent: cpuacct, memory: v1('memory'), pids: v1('pids')};
   const unified = groups.split('\n').find((line) => line.startsWith('0::'));
   const mount = mountOf((type) => type === 'cgroup2');
-  if (unified && mount) return {version: 2, parent: path.join(mount, unified.slice(3))};
-  return null;
+  if (!unified || !mount) return null;
+  const parent = path.join(mount, unified.slice(3));
+  let enabled: string[] = [];
+  try {
+    enabled = readFileSync(path.join(parent, 'cgroup.subtree_control'), 'utf8').trim().split(/\s+/);
+  } catch {
+    // No controllers for the children: the CPU counter (always there) is enough for the clock.
+  }
+  return {version: 2, parent, memory: enabled.includes('memory') ? parent : undefined, pids: enabled.includes('pids') ? parent : undefined};
+}
+
+/** The number after `key` in a flat-keyed cgroup file (memory.events, pids.events, memory.oom_control), or 0. */
+function eventCount(file: string, key: string): number {
+  try {
+    return Number(new RegExp(`^${key} (\\d+)`, 'm').exec(readFileSync(file, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Write a limit; false when the kernel refuses it (the limit then does not hold). */
+function setLimit(file: string, value: string): boolean {
+  try {
+    writeFileSync(file, value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function readUsage(version: 1 | 2, dir: string): number {
@@ -107,17 +157,20 @@ function killAndRemove(dir: string): void {
   }
 }
 
-/** Remove the groups of evals that are gone (killed before they could clean up). */
-function removeStale(parent: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(parent);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const match = /^arbor-(\d+\.\d+)-\d+$/.exec(name);
-    if (match && !ownerAlive(match[1]!)) killAndRemove(path.join(parent, name));
+/** Remove the groups of evals that are gone (killed before they could clean up), in every hierarchy. */
+function removeStale(found: Hierarchy): void {
+  for (const parent of new Set([found.parent, found.memory, found.pids])) {
+    if (parent === undefined) continue;
+    let names: string[];
+    try {
+      names = readdirSync(parent);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const match = /^arbor-(\d+\.\d+)-\d+$/.exec(name);
+      if (match && !ownerAlive(match[1]!)) killAndRemove(path.join(parent, name));
+    }
   }
 }
 
@@ -140,26 +193,70 @@ export function cgroupsWork(): boolean {
   if (hierarchy === undefined) {
     hierarchy = findHierarchy();
     if (hierarchy) {
-      removeStale(hierarchy.parent);
+      removeStale(hierarchy);
       if (!canJoin(hierarchy)) hierarchy = null;
     }
   }
   return hierarchy !== null;
 }
 
-/** A new cgroup for one run, or undefined where none can be made. */
-export function createGroup(): CpuGroup | undefined {
+let boundsCache: {memory: boolean; processes: boolean} | undefined;
+
+/** Which limits a run's group can enforce here (checked once, with a group that is made and removed). */
+export function cgroupBounds(limits: GroupLimits): {memory: boolean; processes: boolean} {
+  if (!boundsCache) {
+    const probe = createGroup(limits);
+    boundsCache = probe ? {...probe.bounds} : {memory: false, processes: false};
+    probe?.destroy();
+  }
+  return boundsCache;
+}
+
+/**
+ * A new cgroup for one run, or undefined where none can be made; with
+ * `limits`, bounded in memory and processes wherever the controllers allow
+ * (`bounds` says which held).
+ */
+export function createGroup(limits?: GroupLimits): CpuGroup | undefined {
   if (!cgroupsWork() || !hierarchy) return undefined;
   const {version, parent} = hierarchy;
-  const dir = path.join(parent, `arbor-${ownerTag()}-${sequence++}`);
+  const name = `arbor-${ownerTag()}-${sequence++}`;
+  const dir = path.join(parent, name);
   try {
     mkdirSync(dir);
   } catch {
     return undefined;
   }
+  // v1: a group of the same name in the memory and pids hierarchies; v2: the one group.
+  const extra = (controllerParent: string | undefined): string | undefined => {
+    if (!limits || controllerParent === undefined) return undefined;
+    const own = path.join(controllerParent, name);
+    if (own === dir) return dir;
+    try {
+      mkdirSync(own);
+      return own;
+    } catch {
+      return undefined;
+    }
+  };
+  const memoryDir = extra(hierarchy.memory);
+  const pidsDir = extra(hierarchy.pids);
+  const bytes = String(limits?.memoryBytes ?? 0);
+  let memory = false;
+  if (memoryDir !== undefined) {
+    memory = version === 1
+      ? setLimit(path.join(memoryDir, 'memory.limit_in_bytes'), bytes) &&
+        // With swap accounting, memory + swap gets the same bound: a run does not swap its way past it.
+        (!existsSync(path.join(memoryDir, 'memory.memsw.limit_in_bytes')) || setLimit(path.join(memoryDir, 'memory.memsw.limit_in_bytes'), bytes))
+      : setLimit(path.join(memoryDir, 'memory.max'), bytes) && (!existsSync(path.join(memoryDir, 'memory.swap.max')) || setLimit(path.join(memoryDir, 'memory.swap.max'), '0'));
+  }
+  const processes = pidsDir !== undefined && setLimit(path.join(pidsDir, 'pids.max'), String(limits!.processes));
+  const dirs = [...new Set([dir, memoryDir, pidsDir].filter((each): each is string => each !== undefined))];
   return {
     dir,
-    procs: path.join(dir, 'cgroup.procs'),
+    procs: dirs.map((each) => path.join(each, 'cgroup.procs')),
+    bounds: {memory, processes},
+    limits,
     cpuSeconds: () => {
       try {
         return readUsage(version, dir);
@@ -167,6 +264,11 @@ export function createGroup(): CpuGroup | undefined {
         return NaN;
       }
     },
-    destroy: () => killAndRemove(dir),
+    overMemory: () => memoryDir !== undefined && eventCount(path.join(memoryDir, version === 1 ? 'memory.oom_control' : 'memory.events'), 'oom_kill') > 0,
+    overProcesses: () => pidsDir !== undefined && eventCount(path.join(pidsDir, 'pids.events'), 'max') > 0,
+    destroy: () => {
+      // Every process is in the first group too: killing through it empties the others.
+      for (const each of dirs) killAndRemove(each);
+    },
   };
 }

@@ -2,7 +2,7 @@
 import type {Bundle} from '../bundle/index.js';
 import type {Clock, Plan} from './plan.js';
 import type {StartedRun} from './process.js';
-import type {Counter, PythonInstall, SandboxKind} from './sandbox.js';
+import type {Confinement, Counter, PythonInstall, SandboxKind} from './sandbox.js';
 import type {TreeHash} from './tamper.js';
 import type {BundleApi, EvalOptions, EvalReport} from './types.js';
 
@@ -44,6 +44,10 @@ export interface EvalContext {
   /** Instructions clock: the valgrind binary runs start under. */
   valgrind?: string;
   bwrap?: string;
+  /** Sandboxed runs: the seccomp filter, the limits and whether each run drops to a uid of its own. */
+  confinement?: Confinement;
+  /** The plan's limits of one run, in bytes and processes (the run's cgroup enforces what it can). */
+  limits: {memoryBytes: number; processes: number; tmpfsBytes: number};
   cpu?: string;
   tmp: string;
   protectedDir: string;

@@ -17,10 +17,10 @@ import {computeLock, lockDifference, readLock} from './lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from './plan.js';
 import {bundleFailure, runPoint} from './point.js';
 import {findPython, killActiveRuns, pinnedCpu} from './process.js';
-import {counterProblem, findBwrap, findValgrind, mountedRootOf, resolvePython, sandboxProblem, type SandboxKind} from './sandbox.js';
+import {confinementFor, counterProblem, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
-import {cgroupsWork} from './cgroup.js';
+import {cgroupBounds, cgroupsWork} from './cgroup.js';
 import {dataFolder, splitPoints, testDataVariable} from './data.js';
 import {saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
@@ -295,6 +295,11 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   const mounts = {runner, solutionDir: sides[0]!.files.dir, entry, scratch: tmp};
   const sandbox = chooseSandbox(input, mounts);
   input.share({sandbox: sandbox.kind});
+  if (sandbox.confinement) {
+    describeConfinement(input, sandbox.confinement, sandbox.bwrap);
+    // Started by root, a run reads its files as a uid of its own: the snapshots it sees (never the protected ones) are opened to it.
+    if (sandbox.confinement.dropToOwnUid) openToRuns([runner, ...sides.map((side) => side.files.dir), ...(referenceFiles ? [referenceFiles.dir] : [])]);
+  }
   const {clock, valgrind} = await chooseClock(input, sandbox, mounts);
 
   // Salted test seeds are keyed by the plan's name, else the bundle's spec reference (stable across copies).
@@ -316,6 +321,8 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     clock,
     valgrind,
     bwrap: sandbox.bwrap,
+    confinement: sandbox.confinement,
+    limits: runLimits(plan),
     cpu: input.cpu,
     tmp,
     protectedDir,
@@ -335,14 +342,22 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
  * bubblewrap where it can start; otherwise dev runs without a sandbox (with a
  * loud warning) and test refuses, unless --unsandboxed asked for none.
  */
-function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxProblem>[2]): {kind: SandboxKind; bwrap?: string} {
+function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxProblem>[2]): {kind: SandboxKind; bwrap?: string; confinement?: Confinement} {
   if (input.options.unsandboxed) {
     input.progress('line', 'warning: --unsandboxed: the solution runs WITHOUT a sandbox, with your user\'s access to this machine; its score is not proof against cheating');
     return {kind: 'none'};
   }
   const bwrap = findBwrap(input.env);
-  const problem = sandboxProblem(bwrap, input.python, mounts);
-  if (!problem) return {kind: 'bwrap', bwrap};
+  let confinement: Confinement | undefined;
+  let problem: string | undefined;
+  try {
+    confinement = confinementFor(input.python, runLimits(input.plan), cgroupBounds(runLimits(input.plan)).memory);
+    problem = sandboxProblem(bwrap, input.python, mounts, confinement);
+  } catch (error) {
+    if (!(error instanceof HarnessError)) throw error;
+    problem = error.message;
+  }
+  if (!problem) return {kind: 'bwrap', bwrap, confinement};
   if (input.split === 'test') {
     throw new HarnessError(`${problem}: the test split is scored only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap), or pass --unsandboxed to score it without one`, 'no-sandbox');
   }
@@ -355,14 +370,14 @@ function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxPro
  * where no cgroup can count CPU; the cpu clock (or wall) where valgrind is
  * missing or cannot count a run in the sandbox.
  */
-async function chooseClock(input: PrepareInput, sandbox: {kind: SandboxKind; bwrap?: string}, mounts: Parameters<typeof sandboxProblem>[2]): Promise<{clock: Clock; valgrind?: string}> {
+async function chooseClock(input: PrepareInput, sandbox: {kind: SandboxKind; bwrap?: string; confinement?: Confinement}, mounts: Parameters<typeof sandboxProblem>[2]): Promise<{clock: Clock; valgrind?: string}> {
   const {plan, share, progress} = input;
   if (plan.metric !== 'speedup') return {clock: 'wall'};
   if (plan.clock === 'instructions') {
     const valgrind = findValgrind(input.env);
     const folder = path.join(input.tmp, 'counter-probe');
     await mkdir(folder);
-    const problem = counterProblem(sandbox.kind, sandbox.bwrap, input.python, mounts, valgrind ? {valgrind, folder, runId: 'probe'} : undefined);
+    const problem = counterProblem(sandbox.kind, sandbox.bwrap, input.python, mounts, sandbox.confinement, valgrind ? {valgrind, folder, runId: 'probe'} : undefined);
     await rm(folder, {recursive: true, force: true});
     if (!problem) {
       share({clock: 'instructions'});
@@ -383,6 +398,25 @@ async function chooseClock(input: PrepareInput, sandbox: {kind: SandboxKind; bwr
   }
   share({clock: plan.clock});
   return {clock: plan.clock};
+}
+
+/** A run's limits in bytes, from the plan's MiB. */
+function runLimits(plan: Plan): EvalContext['limits'] {
+  return {memoryBytes: plan.memoryMb * 2 ** 20, processes: plan.processes, tmpfsBytes: plan.tmpfsMb * 2 ** 20};
+}
+
+/** The report's account of who runs are and how each limit holds (cgroup, rlimit, tmpfs size, or not at all). */
+function describeConfinement(input: PrepareInput, confinement: Confinement, bwrap: string | undefined): void {
+  const {plan} = input;
+  const bounds = cgroupBounds(runLimits(plan));
+  const enforcedBy = {
+    memory: bounds.memory ? 'cgroup' : 'rlimit',
+    processes: bounds.processes ? 'cgroup' : confinement.dropToOwnUid ? 'rlimit' : 'none',
+    tmpfs: tmpfsBounded(bwrap) ? 'size' : bounds.memory ? 'cgroup' : 'none',
+  } as const;
+  input.share({runUser: confinement.dropToOwnUid ? 'own-uid' : 'caller', limits: {memoryMb: plan.memoryMb, processes: plan.processes, tmpfsMb: plan.tmpfsMb, enforcedBy}});
+  const loose = Object.entries(enforcedBy).filter(([, how]) => how === 'none').map(([what]) => what);
+  if (loose.length) input.progress('line', `warning: this machine cannot bound a run's ${loose.join(' and ')} (no cgroup controller for it, or an old bubblewrap): the plan's limits hold only in part`);
 }
 
 /** The score of a list of cases, and the first failure that forced 0.0. */

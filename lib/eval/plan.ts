@@ -81,6 +81,12 @@ export interface Plan {
   initTimeout: number;
   /** Limit (s) on the whole eval run (harness failure beyond it). */
   timeLimit: number;
+  /** Memory one run may use (MiB), its tmpfs files included: over it, the run is killed and its case fails. */
+  memoryMb: number;
+  /** Processes and threads one run may have at once. */
+  processes: number;
+  /** Size of each of a run's tmpfs (/tmp, /dev/shm, HOME), MiB. */
+  tmpfsMb: number;
   dev: PlanSplit;
   test: PlanSplit;
 }
@@ -115,6 +121,9 @@ const knownKeys = new Set([
   'min_timeout',
   'init_timeout',
   'time_limit',
+  'memory_mb',
+  'processes',
+  'tmpfs_mb',
   'dev',
   'test',
 ]);
@@ -217,6 +226,9 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
     minTimeout: num('min_timeout', 1, {min: 0.001}),
     initTimeout: num('init_timeout', 60, {min: 0.001}),
     timeLimit: num('time_limit', 3600, {min: 1}),
+    memoryMb: num('memory_mb', 4096, {integer: true, min: 64}),
+    processes: num('processes', 256, {integer: true, min: 8}),
+    tmpfsMb: num('tmpfs_mb', 512, {integer: true, min: 1}),
     dev: splitKind === 'path' ? readPathSplit(data, 'dev', dir, fail) : readSplit(data, 'dev', fail),
     test: splitKind === 'path' ? readPathSplit(data, 'test', dir, fail) : readSplit(data, 'test', fail),
   };

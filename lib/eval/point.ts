@@ -366,8 +366,10 @@ function prepareRun(ctx: EvalContext, files: RunFiles): PreparedRun {
   // Instructions clock: callgrind's output goes to a folder of the harness's, writable by this run only, read once the run is over.
   const counter: Counter | undefined = ctx.clock === 'instructions' ? {valgrind: ctx.valgrind!, folder: path.join(ctx.tmp, 'runs', `callgrind-${run}`), runId: `run${run}-${randomBytes(4).toString('hex')}`} : undefined;
   if (counter) mkdirSync(counter.folder, {recursive: true});
-  const launch = launchRun(ctx.sandbox, ctx.bwrap, ctx.python, {runner: ctx.runner, solutionDir: files.dir, entry: files.entry, scratch}, counter);
-  const group = createGroup();
+  const group = createGroup(ctx.limits);
+  // Where the group bounds memory, no address-space rlimit is needed (it would also count what numpy only reserves).
+  const confinement = ctx.confinement && group?.bounds.memory ? {...ctx.confinement, addressSpace: undefined} : ctx.confinement;
+  const launch = launchRun(ctx.sandbox, ctx.bwrap, ctx.python, {runner: ctx.runner, solutionDir: files.dir, entry: files.entry, scratch}, confinement, counter);
   ctx.report.cgroup &&= group !== undefined;
   // Times on the CPU clock come from the run's cgroup: never mix in a wall time for a run without one.
   if (!group && ctx.clock === 'cpu') throw new HarnessError(`no cgroup could be made for a run, though the eval times on the CPU clock; run it again`, 'no-cgroup');

@@ -95,6 +95,8 @@ export interface RunOutcome {
   stderrTail: string;
   /** Instructions clock: valgrind's whole log (undefined when it passed maxCounterLog, which no honest run does). */
   counterLog?: string;
+  /** Set when the run hit a limit of its cgroup (the notes of its crashed cases say so). */
+  limitHit?: 'memory' | 'processes';
 }
 
 const tailBytes = 8192;
@@ -359,7 +361,9 @@ export function startRun(start: RunStart): StartedRun {
   let args = launch.args;
   if (group) {
     // Join the cgroup before the sandbox starts, so every process of the run is born in it.
-    args = ['-c', 'echo $$ > "$0" && exec "$@"', group.procs, command, ...args];
+    // `sh -c SCRIPT procs... command args...`: $0, $1, ... are the groups' files; then the command is all that is left.
+    const joins = group.procs.map((_, k) => `echo $$ > "\${${k}}"`).join(' && ');
+    args = ['-c', `${joins} && shift ${group.procs.length - 1} && exec "$@"`, ...group.procs, command, ...args];
     command = '/bin/sh';
   }
   if (start.startCpus) {
@@ -368,7 +372,15 @@ export function startRun(start: RunStart): StartedRun {
   }
   const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe'];
   while (start.counterLogFd !== undefined && stdio.length <= start.counterLogFd) stdio.push('pipe');
+  while (launch.input && stdio.length <= launch.input.fd) stdio.push('ignore');
+  if (launch.input) stdio[launch.input.fd] = 'pipe';
   const child = spawn(command, args, {cwd: launch.cwd, env: launch.env, detached: true, stdio});
+  if (launch.input) {
+    // Read whole before the sandbox starts (bwrap's seccomp program); the pipe is ended at once.
+    const input = child.stdio[launch.input.fd] as Duplex;
+    input.on('error', () => {});
+    input.end(launch.input.bytes);
+  }
   const counterLog = start.counterLogFd === undefined ? undefined : collect(child.stdio[start.counterLogFd] as Duplex, maxCounterLog);
   let stdoutTail = '';
   let stderrTail = '';
@@ -468,7 +480,9 @@ export function startRun(start: RunStart): StartedRun {
           const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
           if (item.i < 0) continue;
           position++;
-          outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, service.resultBytes));
+          const implausible = Number.isFinite(cpu) ? implausibleCpu(cpu, seconds) : undefined;
+          if (implausible) outcome.cases.push({i: item.i, status: 'tampered', seconds, cpuSeconds: cpu, note: implausible});
+          else outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, service.resultBytes));
         }
         arm(start.initTimeout, {i: null, limit: start.initTimeout, reason: 'start'});
         socket.write(`${JSON.stringify({op: 'end'})}\n`);
@@ -497,6 +511,7 @@ export function startRun(start: RunStart): StartedRun {
     const exit = await exited;
     clearTimeout(grace);
     clearTimeout(total);
+    if (group) explainLimits(outcome, group);
     end();
     outcome.killed = killed;
     outcome.exitCode = exit.code;
@@ -522,6 +537,39 @@ export function startRun(start: RunStart): StartedRun {
     stream?.destroy();
   };
   return {started, serve, cancel};
+}
+
+/**
+ * Why a case's CPU time cannot be the run's, or undefined when it can be: the
+ * group's counter only grows, and every process of the run is in the group,
+ * so a zero or negative delta means the counter was reset, and one a hundred
+ * times below a wall time over 50 ms means the counter missed the work (a
+ * waiting run is never that idle: inputs and answer are all it waits for).
+ */
+export function implausibleCpu(cpuSeconds: number, wallSeconds: number): string | undefined {
+  if (cpuSeconds <= 0) return `the run's CPU counter went ${cpuSeconds < 0 ? 'backwards' : 'nowhere'} over the case (${(cpuSeconds * 1e3).toFixed(3)} ms in ${(wallSeconds * 1e3).toFixed(3)} ms of wall time): it was tampered with`;
+  if (wallSeconds > 0.05 && cpuSeconds < wallSeconds / 100) {
+    return `the case took ${(cpuSeconds * 1e3).toFixed(3)} ms of CPU time in ${(wallSeconds * 1e3).toFixed(1)} ms of wall time, too little to be its work: the run's CPU counter was tampered with`;
+  }
+  return undefined;
+}
+
+/**
+ * A case that ended because the run hit a limit of its group says so: the
+ * kernel's OOM kill at the memory limit, a fork refused at the process limit.
+ */
+function explainLimits(outcome: RunOutcome, group: CpuGroup): void {
+  const memory = group.bounds.memory && group.overMemory();
+  const processes = group.bounds.processes && group.overProcesses();
+  if (!memory && !processes) return;
+  const what = memory
+    ? `the run went over its memory limit of ${Math.round((group.limits?.memoryBytes ?? 0) / 2 ** 20)} MiB (plan.toml memory_mb) and was killed`
+    : `the run reached its limit of ${group.limits?.processes} processes and threads (plan.toml processes)`;
+  outcome.limitHit = memory ? 'memory' : 'processes';
+  for (const c of outcome.cases) {
+    if (c.status === 'crashed') c.note = `${what}${c.note ? `; ${c.note}` : ''}`.slice(0, 1000);
+  }
+  if (outcome.startError) outcome.startError = `${what}; ${outcome.startError}`;
 }
 
 /** Everything a stream carries until it ends, or undefined past `limit` bytes. */

@@ -135,6 +135,10 @@ export interface EvalReport {
   sandbox: SandboxKind;
   /** Whether every run had its own cgroup (CPU times, and every process killed through it). */
   cgroup: boolean;
+  /** Sandboxed runs: "own-uid" (arbor ran as root: each run a uid of its own, no capabilities) or "caller" (the caller's uid in a user namespace). */
+  runUser?: 'own-uid' | 'caller';
+  /** Sandboxed runs: the plan's limits of one run, and what enforces each ("cgroup", "rlimit", "size" for a sized tmpfs, or "none"). */
+  limits?: {memoryMb: number; processes: number; tmpfsMb: number; enforcedBy: {memory: string; processes: string; tmpfs: string}};
   /** arbor.lock: "ok" (protected files match it), "missing", or "differs" (scored 0.0). */
   lock: 'ok' | 'missing' | 'differs';
   /** The CPU every run was pinned to (taskset), if any. */

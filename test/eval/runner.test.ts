@@ -6,7 +6,7 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cgroupsWork, createGroup} from '../../lib/eval/cgroup.js';
 import {findPython, runCases, startCpusFor, startRun, type CaseInput, type RunOutcome, type RunService} from '../../lib/eval/process.js';
-import {findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/eval/sandbox.js';
+import {confinementFor, findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/eval/sandbox.js';
 import {repoRoot, tempDir} from '../helpers/cli.js';
 
 const runner = path.join(repoRoot, 'lib/eval/runner.py');
@@ -28,7 +28,8 @@ function launchOf(kind: SandboxKind, solution: string) {
   mkdirSync(path.join(dir, 'solution'));
   mkdirSync(path.join(dir, 'scratch'));
   writeFileSync(path.join(dir, 'solution/solution.py'), solution);
-  return launchRun(kind, bwrap, python, {runner, solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')});
+  const confinement = kind === 'bwrap' ? confinementFor(python, {memoryBytes: 2 ** 32, processes: 256, tmpfsBytes: 2 ** 29}, false) : undefined;
+  return launchRun(kind, bwrap, python, {runner, solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')}, confinement);
 }
 
 async function run(kind: SandboxKind, solution: string, options: {warmup?: boolean; caseTimeout?: number; group?: boolean} = {}): Promise<RunOutcome> {
