@@ -1,90 +1,121 @@
-/** Eval jobs: what they carry, and a worker's checks before it runs one. */
+/** Eval jobs: what they carry (the entry's name, its lock, the solution; never a protected file), and a worker's checks before it runs one. */
 import {createHash} from 'node:crypto';
-import {readFileSync, readdirSync, statSync} from 'node:fs';
+import {cpSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {encodeJob, JobRefusedError, materializeJob, type EvalJob} from '../../lib/run/job.js';
-import {computeLock, lockDifference, readLock} from '../../lib/eval/lock.js';
+import {loadPlan} from '../../lib/eval/plan.js';
+import {readLock, writeLock} from '../../lib/eval/lock.js';
+import {checkJob, encodeJob, findWorkerEntry, JobRefusedError, materializeJob, type EvalJob} from '../../lib/run/job.js';
 import type {RunItem} from '../../lib/run/targets.js';
 import {fixtures, tempDir} from '../helpers/cli.js';
 
-const entry = path.join(fixtures, 'run/zoo/abs-a');
+const zoo = path.join(fixtures, 'run/zoo');
+const entry = path.join(zoo, 'abs-a');
 const slow = path.join(fixtures, 'run/solutions/slow.py');
-const item = (extra: Partial<RunItem> = {}): RunItem => ({index: 0, target: {entry: 'abs-a', dir: entry, shown: 'abs-a'}, split: 'test', ...extra});
+const item = (extra: Partial<RunItem> = {}, dir = entry): RunItem => ({index: 0, target: {entry: path.basename(dir), dir, shown: path.basename(dir)}, split: 'test', ...extra});
 const sha = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
+/** A copy of abs-a (named `name`) in a fresh folder, changed by `change` and locked again. */
+const copyOfAbsA = async (name: string, change: (dir: string) => void = () => {}, relock = true): Promise<string> => {
+  const dir = path.join(tempDir(), name);
+  cpSync(entry, dir, {recursive: true});
+  change(dir);
+  if (relock) await writeLock(dir);
+  return dir;
+};
 
 describe('encodeJob', () => {
-  it('carries plan.toml, arbor.lock, the protected and editable files and the solution, each with its SHA-256, and names the split only', async () => {
+  it('names the entry and split, carries its arbor.lock and the solution (editable files and --solution), each with its SHA-256, and no protected file', async () => {
     const job = await encodeJob(item({solution: slow, solutionShown: 'slow.py'}));
-    expect(job).toMatchObject({format: 'arbor-eval-job', version: 1, entry: 'abs-a', split: 'test'});
-    expect(job.files.map((file) => file.path).sort()).toEqual(['arbor.lock', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'bundle/verify.mjs', 'eval.sh', 'plan.toml', 'solution.py']);
-    for (const file of job.files) {
-      const bytes = readFileSync(path.join(entry, file.path));
-      expect(file.sha256).toBe(sha(bytes));
-      expect(Buffer.from(file.content!, 'base64').equals(bytes)).toBe(true);
-    }
-    expect(job.files.find((file) => file.path === 'eval.sh')!.executable).toBe(true);
+    expect(job).toMatchObject({format: 'arbor-eval-job', version: 2, entry: 'abs-a', split: 'test', lock: await readLock(entry)});
+    expect(job.files.map((file) => file.path)).toEqual(['solution.py']);
+    const bytes = readFileSync(path.join(entry, 'solution.py'));
+    expect(job.files[0]).toEqual({path: 'solution.py', sha256: sha(bytes), content: bytes.toString('base64')});
     expect(job.solution).toEqual({name: 'slow.py', sha256: sha(readFileSync(slow)), content: readFileSync(slow).toString('base64')});
     // No seeds and no salt: the worker derives test seeds itself.
-    expect(Object.keys(job).sort()).toEqual(['entry', 'files', 'format', 'solution', 'split', 'version']);
+    expect(Object.keys(job).sort()).toEqual(['entry', 'files', 'format', 'lock', 'solution', 'split', 'version']);
+  });
+
+  it('refuses an entry without arbor.lock, or whose protected files differ from it', async () => {
+    const unlocked = await copyOfAbsA('abs-a', (dir) => rmSync(path.join(dir, 'arbor.lock')), false);
+    await expect(encodeJob(item({}, unlocked))).rejects.toThrow(/^abs-a has no arbor\.lock: a queue worker evaluates only entries whose protected files match its own lock; write one with 'arbor benchmark lock abs-a'$/);
+    const changed = await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'bundle/oracle.mjs'), 'export default () => ({y: []});\n'), false);
+    await expect(encodeJob(item({}, changed))).rejects.toThrow(/^a protected file of abs-a differs from its arbor\.lock: bundle\/oracle\.mjs changed/);
+  });
+});
+
+describe('findWorkerEntry: the worker runs only its own locked entry, the one the job names', () => {
+  it('finds the entry of its zoo whose lock is the job\'s', async () => {
+    const found = await findWorkerEntry(zoo, await encodeJob(item()));
+    expect(found.dir).toBe(entry);
+    expect(found.plan.name).toBe('run_abs_a');
+  });
+
+  it('refuses an entry its zoo lacks, one whose lock differs from the job\'s, and one whose own files differ from its own lock', async () => {
+    const other = await encodeJob(item({}, await copyOfAbsA('abs-z')));
+    await expect(findWorkerEntry(zoo, other)).rejects.toThrow(`refused the job: this worker's zoo (${zoo}) has no entry abs-z`);
+    const foreign = await encodeJob(item({}, await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'bundle/generate.mjs'), 'export default () => ({x: new Float64Array(1)});\n'))));
+    await expect(findWorkerEntry(zoo, foreign)).rejects.toThrow(
+      "refused the job: the submitter's abs-a is not this worker's (against the worker's arbor.lock, bundle/generate.mjs changed): check out the same zoo on both",
+    );
+    const workerZoo = path.dirname(await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'bundle/verify.mjs'), 'export default () => ({passed: true});\n'), false));
+    await expect(findWorkerEntry(workerZoo, await encodeJob(item()))).rejects.toThrow("refused the job: this worker's abs-a differs from its own arbor.lock (bundle/verify.mjs changed): restore it on the worker");
+    rmSync(path.join(workerZoo, 'abs-a/arbor.lock'));
+    await expect(findWorkerEntry(workerZoo, await encodeJob(item()))).rejects.toThrow("refused the job: this worker's abs-a has no arbor.lock: a worker evaluates only locked entries of its zoo");
   });
 });
 
 describe('materializeJob', () => {
-  it('writes the files into the folder, same name, lock intact, and the solution beside it', async () => {
+  it('writes the editable files into a folder of their own, the --solution file in place of the plan\'s solution', async () => {
     const root = tempDir();
-    const written = await materializeJob(await encodeJob(item({solution: slow})), root);
-    expect(written).toEqual({dir: path.join(root, 'bench', 'abs-a'), split: 'test', solution: path.join(root, 'solution', 'slow.py')});
-    expect(lockDifference((await readLock(written.dir))!, await computeLock(written.dir))).toBeUndefined();
-    expect(statSync(path.join(written.dir, 'eval.sh')).mode & 0o111).not.toBe(0);
-    expect(readFileSync(written.solution!, 'utf8')).toBe(readFileSync(slow, 'utf8'));
+    const plan = await loadPlan(entry);
+    const written = await materializeJob(await encodeJob(item({solution: slow})), plan, root);
+    expect(written).toEqual({folder: path.join(root, 'solution'), split: 'test'});
+    expect(readdirSync(written.folder)).toEqual(['solution.py']);
+    expect(readFileSync(path.join(written.folder, 'solution.py'), 'utf8')).toBe(readFileSync(slow, 'utf8'));
+    const plain = await materializeJob(await encodeJob(item({split: 'dev'})), plan, tempDir());
+    expect(readFileSync(path.join(plain.folder, 'solution.py'), 'utf8')).toBe(readFileSync(path.join(entry, 'solution.py'), 'utf8'));
   });
 
   const refused = async (change: (job: EvalJob) => void, message: RegExp) => {
     const job = await encodeJob(item({solution: slow}));
     change(job);
     const root = tempDir();
-    const attempt = materializeJob(JSON.parse(JSON.stringify(job)), root);
+    const attempt = (async () => materializeJob(checkJob(JSON.parse(JSON.stringify(job))), await loadPlan(entry), root))();
     await expect(attempt).rejects.toThrow(JobRefusedError);
     await expect(attempt).rejects.toThrow(message);
     return root;
   };
 
-  it('refuses a file whose content does not match its hash', async () => {
+  it('refuses a file or solution whose content does not match its hash', async () => {
     await refused((job) => {
-      const plan = job.files.find((file) => file.path === 'bundle/verify.mjs')!;
-      plan.content = Buffer.from('export default () => ({passed: true});\n').toString('base64');
-    }, /^refused the job: abs-a\/bundle\/verify\.mjs does not match its SHA-256 \(expected [0-9a-f]{64}, got [0-9a-f]{64}\)$/);
-  });
-
-  it('refuses a solution whose content does not match its hash', async () => {
+      delete job.solution;
+      job.files[0]!.content = Buffer.from('print(1)\n').toString('base64');
+    }, /^refused the job: abs-a\/solution\.py does not match its SHA-256 \(expected [0-9a-f]{64}, got [0-9a-f]{64}\)$/);
     await refused((job) => (job.solution!.content = Buffer.from('print(1)\n').toString('base64')), /the solution slow\.py does not match its SHA-256/);
   });
 
+  const content = (text: string) => ({sha256: sha(text), content: Buffer.from(text).toString('base64')});
   it.each([
+    ['a protected file (a bundle of its own)', (job: EvalJob) => job.files.push({path: 'bundle/verify.mjs', ...content('export default () => ({passed: true});\n')}), /abs-a\/bundle\/verify\.mjs is not an editable file of abs-a \(editable: solution\.py\): a worker runs only its own protected files/],
+    ['a plan of its own', (job: EvalJob) => job.files.push({path: 'plan.toml', ...content('name = "x"\n')}), /abs-a\/plan\.toml is not an editable file/],
+    ['a symlink', (job: EvalJob) => job.files.push({path: 'data', sha256: sha('../..'), symlink: '../..'} as never), /data carries "symlink": a job's files are plain editable files/],
+    ['files of the old format (version 1)', (job: EvalJob) => (job.version = 1 as never), /job format version 1, this arbor reads version 2/],
+    ['a field a worker does not read', (job: EvalJob) => Object.assign(job, {seeds: [1, 2]}), /the job carries "seeds", which a worker never reads/],
+    ['no lock', (job: EvalJob) => delete (job as Partial<EvalJob>).lock, /the job carries no arbor\.lock of its entry/],
     ['a path that climbs out', (job: EvalJob) => (job.files[0]!.path = '../../etc/evil'), /"\.\.\/\.\.\/etc\/evil" is not a plain relative path/],
     ['an absolute path', (job: EvalJob) => (job.files[0]!.path = '/tmp/evil'), /"\/tmp\/evil" is not a plain relative path/],
-    ['a symlink out of the folder', (job: EvalJob) => job.files.push({path: 'data', sha256: sha('../..'), symlink: '../..'}), /symlink data points outside the benchmark folder/],
-    [
-      'chained symlinks that reach out only together',
-      (job: EvalJob) => job.files.push({path: 'a/b', sha256: sha('..'), symlink: '..'}, {path: 'x', sha256: sha('a/b/..'), symlink: 'a/b/..'}),
-      /symlink x reaches outside the benchmark folder/,
-    ],
-    ['a file below a symlink', (job: EvalJob) => job.files.push({path: 'link', sha256: sha('bundle'), symlink: 'bundle'}, {path: 'link/x', sha256: sha(''), content: ''}), /link\/x lies inside link/],
     ['an entry name with a slash', (job: EvalJob) => (job.entry = '../x'), /entry "\.\.\/x" is not a folder name/],
     ['a solution name with a slash', (job: EvalJob) => (job.solution!.name = '../../x.py'), /solution needs a plain file name/],
     ['an unknown split', (job: EvalJob) => (job.split = 'holdout' as never), /unknown split "holdout"/],
-    ['another format version', (job: EvalJob) => (job.version = 2 as never), /job format version 2, this arbor reads version 1/],
-    ['no plan.toml', (job: EvalJob) => (job.files = job.files.filter((file) => file.path !== 'plan.toml')), /carries no plan\.toml/],
   ])('refuses %s, writing nothing outside its folder', async (_, change, message) => {
     const root = await refused(change, message);
-    // Whatever was written stays inside the job's folder.
     const inside = (dir: string): string[] => readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? inside(path.join(dir, e.name)) : [path.join(dir, e.name)]));
     for (const file of inside(root)) expect(file.startsWith(root)).toBe(true);
+    expect(statSync(root).isDirectory()).toBe(true);
   });
 
-  it('refuses what is not a job at all', async () => {
-    await expect(materializeJob({hello: 1}, tempDir())).rejects.toThrow('refused the job: not an arbor eval job (format null)');
-    await expect(materializeJob(null, tempDir())).rejects.toThrow(JobRefusedError);
+  it('refuses what is not a job at all', () => {
+    expect(() => checkJob({hello: 1})).toThrow('refused the job: not an arbor eval job (format null)');
+    expect(() => checkJob(null)).toThrow(JobRefusedError);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `arbor benchmark run` without a queue: every entry of a small fixture zoo
- * evaluated here (real sandboxed evals), a failing entry reported without
+ * evaluated here (real sandboxed evals, each in a process that holds neither
+ * the test salt nor the queue key), a failing entry reported without
  * stopping the run, the summary table, `--json` and the ledger.
  */
 import {readFileSync, writeFileSync} from 'node:fs';
@@ -23,8 +24,14 @@ describe('arbor benchmark run (local)', () => {
     const dir = tempDir();
     const ledger = path.join(dir, 'runs.db');
     const json = path.join(dir, 'results.json');
-    const result = runCli(['benchmark', 'run', 'test/fixtures/run/zoo', '--solution', `abs-b=${crash}`, '--json', json], {env: {ARBOR_LEDGER: ledger}});
+    const spy = path.join(dir, 'spy.jsonl');
+    // abs-a's generator writes what of the secrets its process sees to the spy file: the eval runs in a child that gets neither.
+    const env = {ARBOR_LEDGER: ledger, ARBOR_RUN_SPY: spy, ARBOR_TEST_SALT: 'local-salt', ARBOR_QUEUE_KEY: 'k'.repeat(64)};
+    const result = runCli(['benchmark', 'run', 'test/fixtures/run/zoo', '--solution', `abs-b=${crash}`, '--json', json], {env});
     expect(result.code, result.stderr).toBe(1);
+    const seen = readFileSync(spy, 'utf8').trim().split('\n');
+    expect(seen.length).toBeGreaterThanOrEqual(2);
+    for (const line of seen) expect(JSON.parse(line)).toEqual({salt: null, key: null, keyFile: null});
 
     // The table: one row per entry with a plan (not _draft, not notes), in name order, then why the others did not score.
     const lines = result.stdout.split('\n');

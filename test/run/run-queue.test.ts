@@ -1,17 +1,25 @@
 /**
  * `arbor benchmark run --queue` and `arbor benchmark worker` against a real
- * Redis (Debian's redis-server on a free loopback port): two worker
- * processes, one killed mid-job, every eval scored once in the submitter's
- * ledger; a job whose files do not match their hashes refused; an
- * unreachable Redis a one-line error.
+ * Redis (Debian's redis-server on a free loopback port, one for the file):
+ * two worker processes, one killed mid-job, every eval scored once in the
+ * submitter's ledger, the test salt and the queue key nowhere in Redis nor in
+ * the eval's own process; answers forged by a process without the key never
+ * recorded nor shown as scores; jobs not signed with the key, for an entry
+ * the worker lacks, with another lock or carrying protected files refused;
+ * no key or an unreachable Redis a one-line error.
  */
 import {spawn, type ChildProcess} from 'node:child_process';
-import {existsSync, readFileSync} from 'node:fs';
+import {randomBytes} from 'node:crypto';
+import {cpSync, existsSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
-import {Queue, QueueEvents} from 'bullmq';
+import {Queue, QueueEvents, Worker} from 'bullmq';
 import {Redis} from 'ioredis';
+import {writeLock} from '../../lib/eval/lock.js';
+import {deriveSeeds, warmupSeed} from '../../lib/eval/seeds.js';
+import {loadPlan} from '../../lib/eval/plan.js';
 import {openLedger} from '../../lib/ledger/index.js';
+import {sign, verifySigned} from '../../lib/run/auth.js';
 import {encodeJob} from '../../lib/run/job.js';
 import type {RunResult} from '../../lib/run/result.js';
 import {cliPath, fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
@@ -19,6 +27,9 @@ import {freePort, startRedis, type TestRedis} from '../helpers/redis.js';
 
 const zoo = path.join(fixtures, 'run/zoo');
 const slow = path.join(fixtures, 'run/solutions/slow.py');
+/** The queue key every submitter and worker of these tests shares (unless a test says otherwise). */
+const queueKey = randomBytes(32).toString('hex');
+const key = Buffer.from(queueKey);
 
 /** A CLI process running in the background, its stderr collected as it comes. */
 interface Background {
@@ -33,7 +44,7 @@ interface Background {
 const running: ChildProcess[] = [];
 
 function background(args: string[], env: NodeJS.ProcessEnv = {}): Background {
-  const child = spawn(process.execPath, [cliPath, ...args], {cwd: repoRoot, env: {...process.env, NO_COLOR: '1', ...env}, stdio: ['ignore', 'pipe', 'pipe']});
+  const child = spawn(process.execPath, [cliPath, ...args], {cwd: repoRoot, env: {...process.env, NO_COLOR: '1', ARBOR_QUEUE_KEY: queueKey, ...env}, stdio: ['ignore', 'pipe', 'pipe']});
   running.push(child);
   let err = '';
   let out = '';
@@ -79,18 +90,52 @@ afterAll(async () => {
 let queues = 0;
 const queueName = () => `test-${process.pid}-${++queues}`;
 
+/** Every key in the Redis and every value under it, as text. */
+async function redisContents(url: string): Promise<string> {
+  const client = new Redis(url);
+  const parts: string[] = [];
+  for (const name of await client.keys('*')) {
+    parts.push(name);
+    const type = await client.type(name);
+    if (type === 'string') parts.push(String(await client.get(name)));
+    else if (type === 'hash') parts.push(JSON.stringify(await client.hgetall(name)));
+    else if (type === 'list') parts.push(...(await client.lrange(name, 0, -1)));
+    else if (type === 'set') parts.push(...(await client.smembers(name)));
+    else if (type === 'zset') parts.push(...(await client.zrange(name, 0, -1, 'WITHSCORES')));
+    else if (type === 'stream') parts.push(JSON.stringify(await client.xrange(name, '-', '+')));
+    else throw new Error(`key ${name} of type ${type}: read it too`);
+  }
+  await client.quit();
+  return parts.join('\n');
+}
+
+/** The salted test seeds an eval of the entry derives from `salt`, and its warm-up seeds. */
+async function secretSeeds(entry: string, salt: string): Promise<string[]> {
+  const plan = await loadPlan(path.join(zoo, entry));
+  const seeds = deriveSeeds(salt, plan.name, plan.test.seeds.length, plan.dev.seeds);
+  const warm = warmupSeed({...plan, test: {...plan.test, seeds}}, seeds);
+  return [...seeds, warm, warm + 1, warm + 2].map(String);
+}
+
+/** The ledger's runs, none when it was never written. */
+const ledgerRuns = (ledger: string) => (existsSync(ledger) ? openLedger(ledger, {readonly: true}).listRuns() : []);
+
 describe('arbor benchmark run --queue with arbor benchmark worker', () => {
-  it('two workers, one killed mid-job: every eval scored once, with the worker\'s seeds and environment; secrets never travel', async () => {
+  it('two workers, one killed mid-job: every eval scored once, with the worker\'s seeds and environment; the salt and the key never travel nor reach the eval\'s process', async () => {
     const dir = tempDir();
     const ledger = path.join(dir, 'runs.db');
     const json = path.join(dir, 'results.json');
+    const spy = path.join(dir, 'spy.jsonl');
+    const keyFile = path.join(dir, 'queue.key');
+    writeFileSync(keyFile, `${queueKey}\n`, {mode: 0o600});
     const name = queueName();
-    const salt = `worker-only-salt-${process.pid}`;
-    // The workers hold the test salt; the submitter does not.
-    const workerEnv = {ARBOR_TEST_SALT: salt, ARBOR_LEDGER: path.join(dir, 'worker-ledger.db')};
-    const workerArgs = ['benchmark', 'worker', '--queue', redis.url, '--queue-name', name, '--stalled-seconds', '2'];
+    const salt = `worker-only-salt-${process.pid}-${randomBytes(4).toString('hex')}`;
+    // The workers hold the test salt; the submitter does not. abs-a's generator writes what of the secrets its process sees to the spy file.
+    const workerEnv = {ARBOR_TEST_SALT: salt, ARBOR_LEDGER: path.join(dir, 'worker-ledger.db'), ARBOR_RUN_SPY: spy};
+    const workerArgs = ['benchmark', 'worker', '--queue', redis.url, '--queue-name', name, '--stalled-seconds', '2', '--zoo', zoo];
     const first = background(workerArgs, workerEnv);
-    const second = background(workerArgs, workerEnv);
+    // The second worker reads the same key from a file.
+    const second = background([...workerArgs, '--queue-key-file', keyFile], {...workerEnv, ARBOR_QUEUE_KEY: ''});
     await Promise.all([first.waitFor(/taking jobs/), second.waitFor(/taking jobs/)]);
 
     const submitEnv = {ARBOR_LEDGER: ledger, ARBOR_TEST_SALT: ''};
@@ -113,13 +158,14 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
       ['abs-b=slow.py', 'test', '1', '–', 'ok'],
     ]);
     expect(submitter.stdout()).toMatch(/\n4 of 4 eval\(s\) scored in \d+\.\d s\n$/);
-    // The submitter saw the job come back and start again on the other worker.
+    // The submitter saw the job come back and start again on the other worker, and the workers' (signed) progress.
     expect(submitter.stderr()).toContain('abs-b=slow.py dev: its worker stopped answering: the job goes back on the queue for another worker');
     expect(submitter.stderr()).toMatch(/abs-b=slow\.py dev: started again on \S+ \(its previous worker stopped\)/);
+    expect(submitter.stderr()).toContain('abs-a dev: point 1/1: accuracy 0.1990 (2/2 cases with a valid answer)');
     expect(survivor.stderr()).toContain(`job ${victim.job} (abs-b=slow.py dev): started`);
 
     // Every eval exactly once in the submitter's ledger; test seeds derived from the workers' salt.
-    const runs = openLedger(ledger, {readonly: true}).listRuns();
+    const runs = ledgerRuns(ledger);
     expect(runs.map((run) => `${run.benchmark.name} ${run.split} ${run.seeds.source}`).sort()).toEqual([
       'run_abs_a dev published',
       'run_abs_a test derived',
@@ -142,13 +188,25 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
       expect(result.environment).toMatch(/^[0-9a-f]{16}$/);
     }
 
-    // What travelled: the split's name and files, never the salt.
+    // What travelled: the entry's name, its lock, the split and the solution; no protected file.
     const client = new Redis(redis.url);
     const testJob = document.results.find((result) => result.entry === 'abs-a' && result.split === 'test')!.jobId!;
-    const data = await client.hget(`bull:${name}:${testJob}`, 'data');
+    const data = JSON.parse((await client.hget(`bull:${name}:${testJob}`, 'data'))!) as Record<string, unknown> & {files: {path: string}[]};
     await client.quit();
-    expect(data).toContain('"split":"test"');
-    expect(data).not.toContain(salt);
+    expect(data).toMatchObject({entry: 'abs-a', split: 'test', mac: expect.stringMatching(/^[0-9a-f]{64}$/)});
+    expect(data.files.map((file) => file.path)).toEqual(['solution.py']);
+
+    // The process that ran abs-a's generator saw neither the salt nor the key (two dev, three test cases and warm-ups).
+    const seen = readFileSync(spy, 'utf8').trim().split('\n');
+    expect(seen.length).toBeGreaterThanOrEqual(5);
+    for (const line of seen) expect(JSON.parse(line)).toEqual({salt: null, key: null, keyFile: null});
+
+    // Nothing in Redis, nor anything the submitter printed or wrote, holds the salt, the key or a salted seed.
+    const everything = [await redisContents(redis.url), submitter.stdout(), submitter.stderr(), readFileSync(json, 'utf8')].join('\n');
+    expect(everything).toContain(`bull:${name}:${testJob}`);
+    expect(everything).not.toContain(salt);
+    expect(everything).not.toContain(queueKey);
+    for (const seed of [...(await secretSeeds('abs-a', salt)), ...(await secretSeeds('abs-b', salt))]) expect(everything).not.toContain(seed);
 
     // A stopped worker exits 0.
     survivor.child.kill('SIGTERM');
@@ -160,7 +218,7 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     const dir = tempDir();
     const ledger = path.join(dir, 'runs.db');
     const name = queueName();
-    const worker = background(['benchmark', 'worker', '--queue', redis.url, '--queue-name', name]);
+    const worker = background(['benchmark', 'worker', '--queue', redis.url, '--queue-name', name, '--zoo', zoo]);
     await worker.waitFor(/taking jobs/);
     // abs-a first; while the slow one runs, its completion is announced twice more on the queue's event stream.
     const submitter = background(['benchmark', 'run', path.join(zoo, 'abs-a'), path.join(zoo, 'abs-b'), '--solution', `abs-b=${slow}`, '--queue', redis.url, '--queue-name', name, '--quiet'], {ARBOR_LEDGER: ledger});
@@ -172,44 +230,125 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     await client.quit();
     const {code} = await submitter.exited;
     expect(code, submitter.stderr()).toBe(0);
-    const runs = openLedger(ledger, {readonly: true}).listRuns();
-    expect(runs.map((run) => run.benchmark.name).sort()).toEqual(['run_abs_a', 'run_abs_b']);
+    expect(ledgerRuns(ledger).map((run) => run.benchmark.name).sort()).toEqual(['run_abs_a', 'run_abs_b']);
     worker.child.kill('SIGTERM');
     await worker.exited;
   });
 
-  it('refuses a job whose files do not match their hashes: the job fails once, without retry', async () => {
+  it('an answer forged by a process without the key (made up, or signed with another key) is refused: never recorded nor shown as a score, exit 1', async () => {
+    const dir = tempDir();
+    const ledger = path.join(dir, 'runs.db');
     const name = queueName();
-    const worker = background(['benchmark', 'worker', '--queue', redis.url, '--queue-name', name, '--stalled-seconds', '2']);
+    const submitter = background(['benchmark', 'run', path.join(zoo, 'abs-a'), path.join(zoo, 'abs-b'), '--queue', redis.url, '--queue-name', name], {ARBOR_LEDGER: ledger});
+    // A rogue worker: any process that can reach the Redis. It shows made-up progress and returns a made-up report with a score no eval gives.
+    const made = {benchmark: 'x', name: 'run_abs_a', split: 'dev', metric: 'accuracy', solution: 'x', score: 999, seeds: {source: 'published', count: 2}, repetitions: 0, sandbox: 'bwrap', cgroup: true, lock: 'ok', pinned: false, points: [], seconds: 1, processSeconds: 1};
+    const rogue = new Worker(
+      name,
+      async (job) => {
+        await job.updateProgress({kind: 'line', text: 'point 1/1: accuracy 999 (forged)'});
+        if (job.data.entry === 'abs-a') return {report: made, worker: 'rogue:1'};
+        // Signed, but with a key of its own; bound to the right job and its MAC, as a real worker's answer is.
+        return sign(Buffer.from('f0'.repeat(32)), 'answer', {queue: name, jobId: job.id!}, {report: {...made, name: 'run_abs_b'}, worker: 'rogue:2'}, {job: job.data.mac});
+      },
+      {connection: {url: redis.url}},
+    );
+    const {code} = await submitter.exited;
+    await rogue.close();
+    expect(code).toBe(1);
+    const stdout = submitter.stdout();
+    expect(stdout.split('\n').slice(1, 3).map((line) => line.trim().split(/\s{2,}/))).toEqual([
+      ['abs-a', 'dev', '–', '–', 'error'],
+      ['abs-b', 'dev', '–', '–', 'error'],
+    ]);
+    expect(stdout).toContain('abs-a dev: error: the answer to this job is not authenticated (it carries no MAC): not recorded; a worker with another queue key, or a process without the key writing to this queue');
+    expect(stdout).toContain('abs-b dev: error: the answer to this job is not authenticated (its MAC does not verify with this queue key): not recorded');
+    expect(stdout).toMatch(/\n0 of 2 eval\(s\) scored \(2 without a score\) in \d+\.\d s\n$/);
+    expect(`${stdout}${submitter.stderr()}`).not.toContain('999');
+    expect(ledgerRuns(ledger)).toEqual([]);
+  });
+
+  it('refuses a job not signed with its key, one that carries protected files, one for an entry its zoo lacks or has in another version; runs none of them', async () => {
+    const name = queueName();
+    const worker = background(['benchmark', 'worker', '--queue', redis.url, '--queue-name', name, '--stalled-seconds', '2', '--zoo', zoo]);
     await worker.waitFor(/taking jobs/);
     const job = await encodeJob({index: 0, target: {entry: 'abs-a', dir: path.join(zoo, 'abs-a'), shown: 'abs-a'}, split: 'dev'});
-    const verify = job.files.find((file) => file.path === 'bundle/verify.mjs')!;
-    verify.content = Buffer.from('export default () => ({passed: true});\n').toString('base64');
+    const scope = (jobId: string) => ({queue: name, jobId});
+    const verify = job.files.find((file) => file.path === 'solution.py')!;
+    // A bundle of its own: a verifier that passes everything, in the job's files.
+    const foreign = {...job, files: [...job.files, {...verify, path: 'bundle/verify.mjs', content: Buffer.from('export default () => ({passed: true});\n').toString('base64')}]};
 
     const connection = {url: redis.url};
     const queue = new Queue(name, {connection});
     const events = new QueueEvents(name, {connection});
     await events.waitUntilReady();
-    const added = await queue.add('eval', job, {jobId: 'tampered', attempts: 3});
-    await expect(added.waitUntilFinished(events, 30_000)).rejects.toThrow(/^refused the job: abs-a\/bundle\/verify\.mjs does not match its SHA-256/);
-    const failed = await queue.getJob('tampered');
-    expect(await failed!.getState()).toBe('failed');
-    expect(failed!.attemptsMade).toBe(1);
+    const add = (id: string, data: object) => queue.add('eval', data, {jobId: id, attempts: 3});
+    const unsigned = await add('unsigned', job);
+    const wrongKey = await add('wrong-key', sign(Buffer.from('f0'.repeat(32)), 'job', scope('wrong-key'), job));
+    const moved = await add('moved', sign(key, 'job', scope('elsewhere'), job));
+    const bundled = await add('bundled', sign(key, 'job', scope('bundled'), foreign));
+    await expect(unsigned.waitUntilFinished(events, 30_000)).rejects.toThrow(/^refused the job: it is not authenticated \(it carries no MAC; a submitter with another queue key, or a job not made by arbor\)$/);
+    await expect(wrongKey.waitUntilFinished(events, 30_000)).rejects.toThrow(/^refused the job: it is not authenticated \(its MAC does not verify with this queue key;/);
+    await expect(moved.waitUntilFinished(events, 30_000)).rejects.toThrow(/its MAC does not verify with this queue key/);
+    // A signed job the worker refuses: its answer says why, signed and bound to the job.
+    const answer = (await bundled.waitUntilFinished(events, 30_000)) as unknown;
+    const verified = verifySigned(key, 'answer', scope('bundled'), answer, {job: (bundled.data as {mac: string}).mac});
+    expect(verified).toMatchObject({ok: true, payload: {refused: expect.stringMatching(/^refused the job: abs-a\/bundle\/verify\.mjs is not an editable file of abs-a/)}});
+    for (const id of ['unsigned', 'wrong-key', 'moved']) {
+      const failed = await queue.getJob(id);
+      expect(await failed!.getState()).toBe('failed');
+      expect(failed!.attemptsMade).toBe(1);
+    }
     await Promise.all([events.close(), queue.close()]);
-    expect(worker.stderr().match(/job tampered \(abs-a dev\): started/g)).toHaveLength(1);
-    expect(worker.stderr()).toMatch(/job tampered \(abs-a dev\): refused the job: abs-a\/bundle\/verify\.mjs does not match its SHA-256/);
+
+    // Through the submitter: an entry the worker's zoo lacks, and abs-a with another generator (locked anew): refused, the reason shown.
+    const dir = tempDir();
+    const ledger = path.join(dir, 'runs.db');
+    const other = path.join(dir, 'mine');
+    cpSync(path.join(zoo, 'abs-a'), path.join(other, 'abs-a'), {recursive: true});
+    cpSync(path.join(zoo, 'abs-a'), path.join(other, 'abs-z'), {recursive: true});
+    writeFileSync(path.join(other, 'abs-a/bundle/generate.mjs'), 'export default (point) => ({x: new Float64Array(point.M)});\n');
+    await writeLock(path.join(other, 'abs-a'));
+    const submit = runCli(['benchmark', 'run', other, '--queue', redis.url, '--queue-name', name, '--quiet'], {env: {ARBOR_LEDGER: ledger, ARBOR_QUEUE_KEY: queueKey}});
+    expect(submit.code, submit.stderr).toBe(1);
+    expect(submit.stdout).toContain(
+      "abs-a dev: error: refused the job: the submitter's abs-a is not this worker's (against the worker's arbor.lock, bundle/generate.mjs changed): check out the same zoo on both",
+    );
+    expect(submit.stdout).toContain(`abs-z dev: error: refused the job: this worker's zoo (${zoo}) has no entry abs-z`);
+    expect(ledgerRuns(ledger)).toEqual([]);
+
+    for (const id of ['unsigned', 'wrong-key', 'moved', 'bundled']) expect(worker.stderr().match(new RegExp(`job ${id} \\(abs-a dev\\): started`, 'g'))).toHaveLength(1);
+    expect(worker.stderr()).toMatch(/job wrong-key \(abs-a dev\): refused the job: it is not authenticated/);
+    // Nothing ran: no eval scored, no eval failed.
+    expect(worker.stderr()).not.toMatch(/: (score|no score)/);
     worker.child.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);
+  });
+
+  it('no queue key: one line saying how to make one, exit 2, before any connection, for the submitter and the worker', async () => {
+    const url = `redis://127.0.0.1:${await freePort()}`;
+    const message =
+      'arbor: no queue key: set ARBOR_QUEUE_KEY to a secret shared by the submitter and its workers (make one with `openssl rand -hex 32`), or name a file holding it with --queue-key-file PATH or ARBOR_QUEUE_KEY_FILE\n';
+    const env = {ARBOR_QUEUE_KEY: '', ARBOR_QUEUE_KEY_FILE: '', ARBOR_LEDGER: path.join(tempDir(), 'runs.db')};
+    const submit = runCli(['benchmark', 'run', path.join(zoo, 'abs-a'), '--queue', url], {env});
+    expect(submit.stderr).toBe(message);
+    expect(submit.code).toBe(2);
+    expect(submit.stdout).toBe('');
+    const worker = runCli(['benchmark', 'worker', '--queue', url, '--zoo', zoo], {env});
+    expect(worker.stderr).toBe(message);
+    expect(worker.code).toBe(2);
+    const stray = runCli(['benchmark', 'run', path.join(zoo, 'abs-a'), '--queue-key-file', 'key'], {env});
+    expect(stray.stderr).toBe('arbor: --queue-key-file needs --queue redis://HOST:PORT[/DB]\n');
+    expect(stray.code).toBe(2);
   });
 
   it('a Redis that cannot be reached: one line, exit 2, for the submitter and the worker', async () => {
     const url = `redis://127.0.0.1:${await freePort()}`;
     const message = `arbor: cannot reach Redis at ${url}: connect ECONNREFUSED 127.0.0.1:${url.split(':').pop()}; start redis-server there or fix --queue\n`;
-    const submit = runCli(['benchmark', 'run', path.join(zoo, 'abs-a'), '--queue', url], {env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')}});
+    const submit = runCli(['benchmark', 'run', path.join(zoo, 'abs-a'), '--queue', url], {env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db'), ARBOR_QUEUE_KEY: queueKey}});
     expect(submit.stderr).toBe(message);
     expect(submit.code).toBe(2);
     expect(submit.stdout).toBe('');
-    const worker = runCli(['benchmark', 'worker', '--queue', url]);
+    const worker = runCli(['benchmark', 'worker', '--queue', url, '--zoo', zoo], {env: {ARBOR_QUEUE_KEY: queueKey}});
     expect(worker.stderr).toBe(message);
     expect(worker.code).toBe(2);
   });
