@@ -5,7 +5,7 @@
  * each point make, run and verify (point.ts), and score. Library code: it
  * reports progress through a callback and never prints.
  */
-import {cp, mkdir, readFile, rm, stat} from 'node:fs/promises';
+import {chmod, cp, mkdir, readFile, rm, stat} from 'node:fs/promises';
 import {existsSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
@@ -17,7 +17,7 @@ import {computeLock, lockDifference, readLock} from './lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from './plan.js';
 import {bundleFailure, runPoint} from './point.js';
 import {findPython, killActiveRuns, pinnedCpu} from './process.js';
-import {confinementFor, counterProblem, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
+import {confinementFor, counterProblem, droppedRunProblem, runsAsRoot, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
 import {cgroupBounds, cgroupsWork} from './cgroup.js';
@@ -296,9 +296,12 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   const sandbox = chooseSandbox(input, mounts);
   input.share({sandbox: sandbox.kind});
   if (sandbox.confinement) {
-    describeConfinement(input, sandbox.confinement, sandbox.bwrap);
+    describeConfinement(input, sandbox.confinement, sandbox.kind === 'bwrap' ? sandbox.bwrap : undefined);
     // Started by root, a run reads its files as a uid of its own: the snapshots it sees (never the protected ones) are opened to it.
-    if (sandbox.confinement.dropToOwnUid) openToRuns([runner, ...sides.map((side) => side.files.dir), ...(referenceFiles ? [referenceFiles.dir] : [])]);
+    if (sandbox.confinement.dropToOwnUid) {
+      openToRuns([runner, ...sides.map((side) => side.files.dir), ...(referenceFiles ? [referenceFiles.dir] : [])]);
+      if (sandbox.kind === 'none') await openWorkFolder(tmp, protectedDir);
+    }
   }
   const {clock, valgrind} = await chooseClock(input, sandbox, mounts);
 
@@ -344,8 +347,8 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
  */
 function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxProblem>[2]): {kind: SandboxKind; bwrap?: string; confinement?: Confinement} {
   if (input.options.unsandboxed) {
-    input.progress('line', 'warning: --unsandboxed: the solution runs WITHOUT a sandbox, with your user\'s access to this machine; its score is not proof against cheating');
-    return {kind: 'none'};
+    input.progress('line', `warning: --unsandboxed: the solution runs WITHOUT a sandbox, with ${runsAsRoot() ? 'the access of an unprivileged uid' : 'your user\'s access'} to this machine; its score is not proof against cheating`);
+    return unsandboxed(input);
   }
   const bwrap = findBwrap(input.env);
   let confinement: Confinement | undefined;
@@ -362,7 +365,21 @@ function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxPro
     throw new HarnessError(`${problem}: the test split is scored only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap), or pass --unsandboxed to score it without one`, 'no-sandbox');
   }
   input.progress('line', `warning: ${problem}; running the solution WITHOUT a sandbox (install bubblewrap, e.g. apt-get install bubblewrap): this score is not proof against cheating`);
-  return {kind: 'none'};
+  return unsandboxed(input);
+}
+
+/**
+ * Runs without a sandbox. Started by root, each still drops to a uid of its
+ * own (no capabilities, the plan's limits through rlimits and its cgroup),
+ * which must be able to start the interpreter; the work folder is then
+ * opened to it only as far as its own files (runner, snapshots, scratch).
+ */
+function unsandboxed(input: PrepareInput): {kind: SandboxKind; confinement?: Confinement} {
+  if (!runsAsRoot()) return {kind: 'none'};
+  const confinement = confinementFor(input.python, runLimits(input.plan), cgroupBounds(runLimits(input.plan)).memory, false);
+  const problem = droppedRunProblem(input.python, confinement);
+  if (problem) throw new HarnessError(problem, 'no-sandbox');
+  return {kind: 'none', confinement};
 }
 
 /**
@@ -400,12 +417,27 @@ async function chooseClock(input: PrepareInput, sandbox: {kind: SandboxKind; bwr
   return {clock: plan.clock};
 }
 
+/**
+ * Without a sandbox, a run of its own uid reaches its runner, snapshots and
+ * scratch folder by their paths: the work folder and the protected folder
+ * are opened for passing through (0711), never for listing, and what the run
+ * must not read (the bundle, the made cases and expected answers) stays 0700.
+ */
+async function openWorkFolder(tmp: string, protectedDir: string): Promise<void> {
+  await mkdir(path.join(tmp, 'points'), {mode: 0o700});
+  await mkdir(path.join(tmp, 'runs'), {mode: 0o711});
+  await chmod(path.join(tmp, 'runs'), 0o711);
+  await chmod(path.join(protectedDir, 'bundle'), 0o700);
+  await chmod(protectedDir, 0o711);
+  await chmod(tmp, 0o711);
+}
+
 /** A run's limits in bytes, from the plan's MiB. */
 function runLimits(plan: Plan): EvalContext['limits'] {
   return {memoryBytes: plan.memoryMb * 2 ** 20, processes: plan.processes, tmpfsBytes: plan.tmpfsMb * 2 ** 20};
 }
 
-/** The report's account of who runs are and how each limit holds (cgroup, rlimit, tmpfs size, or not at all). */
+/** The report's account of who runs are and how each limit holds (cgroup, rlimit, tmpfs size, or not at all); `bwrap` undefined without a sandbox. */
 function describeConfinement(input: PrepareInput, confinement: Confinement, bwrap: string | undefined): void {
   const {plan} = input;
   const bounds = cgroupBounds(runLimits(plan));
@@ -416,7 +448,7 @@ function describeConfinement(input: PrepareInput, confinement: Confinement, bwra
   } as const;
   input.share({runUser: confinement.dropToOwnUid ? 'own-uid' : 'caller', limits: {memoryMb: plan.memoryMb, processes: plan.processes, tmpfsMb: plan.tmpfsMb, enforcedBy}});
   const loose = Object.entries(enforcedBy).filter(([, how]) => how === 'none').map(([what]) => what);
-  if (loose.length) input.progress('line', `warning: this machine cannot bound a run's ${loose.join(' and ')} (no cgroup controller for it, or an old bubblewrap): the plan's limits hold only in part`);
+  if (loose.length && bwrap) input.progress('line', `warning: this machine cannot bound a run's ${loose.join(' and ')} (no cgroup controller for it, or an old bubblewrap): the plan's limits hold only in part`);
 }
 
 /** The score of a list of cases, and the first failure that forced 0.0. */

@@ -61,8 +61,8 @@ export interface Launch {
  * and through rlimits here where a uid of its own makes them the run's alone.
  */
 export interface Confinement {
-  /** The seccomp BPF program (seccomp.ts), loaded by bwrap just before the run's first command. */
-  seccomp: Buffer;
+  /** The seccomp BPF program (seccomp.ts), loaded by bwrap just before the run's first command (sandboxed runs). */
+  seccomp?: Buffer;
   /** Size of each of the run's tmpfs (/tmp, /dev/shm, HOME), bytes (where bwrap has `--size`). */
   tmpfsBytes: number;
   /** Processes and threads a run may have at once: RLIMIT_NPROC, set only when the run has a uid of its own. */
@@ -310,9 +310,9 @@ function dropTools(): {setpriv: string; prlimit: string} {
  * The confinement of every sandboxed run of an eval: the plan's limits, the
  * seccomp filter built with `python`, and whether runs need a uid of their own.
  */
-export function confinementFor(python: PythonInstall, limits: {memoryBytes: number; processes: number; tmpfsBytes: number}, memoryBounded: boolean): Confinement {
+export function confinementFor(python: PythonInstall, limits: {memoryBytes: number; processes: number; tmpfsBytes: number}, memoryBounded: boolean, sandboxed = true): Confinement {
   return {
-    seccomp: seccompProgram(python.executable),
+    seccomp: sandboxed ? seccompProgram(python.executable) : undefined,
     tmpfsBytes: limits.tmpfsBytes,
     processes: limits.processes,
     addressSpace: memoryBounded ? undefined : limits.memoryBytes,
@@ -379,7 +379,7 @@ function dropCommand(confinement: Confinement, uid: number | undefined, counted:
   const limits = ['--core=0'];
   if (uid !== undefined) limits.push(`--nproc=${confinement.processes}`);
   if (confinement.addressSpace !== undefined && !counted) limits.push(`--as=${confinement.addressSpace}`);
-  const setpriv = uid === undefined ? [] : [tools.setpriv, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--'];
+  const setpriv = uid === undefined ? [] : [tools.setpriv, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
   return [...setpriv, tools.prlimit, ...limits, '--'];
 }
 /**
@@ -406,7 +406,7 @@ function runnerCommand(python: PythonInstall, runner: string, solution: string, 
  */
 export function launchRun(kind: SandboxKind, bwrap: string | undefined, python: PythonInstall, mounts: RunMounts, confinement?: Confinement, counter?: Counter): Launch {
   if (kind === 'bwrap') {
-    if (!confinement) throw new Error('a sandboxed run needs its confinement');
+    if (!confinement?.seccomp) throw new Error('a sandboxed run needs its confinement and seccomp filter');
     const uid = confinement.dropToOwnUid ? runUid() : undefined;
     if (counter && uid !== undefined) chownSync(counter.folder, uid, uid);
     const command = [...dropCommand(confinement, uid, counter !== undefined), ...runnerCommand(python, inside.runner, `${inside.solution}/${mounts.entry}`, counter, counterFolderInside)];
@@ -418,13 +418,34 @@ export function launchRun(kind: SandboxKind, bwrap: string | undefined, python: 
       input: {fd: seccompFd, bytes: confinement.seccomp},
     };
   }
-  const [command, ...args] = runnerCommand(python, mounts.runner, path.join(mounts.solutionDir, mounts.entry), counter, counter?.folder ?? '');
+  // Without a sandbox, a root-started run still drops to a uid of its own, whose scratch folder (cwd and HOME) it owns.
+  const uid = confinement?.dropToOwnUid ? runUid() : undefined;
+  if (uid !== undefined) {
+    chownSync(mounts.scratch, uid, uid);
+    if (counter) chownSync(counter.folder, uid, uid);
+  }
+  const drop = confinement && uid !== undefined ? dropCommand(confinement, uid, counter !== undefined) : [];
+  const [command, ...args] = [...drop, ...runnerCommand(python, mounts.runner, path.join(mounts.solutionDir, mounts.entry), counter, counter?.folder ?? '')];
   return {
     command: command!,
     args,
     env: {...runEnvironment(python, mounts.scratch), ...(counter ? counterEnvironment : {})},
     cwd: mounts.scratch,
   };
+}
+
+/**
+ * Without a sandbox, as root: whether the uid a run drops to can start the
+ * interpreter and numpy (a pyenv under a 0700 /root cannot be read by it):
+ * undefined when it can, else why not.
+ */
+export function droppedRunProblem(python: PythonInstall, confinement: Confinement): string | undefined {
+  if (!confinement.dropToOwnUid) return undefined;
+  const [command, ...args] = [...dropCommand(confinement, runUid(), false), python.executable, '-I', '-c', 'import numpy'];
+  const probe = spawnSync(command!, args, {cwd: '/', encoding: 'utf8', timeout: 60_000});
+  if (probe.status === 0) return undefined;
+  const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
+  return `arbor runs as root, so a run without the sandbox drops to a uid of its own, which cannot start ${python.executable} (${last.slice(0, 160)}): set ARBOR_PYTHON to a python3 with numpy that every user can read (e.g. Debian's /usr/bin/python3 with python3-numpy), or install bubblewrap, whose sandbox shows the run its interpreter`;
 }
 
 /**
@@ -435,7 +456,7 @@ export function sandboxProblem(bwrap: string | undefined, python: PythonInstall,
   if (!bwrap) return 'bubblewrap (bwrap) is not installed';
   // The whole chain a run goes through, as the run's uid, with the filter read from stdin.
   const uid = confinement.dropToOwnUid ? runUid() : undefined;
-  const command = [...dropCommand(confinement, uid, false), python.executable, '-I', '-c', 'import numpy'];
+  const command = [...dropCommand(confinement, uid, false), python.executable, '-I', '-c', ''];
   const probe = spawnSync(bwrap, [...bwrapArguments(bwrap, python, mounts, confinement, undefined, uid, 0), '--', ...command], {encoding: 'utf8', timeout: 60_000, input: confinement.seccomp});
   if (probe.status === 0) return undefined;
   const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);

@@ -5,7 +5,7 @@ import {createHash} from 'node:crypto';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {runCli} from '../helpers/cli.js';
-import {entryCopy, evaluate, eventually, hasBundle, marker, sandboxed, survivors} from './adversaries.js';
+import {entryCopy, evaluate, eventually, hasBundle, marker, sandboxed, survivors, unsandboxedEnv} from './adversaries.js';
 
 describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solution cannot reach', () => {
   it('reports how the runs were isolated', () => {
@@ -35,7 +35,7 @@ describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solu
 
   it("signalling the harness (SIGUSR1 opens Node's inspector) prints no second score line", () => {
     for (const args of [[], ['--unsandboxed']]) {
-      const {stdout, score} = evaluate('prefix-speed', 'signal-harness.py', {args});
+      const {stdout, score} = evaluate('prefix-speed', 'signal-harness.py', {args, env: args.length ? unsandboxedEnv : {}});
       expect(stdout).toMatch(/^score: \S+\n$/);
       expect(score).toBeGreaterThan(0);
       expect(score).not.toBe(999);
@@ -45,7 +45,7 @@ describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solu
   it('stopping the run that waits for its turn (the next reference) is out of reach, with and without the sandbox', () => {
     // With the sandbox the waiting run is in another PID namespace; without it, no run starts ahead.
     for (const args of [[], ['--unsandboxed']]) {
-      const {score, report} = evaluate('prefix-speed', 'stop-neighbours.py', {args});
+      const {score, report} = evaluate('prefix-speed', 'stop-neighbours.py', {args, env: args.length ? unsandboxedEnv : {}});
       expect(report.repetitions).toBeGreaterThanOrEqual(2);
       expect(report.points[0].cases.every((c: {passed: boolean}) => c.passed)).toBe(true);
       expect(score).toBeGreaterThan(1);

@@ -14,6 +14,19 @@ export const hasBundle = existsSync(path.join(repoRoot, 'lib/bundle/index.ts'));
 export const solutions = path.join(fixtures, 'eval/solutions');
 export const sandboxed = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0;
 
+/**
+ * The environment of an eval without the sandbox. Started by root, its runs
+ * drop to a uid of their own, which must be able to read the interpreter: a
+ * pyenv under a 0700 /root cannot be, so there the system's python3 (with
+ * python3-numpy, which .ci/run installs) stands in.
+ */
+export const unsandboxedEnv: Record<string, string> = (() => {
+  if (process.getuid?.() !== 0) return {};
+  const readable = (python: string) => spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', python, '-I', '-c', 'import numpy'], {cwd: '/'}).status === 0;
+  if (readable(process.env.ARBOR_PYTHON ?? 'python3')) return {};
+  return readable('/usr/bin/python3') ? {ARBOR_PYTHON: '/usr/bin/python3'} : {};
+})();
+
 export interface Evaluated {
   score: number;
   stdout: string;

@@ -3,6 +3,7 @@ import {cpSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs'
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
+import {unsandboxedEnv} from './adversaries.js';
 
 const fixture = path.join(fixtures, 'eval/prefix-path');
 const adversaries = path.join(fixtures, 'eval/solutions');
@@ -38,11 +39,13 @@ describe('arbor benchmark eval of a path split', () => {
   it('grades against the answers as they were before any run: a solution without a sandbox that zeroes the data folder\'s expected/ still fails', () => {
     const copy = path.join(tempDir(), 'bench');
     cpSync(fixture, copy, {recursive: true});
-    const {result, report} = evalJson([copy, 'dev', '--solution', path.join(adversaries, 'rewrite-data.py')], {ARBOR_BWRAP: '/nonexistent/bwrap'});
+    const {result, report} = evalJson([copy, 'dev', '--solution', path.join(adversaries, 'rewrite-data.py')], {ARBOR_BWRAP: '/nonexistent/bwrap', ...unsandboxedEnv});
     expect(result.code, result.stderr).toBe(0);
     expect(report.sandbox).toBe('none');
-    // The attack happened: the benchmark's own expected answers are zeros now ...
-    expect(readFileSync(path.join(copy, 'data/dev/small/expected/000000/s.bin')).every((byte) => byte === 0)).toBe(true);
+    // Started by root, the run is a uid of its own, which cannot even reach the folder; started by its
+    // owner, the attack happens: the benchmark's own expected answers are zeros now ...
+    const zeroed = readFileSync(path.join(copy, 'data/dev/small/expected/000000/s.bin')).every((byte) => byte === 0);
+    expect(zeroed).toBe(process.getuid?.() !== 0);
     // ... and it bought nothing: the eval graded against its private copy, taken before the run.
     expect(result.stdout).toBe('score: 0.0\n');
     expect(report.points[0].cases[0].status).toBe('failed');
