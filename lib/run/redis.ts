@@ -57,7 +57,7 @@ export function connectionOptions(address: QueueAddress): Record<string, unknown
   };
 }
 
-/** Connect once (no retries), PING, disconnect; a Redis that cannot be reached is a UsageError naming it. */
+/** Connect once (no retries), PING and INFO, disconnect; a Redis that cannot be reached, or refuses INFO, is a UsageError naming it. */
 export async function checkRedis(address: QueueAddress): Promise<void> {
   const {Redis} = await import('ioredis');
   const client = new Redis(address.url, {
@@ -65,6 +65,8 @@ export async function checkRedis(address: QueueAddress): Promise<void> {
     connectTimeout: connectTimeoutMs,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
+    // INFO is asked below, where a refusal is said in one line.
+    enableReadyCheck: false,
     retryStrategy: () => null,
   });
   let problem: string | undefined;
@@ -74,11 +76,30 @@ export async function checkRedis(address: QueueAddress): Promise<void> {
   try {
     await client.connect();
     await client.ping();
+    // BullMQ's first command; an ACL user without it would leave BullMQ's connections open, retrying.
+    await client.info('server').catch((error: unknown) => {
+      throw queueRefused(address, error);
+    });
     await client.quit();
   } catch (error) {
+    if (error instanceof UsageError) {
+      client.disconnect();
+      throw error;
+    }
     // A connection that never opened is already closed; disconnecting it anyway would hold the process for ioredis' 2 s disconnect timer.
     if (client.status !== 'end') client.disconnect();
     const message = problem ?? (error as Error).message;
     throw new UsageError(`cannot reach Redis at ${address.shown}: ${message}; start redis-server there or fix --queue`, 'no-redis');
   }
+}
+
+/**
+ * A Redis that took the connection but refuses a command the queue needs (an
+ * ACL user without BullMQ's commands or the queue's keys): a UsageError
+ * naming it, in place of ioredis' ReplyError.
+ */
+export function queueRefused(address: QueueAddress, error: unknown): unknown {
+  if (!(error instanceof Error) || error.name !== 'ReplyError') return error;
+  const message = error.message.split('\n', 1)[0];
+  return new UsageError(`Redis at ${address.shown} refuses what the queue needs: ${message}; give this user the queue's keys and commands (lib/run/README.md, "Redis ACLs")`, 'redis-refused', {cause: error});
 }

@@ -15,7 +15,7 @@ import type {EvalReport} from '../eval/types.js';
 import type {RunEventSink} from './events.js';
 import {sign, verifySigned, type MacScope, type Signed} from './auth.js';
 import {encodeJob, type EvalJob} from './job.js';
-import {checkRedis, connectionOptions, defaultQueueName, type QueueAddress} from './redis.js';
+import {checkRedis, connectionOptions, defaultQueueName, queueRefused, type QueueAddress} from './redis.js';
 import {describeFailure, errorResult, recordReport, resultFromReport, type RunResult} from './result.js';
 import type {RunItem} from './targets.js';
 
@@ -189,7 +189,7 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
     }, options.pollMs ?? 2000);
     await Promise.race([done, aborted]);
   } catch (error) {
-    if (!(error instanceof RunInterruptedError)) throw error;
+    if (!(error instanceof RunInterruptedError)) throw queueRefused(options.address, error);
     // Take the jobs nobody runs yet off the queue; running ones finish on their workers, unrecorded here.
     let removed = 0;
     for (const id of pending.keys()) if ((await queue.remove(id).catch(() => 0)) === 1) removed++;
@@ -198,6 +198,8 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
     clearInterval(poll);
     if (onAbort) options.signal?.removeEventListener('abort', onAbort);
     await Promise.allSettled([events.close(), queue.close()]);
+    // A connection whose Redis refused a command (NOPERM) can outlive close(), holding the process open.
+    await Promise.allSettled([events.disconnect(), queue.disconnect()]);
   }
   return results as RunResult[];
 }

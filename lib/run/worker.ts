@@ -27,7 +27,7 @@ import {ownerAlive, ownerTag} from '../eval/owner.js';
 import {sign, verifySigned, type MacScope} from './auth.js';
 import {derivedTestSeeds, evalInChild, redactDeep, seedRedactor} from './eval-process.js';
 import {checkJob, describeJob, findWorkerEntry, JobRefusedError, materializeJob} from './job.js';
-import {checkRedis, connectionOptions, defaultQueueName, type QueueAddress} from './redis.js';
+import {checkRedis, connectionOptions, defaultQueueName, queueRefused, type QueueAddress} from './redis.js';
 import {describeFailure} from './result.js';
 import type {JobAnswer, JobReturn} from './submit.js';
 
@@ -148,7 +148,13 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
     if (error.message !== lastError) log(`queue: ${error.message}`);
     lastError = error.message;
   });
-  await worker.waitUntilReady();
+  try {
+    await worker.waitUntilReady();
+  } catch (error) {
+    // Its connections would keep this process alive, retrying.
+    await worker.close(true).catch(() => {});
+    throw queueRefused(options.address, error);
+  }
   return {
     name,
     async stop() {

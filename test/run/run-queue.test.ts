@@ -6,7 +6,8 @@
  * the eval's own process; answers forged by a process without the key never
  * recorded nor shown as scores; jobs not signed with the key, for an entry
  * the worker lacks, with another lock or carrying protected files refused;
- * no key or an unreachable Redis a one-line error.
+ * the Redis ACLs of lib/run/README.md enough; no key, an unreachable Redis or
+ * one that refuses INFO a one-line error.
  */
 import {spawn, type ChildProcess} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
@@ -322,6 +323,41 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     expect(worker.stderr()).not.toMatch(/: (score|no score)/);
     worker.child.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);
+  });
+
+  it('Redis ACLs as lib/run/README.md sets them: users limited to the queue\'s keys are enough for submitter and worker; a user without INFO is one line, exit 2', async () => {
+    const name = queueName();
+    const admin = new Redis(redis.url);
+    const rules = ['resetkeys', `~bull:${name}:*`, 'resetchannels', '+@all', '-@dangerous', '+info'];
+    await admin.call('ACL', 'SETUSER', 'arbor-submit', 'on', '>arbor-submit-password', ...rules);
+    await admin.call('ACL', 'SETUSER', 'arbor-worker', 'on', '>arbor-worker-password', ...rules);
+    await admin.call('ACL', 'SETUSER', 'no-info', 'on', '>no-info-password', ...rules, '-info');
+    await admin.call('ACL', 'LOG', 'RESET');
+    const as = (user: string) => `redis://${user}:${user}-password@127.0.0.1:${redis.port}/0`;
+    try {
+      const worker = background(['benchmark', 'worker', '--queue', as('arbor-worker'), '--queue-name', name, '--stalled-seconds', '1', '--zoo', zoo]);
+      await worker.waitFor(/taking jobs/);
+      // An entry the worker lacks: a whole round trip (job, refusal, answer) without an eval.
+      const mine = path.join(tempDir(), 'mine');
+      cpSync(path.join(zoo, 'abs-a'), path.join(mine, 'abs-z'), {recursive: true});
+      const submit = runCli(['benchmark', 'run', mine, '--queue', as('arbor-submit'), '--queue-name', name, '--quiet'], {env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db'), ARBOR_QUEUE_KEY: queueKey}});
+      expect(submit.code, submit.stderr).toBe(1);
+      expect(submit.stdout).toContain(`abs-z dev: error: refused the job: this worker's zoo (${zoo}) has no entry abs-z`);
+      // Long enough for the worker's stalled-job checks to run too.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      worker.child.kill('SIGTERM');
+      expect((await worker.exited).code).toBe(0);
+      expect(await admin.call('ACL', 'LOG')).toEqual([]);
+
+      const refused = runCli(['benchmark', 'worker', '--queue', as('no-info'), '--queue-name', name, '--zoo', zoo], {env: {ARBOR_QUEUE_KEY: queueKey}});
+      expect(refused.stderr).toBe(
+        `arbor: Redis at redis://no-info:***@127.0.0.1:${redis.port}/0 refuses what the queue needs: NOPERM this user has no permissions to run the 'info' command; give this user the queue's keys and commands (lib/run/README.md, "Redis ACLs")\n`,
+      );
+      expect(refused.code).toBe(2);
+    } finally {
+      await admin.call('ACL', 'DELUSER', 'arbor-submit', 'arbor-worker', 'no-info');
+      await admin.quit();
+    }
   });
 
   it('no queue key: one line saying how to make one, exit 2, before any connection, for the submitter and the worker', async () => {
