@@ -38,12 +38,14 @@ const send = (message: EvalChildMessage): Promise<void> =>
 
 /** Run the eval a request asks for. */
 async function evaluate(request: EvalChildRequest): Promise<EvalReport> {
-  const [{runSides}, {loadPlan}] = await Promise.all([import('../eval/pipeline.js'), import('../eval/plan.js')]);
+  const [{runSides}, {loadPlan, overridePlan}, {HarnessError}] = await Promise.all([import('../eval/pipeline.js'), import('../eval/plan.js'), import('../eval/errors.js')]);
   let planOverride: import('../eval/plan.js').PlanOverride | undefined;
   if (request.testSeeds) {
     // The derived seeds stand in for the plan's published test seeds; this process has no salt to derive them from.
+    // (PlanOverride names only the cost of a run; the pipeline applies whatever it is given, which is checked here.)
     const plan = await loadPlan(request.benchmark);
     planOverride = {test: {...plan.test, seeds: request.testSeeds}} as never;
+    if (overridePlan(plan, planOverride).test.seeds !== request.testSeeds) throw new HarnessError('this arbor cannot hand the salted test seeds to the eval (plan override refused); the test split cannot be scored here');
   }
   const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
   const {reports} = await runSides({
