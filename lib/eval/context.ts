@@ -57,6 +57,8 @@ export interface EvalContext {
   pointHashes?: Map<string, TreeHash>;
   seeds: number[];
   warmupSeed: number;
+  /** Seeds no message may show: the derived test seeds and the warm-up seed above them (empty for published seeds). */
+  hiddenSeeds: number[];
   runCount: number;
   /** The run started ahead of its turn (point.ts), if any. */
   runAhead?: PreparedRun;

@@ -333,6 +333,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     protectedHash: tamperCheck ? await timed('check', () => hashTree([protectedDir])) : undefined,
     seeds,
     warmupSeed: warmupSeed(plan, seeds),
+    hiddenSeeds: derived ? [...seeds, warmupSeed(plan, seeds)] : [],
     runCount: 0,
     progress,
     report,

@@ -105,7 +105,7 @@ async function makePoint(ctx: EvalContext, index: number, source: PointSource, c
       const made = await ctx.timed('make', () => api.makeWorkDir(bundle, target, parsed, seeds, {expected: false}));
       if (made.cases !== seeds.length) throw new Error(`made ${made.cases} cases, expected ${seeds.length}`);
     } catch (error) {
-      throw bundleFailure(`the bundle failed to make ${what} of ${label}`, error);
+      throw bundleFailure(`the bundle failed to make ${what} of ${label}`, error, ctx.hiddenSeeds);
     }
     if (existsSync(path.join(target, 'expected'))) throw new HarnessError(`the bundle wrote expected/ although asked not to (${label})`, 'bad-bundle');
   };
@@ -564,7 +564,7 @@ async function ensureExpected(ctx: EvalContext, made: MadePoint): Promise<void> 
   try {
     await ctx.timed('expected', () => ctx.api.writeExpected(ctx.bundle, made.work));
   } catch (error) {
-    throw bundleFailure(`the bundle's oracle failed on ${made.label}`, error);
+    throw bundleFailure(`the bundle's oracle failed on ${made.label}`, error, ctx.hiddenSeeds);
   }
   made.expectedWritten = true;
 }
@@ -578,7 +578,7 @@ async function verifyRun(ctx: EvalContext, made: MadePoint, run: SolutionRun): P
   try {
     verdicts = (await ctx.timed('verify', () => ctx.api.verifyWorkDir(ctx.bundle, made.work))).cases;
   } catch (error) {
-    throw bundleFailure(`the bundle's verifier failed on ${made.label}`, error);
+    throw bundleFailure(`the bundle's verifier failed on ${made.label}`, error, ctx.hiddenSeeds);
   } finally {
     await rename(target, run.out).catch(() => {});
   }
@@ -621,7 +621,16 @@ function messageOf(error: unknown): string {
   return String(error instanceof Error ? error.message : error).split('\n', 1)[0] ?? '';
 }
 
-export function bundleFailure(what: string, error: unknown): HarnessError {
-  return new HarnessError(`${what}: ${messageOf(error)}`, 'bad-bundle', {cause: error});
+/**
+ * The HarnessError for a bundle that failed. Seeds derived from the test salt
+ * (and the warm-up seed, one above the largest) are secret: where the bundle's
+ * message names one, it says `<derived seed>` instead, and the original error
+ * is not kept as the cause.
+ */
+export function bundleFailure(what: string, error: unknown, hiddenSeeds: readonly number[] = []): HarnessError {
+  let message = messageOf(error);
+  // Longest first, so no seed's digits are left inside another's.
+  for (const seed of [...hiddenSeeds].map(String).sort((a, b) => b.length - a.length)) message = message.split(seed).join('<derived seed>');
+  return new HarnessError(`${what}: ${message}`, 'bad-bundle', hiddenSeeds.length ? {} : {cause: error});
 }
 

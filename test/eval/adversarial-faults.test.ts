@@ -130,3 +130,19 @@ describe.skipIf(!hasBundle || !sandboxed)('offloading work on the CPU clock', ()
     expect(score).toBeLessThan(1.3);
   });
 });
+
+describe.skipIf(!hasBundle)('a bundle that fails on the test split', () => {
+  it('names no derived seed (nor the warm-up seed above them) in its one-line error', async () => {
+    const {deriveSeeds} = await import('../../lib/eval/seeds.js');
+    const {dir} = entryCopy('prefix-speed', '../prefix-speed/solution.py');
+    writeFileSync(path.join(dir, 'bundle/generate.mjs'), "export default function generate() {\n  throw new Error('no cases today');\n}\n");
+    expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
+    const salt = 'a-secret-salt';
+    const result = runCli(['benchmark', 'eval', dir, 'test', '--quiet'], {env: {ARBOR_TEST_SALT: salt, ARBOR_LEDGER: path.join(tempDir(), 'runs.db')}});
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^arbor: the bundle failed to make .*<derived seed>.*no cases today\n$/);
+    const seeds = deriveSeeds(salt, 'eval_prefix', 3, [0, 1, 2]);
+    for (const seed of [...seeds, Math.max(...seeds) + 1]) expect(result.stderr).not.toContain(String(seed));
+  });
+});
