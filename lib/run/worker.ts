@@ -127,7 +127,7 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
       if (stopping) return new Promise<never>(() => {});
       const message = redact(describeFailure(error));
       log(`${what}: ${error instanceof JobRefusedError ? '' : 'no score: '}${message}`);
-      // Settled for good either way: another worker would see the same job.
+      // Settled for good, the reason signed for the submitter (every worker should have the same zoo).
       return answer(error instanceof JobRefusedError ? {refused: message} : {error: message});
     } finally {
       await rm(root, {recursive: true, force: true}).catch(() => {});
