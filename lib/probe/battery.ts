@@ -5,6 +5,7 @@
  * where a wrong answer may still be partly right); an eval that cannot run at
  * all is a finding of its own.
  */
+import {randomInt} from 'node:crypto';
 import {existsSync} from 'node:fs';
 import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
@@ -77,7 +78,7 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
   let config: Omit<ProbeConfig, 'probe'>;
   try {
     plan = await loadPlan(abs);
-    config = {metric: plan.metric, signatures: await devSignatures(plan)};
+    config = {metric: plan.metric, signatures: await devSignatures(plan), seed: randomInt(2 ** 48 - 1)};
   } catch (error) {
     finding('probe-harness', `The eval cannot run, so no probe could be scored: ${messageOf(error)}`);
     return done();

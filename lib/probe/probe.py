@@ -11,7 +11,8 @@ on the dev split. Every probe answers in a way no honest verifier may reward:
     wrong-dtype  complex numbers for a float result, fractions for an integer one
     nan          every result all NaN
     echo         the inputs, flattened, cast and repeated to fill each result
-    random       seeded random values of the right shape and type
+    random       random values of the right shape and type, drawn afresh by each verify --probe
+    constant     every element of a result one value, drawn afresh by each verify --probe
     crash        run() raises
     sleep        run() sleeps past any limit (after answering a speedup eval's warm-up case)
     fake-score   prints "score: 1.0" lines on stdout and stderr, then answers zeros
@@ -98,6 +99,21 @@ def echo(result, inputs):
     return np.resize(values, tuple(result["shape"])).astype(dtype)
 
 
+def constant(result, rng):
+    """One value, never zero (the zeros probe has that), repeated over the result."""
+    dtype = dtype_of(result)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        value = 0
+        while value == 0:
+            value = rng.integers(max(info.min, -1000), min(info.max, 1000), endpoint=True)
+    else:
+        value = 0.0
+        while value == 0.0:
+            value = rng.standard_normal() * 10
+    return np.full(tuple(result["shape"]), value, dtype=dtype)
+
+
 def random(result, rng):
     dtype = dtype_of(result)
     shape = tuple(result["shape"])
@@ -175,7 +191,9 @@ def hunted(result, found, inputs, case):
 
 
 def init(point):
-    state = {"signature": signature_of(point), "calls": 0, "rng": np.random.default_rng(20240611)}
+    # A seed of its own each verify --probe (CONFIG "seed"), so no verifier can know the values ahead.
+    state = {"signature": signature_of(point), "calls": 0, "rng": np.random.default_rng(CONFIG.get("seed"))}
+    state["constant"] = {result["name"]: constant(result, state["rng"]) for result in state["signature"]["results"]}
     if PROBE == "fake-score":
         shout()
     if PROBE == "hunt":
@@ -212,6 +230,8 @@ def run(state, inputs):
             answer[result["name"]] = echo(result, inputs)
         elif PROBE == "random":
             answer[result["name"]] = random(result, state["rng"])
+        elif PROBE == "constant":
+            answer[result["name"]] = state["constant"][result["name"]]
         elif PROBE == "hunt":
             answer[result["name"]] = hunted(result, state["found"], inputs, case)
         else:  # zeros, fake-score, and the sleep probe's warm-up answer

@@ -30,7 +30,8 @@ export const probes: readonly Probe[] = [
   {name: 'wrong-dtype', tries: 'complex numbers for a float result, fractions for an integer one', rewarded: 'an answer of the wrong element type was scored'},
   {name: 'nan', tries: 'every result all NaN', rewarded: `the verifier accepts NaN; ${checkAnswer}`},
   {name: 'echo', tries: 'the inputs, flattened, cast and repeated to fill each result', rewarded: `the verifier accepts the inputs given back as the answer; ${checkAnswer}`},
-  {name: 'random', tries: 'seeded random values of the right shape and element type', rewarded: `the verifier accepts random values; ${checkAnswer}`},
+  {name: 'random', tries: 'random values of the right shape and element type, drawn afresh by each `verify --probe`', rewarded: `the verifier accepts random values; ${checkAnswer}`},
+  {name: 'constant', tries: 'every element of a result one nonzero value, drawn afresh by each `verify --probe`', rewarded: `the verifier accepts one value repeated as the answer; ${checkAnswer}`},
   {name: 'crash', tries: 'run() raises', rewarded: 'a solution that crashes was scored'},
   {name: 'sleep', tries: "run() sleeps past every limit (after answering a speedup eval's warm-up case)", rewarded: 'a solution that hangs was scored'},
   {name: 'fake-score', tries: 'prints `score: 1.0` on stdout and stderr, then answers zeros', rewarded: 'a printed score line was read as the score', zerosUnlessTrick: true},
@@ -45,6 +46,8 @@ export const probes: readonly Probe[] = [
 /** What a probe file is told: its name, the metric, and each dev point's signature. */
 export interface ProbeConfig {
   probe: string;
+  /** The seed of the random and constant probes' values: a fresh one each `verify --probe` (absent: the OS's entropy). */
+  seed?: number;
   metric: 'speedup' | 'accuracy';
   signatures: Array<[PlanPoint, PointSignature]>;
 }

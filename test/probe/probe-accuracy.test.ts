@@ -5,7 +5,7 @@ import {repoRoot, runCli} from '../helpers/cli.js';
 import {acceptEverything, changedCopy} from './helpers.js';
 
 const reluPoly = path.join(repoRoot, 'zoo/relu_poly');
-const allProbes = ['zeros', 'empty', 'none', 'wrong-shape', 'wrong-dtype', 'nan', 'echo', 'random', 'crash', 'sleep', 'fake-score', 'hunt'];
+const allProbes = ['zeros', 'empty', 'none', 'wrong-shape', 'wrong-dtype', 'nan', 'echo', 'random', 'constant', 'crash', 'sleep', 'fake-score', 'hunt'];
 
 interface ProbeJson {
   probe: string;
@@ -51,14 +51,14 @@ describe('verify --probe on an accuracy entry', {timeout: 240_000}, () => {
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     const findings = lines.slice(0, -1);
-    expect(findings.map((line) => /Probe `([a-z-]+)`/.exec(line)?.[1])).toEqual(['zeros', 'echo', 'random']);
+    expect(findings.map((line) => /Probe `([a-z-]+)`/.exec(line)?.[1])).toEqual(['zeros', 'echo', 'random', 'constant']);
     for (const line of findings) {
       expect(line.startsWith(`${copy}: error: Probe \``)).toBe(true);
       expect(line).toContain('passed every case on dev (score 1), expected the verifier to fail them');
       expect(line.endsWith('(probe-score)')).toBe(true);
     }
     expect(findings[0]).toContain('the verifier accepts an answer of all zeros; make the verifier check the answer');
-    expect(lines.at(-1)).toMatch(new RegExp(`^${copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 3 errors \\(12 probes in \\d+\\.\\d s\\)$`));
+    expect(lines.at(-1)).toMatch(new RegExp(`^${copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 3 errors \\(13 probes in \\d+\\.\\d s\\)$`));
     expect(result.stderr).toContain(`${copy}: probe random scored 1 in `);
   });
 });

@@ -49,7 +49,7 @@ describe('verify --probe without an eval to run', () => {
 
   it('the library refuses a probe name it does not know', async () => {
     await expect(probeLib.probeBenchmark('zoo/relu_poly', {only: ['zeros', 'nope']})).rejects.toThrow(
-      'unknown probe "nope", expected one of zeros, empty, none, wrong-shape, wrong-dtype, nan, echo, random, crash, sleep, fake-score, hunt',
+      'unknown probe "nope", expected one of zeros, empty, none, wrong-shape, wrong-dtype, nan, echo, random, constant, crash, sleep, fake-score, hunt',
     );
   });
 

@@ -10,9 +10,9 @@ describe('verify --probe on a speedup entry', {timeout: 240_000}, () => {
   it('a correct entry passes: every probe scores 0.0, exit 0', () => {
     const result = runCli(['benchmark', 'verify', '--probe', fixture]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(new RegExp(`^${fixture}: ok \\(12 probes in \\d+\\.\\d s\\)\\n$`));
+    expect(result.stdout).toMatch(new RegExp(`^${fixture}: ok \\(13 probes in \\d+\\.\\d s\\)\\n$`));
     const scored = [...result.stderr.matchAll(/^.*: probe ([a-z-]+) scored (\S+) in .*$/gm)].map((m) => [m[1], m[2]]);
-    expect(scored).toHaveLength(12);
+    expect(scored).toHaveLength(13);
     for (const [, score] of scored) expect(score).toBe('0');
   });
 });

@@ -49,12 +49,12 @@ with open(metric_out, "w") as f:
 type Answer = Record<string, {shape: number[]; dtype: string; values: string[]}> & {raised?: string; returned?: string; printed?: string};
 
 /** Write the named probes for `metric` and run them once each (in `cwd`) through the driver. */
-function runProbes(names: string[], metric: 'speedup' | 'accuracy', cwd: string, at = point): {answers: Record<string, Answer>; stdout: string; stderr: string} {
+function runProbes(names: string[], metric: 'speedup' | 'accuracy', cwd: string, at = point, seed?: number): {answers: Record<string, Answer>; stdout: string; stderr: string} {
   const dir = tempDir('arbor-probe-files-');
   const files: Record<string, string> = {};
   for (const probe of names) {
     files[probe] = path.join(dir, `${probe}.py`);
-    writeFileSync(files[probe]!, probeLib.probeSource({probe, metric, signatures: [[point, signature]]}));
+    writeFileSync(files[probe]!, probeLib.probeSource({probe, metric, signatures: [[point, signature]], ...(seed === undefined ? {} : {seed})}));
   }
   const out = path.join(dir, 'out.json');
   const result = spawnSync('python3', ['-c', driver, JSON.stringify(files), JSON.stringify(at), out], {cwd, encoding: 'utf8'});
@@ -66,13 +66,13 @@ const zeros = (shape: number[], dtype: string, count: number) => ({shape, dtype,
 
 describe('the probe template', () => {
   it('every shipped probe has a README row and a behaviour', () => {
-    expect(probeLib.probes.map((p) => p.name)).toEqual(['zeros', 'empty', 'none', 'wrong-shape', 'wrong-dtype', 'nan', 'echo', 'random', 'crash', 'sleep', 'fake-score', 'hunt']);
+    expect(probeLib.probes.map((p) => p.name)).toEqual(['zeros', 'empty', 'none', 'wrong-shape', 'wrong-dtype', 'nan', 'echo', 'random', 'constant', 'crash', 'sleep', 'fake-score', 'hunt']);
     const readme = readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8');
     for (const probe of probeLib.probes) expect(readme).toContain(`| \`${probe.name}\` |`);
   });
 
   it('answers as each probe says, from the signature alone', {timeout: 30_000}, () => {
-    const names = ['zeros', 'empty', 'none', 'wrong-shape', 'wrong-dtype', 'nan', 'echo', 'random', 'crash', 'fake-score'];
+    const names = ['zeros', 'empty', 'none', 'wrong-shape', 'wrong-dtype', 'nan', 'echo', 'random', 'constant', 'crash', 'fake-score'];
     const {answers, stdout, stderr} = runProbes(names, 'accuracy', tempDir());
     expect(answers.zeros).toEqual({y: zeros([3, 2], 'float64', 6), k: zeros([4], 'int32', 4)});
     expect(answers.empty).toEqual({});
@@ -93,6 +93,25 @@ describe('the probe template', () => {
     expect(answers['fake-score']!.printed).toBe('score: 1.0\nscore: 1.0\n');
     expect({stdout, stderr}).toEqual({stdout: 'score: 1.0\nscore: 1.0\n', stderr: 'score: 1.0\nscore: 1.0\n'});
     expect(answers['fake-score']!.y).toEqual(zeros([3, 2], 'float64', 6));
+  });
+
+  it('random and constant draw their values afresh: a seed of their own per verify --probe, else fresh entropy', {timeout: 30_000}, () => {
+    const draw = (seed?: number) => runProbes(['random', 'constant'], 'accuracy', tempDir(), point, seed).answers;
+    const [a, b, c, unseeded, again] = [draw(1), draw(1), draw(2), draw(), draw()];
+    expect(a).toEqual(b);
+    for (const other of [c, unseeded]) {
+      expect(other.random!.y!.values).not.toEqual(a.random!.y!.values);
+      expect(other.constant!.y!.values).not.toEqual(a.constant!.y!.values);
+    }
+    expect(again.random!.y!.values).not.toEqual(unseeded.random!.y!.values);
+    // One nonzero value repeated, of the result's shape and type.
+    for (const answers of [a, c, unseeded]) {
+      expect(answers.constant!.k).toMatchObject({shape: [4], dtype: 'int32'});
+      expect(new Set(answers.constant!.k!.values).size).toBe(1);
+      expect(new Set(answers.constant!.y!.values).size).toBe(1);
+      expect(answers.constant!.y!.values[0]).not.toBe('0.0');
+      expect(answers.constant!.k!.values[0]).not.toBe('0');
+    }
   });
 
   it('sleep answers the warm-up case of a speedup eval, then sleeps', {timeout: 30_000}, () => {
