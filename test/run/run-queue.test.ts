@@ -102,7 +102,7 @@ async function redisContents(url: string): Promise<string> {
     else if (type === 'hash') parts.push(JSON.stringify(await client.hgetall(name)));
     else if (type === 'list') parts.push(...(await client.lrange(name, 0, -1)));
     else if (type === 'set') parts.push(...(await client.smembers(name)));
-    else if (type === 'zset') parts.push(...(await client.zrange(name, 0, -1, 'WITHSCORES')));
+    else if (type === 'zset') parts.push(...(await client.zrange(name, '0', '-1', 'WITHSCORES')));
     else if (type === 'stream') parts.push(JSON.stringify(await client.xrange(name, '-', '+')));
     else throw new Error(`key ${name} of type ${type}: read it too`);
   }
