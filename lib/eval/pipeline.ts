@@ -17,7 +17,7 @@ import {computeLock, lockDifference, readLock} from './lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from './plan.js';
 import {bundleFailure, runPoint} from './point.js';
 import {findPython, killActiveRuns, pinnedCpu} from './process.js';
-import {confinementFor, counterProblem, droppedRunProblem, runsAsRoot, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
+import {confinementFor, counterProblem, droppedRunProblem, nprocPerNamespace, runsAsRoot, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
 import {cgroupBounds, cgroupsWork} from './cgroup.js';
@@ -444,7 +444,7 @@ function describeConfinement(input: PrepareInput, confinement: Confinement, bwra
   const bounds = cgroupBounds(runLimits(plan));
   const enforcedBy = {
     memory: bounds.memory ? 'cgroup' : 'rlimit',
-    processes: bounds.processes ? 'cgroup' : confinement.dropToOwnUid ? 'rlimit' : 'none',
+    processes: bounds.processes ? 'cgroup' : confinement.dropToOwnUid || (bwrap && nprocPerNamespace()) ? 'rlimit' : 'none',
     tmpfs: tmpfsBounded(bwrap) ? 'size' : bounds.memory ? 'cgroup' : 'none',
   } as const;
   input.share({runUser: confinement.dropToOwnUid ? 'own-uid' : 'caller', limits: {memoryMb: plan.memoryMb, processes: plan.processes, tmpfsMb: plan.tmpfsMb, enforcedBy}});

@@ -29,6 +29,7 @@
 import {spawnSync} from 'node:child_process';
 import {randomInt} from 'node:crypto';
 import {accessSync, chmodSync, chownSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {HarnessError} from './errors.js';
 import {counterEnvironment, counterFolderInside, valgrindArguments} from './instructions.js';
@@ -295,6 +296,16 @@ function ancestors(folder: string): string[] {
   return found;
 }
 
+/**
+ * Whether RLIMIT_NPROC counts a user namespace's processes apart from the
+ * rest of the user's (Linux 5.14 and later): then a run in a user namespace of
+ * its own gets its own process limit; before, the count is the user's in all.
+ */
+export function nprocPerNamespace(release = os.release()): boolean {
+  const [major = 0, minor = 0] = release.split(/[.-]/).map(Number);
+  return major > 5 || (major === 5 && minor >= 14);
+}
+
 /** The helpers a root-started run needs inside the sandbox: util-linux's setpriv and prlimit. */
 function dropTools(): {setpriv: string; prlimit: string} {
   const find = (name: string) => ['/usr/bin', '/bin', '/usr/sbin', '/sbin'].map((dir) => path.join(dir, name)).find((file) => existsSync(file));
@@ -377,7 +388,7 @@ export function bwrapArguments(bwrap: string, python: PythonInstall, mounts: Run
 function dropCommand(confinement: Confinement, uid: number | undefined, counted: boolean): string[] {
   const tools = dropTools();
   const limits = ['--core=0'];
-  if (uid !== undefined) limits.push(`--nproc=${confinement.processes}`);
+  if (uid !== undefined || (confinement.seccomp && nprocPerNamespace())) limits.push(`--nproc=${confinement.processes}`);
   if (confinement.addressSpace !== undefined && !counted) limits.push(`--as=${confinement.addressSpace}`);
   const setpriv = uid === undefined ? [] : [tools.setpriv, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
   return [...setpriv, tools.prlimit, ...limits, '--'];
