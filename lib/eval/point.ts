@@ -425,6 +425,7 @@ async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseT
     caseTimeout,
     totalTimeout: Math.min(2 * initTimeout + caseSum, remaining),
     cpu: ctx.cpu,
+    checkCpu: ctx.clock === 'cpu',
     quiet: ctx.clock === 'instructions' ? undefined : ctx.runAhead?.process.started,
     // valgrind writes its last dump and final count after the runner's exit: give it time to, under load too.
     exitGrace: 2 * slowdown(ctx),

@@ -48,6 +48,8 @@ export interface RunService {
   totalTimeout: number;
   /** The CPU the runner moves every thread to before any solution code loads, or undefined (no pinning). */
   cpu?: string;
+  /** The eval times on the CPU clock: a case whose CPU time cannot be its work is `tampered` (implausibleCpu). */
+  checkCpu?: boolean;
   /** Seconds the runner has to exit after `end` before the run is killed (default 2). */
   exitGrace?: number;
   /**
@@ -480,7 +482,7 @@ export function startRun(start: RunStart): StartedRun {
           const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
           if (item.i < 0) continue;
           position++;
-          const implausible = Number.isFinite(cpu) ? implausibleCpu(cpu, seconds) : undefined;
+          const implausible = service.checkCpu && Number.isFinite(cpu) ? implausibleCpu(cpu, seconds) : undefined;
           if (implausible) outcome.cases.push({i: item.i, status: 'tampered', seconds, cpuSeconds: cpu, note: implausible});
           else outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, service.resultBytes));
         }
@@ -543,13 +545,14 @@ export function startRun(start: RunStart): StartedRun {
  * Why a case's CPU time cannot be the run's, or undefined when it can be: the
  * group's counter only grows, and every process of the run is in the group,
  * so a zero or negative delta means the counter was reset, and one a hundred
- * times below a wall time over 50 ms means the counter missed the work (a
- * waiting run is never that idle: inputs and answer are all it waits for).
+ * times below a wall time over 50 ms means the counter missed the work, or
+ * the run slept: on the CPU clock a wait costs nothing, so it is no score
+ * either (an honest case waits only for its inputs and answer).
  */
 export function implausibleCpu(cpuSeconds: number, wallSeconds: number): string | undefined {
   if (cpuSeconds <= 0) return `the run's CPU counter went ${cpuSeconds < 0 ? 'backwards' : 'nowhere'} over the case (${(cpuSeconds * 1e3).toFixed(3)} ms in ${(wallSeconds * 1e3).toFixed(3)} ms of wall time): it was tampered with`;
   if (wallSeconds > 0.05 && cpuSeconds < wallSeconds / 100) {
-    return `the case took ${(cpuSeconds * 1e3).toFixed(3)} ms of CPU time in ${(wallSeconds * 1e3).toFixed(1)} ms of wall time, too little to be its work: the run's CPU counter was tampered with`;
+    return `the case took ${(cpuSeconds * 1e3).toFixed(3)} ms of CPU time in ${(wallSeconds * 1e3).toFixed(1)} ms of wall time, too little to be its work: the run waited instead of computing, or its CPU counter was tampered with`;
   }
   return undefined;
 }

@@ -42,6 +42,13 @@ describe.skipIf(!hasBundle || !sandboxed)('confinement: what a run may use and w
     expect(score).toBeLessThan(3);
   });
 
+  it('a case that sleeps instead of computing is tampered on the CPU clock, with the reason', () => {
+    // A case limit well above the nap, so the case ends answered, not killed.
+    const {score, report} = evaluate('prefix-speed', 'nap.py', {plan: {'metric = "speedup"': 'metric = "speedup"\nmin_timeout = 10'}});
+    expect(score).toBe(0);
+    expect(report.points[0].cases[0]).toMatchObject({status: 'tampered', note: expect.stringMatching(/ms of CPU time in .* ms of wall time, too little to be its work/)});
+  });
+
   it('the seccomp filter denies every syscall on its list, in the chain a run starts through', () => {
     const python = resolvePython(findPython());
     const bwrap = findBwrap(process.env)!;
