@@ -542,16 +542,18 @@ export function startRun(start: RunStart): StartedRun {
 }
 
 /**
- * Why a case's CPU time cannot be the run's, or undefined when it can be: the
- * group's counter only grows, and every process of the run is in the group,
- * so a zero or negative delta means the counter was reset, and one a hundred
- * times below a wall time over 50 ms means the counter missed the work, or
- * the run slept: on the CPU clock a wait costs nothing, so it is no score
- * either (an honest case waits only for its inputs and answer).
+ * Why a case's CPU time cannot be the run's, or undefined when it can be. The
+ * group's counter only grows and every process of the run is in it, so a
+ * negative delta means it was reset. One under 1/100 of a wall time over half
+ * a second means the counter missed the work, or the run slept: on the CPU
+ * clock a wait costs nothing, so it is no score either. Below half a second a
+ * small or zero delta proves nothing: the kernel charges a running task at
+ * its next tick or switch, so a case shorter than a tick may read 0, and a
+ * loaded machine may keep an honest run waiting for its CPU for tens of ms.
  */
 export function implausibleCpu(cpuSeconds: number, wallSeconds: number): string | undefined {
-  if (cpuSeconds <= 0) return `the run's CPU counter went ${cpuSeconds < 0 ? 'backwards' : 'nowhere'} over the case (${(cpuSeconds * 1e3).toFixed(3)} ms in ${(wallSeconds * 1e3).toFixed(3)} ms of wall time): it was tampered with`;
-  if (wallSeconds > 0.05 && cpuSeconds < wallSeconds / 100) {
+  if (cpuSeconds < 0) return `the run's CPU counter went backwards over the case (${(cpuSeconds * 1e3).toFixed(3)} ms in ${(wallSeconds * 1e3).toFixed(3)} ms of wall time): it was tampered with`;
+  if (wallSeconds > 0.5 && cpuSeconds < wallSeconds / 100) {
     return `the case took ${(cpuSeconds * 1e3).toFixed(3)} ms of CPU time in ${(wallSeconds * 1e3).toFixed(1)} ms of wall time, too little to be its work: the run waited instead of computing, or its CPU counter was tampered with`;
   }
   return undefined;

@@ -58,7 +58,7 @@ describe('verify --probe on an accuracy entry', {timeout: 240_000}, () => {
       expect(line.endsWith('(probe-score)')).toBe(true);
     }
     expect(findings[0]).toContain('the verifier accepts an answer of all zeros; make the verifier check the answer');
-    expect(lines.at(-1)).toMatch(new RegExp(`^${copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 3 errors \\(13 probes in \\d+\\.\\d s\\)$`));
+    expect(lines.at(-1)).toMatch(new RegExp(`^${copy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 4 errors \\(13 probes in \\d+\\.\\d s\\)$`));
     expect(result.stderr).toContain(`${copy}: probe random scored 1 in `);
   });
 });
