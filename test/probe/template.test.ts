@@ -96,21 +96,34 @@ describe('the probe template', () => {
   });
 
   it('random and constant draw their values afresh: a seed of their own per verify --probe, else fresh entropy', {timeout: 30_000}, () => {
-    const draw = (seed?: number) => runProbes(['random', 'constant'], 'accuracy', tempDir(), point, seed).answers;
-    const [a, b, c, unseeded, again] = [draw(1), draw(1), draw(2), draw(), draw()];
-    expect(a).toEqual(b);
-    for (const other of [c, unseeded]) {
-      expect(other.random!.y!.values).not.toEqual(a.random!.y!.values);
-      expect(other.constant!.y!.values).not.toEqual(a.constant!.y!.values);
+    // One interpreter for every draw: each file is the probe written with another seed (or none).
+    const dir = tempDir('arbor-probe-files-');
+    const draws: Record<string, number | undefined> = {a: 1, b: 1, c: 2, unseeded: undefined, again: undefined};
+    const files: Record<string, string> = {};
+    for (const [draw, seed] of Object.entries(draws)) {
+      for (const probe of ['random', 'constant']) {
+        files[`${draw}-${probe}`] = path.join(dir, `${draw}-${probe}.py`);
+        writeFileSync(files[`${draw}-${probe}`]!, probeLib.probeSource({probe, metric: 'accuracy', signatures: [[point, signature]], ...(seed === undefined ? {} : {seed})}));
+      }
     }
-    expect(again.random!.y!.values).not.toEqual(unseeded.random!.y!.values);
+    const out = path.join(dir, 'out.json');
+    const result = spawnSync('python3', ['-c', driver, JSON.stringify(files), JSON.stringify(point), out], {encoding: 'utf8'});
+    expect(result.status, result.stderr).toBe(0);
+    const answers: Record<string, Answer> = JSON.parse(readFileSync(out, 'utf8'));
+    const values = (draw: string, probe: string, key = 'y') => answers[`${draw}-${probe}`]![key]!.values;
+    for (const probe of ['random', 'constant']) {
+      expect(values('a', probe)).toEqual(values('b', probe));
+      expect(values('c', probe)).not.toEqual(values('a', probe));
+      expect(values('unseeded', probe)).not.toEqual(values('a', probe));
+      expect(values('again', probe)).not.toEqual(values('unseeded', probe));
+    }
     // One nonzero value repeated, of the result's shape and type.
-    for (const answers of [a, c, unseeded]) {
-      expect(answers.constant!.k).toMatchObject({shape: [4], dtype: 'int32'});
-      expect(new Set(answers.constant!.k!.values).size).toBe(1);
-      expect(new Set(answers.constant!.y!.values).size).toBe(1);
-      expect(answers.constant!.y!.values[0]).not.toBe('0.0');
-      expect(answers.constant!.k!.values[0]).not.toBe('0');
+    for (const draw of ['a', 'c', 'unseeded']) {
+      expect(answers[`${draw}-constant`]!.k).toMatchObject({shape: [4], dtype: 'int32'});
+      expect(new Set(values(draw, 'constant', 'k')).size).toBe(1);
+      expect(new Set(values(draw, 'constant')).size).toBe(1);
+      expect(values(draw, 'constant')[0]).not.toBe('0.0');
+      expect(values(draw, 'constant', 'k')[0]).not.toBe('0');
     }
   });
 
