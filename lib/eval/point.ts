@@ -21,7 +21,7 @@ import type {PlanPoint} from './plan.js';
 import type {PointSource} from './data.js';
 import {startCpusFor, startFailure, startRun, type CaseInput, type CaseOutcome, type RunOutcome} from './process.js';
 import type {EvalContext, PreparedRun, RunFiles} from './context.js';
-import {counterLogFd, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
+import {counterLogFd, crossCheck, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
 import {launchRun, type Counter} from './sandbox.js';
 import {accuracyRatio, speedupRatio, timeOnClock, type CaseTimes} from './score.js';
 import {median, relativeHalfWidth, scoreInterval, speedScore, stoppingResamples, trustedRepetitions, type PointRatios} from './stats.js';
@@ -196,10 +196,11 @@ async function readInputs(caseDir: string, signature: PointSignature, data?: str
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
-/** The times of one case in one run, on the plan's clock and on the wall clock. */
+/** The times of one case in one run, on the plan's clock and on the wall clock (and its CPU seconds, for the instructions clock's cross-check). */
 interface Timing {
   clock: number;
   wall: number;
+  cpu: number | null;
 }
 
 /** One side's runs of a point. */
@@ -240,7 +241,7 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
   const reference: Timing[][] = Array.from({length: n}, () => []);
   const sides: SideStage[] = ctx.sides.map(() => ({runs: [], ratios: []}));
   const pairs: PointRatios = [];
-  const timing = (c: CaseTimes): Timing => ({wall: c.seconds!, clock: timeOnClock(ctx.clock, c)!});
+  const timing = (c: CaseTimes): Timing => ({wall: c.seconds!, clock: timeOnClock(ctx.clock, c)!, cpu: c.cpuSeconds ?? null});
   const limitFor = (i: number): number => {
     if (plan.metric !== 'speedup') return plan.timeout;
     // The warm-up absorbs first-call costs (JIT compiles, caches): untimed, limited like start-up.
@@ -278,6 +279,7 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       ctx.progress('status', `${step}${who}`);
       const outcome = await runOnce(ctx, made, side.files, limitFor, next);
       const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
+      if (ctx.clock === 'instructions') crossCheckCounts(statuses, reference);
       if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
       const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${s}-${rep}`, 'out');
       await writeAnswers(out, outcome.cases, made.signature);
@@ -435,9 +437,16 @@ async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseT
     await releaseRun(prepared);
     throw startFailure(ctx.python.executable, outcome);
   }
-  if (prepared.counter) await countInstructions(outcome, prepared.counter);
+  // The runner opens a count after ready and after each untimed warm-up case, before the first timed one.
+  if (prepared.counter) await countInstructions(outcome, prepared.counter, 1 + made.cases.filter((c) => c.i < 0).length);
   await releaseRun(prepared);
   return outcome;
+}
+
+/** The last byte of an answer message: of its last non-empty result, else the header's newline. */
+function lastByte(answer: Array<Buffer | null>): number {
+  const last = answer.filter((bytes): bytes is Buffer => !!bytes && bytes.length > 0).pop();
+  return last ? last[last.length - 1]! : 0x0a;
 }
 
 /**
@@ -445,7 +454,7 @@ async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseT
  * output, or fails as tampered when the output shows the counter was
  * reached (instructions.ts).
  */
-async function countInstructions(outcome: RunOutcome, counter: Counter): Promise<void> {
+async function countInstructions(outcome: RunOutcome, counter: Counter, opens: number): Promise<void> {
   const parts: Array<PartFile & {tooLarge?: boolean}> = [];
   for (const name of await readdir(counter.folder).catch(() => [] as string[])) {
     const file = path.join(counter.folder, name);
@@ -458,10 +467,12 @@ async function countInstructions(outcome: RunOutcome, counter: Counter): Promise
     parts.push(info.size > maxPartBytes ? {name, text: '', tooLarge: true} : {name, text: await readFile(file, 'utf8')});
   }
   const delivered = outcome.cases.filter((c) => c.status !== 'not-run').map((c) => c.i);
+  // The last byte of each answer: the runner sent it only after opening the next case's count, and its closing dump's label records it.
+  const held = new Map(outcome.cases.filter((c) => c.status === 'ok' && c.answer).map((c) => [c.i, lastByte(c.answer!)]));
   const counts =
     outcome.counterLog === undefined
       ? new Map(delivered.map((i) => [i, {problem: "instructions clock: valgrind's log ran past 16 MiB (something wrote into it)"}]))
-      : readCounts({log: outcome.counterLog, parts, runId: counter.runId, cases: delivered});
+      : readCounts({log: outcome.counterLog, parts, runId: counter.runId, cases: delivered, opens, held});
   for (const c of outcome.cases) {
     if (c.status !== 'ok') continue;
     const count = counts.get(c.i);
@@ -473,6 +484,21 @@ async function countInstructions(outcome: RunOutcome, counter: Counter): Promise
       c.note = count?.problem ?? `instructions clock: case ${c.i} was not counted`;
       delete c.answer;
     }
+  }
+}
+
+/**
+ * Instructions clock: every counted case of a solution run against the
+ * reference's median count and CPU time so far (instructions.ts crossCheck); a
+ * case whose count is far lower than its CPU time allows fails as tampered.
+ */
+function crossCheckCounts(statuses: RepetitionReport[], reference: Timing[][]): void {
+  for (const [i, status] of statuses.entries()) {
+    const times = reference[i] ?? [];
+    const cpus = times.flatMap((t) => (t.cpu === null ? [] : [t.cpu]));
+    if (status.status !== 'ok' || !status.instructions || status.cpuSeconds == null || !times.length || cpus.length < times.length) continue;
+    const problem = crossCheck({instructions: median(times.map((t) => t.clock)), cpuSeconds: median(cpus)}, {instructions: status.instructions, cpuSeconds: status.cpuSeconds});
+    if (problem) Object.assign(status, {status: 'tampered', note: problem});
   }
 }
 

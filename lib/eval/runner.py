@@ -33,9 +33,14 @@ result). A value must be a numpy array, a numpy or Python scalar, or a
 answer is sent, so any work hidden in a conversion is inside the timed span.
 
 With --count-instructions (the instructions clock: the harness starts the
-runner under valgrind's callgrind), each timed case's run() and the conversion
-of its answer lie between two labelled callgrind dumps, "pre-<i>" and
-"case-<i>"; the harness reads the case's instruction count from the second.
+runner under valgrind's callgrind), a case's count opens before any byte of it
+exists in this process and closes once its answer is out of it. The runner
+sends every message after which the harness sends a case (ready, each answer)
+but for its last byte, and sends that byte only after the dump that opens the
+next count: after ready and the warm-up answer, a garbage collection, then
+callgrind's costs zeroed and the dump "open-<k>" (one native call); after a
+timed case's answer, the dump "case-<i>/<hh>" (hh: that held byte, which the
+harness checks), whose part is case i's count and which opens the next one.
 
 Exit 0 after "end", 3 when the solution could not be imported or init()
 raised, 4 on a protocol error, 5 when numpy is missing.
@@ -43,11 +48,13 @@ raised, 4 on a protocol error, 5 when numpy is missing.
 import gc
 import json
 import os
+import socket
 import sys
 import traceback
 
 # Captured before any solution code runs (they may rebind the modules' names).
 _collect = gc.collect
+_freeze = gc.freeze
 _dumps = json.dumps
 _loads = json.loads
 _write = os.write
@@ -63,29 +70,67 @@ DTYPES = {
 PLAIN = (int, float, bool, list, tuple)
 
 
-def dump_marker():
-    """CALLGRIND_DUMP_STATS_AT(label) from pure Python (amd64): valgrind's client
-    request sequence in an executable page, called through ctypes. Built before
-    any solution code loads. Natively the sequence does nothing."""
-    import ctypes
-    import mmap
-    code = bytes.fromhex(
-        "4889f8" "4889f2"                               # mov rax,rdi (the request); mov rdx,rsi (default)
+class Counter:
+    """Callgrind's client requests from pure Python (amd64): valgrind's request
+    sequence in an executable page, called through ctypes; built before any
+    solution code loads. Natively the sequence does nothing.
+
+    open() zeroes the costs and dumps in one native call, so the part it writes
+    holds the few instructions between the two requests, nothing of Python."""
+
+    ONE = bytes.fromhex(                                # one(args): a request on args
+        "4889f8" "31d2"                                 # mov rax,rdi (the request); xor edx,edx (default)
         "48c1c703" "48c1c70d" "48c1c73d" "48c1c733"     # rol rdi,3/13/61/51: valgrind's magic preamble
         "4887db" "4889d0" "c3")                         # xchg rbx,rbx (the request); mov rax,rdx; ret
-    page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
-    page.write(code)
-    call = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64)(ctypes.addressof(ctypes.c_char.from_buffer(page)))
-    request = (ctypes.c_uint64 * 6)()
-    dump_stats_at = (ord("C") << 24 | ord("T") << 16) + 3
+    TWO = bytes.fromhex(                                # two(args, args2): a request on each, back to back
+        "4889f8" "31d2" "48c1c703" "48c1c70d" "48c1c73d" "48c1c733" "4887db"
+        "4889f0" "31d2" "48c1c703" "48c1c70d" "48c1c73d" "48c1c733" "4887db"
+        "4889d0" "c3")
+    ZERO_STATS = (ord("C") << 24 | ord("T") << 16) + 1
+    DUMP_STATS_AT = (ord("C") << 24 | ord("T") << 16) + 3
+    CLO_CHANGE = 0x1203
 
-    def mark(label):
-        text = ctypes.create_string_buffer(label.encode())
-        request[:] = [dump_stats_at, ctypes.addressof(text), 0, 0, 0, 0]
-        call(ctypes.addressof(request), 0)
+    def __init__(self):
+        import ctypes
+        import mmap
+        self.ctypes = ctypes
+        self.page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+        self.page.write(self.ONE + self.TWO)
+        base = ctypes.addressof(ctypes.c_char.from_buffer(self.page))
+        self.one = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p)(base)
+        self.two = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_void_p, ctypes.c_void_p)(base + len(self.ONE))
+        self.first = (ctypes.c_uint64 * 6)()
+        self.second = (ctypes.c_uint64 * 6)()
+        self.first_at = ctypes.addressof(self.first)
+        self.second_at = ctypes.addressof(self.second)
+        # One buffer for every label: a fresh ctypes buffer a call makes a fresh array type (tens of
+        # thousands of instructions inside the counted span).
+        self.text = (ctypes.c_char * 256)()
+        self.text_at = ctypes.addressof(self.text)
+        self.opened = 0
 
-    mark.keep = (page, call)  # the page must outlive every call
-    return mark
+    def open(self):
+        """Zero the costs and dump "open-<k>": whatever ran before is not counted. The
+        first time, valgrind is first asked to log every client request from then on
+        (--trace-sched at verbosity 3 writes a line before it runs one), so the
+        requests of the timed cases show; the solution's import and init() are not
+        traced (a library's start-up would flood the log), nor counted."""
+        if not self.opened:
+            for option in (b"--trace-sched=yes", b"-v"):
+                self.text.value = option
+                self.first[:] = [self.CLO_CHANGE, self.text_at, 0, 0, 0, 0]
+                self.one(self.first_at)
+        self.text.value = b"open-%d" % self.opened
+        self.opened += 1
+        self.first[:] = [self.ZERO_STATS, 0, 0, 0, 0, 0]
+        self.second[:] = [self.DUMP_STATS_AT, self.text_at, 0, 0, 0, 0]
+        self.two(self.first_at, self.second_at)
+
+    def close(self, label):
+        """Dump the costs since the last open() under `label` (ASCII)."""
+        self.text.value = label
+        self.first[:] = [self.DUMP_STATS_AT, self.text_at, 0, 0, 0, 0]
+        self.one(self.first_at)
 
 
 def note_of(error):
@@ -94,20 +139,39 @@ def note_of(error):
 
 
 class Channel:
-    """Framed messages on the socket the harness holds the other end of."""
+    """Framed messages on the socket the harness holds the other end of.
 
-    def __init__(self, fd, exact=False):
+    Counting instructions (`np` given), every read lies inside a counted span, so
+    the number of calls must not depend on how the bytes happen to arrive: a
+    header is read in one call for its first 13 bytes (no message of the harness
+    is shorter: {"op":"end"}), 7 more for a case header (never shorter than 20:
+    {"op":"case","i":0}), then a byte at a time; a payload in one call that waits
+    for all of it, into memory numpy does not clear first."""
+
+    def __init__(self, fd, np=None):
         self.fd = fd
         self.buffer = bytearray()
-        # Counting instructions: headers are read a byte at a time, so no read takes in part of a
-        # payload, and the allocator's state before a case does not depend on how the bytes arrived.
-        self.chunk = 1 if exact else 1 << 20
+        self.np = np
+        self.socket = socket.socket(fileno=os.dup(fd)) if np is not None else None
 
-    def send(self, header, payload=b""):
-        data = (_dumps(header) + "\n").encode()
-        self._write_all(data)
-        if payload:
-            self._write_all(payload)
+    def send(self, header, parts=()):
+        """A header line, then the payload: a bytes-like object or a list of them."""
+        self._write_all((_dumps(header) + "\n").encode())
+        for part in _chunks(parts):
+            self._write_all(part)
+
+    def send_holding(self, header, parts=()):
+        """send() but for the message's last byte, which is returned: the harness
+        sends nothing more until release() sends it."""
+        chunks = [(_dumps(header) + "\n").encode(), *_chunks(parts)]
+        last = memoryview(chunks.pop())
+        for chunk in chunks:
+            self._write_all(chunk)
+        self._write_all(last[:-1])
+        return last[-1]
+
+    def release(self, last):
+        self._write_all(bytes((last,)))
 
     def _write_all(self, data):
         view = memoryview(data)
@@ -115,12 +179,18 @@ class Channel:
             view = view[_write(self.fd, view):]
 
     def _fill(self):
-        chunk = os.read(self.fd, self.chunk)
+        chunk = os.read(self.fd, 1 << 20)
         if not chunk:
             raise EOFError("the harness closed the channel")
         self.buffer += chunk
 
     def header(self):
+        if self.socket is not None:
+            line = self._exact_line()
+            # The case header read in a counted span, without json's detours (the same dict either way).
+            if line.startswith(b'{"op":"case","i":') and line.endswith(b"}\n") and line[17:-2].lstrip(b"-").isdigit():
+                return {"op": "case", "i": int(line[17:-2])}
+            return _loads(line)
         while True:
             newline = self.buffer.find(b"\n")
             if newline >= 0:
@@ -131,8 +201,34 @@ class Channel:
                 raise ValueError("header line too long")
             self._fill()
 
+    def _exact_line(self):
+        line = self._exact(bytearray(13))
+        if line.startswith(b'{"op":"case",'):
+            line += self._exact(bytearray(7))
+        while line[-1] != 10:
+            if len(line) > 1 << 16:
+                raise ValueError("header line too long")
+            line += self._exact(bytearray(1))
+        if line.index(b"\n") != len(line) - 1:
+            raise ValueError("a message shorter than the runner reads at once")
+        return line
+
+    def _exact(self, data):
+        """Fill `data` from the socket, in one call unless a signal interrupts it."""
+        view = memoryview(data).cast("B")
+        size = len(view)
+        have = 0
+        while have < size:
+            got = self.socket.recv_into(view[have:], size - have, socket.MSG_WAITALL)
+            if got == 0:
+                raise EOFError("the harness closed the channel")
+            have += got
+        return data
+
     def payload(self, size):
-        """Exactly `size` bytes, as a writable bytearray."""
+        """Exactly `size` bytes, in a writable buffer."""
+        if self.socket is not None:
+            return self._exact(self.np.empty(size, dtype=self.np.uint8)) if size else bytearray()
         data = bytearray(size)
         view = memoryview(data)
         have = min(size, len(self.buffer))
@@ -146,6 +242,13 @@ class Channel:
         return data
 
 
+def _chunks(parts):
+    """The non-empty pieces of a payload given as one bytes-like object or a list of them."""
+    if isinstance(parts, (bytes, bytearray, memoryview)):
+        parts = [parts]
+    return [part for part in parts if len(part)]
+
+
 def element_count(shape):
     count = 1
     for dim in shape:
@@ -153,15 +256,24 @@ def element_count(shape):
     return count
 
 
-def inputs_from(np, data, args):
-    inputs = {}
+def input_layout(np, args):
+    """Per argument: its name, little-endian dtype, element count, byte offset and
+    shape in the delivered bytes, and the total byte size (once per run)."""
+    layout = []
     offset = 0
     for arg in args:
         dtype = np.dtype(DTYPES[arg["type"]])
         count = element_count(arg["shape"])
-        array = np.frombuffer(data, dtype=dtype, count=count, offset=offset)
+        layout.append((arg["name"], dtype, count, offset, tuple(arg["shape"])))
         offset += count * dtype.itemsize
-        inputs[arg["name"]] = array.reshape(tuple(arg["shape"])).astype(dtype.newbyteorder("="), copy=False)
+    return layout, offset
+
+
+def inputs_from(np, data, layout):
+    inputs = {}
+    for name, dtype, count, offset, shape in layout:
+        array = np.frombuffer(data, dtype=dtype, count=count, offset=offset).reshape(shape)
+        inputs[name] = array if dtype.isnative else array.astype(dtype.newbyteorder("="))
     return inputs
 
 
@@ -175,7 +287,7 @@ def is_plain(np, value):
 
 
 def convert(np, value, result):
-    """Return (bytes, None) or (None, note) for one result value."""
+    """Return (bytes, None) or (None, note) for one result value (bytes: a flat view of a contiguous array)."""
     dtype = np.dtype(DTYPES[result["type"]])
     shape = tuple(result["shape"])
     name = result["name"]
@@ -199,18 +311,19 @@ def convert(np, value, result):
             low, high = int(array.min()), int(array.max())
             if low < info.min or high > info.max:
                 return None, "result %r: values out of range for %s" % (name, result["type"])
-    return np.ascontiguousarray(array, dtype=dtype).tobytes(), None
+    # The bytes are sent from the array itself: no copy (under callgrind every byte a copy moves is an instruction).
+    return memoryview(np.ascontiguousarray(array, dtype=dtype)).cast("B"), None
 
 
 def answer_of(np, outputs, results):
-    """(sizes, payload, note) for run()'s return value."""
+    """(sizes, parts, note) for run()'s return value: parts are the results' bytes, in order."""
     if outputs is None:
-        return [0] * len(results), b"", "run() returned None"
+        return [0] * len(results), [], "run() returned None"
     if type(outputs) is not dict:
         if len(results) == 1:
             outputs = {results[0]["name"]: outputs}
         else:
-            return [0] * len(results), b"", "run() returned %s, expected a dict of results" % type(outputs).__name__
+            return [0] * len(results), [], "run() returned %s, expected a dict of results" % type(outputs).__name__
     sizes, parts, notes = [], [], []
     for result in results:
         if result["name"] not in outputs:
@@ -226,7 +339,7 @@ def answer_of(np, outputs, results):
         else:
             sizes.append(len(data))
             parts.append(data)
-    return sizes, b"".join(parts), ("; ".join(notes) if notes else None)
+    return sizes, parts, ("; ".join(notes) if notes else None)
 
 
 def load_solution(path):
@@ -251,7 +364,7 @@ def pin(cpu):
         os.sched_setaffinity(tid, {cpu})
 
 
-def serve(channel, np, solution_path, mark=None):
+def serve(channel, np, solution_path, counter=None):
     # Sent before the point is known and any solution code is imported: python, numpy and the
     # runner work. The harness may start a run ahead of its turn; it then waits here, idle.
     channel.send({"ev": "started", "python": sys.executable, "numpy": np.__version__})
@@ -261,7 +374,7 @@ def serve(channel, np, solution_path, mark=None):
     point, signature = hello["point"], hello["signature"]
     if hello.get("cpu") is not None:
         pin(int(hello["cpu"]))
-    arg_bytes = sum(element_count(a["shape"]) * np.dtype(DTYPES[a["type"]]).itemsize for a in signature["args"])
+    layout, arg_bytes = input_layout(np, signature["args"])
     try:
         module = load_solution(os.path.abspath(solution_path))
         run = getattr(module, "run", None)
@@ -273,7 +386,10 @@ def serve(channel, np, solution_path, mark=None):
         traceback.print_exc()
         channel.send({"ev": "failed", "note": note_of(error)})
         return 3
-    channel.send({"ev": "ready"})
+    if counter is None:
+        channel.send({"ev": "ready"})
+    else:
+        opening(channel, counter, channel.send_holding({"ev": "ready"}))
     results = signature["results"]
     while True:
         request = channel.header()
@@ -282,24 +398,26 @@ def serve(channel, np, solution_path, mark=None):
         if request.get("op") != "case":
             raise ValueError("expected case or end, got %r" % request.get("op"))
         i = request["i"]
-        inputs = inputs_from(np, channel.payload(arg_bytes), signature["args"])
-        counted = mark is not None and i >= 0
-        if counted:
-            # A full collection resets the collector's allocation counts: otherwise how the inputs
-            # happened to arrive (socket reads) moves the collections inside run(), and the count with them.
-            _collect()
-            mark("pre-%d" % i)
+        inputs = inputs_from(np, channel.payload(arg_bytes), layout)
         try:
-            try:
-                sizes, payload, note = answer_of(np, run(state, inputs), results)
-            finally:
-                if counted:
-                    mark("case-%d" % i)
+            sizes, parts, note = answer_of(np, run(state, inputs), results)
+            answer = ({"ev": "answer", "i": i, "status": "ok", "sizes": sizes, "note": note}, parts)
         except BaseException as error:  # noqa: BLE001
-            channel.send({"ev": "answer", "i": i, "status": "crashed", "note": note_of(error)})
+            answer = ({"ev": "answer", "i": i, "status": "crashed", "note": note_of(error)}, [])
+        if counter is None:
+            channel.send(*answer)
+            del inputs, answer
             continue
-        channel.send({"ev": "answer", "i": i, "status": "ok", "sizes": sizes, "note": note}, payload)
-        del inputs, payload
+        del inputs
+        last = channel.send_holding(*answer)
+        del answer
+        if i < 0:
+            opening(channel, counter, last)
+            continue
+        # The answer is out of the process but for one byte, which the label records; the same dump
+        # opens the next case's count, which the harness can send once it has that byte.
+        counter.close(b"case-%d/%02x" % (i, last))
+        channel.release(last)
     free = getattr(module, "free", None)
     if callable(free):
         try:
@@ -307,6 +425,22 @@ def serve(channel, np, solution_path, mark=None):
         except BaseException:  # noqa: BLE001 - cleanup failures do not change verdicts
             pass
     return 0
+
+
+def opening(channel, counter, last):
+    """Counting instructions, after ready and after the warm-up case: open the
+    first counted span, then let the harness send the next case (it waits for
+    `last`, the final byte of the message it got).
+
+    A full collection first resets the collector's allocation counts, so the
+    collections that fall inside the timed cases do not depend on what init() and
+    the warm-up left; freezing the survivors keeps those collections short (only
+    what the cases allocate is traversed). None of it is counted: the costs are
+    zeroed after it."""
+    _collect()
+    _freeze()
+    counter.open()
+    channel.release(last)
 
 
 def main(argv):
@@ -330,9 +464,9 @@ def main(argv):
     except ImportError:
         sys.stderr.write("runner.py: numpy is not installed for %s (pip install numpy)\n" % sys.executable)
         return 5
-    channel = Channel(fd, exact=count)
+    channel = Channel(fd, np if count else None)
     try:
-        return serve(channel, np, solution, dump_marker() if count else None)
+        return serve(channel, np, solution, Counter() if count else None)
     except (EOFError, ValueError, KeyError, OSError) as error:
         sys.stderr.write("runner.py: protocol error: %s\n" % note_of(error))
         return 4

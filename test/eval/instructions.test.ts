@@ -1,33 +1,36 @@
 // The instructions clock (lib/eval/instructions.ts): the parser of callgrind's
-// log and parts on small text fixtures, the plan value, and end to end under
-// valgrind in the sandbox: deterministic counts, and adversaries that reach the
-// counter from inside run() fail their case.
+// log and parts on small text fixtures, the cross-check against CPU time, the
+// plan value, and end to end under valgrind in the sandbox: deterministic
+// counts, adversaries that reach the counter from inside the solution fail
+// their case, and work in a gc callback finds no case outside its count.
 import {spawnSync} from 'node:child_process';
 import {cpSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {loadPlan} from '../../lib/eval/index.js';
-import {readCounts, type CountInput} from '../../lib/eval/instructions.js';
+import {crossCheck, maxSpeedupExcess, readCounts, type CountInput} from '../../lib/eval/instructions.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 import {evaluate, hasBundle, sandboxed} from './adversaries.js';
 
 const hasValgrind = spawnSync('valgrind', ['--version']).status === 0;
 const entry = path.join(fixtures, 'eval/prefix-instructions');
 
-/** A -v log as callgrind writes it for a run of `cases`, with `extra` lines inserted after line `at` of the body. */
-function log(cases: number[], blocks: Array<[number, number]>, options: {extra?: string[]; at?: number; collected?: number; pid?: number} = {}): string {
+/** A -v log as callgrind writes it for a run of `cases` after a warm-up, with `extra` lines inserted after line `at` of the body. */
+function log(cases: number[], blocks: number[], options: {extra?: string[]; at?: number; collected?: number; pid?: number; held?: string[]} = {}): string {
   const pid = options.pid ?? 2;
-  const body: string[] = [];
+  const request = (effect: string, file?: string) => [`--${pid}--   SCHED[1]: TRC: CLIENTREQ`, 'client request: code 43540003,  addr 0x4A3B0C0,  len 0', `--${pid}-- ${effect}`, ...(file ? [`--${pid}-- Dump to /callgrind/${file}`, `--${pid}-- Dumping done.`] : [])];
+  const open = (k: number, block: number) => [...request('  Zeroing costs...'), `--${pid}--   ...done`, ...request(`Start dumping at BB ${block} (Client Request: open-${k})...`, `r1.${pid}.${k + 1}`)];
+  const body: string[] = [...open(0, 90), `--${pid}--   SCHED[1]: TRC: SYSCALL`, ...open(1, blocks[0]!)];
   for (const [k, i] of cases.entries()) {
-    const [pre, post] = blocks[k]!;
-    body.push(`--${pid}-- Start dumping at BB ${pre} (Client Request: pre-${i})...`, `--${pid}-- Dump to /callgrind/r1.${pid}.${2 * k + 1}`, `--${pid}-- Dumping done.`);
-    body.push(`--${pid}-- Start dumping at BB ${post} (Client Request: case-${i})...`, `--${pid}-- Dump to /callgrind/r1.${pid}.${2 * k + 2}`, `--${pid}-- Dumping done.`);
+    body.push(`--${pid}--   SCHED[1]: TRC: CHAIN_ME_FAST`, ...request(`Start dumping at BB ${blocks[k + 1]} (Client Request: case-${i}/${options.held?.[k] ?? '0a'})...`, `r1.${pid}.${k + 3}`));
   }
   body.splice(options.at ?? body.length, 0, ...(options.extra ?? []));
   return [
     `==${pid}== Callgrind, a call-graph generating cache profiler`,
     `==${pid}== Command: /usr/bin/python3.11 -s -B /arbor/runner.py --solution /solution/solution.py --count-instructions`,
     `--${pid}-- Reading syms from /usr/bin/python3.11`,
+    `==${pid}== Handling new value --trace-sched=yes for option --trace-sched`,
+    `==${pid}== Handling new value -v for option -v`,
     ...body,
     `--${pid}-- Start dumping at BB 999999 (Prg.Term.)...`,
     `--${pid}-- Dump to /callgrind/r1.${pid}`,
@@ -41,19 +44,20 @@ function part(name: string, trigger: string, totals: number): {name: string; tex
   return {name, text: `# callgrind format\nversion: 1\npart: 1\n\ndesc: Trigger: ${trigger}\n\npositions: line\nevents: Ir\nsummary: ${totals}\n\nfn=(1) f\n0 ${totals}\n\ntotals: ${totals}\n`};
 }
 
-/** An honest two-case run: parts of 100 (start-up), 300 and 200 (cases), the gaps and the end; 1000 in all. */
+/** An honest two-case run: parts of 3 (the two opens), 300 and 200 (cases) and the end; 1000 in all. */
 function honest(): CountInput {
   return {
-    log: log([0, 1], [[100, 200], [210, 260]]),
+    log: log([0, 1], [100, 200, 250]),
     parts: [
-      part('r1.2.1', 'Client Request: pre-0', 100),
-      part('r1.2.2', 'Client Request: case-0', 300),
-      part('r1.2.3', 'Client Request: pre-1', 20),
-      part('r1.2.4', 'Client Request: case-1', 200),
-      part('r1.2', 'Program termination', 380),
+      part('r1.2.1', 'Client Request: open-0', 3),
+      part('r1.2.2', 'Client Request: open-1', 3),
+      part('r1.2.3', 'Client Request: case-0/0a', 300),
+      part('r1.2.4', 'Client Request: case-1/0a', 200),
+      part('r1.2', 'Program termination', 494),
     ],
     runId: 'r1',
     cases: [0, 1],
+    opens: 2,
   };
 }
 
@@ -66,46 +70,73 @@ describe('readCounts (callgrind log and parts)', () => {
     expect(counts.get(1)).toEqual({instructions: 200, blocks: 50});
   });
 
+  const traced = (effect: string) => ['--2--   SCHED[1]: TRC: CLIENTREQ', `--2-- ${effect}`];
   it.each([
-    ['a Zeroing costs line', ['--2-- Zeroing costs...'], 3, 0, /costs were zeroed/],
-    ['an instrumentation switch', ['--2-- Client Request: instrumentation switched OFF'], 9, 1, /instrumentation was switched off/],
-    ['a second Command: line', ['==2== Command: /usr/bin/true'], 3, 0, /second "Command:" line/],
-    ['another process', ['==3== Events    : Ir', '==3== Collected : 5000'], 3, 0, /a second process \(pid 3\)/],
-    ['an extra dump', ['--2-- Start dumping at BB 150 (Client Request: mine)...', '--2-- Dump to /callgrind/r1.2.9'], 3, 0, /unexpected dump "Client Request: mine"/],
-    ['a forged case dump', ['--2-- Start dumping at BB 230 (Client Request: case-1)...'], 7, 1, /unexpected dump "Client Request: case-1"/],
-  ])('fails the case on %s', (_name, extra, at, i, message) => {
+    ['a zeroing in a case', traced('  Zeroing costs...'), /costs were zeroed/],
+    ['a switch of the instrumentation', traced('Client Request: instrumentation switched OFF'), /instrumentation was switched off/],
+    ['a request valgrind runs without a trace (a native call, TOGGLE_COLLECT)', ['--2--   SCHED[1]: TRC: CLIENTREQ'], /a client request the runner did not issue: .*VALGRIND_NON_SIMD_CALL/],
+    ['a dump of its own', traced('Start dumping at BB 150 (Client Request: mine)...'), /unexpected dump "Client Request: mine" \(expected "case-0\/\.\."\)/],
+    ['a dump line no request announced', ['--2-- Start dumping at BB 150 (Client Request: case-0/0a)...'], /a line valgrind did not write in its log/],
+    ['a second Command: line', ['==2== Command: /usr/bin/true'], /second "Command:" line/],
+    ['another process', ['==3== Events    : Ir', '==3== Collected : 5000'], /a second process \(pid 3\)/],
+  ])('fails the case on %s', (_name, extra, message) => {
     const input = honest();
-    input.log = log([0, 1], [[100, 200], [210, 260]], {extra, at});
+    // Inside case 0, after open-1.
+    input.log = log([0, 1], [100, 200, 250], {extra, at: 19});
     const counts = readCounts(input);
-    expect(problem(counts.get(i))).toMatch(message);
-    expect(problem(counts.get(i))).not.toContain('\n');
+    expect(problem(counts.get(0))).toMatch(message);
+    expect(problem(counts.get(0))).not.toContain('\n');
   });
 
-  it('fails a case whose instructions are fewer than its executed blocks (collection toggled off)', () => {
+  it('fails every case on a dump before the first count opened (the solution loading), or on a log without requests', () => {
+    const early = honest();
+    early.log = log([0, 1], [100, 200, 250], {extra: ['--2-- Start dumping at BB 50 (Client Request: stash)...', '--2-- Dump to /callgrind/r1.2.9'], at: 0});
+    expect(problem(readCounts(early).get(1))).toMatch(/a zeroing or dump before the runner opened its first count/);
+    const untraced = honest();
+    untraced.log = untraced.log.split('\n').filter((line) => !line.includes('SCHED')).join('\n');
+    expect(problem(readCounts(untraced).get(0))).toMatch(/valgrind logged no client request/);
+  });
+
+  it('fails a case whose instructions are fewer than its executed blocks', () => {
     const input = honest();
-    input.parts[1] = part('r1.2.2', 'Client Request: case-0', 40);
-    input.parts[4] = part('r1.2', 'Program termination', 640);
-    expect(problem(readCounts(input).get(0))).toMatch(/counted 40 instructions in 100 executed basic blocks: collection was switched off/);
+    input.parts[2] = part('r1.2.3', 'Client Request: case-0/0a', 40);
+    input.parts[4] = part('r1.2', 'Program termination', 754);
+    expect(problem(readCounts(input).get(0))).toMatch(/counted 40 instructions in 100 executed basic blocks/);
   });
 
-  it('fails every case when the parts do not add up to the final count (a part was edited)', () => {
+  it('fails every case when the parts do not add up to the final count, or an open part holds a count moved there', () => {
     const input = honest();
-    input.parts[3] = part('r1.2.4', 'Client Request: case-1', 150);
-    const counts = readCounts(input);
-    expect(problem(counts.get(0))).toMatch(/totals add up to 950, but valgrind's final count is 1000/);
-    expect(problem(counts.get(1))).toMatch(/totals add up to 950/);
+    input.parts[3] = part('r1.2.4', 'Client Request: case-1/0a', 150);
+    expect(problem(readCounts(input).get(0))).toMatch(/totals add up to 950, but valgrind's final count is 1000/);
+    // Case 0 counted 300,000, of which 20,000 moved to the part of open-1: the sum still holds.
+    const moved = honest();
+    moved.parts[1] = part('r1.2.2', 'Client Request: open-1', 20_003);
+    moved.parts[2] = part('r1.2.3', 'Client Request: case-0/0a', 280_000);
+    moved.log = log([0, 1], [100, 200, 250], {collected: 300_700});
+    expect(problem(readCounts(moved).get(1))).toMatch(/the part r1\.2\.2 \(open-1\) holds 20003 instructions, at most 10000/);
   });
 
-  it('fails on a forged extra part file, and on a part whose trigger is not its case', () => {
+  it("fails every case when a count moved between cases (their instructions per block drift apart)", () => {
+    const input = honest();
+    input.parts[2] = part('r1.2.3', 'Client Request: case-0/0a', 100);
+    input.parts[3] = part('r1.2.4', 'Client Request: case-1/0a', 400);
+    expect(problem(readCounts(input).get(0))).toMatch(/instructions per executed basic block range from 1\.00 to 8\.00, more than 3 times apart/);
+    expect(problem(readCounts(input).get(1))).toMatch(/range from 1\.00 to 8\.00/);
+  });
+
+  it('fails on a forged extra part file, a part whose trigger is not its case, and a held byte that changed after the count closed', () => {
     const extra = honest();
-    extra.parts.push(part('r1.2.7', 'Client Request: case-0', 1));
-    expect(problem(readCounts(extra).get(0))).toMatch(/total|unexpected file/);
+    extra.parts.push(part('r1.2.7', 'Client Request: case-0/0a', 1));
+    expect(problem(readCounts(extra).get(0))).toMatch(/unexpected file r1\.2\.7/);
     const swapped = honest();
-    swapped.parts[1] = part('r1.2.2', 'Client Request: case-1', 300);
-    expect(problem(readCounts(swapped).get(0))).toMatch(/r1\.2\.2 is not the dump of case 0/);
+    swapped.parts[2] = part('r1.2.3', 'Client Request: case-1/0a', 300);
+    expect(problem(readCounts(swapped).get(0))).toMatch(/r1\.2\.3 is not the dump of case 0/);
     const foreign = honest();
     foreign.parts.push(part('r1.3', 'Program termination', 5));
     expect(problem(readCounts(foreign).get(1))).toMatch(/unexpected file r1\.3/);
+    const held = {...honest(), held: new Map([[0, 0x0a], [1, 0x41]])};
+    expect(readCounts(held).get(0)).toEqual({instructions: 300, blocks: 100});
+    expect(problem(readCounts(held).get(1))).toMatch(/the answer to case 1 ends in byte 0x41, but 0x0a when its count was closed/);
   });
 
   it('fails every case when valgrind wrote no final count (the runner did not exit normally: nothing checked the parts)', () => {
@@ -118,8 +149,18 @@ describe('readCounts (callgrind log and parts)', () => {
   it('a missing closing dump voids the case; a log without a Command: line voids every case', () => {
     const input = honest();
     input.cases = [0, 1, 2];
-    expect(problem(readCounts(input).get(2))).toMatch(/case 2 has no opening dump/);
+    expect(problem(readCounts(input).get(2))).toMatch(/case 2 has no closing dump/);
     expect(problem(readCounts({...honest(), log: 'nothing'}).get(1))).toMatch(/valgrind wrote no log/);
+  });
+});
+
+describe('crossCheck (instructions against CPU time)', () => {
+  it(`passes what honest runs show (up to ~19x more instruction speedup than CPU speedup), fails more than ${maxSpeedupExcess}x`, () => {
+    const reference = {instructions: 23_000_000, cpuSeconds: 0.15};
+    expect(crossCheck(reference, {instructions: 370_000, cpuSeconds: 0.04})).toBeUndefined();
+    expect(crossCheck(reference, {instructions: 2_500_000, cpuSeconds: 0.25})).toBeUndefined();
+    expect(crossCheck(reference, {instructions: 23_000, cpuSeconds: 0.16})).toMatch(/instruction speedup \(1\.00e\+3\) is 1\.07e\+3 times its CPU-time speedup \(0\.938\), more than 100: work ran that the count does not show/);
+    expect(crossCheck(reference, {instructions: 23_000, cpuSeconds: 0})).toBeUndefined();
   });
 });
 
@@ -179,7 +220,9 @@ describe.skipIf(!hasBundle || !hasValgrind || !sandboxed)('the instructions cloc
   it.each([
     ['valgrind-zero.py', /costs were zeroed/],
     ['valgrind-stop.py', /instrumentation was switched off/],
-    ['valgrind-toggle.py', /collection was switched off \(TOGGLE_COLLECT\)/],
+    ['valgrind-toggle.py', /a client request the runner did not issue/],
+    ['valgrind-call.py', /a client request the runner did not issue: .*VALGRIND_NON_SIMD_CALL/],
+    ['valgrind-parts.py', /the part \S+ \(open-\d+\) holds \d+ instructions, at most 10000/],
     ['valgrind-fork.py', /a second process \(pid \d+\) ran under the counter/],
     ['valgrind-exec.py', /a second process \(pid \d+\) ran under the counter|unexpected file/],
   ])('%s fails its case with the reason', (solution, reason) => {
@@ -190,6 +233,17 @@ describe.skipIf(!hasBundle || !hasValgrind || !sandboxed)('the instructions cloc
     expect(report.points[0].cases[0]).toMatchObject({status: 'tampered', note: expect.stringMatching(reason)});
     expect(stderr).toMatch(/score is 0\.0: case 0: tampered \(instructions clock: /);
     if (baseline) expect(score).toBeLessThanOrEqual(baseline);
+  }, 180_000);
+
+  it('valgrind-gc.py finds no case before its count opens: its gc callback computes nothing uncounted, and it scores what its Python loop is worth', () => {
+    // With the runner that collected garbage between a case's delivery and its count, this solution scored 78 (its loop: 1.0).
+    const {score, report} = evaluate('prefix-instructions', 'valgrind-gc.py', {plan: {'repetitions = 2\n': 'repetitions = 2\ntimeout_factor = 100\n'}});
+    expect(report.points[0].cases.map((c: {status: string; passed: boolean}) => [c.status, c.passed])).toEqual([
+      ['ok', true],
+      ['ok', true],
+    ]);
+    expect(score).toBeGreaterThan(0.5);
+    expect(score).toBeLessThan(1.5);
   }, 180_000);
 
   it('falls back to the cpu clock, once on stderr and in the report, where valgrind is missing', () => {
