@@ -9,5 +9,6 @@ export default defineConfig({
     // keep both cores busy, where vitest's default (cores - 1) runs them one by one on 2 cores.
     maxWorkers: 2,
     hookTimeout: 60_000,
+    setupFiles: ['test/helpers/lease-folder.ts'],
   },
 });

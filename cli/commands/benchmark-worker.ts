@@ -1,5 +1,6 @@
 /** `arbor benchmark worker --queue URL`: take eval jobs from a queue and run them on this machine. */
 import type {CommandModule} from 'yargs';
+import {availableParallelism} from 'node:os';
 
 interface WorkerArgs {
   queue: string;
@@ -18,7 +19,7 @@ export const workerCommand: CommandModule<object, WorkerArgs> = {
   builder: (yargs) =>
     yargs
       .option('queue', {type: 'string', demandOption: true, requiresArg: true, describe: 'redis://HOST:PORT[/DB]: the queue to take jobs from'})
-      .option('concurrency', {type: 'number', default: 1, requiresArg: true, describe: 'Jobs run at once (more than 1 lets timed evals share the CPUs)'})
+      .option('concurrency', {type: 'number', default: 1, requiresArg: true, describe: 'Jobs run at once, at most one per CPU (each eval leases a CPU of its own)'})
       .option('stalled-seconds', {
         type: 'number',
         requiresArg: true,
@@ -72,7 +73,7 @@ export const workerCommand: CommandModule<object, WorkerArgs> = {
       unsandboxed: args.unsandboxed,
       onLog: log,
     });
-    log(`worker ${worker.name} taking jobs from ${address.shown}, queue ${args['queue-name'] ?? defaultQueueName}, for the entries of ${zoo.shown} (concurrency ${args.concurrency}, stalled after ${stalledSeconds} s)`);
+    log(`worker ${worker.name} taking jobs from ${address.shown}, queue ${args['queue-name'] ?? defaultQueueName}, for the entries of ${zoo.shown} (concurrency ${Math.min(args.concurrency, availableParallelism())}, stalled after ${stalledSeconds} s)`);
     await stopped;
     log(`worker ${worker.name} stopping`);
     // Running evals stop too; their jobs return to the queue through the stalled-job check.

@@ -16,8 +16,9 @@ import {HarnessError} from './errors.js';
 import {computeLock, lockDifference, readLock} from './lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from './plan.js';
 import {bundleFailure, runPoint} from './point.js';
-import {findPython, killActiveRuns, pinnedCpu} from './process.js';
+import {findPython, killActiveRuns, pinCpu, type PinnedCpu} from './process.js';
 import {confinementFor, counterProblem, droppedRunProblem, nprocPerNamespace, runsAsRoot, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
+import {overheadRatio, overheadWarning} from './overhead.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
 import {cgroupBounds, cgroupsWork} from './cgroup.js';
@@ -65,7 +66,6 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   if (visible) {
     throw new HarnessError(`the ${split} data folder ${folder} lies under ${visible}, which every run sees (read-only): its expected answers would be readable by the solution; keep the data elsewhere (e.g. under /srv or a home folder)`, 'data-visible');
   }
-  const cpu = pinnedCpu(env);
   const reports: EvalReport[] = sides.map((side) => ({
     benchmark: dir,
     name: plan.name,
@@ -78,13 +78,17 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     sandbox: options.unsandboxed ? 'none' : 'bwrap',
     cgroup: true,
     lock: 'missing',
-    pinned: cpu !== undefined,
-    ...(cpu === undefined ? {} : {cpu}),
+    pinned: false,
     points: [],
     seconds: 0,
     processSeconds: 0,
   }));
   const report = reports[0]!;
+  // A warning that bears on a side's score: on stderr now, and in its report.
+  const warn = (each: EvalReport, text: string) => {
+    (each.warnings ??= []).push(text);
+    progress('line', `warning: ${text}`);
+  };
   const share = (fields: Partial<EvalReport>) => reports.forEach((each) => Object.assign(each, fields));
   const outcome: SidesOutcome = {reports, pairs: [], precise: true};
 
@@ -101,7 +105,17 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     progress('line', `warning: ${path.basename(dir)} has no arbor.lock, so changes to its protected files go unnoticed; write one with 'arbor benchmark lock ${options.benchmark}'`);
   }
 
-  const tmp = await createWorkFolder();
+  // One CPU per eval on this host: leased until the eval ends (released in the finally below, or by the kernel with this process).
+  const pinned: PinnedCpu = await pinCpu(env, {onWait: (text) => progress('line', text), onWarning: (text) => progress('line', `warning: ${text}`)});
+  const {cpu} = pinned;
+  share({pinned: cpu !== undefined, ...(cpu === undefined ? {} : {cpu})});
+  let tmp: string;
+  try {
+    tmp = await createWorkFolder();
+  } catch (error) {
+    pinned.lease?.release();
+    throw error;
+  }
   // Runs live in their own process groups, out of reach of the terminal's
   // Ctrl-C: on an interrupt, kill them and remove the work folders, then let
   // the signal take its usual course.
@@ -168,10 +182,19 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
         each.repetitions = Math.max(each.repetitions, result.repetitions);
         const point: PointReport = {index, point: points[index]!, score: aggregate(plan, side.cases).score, cases: side.cases, repetitions: result.repetitions, seconds: elapsed() - pointStarted};
         if (sources[index]!.folder) point.folder = sources[index]!.folder;
+        const who = sides.length > 1 ? `${sides[s]!.label} ` : '';
+        if (plan.metric === 'speedup') {
+          point.firstCase = {solution: side.firstCase, reference: result.referenceFirstCase};
+          if (result.overhead) {
+            const ratio = overheadRatio(side.cases, result.overhead.seconds);
+            point.overhead = {...result.overhead, solutionRatio: ratio};
+            const warning = overheadWarning(`point ${index + 1}/${points.length}`, sides.length > 1 ? sides[s]!.label : 'solution', ratio, result.overhead.seconds);
+            if (warning) warn(each, warning);
+          }
+        }
         each.points.push(point);
         // speedup: cases that passed; accuracy: cases whose answer the verifier could score (a NaN or a wrong length cannot be).
         const good = plan.metric === 'speedup' ? side.cases.filter((c) => c.status === 'ok' && c.passed).length : side.cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
-        const who = sides.length > 1 ? `${sides[s]!.label} ` : '';
         progress('line', `point ${index + 1}/${points.length}: ${who}${plan.metric} ${point.score.toPrecision(4)} (${good}/${side.cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'with a valid answer'})`);
       }
     }
@@ -187,6 +210,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
       }
     }
   } finally {
+    pinned.lease?.release();
     for (const name of signals) process.removeListener(name, onSignal);
     share({seconds: elapsed(), phases});
     if (options.keep) share({kept: await keepWorkFolder(tmp)});

@@ -19,7 +19,7 @@ import {createGroup} from './cgroup.js';
 import {HarnessError} from './errors.js';
 import type {PlanPoint} from './plan.js';
 import type {PointSource} from './data.js';
-import {startCpusFor, startFailure, startRun, type CaseInput, type CaseOutcome, type RunOutcome} from './process.js';
+import {settlingWarmup, startCpusFor, startFailure, startRun, type CaseInput, type CaseOutcome, type RunOutcome, type RunService, type UntimedCall} from './process.js';
 import type {EvalContext, PreparedRun, RunFiles} from './context.js';
 import {counterLogFd, crossCheck, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
 import {launchRun, type Counter} from './sandbox.js';
@@ -65,14 +65,38 @@ export async function runPoint(ctx: EvalContext, index: number, source: PointSou
     await dropRunAhead(ctx);
   }
   const sides: SideOutcome[] = [];
-  for (const side of stage.sides) sides.push({cases: await verifyPoint(ctx, made, side, stage.reference), ratios: side.ratios});
-  return {sides, pairs: stage.pairs, repetitions: stage.repetitions, precise: stage.precise};
+  for (const side of stage.sides) sides.push({cases: await verifyPoint(ctx, made, side, stage.reference), ratios: side.ratios, firstCase: firstCaseEffect(side.firstCase)});
+  const overhead = overheadOf(ctx, stage.nullCalls);
+  return {sides, pairs: stage.pairs, repetitions: stage.repetitions, precise: stage.precise, ...(overhead ? {overhead} : {}), referenceFirstCase: firstCaseEffect(stage.referenceFirstCase)};
+}
+
+/** What delivering one case costs, from the null cases of the reference's runs (speedup, not under the instructions clock). */
+export interface Overhead {
+  /** Median over the null cases, on the eval's clock. */
+  seconds: number;
+  /** Median over the null cases, on the wall clock. */
+  wallSeconds: number;
+  /** How many null cases were timed. */
+  count: number;
+}
+
+function overheadOf(ctx: EvalContext, calls: UntimedCall[]): Overhead | undefined {
+  const onClock = calls.map((call) => timeOnClock(ctx.clock, call)).filter((value): value is number => typeof value === 'number' && Number.isFinite(value));
+  if (!onClock.length) return undefined;
+  return {seconds: median(onClock), wallSeconds: median(calls.map((call) => call.seconds)), count: calls.length};
+}
+
+/** The median over runs of a run's first timed case / the median of its other cases (null with fewer than two cases a run). */
+function firstCaseEffect(perRun: number[]): number | null {
+  return perRun.length ? median(perRun) : null;
 }
 
 /** One side's cases of a point, and for speedup the paired ratios behind its score's interval. */
 export interface SideOutcome {
   cases: CaseReport[];
   ratios: PointRatios;
+  /** speedup: the median over runs of the first timed case's time / the median of the others' (null: one case a run). */
+  firstCase: number | null;
 }
 
 /** A point's outcome: per side; with two sides, the paired ratios baseline time / candidate time. */
@@ -83,6 +107,10 @@ export interface PointOutcome {
   repetitions: number;
   /** Whether the stopping rule was met (false: the budget or the cap ended the repetitions). */
   precise: boolean;
+  /** speedup on the cpu and wall clocks: what delivering a case costs (the reference's null cases). */
+  overhead?: Overhead;
+  /** speedup: the reference's first-case effect (SideOutcome.firstCase). */
+  referenceFirstCase: number | null;
 }
 
 async function makePoint(ctx: EvalContext, index: number, source: PointSource, count: number): Promise<MadePoint> {
@@ -208,6 +236,8 @@ interface SideStage {
   runs: SolutionRun[];
   /** speedup: paired ratios reference / solution on the plan's clock, [rep][case]. */
   ratios: PointRatios;
+  /** Per run with every case answered: its first timed case's time / the median of its others'. */
+  firstCase: number[];
 }
 
 /** What the run stage leaves for verification. */
@@ -220,7 +250,14 @@ interface RunStage {
   repetitions: number;
   /** speedup: whether the stopping rule was met (false: the budget or the cap ended the repetitions). */
   precise: boolean;
+  /** speedup: the null cases of the reference's runs. */
+  nullCalls: UntimedCall[];
+  /** Per reference run: its first timed case's time / the median of its others'. */
+  referenceFirstCase: number[];
 }
+
+/** Null cases timed in each reference run (cpu and wall clocks). */
+const nullCasesPerRun = 5;
 
 /** Repetitions never go past this, whatever the budget. */
 export const maxRepetitions = 100;
@@ -239,16 +276,24 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
   const started = process.hrtime.bigint();
   const spent = () => Number(process.hrtime.bigint() - started) / 1e9;
   const reference: Timing[][] = Array.from({length: n}, () => []);
-  const sides: SideStage[] = ctx.sides.map(() => ({runs: [], ratios: []}));
+  const sides: SideStage[] = ctx.sides.map(() => ({runs: [], ratios: [], firstCase: []}));
   const pairs: PointRatios = [];
+  const nullCalls: UntimedCall[] = [];
+  const referenceFirstCase: number[] = [];
+  // The wall seconds of each reference run's first warm-up call (first-call costs included).
+  const referenceWarmup: number[] = [];
   const timing = (c: CaseTimes): Timing => ({wall: c.seconds!, clock: timeOnClock(ctx.clock, c)!, cpu: c.cpuSeconds ?? null});
   const limitFor = (i: number): number => {
     if (plan.metric !== 'speedup') return plan.timeout;
-    // The warm-up absorbs first-call costs (JIT compiles, caches): untimed, limited like start-up.
-    if (i < 0) return plan.initTimeout * slowdown(ctx);
+    // The warm-up absorbs first-call costs (caches, lazy set-up) and is untimed, but it is limited
+    // like a case, relative to the reference's warm-up: a hang costs seconds, not init_timeout.
+    if (i < 0) return referenceWarmup.length ? Math.max(plan.minTimeout, plan.timeoutFactor * Math.max(...referenceWarmup)) : plan.initTimeout * slowdown(ctx);
     // The kill limit stays on wall time: it is about hangs, not speed.
     return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...reference[i]!.map((t) => t.wall)));
   };
+  // The instructions clock is deterministic: one warm-up call takes the first-call costs, and its null cases would be counted.
+  const counted = ctx.clock === 'instructions';
+  const service: Pick<RunService, 'warmup'> = plan.metric === 'speedup' && !counted ? {warmup: settlingWarmup} : {};
   const minimum = Math.max(plan.repetitions, ctx.minRepetitions ?? 0);
   let precise = plan.metric !== 'speedup';
   // Whether a side failed a case in some repetition (its score is 0.0 whatever comes next).
@@ -262,13 +307,16 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       const next = following === undefined ? undefined : following === 'reference' ? ctx.referenceFiles : ctx.sides[following]!.files;
       if (item === 'reference') {
         ctx.progress('status', `${step}reference`);
-        const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next);
+        const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next, {...service, nullCases: counted ? 0 : nullCasesPerRun});
         const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
         if (bad) {
           const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
           throw new HarnessError(`the reference solver failed on case ${bad.i} of ${made.label}: ${why}`, 'bad-reference');
         }
         for (const c of ref.cases) reference[c.i]!.push(timing(c));
+        if (ref.warmup[0]) referenceWarmup.push(ref.warmup[0].seconds);
+        nullCalls.push(...ref.nullCalls);
+        pushFirstCase(referenceFirstCase, ref.cases.map((c) => timing(c).clock));
         // Counts are not seconds: the round trip the warning is about is on the wall clock then.
         if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => (ctx.clock === 'instructions' ? times[0]!.wall / slowdown(ctx) : times[0]!.clock)));
         continue;
@@ -277,8 +325,9 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       const side = ctx.sides[s]!;
       const who = ctx.sides.length > 1 ? side.label : 'solution';
       ctx.progress('status', `${step}${who}`);
-      const outcome = await runOnce(ctx, made, side.files, limitFor, next);
+      const outcome = await runOnce(ctx, made, side.files, limitFor, next, service);
       const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
+      if (statuses.every((status) => status.status === 'ok')) pushFirstCase(sides[s]!.firstCase, statuses.map((status) => timing(status).clock));
       if (ctx.clock === 'instructions') crossCheckCounts(statuses, reference);
       if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
       const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${s}-${rep}`, 'out');
@@ -334,7 +383,13 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
     const perRepetition = spent() / (rep + 1);
     if (precise || spent() + perRepetition > budget || rep + 1 >= maxRepetitions) break;
   }
-  return {sides, reference, pairs, repetitions: rep + 1, precise};
+  return {sides, reference, pairs, repetitions: rep + 1, precise, nullCalls, referenceFirstCase};
+}
+
+/** Record a run's first-case effect: its first timed case's time / the median of its other cases' (needs two cases). */
+function pushFirstCase(effects: number[], times: number[]): void {
+  if (times.length < 2 || !times.every((time) => Number.isFinite(time) && time > 0)) return;
+  effects.push(times[0]! / median(times.slice(1)));
 }
 
 /**
@@ -407,7 +462,14 @@ async function dropRunAhead(ctx: EvalContext): Promise<void> {
  * wait until that is done, so nothing else of the eval runs while a case is
  * timed (except under the instructions clock, which other processes cannot move).
  */
-async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseTimeout: (i: number) => number, next?: RunFiles): Promise<RunOutcome> {
+async function runOnce(
+  ctx: EvalContext,
+  made: MadePoint,
+  files: RunFiles,
+  caseTimeout: (i: number) => number,
+  next?: RunFiles,
+  options: Pick<RunService, 'warmup' | 'nullCases'> = {},
+): Promise<RunOutcome> {
   const remaining = ctx.deadline();
   if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${ctx.plan.timeLimit} s (plan.toml)`, 'time-limit');
   let prepared = ctx.runAhead?.files === files ? ctx.runAhead : undefined;
@@ -417,7 +479,9 @@ async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseT
   // Only a sandboxed run may wait beside a solution's: without one, the solution could reach the
   // waiting process (the next reference, say) and slow its timed cases down.
   if (next && ctx.sandbox === 'bwrap') ctx.runAhead = prepareRun(ctx, next);
-  const caseSum = made.cases.reduce((total, c) => total + caseTimeout(c.i), 0);
+  // The warm-up case may be called up to maxCalls times, and null cases take the warm-up's limit.
+  const calls = (c: CaseInput) => (c.i < 0 ? (options.warmup?.maxCalls ?? 1) + (options.nullCases ?? 0) : 1);
+  const caseSum = made.cases.reduce((total, c) => total + calls(c) * caseTimeout(c.i), 0);
   const initTimeout = ctx.plan.initTimeout * slowdown(ctx);
   const outcome = await prepared.process.serve({
     point: made.point,
@@ -429,6 +493,7 @@ async function runOnce(ctx: EvalContext, made: MadePoint, files: RunFiles, caseT
     cpu: ctx.cpu,
     checkCpu: ctx.clock === 'cpu',
     quiet: ctx.clock === 'instructions' ? undefined : ctx.runAhead?.process.started,
+    ...options,
     // valgrind writes its last dump and final count after the runner's exit: give it time to, under load too.
     exitGrace: 2 * slowdown(ctx),
   });

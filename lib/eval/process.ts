@@ -12,6 +12,7 @@ import path from 'node:path';
 import type {Duplex} from 'node:stream';
 import {UsageError} from '../errors.js';
 import type {CpuGroup} from './cgroup.js';
+import {leaseFolder, leaseOneOf, LeaseUnavailable, type CpuLease} from './cpu-lease.js';
 import {HarnessError} from './errors.js';
 import type {Launch} from './sandbox.js';
 import type {PointSignature} from './signature.js';
@@ -53,11 +54,60 @@ export interface RunService {
   /** Seconds the runner has to exit after `end` before the run is killed (default 2). */
   exitGrace?: number;
   /**
-   * The timed cases wait for this to settle: a run started ahead of its turn
-   * loads its interpreter while this one loads its solution and warms up,
-   * never while a case is timed.
+   * The warm-up and the timed cases wait for this to settle: a run started
+   * ahead of its turn loads its interpreter while this one loads its solution
+   * and runs init(), never while the run warms up or a case is timed.
    */
   quiet?: Promise<unknown>;
+  /**
+   * How the warm-up case (i = -1) is repeated: at least `minCalls` calls
+   * (fewer once `enoughSeconds` of warm-up passed) and until a call takes at
+   * most `stableRatio` x the fastest before it, never more than `maxCalls`.
+   * Default: one call.
+   */
+  warmup?: WarmupRule;
+  /**
+   * Null cases to time after the warm-up (trusted runs only: the reference's):
+   * the warm-up case's inputs delivered and a zero answer of the results'
+   * shapes taken back, without calling the solution: what the delivery alone
+   * costs on each clock.
+   */
+  nullCases?: number;
+}
+
+/** How a run's warm-up case is repeated until its time settles. */
+export interface WarmupRule {
+  minCalls: number;
+  enoughSeconds: number;
+  stableRatio: number;
+  maxCalls: number;
+}
+
+/**
+ * The warm-up of the CPU and wall clocks: at least 3 calls (or 0.2 s of
+ * them), then until a call is within 10% of the fastest before it, at most
+ * 30. One call left the first timed case of a 5 ms solution 2-3x slower
+ * than the others (caches, branch predictors and the allocator's heap are
+ * not yet the steady state's).
+ */
+export const settlingWarmup: WarmupRule = {minCalls: 3, enoughSeconds: 0.2, stableRatio: 1.1, maxCalls: 30};
+
+/** Whether the warm-up goes on after the calls timed so far (wall seconds). */
+export function warmupContinues(rule: WarmupRule, calls: number[]): boolean {
+  if (calls.length >= rule.maxCalls) return false;
+  const spent = calls.reduce((total, each) => total + each, 0);
+  if (calls.length < rule.minCalls && spent < rule.enoughSeconds) return true;
+  if (calls.length < 2) return false;
+  const last = calls[calls.length - 1]!;
+  return last > rule.stableRatio * Math.min(...calls.slice(0, -1));
+}
+
+/** One timing of a case that is not scored: a warm-up call or a null case. */
+export interface UntimedCall {
+  /** Wall seconds, inputs sent to answer received. */
+  seconds: number;
+  /** CPU seconds of the run's cgroup over the same span (null without one). */
+  cpuSeconds: number | null;
 }
 
 /** A whole run at once: started, then served at once. */
@@ -99,9 +149,15 @@ export interface RunOutcome {
   counterLog?: string;
   /** Set when the run hit a limit of its cgroup (the notes of its crashed cases say so). */
   limitHit?: 'memory' | 'processes';
+  /** The warm-up calls, in order. */
+  warmup: UntimedCall[];
+  /** The null cases (RunService.nullCases), in order. */
+  nullCalls: UntimedCall[];
 }
 
 const tailBytes = 8192;
+/** The index a null case is delivered under (never a real case's, never the warm-up's). */
+const nullCaseIndex = -2;
 /** valgrind's -v log of an honest run is ~100 KB; a run that floods it past this has its log dropped (and its cases voided). */
 const maxCounterLog = 16 << 20;
 /** A header line longer than this is a protocol violation (the runner's are under 1 KiB). */
@@ -116,23 +172,60 @@ export function killActiveRuns(): void {
   active.clear();
 }
 
-/**
- * The CPU to pin runs to with `taskset -c`, or undefined when pinning is off or
- * unavailable: ARBOR_EVAL_CPU, a CPU number, "none", or "auto" (the default:
- * the allowed CPU that was idlest over the last 50 ms, so two evals at once do
- * not share one core while another idles); only on Linux where
- * `taskset -c <cpu> true` works (util-linux present, CPU allowed).
- */
-export function pinnedCpu(env: NodeJS.ProcessEnv = process.env): string | undefined {
+/** ARBOR_EVAL_CPU: "auto" (the default), "none" or a CPU number; anything else is a usage error. */
+function cpuSetting(env: NodeJS.ProcessEnv): string {
   const cpu = (env.ARBOR_EVAL_CPU ?? 'auto').trim();
   if (cpu !== 'none' && cpu !== 'auto' && !/^\d+$/.test(cpu)) {
-    throw new UsageError(`ARBOR_EVAL_CPU=${env.ARBOR_EVAL_CPU} is not a CPU number, expected e.g. 0, "auto" (the idlest allowed CPU, the default) or "none" (no pinning)`);
+    throw new UsageError(`ARBOR_EVAL_CPU=${env.ARBOR_EVAL_CPU} is not a CPU number, expected e.g. 0, "auto" (a free allowed CPU, leased for the eval; the default) or "none" (no pinning)`);
   }
-  if (process.platform !== 'linux' || cpu === 'none') return undefined;
-  const chosen = cpu === 'auto' ? idlestCpu() : cpu;
-  if (chosen === undefined) return undefined;
-  const result = spawnSync('taskset', ['-c', chosen, 'true'], {stdio: 'ignore'});
-  return result.status === 0 ? chosen : undefined;
+  return cpu;
+}
+
+/** Whether `taskset -c <cpu>` works here (util-linux present, CPU allowed). */
+function tasksetWorks(cpu: string): boolean {
+  return spawnSync('taskset', ['-c', cpu, 'true'], {stdio: 'ignore'}).status === 0;
+}
+
+/** The CPU an eval pins its runs to, and the lease that keeps other evals off it until release(). */
+export interface PinnedCpu {
+  cpu?: string;
+  /** Set when the CPU is leased (ARBOR_EVAL_CPU=auto). */
+  lease?: CpuLease;
+}
+
+/**
+ * The CPU to pin an eval's runs to with `taskset -c`: ARBOR_EVAL_CPU, a CPU
+ * number (used as is, no lease), "none", or "auto" (the default): a CPU no
+ * other eval on this host holds, leased until the eval releases it (the idlest
+ * over the last 50 ms among the free ones); while every allowed CPU is
+ * leased, the eval waits (`onWait` says how long so far). Only on Linux where
+ * taskset works; where no lease can be taken (no flock), the idlest CPU
+ * without one, and `onWarning` says why.
+ */
+export async function pinCpu(env: NodeJS.ProcessEnv = process.env, hooks: {onWait?: (text: string) => void; onWarning?: (text: string) => void} = {}): Promise<PinnedCpu> {
+  const setting = cpuSetting(env);
+  if (process.platform !== 'linux' || setting === 'none') return {};
+  if (setting !== 'auto') return tasksetWorks(setting) ? {cpu: setting} : {};
+  const allowed = allowedCpus();
+  if (!allowed.length) return {};
+  const order = byIdleness(allowed);
+  let lease: CpuLease;
+  try {
+    lease = await leaseOneOf(leaseFolder(env), order, {
+      onWait: (waited) =>
+        hooks.onWait?.(`waiting for a CPU: every allowed CPU (${allowed.join(',')}) is leased by another eval on this host${waited ? ` (${Math.round(waited)} s so far)` : ''}; ARBOR_EVAL_CPU=<n> pins to one regardless`),
+    });
+  } catch (error) {
+    if (!(error instanceof LeaseUnavailable)) throw error;
+    hooks.onWarning?.(`no CPU lease (${error.message}): another eval on this host may time on the same CPU`);
+    const cpu = String(order[0]);
+    return tasksetWorks(cpu) ? {cpu} : {};
+  }
+  if (!tasksetWorks(String(lease.cpu))) {
+    lease.release();
+    return {};
+  }
+  return {cpu: String(lease.cpu), lease};
 }
 
 /**
@@ -172,17 +265,17 @@ function idleTicks(): Map<number, number> {
   return ticks;
 }
 
-function idlestCpu(): string | undefined {
-  const allowed = allowedCpus();
-  if (allowed.length <= 1) return allowed.length ? String(allowed[0]) : undefined;
+/** The CPUs ordered by how idle each was over the next 50 ms, the idlest first (as given when that cannot be read). */
+function byIdleness(cpus: number[]): number[] {
+  if (cpus.length <= 1) return cpus;
   try {
     const before = idleTicks();
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
     const after = idleTicks();
     const idle = (cpu: number) => (after.get(cpu) ?? 0) - (before.get(cpu) ?? 0);
-    return String(allowed.reduce((best, cpu) => (idle(cpu) > idle(best) ? cpu : best)));
+    return [...cpus].sort((a, b) => idle(b) - idle(a));
   } catch {
-    return undefined;
+    return cpus;
   }
 }
 
@@ -451,7 +544,7 @@ export function startRun(start: RunStart): StartedRun {
       reader.fail(new Error('killed'));
       killAll();
     }, timerMs(service.totalTimeout));
-    const outcome: RunOutcome = {started: false, exitCode: null, signal: null, wallSeconds: 0, cases: [], stdoutTail: '', stderrTail: ''};
+    const outcome: RunOutcome = {started: false, exitCode: null, signal: null, wallSeconds: 0, cases: [], stdoutTail: '', stderrTail: '', warmup: [], nullCalls: []};
     const resultTotal = service.resultBytes.reduce((a, b) => a + b, 0);
     const timed = service.cases.filter((c) => c.i >= 0);
     let position = 0;
@@ -465,22 +558,39 @@ export function startRun(start: RunStart): StartedRun {
       if (ready.header.ev === 'failed') {
         outcome.startError = String(ready.header.note ?? 'the solution failed to start');
       } else {
-        for (const item of service.cases) {
-          if (item.i >= 0 && position === 0 && service.quiet) {
-            if (timer) clearTimeout(timer);
-            await service.quiet.catch(() => {});
-          }
+        if (service.quiet) {
+          if (timer) clearTimeout(timer);
+          await service.quiet.catch(() => {});
+        }
+        // One exchange: the inputs delivered, the answer taken; its wall and CPU seconds.
+        const exchange = async (op: 'case' | 'null', item: CaseInput) => {
           if (reader.pending) throw new Error(`the runner sent ${reader.pending} byte(s) before case ${item.i} was delivered`);
           const limit = service.caseTimeout(item.i);
           arm(limit, {i: item.i, limit, reason: 'case'});
           const cpuBefore = group?.cpuSeconds() ?? NaN;
           const sentAt = process.hrtime.bigint();
-          socket.write(`${JSON.stringify({op: 'case', i: item.i})}\n`);
+          socket.write(`${JSON.stringify({op, i: item.i})}\n`);
           socket.write(item.inputs);
           const frame = await reader.next((header) => answerSize(header, item.i, service.resultBytes, resultTotal));
           const seconds = Number(reader.lastAt - sentAt) / 1e9;
           const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
-          if (item.i < 0) continue;
+          return {frame, seconds, cpu};
+        };
+        const untimed = (seconds: number, cpu: number): UntimedCall => ({seconds, cpuSeconds: Number.isFinite(cpu) ? cpu : null});
+        for (const item of service.cases) {
+          if (item.i < 0) {
+            const rule = service.warmup ?? {minCalls: 1, enoughSeconds: 0, stableRatio: Infinity, maxCalls: 1};
+            do {
+              const {seconds, cpu} = await exchange('case', item);
+              outcome.warmup.push(untimed(seconds, cpu));
+            } while (warmupContinues(rule, outcome.warmup.map((call) => call.seconds)));
+            for (let k = 0; k < (service.nullCases ?? 0); k++) {
+              const {seconds, cpu} = await exchange('null', {i: nullCaseIndex, inputs: item.inputs});
+              outcome.nullCalls.push(untimed(seconds, cpu));
+            }
+            continue;
+          }
+          const {frame, seconds, cpu} = await exchange('case', item);
           position++;
           const implausible = service.checkCpu && Number.isFinite(cpu) ? implausibleCpu(cpu, seconds) : undefined;
           if (implausible) outcome.cases.push({i: item.i, status: 'tampered', seconds, cpuSeconds: cpu, note: implausible});
@@ -494,7 +604,7 @@ export function startRun(start: RunStart): StartedRun {
       const current = timed[position];
       if (current && outcome.started && !outcome.startError) {
         if (killed) {
-          const what = killed.reason === 'total' ? 'whole-run' : killed.i === -1 ? 'warm-up case' : killed.reason === 'start' ? 'start-up/init' : 'case';
+          const what = killed.reason === 'total' ? 'whole-run' : killed.i === -1 ? 'warm-up case' : killed.i === nullCaseIndex ? 'null case' : killed.reason === 'start' ? 'start-up/init' : 'case';
           outcome.cases.push({i: current.i, status: 'timeout', seconds: null, cpuSeconds: null, note: `killed at the ${what} time limit of ${killed.limit.toFixed(3)} s`});
         } else {
           outcome.cases.push({i: current.i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the process ended before answering (${crashNote(error, stderrTail)})`});

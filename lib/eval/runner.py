@@ -21,6 +21,9 @@ Protocol (JSON header lines, each followed by raw little-endian tensor bytes):
                        + the results' bytes (sizes[k] is the byte size of result k,
                        0 when it could not be converted; the note says why)
                      | {"ev": "answer", "i": I, "status": "crashed", "note": ...}
+    harness -> runner  {"op": "null", "i": I} + the arguments' bytes (not under --count-instructions)
+    runner -> harness  {"ev": "answer", "i": I, "status": "ok", ...} + zeros of every result's shape
+                       (run() is not called: the harness times what delivering a case costs)
     harness -> runner  {"op": "end"}   (free(state), then exit 0)
 
 SIG = {"args": [{"name", "type", "shape"}], "results": [...]}, every dimension
@@ -391,10 +394,20 @@ def serve(channel, np, solution_path, counter=None):
     else:
         opening(channel, counter, channel.send_holding({"ev": "ready"}))
     results = signature["results"]
+    # A null case's answer: zeros of every result's shape, converted and sent like run()'s.
+    null_outputs = {r["name"]: np.zeros(tuple(r["shape"]), dtype=np.dtype(DTYPES[r["type"]])) for r in results}
     while True:
         request = channel.header()
         if request.get("op") == "end":
             break
+        if request.get("op") == "null" and counter is None:
+            # The delivery alone: the inputs read and wrapped, a zero answer converted and sent;
+            # run() is not called. The harness times these in the reference's runs.
+            inputs = inputs_from(np, channel.payload(arg_bytes), layout)
+            sizes, parts, note = answer_of(np, null_outputs, results)
+            channel.send({"ev": "answer", "i": request["i"], "status": "ok", "sizes": sizes, "note": note}, parts)
+            del inputs
+            continue
         if request.get("op") != "case":
             raise ValueError("expected case or end, got %r" % request.get("op"))
         i = request["i"]

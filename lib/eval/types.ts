@@ -99,6 +99,16 @@ export interface PointReport {
   seconds: number;
   /** Path split: the work directory the point's cases were read from. */
   folder?: string;
+  /**
+   * speedup on the cpu and wall clocks: what delivering one case costs, timed
+   * with null cases in the reference's runs (the inputs delivered and a zero
+   * answer taken back, the solution not called): the median on the eval's
+   * clock (`seconds`) and on the wall clock; `solutionRatio` is the fastest
+   * case's median time over it (under 10: the point warns).
+   */
+  overhead?: {seconds: number; wallSeconds: number; count: number; solutionRatio: number | null};
+  /** speedup: the first-case effect per side: the median over runs of the first timed case's time / the median of the other cases' (null: one case a run). */
+  firstCase?: {solution: number | null; reference: number | null};
 }
 
 /** The full report (`--json FILE`). */
@@ -153,4 +163,6 @@ export interface EvalReport {
   phases?: Record<string, number>;
   /** The temporary folder, when kept. */
   kept?: string;
+  /** What the eval warned about on stderr that bears on the score (a solution near the delivery overhead, a precision target missed). */
+  warnings?: string[];
 }

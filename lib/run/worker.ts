@@ -82,8 +82,12 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
   const env = options.env ?? process.env;
   const log = options.onLog ?? (() => {});
   const stalledMs = Math.round(resolveStalledSeconds(options.stalledSeconds, env) * 1000);
-  const concurrency = options.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new UsageError(`--concurrency ${concurrency}: expected a whole number of jobs, at least 1`);
+  const asked = options.concurrency ?? 1;
+  if (!Number.isInteger(asked) || asked < 1) throw new UsageError(`--concurrency ${asked}: expected a whole number of jobs, at least 1`);
+  // Each timed eval leases a CPU of its own (lib/eval/cpu-lease.ts): more jobs than CPUs would only wait for one.
+  const cpus = os.availableParallelism();
+  const concurrency = Math.min(asked, cpus);
+  if (concurrency < asked) log(`--concurrency ${asked} capped at ${cpus}: this host has ${cpus} CPU(s), and each eval leases one of its own`);
   const name = options.name ?? `${os.hostname()}:${process.pid}`;
   if (!(await stat(options.zoo).catch(() => undefined))?.isDirectory()) throw new UsageError(`zoo ${options.zoo} is not a folder: a worker evaluates the entries of its own zoo`, 'not-found');
   await checkRedis(options.address);

@@ -5,7 +5,7 @@ import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cgroupsWork, createGroup} from '../../lib/eval/cgroup.js';
-import {findPython, runCases, startCpusFor, startRun, type CaseInput, type RunOutcome, type RunService} from '../../lib/eval/process.js';
+import {findPython, runCases, settlingWarmup, startCpusFor, startRun, warmupContinues, type CaseInput, type RunOutcome, type RunService} from '../../lib/eval/process.js';
 import {confinementFor, findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/eval/sandbox.js';
 import {repoRoot, tempDir} from '../helpers/cli.js';
 
@@ -155,7 +155,7 @@ describe('a run started ahead of its turn', () => {
     await expect(pending.serve(service)).rejects.toThrow('a run is served once');
   });
 
-  it('holds its timed cases until the run after it is quiet, and not its warm-up', async () => {
+  it('holds its warm-up and timed cases until the run after it is quiet (an idle gap after the warm-up left the first case 2-3x slow)', async () => {
     const order: string[] = [];
     const quiet = new Promise((resolve) => setTimeout(() => resolve(order.push('quiet')), 500));
     const outcome = await runCases({
@@ -166,7 +166,7 @@ describe('a run started ahead of its turn', () => {
       caseTimeout: (i) => (order.push(`case ${i}`), 20),
       quiet,
     });
-    expect(order).toEqual(['case -1', 'quiet', 'case 0', 'case 1']);
+    expect(order).toEqual(['quiet', 'case -1', 'case 0', 'case 1']);
     expect(outcome.cases.every((c) => c.seconds! < 0.5)).toBe(true);
   });
 
@@ -179,5 +179,42 @@ describe('a run started ahead of its turn', () => {
       const outcome = await pending.serve({...service, cpu: '0'});
       expect(int64s(outcome.cases[0]!.answer![0])).toEqual([1n, 0n, 0n]);
     }
+  });
+});
+
+describe('the warm-up and the null cases', () => {
+  it('repeats the warm-up case until its time settles: 3 calls (fewer past 0.2 s), then until one is within 10% of the fastest before it', () => {
+    expect(warmupContinues(settlingWarmup, [0.01])).toBe(true);
+    expect(warmupContinues(settlingWarmup, [0.01, 0.01])).toBe(true);
+    expect(warmupContinues(settlingWarmup, [0.03, 0.01, 0.0105])).toBe(false);
+    expect(warmupContinues(settlingWarmup, [0.03, 0.01, 0.02])).toBe(true);
+    // A slow case: 0.2 s of warm-up is enough once a call is as fast as the ones before it.
+    expect(warmupContinues(settlingWarmup, [0.5])).toBe(false);
+    expect(warmupContinues(settlingWarmup, [0.5, 0.3])).toBe(false);
+    expect(warmupContinues(settlingWarmup, Array.from({length: settlingWarmup.maxCalls}, (_, k) => 0.001 * (k + 1)))).toBe(false);
+  });
+
+  it('times the warm-up calls and the null cases, which never call run()', async () => {
+    const file = path.join(tempDir('arbor-null-'), 'calls');
+    const solution = `import numpy as np\ndef run(state, inputs):\n    open(${JSON.stringify(file)}, "a").write("run\\n")\n    return {"y": inputs["x"].astype(np.int64)}\n`;
+    const outcome = await runCases({
+      launch: launchOf('none', solution),
+      group: cgroups ? createGroup() : undefined,
+      point: {N: 3},
+      signature,
+      resultBytes: [24],
+      cases: [{i: -1, inputs: cases[0]!.inputs}, ...cases],
+      initTimeout: 20,
+      caseTimeout: () => 20,
+      totalTimeout: 60,
+      warmup: settlingWarmup,
+      nullCases: 4,
+    });
+    expect(outcome.cases.map((c) => c.status)).toEqual(['ok', 'ok']);
+    expect(outcome.warmup.length).toBeGreaterThanOrEqual(3);
+    expect(outcome.nullCalls).toHaveLength(4);
+    expect(outcome.nullCalls.every((call) => call.seconds > 0 && (cgroups ? call.cpuSeconds! >= 0 : call.cpuSeconds === null))).toBe(true);
+    // run() ran for each warm-up call and each timed case, never for a null case.
+    expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(outcome.warmup.length + 2);
   });
 });
