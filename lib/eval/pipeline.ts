@@ -15,12 +15,12 @@ import type {EvalContext, Side} from './context.js';
 import {HarnessError} from './errors.js';
 import {computeLock, lockDifference, readLock} from './lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from './plan.js';
-import {bundleFailure, runPoint} from './point.js';
+import {bundleFailure, maxRepetitions, runPoint} from './point.js';
 import {findPython, killActiveRuns, pinCpu, type PinnedCpu} from './process.js';
 import {confinementFor, counterProblem, droppedRunProblem, nprocPerNamespace, runsAsRoot, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
 import {overheadRatio, overheadWarning} from './overhead.js';
 import {mean} from './score.js';
-import {relativeHalfWidth, scoreInterval, type PointRatios} from './stats.js';
+import {relativeHalfWidth, repeatInterval, scoreInterval, type PointRatios} from './stats.js';
 import {cgroupBounds, cgroupsWork} from './cgroup.js';
 import {dataFolder, splitPoints, testDataVariable} from './data.js';
 import {saltVariable, splitSeeds, warmupSeed} from './seeds.js';
@@ -206,7 +206,12 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
       if (failure) each.failure = failure;
       if (plan.metric === 'speedup' && !failure) {
         each.interval = scoreInterval(ratios[s]!);
+        each.repeatInterval = repeatInterval(score, each.interval);
         each.precision = {target: plan.precision, halfWidth: relativeHalfWidth(each.interval, score), reached: precise[s]!};
+        const who = sides.length > 1 ? `${sides[s]!.label}: ` : '';
+        progress('line', `${who}${closingLine(each, ctx.clock)}`);
+        const missed = precisionMissed(each, plan);
+        if (missed) warn(each, `${who}${missed}`);
       }
     }
   } finally {
@@ -217,6 +222,28 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     else await rm(tmp, {recursive: true, force: true}).catch(() => {});
   }
   return outcome;
+}
+
+/** The eval's closing line for a speedup score: the score with its interval and what it rests on. */
+export function closingLine(report: Pick<EvalReport, 'score' | 'interval' | 'repeatInterval' | 'precision' | 'repetitions'>, clock: Clock | null): string {
+  const [low, high] = report.interval!;
+  const width = `±${formatPercent(report.precision!.halfWidth)}`;
+  const repeat = report.repeatInterval ? `; a repeat eval here: [${report.repeatInterval[0].toPrecision(4)}, ${report.repeatInterval[1].toPrecision(4)}]` : '';
+  return `speedup ${report.score.toPrecision(4)}, 95% interval [${low.toPrecision(4)}, ${high.toPrecision(4)}] (${width}; ${report.repetitions} repetition(s), ${clock ?? 'wall'} clock)${repeat}`;
+}
+
+/** When the interval is wider than the plan's precision: by how much, and what ended the repetitions. */
+export function precisionMissed(report: Pick<EvalReport, 'precision' | 'repetitions'>, plan: Pick<Plan, 'precision' | 'maxSeconds'>): string | undefined {
+  const precision = report.precision!;
+  if (precision.reached) return undefined;
+  const why = report.repetitions >= maxRepetitions ? `the cap of ${maxRepetitions} repetitions` : `the budget (plan.toml max_seconds = ${plan.maxSeconds})`;
+  const factor = precision.halfWidth / precision.target;
+  const short = Number.isFinite(factor) && factor > 1 ? `, ${factor.toFixed(1)}x the target` : '';
+  return `the precision target was missed: ±${formatPercent(precision.halfWidth)} against ±${formatPercent(precision.target)} (plan.toml precision = ${plan.precision})${short}; ${why} ended the repetitions, so the score is less certain than the plan asks`;
+}
+
+function formatPercent(fraction: number): string {
+  return Number.isFinite(fraction) ? `${(100 * fraction).toPrecision(2)}%` : 'unbounded';
 }
 
 /** The repetition budget: the plan's max_seconds for one solution; a second side adds half (three runs a repetition instead of two). */

@@ -256,8 +256,9 @@ interface RunStage {
   referenceFirstCase: number[];
 }
 
-/** Null cases timed in each reference run (cpu and wall clocks). */
-const nullCasesPerRun = 5;
+/** Null cases timed in a reference run (cpu and wall clocks), until a point has `nullCasesEnough` of them. */
+const nullCasesPerRun = 3;
+const nullCasesEnough = 15;
 
 /** Repetitions never go past this, whatever the budget. */
 export const maxRepetitions = 100;
@@ -307,7 +308,8 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
       const next = following === undefined ? undefined : following === 'reference' ? ctx.referenceFiles : ctx.sides[following]!.files;
       if (item === 'reference') {
         ctx.progress('status', `${step}reference`);
-        const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next, {...service, nullCases: counted ? 0 : nullCasesPerRun});
+        const nullCases = counted || nullCalls.length >= nullCasesEnough ? 0 : nullCasesPerRun;
+        const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next, {...service, nullCases});
         const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
         if (bad) {
           const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;

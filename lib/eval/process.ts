@@ -62,8 +62,8 @@ export interface RunService {
   /**
    * How the warm-up case (i = -1) is repeated: at least `minCalls` calls
    * (fewer once `enoughSeconds` of warm-up passed) and until a call takes at
-   * most `stableRatio` x the fastest before it, never more than `maxCalls`.
-   * Default: one call.
+   * most `stableRatio` x the fastest before it, never more than `maxCalls`
+   * calls or past `maxSeconds` of them. Default: one call.
    */
   warmup?: WarmupRule;
   /**
@@ -81,21 +81,22 @@ export interface WarmupRule {
   enoughSeconds: number;
   stableRatio: number;
   maxCalls: number;
+  maxSeconds: number;
 }
 
 /**
  * The warm-up of the CPU and wall clocks: at least 3 calls (or 0.2 s of
  * them), then until a call is within 10% of the fastest before it, at most
- * 30. One call left the first timed case of a 5 ms solution 2-3x slower
+ * 30 calls or 1 s of them. One call left the first timed case of a 5 ms solution 2-3x slower
  * than the others (caches, branch predictors and the allocator's heap are
  * not yet the steady state's).
  */
-export const settlingWarmup: WarmupRule = {minCalls: 3, enoughSeconds: 0.2, stableRatio: 1.1, maxCalls: 30};
+export const settlingWarmup: WarmupRule = {minCalls: 3, enoughSeconds: 0.2, stableRatio: 1.1, maxCalls: 30, maxSeconds: 1};
 
 /** Whether the warm-up goes on after the calls timed so far (wall seconds). */
 export function warmupContinues(rule: WarmupRule, calls: number[]): boolean {
-  if (calls.length >= rule.maxCalls) return false;
   const spent = calls.reduce((total, each) => total + each, 0);
+  if (calls.length >= rule.maxCalls || spent >= rule.maxSeconds) return false;
   if (calls.length < rule.minCalls && spent < rule.enoughSeconds) return true;
   if (calls.length < 2) return false;
   const last = calls[calls.length - 1]!;
@@ -265,15 +266,31 @@ function idleTicks(): Map<number, number> {
   return ticks;
 }
 
-/** The CPUs ordered by how idle each was over the next 50 ms, the idlest first (as given when that cannot be read). */
+/**
+ * The CPUs in the order an eval tries to lease them: those about as idle as
+ * the idlest over the next 50 ms (within 40% of the window) first, the
+ * highest-numbered first among them, then the rest by idleness. The tie-break
+ * is fixed so that evals run one after another time on the same CPU, idle or
+ * evenly loaded: the CPUs of a virtual machine differ by a few percent in
+ * speed (two vCPUs here: 52.2-52.4 on one, 52.9-53.7 on the other, for one
+ * solution under two busy loops), and the idlest pick alone made that a
+ * coin toss per eval.
+ */
+export function leaseOrder(cpus: readonly number[], idle: (cpu: number) => number, window: number): number[] {
+  if (cpus.length <= 1) return [...cpus];
+  const most = Math.max(...cpus.map(idle));
+  const close = (cpu: number) => idle(cpu) >= most - 0.4 * window;
+  return [...cpus].sort((a, b) => Number(close(b)) - Number(close(a)) || (close(a) ? b - a : idle(b) - idle(a)));
+}
+
 function byIdleness(cpus: number[]): number[] {
   if (cpus.length <= 1) return cpus;
   try {
     const before = idleTicks();
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
     const after = idleTicks();
-    const idle = (cpu: number) => (after.get(cpu) ?? 0) - (before.get(cpu) ?? 0);
-    return [...cpus].sort((a, b) => idle(b) - idle(a));
+    // /proc/stat counts in USER_HZ ticks (100 a second on Linux): 5 in 50 ms.
+    return leaseOrder(cpus, (cpu) => (after.get(cpu) ?? 0) - (before.get(cpu) ?? 0), 5);
   } catch {
     return cpus;
   }
@@ -579,7 +596,7 @@ export function startRun(start: RunStart): StartedRun {
         const untimed = (seconds: number, cpu: number): UntimedCall => ({seconds, cpuSeconds: Number.isFinite(cpu) ? cpu : null});
         for (const item of service.cases) {
           if (item.i < 0) {
-            const rule = service.warmup ?? {minCalls: 1, enoughSeconds: 0, stableRatio: Infinity, maxCalls: 1};
+            const rule = service.warmup ?? {minCalls: 1, enoughSeconds: 0, stableRatio: Infinity, maxCalls: 1, maxSeconds: Infinity};
             do {
               const {seconds, cpu} = await exchange('case', item);
               outcome.warmup.push(untimed(seconds, cpu));

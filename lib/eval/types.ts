@@ -137,8 +137,13 @@ export interface EvalReport {
   clock?: Clock;
   /** speedup: why the clock is not the plan's (no cgroup for a CPU clock, no valgrind for the instructions clock). */
   clockNote?: string;
-  /** speedup: the score's 95% interval (percentile bootstrap over repetitions). */
+  /** speedup: the score's 95% interval from this eval's repetitions (percentile bootstrap over repetitions; the stopping rule's). */
   interval?: [number, number];
+  /**
+   * speedup: where a repeat eval of the same solution on this machine falls about 95% of the time: `interval`
+   * widened by the next eval's own uncertainty and the spread between evals (stats.ts repeatInterval).
+   */
+  repeatInterval?: [number, number];
   /** speedup: the stopping rule: the plan's target, the half-width reached (relative to the score), and whether every point met it. */
   precision?: {target: number; halfWidth: number; reached: boolean};
   /** How runs were isolated: "bwrap" (bubblewrap sandbox) or "none". */

@@ -15,12 +15,16 @@ describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solu
     for (const rep of report.points[0].cases[0].repetitions) expect(rep.seconds).toBeGreaterThan(0);
   });
 
-  it('sleep.py is killed at the warm-up limit, and the child it left in its own session dies with the run', () => {
+  it("sleep.py is killed at the warm-up limit, max(1 s, 10 x the reference's warm-up), and the child it left in its own session dies with the run", () => {
     const mark = marker();
     const started = Date.now();
     const {score, report} = evaluate('prefix-speed', 'sleep.py', {replace: {ARBOR_PROCESS_MARKER: mark}});
     expect(score).toBe(0);
-    expect(report.points[0].cases[0]).toMatchObject({status: 'timeout', note: 'killed at the warm-up case time limit of 4.000 s'});
+    expect(report.points[0].cases[0].status).toBe('timeout');
+    // The reference's first warm-up call takes tens of ms: the limit is min_timeout, far under init_timeout (4 s here).
+    const limit = Number(/^killed at the warm-up case time limit of (\d+\.\d{3}) s$/.exec(report.points[0].cases[0].note)?.[1]);
+    expect(limit).toBeGreaterThanOrEqual(1);
+    expect(limit).toBeLessThan(4);
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(eventually(() => survivors(mark).length === 0)).toBe(true);
   });

@@ -1,13 +1,25 @@
-// One CPU per eval, machine-wide: the lock files, their release when an eval ends however it ends,
+// One CPU per eval, machine-wide (every eval leases one, timed or not): the lock files, their release when an eval ends however it ends,
 // and two evals started at once.
 import {spawn, spawnSync} from 'node:child_process';
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {leaseOneOf, tryLease} from '../../lib/eval/cpu-lease.js';
+import {leaseOrder} from '../../lib/eval/process.js';
 import {cliPath, fixtures, repoRoot, tempDir} from '../helpers/cli.js';
 
 const linux = process.platform === 'linux' && spawnSync('flock', ['--version']).status === 0;
+
+describe('the order CPUs are leased in', () => {
+  it('puts the idlest first, and among CPUs about as idle the highest-numbered, so evals one after another share a CPU', () => {
+    const ticks = (values: number[]) => (cpu: number) => values[cpu]!;
+    expect(leaseOrder([0, 1], ticks([5, 5]), 5)).toEqual([1, 0]);
+    expect(leaseOrder([0, 1], ticks([0, 0]), 5)).toEqual([1, 0]);
+    expect(leaseOrder([0, 1], ticks([5, 0]), 5)).toEqual([0, 1]);
+    expect(leaseOrder([0, 1, 2, 3], ticks([5, 1, 4, 0]), 5)).toEqual([2, 0, 1, 3]);
+    expect(leaseOrder([3], ticks([0, 0, 0, 0]), 5)).toEqual([3]);
+  });
+});
 
 describe.runIf(linux)('CPU leases', () => {
   it('holds a CPU for one holder at a time, and frees it on release', async () => {
@@ -56,7 +68,7 @@ describe.runIf(linux)('CPU leases', () => {
     const reports = tempDir('arbor-leased-evals-');
     const evals = Array.from({length: cpus + 1}, (_, k) =>
       new Promise<{k: number; stderr: string; code: number | null}>((resolve) => {
-        const child = spawn(process.execPath, [cliPath, 'benchmark', 'eval', path.join(fixtures, 'eval/prefix-speed'), 'dev', '--json', path.join(reports, `${k}.json`)], {
+        const child = spawn(process.execPath, [cliPath, 'benchmark', 'eval', path.join(fixtures, 'eval/accuracy-abs'), 'dev', '--json', path.join(reports, `${k}.json`)], {
           env: {...process.env, ARBOR_CPU_LEASES: folder, NO_COLOR: '1'},
           stdio: ['ignore', 'ignore', 'pipe'],
         });

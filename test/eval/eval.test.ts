@@ -168,33 +168,35 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(scoreOf(result.stdout)).toBeGreaterThan(0);
   });
 
-  it('warns when reference cases are too quick to time well (the test split has 0.5-2 ms cases), not otherwise', () => {
+  it("warns when reference cases are too quick to time well (the test split has 0.5-2 ms cases), not otherwise; measures what delivering a case costs and warns when the solution's cases are within 10x of it", () => {
     const quick = runCli(['benchmark', 'eval', speed, 'test']);
     expect(quick.code).toBe(0);
     expect(quick.stderr).toMatch(/warning: the reference solves a case of point [12]\/2 \{"N":(20000|5000)\} in [\d.]+ ms; .* understated \(make the point bigger\)/);
-    const roomy = runCli(['benchmark', 'eval', speed, 'dev', '--json', path.join(tempDir(), 'report.json')]);
-    expect(roomy.code).toBe(0);
-    expect(roomy.stderr).not.toMatch(/warning: the reference/);
-  });
-
-  it("measures what delivering a case costs and warns when the solution's cases are within 10x of it", () => {
     // dev: np.cumsum of 200,000 float64 takes ~2 ms of CPU; delivering 1.6 MB and taking 1.6 MB back ~0.8 ms.
     const json = path.join(tempDir(), 'report.json');
-    const result = runCli(['benchmark', 'eval', speed, 'dev', '--json', json]);
-    expect(result.code).toBe(0);
+    const roomy = runCli(['benchmark', 'eval', speed, 'dev', '--json', json]);
+    expect(roomy.code).toBe(0);
+    expect(roomy.stderr).not.toMatch(/warning: the reference/);
     const report = JSON.parse(readFileSync(json, 'utf8'));
     const [point] = report.points;
-    expect(point.overhead.count).toBe(5 * report.repetitions);
+    // Three null cases in each reference run (one per repetition), until 15.
+    expect(point.overhead.count).toBe(3 * Math.min(5, report.repetitions));
     expect(point.overhead.seconds).toBeGreaterThan(0);
     const fastest = Math.min(...point.cases.map((c: {seconds: number}) => c.seconds));
     expect(point.overhead.solutionRatio).toBeCloseTo(fastest / point.overhead.seconds, 6);
     expect(point.overhead.solutionRatio).toBeLessThan(10);
-    const line = /warning: (point 1\/1: the solution's fastest case takes [\d.]+ [µm]s, [\d.]+x the [\d.]+ [µm]s that delivering a case's inputs and taking its answer costs \(under 10x\): .*)\n/.exec(result.stderr);
+    const line = /warning: (point 1\/1: the solution's fastest case takes [\d.]+ [µm]s, [\d.]+x the [\d.]+ [µm]s that delivering a case's inputs and taking its answer costs \(under 10x\): .*)\n/.exec(roomy.stderr);
     expect(line).not.toBeNull();
     expect(report.warnings).toContain(line![1]);
     // The first-case effect of each side: the first timed case against the others, after a warm-up that settles.
     expect(point.firstCase.solution).toBeGreaterThan(0.5);
     expect(point.firstCase.reference).toBeGreaterThan(0.5);
+    // The closing line: the score with this eval's interval and a repeat eval's.
+    const fmt = (value: number) => value.toPrecision(4);
+    expect(roomy.stderr).toContain(`speedup ${fmt(report.score)}, 95% interval [${fmt(report.interval[0])}, ${fmt(report.interval[1])}] (±`);
+    expect(roomy.stderr).toContain(`cpu clock); a repeat eval here: [${fmt(report.repeatInterval[0])}, ${fmt(report.repeatInterval[1])}]\n`);
+    expect(report.repeatInterval[0]).toBeLessThan(report.interval[0]);
+    expect(report.repeatInterval[1]).toBeGreaterThan(report.interval[1]);
   });
 
   it('scores the accuracy fixture as the share within tolerance that numpy computes from the cases', () => {

@@ -192,6 +192,9 @@ describe('the warm-up and the null cases', () => {
     expect(warmupContinues(settlingWarmup, [0.5])).toBe(false);
     expect(warmupContinues(settlingWarmup, [0.5, 0.3])).toBe(false);
     expect(warmupContinues(settlingWarmup, Array.from({length: settlingWarmup.maxCalls}, (_, k) => 0.001 * (k + 1)))).toBe(false);
+    // Never past 1 s of calls, settled or not.
+    expect(warmupContinues(settlingWarmup, [0.15, 0.3, 0.15, 0.3, 0.15])).toBe(false);
+    expect(warmupContinues(settlingWarmup, [0.15, 0.3, 0.15, 0.3])).toBe(true);
   });
 
   it('times the warm-up calls and the null cases, which never call run()', async () => {

@@ -1,6 +1,7 @@
 // The speed score's statistics: how many repetitions an eval needs, read from measured repetitions.
 import {describe, expect, it} from 'vitest';
-import {generator, relativeHalfWidth, repetitionsForPrecision, scoreInterval, speedScore, type PointRatios} from '../../lib/eval/stats.js';
+import {betweenEvalSpread, generator, relativeHalfWidth, repeatInterval, repetitionsForPrecision, scoreInterval, speedScore, type PointRatios} from '../../lib/eval/stats.js';
+import {closingLine, precisionMissed} from '../../lib/eval/pipeline.js';
 
 /** `reps` repetitions of `cases` paired ratios around 1 with normal noise of sd `sigma` (seeded). */
 function normalPool(reps: number, cases: number, sigma: number, seed: number): PointRatios {
@@ -62,5 +63,38 @@ describe('repetitionsForPrecision', () => {
     expect(both).toBeGreaterThan(repetitionsForPrecision([quiet], 0.01, {from: 5, cap: 60})!);
     expect(repetitionsForPrecision([noisy], 0.01, {from: 5, cap: 10})).toBeNull();
     expect(repetitionsForPrecision([[[1]]], 0.01)).toBeNull();
+  });
+});
+
+describe('the interval of a repeat eval', () => {
+  it("widens this eval's interval, in log space, by the next eval's own uncertainty and the spread between evals", () => {
+    const [low, high] = repeatInterval(20, [19.6, 20.4]);
+    // Symmetric around the score in log space, wider than this eval's interval.
+    expect(Math.log(high / 20)).toBeCloseTo(Math.log(20 / low), 12);
+    expect(low).toBeLessThan(19.6);
+    expect(high).toBeGreaterThan(20.4);
+    const within = Math.log(20.4 / 19.6) / 2;
+    expect(Math.log(high / 20)).toBeCloseTo(Math.sqrt(2 * within ** 2 + (1.96 * Math.log1p(betweenEvalSpread)) ** 2), 12);
+    // With no spread between evals, only the next eval's uncertainty: sqrt(2) x this eval's.
+    const [, alone] = repeatInterval(20, [19.6, 20.4], 0);
+    expect(Math.log(alone / 20)).toBeCloseTo(Math.SQRT2 * within, 12);
+    // Even a zero-width interval (a deterministic clock) gets the spread between evals.
+    const [flatLow, flatHigh] = repeatInterval(2, [2, 2]);
+    expect(flatHigh / 2).toBeCloseTo(Math.exp(1.96 * Math.log1p(betweenEvalSpread)), 12);
+    expect(flatLow).toBeLessThan(2);
+    // A score of 0 keeps its interval.
+    expect(repeatInterval(0, [0, 0])).toEqual([0, 0]);
+  });
+});
+
+describe('the closing lines', () => {
+  it('give the score with both intervals, and say by how much a missed precision target was missed', () => {
+    const report = {score: 21.52, interval: [21.02, 21.88] as [number, number], repeatInterval: [20.4, 22.7] as [number, number], repetitions: 24, precision: {target: 0.02, halfWidth: 0.028, reached: false}};
+    expect(closingLine(report, 'cpu')).toBe('speedup 21.52, 95% interval [21.02, 21.88] (±2.8%; 24 repetition(s), cpu clock); a repeat eval here: [20.40, 22.70]');
+    expect(precisionMissed(report, {precision: 0.02, maxSeconds: 40})).toBe(
+      'the precision target was missed: ±2.8% against ±2.0% (plan.toml precision = 0.02), 1.4x the target; the budget (plan.toml max_seconds = 40) ended the repetitions, so the score is less certain than the plan asks',
+    );
+    expect(precisionMissed({...report, repetitions: 100}, {precision: 0.02, maxSeconds: 40})).toMatch(/; the cap of 100 repetitions ended the repetitions/);
+    expect(precisionMissed({...report, precision: {...report.precision, reached: true}}, {precision: 0.02, maxSeconds: 40})).toBeUndefined();
   });
 });
