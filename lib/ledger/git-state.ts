@@ -16,8 +16,15 @@ export async function gitState(dir: string): Promise<GitState | null> {
     const commit = (await git.revparse(['--verify', '--quiet', 'HEAD^{commit}'])).trim();
     if (!commit) return null;
     const status = await git.status(['--porcelain', '--untracked-files=normal']);
-    return {commit, dirty: !status.isClean()};
+    // arbor's own files (a run ledger's .arbor/ folder, wherever it lies) are not the solution's state.
+    const changed = status.files.filter((file) => !isArborState(file.path));
+    return {commit, dirty: changed.length > 0};
   } catch {
     return null;
   }
+}
+
+/** Whether a path git reports (relative to the repository, `/`-separated) is arbor's own state: inside an `.arbor/` folder. */
+export function isArborState(file: string): boolean {
+  return file.split('/').includes('.arbor');
 }

@@ -3,7 +3,7 @@
  * compare or calibrate run. better-sqlite3 is a native addon, so it is loaded
  * on the first `openLedger`, never when this module is imported.
  */
-import {existsSync, mkdirSync} from 'node:fs';
+import {existsSync, mkdirSync, readFileSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -129,8 +129,15 @@ const migrations: readonly string[] = [
   CREATE INDEX runs_by_benchmark ON runs (benchmark_name, split, id);`,
 ];
 
-/** The `.gitignore` written into a new `.arbor/` folder: the database and its WAL/shared-memory/journal files. */
-export const ledgerGitignore = '# Written by arbor: the run ledger is a local SQLite database, not source.\nruns.db\nruns.db-*\n';
+/**
+ * The `.gitignore` written into an `.arbor/` folder: everything in it,
+ * itself included, so the folder never shows as untracked and recording a run
+ * never dirties the repository.
+ */
+export const ledgerGitignore = '# Written by arbor: the run ledger is local state, not source; git ignores this whole folder.\n*\n';
+
+/** What arbor wrote into `.arbor/.gitignore` before it ignored the folder itself: replaced on the next open. */
+const earlierGitignore = '# Written by arbor: the run ledger is a local SQLite database, not source.\nruns.db\nruns.db-*\n';
 
 interface Row {
   id: number;
@@ -314,9 +321,10 @@ export function recordRun(file: string, record: RunRecord): RecordOutcome {
 function prepareFolder(dir: string): void {
   const created = !existsSync(dir);
   mkdirSync(dir, {recursive: true});
-  if (path.basename(dir) === ledgerFolder && (created || !existsSync(path.join(dir, '.gitignore')))) {
-    writeFileAtomic(path.join(dir, '.gitignore'), ledgerGitignore);
-  }
+  if (path.basename(dir) !== ledgerFolder) return;
+  const ignore = path.join(dir, '.gitignore');
+  // A .gitignore arbor wrote earlier (the database files only) is brought up to date; one a user wrote is theirs.
+  if (created || !existsSync(ignore) || readFileSync(ignore, 'utf8') === earlierGitignore) writeFileAtomic(ignore, ledgerGitignore);
 }
 
 function checkVersion(db: Database, version: number, file: string): void {

@@ -44,8 +44,14 @@ export function refuseUnlessEmptyFolder(target: string, shown: string, action: s
   if (readdirSync(target).length > 0) throw new RefusedError(`Refusing to ${action} into \`${shown}\`: the folder is not empty (nothing was changed)`);
 }
 
-/** Names never copied by `checkout`: caches, dependencies and VCS folders. */
+/**
+ * Names never copied by `checkout`: caches, dependencies, VCS folders, and
+ * arbor's run history (`.arbor/`: the ledger would show the agent the
+ * author's runs, such as a 33x solution's score and digest, and how often the
+ * test split was scored).
+ */
 export const junkNames: ReadonlySet<string> = new Set([
+  '.arbor',
   'node_modules',
   '__pycache__',
   '.git',

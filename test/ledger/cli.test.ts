@@ -1,9 +1,9 @@
-import {writeFileSync} from 'node:fs';
+import {cpSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {openLedger, recordRun, type LedgerRun} from '../../lib/ledger/index.js';
-import {runCli, tempDir} from '../helpers/cli.js';
-import {repoWithBenchmark, sampleRecord, sha} from './helpers.js';
+import {fixtures, runCli, tempDir} from '../helpers/cli.js';
+import {git, repoWithBenchmark, sampleRecord, sha} from './helpers.js';
 
 /** A repository with zoo/knn (test_budget = 1), a ledger holding five runs, one of them of relu (no folder, so no known budget). */
 function populated() {
@@ -141,5 +141,28 @@ describe('arbor benchmark runs', () => {
     expect(result.stdout).toContain('arbor benchmark runs [benchmark]');
     expect(result.stdout).toContain('--split');
     expect(result.stdout).toContain('--ledger');
+  });
+});
+
+describe('recording never dirties the repository', () => {
+  it('eval, commit, eval again: the second run is recorded clean, and the .arbor folder never shows in git status', () => {
+    const root = tempDir();
+    const benchmark = path.join(root, 'abs');
+    cpSync(path.join(fixtures, 'eval/accuracy-abs'), benchmark, {recursive: true});
+    git(root, 'init', '-q');
+    git(root, 'add', '.');
+    git(root, 'commit', '-q', '-m', 'baseline');
+    expect(runCli(['benchmark', 'eval', benchmark, 'dev', '--quiet'], {cwd: root}).code).toBe(0);
+    expect(git(root, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+    writeFileSync(path.join(benchmark, 'README.md'), `${readFileSync(path.join(benchmark, 'README.md'), 'utf8')}\nA note.\n`);
+    git(root, 'commit', '-q', '-am', 'a note');
+    expect(runCli(['benchmark', 'eval', benchmark, 'dev', '--quiet'], {cwd: root}).code).toBe(0);
+    const runs = JSON.parse(runCli(['benchmark', 'runs', '--json'], {cwd: root}).stdout).runs as LedgerRun[];
+    expect(runs).toHaveLength(2);
+    const head = git(root, 'rev-parse', 'HEAD');
+    // Newest first: the run after the commit names it, clean.
+    expect(runs[0]!.git).toEqual({commit: head, dirty: false});
+    expect(runs[1]!.git!.dirty).toBe(false);
+    expect(git(root, 'status', '--porcelain', '--untracked-files=all')).toBe('');
   });
 });

@@ -149,10 +149,16 @@ describe('the database file', () => {
     db.close();
   });
 
-  it('makes the .arbor folder with its own .gitignore, and leaves an existing .gitignore alone', () => {
+  it("makes the .arbor folder with its own .gitignore, brings up to date the one an earlier arbor wrote, and leaves a user's alone", () => {
     const root = tempDir();
     openLedger(path.join(root, '.arbor', 'runs.db')).close();
     expect(readFileSync(path.join(root, '.arbor', '.gitignore'), 'utf8')).toBe(ledgerGitignore);
+    expect(ledgerGitignore.split('\n')).toContain('*');
+    const earlier = path.join(root, 'earlier', '.arbor');
+    mkdirSync(earlier, {recursive: true});
+    writeFileSync(path.join(earlier, '.gitignore'), '# Written by arbor: the run ledger is a local SQLite database, not source.\nruns.db\nruns.db-*\n');
+    openLedger(path.join(earlier, 'runs.db')).close();
+    expect(readFileSync(path.join(earlier, '.gitignore'), 'utf8')).toBe(ledgerGitignore);
     const other = path.join(root, 'other', '.arbor');
     mkdirSync(other, {recursive: true});
     writeFileSync(path.join(other, '.gitignore'), 'mine\n');
@@ -162,7 +168,7 @@ describe('the database file', () => {
     expect(existsSync(path.join(root, 'elsewhere', '.gitignore'))).toBe(false);
   });
 
-  it('keeps a repository clean: the ledger files are ignored and the user .gitignore is untouched', () => {
+  it('keeps a repository clean: the whole .arbor folder is ignored, its .gitignore too, and the user .gitignore is untouched', () => {
     const root = tempDir();
     const benchmark = repoWithBenchmark(root);
     writeFileSync(path.join(root, '.gitignore'), 'node_modules/\n');
@@ -171,7 +177,7 @@ describe('the database file', () => {
     const outcome = recordRun(path.join(root, '.arbor', 'runs.db'), sampleRecord({benchmark: {path: benchmark, name: 'knn'}}));
     expect(outcome.ok).toBe(true);
     expect(existsSync(path.join(root, '.arbor', 'runs.db'))).toBe(true);
-    expect(git(root, 'status', '--porcelain', '--untracked-files=all')).toBe('?? .arbor/.gitignore');
+    expect(git(root, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     expect(readFileSync(path.join(root, '.gitignore'), 'utf8')).toBe('node_modules/\n');
   });
 

@@ -56,4 +56,17 @@ describe('gitState', () => {
     writeFileSync(path.join(root, 'new.txt'), 'untracked\n');
     expect(await gitState(root)).toEqual({commit: head, dirty: true});
   });
+
+  it("leaves arbor's own files out of the dirty flag: an .arbor folder anywhere, even one a user's .gitignore does not cover", async () => {
+    const root = tempDir();
+    const benchmark = repoWithBenchmark(root);
+    const head = git(root, 'rev-parse', 'HEAD');
+    for (const folder of [path.join(root, '.arbor'), path.join(benchmark, '.arbor')]) {
+      mkdirSync(folder, {recursive: true});
+      writeFileSync(path.join(folder, 'runs.db'), 'not source\n');
+    }
+    expect(await gitState(benchmark)).toEqual({commit: head, dirty: false});
+    writeFileSync(path.join(benchmark, 'solution.py'), 'changed\n');
+    expect(await gitState(benchmark)).toEqual({commit: head, dirty: true});
+  });
 });

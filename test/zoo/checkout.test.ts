@@ -14,7 +14,7 @@ function bareGitEnv(): NodeJS.ProcessEnv {
 const git = (cwd: string, ...args: string[]) => spawnSync('git', args, {cwd, encoding: 'utf8'}).stdout.trim();
 
 describe('arbor benchmark checkout', () => {
-  it('copies without junk, keeps modes, inits git and commits the baseline with a local identity', () => {
+  it('copies without junk or run history, keeps modes, inits git and commits the baseline with a local identity', () => {
     const work = tempDir();
     const bench = path.join(work, 'zoo', 'sorting');
     cpSync(path.join(zooFixtures, 'minimal-ok'), bench, {recursive: true});
@@ -22,6 +22,9 @@ describe('arbor benchmark checkout', () => {
     writeFileSync(path.join(bench, '__pycache__', 'solution.cpython-311.pyc'), 'x');
     mkdirSync(path.join(bench, 'node_modules'));
     writeFileSync(path.join(bench, 'stray.pyc'), 'x');
+    // The author's run history: never the agent's to read.
+    mkdirSync(path.join(bench, '.arbor'));
+    writeFileSync(path.join(bench, '.arbor', 'runs.db'), 'the author\'s runs');
     const result = runCli(['benchmark', 'checkout', 'zoo/sorting', 'out/sorting'], {cwd: work, env: bareGitEnv()});
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -33,6 +36,8 @@ describe('arbor benchmark checkout', () => {
     expect(git(dest, 'log', '--format=%s|%an')).toBe('baseline: sorting|arbor');
     expect(git(dest, 'status', '--porcelain')).toBe('');
     expect(readdirSync(path.join(work, 'out'))).toEqual(['sorting']);
+    // The workspace's ledger is its own, and empty.
+    expect(runCli(['benchmark', 'runs', '.'], {cwd: dest}).stdout).toMatch(/no runs/i);
   });
 
   it('prints a "Next:" line that works as printed, with arbor neither linked nor on the PATH', () => {
