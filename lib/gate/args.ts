@@ -46,12 +46,26 @@ interface Action {
 }
 
 const HELP: Action = {dest: 'help', strings: ['-h', '--help'], nargs: 0, help: 'show this help message and exit'};
+
+/**
+ * What each option means, in `--help`. The reference gives its options no
+ * help text; arbor describes them (issue 20), laid out exactly as argparse
+ * lays out a help text, and keeps every other byte of the reference's
+ * behaviour. No `%`: argparse would read it as a format.
+ */
+export const optionHelp: Readonly<Record<Exclude<Dest, 'help'>, string>> = {
+  spec: 'the benchmark spec (JSON): splits, metrics, thresholds and the frozen private test split (default: benchmark_spec.json in the current folder)',
+  cases: 'the cases (JSON) the results refer to, one per task of the spec (default: benchmark_cases.json)',
+  results: 'the results (JSON) of the baseline and the candidates over the test split (default: benchmark_results_pass.json)',
+  candidate: 'the candidate in the results to decide on: PASS, REVIEW, BLOCK or INCOMPARABLE against the baseline (default: candidate-pass)',
+};
+
 const ACTIONS: Action[] = [
   HELP,
-  {dest: 'spec', strings: ['--spec'], nargs: 1, metavar: 'SPEC'},
-  {dest: 'cases', strings: ['--cases'], nargs: 1, metavar: 'CASES'},
-  {dest: 'results', strings: ['--results'], nargs: 1, metavar: 'RESULTS'},
-  {dest: 'candidate', strings: ['--candidate'], nargs: 1, metavar: 'CANDIDATE'},
+  {dest: 'spec', strings: ['--spec'], nargs: 1, metavar: 'SPEC', help: optionHelp.spec},
+  {dest: 'cases', strings: ['--cases'], nargs: 1, metavar: 'CASES', help: optionHelp.cases},
+  {dest: 'results', strings: ['--results'], nargs: 1, metavar: 'RESULTS', help: optionHelp.results},
+  {dest: 'candidate', strings: ['--candidate'], nargs: 1, metavar: 'CANDIDATE', help: optionHelp.candidate},
 ];
 /** Option strings in the order argparse registered them (the order of "could match" lists). */
 const OPTION_STRINGS = new Map<string, Action>(ACTIONS.flatMap((action) => action.strings.map((s) => [s, action] as const)));
@@ -319,17 +333,48 @@ function invocation(action: Action): string {
  * Python's `textwrap.wrap` for the texts this help holds (no hyphens or tabs, no word longer
  * than the width, which is at least 11): greedy lines of whole words.
  */
+/**
+ * textwrap's chunks (`wordsep_re` with `break_on_hyphens`): runs of
+ * whitespace, and words, a hyphenated word split after each hyphen that has
+ * two letters before it and a letter after (`candidate-pass`: `candidate-`,
+ * `pass`); textwrap's em-dash cases do not occur in the texts wrapped here.
+ */
+const wordSeparators = /\s+|\S+?(?:-(?:(?<=[\p{L}_]{2}-)|(?<=[\p{L}_]-[\p{L}_]-))(?=[\p{L}_]-?[\p{L}_])|(?=\s|$))/gu;
+
+/**
+ * textwrap.wrap as argparse calls it (whitespace already collapsed): the
+ * chunks above; a line takes chunks while they fit; a chunk longer than the
+ * width is broken to fill the rest of the line (`break_long_words`), and a
+ * line never starts or ends with a space.
+ */
 function wrap(text: string, width: number): string[] {
+  // Chunks in reverse, as textwrap keeps them: the next chunk is the last.
+  const chunks = (text.trim().match(wordSeparators) ?? []).map((chunk) => (chunk.trim() ? chunk : ' ')).reverse();
   const lines: string[] = [];
-  let line = '';
-  for (const word of text.trim().split(/\s+/)) {
-    if (line && line.length + 1 + word.length <= width) line += ` ${word}`;
-    else {
-      if (line) lines.push(line);
-      line = word;
+  while (chunks.length) {
+    const line: string[] = [];
+    let length = 0;
+    // A line never starts with a space.
+    if (chunks[chunks.length - 1] === ' ' && lines.length) chunks.pop();
+    while (chunks.length && length + chunks[chunks.length - 1]!.length <= width) {
+      const chunk = chunks.pop()!;
+      line.push(chunk);
+      length += chunk.length;
     }
+    if (chunks.length && chunks[chunks.length - 1]!.length > width) {
+      // A word longer than a line: as much of it as the line has room for (at least one character).
+      const chunk = chunks[chunks.length - 1]!;
+      let room = width < 1 ? 1 : width - length;
+      // Broken after its last hyphen within the room, when one has something other than hyphens before it.
+      const hyphen = chunk.lastIndexOf('-', room - 1);
+      if (hyphen > 0 && /[^-]/.test(chunk.slice(0, hyphen))) room = hyphen + 1;
+      line.push(chunk.slice(0, room));
+      chunks[chunks.length - 1] = chunk.slice(room);
+      if (!chunks[chunks.length - 1]) chunks.pop();
+    }
+    if (line.length && line[line.length - 1] === ' ') line.pop();
+    if (line.length) lines.push(line.join(''));
   }
-  if (line) lines.push(line);
   return lines;
 }
 

@@ -21,6 +21,20 @@ spec = importlib.util.spec_from_file_location("agent_gate_reference", sys.argv[1
 ref = importlib.util.module_from_spec(spec)
 sys.modules["agent_gate_reference"] = ref
 spec.loader.exec_module(ref)
+# The help texts arbor gives the options (GATE_HELP: JSON, option dest -> text), which the
+# reference leaves without: argparse lays them out, so the port's layout can be compared.
+option_help = json.loads(os.environ.get("GATE_HELP", "{}"))
+if option_help:
+    build_parser = ref.build_parser
+
+    def described_parser():
+        parser = build_parser()
+        for action in parser._actions:
+            if action.dest in option_help:
+                action.help = option_help[action.dest]
+        return parser
+
+    ref.build_parser = described_parser
 os.chdir(sys.argv[2])
 here = Path(os.getcwd())
 ref.DEFAULT_SPEC = here / "benchmark_spec.json"

@@ -3,6 +3,7 @@ import {cpSync, existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {parseGateArgs, pythonColumns, runGate} from '../../lib/gate/index.js';
+import {optionHelp} from '../../lib/gate/args.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 import {havePython, referencePath} from './differential.js';
 
@@ -28,7 +29,9 @@ function gateFolder(): string {
 /** The reference's outcome for every job, run in one Python process. */
 function referenceOutcomes(dir: string, jobs: {argv: string[]; columns: number | null}[]): Outcome[] {
   const driver = path.join(import.meta.dirname, 'args-driver.py');
-  const result = spawnSync('python3', [driver, reference, dir], {input: JSON.stringify(jobs), encoding: 'utf8', maxBuffer: 1 << 28});
+  // The reference with arbor's help texts on its options: everything else is the reference's own.
+  const env = {...process.env, GATE_HELP: JSON.stringify(optionHelp)};
+  const result = spawnSync('python3', [driver, reference, dir], {input: JSON.stringify(jobs), encoding: 'utf8', maxBuffer: 1 << 28, env});
   if (result.status !== 0) throw new Error(`args-driver.py failed: ${result.stderr}`);
   return JSON.parse(result.stdout) as Outcome[];
 }
