@@ -495,6 +495,7 @@ async function runOnce(
     cpu: ctx.cpu,
     checkCpu: ctx.clock === 'cpu',
     quiet: ctx.clock === 'instructions' ? undefined : ctx.runAhead?.process.started,
+    nonces: ctx.clock !== 'instructions',
     ...options,
     // valgrind writes its last dump and final count after the runner's exit: give it time to, under load too.
     exitGrace: 2 * slowdown(ctx),

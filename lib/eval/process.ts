@@ -7,6 +7,7 @@
  * captured (a bounded tail, never forwarded); a limit kills the whole run.
  */
 import {spawn, spawnSync} from 'node:child_process';
+import {randomBytes} from 'node:crypto';
 import {accessSync, constants, existsSync, readFileSync, statSync} from 'node:fs';
 import path from 'node:path';
 import type {Duplex} from 'node:stream';
@@ -73,6 +74,12 @@ export interface RunService {
    * costs on each clock.
    */
   nullCases?: number;
+  /**
+   * Each case carries a fresh nonce its answer must echo (the runner's `n`), so
+   * no answer can be written before its case arrived. Not under the
+   * instructions clock, whose held byte orders the messages instead.
+   */
+  nonces?: boolean;
 }
 
 /** How a run's warm-up case is repeated until its time settles. */
@@ -87,11 +94,14 @@ export interface WarmupRule {
 /**
  * The warm-up of the CPU and wall clocks: at least 3 calls (or 0.2 s of
  * them), then until a call is within 10% of the fastest before it, at most
- * 30 calls or 1 s of them. One call left the first timed case of a 5 ms solution 2-3x slower
- * than the others (caches, branch predictors and the allocator's heap are
- * not yet the steady state's).
+ * 30 calls or 1 s of them. One call left the first timed case of a 5 ms
+ * solution 2-3x slower than the others (caches, branch predictors and the
+ * allocator's heap are not yet the steady state's).
  */
 export const settlingWarmup: WarmupRule = {minCalls: 3, enoughSeconds: 0.2, stableRatio: 1.1, maxCalls: 30, maxSeconds: 1};
+
+/** The instructions clock's warm-up (and a run given no rule): one call, which takes the first-call costs. */
+const singleCall: WarmupRule = {minCalls: 1, enoughSeconds: 0, stableRatio: Infinity, maxCalls: 1, maxSeconds: Infinity};
 
 /** Whether the warm-up goes on after the calls timed so far (wall seconds). */
 export function warmupContinues(rule: WarmupRule, calls: number[]): boolean {
@@ -582,13 +592,16 @@ export function startRun(start: RunStart): StartedRun {
         // One exchange: the inputs delivered, the answer taken; its wall and CPU seconds.
         const exchange = async (op: 'case' | 'null', item: CaseInput) => {
           if (reader.pending) throw new Error(`the runner sent ${reader.pending} byte(s) before case ${item.i} was delivered`);
+          // A nonce the answer must echo: an answer written before its case arrived (by a thread, or during
+          // the warm-up, for a case the solution could make itself) cannot carry it, however late it is read.
+          const nonce = service.nonces ? randomBytes(8).toString('hex') : undefined;
           const limit = service.caseTimeout(item.i);
           arm(limit, {i: item.i, limit, reason: 'case'});
           const cpuBefore = group?.cpuSeconds() ?? NaN;
           const sentAt = process.hrtime.bigint();
-          socket.write(`${JSON.stringify({op, i: item.i})}\n`);
+          socket.write(`${JSON.stringify(nonce === undefined ? {op, i: item.i} : {op, i: item.i, n: nonce})}\n`);
           socket.write(item.inputs);
-          const frame = await reader.next((header) => answerSize(header, item.i, service.resultBytes, resultTotal));
+          const frame = await reader.next((header) => (nonce === undefined || header.n === nonce ? answerSize(header, item.i, service.resultBytes, resultTotal) : -1));
           const seconds = Number(reader.lastAt - sentAt) / 1e9;
           const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
           return {frame, seconds, cpu};
@@ -596,7 +609,7 @@ export function startRun(start: RunStart): StartedRun {
         const untimed = (seconds: number, cpu: number): UntimedCall => ({seconds, cpuSeconds: Number.isFinite(cpu) ? cpu : null});
         for (const item of service.cases) {
           if (item.i < 0) {
-            const rule = service.warmup ?? {minCalls: 1, enoughSeconds: 0, stableRatio: Infinity, maxCalls: 1, maxSeconds: Infinity};
+            const rule = service.warmup ?? singleCall;
             do {
               const {seconds, cpu} = await exchange('case', item);
               outcome.warmup.push(untimed(seconds, cpu));

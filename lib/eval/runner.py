@@ -16,7 +16,8 @@ Protocol (JSON header lines, each followed by raw little-endian tensor bytes):
     harness -> runner  {"op": "hello", "point": {...}, "signature": SIG, "cpu": N}
                        (cpu, optional: every thread moves to that CPU before the solution loads)
     runner -> harness  {"ev": "ready"} | {"ev": "failed", "note": ...}
-    harness -> runner  {"op": "case", "i": I} + the arguments' bytes, in signature order
+    harness -> runner  {"op": "case", "i": I, "n": NONCE} + the arguments' bytes, in signature order
+                       (n: not under --count-instructions; every answer echoes it)
     runner -> harness  {"ev": "answer", "i": I, "status": "ok", "sizes": [...], "note": ...}
                        + the results' bytes (sizes[k] is the byte size of result k,
                        0 when it could not be converted; the note says why)
@@ -405,7 +406,7 @@ def serve(channel, np, solution_path, counter=None):
             # run() is not called. The harness times these in the reference's runs.
             inputs = inputs_from(np, channel.payload(arg_bytes), layout)
             sizes, parts, note = answer_of(np, null_outputs, results)
-            channel.send({"ev": "answer", "i": request["i"], "status": "ok", "sizes": sizes, "note": note}, parts)
+            channel.send({"ev": "answer", "i": request["i"], "n": request.get("n"), "status": "ok", "sizes": sizes, "note": note}, parts)
             del inputs
             continue
         if request.get("op") != "case":
@@ -417,6 +418,9 @@ def serve(channel, np, solution_path, counter=None):
             answer = ({"ev": "answer", "i": i, "status": "ok", "sizes": sizes, "note": note}, parts)
         except BaseException as error:  # noqa: BLE001
             answer = ({"ev": "answer", "i": i, "status": "crashed", "note": note_of(error)}, [])
+        if "n" in request:
+            # The case's nonce, echoed: the harness takes no answer written before the case arrived.
+            answer[0]["n"] = request["n"]
         if counter is None:
             channel.send(*answer)
             del inputs, answer
