@@ -9,6 +9,7 @@ import yargs from './yargs.js';
 import {commands} from './commands/index.js';
 import {reportFailure} from './exit.js';
 import {checkCommandPath, commandTree, rewordYargsMessage} from './command-tree.js';
+import {rewriteFormerJsonFile} from './options.js';
 import {UsageError} from '../lib/errors.js';
 import {arborVersion} from '../lib/version.js';
 
@@ -50,8 +51,10 @@ function skipHelpCache(cli: {getInternalMethods(): {getUsageInstance(): {cacheHe
 /** Run arbor with these arguments (without `node` and the script). */
 export async function main(argv: string[]): Promise<void> {
   try {
-    checkCommandPath(commandTree(commands), argv);
-    await buildCli(argv).parseAsync();
+    const rewritten = rewriteFormerJsonFile(argv);
+    for (const note of rewritten.notes) process.stderr.write(`arbor: ${note}\n`);
+    checkCommandPath(commandTree(commands), rewritten.argv);
+    await buildCli(rewritten.argv).parseAsync();
   } catch (error) {
     reportFailure(error);
   }

@@ -1,13 +1,15 @@
 /** `arbor benchmark compare <benchmark> <baseline> <candidate>`: is the candidate really better? */
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../../lib/errors.js';
+import {printJson} from '../options.js';
 
 interface CompareArgs {
   benchmark: string;
   baseline?: string;
   candidate?: string;
   split: string;
-  json?: string;
+  json: boolean;
+  jsonFile?: string;
   package?: string;
   baselineRun?: number;
   ledger?: string;
@@ -25,7 +27,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .positional('baseline', {type: 'string', describe: "A solution file, a folder of editable files, or a git revision (the plan's editable files at that commit)"})
       .positional('candidate', {type: 'string', describe: 'The same kinds as baseline'})
       .option('split', {type: 'string', choices: ['dev', 'test'], default: 'dev', requiresArg: true, describe: 'The split both run on'})
-      .option('json', {type: 'string', requiresArg: true, describe: 'Write the comparison (verdict, ratio, ci, cases, environment, both eval reports) to this file'})
+      .option('json', {type: 'boolean', default: false, describe: 'Print the comparison (verdict, ratio, ci, cases, environment, both eval reports) as JSON on stdout; the text goes to stderr'})
+      .option('json-file', {type: 'string', requiresArg: true, describe: 'Also write the comparison as JSON to this file (replaced whole); the text stays on stdout'})
       .option('package', {type: 'string', requiresArg: true, describe: 'Also write the comparison as a gate result package into this folder and gate it (speed benchmarks)'})
       .option('baseline-run', {type: 'number', requiresArg: true, describe: 'Reuse this ledger run as the baseline instead of running it (give only the candidate)'})
       .option('ledger', {type: 'string', requiresArg: true, describe: 'The run ledger to read --baseline-run from and record to (default $ARBOR_LEDGER, else .arbor/runs.db at the git root)'})
@@ -53,7 +56,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
     const {runCompare, formatCompare, checkPackageable, writePackage} = await import('../../lib/compare/index.js');
     const {loadPlan} = await import('../../lib/eval/plan.js');
-    if (args.json) checkReportPath(args.json);
+    if (args.jsonFile) checkReportPath(args.jsonFile);
     const env = args.ledger ? {...process.env, ARBOR_LEDGER: args.ledger} : process.env;
     // Refuse a package that cannot be made before anything runs.
     if (args.package) checkPackageable(await loadPlan(args.benchmark), args.package);
@@ -85,13 +88,16 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       interval: report.ci,
       baselineSha256: report.baseline.solutionSha256,
       baselineRun: report.baseline.run ?? null,
+      baselineLabel: report.baseline.label,
     };
-    for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare})) process.stderr.write(`${warning}\n`);
-    if (args.json) await writeReport(args.json, report as never);
-    process.stdout.write(formatCompare(report));
+    for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare, solutionLabel: report.candidate.label})) process.stderr.write(`${warning}\n`);
+    if (args.jsonFile) await writeReport(args.jsonFile, report as never);
+    const text = args.json ? process.stderr : process.stdout;
+    text.write(formatCompare(report));
+    if (args.json) printJson(report);
     if (args.package) {
       const gated = await writePackage(args.package, report, plan);
-      process.stdout.write(`gate: ${gated.action} (${gated.primaryReason}); package in ${args.package}\n`);
+      text.write(`gate: ${gated.action} (${gated.primaryReason}); package in ${args.package}\n`);
     }
   },
 };

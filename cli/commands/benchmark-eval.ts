@@ -3,6 +3,7 @@ import {existsSync, statSync} from 'node:fs';
 import path from 'node:path';
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../../lib/errors.js';
+import {printJson} from '../options.js';
 
 /** A benchmark path that exists but is not a folder: said as such (the pipeline only says a folder is missing). */
 function checkNotAFile(benchmark: string): void {
@@ -24,7 +25,8 @@ interface EvalArgs {
   split?: string;
   solution?: string;
   keep: boolean;
-  json?: string;
+  json: boolean;
+  jsonFile?: string;
   quiet: boolean;
   unsandboxed: boolean;
   data?: string;
@@ -40,7 +42,8 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       .option('solution', {type: 'string', requiresArg: true, describe: "Evaluate this solution file instead of the plan's solution.py"})
       .option('data', {type: 'string', requiresArg: true, describe: 'Path split: read the work directories from this folder instead of the plan\'s (a private copy of the test data)'})
       .option('keep', {type: 'boolean', default: false, describe: 'Keep the temporary work folders and say where they are'})
-      .option('json', {type: 'string', requiresArg: true, describe: 'Write the full report (per point and case) to this file'})
+      .option('json', {type: 'boolean', default: false, describe: 'Print the full report (per point and case) as JSON on stdout; the score line goes to stderr'})
+      .option('json-file', {type: 'string', requiresArg: true, describe: 'Also write the full report to this file (replaced whole); the score line stays on stdout'})
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
       .option('unsandboxed', {
         type: 'boolean',
@@ -48,7 +51,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
         describe: 'Run the solution without the bubblewrap sandbox (the only way to score test where bwrap cannot start; the report says sandbox "none")',
       })
       .epilogue(
-        'Prints exactly one "score: <float>" line on stdout. Exit 0 whenever a score was printed ' +
+        'Prints exactly one "score: <float>" line on stdout (on stderr with --json, whose report is then the whole of stdout). Exit 0 whenever a score was printed ' +
           '(0.0 for a solution that crashed, hung or answered wrong), 2 for a missing or unknown split ' +
           'or a missing folder, 1 when the harness itself failed (no score line). ' +
           'ARBOR_TEST_SALT replaces the published test seeds by seeds derived from it; ARBOR_TEST_DATA points the test split of a benchmark whose cases are files at a private copy; ARBOR_PYTHON picks the python3; ARBOR_EVAL_CPU the CPU runs are pinned to (none: no pinning); ARBOR_BWRAP the bubblewrap binary. Format and report: lib/eval/README.md.',
@@ -59,7 +62,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     process.on('SIGUSR1', () => {});
     const {runEval, formatScore} = await import('../../lib/eval/index.js');
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
-    if (args.json) checkReportPath(args.json);
+    if (args.jsonFile) checkReportPath(args.jsonFile);
     const printer = progressPrinter(process.stderr, args.quiet);
     let report;
     try {
@@ -77,8 +80,10 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     }
     if (report.kept) process.stderr.write(`kept the work folders in ${report.kept}\n`);
     if (report.failure) process.stderr.write(`score is 0.0: ${report.failure}\n`);
-    if (args.json) await writeReport(args.json, report);
-    process.stdout.write(`score: ${formatScore(report.score)}\n`);
+    if (args.jsonFile) await writeReport(args.jsonFile, report);
+    // With --json, stdout is the JSON document alone and the score line is a message like the others.
+    (args.json ? process.stderr : process.stdout).write(`score: ${formatScore(report.score)}\n`);
+    if (args.json) printJson(report);
     const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/eval/plan.js')]);
     const plan = await loadPlan(report.benchmark);
     for (const warning of await recordEval(report, {plan})) process.stderr.write(`${warning}\n`);

@@ -11,10 +11,10 @@ interface ListArgs {
 /** `arbor benchmark list`: print the index of a zoo. */
 export const listCommand: CommandModule<object, ListArgs> = {
   command: 'list [zoo]',
-  describe: 'Index the benchmarks of a zoo (default ./arbor-zoo, else ./zoo) with verify status',
+  describe: 'Index the benchmarks of a zoo (default ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks) with verify status',
   builder: (yargs) =>
     yargs
-      .positional('zoo', {type: 'string', describe: 'Zoo folder (default: ./arbor-zoo, else ./zoo)'})
+      .positional('zoo', {type: 'string', describe: 'Zoo folder (default: ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)'})
       .option('json', jsonOption)
       .option('cache', {
         type: 'boolean',

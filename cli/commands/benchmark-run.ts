@@ -1,12 +1,14 @@
 /** `arbor benchmark run [zoo|benchmark…]`: evaluate a whole zoo, here or on queue workers. */
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../../lib/errors.js';
+import {printJson} from '../options.js';
 
 interface RunArgs {
   benchmarks?: string[];
   split?: string | string[];
   solution?: string | string[];
-  json?: string;
+  json: boolean;
+  jsonFile?: string;
   quiet: boolean;
   queue?: string;
   'queue-name'?: string;
@@ -22,10 +24,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
   describe: 'Evaluate every entry of a zoo (or the benchmarks named), here one at a time or on queue workers; a summary table at the end',
   builder: (yargs) =>
     yargs
-      .positional('benchmarks', {type: 'string', array: true, describe: 'A zoo folder (its entries with a plan.toml) or benchmark folders (default: ./arbor-zoo, else ./zoo)'})
+      .positional('benchmarks', {type: 'string', array: true, describe: 'A zoo folder (its entries with a plan.toml) or benchmark folders (default: ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)'})
       .option('split', {type: 'string', requiresArg: true, describe: 'dev (default) or test; give it twice for both'})
       .option('solution', {type: 'string', requiresArg: true, describe: "ENTRY=FILE: evaluate FILE in place of entry ENTRY's solution (repeatable)"})
-      .option('json', {type: 'string', requiresArg: true, describe: 'Write every result to this file as JSON ({results: [...]})'})
+      .option('json', {type: 'boolean', default: false, describe: 'Print every result as JSON ({results: [...]}) on stdout; the summary goes to stderr'})
+      .option('json-file', {type: 'string', requiresArg: true, describe: 'Also write every result as JSON to this file (replaced whole); the summary stays on stdout'})
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
       .option('queue', {type: 'string', requiresArg: true, describe: 'redis://HOST:PORT[/DB]: put one job per eval on this queue for `arbor benchmark worker`s instead of running here'})
       .option('queue-name', {type: 'string', requiresArg: true, describe: 'The queue\'s name in that Redis (default arbor-eval)'})
@@ -36,7 +39,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       })
       .option('unsandboxed', {type: 'boolean', default: false, describe: 'Run solutions without the bubblewrap sandbox (local runs only; a worker decides for itself)'})
       .example('$0 benchmark run zoo', 'every entry of zoo/, dev split, one at a time')
-      .example('$0 benchmark run zoo --solution relu_poly=try/relu.py --json results.json', 'another solution for one entry; every result as JSON')
+      .example('$0 benchmark run zoo --solution relu_poly=try/relu.py --json-file results.json', 'another solution for one entry; every result as JSON')
       .example('ARBOR_QUEUE_KEY=$(cat key) $0 benchmark run zoo --queue redis://10.0.0.5:6379/0', 'one job per entry for the workers started with `arbor benchmark worker` and the same key')
       .epilogue(
         'Every result goes into the run ledger (as with `arbor benchmark eval`); through --queue, into this machine\'s ledger with the worker\'s environment. ' +
@@ -57,7 +60,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
     const {targets: found, withoutPlan} = targets.resolveTargets(args.benchmarks ?? [], cwd);
     const splits = targets.parseSplits(args.split);
     const solutions = targets.parseSolutions(list(args.solution), found, cwd);
-    if (args.json) checkReportPath(args.json);
+    if (args.jsonFile) checkReportPath(args.jsonFile);
     let address;
     let key: Buffer | undefined;
     if (args.queue !== undefined) {
@@ -94,8 +97,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
       display.done();
     }
     const seconds = (performance.now() - started) / 1000;
-    process.stdout.write(summary.formatSummary(results, seconds));
-    if (args.json) summary.writeRunDocument(args.json, summary.runDocument(address ? 'queue' : 'local', results, seconds));
+    const document = summary.runDocument(address ? 'queue' : 'local', results, seconds);
+    (args.json ? process.stderr : process.stdout).write(summary.formatSummary(results, seconds));
+    if (args.jsonFile) summary.writeRunDocument(args.jsonFile, document);
+    if (args.json) printJson(document);
     if (results.some((result) => result.status !== 'ok')) setExitCode(1);
   },
 };

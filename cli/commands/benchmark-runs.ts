@@ -7,23 +7,46 @@ interface RunsArgs {
   split?: string;
   json: boolean;
   ledger?: string;
+  changes: boolean;
 }
 
-/** `arbor benchmark runs`: summary (best and latest), runs newest first, test exposure. */
+/** `arbor benchmark runs`: summary (best and latest), runs newest first, test exposure; or, with --changes, the steps in the score series. */
 export const runsCommand: CommandModule<object, RunsArgs> = {
   command: 'runs [benchmark]',
-  describe: 'List the recorded eval and compare runs: best and latest per split, every run, test exposure',
+  describe: 'List the recorded eval and compare runs: best and latest per split, every run, test exposure (or, with --changes, the regressions and improvements)',
   builder: (yargs) =>
     yargs
-      .positional('benchmark', {type: 'string', describe: 'A benchmark folder (or name) to list; default: every benchmark in the ledger'})
+      .positional('benchmark', {type: 'string', describe: "A benchmark folder (or name) to list; default: every benchmark in the ledger of the current folder's zoo"})
       .option('split', {type: 'string', choices: ['dev', 'test'], requiresArg: true, describe: 'Only runs on this split'})
-      .option('ledger', {type: 'string', requiresArg: true, describe: 'The ledger file (default $ARBOR_LEDGER, else .arbor/runs.db at the git root, else beside the benchmark)'})
+      .option('ledger', {type: 'string', requiresArg: true, describe: "The ledger file (default $ARBOR_LEDGER, else the zoo's: .arbor/runs.db at its git root, else in the zoo folder)"})
+      .option('changes', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Print the regressions and improvements instead of the runs: steps in each score series of one solution digest, and of the clean commits, whose runs' intervals separate either side (at least 3 ok eval runs a side)",
+      })
       .option('json', jsonOption)
       .example('$0 benchmark runs zoo/algotune_knn --split test', "the benchmark's test runs and how many solutions have seen test")
-      .epilogue('Exit 0 when the history was listed (an empty or missing ledger included), 1 when the ledger is corrupt or unreadable, 2 for bad usage.') as never,
+      .example('$0 benchmark runs --changes', 'the steps in every series, with the runs either side')
+      .epilogue(
+        'Exit 0 when the history was listed (an empty or missing ledger included; with --changes, whether or not a step was found), 1 when the ledger is corrupt or unreadable, 2 for bad usage.',
+      ) as never,
   handler: async (args) => {
-    const {readRuns, formatRuns} = await import('../../lib/ledger/summary.js');
-    const report = await readRuns({benchmark: args.benchmark, split: args.split, ledger: args.ledger, withCases: args.json});
+    const [{readRuns, formatRuns}, {mergedNotes}] = await Promise.all([import('../../lib/ledger/summary.js'), import('../../lib/ledger/merge.js')]);
+    const read = async (withCases: boolean) => {
+      const report = await readRuns({benchmark: args.benchmark, split: args.split, ledger: args.ledger, withCases});
+      for (const note of mergedNotes(report.merged, report.ledger)) process.stderr.write(`arbor: ${note}\n`);
+      return report;
+    };
+    if (args.changes) {
+      const {findChanges, formatChanges} = await import('../../lib/ledger/changes.js');
+      const report = await read(false);
+      const changes = findChanges(report.runs);
+      if (args.json) printJson({ledger: report.ledger, changes});
+      else process.stdout.write(formatChanges(changes, {ledger: report.ledger}));
+      return;
+    }
+    const report = await read(args.json);
     if (args.json) printJson(report);
     else process.stdout.write(formatRuns(report));
   },

@@ -31,7 +31,7 @@ export const workerCommand: CommandModule<object, WorkerArgs> = {
         requiresArg: true,
         describe: 'A file holding the queue key (mode 600): jobs it does not verify are refused, answers are signed with it (default $ARBOR_QUEUE_KEY, else the file $ARBOR_QUEUE_KEY_FILE names)',
       })
-      .option('zoo', {type: 'string', requiresArg: true, describe: 'The zoo whose entries this worker evaluates, each only while its files match its arbor.lock (default ./arbor-zoo, else ./zoo)'})
+      .option('zoo', {type: 'string', requiresArg: true, describe: 'The zoo whose entries this worker evaluates, each only while its files match its arbor.lock (default ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)'})
       .option('unsandboxed', {type: 'boolean', default: false, describe: 'Run solutions without the bubblewrap sandbox (scores are then no proof against cheating)'})
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No log of jobs on stderr (errors still show)'})
       .example('ARBOR_QUEUE_KEY=$(cat key) $0 benchmark worker --queue redis://10.0.0.5:6379/0 --zoo zoo', 'run jobs for the entries of zoo/, one at a time, until Ctrl-C')
@@ -53,7 +53,7 @@ export const workerCommand: CommandModule<object, WorkerArgs> = {
     const cwd = process.cwd();
     const address = parseQueueUrl(args.queue);
     const key = resolveQueueKey(args['queue-key-file'], process.env, cwd);
-    const zoo = resolveZoo(args.zoo, cwd);
+    const zoo = resolveZoo(args.zoo, cwd, 'worker --zoo');
     const stalledSeconds = resolveStalledSeconds(args['stalled-seconds']);
     const log = (text: string) => {
       if (!args.quiet) process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${text}\n`);

@@ -15,7 +15,7 @@ import {median, type PointRatios} from '../eval/stats.js';
 import type {CaseStatus, EvalOptions, EvalReport, RepetitionReport} from '../eval/types.js';
 import {createWorkFolder} from '../eval/workspace.js';
 import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
-import {describeSide, resolveSide, type SideSource} from './sides.js';
+import {describeSide, resolveSide, sideLabel, type SideSource} from './sides.js';
 
 export type {Verdict} from './ratio.js';
 
@@ -50,6 +50,8 @@ export interface SideSummary {
   argument: string;
   /** What it is: `solution.py (file, as committed)`, `HEAD~1 (commit …)`, `ledger run 12 (…)`. */
   description: string;
+  /** Its name in the ledger: `solution.py`, `../fast.py` (from the benchmark folder), `commit 1a2b3c4d5e6f (HEAD~1)`, `ledger run #12`. */
+  label: string;
   score: number;
   interval: [number, number] | null;
   failure?: string;
@@ -247,6 +249,7 @@ function buildReport(input: BuildInput): CompareReport {
   const summary = (side: SideSource, report: EvalReport): SideSummary => ({
     argument: side.argument,
     description: describeSide(side, input.cwd),
+    label: sideLabel(side, plan.dir, input.cwd),
     score: report.score,
     interval: report.interval ?? null,
     ...(report.failure ? {failure: report.failure} : {}),
@@ -258,6 +261,7 @@ function buildReport(input: BuildInput): CompareReport {
     ? {
         argument: `run ${recorded.id}`,
         description: `ledger run ${recorded.id} (${recorded.time})`,
+        label: `ledger run #${recorded.id}`,
         score: recorded.score,
         interval: recorded.interval,
         ...(baseFailure ? {failure: baseFailure} : {}),

@@ -8,6 +8,7 @@ import {chmod, mkdir, stat, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import type {Plan} from '../eval/plan.js';
+import {solutionLabel} from '../eval/record.js';
 import type {SideRequest} from '../eval/types.js';
 
 export type SideLabel = 'baseline' | 'candidate';
@@ -68,4 +69,10 @@ export function describeSide(side: SideSource, cwd: string): string {
   const shown = relative && !relative.startsWith('..') ? relative : absolute;
   const state = side.dirty ? ', uncommitted changes' : side.dirty === false ? ', as committed' : '';
   return `${shown} (${side.kind}${state})`;
+}
+
+/** How the ledger names a side: a file or folder by its path from the benchmark folder, a revision by its commit (the argument kept after it). */
+export function sideLabel(side: SideSource, benchmarkDir: string, cwd: string): string {
+  if (side.kind === 'revision') return `commit ${side.commit!.slice(0, 12)}${side.argument === side.commit ? '' : ` (${side.argument})`}`;
+  return solutionLabel(benchmarkDir, side.argument, cwd);
 }

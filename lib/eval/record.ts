@@ -5,6 +5,7 @@
  * warning, and so is a test split scored for more distinct solutions than the
  * plan's test_budget.
  */
+import path from 'node:path';
 import type {CompareOutcome} from '../ledger/ledger.js';
 import type {Plan} from './plan.js';
 import {flatCases} from './score.js';
@@ -18,6 +19,22 @@ export interface RecordEvalOptions {
   kind?: 'eval' | 'calibrate' | 'compare';
   /** kind compare: the outcome (candidate over baseline). */
   compare?: CompareOutcome;
+  /** How to name the solution in the ledger (a compare's revision side); default `solutionLabel` of the report's solution file or folder. */
+  solutionLabel?: string;
+}
+
+/**
+ * How the ledger names a solution file or folder: its path relative to the
+ * benchmark folder (`solution.py`, `../fast.py`), so the name reads the same
+ * from wherever the eval ran; absolute when that path would climb more than
+ * two folders (a workspace elsewhere), where `../../../../tmp/…` says less.
+ */
+export function solutionLabel(benchmarkDir: string, solution: string, cwd = process.cwd()): string {
+  const absolute = path.resolve(cwd, solution);
+  const relative = path.relative(path.resolve(cwd, benchmarkDir), absolute);
+  const climbs = relative.split(path.sep).filter((part) => part === '..').length;
+  if (relative === '' || path.isAbsolute(relative) || climbs > 2) return absolute;
+  return relative.split(path.sep).join('/');
 }
 
 /** Record an eval report (a compare's: the candidate's, with the outcome); returns the warnings to print on stderr. */
@@ -35,6 +52,7 @@ export async function recordEvalRun(report: EvalReport, options: RecordEvalOptio
     benchmark: {path: report.benchmark, name: report.name},
     split: report.split,
     solutionSha256: report.solutionSha256 ?? null,
+    solutionLabel: options.solutionLabel ?? (report.solution ? solutionLabel(report.benchmark, report.solution, options.cwd) : null),
     git,
     environment: report.environment ?? {fingerprint: 'unknown'},
     metric: report.metric,

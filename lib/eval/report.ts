@@ -7,23 +7,23 @@ import {HarnessError} from './errors.js';
 import type {EvalReport} from './types.js';
 
 /** Write the report as JSON atomically (temp file + rename). */
-/** Check before an eval runs that `--json FILE` can be written, so a finished eval is never lost to a bad path. */
+/** Check before an eval runs that `--json-file FILE` can be written, so a finished eval is never lost to a bad path. */
 export function checkReportPath(file: string): void {
   const folder = path.dirname(path.resolve(file));
   const stats = statSync(folder, {throwIfNoEntry: false});
   if (!stats?.isDirectory()) {
     const problem = stats ? 'is not a folder' : 'does not exist';
-    throw new UsageError(`--json ${file}: \`${path.dirname(file)}\` ${problem}, expected a path in an existing folder`);
+    throw new UsageError(`--json-file ${file}: \`${path.dirname(file)}\` ${problem}, expected a path in an existing folder`);
   }
   try {
     accessSync(folder, constants.W_OK);
   } catch {
-    throw new UsageError(`--json ${file}: the folder \`${path.dirname(file)}\` is not writable`);
+    throw new UsageError(`--json-file ${file}: the folder \`${path.dirname(file)}\` is not writable`);
   }
   const existing = statSync(file, {throwIfNoEntry: false});
-  if (existing?.isDirectory()) throw new UsageError(`--json ${file}: is a folder, expected a file path`);
+  if (existing?.isDirectory()) throw new UsageError(`--json-file ${file}: is a folder, expected a file path`);
   // Renaming over a FIFO, a socket or a device node would replace it: only a regular file is overwritten.
-  if (existing && !existing.isFile()) throw new UsageError(`--json ${file}: exists and is not a regular file, expected a new path or a regular file`);
+  if (existing && !existing.isFile()) throw new UsageError(`--json-file ${file}: exists and is not a regular file, expected a new path or a regular file`);
 }
 
 export async function writeReport(file: string, report: EvalReport): Promise<void> {
@@ -34,7 +34,7 @@ export async function writeReport(file: string, report: EvalReport): Promise<voi
     await rename(temp, target);
   } catch (error) {
     await rm(temp, {force: true}).catch(() => {});
-    throw new HarnessError(`--json ${file}: cannot write the report: ${(error as Error).message}`, 'write-failed');
+    throw new HarnessError(`--json-file ${file}: cannot write the report: ${(error as Error).message}`, 'write-failed');
   }
 }
 

@@ -6,3 +6,5 @@ export * from './git-state.js';
 export * from './exposure.js';
 export * from './ledger.js';
 export * from './summary.js';
+export * from './merge.js';
+export * from './changes.js';

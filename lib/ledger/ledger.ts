@@ -38,6 +38,8 @@ export interface CompareOutcome {
   baselineSha256: string | null;
   /** The ledger run reused as the baseline (`--baseline-run`), if any. */
   baselineRun: number | null;
+  /** How the baseline was named: its solution file or folder (`solutionLabel`), `commit …` for a revision, `ledger run #N` with `--baseline-run`; null when unknown (schema 1). */
+  baselineLabel?: string | null;
 }
 
 /** One run, as the eval or compare command hands it to the ledger. */
@@ -50,6 +52,13 @@ export interface RunRecord {
   split: string;
   /** `solutionDigest` of the editable files (null when unknown). */
   solutionSha256: string | null;
+  /**
+   * How the user named the solution: the `--solution` file (or folder) relative
+   * to the benchmark folder (`solution.py`, `../fast.py`), absolute when far
+   * from it; `commit …` for a git revision. Null when unknown (runs recorded by
+   * schema 1). The digest says what ran; this says what to call it.
+   */
+  solutionLabel?: string | null;
   /** The repository's HEAD and dirty flag (`gitState`), null outside a repository. */
   git: {commit: string; dirty: boolean} | null;
   environment: RecordedEnvironment;
@@ -71,7 +80,17 @@ export interface RunRecord {
 export interface LedgerRun extends RunRecord {
   id: number;
   time: string;
-  compare: CompareOutcome | null;
+  solutionLabel: string | null;
+  compare: (CompareOutcome & {baselineLabel: string | null}) | null;
+}
+
+/**
+ * Oldest first: by time, then by id. Ids say the order runs were appended to
+ * this ledger, which is not the order they ran once another ledger's runs are
+ * merged in (`mergeLedgers`): every "latest" and every series goes by time.
+ */
+export function byTime(a: {time: string; id: number}, b: {time: string; id: number}): number {
+  return a.time < b.time ? -1 : a.time > b.time ? 1 : a.id - b.id;
 }
 
 /** Which runs `listRuns` returns (newest first). */
@@ -95,7 +114,7 @@ export interface OpenOptions {
 }
 
 /** The schema version this arbor writes (`PRAGMA user_version`). */
-export const schemaVersion = 1;
+export const schemaVersion = 2;
 
 /** Migrations: entry i brings a ledger from version i to i + 1, inside one immediate transaction. */
 const migrations: readonly string[] = [
@@ -127,7 +146,13 @@ const migrations: readonly string[] = [
     baseline_run INTEGER
   ) STRICT;
   CREATE INDEX runs_by_benchmark ON runs (benchmark_name, split, id);`,
+  // 2: what the user called the solution and a compare's baseline, so the report can name them; older runs keep NULL.
+  `ALTER TABLE runs ADD COLUMN solution_label TEXT;
+  ALTER TABLE runs ADD COLUMN baseline_label TEXT;`,
 ];
+
+/** The columns each schema version added after the first, for reading an older ledger opened read-only (not migrated). */
+const addedColumns: readonly (readonly string[])[] = [[], [], ['solution_label', 'baseline_label']];
 
 /**
  * The `.gitignore` written into an `.arbor/` folder: everything in it,
@@ -165,13 +190,26 @@ interface Row {
   ratio_hi: number | null;
   baseline_sha256: string | null;
   baseline_run: number | null;
+  solution_label: string | null;
+  baseline_label: string | null;
 }
 
 type Database = BetterSqlite3.Database;
 
-/** Every column, with the (large) per-case JSON replaced by an empty array. */
-const selectWithoutCases = `id, time, kind, benchmark_path, benchmark_name, split, solution_sha256, git_commit, git_dirty, environment, env_fingerprint,
-  metric, score, ci_lo, ci_hi, status, seeds_source, seeds_count, '[]' AS cases, verdict, ratio, ratio_lo, ratio_hi, baseline_sha256, baseline_run`;
+/** The columns of schema 1, in table order. */
+const firstColumns = `id, time, kind, benchmark_path, benchmark_name, split, solution_sha256, git_commit, git_dirty, environment, env_fingerprint,
+  metric, score, ci_lo, ci_hi, status, seeds_source, seeds_count, cases, verdict, ratio, ratio_lo, ratio_hi, baseline_sha256, baseline_run`;
+
+/**
+ * The select list for a ledger of schema `version`: every column, those a
+ * later version added as NULL (a read-only open does not migrate), and
+ * without `cases` the (large) per-case JSON replaced by an empty array.
+ */
+function selectList(version: number, withCases: boolean): string {
+  const later = addedColumns.flatMap((names, v) => names.map((name) => (v <= version ? name : `NULL AS ${name}`)));
+  const first = withCases ? firstColumns : firstColumns.replace(/\bcases\b/, `'[]' AS cases`);
+  return [first, ...later].join(', ');
+}
 let driver: typeof BetterSqlite3 | undefined;
 
 function loadDriver(): typeof BetterSqlite3 {
@@ -186,12 +224,15 @@ export class Ledger {
   readonly #db: Database;
   /** A read-only open of a file with no tables yet: it lists nothing. */
   readonly #empty: boolean;
+  /** The file's schema version: older than ours only when opened read-only. */
+  readonly #version: number;
 
   /** @internal use openLedger. */
-  constructor(file: string, db: Database, empty: boolean) {
+  constructor(file: string, db: Database, empty: boolean, version = schemaVersion) {
     this.path = file;
     this.#db = db;
     this.#empty = empty;
+    this.#version = version;
   }
 
   /** Append one run and return its id. */
@@ -204,7 +245,7 @@ export class Ledger {
     });
   }
 
-  /** The runs matching the filter, newest first. */
+  /** The runs matching the filter, newest first (`byTime`). */
   listRuns(filter: RunFilter = {}): LedgerRun[] {
     if (this.#empty) return [];
     const where: string[] = [];
@@ -222,8 +263,8 @@ export class Ledger {
       params.kind = filter.kind;
     }
     const limit = filter.limit === undefined ? '' : ` LIMIT ${Math.max(0, Math.floor(filter.limit))}`;
-    const columns = filter.withCases === false ? selectWithoutCases : '*';
-    const sql = `SELECT ${columns} FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC${limit}`;
+    const columns = selectList(this.#version, filter.withCases !== false);
+    const sql = `SELECT ${columns} FROM runs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY time DESC, id DESC${limit}`;
     const rows = this.#run('listing runs', () => this.#db.prepare<Record<string, string | number>, Row>(sql).all(params));
     return rows.map((row) => fromRow(row, this.path));
   }
@@ -231,7 +272,7 @@ export class Ledger {
   /** One run by id, or null. */
   getRun(id: number): LedgerRun | null {
     if (this.#empty) return null;
-    const row = this.#run('reading a run', () => this.#db.prepare<[number], Row>('SELECT * FROM runs WHERE id = ?').get(id));
+    const row = this.#run('reading a run', () => this.#db.prepare<[number], Row>(`SELECT ${selectList(this.#version, true)} FROM runs WHERE id = ?`).get(id));
     return row ? fromRow(row, this.path) : null;
   }
 
@@ -278,7 +319,7 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
       db = new Driver(target, {readonly: true, fileMustExist: true, timeout: options.busyTimeout ?? 10_000});
       const version = Number(db.pragma('user_version', {simple: true}));
       checkVersion(db, version, target);
-      return new Ledger(target, db, version === 0);
+      return new Ledger(target, db, version === 0, version);
     }
     prepareFolder(path.dirname(target));
     db = new Driver(target, {timeout: options.busyTimeout ?? 10_000});
@@ -372,6 +413,9 @@ function toRow(record: RunRecord, file: string): Omit<Row, 'id'> {
   if (!seedSources.includes(record.seeds?.source)) throw invalid(`seeds.source must be one of ${seedSources.join(', ')}`);
   if (!Number.isInteger(record.seeds.count) || record.seeds.count < 0) throw invalid('seeds.count must be a whole number');
   if (!Array.isArray(record.cases)) throw invalid('cases must be an array');
+  for (const [name, label] of [['solutionLabel', record.solutionLabel], ['compare.baselineLabel', record.compare?.baselineLabel]] as const) {
+    if (label !== undefined && label !== null && (typeof label !== 'string' || label === '')) throw invalid(`${name} ${JSON.stringify(label)} is not a non-empty string or null`);
+  }
   const compare = record.compare ?? null;
   if (compare) {
     if (!verdicts.includes(compare.verdict)) throw invalid(`verdict ${JSON.stringify(compare.verdict)}, expected one of ${verdicts.join(', ')}`);
@@ -404,6 +448,8 @@ function toRow(record: RunRecord, file: string): Omit<Row, 'id'> {
     ratio_hi: compare?.interval?.[1] ?? null,
     baseline_sha256: compare?.baselineSha256 ?? null,
     baseline_run: compare?.baselineRun ?? null,
+    solution_label: record.solutionLabel ?? null,
+    baseline_label: compare?.baselineLabel ?? null,
   };
 }
 
@@ -437,6 +483,7 @@ function fromRow(row: Row, file: string): LedgerRun {
     benchmark: {path: row.benchmark_path, name: row.benchmark_name},
     split: row.split,
     solutionSha256: row.solution_sha256,
+    solutionLabel: row.solution_label ?? null,
     git: row.git_commit === null ? null : {commit: row.git_commit, dirty: row.git_dirty === 1},
     environment: parse<RecordedEnvironment>(row.environment, 'environment'),
     metric: row.metric,
@@ -454,6 +501,7 @@ function fromRow(row: Row, file: string): LedgerRun {
             interval: pair(row.ratio_lo, row.ratio_hi),
             baselineSha256: row.baseline_sha256,
             baselineRun: row.baseline_run,
+            baselineLabel: row.baseline_label ?? null,
           },
   };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 
 /** The environment variable naming the ledger file, overriding the default location. */
 export const ledgerVariable = 'ARBOR_LEDGER';
-/** The folder (at the repository root, else beside the benchmark) holding the ledger. */
+/** The folder (at the repository root, else in the zoo) holding the ledger. */
 export const ledgerFolder = '.arbor';
 /** The database's file name inside that folder. */
 export const ledgerFile = 'runs.db';
@@ -41,14 +41,46 @@ function mainWorkTree(dotGitFile: string): string | null {
   }
 }
 
+/** What a folder is to the ledger: a benchmark (its zoo is its parent) or a zoo. */
+export type LedgerScope = 'benchmark' | 'zoo';
+
 /**
- * The ledger file for a benchmark folder: `$ARBOR_LEDGER` when set (resolved
- * against `cwd`), else `.arbor/runs.db` at the root of the repository the
- * benchmark is in, else `<benchmark>/.arbor/runs.db`.
+ * The folder whose `.arbor/` holds the history of `dir`: the root of the git
+ * repository `dir` is in, else the zoo (a benchmark's parent folder, or the
+ * zoo itself). Every command finds it this way, so a zoo has one ledger
+ * whichever benchmark or command recorded a run.
  */
-export function ledgerPathFor(benchmarkDir: string, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+export function ledgerRoot(dir: string, scope: LedgerScope): string {
+  const folder = path.resolve(dir);
+  return repositoryRoot(folder) ?? (scope === 'benchmark' ? path.dirname(folder) : folder);
+}
+
+/**
+ * The ledger file for a folder (a benchmark unless `scope` says zoo):
+ * `$ARBOR_LEDGER` when set (resolved against `cwd`), else
+ * `<ledgerRoot>/.arbor/runs.db`.
+ */
+export function ledgerPathFor(dir: string, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd(), scope: LedgerScope = 'benchmark'): string {
   const override = env[ledgerVariable];
   if (override) return path.resolve(cwd, override);
-  const dir = path.resolve(cwd, benchmarkDir);
-  return path.join(repositoryRoot(dir) ?? dir, ledgerFolder, ledgerFile);
+  return path.join(ledgerRoot(path.resolve(cwd, dir), scope), ledgerFolder, ledgerFile);
+}
+
+/**
+ * Ledgers an earlier arbor (or a zoo before `git init`) left where the
+ * history of `dirs` no longer goes: `<folder>/.arbor/runs.db` of each folder
+ * given and of each folder between it and the ledger's root. Only files that
+ * exist and are not `ledger` itself.
+ */
+export function strayLedgers(ledger: string, dirs: readonly string[]): string[] {
+  const root = path.dirname(path.dirname(path.resolve(ledger)));
+  const found = new Set<string>();
+  for (const dir of dirs) {
+    for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+      const file = path.join(current, ledgerFolder, ledgerFile);
+      if (file !== path.resolve(ledger) && statSync(file, {throwIfNoEntry: false})?.isFile()) found.add(file);
+      if (current === root || !current.startsWith(root + path.sep) || path.dirname(current) === current) break;
+    }
+  }
+  return [...found].sort();
 }

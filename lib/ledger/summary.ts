@@ -1,11 +1,13 @@
 /** What `arbor benchmark runs` shows: the ledger's history summarized, as data and as text. */
-import {existsSync} from 'node:fs';
+import {existsSync, readdirSync} from 'node:fs';
 import {readFile, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {defaultTestBudget} from './exposure.js';
-import {openLedger, type LedgerRun, type RunFilter} from './ledger.js';
-import {ledgerPathFor} from './location.js';
+import {byTime, openLedger, type LedgerRun, type RunFilter} from './ledger.js';
+import {ledgerPathFor, ledgerVariable, strayLedgers, type LedgerScope} from './location.js';
+import {mergeLedgers, type MergedLedger} from './merge.js';
+import {holdsBenchmarks, resolveZoo} from '../zoo/list.js';
 
 /** Best and latest eval of one benchmark on one split. */
 export interface SplitSummary {
@@ -32,6 +34,8 @@ export interface RunsReport {
   ledger: string;
   /** Whether the ledger file exists (a missing one is an empty history). */
   exists: boolean;
+  /** Ledgers found where this history no longer goes, merged into it before reading. */
+  merged: MergedLedger[];
   summary: SplitSummary[];
   /** Newest first. */
   runs: LedgerRun[];
@@ -80,8 +84,8 @@ export function summarizeRuns(runs: readonly LedgerRun[]): SplitSummary[] {
     if (!group) groups.set(key, (group = {benchmark: run.benchmark.name, split: run.split, runs: 0, best: null, latest: null}));
     group.runs++;
     if (run.kind !== 'eval') continue;
-    if (!group.latest || run.id > group.latest.id) group.latest = run;
-    if (run.score !== null && (!group.best || run.score > group.best.score! || (run.score === group.best.score && run.id > group.best.id))) group.best = run;
+    if (!group.latest || byTime(run, group.latest) > 0) group.latest = run;
+    if (run.score !== null && (!group.best || run.score > group.best.score! || (run.score === group.best.score && byTime(run, group.best) > 0))) group.best = run;
   }
   return [...groups.values()].sort((a, b) => compareText(a.benchmark, b.benchmark) || compareText(a.split, b.split));
 }
@@ -107,17 +111,20 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const filter: RunFilter = {split: options.split, withCases: options.withCases ?? true};
-  let where = cwd;
+  let home = ledgerHome(cwd);
   if (options.benchmark !== undefined) {
     if (options.benchmark === '') throw new UsageError('The benchmark path is empty, expected a benchmark folder or name');
     const dir = path.resolve(cwd, options.benchmark);
     if ((await stat(dir).catch(() => undefined))?.isDirectory()) {
-      where = dir;
+      home = {dir, scope: 'benchmark', folders: [dir]};
       filter.benchmark = (await benchmarkInfo(dir)).name;
     } else filter.benchmark = options.benchmark;
   }
-  const file = options.ledger ? path.resolve(cwd, options.ledger) : ledgerPathFor(where, env, cwd);
-  if (!existsSync(file)) return {ledger: file, exists: false, summary: [], runs: [], exposure: []};
+  const chosen = options.ledger ? path.resolve(cwd, options.ledger) : env[ledgerVariable] ? path.resolve(cwd, env[ledgerVariable]) : null;
+  const file = chosen ?? ledgerPathFor(home.dir, {}, cwd, home.scope);
+  // A ledger named on purpose is read as it is; the zoo's own takes in the ledgers left where its history no longer goes.
+  const merged = chosen ? [] : mergeLedgers(file, strayLedgers(file, home.folders));
+  if (!existsSync(file)) return {ledger: file, exists: false, merged, summary: [], runs: [], exposure: []};
   const ledger = openLedger(file, {readonly: true});
   try {
     const runs = ledger.listRuns(filter);
@@ -125,9 +132,45 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
     const budgets = new Map<string, number | null>();
     for (const run of runs) if (!budgets.has(run.benchmark.name)) budgets.set(run.benchmark.name, (await benchmarkInfo(run.benchmark.path)).testBudget);
     const exposure = [...budgets.keys()].sort(compareText).map((name) => ({benchmark: name, count: ledger.testExposure(name), budget: budgets.get(name)!}));
-    return {ledger: ledger.path, exists: true, summary: summarizeRuns(runs), runs, exposure};
+    return {ledger: ledger.path, exists: true, merged, summary: summarizeRuns(runs), runs, exposure};
   } finally {
     ledger.close();
+  }
+}
+
+/** Where a history is, seen from a folder: the folder, what it is, and the folders whose old ledgers belong to it. */
+export interface LedgerHome {
+  dir: string;
+  scope: LedgerScope;
+  /** Benchmark or zoo folders whose own `.arbor/runs.db` (from an earlier arbor) belongs to this history. */
+  folders: string[];
+}
+
+/**
+ * The history `runs` with no benchmark shows, from the working directory:
+ * its zoo (found as every zoo-taking command finds it), else the benchmark
+ * it is in (its zoo is its parent), else the folder itself. A git repository
+ * around any of these holds the ledger at its root (`ledgerRoot`).
+ */
+export function ledgerHome(cwd: string): LedgerHome {
+  const dir = path.resolve(cwd);
+  let zoo: string | null = null;
+  try {
+    zoo = resolveZoo(undefined, dir).abs;
+  } catch {}
+  if (zoo) return {dir: zoo, scope: 'zoo', folders: [zoo, ...benchmarkFolders(zoo)]};
+  if (['plan.toml', 'eval.sh'].some((file) => existsSync(path.join(dir, file)))) return {dir, scope: 'benchmark', folders: [dir]};
+  return {dir, scope: 'zoo', folders: holdsBenchmarks(dir) ? [dir, ...benchmarkFolders(dir)] : [dir]};
+}
+
+/** A zoo's visible subfolders (where an earlier arbor kept one ledger per benchmark). */
+export function benchmarkFolders(zoo: string): string[] {
+  try {
+    return readdirSync(zoo, {withFileTypes: true})
+      .filter((d) => d.isDirectory() && !d.name.startsWith('.') && !d.name.startsWith('_'))
+      .map((d) => path.join(zoo, d.name));
+  } catch {
+    return [];
   }
 }
 
@@ -155,8 +198,11 @@ export function formatRuns(report: RunsReport): string {
         run.benchmark.name,
         run.split,
         run.kind,
-        run.compare ? `${run.compare.verdict}${run.compare.ratio === null ? '' : ` x${num(run.compare.ratio)}`}${intervalText(run.compare.interval)}` : scoreText(run),
+        run.compare
+          ? `${run.compare.verdict}${run.compare.ratio === null ? '' : ` x${num(run.compare.ratio)}`}${intervalText(run.compare.interval)}${run.compare.baselineLabel ? ` vs ${run.compare.baselineLabel}` : ''}`
+          : scoreText(run),
         run.status,
+        run.solutionLabel ?? '-',
         `sha ${run.solutionSha256?.slice(0, 12) ?? '-'}`,
         run.git ? `${run.git.commit.slice(0, 10)}${run.git.dirty ? '+dirty' : ''}` : 'no-git',
         `env ${run.environment.fingerprint}`,

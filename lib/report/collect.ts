@@ -3,7 +3,8 @@ import {existsSync, readdirSync} from 'node:fs';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {openLedger, type LedgerRun} from '../ledger/ledger.js';
-import {ledgerPathFor} from '../ledger/location.js';
+import {ledgerPathFor, ledgerVariable, strayLedgers} from '../ledger/location.js';
+import {mergeLedgers, type MergedLedger} from '../ledger/merge.js';
 import {benchmarkInfo} from '../ledger/summary.js';
 import {isSkippedName, resolveZoo} from '../zoo/list.js';
 import {describeFsError} from '../zoo/text.js';
@@ -13,7 +14,7 @@ import {buildReport, type EntrySource, type ReportModel} from './model.js';
 
 /** Options of `collectReport`. */
 export interface CollectOptions {
-  /** The zoo folder (default `zoo`). */
+  /** The zoo folder (default: `resolveZoo`'s: ./arbor-zoo, ./zoo, or the working directory when it is a zoo). */
   zoo?: string;
   /** The ledger file, overriding `ARBOR_LEDGER` and the default location (the zoo's repository root). */
   ledger?: string;
@@ -21,6 +22,8 @@ export interface CollectOptions {
   env?: NodeJS.ProcessEnv;
   /** The report's time (default now). */
   now?: Date;
+  /** Told of the ledgers merged into the zoo's before reading (see `mergeLedgers`). */
+  onMerged?: (merged: MergedLedger[], ledger: string) => void;
 }
 
 /**
@@ -30,13 +33,17 @@ export interface CollectOptions {
 export async function collectReport(options: CollectOptions = {}): Promise<ReportModel> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
-  const zoo = resolveZoo(options.zoo ?? 'zoo', cwd);
+  const zoo = resolveZoo(options.zoo, cwd, 'report');
   const folders = zooEntries(zoo.abs, zoo.shown);
   const verify = await verifyBenchmarks(
     folders.map((folder) => path.join(zoo.shown, folder)),
     {cwd},
   );
-  const file = options.ledger ? path.resolve(cwd, options.ledger) : ledgerPathFor(zoo.abs, env, cwd);
+  const chosen = options.ledger ? path.resolve(cwd, options.ledger) : env[ledgerVariable] ? path.resolve(cwd, env[ledgerVariable]) : null;
+  const file = chosen ?? ledgerPathFor(zoo.abs, {}, cwd, 'zoo');
+  // As in `runs`: the zoo's own ledger takes in those an earlier arbor kept per benchmark, or the zoo kept before `git init`.
+  const merged = chosen ? [] : mergeLedgers(file, strayLedgers(file, [zoo.abs, ...folders.map((folder) => path.join(zoo.abs, folder))]));
+  if (merged.length > 0) options.onMerged?.(merged, file);
   const exists = existsSync(file);
   const ledger = exists ? openLedger(file, {readonly: true}) : null;
   try {
@@ -56,6 +63,7 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
     }
     return buildReport({
       zoo: zoo.shown,
+      name: path.basename(zoo.abs),
       generated: (options.now ?? new Date()).toISOString(),
       arborVersion: arborVersion(),
       ledger: {path: ledger?.path ?? file, exists},

@@ -3,9 +3,10 @@
  * without scripts), the charts drawn in the page by the inlined chart library
  * from embedded JSON. Pure: the model and the library's text in, a string out.
  */
+import type {Change} from '../ledger/changes.js';
 import type {ChartLibrary} from './assets.js';
-import {chartData} from './chart.js';
-import type {BaselineSpread, CompareRow, EntryReport, ReportModel, ScoredRun, SplitScores, TestExposure} from './model.js';
+import {chartData, solutionColour, type ChartPanel} from './chart.js';
+import type {BaselineSpread, CompareRow, EntryReport, ReportModel, ScoredRun, SolutionInfo, SplitScores, TestExposure} from './model.js';
 import {pageScript} from './page-script.js';
 
 /** Text as HTML (element content and quoted attribute values). */
@@ -41,14 +42,21 @@ export function formatNumber(value: number): string {
   return Number(value.toPrecision(4)).toString();
 }
 
-/** The data the page script reads: each entry's chart, by its index in the page. */
-export function pageData(model: ReportModel): {entries: {index: number; name: string; metric: string | null; chart: ReturnType<typeof chartData>}[]} {
-  return {entries: model.entries.map((entry, index) => ({index, name: entry.name, metric: entry.metric, chart: chartData(entry)}))};
+/** What the page script reads: each entry's panels by its index in the page, and the solutions' colours. */
+export interface PageData {
+  entries: {index: number; name: string; metric: string | null; colours: string[]; chart: ReturnType<typeof chartData>}[];
+}
+
+/** The data the page script reads: each entry's charts, by its index in the page. */
+export function pageData(model: ReportModel): PageData {
+  return {
+    entries: model.entries.map((entry, index) => ({index, name: entry.name, metric: entry.metric, colours: entry.solutions.map((_, k) => solutionColour(k)), chart: chartData(entry)})),
+  };
 }
 
 /** The whole page. */
 export function renderReport(model: ReportModel, library: ChartLibrary): string {
-  const title = `arbor report: ${model.zoo}`;
+  const title = `${model.name}: benchmark report`;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -62,7 +70,7 @@ export function renderReport(model: ReportModel, library: ChartLibrary): string 
 </head>
 <body>
 <header>
-<h1>Benchmark report: <code>${escapeHtml(model.zoo)}</code></h1>
+<h1>${escapeHtml(model.name)}</h1>
 ${renderMeta(model, library)}
 ${renderNotices(model)}
 </header>
@@ -80,7 +88,7 @@ ${model.entries.map(renderEntry).join('\n')}
 
 function renderMeta(model: ReportModel, library: ChartLibrary): string {
   const counts = healthCounts(model.entries);
-  return `<p class="meta">${plural(model.entries.length, 'entry', 'entries')}: ${counts}. ${plural(model.ledger.runs, 'run')} from the ledger <code>${escapeHtml(model.ledger.path)}</code>. Made ${escapeHtml(timeText(model.generated))} by arbor ${escapeHtml(model.arborVersion)}; charts by ${escapeHtml(library.name)} (${escapeHtml(library.license)}).</p>`;
+  return `<p class="meta">Benchmark report of the zoo <code>${escapeHtml(model.zoo)}</code>. ${plural(model.entries.length, 'entry', 'entries')}: ${counts}. ${plural(model.ledger.runs, 'run')} from the ledger <code>${escapeHtml(model.ledger.path)}</code>. Made ${escapeHtml(timeText(model.generated))} by arbor ${escapeHtml(model.arborVersion)}; charts by ${escapeHtml(library.name)} (${escapeHtml(library.license)}).</p>`;
 }
 
 function renderNotices(model: ReportModel): string {
@@ -107,10 +115,10 @@ function renderSummary(model: ReportModel): string {
       `<th scope="row"><a href="#entry-${index}">${escapeHtml(entry.folder)}</a>${entry.name === entry.folder ? '' : ` <span class="aka">(${escapeHtml(entry.name)})</span>`}</th>`,
       renderHealthCell(entry),
       `<td>${entry.metric ? escapeHtml(entry.metric) : '<span class="none">-</span>'}</td>`,
-      renderScoreCell(split('dev')?.latest ?? null),
-      renderScoreCell(split('dev')?.best ?? null),
-      renderScoreCell(split('test')?.latest ?? null),
-      renderScoreCell(split('test')?.best ?? null),
+      renderScoreCell(split('dev')?.latest ?? null, entry.solutions),
+      renderScoreCell(split('dev')?.best ?? null, entry.solutions),
+      renderScoreCell(split('test')?.latest ?? null, entry.solutions),
+      renderScoreCell(split('test')?.best ?? null, entry.solutions),
       renderExposureCell(entry.exposure),
     ];
     return `<tr data-entry="${escapeHtml(entry.folder)}">${cells.join('')}</tr>`;
@@ -123,7 +131,7 @@ function renderSummary(model: ReportModel): string {
 ${rows.join('\n')}
 </tbody>
 </table></div>
-<p class="note">A score reads <span class="score">score</span> <span class="ci">[low, high]</span> (its interval) <span class="run">#run</span>. Test exposure counts the distinct solutions scored on test against the plan's <code>test_budget</code>; it covers only the runs this ledger recorded.</p>
+<p class="note">A score reads <span class="score">score</span> <span class="ci">[low, high]</span> (its interval) <span class="run">#run</span> <span class="solution">solution</span>. Dev and test score different cases: their columns and charts are kept apart. Test exposure counts the distinct solutions scored on test against the plan's <code>test_budget</code>; it covers only the runs this ledger recorded.</p>
 </section>`;
 }
 
@@ -141,11 +149,17 @@ function renderHealthCell(entry: EntryReport): string {
   return `<td class="health ${h.status}"><span class="status">${escapeHtml(status)}</span>${finding}</td>`;
 }
 
-function renderScoreCell(run: ScoredRun | null): string {
+function renderScoreCell(run: ScoredRun | null, solutions?: readonly SolutionInfo[]): string {
   if (!run) return '<td class="score-cell"><span class="none">-</span></td>';
-  if (run.score === null) return `<td class="score-cell"><span class="failed">error</span> <span class="run">#${run.id}</span></td>`;
+  const solution = solutions ? ` <span class="solution">${escapeHtml(solutionName(solutions, run.solutionSha256))}</span>` : '';
+  if (run.score === null) return `<td class="score-cell"><span class="failed">error</span> <span class="run">#${run.id}</span>${solution}</td>`;
   const failed = run.status === 'failed' ? ' <span class="failed">failed</span>' : '';
-  return `<td class="score-cell"><span class="score">${formatNumber(run.score)}</span>${intervalHtml(run.interval)} <span class="run">#${run.id}</span>${failed}</td>`;
+  return `<td class="score-cell"><span class="score">${formatNumber(run.score)}</span>${intervalHtml(run.interval)} <span class="run">#${run.id}</span>${failed}${solution}</td>`;
+}
+
+/** A solution's name in its entry's catalogue (a digest's first 12 hex digits when it is not there). */
+function solutionName(solutions: readonly SolutionInfo[], sha: string | null): string {
+  return solutions.find((s) => s.sha256 === sha)?.name ?? (sha ? sha.slice(0, 12) : 'unknown solution');
 }
 
 function renderExposureCell(exposure: TestExposure): string {
@@ -155,26 +169,74 @@ function renderExposureCell(exposure: TestExposure): string {
 }
 
 function renderEntry(entry: EntryReport, index: number): string {
-  const chart = entry.history.length
-    ? `<div class="chart" id="chart-${index}" role="img" aria-label="${escapeHtml(`score over runs of ${entry.folder}`)}"></div>
-<p class="band-note">Score of each eval by ledger run, one line per split, its interval shaded in the line's colour${entry.history.some((p) => p.kind === 'calibrate') ? '; open circles: calibrate runs' : ''}.</p>`
+  const chart = chartData(entry);
+  const charts = chart
+    ? `<div class="panels">
+${chart.panels.map((panel, k) => renderPanel(entry, panel, index, k)).join('\n')}
+</div>
+<p class="band-note">Score of each eval by ledger run, one line per solution (its colour in every panel), its interval shaded in that colour${entry.history.some((p) => p.kind === 'calibrate') ? '; open circles: calibrate runs' : ''}. The value beside a line and in the legend is its newest run; hover a run for the others.</p>`
     : `<p class="empty">No runs recorded yet for this entry.</p>`;
   const runs = entry.splits.map((s) => splitLine(s)).join(' ');
   return `<section class="entry" id="entry-${index}">
 <h2>${escapeHtml(entry.folder)}</h2>
 <p class="entry-meta">${runs}</p>
-${chart}
-${entry.baselines.map(baselineNote).join('\n')}
+${renderSolutions(entry)}
+${charts}
+${entry.baselines.map((spread) => baselineNote(spread, entry.solutions)).join('\n')}
 ${renderCompares(entry.compares)}
+${renderChanges(entry.changes, entry.solutions)}
 </section>`;
+}
+
+/** One split's chart in its own figure: dev and test never share an axis. */
+function renderPanel(entry: EntryReport, panel: ChartPanel, index: number, k: number): string {
+  const caption =
+    panel.split === 'test'
+      ? `<strong>test</strong>: held-out cases, on an axis of its own; not comparable with dev's scores`
+      : panel.split === 'dev'
+        ? `<strong>dev</strong>: the published cases`
+        : `<strong>${escapeHtml(panel.split)}</strong>`;
+  const scale = panel.axis.scale === 'log' ? ' on a log axis (equal steps are equal ratios)' : '';
+  const notDrawn = panel.notDrawn.length
+    ? `<p class="band-note not-drawn">Not drawn on the log axis: ${panel.notDrawn.map((p) => `#${p.id} (${escapeHtml(p.solution)}, score ${formatNumber(p.score)})`).join(', ')}.</p>`
+    : '';
+  return `<figure class="panel" data-split="${escapeHtml(panel.split)}">
+<figcaption>${caption}; ${escapeHtml(entry.metric ?? 'score')}${scale}</figcaption>
+<div class="chart" id="chart-${index}-${k}" data-split="${escapeHtml(panel.split)}" data-scale="${panel.axis.scale}" role="img" aria-label="${escapeHtml(`${panel.split} scores over runs of ${entry.folder}`)}"></div>
+${notDrawn}</figure>`;
+}
+
+/** Every solution of the entry: its name, digest and commit, and its latest and best eval on each split. */
+function renderSolutions(entry: EntryReport): string {
+  if (entry.solutions.length === 0) return '';
+  const splits = ['dev', 'test'];
+  const head = ['solution', 'digest', 'commit', ...splits.flatMap((s) => [`${s} latest`, `${s} best`])].map((h) => `<th scope="col">${h}</th>`).join('');
+  const rows = entry.solutions.map((solution, k) => {
+    const scores = (split: string) => solution.splits.find((s) => s.split === split);
+    const calibrated = solution.calibrations ? ` <span class="aka">(${plural(solution.calibrations, 'calibrate run')})</span>` : '';
+    const commit = solution.git ? `<code>${escapeHtml(solution.git.commit.slice(0, 12))}</code>${solution.git.dirty ? ' <span class="aka">dirty</span>' : ''}` : '<span class="none">-</span>';
+    const cells = [
+      `<th scope="row"><span class="swatch" style="background:${solutionColour(k)}"></span>${escapeHtml(solution.name)}${calibrated}</th>`,
+      `<td><code class="sha">${shaText(solution.sha256)}</code></td>`,
+      `<td>${commit}</td>`,
+      ...splits.flatMap((split) => [renderScoreCell(scores(split)?.latest ?? null), renderScoreCell(scores(split)?.best ?? null)]),
+    ];
+    return `<tr data-solution="${escapeHtml(solution.name)}">${cells.join('')}</tr>`;
+  });
+  return `<div class="scroll"><table class="solutions">
+<thead><tr>${head}</tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table></div>`;
 }
 
 function splitLine(s: SplitScores): string {
   return `<span class="split-runs">${escapeHtml(s.split)}: ${plural(s.evals, 'eval')}</span>`;
 }
 
-function baselineNote(spread: BaselineSpread): string {
-  const sha = spread.solutionSha256 ? ` of solution <code>${escapeHtml(spread.solutionSha256.slice(0, 12))}</code>` : '';
+function baselineNote(spread: BaselineSpread, solutions: readonly SolutionInfo[]): string {
+  const sha = ` of <span class="solution">${escapeHtml(solutionName(solutions, spread.solutionSha256))}</span>`;
   return `<p class="band-note">Grey band: the baseline's spread on ${escapeHtml(spread.split)}, from the lowest to the highest score of ${plural(spread.runs, 'calibrate run')}${sha} (${formatNumber(spread.lo)} to ${formatNumber(spread.hi)}, mean ${formatNumber(spread.mean)}).</p>`;
 }
 
@@ -186,12 +248,35 @@ function renderCompares(compares: readonly CompareRow[]): string {
   const rows = compares.map(
     (c) =>
       `<tr><td>#${c.id}</td><td>${escapeHtml(timeText(c.time))}</td><td>${escapeHtml(c.split)}</td><td class="verdict ${knownVerdicts.has(c.verdict) ? c.verdict : 'unknown'}">${escapeHtml(c.verdict)}</td>` +
-      `<td>${c.ratio === null ? '-' : `x${formatNumber(c.ratio)}`}${intervalHtml(c.interval)}</td><td><code>${shaText(c.candidateSha256)}</code></td>` +
-      `<td><code>${shaText(c.baselineSha256)}</code>${c.baselineRun === null ? '' : ` (run #${c.baselineRun})`}</td></tr>`,
+      `<td>${c.ratio === null ? '-' : `x${formatNumber(c.ratio)}`}${intervalHtml(c.interval)}</td>` +
+      `<td class="side candidate"><span class="solution">${escapeHtml(c.candidateName)}</span> <code class="sha">${shaText(c.candidateSha256)}</code></td>` +
+      `<td class="side baseline"><span class="solution">${escapeHtml(c.baselineName)}</span> <code class="sha">${shaText(c.baselineSha256)}</code></td></tr>`,
   );
   return `<h3>Compare verdicts</h3>
 <div class="scroll"><table class="compares">
 <thead><tr><th scope="col">run</th><th scope="col">time</th><th scope="col">split</th><th scope="col">verdict</th><th scope="col">candidate / baseline</th><th scope="col">candidate</th><th scope="col">baseline</th></tr></thead>
+<tbody>
+${rows.join('\n')}
+</tbody>
+</table></div>`;
+}
+
+/** The steps `runs --changes` finds, each with the runs on either side. */
+function renderChanges(changes: readonly Change[], solutions: EntryReport['solutions']): string {
+  if (changes.length === 0) return '';
+  const lineage = (c: Change) =>
+    c.lineage === 'commits' ? 'clean commits' : escapeHtml(solutions.find((s) => s.sha256 === c.solutionSha256)?.name ?? shaText(c.solutionSha256));
+  const side = (run: Change['before']['run']) =>
+    `#${run.id} <span class="ci">${escapeHtml(timeText(run.time))}${run.git ? ` ${escapeHtml(run.git.commit.slice(0, 10))}${run.git.dirty ? '+dirty' : ''}` : ''}</span>`;
+  const rows = changes.map(
+    (c) =>
+      `<tr><td>${escapeHtml(c.split)}</td><td>${lineage(c)}</td><td class="verdict ${c.direction === 'regression' ? 'worse' : 'better'}">${c.direction}</td>` +
+      `<td>x${formatNumber(c.ratio)}${intervalHtml(c.interval)}</td><td>${side(c.before.run)} (${c.before.runs} at ${formatNumber(c.before.level)})</td>` +
+      `<td>${side(c.after.run)} (${c.after.runs} at ${formatNumber(c.after.level)})${c.environmentChanged ? ' <span class="ci">environment changed</span>' : ''}</td></tr>`,
+  );
+  return `<h3>Regressions and improvements</h3>
+<div class="scroll"><table class="changes">
+<thead><tr><th scope="col">split</th><th scope="col">series</th><th scope="col">step</th><th scope="col">after / before</th><th scope="col">last run before</th><th scope="col">first run after</th></tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
@@ -254,7 +339,16 @@ a:hover { text-decoration: underline; }
 .verdict.same { color: var(--muted); font-weight: 600; }
 .exposure.over { color: var(--bad); }
 .split-runs { margin-right: 1em; }
-.chart { min-height: 260px; margin: 8px 0; }
+.panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); gap: 12px; margin: 8px 0; }
+.panel { margin: 0; min-width: 0; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; }
+.panel figcaption { font-size: 0.9rem; color: var(--muted); }
+.panel figcaption strong { color: var(--ink); }
+.chart { min-height: 300px; margin: 4px 0; }
+.solution { font-weight: 600; }
+.score-cell .solution { font-weight: 400; color: var(--muted); margin-left: 0.3em; }
+.sha { color: var(--muted); font-size: 0.8em; }
+.swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.45em; vertical-align: -0.05em; }
+.u-legend .u-value { font-variant-numeric: tabular-nums; }
 .chart-error { color: var(--bad); }
 .empty { color: var(--muted); font-style: italic; }
 `;

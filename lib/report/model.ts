@@ -2,7 +2,9 @@
  * The report's data model and the pure functions that build it from what
  * verify and the run ledger say. Nothing here reads a file or prints.
  */
-import type {CompareVerdict, LedgerRun, RunStatus} from '../ledger/ledger.js';
+import path from 'node:path';
+import {byTime, type CompareVerdict, type LedgerRun, type RunStatus} from '../ledger/ledger.js';
+import {findChanges, type Change} from '../ledger/changes.js';
 import {summarizeRuns} from '../ledger/summary.js';
 import type {BenchmarkReport, Finding} from '../zoo/lint.js';
 import {formatFinding} from '../zoo/report.js';
@@ -27,6 +29,8 @@ export interface ScoredRun {
   interval: [number, number] | null;
   status: RunStatus;
   solutionSha256: string | null;
+  /** What the run's solution was called when it ran (null: not recorded, schema 1). */
+  solutionLabel: string | null;
 }
 
 /** Latest and best eval of an entry on one split. */
@@ -57,6 +61,30 @@ export interface BaselineSpread {
   mean: number;
 }
 
+/**
+ * One solution of an entry: the runs whose solution had this digest. Its name
+ * is what the user called it (the newest label), else the commit all its runs
+ * were made at, else the digest's first 12 hex digits; a name two solutions
+ * would share gets the digest's first 8 after it.
+ */
+export interface SolutionInfo {
+  /** The digest; null stands for the runs recorded without one. */
+  sha256: string | null;
+  /** Unique within the entry; the chart's series and the tables use it. */
+  name: string;
+  /** The newest label its runs (or a compare naming it as baseline) recorded. */
+  label: string | null;
+  /** The commit its runs share, if they do. */
+  git: {commit: string; dirty: boolean} | null;
+  /** Its first run's id: solutions are listed (and coloured) in this order. */
+  firstRun: number;
+  /** Its own runs (eval, calibrate, compare); a solution met only as a compare's baseline has none. */
+  runs: number;
+  calibrations: number;
+  /** Latest and best eval per split (dev and test always). */
+  splits: SplitScores[];
+}
+
 /** A compare run: candidate (the run's solution) over baseline. */
 export interface CompareRow {
   id: number;
@@ -69,6 +97,12 @@ export interface CompareRow {
   candidateSha256: string | null;
   baselineSha256: string | null;
   baselineRun: number | null;
+  /** The labels recorded with the run (null: not recorded). */
+  candidateLabel: string | null;
+  baselineLabel: string | null;
+  /** How the report names each side: its recorded label, else its solution's name; a reused ledger run adds its solution's name. */
+  candidateName: string;
+  baselineName: string;
 }
 
 /** Distinct solutions scored on test against the plan's `test_budget` (null: no readable plan). */
@@ -86,6 +120,8 @@ export interface EntryReport {
   health: EntryHealth;
   /** The metric of its newest run, or null with no runs. */
   metric: string | null;
+  /** Every solution its runs name, in order of first run. */
+  solutions: SolutionInfo[];
   /** dev, then test. */
   splits: SplitScores[];
   /** Eval and calibrate runs, oldest first. */
@@ -93,11 +129,15 @@ export interface EntryReport {
   baselines: BaselineSpread[];
   /** Newest first. */
   compares: CompareRow[];
+  /** Steps in its score series (`runs --changes`), by lineage, oldest step first. */
+  changes: Change[];
   exposure: TestExposure;
 }
 
 /** The whole report. */
 export interface ReportModel {
+  /** The zoo's name (its folder's): the report's title. */
+  name: string;
   /** The zoo folder as given. */
   zoo: string;
   /** ISO 8601 time the report was made. */
@@ -134,7 +174,7 @@ export function entryHealth(verify: BenchmarkReport | {problem: string}): EntryH
 
 /** A ledger run reduced to what the report shows. */
 export function scoredRun(run: LedgerRun): ScoredRun {
-  return {id: run.id, time: run.time, score: run.score, interval: run.interval, status: run.status, solutionSha256: run.solutionSha256};
+  return {id: run.id, time: run.time, score: run.score, interval: run.interval, status: run.status, solutionSha256: run.solutionSha256, solutionLabel: run.solutionLabel ?? null};
 }
 
 /** Latest and best eval per split (dev and test always, then any other split the runs name). */
@@ -157,7 +197,7 @@ export function scoreHistory(runs: readonly LedgerRun[]): HistoryPoint[] {
   return runs
     .filter((run): run is LedgerRun & {kind: 'eval' | 'calibrate'} => (run.kind === 'eval' || run.kind === 'calibrate') && run.score !== null)
     .map((run) => ({...scoredRun(run), split: run.split, kind: run.kind}))
-    .sort((a, b) => a.id - b.id);
+    .sort(byTime);
 }
 
 /**
@@ -166,7 +206,7 @@ export function scoreHistory(runs: readonly LedgerRun[]): HistoryPoint[] {
  */
 export function baselineSpreads(runs: readonly LedgerRun[]): BaselineSpread[] {
   const spreads: BaselineSpread[] = [];
-  const calibrations = runs.filter((run) => run.kind === 'calibrate' && run.score !== null).sort((a, b) => b.id - a.id);
+  const calibrations = runs.filter((run) => run.kind === 'calibrate' && run.score !== null).sort((a, b) => byTime(b, a));
   const splits = [...new Set(calibrations.map((run) => run.split))].sort(bySplit);
   for (const split of splits) {
     const onSplit = calibrations.filter((run) => run.split === split);
@@ -177,42 +217,107 @@ export function baselineSpreads(runs: readonly LedgerRun[]): BaselineSpread[] {
   return spreads;
 }
 
-/** The compare runs, newest first. */
-export function compareRows(runs: readonly LedgerRun[]): CompareRow[] {
+/**
+ * The solutions an entry's runs name (each run's own, and each compare's
+ * baseline), in order of first appearance. Runs without a digest are one
+ * solution, `unknown solution`.
+ */
+export function solutionCatalogue(runs: readonly LedgerRun[]): SolutionInfo[] {
+  const sorted = [...runs].sort(byTime);
+  const keys: (string | null)[] = [];
+  for (const run of sorted) {
+    if (!keys.includes(run.solutionSha256)) keys.push(run.solutionSha256);
+    const baseline = run.compare?.baselineSha256 ?? null;
+    if (baseline !== null && !keys.includes(baseline)) keys.push(baseline);
+  }
+  const infos = keys.map((sha): SolutionInfo => {
+    const own = sorted.filter((run) => run.solutionSha256 === sha);
+    const named = sorted.filter((run) => run.solutionSha256 === sha || (sha !== null && run.compare?.baselineSha256 === sha));
+    // A baseline reused from the ledger is labelled `ledger run #N`: that names the run, not the solution.
+    const asBaseline = sha === null ? [] : sorted.filter((run) => run.compare?.baselineSha256 === sha && run.compare.baselineRun === null);
+    const label = newestOf(own.map((run) => run.solutionLabel ?? null)) ?? newestOf(asBaseline.map((run) => run.compare?.baselineLabel ?? null));
+    const commits = new Set(own.map((run) => run.git?.commit ?? null));
+    const commit = own.length > 0 && commits.size === 1 && !commits.has(null) ? own[0]!.git!.commit : null;
+    const git = commit === null ? null : {commit, dirty: own.some((run) => run.git?.dirty)};
+    const name = label ?? (git ? `commit ${git.commit.slice(0, 12)}${git.dirty ? ' (dirty)' : ''}` : sha === null ? 'unknown solution' : sha.slice(0, 12));
+    return {sha256: sha, name, label, git, firstRun: named[0]!.id, runs: own.length, calibrations: own.filter((run) => run.kind === 'calibrate').length, splits: splitScores(own)};
+  });
+  const counts = new Map<string, number>();
+  for (const info of infos) counts.set(info.name, (counts.get(info.name) ?? 0) + 1);
+  // The usual case: solution.py edited and evaluated again. Same name, another digest.
+  for (const info of infos) if (counts.get(info.name)! > 1 && info.sha256) info.name = `${info.name} · ${info.sha256.slice(0, 8)}`;
+  return infos;
+}
+
+/**
+ * The compare runs, newest first, each side named: by its solution's name in
+ * `solutions` (the entry's catalogue) when the run recorded no label or the
+ * catalogue's (which it may have made unique), else by the label recorded.
+ */
+export function compareRows(runs: readonly LedgerRun[], solutions: readonly SolutionInfo[] = solutionCatalogue(runs)): CompareRow[] {
+  const nameOf = (sha: string | null, label: string | null = null) => {
+    const solution = solutions.find((s) => s.sha256 === sha);
+    if (label !== null && label !== solution?.label) return label;
+    return solution?.name ?? label ?? (sha ? sha.slice(0, 12) : 'unknown solution');
+  };
   return runs
     .filter((run) => run.kind === 'compare' && run.compare)
-    .sort((a, b) => b.id - a.id)
-    .map((run) => ({
-      id: run.id,
-      time: run.time,
-      split: run.split,
-      verdict: run.compare!.verdict,
-      ratio: run.compare!.ratio,
-      interval: run.compare!.interval,
-      candidateSha256: run.solutionSha256,
-      baselineSha256: run.compare!.baselineSha256,
-      baselineRun: run.compare!.baselineRun,
-    }));
+    .sort((a, b) => byTime(b, a))
+    .map((run) => {
+      const compare = run.compare!;
+      const candidateLabel = run.solutionLabel ?? null;
+      const baselineLabel = compare.baselineLabel ?? null;
+      const baselineName =
+        compare.baselineRun === null
+          ? nameOf(compare.baselineSha256, baselineLabel)
+          : `${baselineLabel ?? `ledger run #${compare.baselineRun}`} (${nameOf(compare.baselineSha256)})`;
+      return {
+        id: run.id,
+        time: run.time,
+        split: run.split,
+        verdict: compare.verdict,
+        ratio: compare.ratio,
+        interval: compare.interval,
+        candidateSha256: run.solutionSha256,
+        baselineSha256: compare.baselineSha256,
+        baselineRun: compare.baselineRun,
+        candidateLabel,
+        baselineLabel,
+        candidateName: nameOf(run.solutionSha256, candidateLabel),
+        baselineName,
+      };
+    });
+}
+
+/** The last non-null value of a list in id order. */
+function newestOf(values: readonly (string | null)[]): string | null {
+  for (let k = values.length - 1; k >= 0; k--) if (values[k] !== null) return values[k]!;
+  return null;
 }
 
 /** One entry's report from its source and the ledger runs recorded under its name (any order). */
 export function entryReport(source: EntrySource, runs: readonly LedgerRun[]): EntryReport {
-  const newest = runs.reduce<LedgerRun | null>((a, b) => (a && a.id > b.id ? a : b), null);
+  const newest = runs.reduce<LedgerRun | null>((a, b) => (a && byTime(a, b) > 0 ? a : b), null);
+  const solutions = solutionCatalogue(runs);
   return {
     folder: source.folder,
     name: source.name,
     health: entryHealth(source.verify),
     metric: newest?.metric ?? null,
+    solutions,
     splits: splitScores(runs),
     history: scoreHistory(runs),
     baselines: baselineSpreads(runs),
-    compares: compareRows(runs),
+    compares: compareRows(runs, solutions),
+    changes: findChanges(runs),
     exposure: source.exposure,
   };
 }
 
 /** The report over every entry: each gets the runs recorded under its name; the rest are counted as other runs. */
 export function buildReport(options: {
+  /** The zoo's name (its folder's basename); when absent, the basename of `zoo`. */
+  name?: string;
   zoo: string;
   generated: string;
   arborVersion: string;
@@ -230,6 +335,7 @@ export function buildReport(options: {
   let runs = 0;
   for (const [name, list] of byName) if (names.has(name)) runs += list.length;
   return {
+    name: options.name || zooName(options.zoo),
     zoo: options.zoo,
     generated: options.generated,
     arborVersion: options.arborVersion,
@@ -238,7 +344,14 @@ export function buildReport(options: {
   };
 }
 
-function bySplit(a: string, b: string): number {
+/** A zoo's name from its path: the last folder name, never `.` or `..` (those are resolved against the working folder). */
+export function zooName(zoo: string): string {
+  const base = path.basename(zoo);
+  return base && base !== '.' && base !== '..' ? base : path.basename(path.resolve(zoo)) || zoo;
+}
+
+/** Split order: dev, test, then any other by name. */
+export function bySplit(a: string, b: string): number {
   const rank = (s: string) => {
     const k = (reportSplits as readonly string[]).indexOf(s);
     return k < 0 ? reportSplits.length : k;

@@ -4,7 +4,7 @@ import {HarnessError} from '../eval/errors.js';
 import type {RunResult} from './result.js';
 import {entryLabel} from './targets.js';
 
-/** The `--json FILE` document. */
+/** The `--json` document (also written by `--json-file FILE`). */
 export interface RunDocument {
   /** `local` (evals here, one at a time) or `queue` (evals on queue workers). */
   mode: 'local' | 'queue';
@@ -75,6 +75,6 @@ export function writeRunDocument(file: string, document: RunDocument): void {
   try {
     writeFileAtomic(file, `${JSON.stringify(document, null, 2)}\n`);
   } catch (error) {
-    throw new HarnessError(`--json ${file}: cannot write the results: ${(error as Error).message}`, 'write-failed');
+    throw new HarnessError(`--json-file ${file}: cannot write the results: ${(error as Error).message}`, 'write-failed');
   }
 }

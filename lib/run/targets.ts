@@ -56,7 +56,7 @@ export function resolveTargets(paths: readonly string[], cwd: string): ResolvedT
     seen.add(dir);
     targets.push({entry: path.basename(dir), dir, shown});
   };
-  const given = paths.length > 0 ? paths : [resolveZoo(undefined, cwd).shown];
+  const given = paths.length > 0 ? paths : [resolveZoo(undefined, cwd, 'run').shown];
   for (const shown of given) {
     if (shown.trim() === '') throw new UsageError('an empty folder name was given: pass a zoo or benchmark folders');
     const dir = path.resolve(cwd, shown);

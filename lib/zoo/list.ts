@@ -62,8 +62,27 @@ export function isSkippedName(name: string): boolean {
   return name.startsWith('_') || name.startsWith('.');
 }
 
-/** Find the zoo folder: the given one, else `./arbor-zoo`, else `./zoo`. */
-export function resolveZoo(zoo: string | undefined, cwd: string): {shown: string; abs: string} {
+/** Whether `dir` holds at least one benchmark folder (a visible subfolder with a plan.toml or an eval.sh). */
+export function holdsBenchmarks(dir: string): boolean {
+  let dirents;
+  try {
+    dirents = readdirSync(dir, {withFileTypes: true});
+  } catch {
+    return false;
+  }
+  return dirents.some(
+    (d) => d.isDirectory() && !isSkippedName(d.name) && ['plan.toml', 'eval.sh'].some((file) => statSync(path.join(dir, d.name, file), {throwIfNoEntry: false})?.isFile()),
+  );
+}
+
+/**
+ * The zoo folder a command works on: the one named, else `./arbor-zoo`, else
+ * `./zoo`, else the working directory itself when it holds benchmark folders
+ * (run inside a zoo). Every zoo-taking command finds its default this way and
+ * gives the same hint when there is none. `command` names the command in
+ * that hint.
+ */
+export function resolveZoo(zoo: string | undefined, cwd: string, command = 'list'): {shown: string; abs: string} {
   if (zoo !== undefined && zoo.trim() === '') throw new UsageError('The zoo path is empty, expected a folder of benchmarks');
   const candidates = zoo === undefined ? ['arbor-zoo', 'zoo'] : [zoo];
   for (const shown of candidates) {
@@ -82,7 +101,11 @@ export function resolveZoo(zoo: string | undefined, cwd: string): {shown: string
       throw new UsageError(`Zoo \`${shown}\` is ${kindOf(stats).replace('not a regular file', 'not a folder')}, expected a folder of benchmarks`, 'not-a-folder');
     return {shown, abs};
   }
-  throw new UsageError('No zoo found: neither `./arbor-zoo` nor `./zoo` exists; pass the zoo folder, e.g. `arbor benchmark list path/to/zoo`', 'not-found');
+  if (holdsBenchmarks(cwd)) return {shown: '.', abs: path.resolve(cwd)};
+  throw new UsageError(
+    `No zoo found: neither \`./arbor-zoo\` nor \`./zoo\` exists and this folder holds no benchmark folders; pass the zoo folder, e.g. \`arbor benchmark ${command} path/to/zoo\``,
+    'not-found',
+  );
 }
 
 /** What `listZooStream` knows before the first row: the zoo, the skipped names, the rows to come. */

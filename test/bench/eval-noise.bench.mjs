@@ -35,7 +35,7 @@ const stats = (values) => {
 const evaluate = (dir) => {
   const json = path.join(tmp, 'report.json');
   const start = process.hrtime.bigint();
-  const result = spawnSync(process.execPath, [cli, 'benchmark', 'eval', dir, 'dev', '--quiet', '--json', json], {encoding: 'utf8'});
+  const result = spawnSync(process.execPath, [cli, 'benchmark', 'eval', dir, 'dev', '--quiet', '--json-file', json], {encoding: 'utf8'});
   const wall = Number(process.hrtime.bigint() - start) / 1e9;
   if (result.status !== 0) throw new Error(`${dir}: eval failed (exit ${result.status}): ${result.stderr.trim().split('\n').pop()}`);
   const report = JSON.parse(readFileSync(json, 'utf8'));

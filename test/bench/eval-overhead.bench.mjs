@@ -32,7 +32,7 @@ try {
     for (let round = 0; round < rounds; round++) {
       const json = path.join(tmp, 'report.json');
       const start = process.hrtime.bigint();
-      const result = spawnSync('bash', [path.join(entry, 'eval.sh'), split, '--quiet', '--json', json], {
+      const result = spawnSync('bash', [path.join(entry, 'eval.sh'), split, '--quiet', '--json-file', json], {
         encoding: 'utf8',
         cwd: tmp,
         env: {...process.env, ARBOR: cli},

@@ -37,7 +37,7 @@ const spread = (values) => {
 };
 const evaluate = (entry, solution) => {
   const json = path.join(tmp, 'report.json');
-  const result = spawnSync(process.execPath, [cli, 'benchmark', 'eval', path.join(root, 'zoo', entry), 'dev', '--quiet', '--json', json, '--solution', path.join(here, 'solutions', solution)], {encoding: 'utf8'});
+  const result = spawnSync(process.execPath, [cli, 'benchmark', 'eval', path.join(root, 'zoo', entry), 'dev', '--quiet', '--json-file', json, '--solution', path.join(here, 'solutions', solution)], {encoding: 'utf8'});
   if (result.status !== 0) throw new Error(`${entry} with ${solution}: eval failed (exit ${result.status}): ${result.stderr.trim().split('\n').pop()}`);
   return JSON.parse(readFileSync(json, 'utf8'));
 };

@@ -20,7 +20,7 @@ function ledgerEnv(): NodeJS.ProcessEnv {
 function compare(args: string[], env: NodeJS.ProcessEnv = ledgerEnv()) {
   const dir = tempDir();
   const json = path.join(dir, 'compare.json');
-  const result = runCli(['benchmark', 'compare', ...args, '--json', json, '--quiet'], {env});
+  const result = runCli(['benchmark', 'compare', ...args, '--json-file', json, '--quiet'], {env});
   return {result, report: result.code === 0 ? JSON.parse(readFileSync(json, 'utf8')) : undefined, dir};
 }
 

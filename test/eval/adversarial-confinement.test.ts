@@ -119,7 +119,7 @@ describe.skipIf(!hasBundle || !canRunAsUser)('confinement when an ordinary user 
     spawnSync('chown', ['-R', '65534:65534', dir]);
     const json = path.join(dir, 'report.json');
     const env = {PATH: process.env.PATH, HOME: dir, TMPDIR: dir, ARBOR_PYTHON: userPython, ARBOR_LEDGER: path.join(dir, 'runs.db'), NO_COLOR: '1'};
-    const result = spawnSync(asNobody[0]!, [...asNobody.slice(1), process.execPath, cliPath, 'benchmark', 'eval', entry, 'dev', '--solution', path.join(entry, 'candidate.py'), '--json', json, '--quiet'], {cwd: dir, env, encoding: 'utf8'});
+    const result = spawnSync(asNobody[0]!, [...asNobody.slice(1), process.execPath, cliPath, 'benchmark', 'eval', entry, 'dev', '--solution', path.join(entry, 'candidate.py'), '--json-file', json, '--quiet'], {cwd: dir, env, encoding: 'utf8'});
     expect(result.stdout, result.stderr).toBe('score: 0.0\n');
     const report = JSON.parse(readFileSync(json, 'utf8'));
     expect(report).toMatchObject({sandbox: 'bwrap', runUser: 'caller'});

@@ -44,8 +44,8 @@ describe.skipIf(!hasBundle || !sandboxed)('faults: a killed eval leaves nothing 
     const dir = tempDir();
     const fifo = path.join(dir, 'fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
-    const result = runCli(['benchmark', 'eval', path.join(fixtures, 'eval/prefix-speed'), 'dev', '--json', fifo]);
-    expect(result).toEqual({code: 2, stdout: '', stderr: `arbor: --json ${fifo}: exists and is not a regular file, expected a new path or a regular file\n`});
+    const result = runCli(['benchmark', 'eval', path.join(fixtures, 'eval/prefix-speed'), 'dev', '--json-file', fifo]);
+    expect(result).toEqual({code: 2, stdout: '', stderr: `arbor: --json-file ${fifo}: exists and is not a regular file, expected a new path or a regular file\n`});
     expect(readdirSync(dir)).toEqual(['fifo']);
   });
 });
@@ -84,7 +84,7 @@ describe.skipIf(!hasBundle)('arbor.lock', () => {
     cpSync(path.join(fixtures, 'eval/prefix-speed'), dir, {recursive: true});
     rmSync(path.join(dir, 'arbor.lock'));
     const json = path.join(path.dirname(dir), 'report.json');
-    const result = runCli(['benchmark', 'eval', dir, 'dev', '--json', json]);
+    const result = runCli(['benchmark', 'eval', dir, 'dev', '--json-file', json]);
     expect(Number(result.stdout.slice(7))).toBeGreaterThan(1);
     expect(result.stderr).toContain(`warning: entry has no arbor.lock, so changes to its protected files go unnoticed; write one with 'arbor benchmark lock ${dir}'`);
     expect(JSON.parse(readFileSync(json, 'utf8')).lock).toBe('missing');

@@ -92,7 +92,7 @@ export function evaluate(
     expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
   }
   const json = path.join(path.dirname(dir), 'report.json');
-  const result = runCli(['benchmark', 'eval', dir, options.split ?? 'dev', '--solution', candidate, '--json', json, ...(options.args ?? [])], {env: options.env});
+  const result = runCli(['benchmark', 'eval', dir, options.split ?? 'dev', '--solution', candidate, '--json-file', json, ...(options.args ?? [])], {env: options.env});
   expect(result.stderr).not.toMatch(/internal error|Traceback/);
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/^score: \S+\n$/);

@@ -68,7 +68,7 @@ describe.runIf(linux)('CPU leases', () => {
     const reports = tempDir('arbor-leased-evals-');
     const evals = Array.from({length: cpus + 1}, (_, k) =>
       new Promise<{k: number; stderr: string; code: number | null}>((resolve) => {
-        const child = spawn(process.execPath, [cliPath, 'benchmark', 'eval', path.join(fixtures, 'eval/accuracy-abs'), 'dev', '--json', path.join(reports, `${k}.json`)], {
+        const child = spawn(process.execPath, [cliPath, 'benchmark', 'eval', path.join(fixtures, 'eval/accuracy-abs'), 'dev', '--json-file', path.join(reports, `${k}.json`)], {
           env: {...process.env, ARBOR_CPU_LEASES: folder, NO_COLOR: '1'},
           stdio: ['ignore', 'ignore', 'pipe'],
         });

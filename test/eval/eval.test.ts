@@ -48,8 +48,8 @@ describe('arbor benchmark eval: usage', () => {
   });
 
   it('refuses an unwritable --json path before running anything (exit 2)', () => {
-    const result = runCli(['benchmark', 'eval', speed, 'dev', '--json', 'README.md/report.json']);
-    expect(result).toEqual({code: 2, stdout: '', stderr: 'arbor: --json README.md/report.json: `README.md` is not a folder, expected a path in an existing folder\n'});
+    const result = runCli(['benchmark', 'eval', speed, 'dev', '--json-file', 'README.md/report.json']);
+    expect(result).toEqual({code: 2, stdout: '', stderr: 'arbor: --json-file README.md/report.json: `README.md` is not a folder, expected a path in an existing folder\n'});
   });
 
   it('names a bad ARBOR_EVAL_CPU (exit 2) or an ARBOR_PYTHON that is not an executable file (exit 1)', () => {
@@ -94,7 +94,7 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
   it('scores the speed fixture baseline above 1 and writes the --json report', () => {
     const dir = tempDir();
     const json = path.join(dir, 'report.json');
-    const result = runCli(['benchmark', 'eval', speed, 'dev', '--json', json]);
+    const result = runCli(['benchmark', 'eval', speed, 'dev', '--json-file', json]);
     expect(result.code).toBe(0);
     const score = scoreOf(result.stdout);
     expect(score).toBeGreaterThan(1);
@@ -152,7 +152,7 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     writeFileSync(plan, readFileSync(plan, 'utf8').replace('precision = 0.05', 'precision = 0.5').replace(/^max_seconds = 2 /m, 'max_seconds = 120 '));
     expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
     const json = path.join(path.dirname(dir), 'report.json');
-    const result = runCli(['benchmark', 'eval', dir, 'dev', '--json', json]);
+    const result = runCli(['benchmark', 'eval', dir, 'dev', '--json-file', json]);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(readFileSync(json, 'utf8'));
     // Two repetitions are the plan's fewest, and their interval is within 50%: only the floor of 5 goes on.
@@ -174,7 +174,7 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(quick.stderr).toMatch(/warning: the reference solves a case of point [12]\/2 \{"N":(20000|5000)\} in [\d.]+ ms; .* understated \(make the point bigger\)/);
     // dev: np.cumsum of 200,000 float64 takes ~2 ms of CPU; delivering 1.6 MB and taking 1.6 MB back ~0.8 ms.
     const json = path.join(tempDir(), 'report.json');
-    const roomy = runCli(['benchmark', 'eval', speed, 'dev', '--json', json]);
+    const roomy = runCli(['benchmark', 'eval', speed, 'dev', '--json-file', json]);
     expect(roomy.code).toBe(0);
     expect(roomy.stderr).not.toMatch(/warning: the reference/);
     const report = JSON.parse(readFileSync(json, 'utf8'));
@@ -222,7 +222,7 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
   it('reports the accuracy fixture per case, the score being the mean share', () => {
     const dir = tempDir();
     const json = path.join(dir, 'report.json');
-    const result = runCli(['benchmark', 'eval', accuracy, 'test', '--json', json]);
+    const result = runCli(['benchmark', 'eval', accuracy, 'test', '--json-file', json]);
     expect(result.code).toBe(0);
     const score = scoreOf(result.stdout);
     const report = JSON.parse(readFileSync(json, 'utf8'));
@@ -261,9 +261,9 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     const plain = path.join(dir, 'plain.json');
     const salted = path.join(dir, 'salted.json');
     const again = path.join(dir, 'again.json');
-    expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json', plain]).code).toBe(0);
-    expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json', salted], {env: {ARBOR_TEST_SALT: 'platform-secret'}}).code).toBe(0);
-    expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json', again], {env: {ARBOR_TEST_SALT: 'platform-secret'}}).code).toBe(0);
+    expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json-file', plain]).code).toBe(0);
+    expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json-file', salted], {env: {ARBOR_TEST_SALT: 'platform-secret'}}).code).toBe(0);
+    expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json-file', again], {env: {ARBOR_TEST_SALT: 'platform-secret'}}).code).toBe(0);
     const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
     expect(read(salted).seeds).toEqual({source: 'derived', count: 3});
     const metrics = (file: string) => read(file).points[0].cases.map((c: {metrics: unknown}) => c.metrics);

@@ -189,7 +189,7 @@ function evalEntry(env: Record<string, string> = {}) {
   const dir = path.join(tempDir(), 'prefix-instructions');
   cpSync(entry, dir, {recursive: true});
   const json = path.join(path.dirname(dir), 'report.json');
-  const result = runCli(['benchmark', 'eval', dir, 'dev', '--json', json], {env: {...process.env, ...env}});
+  const result = runCli(['benchmark', 'eval', dir, 'dev', '--json-file', json], {env: {...process.env, ...env}});
   return {...result, report: JSON.parse(readFileSync(json, 'utf8'))};
 }
 

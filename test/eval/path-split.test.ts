@@ -10,7 +10,7 @@ const adversaries = path.join(fixtures, 'eval/solutions');
 
 function evalJson(args: string[], env: NodeJS.ProcessEnv = {}, quiet = true) {
   const json = path.join(tempDir(), 'report.json');
-  const result = runCli(['benchmark', 'eval', ...args, '--json', json, ...(quiet ? ['--quiet'] : [])], {env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db'), ...env}});
+  const result = runCli(['benchmark', 'eval', ...args, '--json-file', json, ...(quiet ? ['--quiet'] : [])], {env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db'), ...env}});
   return {result, report: result.code === 0 ? JSON.parse(readFileSync(json, 'utf8')) : undefined};
 }
 

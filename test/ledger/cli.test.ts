@@ -18,7 +18,7 @@ function populated() {
   };
   const ids = {
     first: add({time: '2026-03-01T10:00:00.000Z', score: 2.5, interval: [2.25, 2.75], solutionSha256: sha(1)}),
-    second: add({time: '2026-03-02T10:00:00.000Z', score: 1.25, interval: null, solutionSha256: sha(2), git: {commit: 'b'.repeat(40), dirty: true}}),
+    second: add({time: '2026-03-02T10:00:00.000Z', score: 1.25, interval: null, solutionSha256: sha(2), solutionLabel: '../fast.py', git: {commit: 'b'.repeat(40), dirty: true}}),
     test1: add({time: '2026-03-03T10:00:00.000Z', split: 'test', score: 2, solutionSha256: sha(1)}),
     test2: add({time: '2026-03-04T10:00:00.000Z', split: 'test', score: 1.75, solutionSha256: sha(2)}),
     relu: add({time: '2026-03-05T10:00:00.000Z', benchmark: {path: relu, name: 'relu'}, score: 0.5, metric: 'accuracy'}),
@@ -50,6 +50,7 @@ describe('arbor benchmark runs', () => {
       'eval',
       '1.25',
       'ok',
+      '../fast.py',
       `sha ${sha(2).slice(0, 12)}`,
       `${'b'.repeat(10)}+dirty`,
       'env 0123456789abcdef',
@@ -113,7 +114,7 @@ describe('arbor benchmark runs', () => {
     openLedger(path.join(dir, 'empty.db')).close();
     expect(runCli(['benchmark', 'runs', '--ledger', 'empty.db'], {cwd: dir})).toEqual({code: 0, stdout: `No runs recorded in ${path.join(dir, 'empty.db')}.\n`, stderr: ''});
     const json = runCli(['benchmark', 'runs', '--json'], {cwd: dir});
-    expect(JSON.parse(json.stdout)).toEqual({ledger: missing, exists: false, summary: [], runs: [], exposure: []});
+    expect(JSON.parse(json.stdout)).toEqual({ledger: missing, exists: false, merged: [], summary: [], runs: [], exposure: []});
   });
 
   it('fails with one line and exit 1 on a corrupt ledger', () => {

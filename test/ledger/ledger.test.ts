@@ -12,6 +12,7 @@ import {
   type LedgerRun,
 } from '../../lib/ledger/index.js';
 import {tempDir} from '../helpers/cli.js';
+import {solutionLabel} from '../../lib/eval/record.js';
 import {git, repoWithBenchmark, sampleRecord, sha} from './helpers.js';
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
@@ -37,7 +38,7 @@ describe('appending and reading runs', () => {
     const {ledger} = freshLedger();
     const record = sampleRecord({time: '2026-01-02T03:04:05.678Z', git: {commit: 'c'.repeat(40), dirty: true}});
     const id = ledger.appendRun(record);
-    expect(ledger.getRun(id)).toEqual({...record, id, compare: null});
+    expect(ledger.getRun(id)).toEqual({...record, id, solutionLabel: null, compare: null});
     expect(ledger.getRun(id + 1)).toBeNull();
     ledger.close();
   });
@@ -55,7 +56,7 @@ describe('appending and reading runs', () => {
     const compare = {verdict: 'better' as const, ratio: 1.25, interval: [1.1, 1.4] as [number, number], baselineSha256: sha(9), baselineRun: 3};
     const a = ledger.appendRun(sampleRecord({kind: 'compare', compare}));
     const b = ledger.appendRun(sampleRecord({status: 'error', score: null, interval: null, git: null, solutionSha256: null}));
-    expect(ledger.getRun(a)!.compare).toEqual(compare);
+    expect(ledger.getRun(a)!.compare).toEqual({...compare, baselineLabel: null});
     expect(ledger.getRun(b)).toMatchObject({status: 'error', score: null, interval: null, git: null, solutionSha256: null, compare: null});
   });
 
@@ -94,6 +95,96 @@ describe('appending and reading runs', () => {
     expect(error.code).toBe('ledger-invalid');
     expect(error.message).toMatch(message);
     expect(ledger.listRuns()).toEqual([]);
+  });
+});
+
+/** The runs table as arbor's schema 1 created it (frozen: what older ledgers on disk hold). */
+const schemaOne = `CREATE TABLE runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT NULL, kind TEXT NOT NULL, benchmark_path TEXT NOT NULL, benchmark_name TEXT NOT NULL,
+    split TEXT NOT NULL, solution_sha256 TEXT, git_commit TEXT, git_dirty INTEGER, environment TEXT NOT NULL, env_fingerprint TEXT NOT NULL,
+    metric TEXT NOT NULL, score REAL, ci_lo REAL, ci_hi REAL, status TEXT NOT NULL, seeds_source TEXT NOT NULL, seeds_count INTEGER NOT NULL,
+    cases TEXT NOT NULL, verdict TEXT, ratio REAL, ratio_lo REAL, ratio_hi REAL, baseline_sha256 TEXT, baseline_run INTEGER
+  ) STRICT;
+  CREATE INDEX runs_by_benchmark ON runs (benchmark_name, split, id);
+  PRAGMA user_version = 1;`;
+
+/** A ledger file as schema 1 wrote it: an eval and a compare. */
+function schemaOneLedger(): string {
+  const file = path.join(tempDir(), 'runs.db');
+  const db = new Database(file);
+  db.exec(schemaOne);
+  const insert = db.prepare(`INSERT INTO runs (time, kind, benchmark_path, benchmark_name, split, solution_sha256, git_commit, git_dirty, environment, env_fingerprint,
+    metric, score, ci_lo, ci_hi, status, seeds_source, seeds_count, cases, verdict, ratio, ratio_lo, ratio_hi, baseline_sha256, baseline_run)
+    VALUES (@time, @kind, '/zoo/knn', 'knn', 'dev', @sha, NULL, NULL, '{"fingerprint":"f"}', 'f', 'speedup', 1.5, NULL, NULL, 'ok', 'published', 2, '[{"i":0}]',
+    @verdict, @ratio, NULL, NULL, @baseline, NULL)`);
+  insert.run({time: '2026-01-01T00:00:00.000Z', kind: 'eval', sha: sha(1), verdict: null, ratio: null, baseline: null});
+  insert.run({time: '2026-01-01T00:01:00.000Z', kind: 'compare', sha: sha(2), verdict: 'better', ratio: 1.5, baseline: sha(1)});
+  db.close();
+  return file;
+}
+
+describe('schema 2: solution labels', () => {
+  it("keeps a run's solution label and a compare's baseline label; unknown ones read back as null", () => {
+    const {ledger} = freshLedger();
+    const compare = {verdict: 'better' as const, ratio: 39, interval: null, baselineSha256: sha(9), baselineRun: null, baselineLabel: 'solution.py'};
+    const a = ledger.appendRun(sampleRecord({kind: 'compare', solutionLabel: '../fast.py', compare}));
+    const b = ledger.appendRun(sampleRecord({solutionLabel: null}));
+    expect(ledger.getRun(a)).toMatchObject({solutionLabel: '../fast.py', compare});
+    expect(ledger.getRun(b)).toMatchObject({solutionLabel: null, compare: null});
+    expect(ledger.listRuns({withCases: false}).map((run) => [run.solutionLabel, run.compare?.baselineLabel ?? null])).toEqual([
+      [null, null],
+      ['../fast.py', 'solution.py'],
+    ]);
+  });
+
+  it('refuses a label that is not a non-empty string', () => {
+    const {ledger} = freshLedger();
+    expect(errorOf(() => ledger.appendRun(sampleRecord({solutionLabel: ''}))).message).toMatch(/solutionLabel ""/);
+    const compare = {verdict: 'same' as const, ratio: 1, interval: null, baselineSha256: null, baselineRun: null, baselineLabel: 3 as unknown as string};
+    expect(errorOf(() => ledger.appendRun(sampleRecord({kind: 'compare', compare}))).code).toBe('ledger-invalid');
+  });
+
+  it('reads a schema 1 ledger read-only without migrating it: every run, labels null', () => {
+    const file = schemaOneLedger();
+    const ledger = openLedger(file, {readonly: true});
+    const runs = ledger.listRuns();
+    expect(runs.map((run) => [run.id, run.kind, run.solutionLabel, run.compare?.baselineLabel])).toEqual([
+      [2, 'compare', null, null],
+      [1, 'eval', null, undefined],
+    ]);
+    expect(runs[0]!.compare).toEqual({verdict: 'better', ratio: 1.5, interval: null, baselineSha256: sha(1), baselineRun: null, baselineLabel: null});
+    expect(ledger.listRuns({withCases: false}).map((run) => run.cases)).toEqual([[], []]);
+    expect(ledger.getRun(1)).toMatchObject({solutionSha256: sha(1), solutionLabel: null, cases: [{i: 0}]});
+    expect(ledger.testExposure('knn')).toBe(0);
+    ledger.close();
+    const db = new Database(file, {readonly: true});
+    expect(db.pragma('user_version', {simple: true})).toBe(1);
+    db.close();
+  });
+
+  it('migrates a schema 1 ledger in place when opened for writing: old runs kept with null labels, new ones labelled', () => {
+    const file = schemaOneLedger();
+    const outcome = recordRun(file, sampleRecord({solutionLabel: 'solution.py'}));
+    expect(outcome).toMatchObject({ok: true, id: 3});
+    const db = new Database(file, {readonly: true});
+    expect(db.pragma('user_version', {simple: true})).toBe(schemaVersion);
+    db.close();
+    const ledger = openLedger(file, {readonly: true});
+    expect(ledger.listRuns().map((run) => [run.id, run.solutionLabel])).toEqual([
+      [3, 'solution.py'],
+      [2, null],
+      [1, null],
+    ]);
+    ledger.close();
+  });
+
+  it('names a solution by its path from the benchmark folder, absolute when that climbs far', () => {
+    const cwd = '/work/repo';
+    expect(solutionLabel('zoo/knn', 'zoo/knn/solution.py', cwd)).toBe('solution.py');
+    expect(solutionLabel('zoo/knn', 'zoo/fast.py', cwd)).toBe('../fast.py');
+    expect(solutionLabel('/work/repo/zoo/knn', 'fast.py', cwd)).toBe('../../fast.py');
+    expect(solutionLabel('zoo/knn', '/tmp/workspace/solution.py', cwd)).toBe('/tmp/workspace/solution.py');
+    expect(solutionLabel('zoo/knn', 'zoo/knn/variants/', cwd)).toBe('variants');
   });
 });
 

@@ -1,7 +1,7 @@
 import {mkdirSync, realpathSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {gitState, ledgerPathFor, repositoryRoot} from '../../lib/ledger/index.js';
+import {gitState, ledgerPathFor, ledgerRoot, repositoryRoot, strayLedgers} from '../../lib/ledger/index.js';
 import {tempDir} from '../helpers/cli.js';
 import {git, repoWithBenchmark} from './helpers.js';
 
@@ -13,10 +13,31 @@ describe('ledgerPathFor', () => {
     expect(repositoryRoot(benchmark)).toBe(root);
   });
 
-  it('puts it beside the benchmark outside a repository', () => {
-    const benchmark = path.join(realpathSync(tempDir()), 'knn');
+  it("puts it in the zoo outside a repository: a benchmark's parent folder, or the zoo named", () => {
+    const zoo = realpathSync(tempDir());
+    const benchmark = path.join(zoo, 'knn');
     mkdirSync(benchmark);
-    expect(ledgerPathFor(benchmark, {})).toBe(path.join(benchmark, '.arbor', 'runs.db'));
+    expect(ledgerPathFor(benchmark, {})).toBe(path.join(zoo, '.arbor', 'runs.db'));
+    expect(ledgerPathFor(zoo, {}, '/', 'zoo')).toBe(path.join(zoo, '.arbor', 'runs.db'));
+    expect(ledgerRoot(benchmark, 'benchmark')).toBe(zoo);
+  });
+
+  it('finds the ledgers left where the history no longer goes: in the folders given and up to the root, not the ledger itself', () => {
+    const root = realpathSync(tempDir());
+    const ledger = path.join(root, '.arbor', 'runs.db');
+    const zoo = path.join(root, 'zoo');
+    const stray = (dir: string) => {
+      mkdirSync(path.join(dir, '.arbor'), {recursive: true});
+      writeFileSync(path.join(dir, '.arbor', 'runs.db'), '');
+      return path.join(dir, '.arbor', 'runs.db');
+    };
+    stray(root);
+    const inZoo = stray(zoo);
+    const inBenchmark = stray(path.join(zoo, 'knn'));
+    stray(path.join(root, 'elsewhere'));
+    mkdirSync(path.join(zoo, 'sumsq', '.arbor'), {recursive: true}); // a folder without a database
+    expect(strayLedgers(ledger, [path.join(zoo, 'knn'), path.join(zoo, 'sumsq')])).toEqual([inZoo, inBenchmark]);
+    expect(strayLedgers(ledger, [])).toEqual([]);
   });
 
   it('takes ARBOR_LEDGER first, resolved against the working directory', () => {

@@ -10,40 +10,63 @@ import {pathToFileURL} from 'node:url';
 import type {Browser} from 'playwright-core';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {runCli, tempDir} from '../helpers/cli.js';
-import {shippedEntries, writeHistory} from './helpers.js';
+import {knnSolutions, shippedEntries, writeHistory} from './helpers.js';
 
 const chromiumPath = '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
 if (!haveChromium) console.warn(`skipping the report's browser tests: ${chromiumPath} is missing (apt-get install chromium)`);
 
-/** Pixels of each chart's canvas by what drew them: a split's line colour, the baseline band's fill. */
+/** Pixels of each chart's canvas by what drew them: the first, second and fourth solution's colour, the baseline band's fill. */
 interface ChartPixels {
   id: string;
-  dev: number;
-  test: number;
+  first: number;
+  second: number;
+  fourth: number;
   baselineBand: number;
   painted: number;
 }
 
-/** Count a chart's pixels by colour, in the page (the canvas holds what uPlot drew, before any page compositing). */
+/** Count each chart's pixels by colour, in the page (the canvas holds what uPlot drew, before any page compositing). */
 function countChartPixels(): ChartPixels[] {
   const near = (d: Uint8ClampedArray, k: number, rgb: number[], tolerance: number) =>
     Math.abs(d[k]! - rgb[0]!) <= tolerance && Math.abs(d[k + 1]! - rgb[1]!) <= tolerance && Math.abs(d[k + 2]! - rgb[2]!) <= tolerance;
   const doc = (globalThis as any).document;
   return [...doc.querySelectorAll('.chart')].map((chart: {id: string; querySelector(s: string): unknown}) => {
-      const canvas = chart.querySelector('canvas') as any;
-    const counts = {id: chart.id, dev: 0, test: 0, baselineBand: 0, painted: 0};
+    const canvas = chart.querySelector('canvas') as any;
+    const counts = {id: chart.id, first: 0, second: 0, fourth: 0, baselineBand: 0, painted: 0};
     if (!canvas) return counts;
     const d: Uint8ClampedArray = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     for (let k = 0; k < d.length; k += 4) {
       const alpha = d[k + 3]!;
       if (alpha === 0) continue;
       counts.painted++;
-      if (alpha > 200 && near(d, k, [31, 111, 180], 8)) counts.dev++;
-      else if (alpha > 200 && near(d, k, [194, 65, 12], 8)) counts.test++;
+      // lib/report/chart.ts solutionColours[0], [1] and [3].
+      if (alpha > 200 && near(d, k, [31, 111, 180], 8)) counts.first++;
+      else if (alpha > 200 && near(d, k, [194, 65, 12], 8)) counts.second++;
+      else if (alpha > 200 && near(d, k, [126, 34, 206], 8)) counts.fourth++;
       else if (alpha >= 40 && alpha <= 75 && near(d, k, [100, 116, 139], 8)) counts.baselineBand++;
     }
     return counts;
+  });
+}
+
+/** Per chart: its legend's visible rows as [label, value] (what it shows now), and its y axis as uPlot has it. */
+function readCharts() {
+  const win = globalThis as any;
+  return win.arborReport.plots.map(({entry, split, plot}: any) => {
+    const rows = [...plot.root.querySelectorAll('.u-legend .u-series')].filter((row: any) => row.style.display !== 'none');
+    const y = (value: number) => plot.valToPos(value, 'y');
+    return {
+      entry,
+      split,
+      id: plot.root.parentElement.id,
+      legend: rows.map((row: any) => [row.querySelector('.u-label').textContent, row.querySelector('.u-value').textContent]),
+      distr: plot.scales.y.distr,
+      // CSS pixels from 1 to 10 and from 10 to 100: equal on a log axis.
+      decades: [y(1) - y(10), y(10) - y(100)],
+      // How far apart a 1.32 and a 0.99 are drawn, beside a 39x.
+      smallGap: y(0.99) - y(1.32),
+    };
   });
 }
 
@@ -81,7 +104,7 @@ describe.skipIf(!haveChromium)('the report in Chromium', () => {
     return {page, url, requests, problems, close: () => context.close()};
   }
 
-  it('lists every entry, draws the score charts with the baseline band, and loads nothing but itself', async () => {
+  it('draws a series per solution, dev and test apart, speedups on a log axis, values shown without hovering; loads nothing but itself', async () => {
     const dir = tempDir();
     const ledger = path.join(dir, 'runs.db');
     writeHistory(ledger);
@@ -92,24 +115,86 @@ describe.skipIf(!haveChromium)('the report in Chromium', () => {
 
     const {page, url, requests, problems, close} = await open(out);
     try {
+      expect(await page.title()).toBe('zoo: benchmark report');
+      expect(await page.locator('h1').textContent()).toBe('zoo');
       expect(await page.locator('#entries tbody th').allTextContents()).toEqual(shippedEntries);
       expect(await page.locator('#entries tbody td.health .status').allTextContents()).toEqual(['ok', 'ok', 'ok', 'ok']);
-      expect(await page.getAttribute('html', 'data-charts')).toBe('2');
-      expect(await page.locator('.chart canvas').count()).toBe(2);
-      expect(await page.locator('#entry-0 .verdict').allTextContents()).toEqual(['same', 'better']);
+      expect(await page.getAttribute('html', 'data-charts')).toBe('3');
+      expect(await page.locator('.chart canvas').count()).toBe(3);
+      expect(await page.locator('#entry-0 .verdict').allTextContents()).toEqual(['better', 'better']);
+      expect(await page.locator('#entry-0 td.side').allTextContents()).toEqual([
+        '../fast.py 333333333333',
+        'ledger run #6 (../knn_blocked.py) 111111111111',
+        '../fast.py 333333333333',
+        'solution.py · 99999999 999999999999',
+      ]);
+      expect(await page.locator('#entry-0 .panel figcaption').allTextContents()).toEqual([
+        'dev: the published cases; speedup on a log axis (equal steps are equal ratios)',
+        "test: held-out cases, on an axis of its own; not comparable with dev's scores; speedup on a log axis (equal steps are equal ratios)",
+      ]);
 
-      const [knn, relu] = await page.evaluate(countChartPixels);
-      // algotune_knn: dev and test lines, the baseline's calibrate band; relu_poly: a dev line only.
-      expect(knn).toMatchObject({id: 'chart-0'});
-      expect(knn!.dev).toBeGreaterThan(300);
-      expect(knn!.test).toBeGreaterThan(100);
-      expect(knn!.baselineBand).toBeGreaterThan(300);
-      expect(relu).toMatchObject({id: 'chart-2', test: 0, baselineBand: 0});
-      expect(relu!.dev).toBeGreaterThan(300);
+      const [knnDev, knnTest, relu] = await page.evaluate(readCharts);
+      // One legend row per solution, each with its newest run before anything is hovered (never "-").
+      expect(knnDev).toMatchObject({entry: 0, split: 'dev', id: 'chart-0-0'});
+      expect(knnDev.legend).toEqual([
+        ['run', 'newest'],
+        [knnSolutions[0], '0.99 [0.96, 1.02] #12'],
+        [knnSolutions[1], '1.32 [1.27, 1.36] #5'],
+        [knnSolutions[2], '0 failed #7'],
+        [knnSolutions[3], '39.2 [37.5, 41] #8'],
+        [`calibrate: ${knnSolutions[0]}`, '3 runs, 0.97 to 1.03'],
+      ]);
+      expect(knnTest).toMatchObject({entry: 0, split: 'test', id: 'chart-0-1'});
+      expect(knnTest.legend).toEqual([
+        ['run', 'newest'],
+        ['../knn_blocked.py', '1.29 [1.22, 1.35] #6'],
+        ['../fast.py', '38.1 [36.2, 40.1] #10'],
+      ]);
+      expect(relu).toMatchObject({entry: 2, split: 'dev', id: 'chart-2-0'});
+      expect(relu.legend).toEqual([
+        ['run', 'newest'],
+        ['commit 111111111111 · 55555555', '0.633 #13'],
+        ['commit abcdef0123ab', '0.71 #14'],
+      ]);
+      // Speedups on a log axis (uPlot's distr 3): a decade is a decade, and 1.32 stands clear of 0.99 beside a 39x.
+      for (const chart of [knnDev, knnTest]) {
+        expect(chart.distr).toBe(3);
+        expect(Math.abs(chart.decades[0] - chart.decades[1])).toBeLessThan(0.5);
+      }
+      expect(knnDev.smallGap).toBeGreaterThan(10);
+      expect(relu.distr).toBe(1);
+
+      const [devPixels, testPixels, reluPixels] = await page.evaluate(countChartPixels);
+      // dev: the baseline's line and circles, the blocked and the 39x solutions' points, each in its colour, over the grey band.
+      expect(devPixels).toMatchObject({id: 'chart-0-0'});
+      expect(devPixels!.first).toBeGreaterThan(300);
+      expect(devPixels!.second).toBeGreaterThan(20);
+      expect(devPixels!.fourth).toBeGreaterThan(20);
+      // Thin on a log axis (0.97 to 1.03), and partly under the baseline's own interval band.
+      expect(devPixels!.baselineBand).toBeGreaterThan(100);
+      // test: the blocked and the 39x solutions only, no baseline band (it was calibrated on dev).
+      expect(testPixels).toMatchObject({id: 'chart-0-1', first: 0, baselineBand: 0});
+      expect(testPixels!.second).toBeGreaterThan(20);
+      expect(testPixels!.fourth).toBeGreaterThan(20);
+      expect(reluPixels).toMatchObject({id: 'chart-2-0', baselineBand: 0});
+      expect(reluPixels!.first).toBeGreaterThan(20);
+      expect(reluPixels!.second).toBeGreaterThan(20);
 
       const screenshot = path.join(tmpdir(), 'arbor-report-screenshot.png');
       await page.screenshot({path: screenshot, fullPage: true});
-      console.log(`report screenshot: ${screenshot} (charts: ${JSON.stringify([knn, relu])})`);
+      const entryShot = path.join(tmpdir(), 'arbor-report-entry-screenshot.png');
+      await page.locator('#entry-0').screenshot({path: entryShot});
+      console.log(`report screenshots: ${screenshot}, ${entryShot} (charts: ${JSON.stringify([devPixels, testPixels, reluPixels])})`);
+
+      // Hovering a run shows that run's values; leaving shows the newest again.
+      const over = page.locator('#chart-0-0 .u-over');
+      const box = (await over.boundingBox())!;
+      await page.mouse.move(box.x + 2, box.y + box.height / 2);
+      const hovered = (await page.evaluate(readCharts))[0].legend;
+      expect(hovered[0]).toEqual(['run', '#1']);
+      expect(hovered[5]).toEqual([`calibrate: ${knnSolutions[0]}`, '0.97']);
+      await page.mouse.move(0, 0);
+      expect((await page.evaluate(readCharts))[0].legend).toEqual(knnDev.legend);
 
       expect(requests).toEqual([url]);
       expect(problems).toEqual([]);

@@ -1,9 +1,10 @@
 import {cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {openLedger} from '../../lib/ledger/index.js';
+import {openLedger, recordRun} from '../../lib/ledger/index.js';
+import {sampleRecord} from '../ledger/helpers.js';
 import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
-import {shippedEntries, shippedZoo, writeHistory} from './helpers.js';
+import {knnSolutions, shippedEntries, shippedZoo, writeHistory} from './helpers.js';
 
 /** The summary table's rows: `data-entry` attribute of each, in page order. */
 function tableEntries(html: string): string[] {
@@ -55,7 +56,7 @@ describe('arbor benchmark report', () => {
     expect(html).not.toContain('(no ledger there yet)');
   });
 
-  it('shows scores, intervals, compare verdicts, baseline spread and test exposure from the ledger', () => {
+  it('shows scores, intervals, solutions, compare verdicts naming both sides, baseline spread and test exposure from the ledger', () => {
     const dir = tempDir();
     const ledger = path.join(dir, 'runs.db');
     writeHistory(ledger);
@@ -68,13 +69,42 @@ describe('arbor benchmark report', () => {
     expect(html).not.toContain('id="no-runs"');
     const row = html.slice(html.indexOf('<tr data-entry="algotune_knn">'), html.indexOf('</tr>', html.indexOf('<tr data-entry="algotune_knn">')));
     const cells = [...row.matchAll(/<t[dh][^>]*>(.*?)<\/t[dh]>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ''));
-    expect(cells).toEqual(['algotune_knn', 'ok', 'speedup', '1.38 [1.33, 1.43] #12', '1.45 [1.4, 1.5] #8', '1.41 [1.35, 1.47] #10', '1.41 [1.35, 1.47] #10', '2 of 5']);
-    expect(html).toMatch(/<td class="score-cell"><span class="failed">error<\/span> <span class="run">#15<\/span><\/td>/);
-    expect(html).toContain('<td class="verdict better">better</td>');
-    expect(html).toContain('<td class="verdict same">same</td>');
-    expect(html).toContain('from the lowest to the highest score of 3 calibrate runs');
+    expect(cells).toEqual([
+      'algotune_knn',
+      'ok',
+      'speedup',
+      '0.99 [0.96, 1.02] #12 solution.py · 99999999',
+      '39.2 [37.5, 41] #8 ../fast.py',
+      '38.1 [36.2, 40.1] #10 ../fast.py',
+      '38.1 [36.2, 40.1] #10 ../fast.py',
+      '2 of 5',
+    ]);
+    expect(html).toMatch(/<td class="score-cell"><span class="failed">error<\/span> <span class="run">#15<\/span> <span class="solution">commit 111111111111 · 77777777<\/span><\/td>/);
+    expect(html).toContain('<title>zoo: benchmark report</title>');
+    expect(html).toContain('<h1>zoo</h1>');
+    // Every solution of an entry in its own row, the edited solution.py apart from the baseline's.
+    const solutions = html.slice(html.indexOf('<table class="solutions">'), html.indexOf('</table>', html.indexOf('<table class="solutions">')));
+    expect([...solutions.matchAll(/<tr data-solution="([^"]*)">/g)].map((m) => m[1])).toEqual(knnSolutions);
+    // Compare rows name both sides, digests after.
+    const compares = html.slice(html.indexOf('<table class="compares">'), html.indexOf('</table>', html.indexOf('<table class="compares">')));
+    const sides = [...compares.matchAll(/<td class="side (candidate|baseline)"><span class="solution">([^<]*)<\/span> <code class="sha">([0-9a-f]{12})<\/code><\/td>/g)].map((m) => `${m[1]}: ${m[2]} ${m[3]}`);
+    expect(sides).toEqual([
+      'candidate: ../fast.py 333333333333',
+      'baseline: ledger run #6 (../knn_blocked.py) 111111111111',
+      'candidate: ../fast.py 333333333333',
+      'baseline: solution.py · 99999999 999999999999',
+    ]);
+    expect(html.match(/<td class="verdict better">better<\/td>/g)).toHaveLength(2);
+    expect(html).toContain('from the lowest to the highest score of 3 calibrate runs of <span class="solution">solution.py · 99999999</span>');
     expect(html).toContain('1 run in this ledger belongs to a benchmark not in this zoo');
-    expect(html.match(/<div class="chart" id="chart-\d+"/g)).toHaveLength(2);
+    // dev and test in panels of their own: algotune_knn has both, relu_poly dev only; speedups on a log axis, accuracy on a linear one.
+    expect([...html.matchAll(/<div class="chart" id="(chart-\d+-\d+)" data-split="(\w+)" data-scale="(\w+)"/g)].map((m) => m.slice(1).join(' '))).toEqual([
+      'chart-0-0 dev log',
+      'chart-0-1 test log',
+      'chart-2-0 dev linear',
+    ]);
+    expect(html).toContain('<strong>test</strong>: held-out cases, on an axis of its own; not comparable with dev');
+    expect(html).toContain('Not drawn on the log axis: #7 (solution.py · 22222222, score 0).');
   });
 
   it('lists an entry failing verify with its first finding, and a broken one with what is wrong', () => {
@@ -147,5 +177,22 @@ describe('arbor benchmark report', () => {
     expect(html).toContain("default-src 'none'");
     expect(outsideReferences(html)).toEqual([]);
     expect(html).not.toMatch(/<link\b/i);
+  });
+  it("lists the steps in an entry's score series (runs --changes) with the runs on either side", () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'runs.db');
+    const scores = [2.0, 2.01, 1.99, 2.0, 1.8, 1.81, 1.79];
+    scores.forEach((score, k) => {
+      const time = new Date(Date.UTC(2026, 2, 1, 10, k)).toISOString();
+      const record = sampleRecord({time, benchmark: {path: path.join(shippedZoo, 'polymul_negacyclic'), name: 'polymul_negacyclic'}, score, interval: [score - 0.02, score + 0.02], git: null});
+      expect(recordRun(file, record).ok).toBe(true);
+    });
+    const out = path.join(dir, 'report.html');
+    expect(runCli(['benchmark', 'report', shippedZoo, '--out', out], {env: {ARBOR_LEDGER: file}}).code).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    const table = html.slice(html.indexOf('<table class="changes">'), html.indexOf('</table>', html.indexOf('<table class="changes">')));
+    const rows = [...table.matchAll(/<tr><td>(.*?)<\/tr>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim());
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatch(/^dev \S+ regression x0\.9\d* \[0\.\d+, 0\.\d+\] #4 2026-03-01 10:03:00Z \(4 at 2\) #5 2026-03-01 10:04:00Z \(3 at 1\.8\)$/);
   });
 });

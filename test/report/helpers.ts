@@ -9,11 +9,15 @@ export const shippedZoo = path.join(repoRoot, 'zoo');
 export const shippedEntries = ['algotune_knn', 'polymul_negacyclic', 'relu_poly', 'toeplitz_solve'];
 
 /**
- * Write a history into the ledger `file` through the ledger library:
- * algotune_knn has three calibrate runs of the baseline on dev, five evals on
- * dev (one failed), two on test, and two compares; relu_poly has two dev evals
- * without intervals and one that errored; polymul_negacyclic and
- * toeplitz_solve have none; one run belongs to a benchmark outside the zoo.
+ * Write a history into the ledger `file` through the ledger library, as the
+ * issue described it: algotune_knn has three calibrate runs of the baseline
+ * (`solution.py`) on dev, a baseline eval, a blocked solution (`../knn_blocked.py`)
+ * on dev and test, an edit of solution.py that failed (score 0, another digest
+ * under the same name), a 39x solution (`../fast.py`) on dev and test, the
+ * baseline evaluated again after it, and two compares (one against a reused
+ * ledger run). relu_poly's runs come from before labels were recorded (null
+ * labels, two commits) and one errored; polymul_negacyclic and toeplitz_solve
+ * have none; one run belongs to a benchmark outside the zoo.
  */
 export function writeHistory(file: string): void {
   let minute = 0;
@@ -22,18 +26,24 @@ export function writeHistory(file: string): void {
     const outcome = recordRun(file, sampleRecord({time, benchmark: {path: path.join(shippedZoo, name), name}, ...overrides}));
     if (!outcome.ok) throw new Error(outcome.warning);
   };
-  for (const score of [0.97, 1.03, 1.0]) add('algotune_knn', {kind: 'calibrate', score, interval: [score - 0.02, score + 0.02], solutionSha256: sha(9)});
-  add('algotune_knn', {score: 1.01, interval: [0.98, 1.04], solutionSha256: sha(9)});
-  add('algotune_knn', {score: 1.32, interval: [1.27, 1.36], solutionSha256: sha(1)});
-  add('algotune_knn', {split: 'test', score: 1.29, interval: [1.22, 1.35], solutionSha256: sha(1)});
-  add('algotune_knn', {score: 0, interval: null, status: 'failed', solutionSha256: sha(2)});
-  add('algotune_knn', {score: 1.45, interval: [1.4, 1.5], solutionSha256: sha(3)});
-  add('algotune_knn', {kind: 'compare', score: 1.45, solutionSha256: sha(3), compare: {verdict: 'better', ratio: 1.43, interval: [1.36, 1.5], baselineSha256: sha(9), baselineRun: null}});
-  add('algotune_knn', {split: 'test', score: 1.41, interval: [1.35, 1.47], solutionSha256: sha(3)});
-  add('algotune_knn', {kind: 'compare', split: 'test', score: 1.41, solutionSha256: sha(3), compare: {verdict: 'same', ratio: 1.02, interval: [0.97, 1.08], baselineSha256: sha(1), baselineRun: 6}});
-  add('algotune_knn', {score: 1.38, interval: [1.33, 1.43], solutionSha256: sha(4)});
-  add('relu_poly', {metric: 'accuracy', score: 0.633, interval: null, solutionSha256: sha(5)});
-  add('relu_poly', {metric: 'accuracy', score: 0.71, interval: null, solutionSha256: sha(6)});
-  add('relu_poly', {metric: 'accuracy', score: null, interval: null, status: 'error', solutionSha256: sha(7)});
+  const baseline = {solutionSha256: sha(9), solutionLabel: 'solution.py'};
+  const blocked = {solutionSha256: sha(1), solutionLabel: '../knn_blocked.py'};
+  const fast = {solutionSha256: sha(3), solutionLabel: '../fast.py'};
+  for (const score of [0.97, 1.03, 1.0]) add('algotune_knn', {kind: 'calibrate', score, interval: [score - 0.02, score + 0.02], ...baseline}); // #1-3
+  add('algotune_knn', {score: 1.01, interval: [0.98, 1.04], ...baseline}); // #4
+  add('algotune_knn', {score: 1.32, interval: [1.27, 1.36], ...blocked}); // #5
+  add('algotune_knn', {split: 'test', score: 1.29, interval: [1.22, 1.35], ...blocked}); // #6
+  add('algotune_knn', {score: 0, interval: null, status: 'failed', solutionSha256: sha(2), solutionLabel: 'solution.py', git: {commit: '1'.repeat(40), dirty: true}}); // #7
+  add('algotune_knn', {score: 39.2, interval: [37.5, 41], ...fast}); // #8
+  add('algotune_knn', {kind: 'compare', score: 39.2, ...fast, compare: {verdict: 'better', ratio: 38.8, interval: [36.1, 41.5], baselineSha256: sha(9), baselineRun: null, baselineLabel: 'solution.py'}}); // #9
+  add('algotune_knn', {split: 'test', score: 38.1, interval: [36.2, 40.1], ...fast}); // #10
+  add('algotune_knn', {kind: 'compare', split: 'test', score: 38.1, ...fast, compare: {verdict: 'better', ratio: 29.5, interval: [27.9, 31.2], baselineSha256: sha(1), baselineRun: 6, baselineLabel: 'ledger run #6'}}); // #11
+  add('algotune_knn', {score: 0.99, interval: [0.96, 1.02], ...baseline}); // #12
+  add('relu_poly', {metric: 'accuracy', score: 0.633, interval: null, solutionSha256: sha(5)}); // #13
+  add('relu_poly', {metric: 'accuracy', score: 0.71, interval: null, solutionSha256: sha(6), git: {commit: 'abcdef0123'.repeat(4), dirty: false}}); // #14
+  add('relu_poly', {metric: 'accuracy', score: null, interval: null, status: 'error', solutionSha256: sha(7)}); // #15
   add('not_in_this_zoo', {score: 2});
 }
+
+/** The names the report gives algotune_knn's solutions in `writeHistory`, in order of first run. */
+export const knnSolutions = ['solution.py · 99999999', '../knn_blocked.py', 'solution.py · 22222222', '../fast.py'];

@@ -27,7 +27,7 @@ describe('arbor benchmark run (local)', () => {
     const spy = path.join(dir, 'spy.jsonl');
     // abs-a's generator writes what of the secrets its process sees to the spy file: the eval runs in a child that gets neither.
     const env = {ARBOR_LEDGER: ledger, ARBOR_RUN_SPY: spy, ARBOR_TEST_SALT: 'local-salt', ARBOR_QUEUE_KEY: 'k'.repeat(64)};
-    const result = runCli(['benchmark', 'run', 'test/fixtures/run/zoo', '--solution', `abs-b=${crash}`, '--json', json], {env});
+    const result = runCli(['benchmark', 'run', 'test/fixtures/run/zoo', '--solution', `abs-b=${crash}`, '--json-file', json], {env});
     expect(result.code, result.stderr).toBe(1);
     const seen = readFileSync(spy, 'utf8').trim().split('\n');
     expect(seen.length).toBeGreaterThanOrEqual(2);
@@ -92,7 +92,7 @@ describe('arbor benchmark run (local)', () => {
     [['--queue', 'http://localhost'], /^arbor: --queue http:\/\/localhost: unsupported scheme http, expected redis:\/\/HOST:PORT\[\/DB\]/],
     [['--queue', 'redis://127.0.0.1:1/x'], /^arbor: --queue redis:\/\/127\.0\.0\.1:1\/x: database "x" is not a number/],
     [['--queue', 'redis://127.0.0.1:1', '--unsandboxed'], /^arbor: --unsandboxed does not travel with --queue/],
-    [['--json', '/nonexistent/out.json'], /^arbor: --json \/nonexistent\/out\.json: `\/nonexistent` does not exist/],
+    [['--json-file', '/nonexistent/out.json'], /^arbor: --json-file \/nonexistent\/out\.json: `\/nonexistent` does not exist/],
   ])('bad usage %j: one line, exit 2, nothing run', (extra, message) => {
     const result = runCli(['benchmark', 'run', 'test/fixtures/run/zoo', ...extra], {env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')}});
     expect(result.stderr).toMatch(message);

@@ -141,7 +141,7 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
 
     const submitEnv = {ARBOR_LEDGER: ledger, ARBOR_TEST_SALT: ''};
     const submitter = background(
-      ['benchmark', 'run', path.join(zoo, 'abs-a'), path.join(zoo, 'abs-b'), '--solution', `abs-b=${slow}`, '--split', 'dev', '--split', 'test', '--queue', redis.url, '--queue-name', name, '--json', json],
+      ['benchmark', 'run', path.join(zoo, 'abs-a'), path.join(zoo, 'abs-b'), '--solution', `abs-b=${slow}`, '--split', 'dev', '--split', 'test', '--queue', redis.url, '--queue-name', name, '--json-file', json],
       submitEnv,
     );
     // Kill whichever worker takes the slow eval first, the moment it starts.

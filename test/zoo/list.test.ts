@@ -84,8 +84,12 @@ describe('arbor benchmark list', () => {
       stderr: 'arbor: Zoo `nope` does not exist, expected a folder of benchmarks\n',
     });
     expect(runCli(['benchmark', 'list'], {cwd: root}).stderr).toBe(
-      'arbor: No zoo found: neither `./arbor-zoo` nor `./zoo` exists; pass the zoo folder, e.g. `arbor benchmark list path/to/zoo`\n',
+      'arbor: No zoo found: neither `./arbor-zoo` nor `./zoo` exists and this folder holds no benchmark folders; pass the zoo folder, e.g. `arbor benchmark list path/to/zoo`\n',
     );
+    // Inside a zoo (a folder holding a benchmark folder), no argument is needed.
+    mkdirSync(path.join(root, 'sumsq'));
+    writeFileSync(path.join(root, 'sumsq', 'plan.toml'), 'name = "sumsq"\n');
+    expect(JSON.parse(runCli(['benchmark', 'list', '--json'], {cwd: root}).stdout)).toMatchObject({zoo: '.', benchmarks: [{name: 'sumsq'}]});
     writeFileSync(path.join(root, 'file'), 'x');
     expect(runCli(['benchmark', 'list', 'file'], {cwd: root}).stderr).toBe('arbor: Zoo `file` is not a folder, expected a folder of benchmarks\n');
   });
