@@ -10,5 +10,6 @@ export default defineConfig({
     maxWorkers: 2,
     hookTimeout: 60_000,
     setupFiles: ['test/helpers/lease-folder.ts'],
+    globalSetup: ['test/helpers/python.ts'],
   },
 });

@@ -22,7 +22,10 @@ export const sandboxed = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).sta
  */
 export const unsandboxedEnv: Record<string, string> = (() => {
   if (process.getuid?.() !== 0) return {};
-  const readable = (python: string) => spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', python, '-I', '-c', 'import numpy'], {cwd: '/'}).status === 0;
+  // The same drop arbor makes (lib/eval/sandbox.ts dropCommand), prlimit included: setpriv alone can start an interpreter under a
+  // 0700 /root that the dropped uid cannot reach through another program (setpriv resolves it first), and arbor's run cannot.
+  const drop = ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--', 'prlimit', '--core=0', '--'];
+  const readable = (python: string) => spawnSync('setpriv', [...drop, python, '-I', '-c', 'import numpy'], {cwd: '/'}).status === 0;
   if (readable(process.env.ARBOR_PYTHON ?? 'python3')) return {};
   return readable('/usr/bin/python3') ? {ARBOR_PYTHON: '/usr/bin/python3'} : {};
 })();
