@@ -6,10 +6,13 @@
  * offsets; lengths are checked before anything is read; writes go to a temp
  * file that is renamed into place.
  */
-import {closeSync, fstatSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs';
-import path from 'node:path';
+import {closeSync, fstatSync, openSync, readSync, statSync, writeSync} from 'node:fs';
+import {writeFileAtomic} from '../files.js';
 import {nanKernel} from './nan-simd.js';
 import {TENSOR_ARRAYS, type ElementType, type Tensor} from './tensor-arrays.js';
+
+// Part of the bundle API since the codec wrote the first atomic files; it now lives in lib/files.ts.
+export {writeFileAtomic};
 
 export {TENSOR_ARRAYS, type ElementType, type Tensor} from './tensor-arrays.js';
 
@@ -121,30 +124,6 @@ function writeFileDirect(file: string, bytes: Uint8Array): void {
     while (done < bytes.length) done += writeSync(fd, bytes, done, Math.min(IO_CHUNK, bytes.length - done));
   } finally {
     closeSync(fd);
-  }
-}
-
-let tempCounter = 0;
-
-/** Write bytes to `file` through a temp file and a rename, so readers see the old file or the whole new one. */
-export function writeFileAtomic(file: string, data: Uint8Array | string): void {
-  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${tempCounter++}.tmp`);
-  const fd = openSync(temp, 'w');
-  try {
-    let done = 0;
-    while (done < bytes.length) done += writeSync(fd, bytes, done, Math.min(IO_CHUNK, bytes.length - done));
-    closeSync(fd);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temp, {force: true});
-    throw error;
-  }
-  try {
-    renameSync(temp, file);
-  } catch (error) {
-    rmSync(temp, {force: true});
-    throw error;
   }
 }
 

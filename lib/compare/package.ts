@@ -28,7 +28,7 @@ import {createHash} from 'node:crypto';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {HarnessError} from '../eval/errors.js';
-import {writeFileAtomic} from '../bundle/codec.js';
+import {writeFileAtomic} from '../files.js';
 import {computeLock} from '../eval/lock.js';
 import type {Plan} from '../eval/plan.js';
 import type {RepetitionReport} from '../eval/types.js';

@@ -9,7 +9,7 @@
  */
 import {createHash} from 'node:crypto';
 import {lstat, readFile, readdir, readlink} from 'node:fs/promises';
-import {writeFileAtomic} from '../bundle/codec.js';
+import {writeFileAtomic} from '../files.js';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import {LedgerError, ledgerFailure} from './errors.js';
 import {ledgerFolder} from './location.js';
-import {writeFileAtomic} from '../bundle/codec.js';
+import {writeFileAtomic} from '../files.js';
 
 /** What produced a run. */
 export type RunKind = 'eval' | 'compare' | 'calibrate';

@@ -1,7 +1,7 @@
 /** Write the report file whole or not at all. */
 import {statSync} from 'node:fs';
 import path from 'node:path';
-import {writeFileAtomic} from '../bundle/codec.js';
+import {writeFileAtomic} from '../files.js';
 import {UsageError} from '../errors.js';
 import {describeFsError} from '../zoo/text.js';
 import {ReportError} from './errors.js';

@@ -1,0 +1,29 @@
+/** File utilities every folder of the library shares (the bundle's tensors, the ledger, the report, compare's package, the lock). */
+import {closeSync, openSync, renameSync, rmSync, writeSync} from 'node:fs';
+import path from 'node:path';
+
+// Largest single write call: 1 MiB, as the tensor codec writes (see IO_CHUNK in lib/bundle/codec.ts for the measurement).
+const IO_CHUNK = 1 << 20;
+let tempCounter = 0;
+
+/** Write bytes to `file` through a temp file and a rename, so readers see the old file or the whole new one. */
+export function writeFileAtomic(file: string, data: Uint8Array | string): void {
+  const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${tempCounter++}.tmp`);
+  const fd = openSync(temp, 'w');
+  try {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done, Math.min(IO_CHUNK, bytes.length - done));
+    closeSync(fd);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temp, {force: true});
+    throw error;
+  }
+  try {
+    renameSync(temp, file);
+  } catch (error) {
+    rmSync(temp, {force: true});
+    throw error;
+  }
+}
