@@ -3,16 +3,14 @@
  * fingerprint verified, entry points resolved. Authored modules are imported
  * only when `make` or `verify` needs them.
  */
-import {AsyncLocalStorage} from 'node:async_hooks';
 import {readFileSync, statSync} from 'node:fs';
 import path from 'node:path';
-import {pathToFileURL} from 'node:url';
 import {parse as parseToml} from 'smol-toml';
 import {UsageError} from '../errors.js';
 import {ELEMENT_TYPES, isElementType, type ElementType, elementWidth} from './codec.js';
 import {sha256Hex} from './digest.js';
 import {canonicalDim, dimNames, evalDim, parseDim, type DimExpr} from './dims.js';
-import {BundleError, describeThrown} from './errors.js';
+import {BundleError} from './errors.js';
 
 /** A point parameter: an integer with an inclusive range. */
 export interface PointParam {
@@ -247,44 +245,6 @@ export function bindingShape(binding: Binding, point: Record<string, number>): b
   return binding.dimExprs.map((expr) => evalDim(expr, point));
 }
 
-
-/** Resources of authored code that live as long as one make or verify (a Python bundle's process). */
-interface AuthoredScope {
-  bundle: Bundle;
-  closers: (() => Promise<void>)[];
-}
-
-const scopes = new AsyncLocalStorage<AuthoredScope>();
-
-/** Run `work` as one scope of authored code: a Python entry point's process starts at most once in it and ends with it. */
-export async function withAuthored<T>(bundle: Bundle, work: () => Promise<T>): Promise<T> {
-  const scope: AuthoredScope = {bundle, closers: []};
-  try {
-    return await scopes.run(scope, work);
-  } finally {
-    for (const close of scope.closers) await close();
-  }
-}
-
-/** The entry point of an authored module: a JavaScript module's default export, or a `.py` module's function (python.ts). */
-export async function importAuthored(file: string, role: string): Promise<(...args: never[]) => unknown> {
-  if (file.endsWith('.py')) {
-    const scope = scopes.getStore();
-    if (!scope) throw new BundleError(`the ${role} ${file} is Python, which runs only inside make or verify (withAuthored)`);
-    const {importPython} = await import('./python.js');
-    return importPython(scope, file, role);
-  }
-  let module: {default?: unknown};
-  try {
-    module = (await import(pathToFileURL(file).href)) as {default?: unknown};
-  } catch (error) {
-    throw new BundleError(`cannot load the ${role} ${file}: ${describeThrown(error).split('\n', 1)[0]}`);
-  }
-  if (typeof module.default !== 'function') {
-    throw new BundleError(`the ${role} ${file} must have a default export that is a function`);
-  }
-  return module.default as (...args: never[]) => unknown;
-}
 
 function isTable(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);

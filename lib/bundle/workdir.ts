@@ -7,7 +7,8 @@ import {existsSync, mkdirSync, readFileSync, rmSync, statfsSync, statSync, unlin
 import os from 'node:os';
 import path from 'node:path';
 import {ArborError, RefusedError, UsageError} from '../errors.js';
-import {bindingBytes, bindingLength, importAuthored, withAuthored, type Binding, type Bundle} from './bundle.js';
+import {importAuthored, withAuthored} from './authored.js';
+import {bindingBytes, bindingLength, type Binding, type Bundle} from './bundle.js';
 import {
   arrayName,
   compareFiles,

@@ -1,0 +1,49 @@
+/**
+ * Loading a bundle's authored code: a JavaScript module's default export, or
+ * a function of a `.py` module served by one Python process per scope
+ * (python.ts). Apart from bundle.ts so that the Python host, which needs the
+ * bundle's types and shapes, is loaded only when a bundle is Python, and
+ * nothing imports in a circle.
+ */
+import {AsyncLocalStorage} from 'node:async_hooks';
+import {pathToFileURL} from 'node:url';
+import type {Bundle} from './bundle.js';
+import {BundleError, describeThrown} from './errors.js';
+
+/** Resources of authored code that live as long as one make or verify (a Python bundle's process). */
+interface AuthoredScope {
+  bundle: Bundle;
+  closers: (() => Promise<void>)[];
+}
+
+const scopes = new AsyncLocalStorage<AuthoredScope>();
+
+/** Run `work` as one scope of authored code: a Python entry point's process starts at most once in it and ends with it. */
+export async function withAuthored<T>(bundle: Bundle, work: () => Promise<T>): Promise<T> {
+  const scope: AuthoredScope = {bundle, closers: []};
+  try {
+    return await scopes.run(scope, work);
+  } finally {
+    for (const close of scope.closers) await close();
+  }
+}
+
+/** The entry point of an authored module: a JavaScript module's default export, or a `.py` module's function (python.ts). */
+export async function importAuthored(file: string, role: string): Promise<(...args: never[]) => unknown> {
+  if (file.endsWith('.py')) {
+    const scope = scopes.getStore();
+    if (!scope) throw new BundleError(`the ${role} ${file} is Python, which runs only inside make or verify (withAuthored)`);
+    const {importPython} = await import('./python.js');
+    return importPython(scope, file, role);
+  }
+  let module: {default?: unknown};
+  try {
+    module = (await import(pathToFileURL(file).href)) as {default?: unknown};
+  } catch (error) {
+    throw new BundleError(`cannot load the ${role} ${file}: ${describeThrown(error).split('\n', 1)[0]}`);
+  }
+  if (typeof module.default !== 'function') {
+    throw new BundleError(`the ${role} ${file} must have a default export that is a function`);
+  }
+  return module.default as (...args: never[]) => unknown;
+}
