@@ -13,7 +13,9 @@ import path from 'node:path';
 import {UsageError} from '../errors.js';
 import type {EvalReport} from '../eval/types.js';
 import type {Plan, PlanOverride} from '../eval/plan.js';
-import type {Finding} from '../zoo/lint.js';
+import type {Finding, ProbeOutcome} from '../zoo/lint.js';
+
+export type {ProbeOutcome};
 import {probeSource, probes, type Probe, type ProbeConfig} from './probes.js';
 
 /** How much more than all zeros an accuracy probe may score (seeded random answers hit a few points by chance). */
@@ -21,21 +23,6 @@ export const accuracySlack = 0.01;
 
 /** Per-case limit (s) of a probe run where the plan's `timeout` applies (accuracy): only the sleep probe ever reaches it. */
 export const probeCaseTimeout = 3;
-
-/** One probe's outcome. */
-export interface ProbeOutcome {
-  probe: string;
-  /** The eval's score, or null when the eval could not run. */
-  score: number | null;
-  /** The most the probe may score (for a minimize entry: the least); absent when its score says nothing (see README). */
-  limit?: number;
-  /** Whether the score is within the limit (false also when the eval could not run). */
-  ok: boolean;
-  /** Wall seconds of the probe's eval. */
-  seconds: number;
-  /** The eval's reason for the score (its first failing case), or why the eval could not run. */
-  note?: string;
-}
 
 /** What probing one folder found. */
 export interface ProbeReport {

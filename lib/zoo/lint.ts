@@ -32,8 +32,23 @@ export interface BenchmarkReport {
   /** The README's first prose line, when asked for with `title: true`. */
   title?: string | null;
   /** `verify --probe`: each probe's outcome, and the battery's wall seconds. */
-  probes?: import('../probe/battery.js').ProbeOutcome[];
+  probes?: ProbeOutcome[];
   probeSeconds?: number;
+}
+
+/** One probe's outcome. */
+export interface ProbeOutcome {
+  probe: string;
+  /** The eval's score, or null when the eval could not run. */
+  score: number | null;
+  /** The most the probe may score (for a minimize entry: the least); absent when its score says nothing (see README). */
+  limit?: number;
+  /** Whether the score is within the limit (false also when the eval could not run). */
+  ok: boolean;
+  /** Wall seconds of the probe's eval. */
+  seconds: number;
+  /** The eval's reason for the score (its first failing case), or why the eval could not run. */
+  note?: string;
 }
 
 /** Options of `verifyBenchmark`. */

@@ -6,15 +6,7 @@
  */
 import {parentPort, workerData} from 'node:worker_threads';
 import {isArborError} from '../errors.js';
-import {listZooStream, type ListEntry, type ListOptions} from './list.js';
-
-/** What the driver posts: the start, batches of rows, then the summary or the error. */
-export type DriverMessage =
-  | {type: 'start'; info: import('./list.js').ListStart}
-  | {type: 'rows'; rows: ListEntry[]}
-  | {type: 'end'; summary: import('./list.js').ListSummary}
-  | {type: 'error'; message: string; code: string; exitCode: number}
-  | {type: 'crash'; stack: string};
+import {listZooStream, type DriverMessage, type ListEntry, type ListOptions} from './list.js';
 
 const post = (message: DriverMessage) => parentPort!.postMessage(message);
 let rows: ListEntry[] = [];

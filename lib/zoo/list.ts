@@ -108,6 +108,14 @@ export function resolveZoo(zoo: string | undefined, cwd: string, command = 'list
   );
 }
 
+/** What the driver posts: the start, batches of rows, then the summary or the error. */
+export type DriverMessage =
+  | {type: 'start'; info: ListStart}
+  | {type: 'rows'; rows: ListEntry[]}
+  | {type: 'end'; summary: ListSummary}
+  | {type: 'error'; message: string; code: string; exitCode: number}
+  | {type: 'crash'; stack: string};
+
 /** What `listZooStream` knows before the first row: the zoo, the skipped names, the rows to come. */
 export interface ListStart {
   zoo: string;
@@ -283,7 +291,7 @@ export async function listZooInThread(options: ListOptions, sink: ListSink, env:
   let started = false;
   let outcome: {summary: ListSummary} | {error: unknown} | undefined;
   await new Promise<void>((resolve) => {
-    worker.on('message', (message: import('./list-driver.js').DriverMessage) => {
+    worker.on('message', (message: DriverMessage) => {
       if (message.type === 'start') {
         started = true;
         sink.start?.(message.info);
