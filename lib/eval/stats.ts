@@ -15,12 +15,9 @@
  * same measurements always give the same interval.
  */
 
-/** Median of a non-empty list. */
-export function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
+import {median} from '../numbers.js';
+
+export {median};
 
 /** ratios[rep][case] of one point. */
 export type PointRatios = number[][];

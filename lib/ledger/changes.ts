@@ -24,7 +24,7 @@
  * away until every remaining one separates (as asv's `detect_regressions`
  * drops steps too small to matter).
  */
-import {median} from '../eval/stats.js';
+import {median} from '../numbers.js';
 import type {LedgerRun} from './ledger.js';
 
 /** Which runs form one series: the same code over time, or the clean commits of the repository. */
