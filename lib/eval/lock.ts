@@ -9,9 +9,9 @@
  */
 import {createHash} from 'node:crypto';
 import {lstat, readFile, readdir, readlink} from 'node:fs/promises';
-import {writeFileAtomic} from '../files.js';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
+import {writeFileAtomic} from '../files.js';
 import {HarnessError} from './errors.js';
 import {loadPlan, type Plan} from './plan.js';
 
