@@ -6,6 +6,7 @@
  */
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../lib/errors.js';
+import {distance} from '../lib/nearest.js';
 
 /** One node: its name, its positional words (`<a>`, `[b..]`) and its subcommands. */
 export interface CommandNode {
@@ -52,21 +53,6 @@ function nodeOf(module: AnyModule): CommandNode | undefined {
     }
   }
   return {name, positionals, children};
-}
-
-/** Edit distance between two short strings. */
-export function distance(a: string, b: string): number {
-  const row = Array.from({length: b.length + 1}, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const temp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = temp;
-    }
-  }
-  return row[b.length]!;
 }
 
 /** The nearest name to `word` among the node's children (and grandchildren), if close enough. */

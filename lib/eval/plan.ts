@@ -7,6 +7,7 @@ import {readFile, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {parseSeeds} from '../bundle/point.js';
+import {nearest} from '../nearest.js';
 import {HarnessError} from './errors.js';
 
 /** The two splits every plan has. */
@@ -171,7 +172,9 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
     throw new HarnessError(`${file}: ${message}`, 'bad-plan');
   };
   for (const key of Object.keys(data)) {
-    if (!knownKeys.has(key)) fail(`unknown key "${key}", expected one of ${[...knownKeys].join(', ')}`);
+    if (knownKeys.has(key)) continue;
+    const near = nearest(key, knownKeys);
+    fail(near ? `unknown key "${key}", did you mean "${near}"?` : `unknown key "${key}", expected one of ${[...knownKeys].join(', ')}`);
   }
   const str = (key: string, fallback?: string): string | undefined => {
     const value = data[key];
@@ -291,7 +294,9 @@ function readSplit(data: Record<string, unknown>, split: Split, fail: (message: 
   if (typeof table !== 'object' || table === null || Array.isArray(table)) fail(`[${split}] must be a table`);
   const t = table as Record<string, unknown>;
   for (const key of Object.keys(t)) {
-    if (key !== 'seeds' && key !== 'points') fail(`unknown key "${split}.${key}", expected seeds, points`);
+    if (key === 'seeds' || key === 'points') continue;
+    const near = nearest(key, ['seeds', 'points']);
+    fail(`unknown key "${split}.${key}", ${near ? `did you mean "${split}.${near}"?` : 'expected seeds, points'}`);
   }
   if (typeof t.seeds !== 'string') fail(`"${split}.seeds" must be a seed spec string like "0-3"`);
   let seeds: number[] = [];

@@ -38,7 +38,9 @@ describe('plan.toml', () => {
 
   it.each([
     ['overlapping seeds', base.replace('"10-13"', '"3-5"'), /dev and test seeds overlap \(seed 3\)/],
-    ['unknown key', `colour = "red"\n${base}`, /unknown key "colour"/],
+    ['unknown key', `colour = "red"\n${base}`, /unknown key "colour", expected one of name, .*repetitions/],
+    ['misspelt key', `repetitons = 4\n${base}`, /unknown key "repetitons", did you mean "repetitions"\?$/],
+    ['misspelt split key', base.replace('[dev]\n', '[dev]\nseed = "1"\n'), /unknown key "dev\.seed", did you mean "dev\.seeds"\?$/],
     ['bad metric', base.replace('"speedup"', '"speed"'), /"metric" must be "speedup" or "accuracy"/],
     ['missing test', base.split('[test]')[0]!, /missing \[test\] table/],
     ['bad seeds', base.replace('"0-3"', '"3-0"'), /dev\.seeds "3-0" has a descending range 3-0/],
