@@ -319,6 +319,15 @@ def convert(np, value, result):
     return memoryview(np.ascontiguousarray(array, dtype=dtype)).cast("B"), None
 
 
+def keys_of(outputs):
+    """The keys of run()'s dict as a short text. Only exact str keys are shown: anything else
+    is named by type alone, so no method of the solution's own objects runs here."""
+    keys = list(outputs)[:8]
+    shown = [repr(key[:40]) if type(key) is str else "<%s key>" % type(key).__name__ for key in keys]
+    more = ", ..." if len(outputs) > len(keys) else ""
+    return "{" + ", ".join(shown) + more + "}" if shown else "an empty dict"
+
+
 def answer_of(np, outputs, results):
     """(sizes, parts, note) for run()'s return value: parts are the results' bytes, in order."""
     if outputs is None:
@@ -331,7 +340,7 @@ def answer_of(np, outputs, results):
     sizes, parts, notes = [], [], []
     for result in results:
         if result["name"] not in outputs:
-            data, note = None, "result %r missing" % result["name"]
+            data, note = None, "result %r missing: run() returned %s" % (result["name"], keys_of(outputs))
         else:
             try:
                 data, note = convert(np, outputs[result["name"]], result)

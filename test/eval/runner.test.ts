@@ -69,6 +69,12 @@ describe.each(kinds)('a run (sandbox: %s)', (kind) => {
     expect(outcome.cases[1]).toMatchObject({status: 'ok', answer: [null], note: "result 'y': Sneaky is not a numpy array, scalar or list"});
   });
 
+  it("names the keys run() returned when a result is missing (str keys as they are, others by type: none of the solution's methods runs)", async () => {
+    const outcome = await run(kind, 'def run(state, inputs):\n    return {"z": 1, 7: 2} if inputs["x"][0] == 1 else {}\n');
+    expect(outcome.cases[0]).toMatchObject({status: 'ok', answer: [null], note: "result 'y' missing: run() returned {'z', <int key>}"});
+    expect(outcome.cases[1]).toMatchObject({status: 'ok', answer: [null], note: "result 'y' missing: run() returned an empty dict"});
+  });
+
   it('records a crash per case and goes on', async () => {
     const outcome = await run(kind, 'def run(state, inputs):\n    raise ValueError("nope")\n');
     expect(outcome.cases).toMatchObject([
