@@ -155,53 +155,13 @@ const maxOutstanding = 256;
 export async function listZooStream(options: ListOptions, sink: ListSink): Promise<ListSummary> {
   const cwd = options.cwd ?? process.cwd();
   const zoo = resolveZoo(options.zoo, cwd);
-  let dirents;
-  try {
-    dirents = readdirSync(zoo.abs, {withFileTypes: true});
-  } catch (error) {
-    throw new UsageError(`Cannot read zoo \`${zoo.shown}\` (${describeFsError(error)}), expected a readable folder`);
-  }
-  // First the rows: names, sorted; a symlink (or an entry of unreported type) is looked at now,
-  // so the count and the widest name are known before the first row goes out.
-  const skipped: string[] = [];
-  const candidates: string[] = [];
-  /** Why a symlink among them is broken. */
-  const brokenLinks = new Map<string, string>();
-  for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    const name = dirent.name;
-    if (isSkippedName(name)) {
-      if (!dirent.isFile()) skipped.push(name);
-      continue;
-    }
-    if (dirent.isDirectory()) candidates.push(name);
-    else if (dirent.isFile() || dirent.isFIFO() || dirent.isSocket()) continue; // plain files in a zoo are not benchmarks
-    else {
-      try {
-        if (statSync(path.join(zoo.abs, name)).isDirectory()) candidates.push(name);
-      } catch (error) {
-        const code = (error as NodeJS.ErrnoException).code;
-        candidates.push(name);
-        brokenLinks.set(name, code === 'ENOENT' ? 'dangling symlink' : describeFsError(error));
-      }
-    }
-  }
-  dirents = undefined;
+  const {skipped, candidates, brokenLinks} = discoverEntries(zoo);
   let nameWidth = 0;
   for (const name of candidates) if (name.length > nameWidth) nameWidth = name.length;
   sink.start?.({zoo: zoo.shown, skipped, total: candidates.length, nameWidth});
 
   const nested = nestedTemplateFiles();
-  const useCache = options.cache !== false;
-  let cache: ResultCache<EntryStatus> | undefined;
-  if (useCache) {
-    let real = zoo.abs;
-    try {
-      real = realpathSync(zoo.abs);
-    } catch {
-      // keep the resolved path
-    }
-    cache = new ResultCache<EntryStatus>(options.cacheDir ?? cacheDir(), `${real}\0${version()}\0${templateTextFiles().join(',')}`).load();
-  }
+  const cache = options.cache === false ? undefined : openCache(zoo.abs, options.cacheDir);
   const readAt = Date.now();
   const verifier = new Verifier(options.workers ?? defaultWorkers(), options.workers !== undefined);
   const summary: ListSummary = {zoo: zoo.shown, skipped, total: candidates.length, ok: 0, failing: 0, broken: 0, cache: {hits: 0, misses: 0, file: cache?.file ?? null}, workers: 0};
@@ -271,6 +231,52 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
     cache.save();
   }
   return summary;
+}
+
+/** A zoo's entry folders in name order (symlinks looked at now), the names skipped, and why a broken symlink among them is broken. */
+function discoverEntries(zoo: {shown: string; abs: string}): {skipped: string[]; candidates: string[]; brokenLinks: Map<string, string>} {
+  let dirents;
+  try {
+    dirents = readdirSync(zoo.abs, {withFileTypes: true});
+  } catch (error) {
+    throw new UsageError(`Cannot read zoo \`${zoo.shown}\` (${describeFsError(error)}), expected a readable folder`);
+  }
+  // A symlink (or an entry of unreported type) is looked at now, so the count and the widest name
+  // are known before the first row goes out.
+  const skipped: string[] = [];
+  const candidates: string[] = [];
+  /** Why a symlink among them is broken. */
+  const brokenLinks = new Map<string, string>();
+  for (const dirent of dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const name = dirent.name;
+    if (isSkippedName(name)) {
+      if (!dirent.isFile()) skipped.push(name);
+      continue;
+    }
+    if (dirent.isDirectory()) candidates.push(name);
+    else if (dirent.isFile() || dirent.isFIFO() || dirent.isSocket()) continue; // plain files in a zoo are not benchmarks
+    else {
+      try {
+        if (statSync(path.join(zoo.abs, name)).isDirectory()) candidates.push(name);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        candidates.push(name);
+        brokenLinks.set(name, code === 'ENOENT' ? 'dangling symlink' : describeFsError(error));
+      }
+    }
+  }
+  return {skipped, candidates, brokenLinks};
+}
+
+/** The zoo's result cache, keyed on its real path, arbor's version and the template files verify reads. */
+function openCache(abs: string, folder: string | undefined): ResultCache<EntryStatus> {
+  let real = abs;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    // keep the resolved path
+  }
+  return new ResultCache<EntryStatus>(folder ?? cacheDir(), `${real}\0${version()}\0${templateTextFiles().join(',')}`).load();
 }
 
 /** Old-generation heap of the list driver thread (MB); `ARBOR_LIST_HEAP_MB` overrides it. */
