@@ -74,31 +74,12 @@ export async function buildPackage(report: CompareReport, plan: Plan): Promise<{
   const trials = Math.min(100, Math.max(2, Math.min(...candidate.map((c) => c.repetitions.length), ...baseline.map((c) => c.repetitions.length))));
   const points = report.reports.candidate.points.map((point) => point.point);
   const pointText = (p: number) => JSON.stringify(points[p]);
-  const taskId = (c: {point: number; i: number}) => `test:p${c.point}:c${c.i}`;
 
   const lock = await computeLock(plan.dir, plan);
   const benchmarkVersion = `lock-${createHash('sha256').update(JSON.stringify(lock)).digest('hex').slice(0, 16)}`;
-  const seeds = report.reports.candidate.seeds;
-  const datasetVersion =
-    seeds.source === 'derived'
-      ? `${report.split}: ${seeds.count} seeds derived from ARBOR_TEST_SALT`
-      : seeds.source === 'files'
-        ? `${report.split}: ${seeds.count} cases from files`
-        : `${report.split}: seeds ${plan[report.split].seedsText}`;
-
-  const records = (cases: SideCase[]): Json[] =>
-    cases
-      .slice()
-      .sort((a, b) => a.point - b.point || a.i - b.i)
-      .flatMap((c) => {
-        const kept = c.repetitions.slice(0, trials);
-        // A repetition past the trials that failed replaces the last trial: a failure is never dropped.
-        const failure = c.repetitions.slice(trials).find((r) => !(r.status === 'ok' && r.passed));
-        if (failure && kept.length === trials) kept[trials - 1] = failure;
-        return Array.from({length: trials}, (_, k) => record(taskId(c), k + 1, kept[k]));
-      });
-  const baselineRecords = records(baseline);
-  const candidateRecords = records(candidate);
+  const datasetVersion = datasetVersionOf(report, plan);
+  const baselineRecords = trialRecords(baseline, trials);
+  const candidateRecords = trialRecords(candidate, trials);
   const latencies = Float64Array.from(baselineRecords.map((r) => (r as {latency_ms: number}).latency_ms));
   const costs = baselineRecords.map((r) => (r as {cost_units: number}).cost_units);
 
@@ -171,6 +152,33 @@ export async function buildPackage(report: CompareReport, plan: Plan): Promise<{
     ],
   };
   return {spec, cases, results};
+}
+
+/** A test case's task id in the package. */
+function taskId(c: {point: number; i: number}): string {
+  return `test:p${c.point}:c${c.i}`;
+}
+
+/** What the cases are: the split and where its seeds came from (never the derived seeds themselves). */
+function datasetVersionOf(report: CompareReport, plan: Plan): string {
+  const seeds = report.reports.candidate.seeds;
+  if (seeds.source === 'derived') return `${report.split}: ${seeds.count} seeds derived from ARBOR_TEST_SALT`;
+  if (seeds.source === 'files') return `${report.split}: ${seeds.count} cases from files`;
+  return `${report.split}: seeds ${plan[report.split].seedsText}`;
+}
+
+/** One side's records: `trials` per case, in point and case order. */
+function trialRecords(cases: SideCase[], trials: number): Json[] {
+  return cases
+    .slice()
+    .sort((a, b) => a.point - b.point || a.i - b.i)
+    .flatMap((c) => {
+      const kept = c.repetitions.slice(0, trials);
+      // A repetition past the trials that failed replaces the last trial: a failure is never dropped.
+      const failure = c.repetitions.slice(trials).find((r) => !(r.status === 'ok' && r.passed));
+      if (failure && kept.length === trials) kept[trials - 1] = failure;
+      return Array.from({length: trials}, (_, k) => record(taskId(c), k + 1, kept[k]));
+    });
 }
 
 /** One trial's record; a repetition not made is an `error` with no time. */
