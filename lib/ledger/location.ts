@@ -66,6 +66,12 @@ export function ledgerPathFor(dir: string, env: NodeJS.ProcessEnv = process.env,
   return path.join(ledgerRoot(path.resolve(cwd, dir), scope), ledgerFolder, ledgerFile);
 }
 
+/** The ledger file named on purpose (`--ledger`, else `$ARBOR_LEDGER`), resolved against `cwd`; null when neither is given. */
+export function namedLedger(option: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | null {
+  const named = option || env[ledgerVariable];
+  return named ? path.resolve(cwd, named) : null;
+}
+
 /**
  * Ledgers an earlier arbor (or a zoo before `git init`) left where the
  * history of `dirs` no longer goes: `<folder>/.arbor/runs.db` of each folder

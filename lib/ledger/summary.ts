@@ -5,7 +5,7 @@ import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {defaultTestBudget} from './exposure.js';
 import {byTime, openLedger, type LedgerRun, type RunFilter} from './ledger.js';
-import {ledgerPathFor, ledgerVariable, strayLedgers, type LedgerScope} from './location.js';
+import {ledgerPathFor, namedLedger, strayLedgers, type LedgerScope} from './location.js';
 import {mergeLedgers, type MergedLedger} from './merge.js';
 import {holdsBenchmarks, resolveZoo} from '../zoo/list.js';
 
@@ -120,7 +120,7 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
       filter.benchmark = (await benchmarkInfo(dir)).name;
     } else filter.benchmark = options.benchmark;
   }
-  const chosen = options.ledger ? path.resolve(cwd, options.ledger) : env[ledgerVariable] ? path.resolve(cwd, env[ledgerVariable]) : null;
+  const chosen = namedLedger(options.ledger, env, cwd);
   const file = chosen ?? ledgerPathFor(home.dir, {}, cwd, home.scope);
   // A ledger named on purpose is read as it is; the zoo's own takes in the ledgers left where its history no longer goes.
   const merged = chosen ? [] : mergeLedgers(file, strayLedgers(file, home.folders));

@@ -3,7 +3,7 @@ import {existsSync, readdirSync} from 'node:fs';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {openLedger, type LedgerRun} from '../ledger/ledger.js';
-import {ledgerPathFor, ledgerVariable, strayLedgers} from '../ledger/location.js';
+import {ledgerPathFor, namedLedger, strayLedgers} from '../ledger/location.js';
 import {mergeLedgers, type MergedLedger} from '../ledger/merge.js';
 import {benchmarkInfo} from '../ledger/summary.js';
 import {isSkippedName, resolveZoo} from '../zoo/list.js';
@@ -39,7 +39,7 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
     folders.map((folder) => path.join(zoo.shown, folder)),
     {cwd},
   );
-  const chosen = options.ledger ? path.resolve(cwd, options.ledger) : env[ledgerVariable] ? path.resolve(cwd, env[ledgerVariable]) : null;
+  const chosen = namedLedger(options.ledger, env, cwd);
   const file = chosen ?? ledgerPathFor(zoo.abs, {}, cwd, 'zoo');
   // As in `runs`: the zoo's own ledger takes in those an earlier arbor kept per benchmark, or the zoo kept before `git init`.
   const merged = chosen ? [] : mergeLedgers(file, strayLedgers(file, [zoo.abs, ...folders.map((folder) => path.join(zoo.abs, folder))]));
