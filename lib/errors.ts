@@ -13,6 +13,8 @@ export const ExitCode = {
   findings: 1,
   /** Could not run: bad usage, missing input, unreadable file. */
   usage: 2,
+  /** A benchmark's protected files differ from its arbor.lock: nothing was run or scored. */
+  staleLock: 3,
   /** An unexpected exception inside arbor: a bug. */
   internal: 70,
 } as const;

@@ -41,7 +41,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       .epilogue(
         'Prints both sides, each case\'s ratio (candidate over baseline; above 1 is better), the cases one side fails, and one verdict: ' +
           'better (the ratio\'s 95% interval lies above 1), worse (below 1) or same (it contains 1). ' +
-          'Exit 0 whenever the comparison ran (the verdict and the gate\'s action are data), 1 when the harness failed, 2 for bad usage. ' +
+          'Exit 0 whenever the comparison ran (the verdict and the gate\'s action are data), 1 when the harness failed, 2 for bad usage, 3 when a protected file differs from arbor.lock. ' +
           'A file or folder of that name wins over a git revision. Every compare is recorded in the run ledger.',
       ) as never,
   handler: async (args) => {

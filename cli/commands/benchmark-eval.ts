@@ -53,7 +53,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       .epilogue(
         'Prints exactly one "score: <float>" line on stdout (on stderr with --json, whose report is then the whole of stdout). Exit 0 whenever a score was printed ' +
           '(0.0 for a solution that crashed, hung or answered wrong), 2 for a missing or unknown split ' +
-          'or a missing folder, 1 when the harness itself failed (no score line). ' +
+          'or a missing folder, 1 when the harness itself failed (no score line), 3 when a protected file differs from arbor.lock (nothing evaluated, no score line). ' +
           'ARBOR_TEST_SALT replaces the published test seeds by seeds derived from it; ARBOR_TEST_DATA points the test split of a benchmark whose cases are files at a private copy; ARBOR_PYTHON picks the python3; ARBOR_EVAL_CPU the CPU runs are pinned to (none: no pinning); ARBOR_BWRAP the bubblewrap binary. Format and report: lib/eval/README.md.',
       ),
   handler: async (args) => {

@@ -22,33 +22,29 @@ export const lockCommand: CommandModule<object, LockArgs> = {
       .example('$0 benchmark lock --check zoo/*', 'exit 1 when a protected file differs from its lock')
       .epilogue(
         'Protected files: eval.sh, eval.py, plan.toml, the bundle folder, the reference solver and data/, ' +
-          "except the plan's editable files. An eval whose protected files differ from arbor.lock scores 0.0. " +
-          'Exit 0 written (or, with --check, matching); 1 a lock differs or is missing (--check); 2 a folder without plan.toml.',
+          "except the plan's editable files. An eval whose protected files differ from arbor.lock refuses to run (exit 3). " +
+          'A folder verify finds unable to run (plan.toml that does not parse or check, a point the bundle lacks, a wrong bundle fingerprint, overlapping seeds, a missing baseline) is refused: nothing is written. ' +
+          'Exit 0 written (or, with --check, matching); 1 refused, or (--check) a lock differs or is missing; 2 a folder without plan.toml.',
       ) as never,
   handler: async (args) => {
     const dirs = args.dir ?? [];
     if (dirs.length === 0) throw new UsageError('Missing argument for `arbor benchmark lock`: expected one or more benchmark folders, e.g. `arbor benchmark lock zoo/demo`');
-    const {computeLock, lockDifference, readLock, writeLock, loadPlan} = await import('../../lib/eval/index.js');
-    const results: Array<{dir: string; files: number; status: 'written' | 'ok' | 'missing' | 'differs'; difference?: string}> = [];
-    for (const dir of dirs) {
-      const plan = await loadPlan(dir.startsWith('/') ? dir : `${process.cwd()}/${dir}`);
-      if (!args.check) {
-        const lock = await writeLock(plan.dir, plan);
-        results.push({dir, files: Object.keys(lock.files).length, status: 'written'});
-        continue;
-      }
-      const [locked, now] = await Promise.all([readLock(plan.dir), computeLock(plan.dir, plan)]);
-      const difference = locked ? lockDifference(locked, now) : undefined;
-      results.push({dir, files: Object.keys(now.files).length, status: !locked ? 'missing' : difference ? 'differs' : 'ok', ...(difference ? {difference} : {})});
-    }
+    const [{lockBenchmark}, {formatFinding}] = await Promise.all([import('../../lib/zoo/lock.js'), import('../../lib/zoo/report.js')]);
+    const results = [];
+    for (const dir of dirs) results.push(await lockBenchmark(dir, {check: args.check}));
     if (args.json) printJson({locks: results});
     else {
       for (const r of results) {
+        if (r.status === 'refused') {
+          for (const finding of r.findings ?? []) process.stdout.write(`${formatFinding(finding)}\n`);
+          process.stdout.write(`${r.dir}: not locked: fix the error(s) above first (a lock vouches that the eval can run)\n`);
+          continue;
+        }
         const what =
           r.status === 'written' ? `wrote arbor.lock (${r.files} protected files)` : r.status === 'ok' ? `arbor.lock matches (${r.files} protected files)` : r.status === 'missing' ? 'no arbor.lock' : `differs from arbor.lock: ${r.difference}`;
         process.stdout.write(`${r.dir}: ${what}\n`);
       }
     }
-    setExitCode(results.some((r) => r.status === 'missing' || r.status === 'differs') ? 1 : 0);
+    setExitCode(results.some((r) => r.status !== 'written' && r.status !== 'ok') ? 1 : 0);
   },
 };

@@ -38,9 +38,9 @@ export const ACTIONS: Record<string, Action> = {
     takesDir: false,
   },
   fingerprint: {
-    usage: '$0 bundle <bundle-dir> fingerprint [--check]',
-    describe: "Print the signature's fingerprint: the value fherma.toml's `fingerprint` must hold.",
-    options: ['check'],
+    usage: '$0 bundle <bundle-dir> fingerprint [--check | --write]',
+    describe: "Print the signature's fingerprint: the value fherma.toml's `fingerprint` must hold. --write sets it in fherma.toml (after a signature change made on purpose).",
+    options: ['check', 'write'],
     takesDir: false,
   },
 };
@@ -53,6 +53,8 @@ export interface BundleArgv {
   point?: string;
   seeds?: string;
   check: boolean;
+  /** fingerprint: write the signature's fingerprint into fherma.toml. */
+  write?: boolean;
 }
 
 /** Check the arguments and run the action; throws an ArborError for the user (exit.ts words it). */
@@ -74,6 +76,8 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
     if (Array.isArray(argv[option])) throw new UsageError(`--${option} is given more than once; pass it once`);
   }
   if (argv.check && !action.options.includes('check')) throw new UsageError('--check applies to fingerprint only');
+  if (argv.write && !action.options.includes('write')) throw new UsageError('--write applies to fingerprint only');
+  if (argv.check && argv.write) throw new UsageError('--check and --write exclude each other: --check only compares, --write sets the fingerprint');
   const lib = await bundleRuntime();
   switch (argv.command) {
     case 'make': {
@@ -99,11 +103,17 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
       return;
     }
     case 'fingerprint': {
+      if (argv.write) {
+        const {fingerprint, changed} = lib.writeFingerprint(argv.bundleDir);
+        stdout.write(fingerprint + '\n');
+        stderr.write(changed ? `arbor: wrote fingerprint = "${fingerprint}" into ${argv.bundleDir}/fherma.toml; lock the benchmark again (arbor benchmark lock <benchmark>)\n` : `arbor: ${argv.bundleDir}/fherma.toml already holds this fingerprint\n`);
+        return;
+      }
       const bundle = await lib.loadBundle(argv.bundleDir, {checkFingerprint: false});
       stdout.write(bundle.fingerprint + '\n');
       if (bundle.markerFingerprint !== bundle.fingerprint) {
         const found = bundle.markerFingerprint === undefined ? 'has no fingerprint' : `says ${bundle.markerFingerprint}`;
-        const message = `${argv.bundleDir}/fherma.toml ${found}; write fingerprint = "${bundle.fingerprint}"`;
+        const message = `${argv.bundleDir}/fherma.toml ${found}; write fingerprint = "${bundle.fingerprint}" (--write does)`;
         if (argv.check) throw new lib.BundleError(message, 'fingerprint');
         stderr.write(`arbor: note: ${message}\n`);
       }

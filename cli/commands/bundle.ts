@@ -10,7 +10,7 @@ import type {Argv, CommandModule} from 'yargs';
 import {hideBin} from '../yargs.js';
 import {ACTIONS, runBundleAction, type BundleArgv} from './bundle-action.js';
 
-const ALL_OPTIONS = ['point', 'seeds', 'check'];
+const ALL_OPTIONS = ['point', 'seeds', 'check', 'write'];
 
 /** The action word of `... bundle <bundle-dir> <action>` in the raw arguments, if any. */
 function requestedAction(raw: string[]): string | undefined {
@@ -54,6 +54,12 @@ export const bundleCommand: CommandModule<object, BundleArgv> = {
         default: false,
         hidden: !shown.has('check'),
         describe: 'fingerprint: exit 1 when fherma.toml holds another fingerprint',
+      })
+      .option('write', {
+        type: 'boolean',
+        default: false,
+        hidden: !shown.has('write'),
+        describe: "fingerprint: write the signature's fingerprint into fherma.toml",
       });
     if (action) {
       y = y.usage(`${action.usage}\n\n${action.describe}`);

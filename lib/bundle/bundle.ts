@@ -7,6 +7,8 @@ import {readFileSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {parse as parseToml} from 'smol-toml';
 import {UsageError} from '../errors.js';
+import {writeFileAtomic} from '../files.js';
+import {tomlProblem} from '../toml.js';
 import {ELEMENT_TYPES, isElementType, type ElementType, elementWidth} from './codec.js';
 import {sha256Hex} from './digest.js';
 import {canonicalDim, dimNames, evalDim, parseDim, type DimExpr} from './dims.js';
@@ -62,6 +64,11 @@ export interface LoadOptions {
 
 /** Read and check `<dir>/fherma.toml`. UsageError when there is no bundle there; BundleError when the marker is wrong. */
 export async function loadBundle(dir: string, options: LoadOptions = {}): Promise<Bundle> {
+  return readBundle(dir, options);
+}
+
+/** `loadBundle`, synchronously: it reads only the marker (verify and list check every folder's bundle this way). */
+export function readBundle(dir: string, options: LoadOptions = {}): Bundle {
   const root = path.resolve(dir);
   let isDir = false;
   try {
@@ -87,22 +94,6 @@ export async function loadBundle(dir: string, options: LoadOptions = {}): Promis
   const bundle = parseMarker(raw, root, where);
   if (options.checkFingerprint !== false) checkFingerprint(bundle, where);
   return bundle;
-}
-
-/**
- * smol-toml's message for a TOML syntax error, with its line, and reworded where it misleads:
- * a string that runs to the end of its line is reported as "control characters are not
- * allowed in strings" (the line ending is one).
- */
-export function tomlProblem(error: unknown, text: string): string {
-  const {line, column} = error as {line?: number; column?: number};
-  let message = String((error as Error)?.message ?? error).split('\n', 1)[0]!.replace(/^Invalid TOML document: /, '');
-  if (typeof line === 'number' && typeof column === 'number') {
-    const at = text.split(/\r?\n/)[line - 1]?.[column - 1];
-    if (/control characters/.test(message) && at === undefined) message = 'a string is not closed before the end of its line (close it with its quote, or use """ for a multi-line string)';
-    message = `line ${line}: ${message}`;
-  }
-  return message;
 }
 
 function checkFingerprint(bundle: Bundle, where: string): void {
@@ -281,4 +272,39 @@ function unique(names: string[], table: string, fail: (m: string) => never): voi
     if (seen.has(name)) fail(`${table}: name \`${name}\` appears twice`);
     seen.add(name);
   }
+}
+
+/**
+ * The marker text with its top-level `fingerprint` set to `fingerprint`: the line replaced where
+ * there is one (its comment kept), else a line added after `spec` (else first). Nothing else changes.
+ */
+export function withFingerprint(text: string, fingerprint: string): string {
+  const lines = text.split('\n');
+  const tableStart = lines.findIndex((line) => /^\s*\[/.test(line));
+  const top = tableStart === -1 ? lines.length : tableStart;
+  const value = `fingerprint = "${fingerprint}"`;
+  for (let k = 0; k < top; k++) {
+    const match = /^(\s*)fingerprint\s*=\s*("[^"]*"|'[^']*'|[^\s#]*)(.*)$/.exec(lines[k]!);
+    if (match) {
+      lines[k] = `${match[1]}${value}${match[3]}`;
+      return lines.join('\n');
+    }
+  }
+  const spec = lines.slice(0, top).findIndex((line) => /^\s*spec\s*=/.test(line));
+  lines.splice(spec + 1, 0, value);
+  return lines.join('\n');
+}
+
+/** Write the signature's fingerprint into `<dir>/fherma.toml` (atomically); returns it and whether the file changed. */
+export function writeFingerprint(dir: string): {fingerprint: string; changed: boolean} {
+  const bundle = readBundle(dir, {checkFingerprint: false});
+  if (bundle.markerFingerprint === bundle.fingerprint) return {fingerprint: bundle.fingerprint, changed: false};
+  const file = path.join(bundle.dir, MARKER);
+  const text = readFileSync(file, 'utf8');
+  try {
+    writeFileAtomic(file, withFingerprint(text, bundle.fingerprint));
+  } catch (error) {
+    throw new UsageError(`${file}: cannot write: ${(error as Error).message}`, 'write-failed');
+  }
+  return {fingerprint: bundle.fingerprint, changed: true};
 }

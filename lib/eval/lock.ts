@@ -8,7 +8,7 @@
  * refreshes the lock on purpose.
  */
 import {createHash} from 'node:crypto';
-import {lstat, readFile, readdir, readlink} from 'node:fs/promises';
+import {lstatSync, readFileSync, readdirSync, readlinkSync} from 'node:fs';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {writeFileAtomic} from '../files.js';
@@ -36,32 +36,49 @@ export function protectedPaths(plan: Plan): string[] {
 
 /** Hash the protected files of a benchmark folder as they are now. */
 export async function computeLock(dir: string, plan?: Plan): Promise<Lock> {
-  plan ??= await loadPlan(dir);
+  return computeLockSync(dir, plan ?? (await loadPlan(dir)));
+}
+
+/**
+ * `computeLock`, synchronously (verify and list check every folder's lock): one read per file.
+ * Protected files are small (a bundle, a plan, a reference, committed data of a few MB).
+ */
+export function computeLockSync(dir: string, plan: Plan): Lock {
   const files: Record<string, string> = {};
-  const visit = async (rel: string): Promise<void> => {
+  const visit = (rel: string): void => {
     const file = path.join(dir, rel);
-    const info = await lstat(file).catch(() => undefined);
+    let info;
+    try {
+      info = lstatSync(file, {throwIfNoEntry: false});
+    } catch {
+      info = undefined;
+    }
     if (!info || lockIgnoredNames.has(path.basename(rel))) return;
     const key = rel.split(path.sep).join('/');
     if (info.isDirectory()) {
-      for (const name of (await readdir(file)).sort()) await visit(path.join(rel, name));
+      for (const name of readdirSync(file).sort()) visit(path.join(rel, name));
     } else if (info.isSymbolicLink()) {
-      files[key] = `symlink:${await readlink(file)}`;
+      files[key] = `symlink:${readlinkSync(file)}`;
     } else if (info.isFile()) {
-      files[key] = createHash('sha256').update(await readFile(file)).digest('hex');
+      files[key] = createHash('sha256').update(readFileSync(file)).digest('hex');
     }
   };
-  for (const rel of protectedPaths(plan)) await visit(rel);
+  for (const rel of protectedPaths(plan)) visit(rel);
   const sorted = Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return {version: 1, files: sorted};
 }
 
 /** Read `<dir>/arbor.lock`: undefined when there is none; a HarnessError when it is not a lock. */
 export async function readLock(dir: string): Promise<Lock | undefined> {
+  return readLockSync(dir);
+}
+
+/** `readLock`, synchronously. */
+export function readLockSync(dir: string): Lock | undefined {
   const file = path.join(dir, lockFile);
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new HarnessError(`${file}: cannot read: ${(error as Error).message}`, 'bad-lock');

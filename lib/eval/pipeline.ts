@@ -12,7 +12,7 @@ import {fileURLToPath, pathToFileURL} from 'node:url';
 import {UsageError} from '../errors.js';
 import type {Bundle} from '../bundle/index.js';
 import type {EvalContext, Side} from './context.js';
-import {HarnessError} from './errors.js';
+import {HarnessError, StaleLockError} from './errors.js';
 import {computeLock, lockDifference, readLock} from './lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from './plan.js';
 import {bundleFailure, maxRepetitions, runPoint} from './point.js';
@@ -96,11 +96,8 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   const lock = await readLock(dir);
   if (lock) {
     const difference = lockDifference(lock, await computeLock(dir, plan));
-    share({lock: difference ? 'differs' : 'ok'});
-    if (difference) {
-      share({failure: `a protected file differs from arbor.lock: ${difference} (restore it, e.g. with git checkout; its owner refreshes the lock with 'arbor benchmark lock')`, seconds: elapsed()});
-      return outcome;
-    }
+    if (difference) throw new StaleLockError(options.benchmark, difference);
+    share({lock: 'ok'});
   } else {
     progress('line', `warning: ${path.basename(dir)} has no arbor.lock, so changes to its protected files go unnoticed; write one with 'arbor benchmark lock ${options.benchmark}'`);
   }
@@ -337,7 +334,10 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   try {
     bundle = await timed('load', () => api.loadBundle(bundleDir));
   } catch (error) {
-    throw bundleFailure(`cannot load the bundle ${path.relative(options.cwd ?? process.cwd(), plan.bundle) || plan.bundle}`, error);
+    const shown = path.relative(options.cwd ?? process.cwd(), plan.bundle) || plan.bundle;
+    // It loads from the eval's private copy: name the author's folder, the one to edit, instead.
+    const message = (error instanceof Error ? error.message : String(error)).split(bundleDir).join(shown);
+    throw bundleFailure(`cannot load the bundle ${shown}`, Object.assign(new Error(message), {name: (error as Error)?.name ?? 'Error'}));
   }
   // Load the authored modules now, before any solution runs: the module cache
   // then holds these versions whatever happens to the files later.

@@ -3,10 +3,13 @@
  * reference and metric the eval uses, and which points and seeds make up the
  * dev and test splits. The format is documented in lib/eval/README.md.
  */
-import {readFile, stat} from 'node:fs/promises';
+import {statSync} from 'node:fs';
+import {readFile} from 'node:fs/promises';
 import path from 'node:path';
+import {parse as parseToml} from 'smol-toml';
 import {UsageError} from '../errors.js';
 import {parseSeeds} from '../bundle/point.js';
+import {tomlProblem} from '../toml.js';
 import {nearest} from '../nearest.js';
 import {HarnessError} from './errors.js';
 
@@ -155,19 +158,28 @@ export async function loadPlan(dir: string): Promise<Plan> {
     }
     throw new HarnessError(`${file}: cannot read: ${(error as Error).message}`, 'no-plan');
   }
-  const {parse} = await import('smol-toml');
+  return planFromText(text, dir, file);
+}
+
+/** Options of `planFromText` and `checkPlan`. */
+export interface CheckPlanOptions {
+  /** Refuse dev and test seeds that overlap (default true; verify reports the overlap as a finding of its own). */
+  disjoint?: boolean;
+}
+
+/** Parse and check the text of a plan.toml (synchronous: verify and list run it for every folder). */
+export function planFromText(text: string, dir: string, file: string, options: CheckPlanOptions = {}): Plan {
   let data: Record<string, unknown>;
   try {
-    data = parse(text) as Record<string, unknown>;
+    data = parseToml(text) as Record<string, unknown>;
   } catch (error) {
-    const {tomlProblem} = await import('../bundle/bundle.js');
-    throw new HarnessError(`${file}: not valid TOML: ${tomlProblem(error, text)}`, 'bad-plan');
+    throw new HarnessError(`${file}: not valid TOML: ${tomlProblem(error, text)}`, 'bad-plan-toml', {cause: error});
   }
-  return checkPlan(data, dir, file);
+  return checkPlan(data, dir, file, options);
 }
 
 /** Check parsed plan data (exported for tests). `file` names the plan in messages. */
-export async function checkPlan(data: Record<string, unknown>, dir: string, file: string): Promise<Plan> {
+export function checkPlan(data: Record<string, unknown>, dir: string, file: string, options: CheckPlanOptions = {}): Plan {
   const fail = (message: string): never => {
     throw new HarnessError(`${file}: ${message}`, 'bad-plan');
   };
@@ -191,9 +203,14 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
     }
     return n as number;
   };
-  const inside = async (key: string, rel: string, kind: 'file' | 'dir'): Promise<string> => {
+  const inside = (key: string, rel: string, kind: 'file' | 'dir'): string => {
     const abs = path.resolve(dir, rel);
-    const info = await stat(abs).catch(() => undefined);
+    let info;
+    try {
+      info = statSync(abs, {throwIfNoEntry: false});
+    } catch {
+      info = undefined;
+    }
     if (!info || (kind === 'file' ? !info.isFile() : !info.isDirectory())) {
       fail(`"${key}" = "${rel}": no such ${kind === 'file' ? 'file' : 'folder'} in the benchmark folder`);
     }
@@ -214,7 +231,7 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
     splitKind: splitKind as Plan['splitKind'],
     name: str('name') ?? path.basename(dir),
     named,
-    bundle: await inside('bundle', str('bundle', 'bundle')!, 'dir'),
+    bundle: inside('bundle', str('bundle', 'bundle')!, 'dir'),
     solution: path.resolve(dir, solutionRel),
     editable: readEditable(data.editable, solutionRel, fail),
     metric: metric as Plan['metric'],
@@ -237,7 +254,7 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
   };
   if (plan.metric === 'speedup') {
     if (data.numerator !== undefined || data.denominator !== undefined) fail('"numerator" and "denominator" belong to metric = "accuracy"');
-    plan.reference = await inside('reference', str('reference', 'reference.py')!, 'file');
+    plan.reference = inside('reference', str('reference', 'reference.py')!, 'file');
     if (!(clocks as readonly string[]).includes(plan.clock)) fail(`"clock" must be "cpu", "wall" or "instructions", got ${JSON.stringify(data.clock)}`);
   } else {
     for (const key of ['reference', 'clock', 'precision', 'max_seconds', 'repetitions']) {
@@ -247,10 +264,18 @@ export async function checkPlan(data: Record<string, unknown>, dir: string, file
     plan.denominator = str('denominator');
     if (!plan.numerator || !plan.denominator) fail('metric = "accuracy" needs "numerator" and "denominator" (metric names the verifier reports)');
   }
+  if (options.disjoint !== false) {
+    const overlap = seedOverlap(plan);
+    if (overlap) throw new HarnessError(`${file}: ${overlap}`, 'seed-overlap');
+  }
+  return plan;
+}
+
+/** Why the dev and test seeds of a plan are not disjoint, or undefined when they are. */
+export function seedOverlap(plan: Pick<Plan, 'dev' | 'test'>): string | undefined {
   const dev = new Set(plan.dev.seeds);
   const shared = plan.test.seeds.find((seed) => dev.has(seed));
-  if (shared !== undefined) fail(`dev and test seeds overlap (seed ${shared}); test seeds must be disjoint from dev`);
-  return plan;
+  return shared === undefined ? undefined : `dev and test seeds overlap (seed ${shared}); test seeds must be disjoint from dev`;
 }
 
 /** `editable`: relative paths inside the folder, the solution file among them. */

@@ -124,7 +124,7 @@ export interface EvalReport {
   /** The machine, Python, numpy/BLAS and clock, with a fingerprint (lib/environment.ts). */
   environment?: import('../environment.js').Environment;
   score: number;
-  /** Why the score is 0.0 when a failure forced it (first failing case, or a protected file that differs from arbor.lock). */
+  /** Why the score is 0.0 when a failure forced it (the first failing case). */
   failure?: string;
   /** Where the cases came from: the plan's seeds, seeds derived from ARBOR_TEST_SALT, or the files of a path split; and how many (per point for seeds, in all for files). */
   seeds: {source: 'published' | 'derived' | 'files'; count: number};
@@ -154,8 +154,8 @@ export interface EvalReport {
   runUser?: 'own-uid' | 'caller';
   /** Sandboxed runs: the plan's limits of one run, and what enforces each ("cgroup", "rlimit", "size" for a sized tmpfs, or "none"). */
   limits?: {memoryMb: number; processes: number; tmpfsMb: number; enforcedBy: {memory: string; processes: string; tmpfs: string}};
-  /** arbor.lock: "ok" (protected files match it), "missing", or "differs" (scored 0.0). */
-  lock: 'ok' | 'missing' | 'differs';
+  /** arbor.lock: "ok" (protected files match it) or "missing" (a lock that differs stops the eval: StaleLockError). */
+  lock: 'ok' | 'missing';
   /** The CPU every run was pinned to (taskset), if any. */
   pinned: boolean;
   cpu?: string;

@@ -11,6 +11,7 @@ import {mkdtemp, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
+import {StaleLockError} from '../eval/errors.js';
 import type {EvalReport} from '../eval/types.js';
 import type {Plan, PlanOverride} from '../eval/plan.js';
 import type {Finding, ProbeOutcome} from '../zoo/lint.js';
@@ -91,6 +92,10 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
       try {
         report = await runEval({benchmark: abs, split: 'dev', solution: file, env: options.env, planOverride, onProgress});
       } catch (error) {
+        if (error instanceof StaleLockError) {
+          finding('probe-lock', `Every eval refuses to run while a protected file differs from arbor.lock (${error.difference}), so no probe can be scored; restore it, or if the change is on purpose run 'arbor benchmark lock ${error.shown}'`);
+          return done();
+        }
         const note = messageOf(error);
         outcomes.push({probe: probe.name, score: null, ok: false, seconds: elapsed() - probeStarted, note});
         say(`${dir}: probe ${probe.name}: the eval could not run (error)`);
@@ -101,10 +106,6 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
         }
         finding('probe-harness', `Probe \`${probe.name}\` (${probe.tries}) could not be scored: the eval failed: ${note}`);
         continue;
-      }
-      if (report.lock === 'differs') {
-        finding('probe-lock', `The eval scores every solution 0.0 while ${report.failure ?? 'a protected file differs from arbor.lock'}, so no probe can prove anything`);
-        return done();
       }
       const seconds = elapsed() - probeStarted;
       const score = report.score;

@@ -8,6 +8,7 @@
  * process sends back progress, then the report or the error.
  */
 import type {EvalReport} from '../eval/types.js';
+import {ArborError, type ExitCodeValue} from '../errors.js';
 import {describeFailure} from './result.js';
 
 /** What the parent asks for. */
@@ -28,7 +29,7 @@ export interface EvalChildRequest {
 export type EvalChildMessage =
   | {type: 'progress'; kind: 'line' | 'status'; text: string}
   | {type: 'report'; report: EvalReport}
-  | {type: 'error'; message: string};
+  | {type: 'error'; message: string; code?: string; exitCode?: ExitCodeValue};
 
 const send = (message: EvalChildMessage): Promise<void> =>
   new Promise((resolve) => {
@@ -71,7 +72,7 @@ if (process.send) {
       try {
         await send({type: 'report', report: await evaluate(request)});
       } catch (error) {
-        await send({type: 'error', message: describeFailure(error)});
+        await send({type: 'error', message: describeFailure(error), ...(error instanceof ArborError ? {code: error.code, exitCode: error.exitCode} : {})});
       }
       process.removeAllListeners('disconnect');
       process.disconnect();

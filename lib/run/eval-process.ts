@@ -9,6 +9,7 @@
  */
 import {fork, type ChildProcess} from 'node:child_process';
 import {fileURLToPath} from 'node:url';
+import {ArborError} from '../errors.js';
 import {HarnessError} from '../eval/errors.js';
 import type {Plan, Split} from '../eval/plan.js';
 import {saltVariable, splitSeeds, warmupSeed} from '../eval/seeds.js';
@@ -92,7 +93,8 @@ export function evalInChild(
     child.on('close', (code, signal) => {
       options.children?.delete(child);
       if (answer?.type === 'report') return resolve(answer.report);
-      if (answer?.type === 'error') return reject(new HarnessError(answer.message, 'eval'));
+      // An error arbor raised on purpose keeps its code and exit code (a stale lock is exit 3 here as in eval).
+      if (answer?.type === 'error') return reject(answer.code && answer.exitCode ? new ArborError(answer.message, answer.code, answer.exitCode) : new HarnessError(answer.message, 'eval'));
       const last = stderr.trim().split('\n').pop() ?? '';
       reject(new HarnessError(`the eval process ended without a report (${signal ? `signal ${signal}` : `exit code ${code}`})${last ? `: ${last}` : ''}`));
     });

@@ -17,6 +17,7 @@ import {mkdir, readdir, readFile, stat, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {ArborError, ExitCode, RefusedError} from '../errors.js';
 import {computeLock, lockDifference, lockIgnoredNames, readLock, type Lock} from '../eval/lock.js';
+import {StaleLockError} from '../eval/errors.js';
 import {loadPlan, type Plan, type Split} from '../eval/plan.js';
 import type {RunItem} from './targets.js';
 
@@ -75,7 +76,7 @@ export async function encodeJob(item: RunItem): Promise<EvalJob> {
   }
   const difference = lockDifference(lock, await computeLock(dir, plan));
   if (difference) {
-    throw new RefusedError(`a protected file of ${item.target.shown} differs from its arbor.lock: ${difference} (restore it, e.g. with git checkout; its owner refreshes the lock with 'arbor benchmark lock')`, 'lock-differs');
+    throw new StaleLockError(item.target.shown, difference);
   }
   const files = new Map<string, JobFile>();
   const visit = async (rel: string): Promise<void> => {

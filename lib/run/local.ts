@@ -10,7 +10,7 @@ import {performance} from 'node:perf_hooks';
 import {loadPlan} from '../eval/plan.js';
 import {derivedTestSeeds, evalInChild, redactDeep, seedRedactor} from './eval-process.js';
 import type {RunEventSink} from './events.js';
-import {describeFailure, errorResult, recordReport, resultFromReport, type RunResult} from './result.js';
+import {describeFailure, errorCodeOf, errorResult, recordReport, resultFromReport, type RunResult} from './result.js';
 import type {RunItem} from './targets.js';
 
 /** Options of runLocal. */
@@ -47,7 +47,9 @@ export async function runLocal(items: readonly RunItem[], options: LocalRunOptio
       warnings = recorded.warnings;
       result = resultFromReport(item, report, {runId: recorded.runId ?? undefined});
     } catch (error) {
-      result = errorResult(item, redact(describeFailure(error)), (performance.now() - started) / 1000);
+      // The eval was given the entry's absolute folder: name it as the user did.
+      const failure = redact(describeFailure(error)).split(item.target.dir).join(item.target.shown);
+      result = errorResult(item, failure, (performance.now() - started) / 1000, errorCodeOf(error));
     }
     results.push(result);
     emit({type: 'finish', item, result, warnings});

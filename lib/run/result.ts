@@ -30,6 +30,8 @@ export interface RunResult {
   status: RunResultStatus;
   /** Why the score is 0.0 (`failed`) or missing (`error`). */
   failure?: string;
+  /** `error`: the error's stable code (`stale-lock`: a protected file differs from arbor.lock, exit 3). */
+  errorCode?: string;
   /** The run's id in the ledger, when it was recorded. */
   runId?: number;
   /** The fingerprint of the environment the eval ran in (the worker's, through a queue); null when unknown. */
@@ -63,7 +65,7 @@ export function resultFromReport(item: RunItem, report: EvalReport, extra: Pick<
 }
 
 /** The result of an eval that gave no score. */
-export function errorResult(item: RunItem, failure: string, seconds: number | null, extra: Pick<RunResult, 'jobId' | 'worker'> = {}): RunResult {
+export function errorResult(item: RunItem, failure: string, seconds: number | null, extra: Pick<RunResult, 'jobId' | 'worker' | 'errorCode'> = {}): RunResult {
   return {
     benchmark: item.target.entry,
     entry: item.target.entry,
@@ -81,6 +83,11 @@ export function errorResult(item: RunItem, failure: string, seconds: number | nu
 }
 
 /** What a thrown value says, in one line: arbor's own errors as they are, anything else marked as a bug. */
+/** The stable code of an error arbor raised on purpose, for `errorResult`. */
+export function errorCodeOf(error: unknown): Pick<RunResult, 'errorCode'> {
+  return isArborError(error) ? {errorCode: error.code} : {};
+}
+
 export function describeFailure(error: unknown): string {
   if (isArborError(error)) return error.message;
   const message = error instanceof Error ? error.message : String(error);

@@ -16,7 +16,7 @@ import type {RunEventSink} from './events.js';
 import {sign, verifySigned, type MacScope, type Signed} from './auth.js';
 import {encodeJob, type EvalJob} from './job.js';
 import {checkRedis, connectionOptions, defaultQueueName, queueRefused, type QueueAddress} from './redis.js';
-import {describeFailure, errorResult, recordReport, resultFromReport, type RunResult} from './result.js';
+import {describeFailure, errorCodeOf, errorResult, recordReport, resultFromReport, type RunResult} from './result.js';
 import type {RunItem} from './targets.js';
 
 /** What a worker answers for a job it took: the eval's report, why it refused the job, or why the eval gave no report. */
@@ -71,7 +71,7 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
       jobs.push({id, item, data: sign(options.key, 'job', scope(id), await encodeJob(item))});
     } catch (error) {
       emit({type: 'start', item});
-      finish(item, errorResult(item, describeFailure(error), null));
+      finish(item, errorResult(item, describeFailure(error), null, errorCodeOf(error)));
     }
   }
   if (jobs.length === 0) return results as RunResult[];

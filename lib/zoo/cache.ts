@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** Bump when the shape or meaning of cached results changes. */
-const cacheFormat = 6;
+const cacheFormat = 7;
 /** Files touched this recently before being read are not cached. */
 export const racyMs = 100;
 

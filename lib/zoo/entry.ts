@@ -8,6 +8,8 @@ export interface EntryStatus {
   title: string | null;
   /** The first error message, for a quick hint. */
   firstError?: string;
+  /** Files the result depends on beyond README, PROVENANCE and the top-level text files (the cache looks at them). */
+  deps?: string[];
 }
 
 /** Verify the folder `abs` (shown as `shown`) and extract its title; `files`: its top-level text files when already listed. */
@@ -16,5 +18,6 @@ export function inspectEntry(abs: string, shown: string, parse: Markdown, files?
   const status: EntryStatus = {errors: report.errors, warnings: report.warnings, title: report.title ?? null};
   const first = report.findings.find((f) => f.severity === 'error');
   if (first) status.firstError = `${first.message} (${first.ruleId})`;
+  if (report.deps) status.deps = report.deps;
   return status;
 }

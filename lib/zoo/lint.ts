@@ -31,6 +31,8 @@ export interface BenchmarkReport {
   findings: Finding[];
   /** The README's first prose line, when asked for with `title: true`. */
   title?: string | null;
+  /** Files the findings depend on beyond README, PROVENANCE and the top-level text files (list's cache looks at them). */
+  deps?: string[];
   /** `verify --probe`: each probe's outcome, and the battery's wall seconds. */
   probes?: ProbeOutcome[];
   probeSeconds?: number;
@@ -94,9 +96,14 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
   const messages: VFileMessage[] = [];
   let current: Rule | undefined;
   let placeholderFiles: string[] | undefined;
+  const deps = new Set<string>();
 
   const ctx: RuleContext = {
     dir,
+    root,
+    dependsOn(names) {
+      for (const name of names) deps.add(name);
+    },
     file(name) {
       let loaded = files.get(name);
       if (!loaded) {
@@ -138,6 +145,7 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
     warnings: findings.filter((f) => f.severity === 'warning').length,
     findings,
   };
+  if (deps.size > 0) report.deps = [...deps];
   if (options.title) {
     const readme = ctx.file('README.md');
     report.title = readme.status === 'ok' ? firstProseLine(readme.text, parser) : null;

@@ -198,8 +198,8 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
       const dir = folder?.key ?? '';
       const previous = cache?.entry(name);
       const files = previous && dir && previous.dir === dir ? previous.files : topLevelTextFiles(abs);
-      const {sig, newest: newestFile} = signature(abs, ['README.md', 'PROVENANCE.md', ...files, ...nested]);
-      const newest = Math.max(newestFile, folder?.newest ?? 0);
+      const looked = ['README.md', 'PROVENANCE.md', ...files, ...nested];
+      const {sig} = signature(abs, [...looked, ...(previous?.value.deps ?? [])]);
       if (previous && previous.dir === dir && previous.sig === sig && sameFiles(previous.files, files)) {
         summary.cache.hits++;
         cache!.keep(name);
@@ -207,10 +207,12 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
       } else {
         summary.cache.misses++;
         slot.decided = false;
-        const key = {dir, files, sig};
         await verifier.add({abs, shown, files}, (status) => {
           apply(row, status);
-          cache?.set(name, key, status, newest, readAt);
+          // Signed again with the files this result turned out to depend on (a plan's bundle, its lock's files).
+          const signed = signature(abs, [...looked, ...(status.deps ?? [])]);
+          const newest = Math.max(signed.newest, folder?.newest ?? 0);
+          cache?.set(name, {dir, files, sig: signed.sig}, status, newest, readAt);
           slot.decided = true;
           drain();
         });

@@ -18,6 +18,8 @@ export interface Place {
 export interface RuleContext {
   /** The folder as the user named it. */
   readonly dir: string;
+  /** The folder's absolute path. */
+  readonly root: string;
   /** Load a file of the folder (relative path, `/`-separated) as text; cached. */
   file(name: string): LoadedFile;
   /**
@@ -31,6 +33,11 @@ export interface RuleContext {
   inlineText(raw: string): string;
   /** Files the placeholder rule scans: README, PROVENANCE and every template text file present. */
   placeholderFiles(): string[];
+  /**
+   * Name files (relative to the folder, `/`-separated; folders too) a finding depends on
+   * beyond README, PROVENANCE and the top-level text files, so that list's cache looks at them.
+   */
+  dependsOn(files: readonly string[]): void;
   /** Report a finding; `file` is relative to the folder, absent for folder-level findings. */
   report(message: string, options?: {file?: string; place?: Place}): void;
 }

@@ -10,7 +10,7 @@ describe('arbor bundle --help', () => {
     [['make'], `arbor bundle <bundle-dir> make <dir> --point '<json>' --seeds <spec>`],
     [['verify'], 'arbor bundle <bundle-dir> verify <dir>'],
     [['info'], 'arbor bundle <bundle-dir> info'],
-    [['fingerprint'], 'arbor bundle <bundle-dir> fingerprint [--check]'],
+    [['fingerprint'], 'arbor bundle <bundle-dir> fingerprint [--check | --write]'],
   ])('bundle <dir> %j --help', (sub, usage) => {
     const result = runCli(['bundle', sortExact, ...sub, '--help']);
     expect(result.code).toBe(0);

@@ -51,14 +51,15 @@ describe.skipIf(!hasBundle || !sandboxed)('faults: a killed eval leaves nothing 
 });
 
 describe.skipIf(!hasBundle)('arbor.lock', () => {
-  it('an eval whose protected files differ from arbor.lock scores 0.0 and says which file; lock refreshes it', () => {
+  it('an eval whose protected files differ from arbor.lock runs nothing, prints no score and exits 3 naming the file; lock refreshes it', () => {
     const dir = path.join(tempDir(), 'entry');
     cpSync(path.join(fixtures, 'eval/prefix-speed'), dir, {recursive: true});
     writeFileSync(path.join(dir, 'plan.toml'), readFileSync(path.join(dir, 'plan.toml'), 'utf8').replace('repetitions = 2', 'repetitions = 3'));
     const result = runCli(['benchmark', 'eval', dir, 'dev']);
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe('score: 0.0\n');
-    expect(result.stderr).toMatch(/score is 0\.0: a protected file differs from arbor\.lock: plan\.toml changed/);
+    expect(result).toMatchObject({code: 3, stdout: ''});
+    expect(result.stderr).toBe(
+      `arbor: ${dir}: a protected file differs from arbor.lock (plan.toml changed), so nothing was evaluated: restore it (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock ${dir}'\n`,
+    );
     expect(runCli(['benchmark', 'lock', '--check', dir])).toMatchObject({code: 1, stdout: `${dir}: differs from arbor.lock: plan.toml changed\n`});
     expect(runCli(['benchmark', 'lock', dir])).toMatchObject({code: 0, stdout: `${dir}: wrote arbor.lock (7 protected files)\n`});
     expect(runCli(['benchmark', 'lock', '--check', dir])).toMatchObject({code: 0});

@@ -39,7 +39,12 @@ describe('encodeJob', () => {
     const unlocked = await copyOfAbsA('abs-a', (dir) => rmSync(path.join(dir, 'arbor.lock')), false);
     await expect(encodeJob(item({}, unlocked))).rejects.toThrow(/^abs-a has no arbor\.lock: a queue worker evaluates only entries whose protected files match its own lock; write one with 'arbor benchmark lock abs-a'$/);
     const changed = await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'bundle/oracle.mjs'), 'export default () => ({y: []});\n'), false);
-    await expect(encodeJob(item({}, changed))).rejects.toThrow(/^a protected file of abs-a differs from its arbor\.lock: bundle\/oracle\.mjs changed/);
+    // A stale lock is the same error as in eval (exit 3), before anything is queued.
+    await expect(encodeJob(item({}, changed))).rejects.toMatchObject({
+      code: 'stale-lock',
+      exitCode: 3,
+      message: "abs-a: a protected file differs from arbor.lock (bundle/oracle.mjs changed), so nothing was evaluated: restore it (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock abs-a'",
+    });
   });
 });
 

@@ -10,6 +10,15 @@ import {fileReadable} from './file-readable.js';
 import {placeholder} from './placeholder.js';
 import {readmeMetricDirection} from './readme-metric-direction.js';
 import {readmeSplit} from './readme-split.js';
+import {planToml} from './plan-toml.js';
+import {planValid} from './plan-valid.js';
+import {planSeeds} from './plan-seeds.js';
+import {planPoints} from './plan-points.js';
+import {bundleMarker} from './bundle-marker.js';
+import {bundleFingerprint} from './bundle-fingerprint.js';
+import {entryPoints} from './entry-points.js';
+import {lockCurrent} from './lock-current.js';
+import {lockPresent} from './lock-present.js';
 
 /** Every rule verify runs. */
 export const rules: readonly Rule[] = [
@@ -23,4 +32,16 @@ export const rules: readonly Rule[] = [
   placeholder,
   readmeMetricDirection,
   readmeSplit,
+  planToml,
+  planValid,
+  planSeeds,
+  planPoints,
+  bundleMarker,
+  bundleFingerprint,
+  entryPoints,
+  lockCurrent,
+  lockPresent,
 ];
+
+/** The rules that say whether the benchmark can run (plan, bundle, points, seeds, entry points, lock): what `lock` refuses on. */
+export const runnableRuleIds: ReadonlySet<string> = new Set([planToml, planValid, planSeeds, planPoints, bundleMarker, bundleFingerprint, entryPoints].map((rule) => rule.id));

@@ -1,0 +1,41 @@
+/**
+ * `arbor benchmark lock`: write (or check) a benchmark's arbor.lock, refusing a
+ * folder that verify's runnable rules refuse (a plan that does not parse, a point
+ * the bundle lacks, a wrong fingerprint, …): a lock vouches that the eval it
+ * protects can run.
+ */
+import path from 'node:path';
+import {computeLock, lockDifference, readLock, writeLock} from '../eval/lock.js';
+import {loadPlan} from '../eval/plan.js';
+import {type Finding, verifyBenchmark} from './lint.js';
+import {rules, runnableRuleIds} from './rules/index.js';
+
+/** What locking (or checking) one folder came to. */
+export interface LockOutcome {
+  dir: string;
+  /** Protected files hashed (0 when refused). */
+  files: number;
+  status: 'written' | 'ok' | 'missing' | 'differs' | 'refused';
+  difference?: string;
+  /** Why the lock was refused: verify's runnable findings. */
+  findings?: Finding[];
+}
+
+const refusingRules = rules.filter((rule) => runnableRuleIds.has(rule.id));
+
+/** Write `<dir>/arbor.lock`, or with `check` compare it; a folder with runnable errors is refused and nothing is written. */
+export async function lockBenchmark(dir: string, options: {check?: boolean; cwd?: string} = {}): Promise<LockOutcome> {
+  const abs = path.resolve(options.cwd ?? process.cwd(), dir);
+  // A folder without plan.toml is a usage error, as before (loadPlan says so).
+  const report = await verifyBenchmark(dir, {root: abs, rules: refusingRules});
+  const findings = report.findings.filter((finding) => finding.severity === 'error');
+  if (findings.length > 0 && !options.check) return {dir, files: 0, status: 'refused', findings};
+  const plan = await loadPlan(abs);
+  if (!options.check) {
+    const lock = await writeLock(plan.dir, plan);
+    return {dir, files: Object.keys(lock.files).length, status: 'written'};
+  }
+  const [locked, now] = await Promise.all([readLock(plan.dir), computeLock(plan.dir, plan)]);
+  const difference = locked ? lockDifference(locked, now) : undefined;
+  return {dir, files: Object.keys(now.files).length, status: !locked ? 'missing' : difference ? 'differs' : 'ok', ...(difference ? {difference} : {})};
+}
