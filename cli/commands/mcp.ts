@@ -6,7 +6,7 @@ import {UsageError} from '../../lib/errors.js';
 
 interface McpArgs {
   zoo?: string;
-  http?: number;
+  http?: string;
   workspaces?: string;
 }
 
@@ -16,7 +16,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
   builder: (yargs) =>
     yargs
       .positional('zoo', {type: 'string', describe: 'The zoo folder (default ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)'})
-      .option('http', {type: 'number', requiresArg: true, describe: 'Serve Streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio, behind a bearer token (ARBOR_MCP_TOKEN, else one generated and printed on stderr)'})
+      .option('http', {type: 'string', requiresArg: true, describe: 'Serve Streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio, behind a bearer token (ARBOR_MCP_TOKEN, else one generated and printed on stderr)'})
       .option('workspaces', {type: 'string', requiresArg: true, describe: 'Where checkout creates workspaces (default: a new folder under the system temp folder)'})
       .example('$0 mcp zoo', 'in an MCP client\'s configuration: {"command": "npx", "args": ["arbor", "mcp", "zoo"]}')
       .example('ARBOR_MCP_TOKEN=secret $0 mcp zoo --http 8765', 'clients connect to http://127.0.0.1:8765/mcp with Authorization: Bearer secret')
@@ -30,8 +30,16 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
       ) as never,
   handler: async (args) => {
     const [{resolveZoo}, {createContext}] = await Promise.all([import('../../lib/zoo/list.js'), import('../../lib/mcp/server.js')]);
-    const zoo = resolveZoo(args.zoo, process.cwd(), 'mcp').abs;
-    if (args.http !== undefined && (!Number.isInteger(args.http) || args.http < 0 || args.http > 65535)) {
+    let zoo: string;
+    try {
+      zoo = resolveZoo(args.zoo, process.cwd(), 'mcp').abs;
+    } catch (error) {
+      // resolveZoo's hint names a benchmark subcommand; mcp is a top-level one.
+      if (error instanceof UsageError) throw new UsageError(error.message.replace('arbor benchmark mcp', 'arbor mcp'), error.code);
+      throw error;
+    }
+    const port = args.http === undefined ? undefined : Number(args.http);
+    if (port !== undefined && (!/^\d+$/.test(args.http!) || port > 65535)) {
       throw new UsageError(`--http ${args.http}: expected a port number (0-65535; 0 picks a free one)`);
     }
     const {mkdtempSync} = await import('node:fs');
@@ -40,12 +48,12 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});
     const serve = await import('../../lib/mcp/serve.js');
-    if (args.http === undefined) {
+    if (port === undefined) {
       await serve.serveStdio(ctx);
       return;
     }
     const token = process.env.ARBOR_MCP_TOKEN || serve.generatedToken();
-    const {url, close} = await serve.serveHttp(ctx, {port: args.http, token});
+    const {url, close} = await serve.serveHttp(ctx, {port, token});
     process.stderr.write(`arbor mcp: serving ${zoo} at ${url}${process.env.ARBOR_MCP_TOKEN ? ' (bearer token from ARBOR_MCP_TOKEN)' : `\narbor mcp: bearer token ${token}`}\n`);
     await new Promise<void>((resolve) => {
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void close().then(resolve));
