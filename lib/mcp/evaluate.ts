@@ -1,5 +1,6 @@
 /** `evaluate` and `compare` on the dev split: the eval and compare pipelines, run as jobs, recorded in the zoo's ledger as the CLI records them. */
-import {statSync} from 'node:fs';
+import {existsSync, statSync} from 'node:fs';
+import {join} from 'node:path';
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
 import {UsageError} from '../errors.js';
@@ -29,7 +30,10 @@ export async function resolveSolution(ctx: ServerContext, input: {name?: string;
   if (name === undefined) throw new UsageError('name: pass the benchmark\'s name, or a workspace (or a file in one) from checkout', 'usage');
   const benchmark = entryDir(ctx, name);
   const path = solution ?? workspace;
-  const side = path === undefined ? {} : statSync(path).isDirectory() ? {folder: path} : {solution: path};
+  const folder = path !== undefined && statSync(path).isDirectory();
+  // A folder's editable files are read through their links: each must lead where a path given would be accepted.
+  if (folder) for (const rel of await editableFiles(benchmark)) if (existsSync(join(path, rel))) await confinedPath(ctx, join(path, rel), what);
+  const side = path === undefined ? {} : folder ? {folder: path} : {solution: path};
   return {name, benchmark, path, side};
 }
 
@@ -158,6 +162,12 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
       return toolResult(await run(ctx, 'compare', request, finish, extra, input.background));
     },
   );
+}
+
+/** The files a solution of the entry may edit (plan.toml's `editable`). */
+async function editableFiles(benchmark: string): Promise<string[]> {
+  const {loadPlan} = await import('../eval/plan.js');
+  return (await loadPlan(benchmark)).editable;
 }
 
 /** The entry's own solution file (the baseline every workspace starts from). */

@@ -5,7 +5,7 @@
  * sealed test split, be refused past the budget; paths outside refused;
  * a cancelled eval leaves no process. Every result is scanned for secrets.
  */
-import {copyFileSync, existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs';
+import {copyFileSync, existsSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -145,6 +145,13 @@ describe('arbor mcp over stdio', () => {
     expect(errors[7]).toBe(`benchmark "nope" is not in the zoo ${zoo}: expected one of algotune_knn, polymul_negacyclic, relu_poly, toeplitz_solve`);
     expect(errors[8]).toBe('run "run-99" is not a run of this server: pass the id an evaluate, compare or submit_test call gave');
     expect(errors.every((text) => !text.includes('\n'))).toBe(true);
+    // A link in a workspace leads where a path given would be refused: refused too, as a file and through its folder.
+    const linked = await transcript.call(client, 'checkout', {name: 'relu_poly', dest: 'links'});
+    rmSync(linked.solution);
+    symlinkSync('/etc/passwd', linked.solution);
+    for (const args of [{solution: linked.solution}, {workspace: linked.workspace}]) {
+      expect(await transcript.error(client, 'evaluate', args)).toMatch(/^(solution|workspace) \/\S+: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout$/);
+    }
   });
 
   it('a cancelled call stops its eval: no process of it is left', {timeout: 120_000}, async () => {
