@@ -79,8 +79,8 @@ export async function confinedPath(ctx: ServerContext, given: string, what: stri
   if (workspace === undefined) {
     if (!isInside(abs, ctx.zoo)) throw refuse();
     if (path.relative(ctx.zoo, abs).split(path.sep).some((part) => part.startsWith('.'))) throw refuse();
-    if ((await testFolders(ctx)).some((folder) => isInside(abs, folder))) throw refuse();
   }
+  if ((await testFolders(ctx)).some((folder) => isInside(abs, folder))) throw refuse();
   if (!statSync(abs, {throwIfNoEntry: false})) throw new UsageError(`${what} ${given} does not exist: pass a solution file or a workspace folder`, 'not-found');
   return abs;
 }
@@ -88,7 +88,9 @@ export async function confinedPath(ctx: ServerContext, given: string, what: stri
 /** The test data folders of the zoo's path-split entries (their expected answers are sealed too). */
 async function testFolders(ctx: ServerContext): Promise<string[]> {
   const {loadPlan} = await import('../eval/plan.js');
-  const folders: string[] = [];
+  // A private copy of the test data named by the environment is sealed wherever it lies.
+  const privateCopy = ctx.env.ARBOR_TEST_DATA;
+  const folders: string[] = privateCopy ? [realOrResolved(path.resolve(ctx.zoo, privateCopy))] : [];
   for (const name of entryNames(ctx)) {
     const plan = await loadPlan(path.join(ctx.zoo, name)).catch(() => undefined);
     if (plan?.test.path) folders.push(realOrResolved(plan.test.path));
