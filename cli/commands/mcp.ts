@@ -17,7 +17,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     yargs
       .positional('zoo', {type: 'string', describe: 'The zoo folder (default ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)'})
       .option('http', {type: 'string', requiresArg: true, describe: 'Serve Streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio, behind a bearer token (ARBOR_MCP_TOKEN, else one generated and printed on stderr)'})
-      .option('workspaces', {type: 'string', requiresArg: true, describe: 'Where checkout creates workspaces (default: a new folder under the system temp folder)'})
+      .option('workspaces', {type: 'string', requiresArg: true, describe: 'Where checkout creates workspaces (default: a new folder under the system temp folder, made by the first checkout)'})
       .example('$0 mcp zoo', 'in an MCP client\'s configuration: {"command": "npx", "args": ["arbor", "mcp", "zoo"]}')
       .example('ARBOR_MCP_TOKEN=secret $0 mcp zoo --http 8765', 'clients connect to http://127.0.0.1:8765/mcp with Authorization: Bearer secret')
       .epilogue(
@@ -42,8 +42,9 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     if (port !== undefined && (!/^\d+$/.test(args.http!) || port > 65535)) {
       throw new UsageError(`--http ${args.http}: expected a port number (0-65535; 0 picks a free one)`);
     }
-    const {mkdtempSync} = await import('node:fs');
-    const workspaces = args.workspaces ? path.resolve(args.workspaces) : mkdtempSync(path.join(os.tmpdir(), 'arbor-mcp-'));
+    // Created by the first checkout, so a server that makes none leaves no folder behind.
+    const {randomBytes} = await import('node:crypto');
+    const workspaces = args.workspaces ? path.resolve(args.workspaces) : path.join(os.tmpdir(), `arbor-mcp-${process.pid}-${randomBytes(4).toString('hex')}`);
     const ctx = createContext({zoo, workspaces, env: process.env});
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});

@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A server on a zoo copy, and a connected client. */
 async function connect(zoo: string, workspaces: string) {
-  const transport = new StdioClientTransport({command: process.execPath, args: [cliPath, 'mcp', zoo, '--workspaces', workspaces], env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt}, stderr: 'pipe'});
+  const transport = new StdioClientTransport({command: process.execPath, args: [cliPath, 'mcp', zoo, '--workspaces', workspaces], env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt}, stderr: 'ignore'});
   const client = new Client({name: 'arbor-test-agent', version: '1.0.0'});
   await client.connect(transport);
   return {client, transport};
