@@ -2,6 +2,7 @@
 import type {CommandModule} from 'yargs';
 import {benchmarkCommand} from './benchmark.js';
 import {bundleCommand} from './bundle.js';
+import {mcpCommand} from './mcp.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const commands: CommandModule<any, any>[] = [benchmarkCommand, bundleCommand];
+export const commands: CommandModule<any, any>[] = [benchmarkCommand, bundleCommand, mcpCommand];

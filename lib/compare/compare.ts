@@ -149,6 +149,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
       keep: options.keep,
       unsandboxed: options.unsandboxed,
       onProgress: options.onProgress,
+      planOverride: options.planOverride,
       sides: baseline ? [baseline.request, candidate.request] : [candidate.request],
       minRepetitions: recorded?.repetitions,
     });

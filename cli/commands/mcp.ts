@@ -1,0 +1,63 @@
+/** `arbor mcp [zoo]`: the zoo's tools for an agent, over the Model Context Protocol (lib/mcp). */
+import os from 'node:os';
+import path from 'node:path';
+import type {CommandModule} from 'yargs';
+import {UsageError} from '../../lib/errors.js';
+
+interface McpArgs {
+  zoo?: string;
+  http?: string;
+  workspaces?: string;
+}
+
+export const mcpCommand: CommandModule<object, McpArgs> = {
+  command: 'mcp [zoo]',
+  describe: 'Serve the zoo to an agent over MCP (stdio, or --http): list, checkout, evaluate and compare on dev, and a sealed submit_test',
+  builder: (yargs) =>
+    yargs
+      .positional('zoo', {type: 'string', describe: 'The zoo folder (default ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)'})
+      .option('http', {type: 'string', requiresArg: true, describe: 'Serve Streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio, behind a bearer token (ARBOR_MCP_TOKEN, else one generated and printed on stderr)'})
+      .option('workspaces', {type: 'string', requiresArg: true, describe: 'Where checkout creates workspaces (default: a new folder under the system temp folder, made by the first checkout)'})
+      .example('$0 mcp zoo', 'in an MCP client\'s configuration: {"command": "npx", "args": ["arbor", "mcp", "zoo"]}')
+      .example('ARBOR_MCP_TOKEN=secret $0 mcp zoo --http 8765', 'clients connect to http://127.0.0.1:8765/mcp with Authorization: Bearer secret')
+      .epilogue(
+        'Tools: list_benchmarks, get_benchmark {name}, checkout {name, dest?}, evaluate {name?|workspace?, solution?} (dev), compare {name, baseline, candidate} (dev), ' +
+          'list_runs {name?} (dev history), get_run {id} (poll a long call), submit_test {name?, solution} (sealed: a verdict and a coarse bucket, never the test score, cases or seeds; ' +
+          'each distinct solution counts against test_budget, past it the tool refuses). evaluate, compare and submit_test send progress notifications, stop their eval when the call is cancelled, ' +
+          'and take repetitions / maxSeconds (the cost of a run) and background (return the run id at once). ARBOR_TEST_SALT is read here and never appears in a result. ' +
+          'Evals use the zoo entry\'s protected files and record to the zoo\'s run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. ' +
+          'The tools, schemas and guarantees: lib/mcp/README.md.',
+      ) as never,
+  handler: async (args) => {
+    const [{resolveZoo}, {createContext}] = await Promise.all([import('../../lib/zoo/list.js'), import('../../lib/mcp/server.js')]);
+    let zoo: string;
+    try {
+      zoo = resolveZoo(args.zoo, process.cwd(), 'mcp').abs;
+    } catch (error) {
+      // resolveZoo's hint names a benchmark subcommand; mcp is a top-level one.
+      if (error instanceof UsageError) throw new UsageError(error.message.replace('arbor benchmark mcp', 'arbor mcp'), error.code);
+      throw error;
+    }
+    const port = args.http === undefined ? undefined : Number(args.http);
+    if (port !== undefined && (!/^\d+$/.test(args.http!) || port > 65535)) {
+      throw new UsageError(`--http ${args.http}: expected a port number (0-65535; 0 picks a free one)`);
+    }
+    // Created by the first checkout, so a server that makes none leaves no folder behind.
+    const {randomBytes} = await import('node:crypto');
+    const workspaces = args.workspaces ? path.resolve(args.workspaces) : path.join(os.tmpdir(), `arbor-mcp-${process.pid}-${randomBytes(4).toString('hex')}`);
+    const ctx = createContext({zoo, workspaces, env: process.env});
+    // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
+    process.on('SIGUSR1', () => {});
+    const serve = await import('../../lib/mcp/serve.js');
+    if (port === undefined) {
+      await serve.serveStdio(ctx);
+      return;
+    }
+    const token = process.env.ARBOR_MCP_TOKEN || serve.generatedToken();
+    const {url, close} = await serve.serveHttp(ctx, {port, token});
+    process.stderr.write(`arbor mcp: serving ${zoo} at ${url}${process.env.ARBOR_MCP_TOKEN ? ' (bearer token from ARBOR_MCP_TOKEN)' : `\narbor mcp: bearer token ${token}`}\n`);
+    await new Promise<void>((resolve) => {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void close().then(resolve));
+    });
+  },
+};

@@ -1,0 +1,105 @@
+/**
+ * What every tool of `arbor mcp` shares: the zoo, the workspaces the server
+ * made, the jobs, the environment; and the one rule for paths a tool accepts:
+ * inside the zoo or inside a workspace this server checked out.
+ */
+import {existsSync, readdirSync, realpathSync, statSync} from 'node:fs';
+import path from 'node:path';
+import {UsageError} from '../errors.js';
+import {isSkippedName} from '../zoo/list.js';
+import {JobStore} from './jobs.js';
+
+/** How the server was started. */
+export interface ServerOptions {
+  /** The zoo folder (absolute). */
+  zoo: string;
+  /** Where `checkout` creates workspaces (absolute; created when missing). */
+  workspaces: string;
+  /** The server's environment: ARBOR_TEST_SALT, ARBOR_LEDGER, ARBOR_PYTHON… are read from it. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** The state the tools share. */
+export interface ServerContext extends ServerOptions {
+  /** Workspaces this server made: real path -> the entry it is a checkout of. */
+  made: Map<string, string>;
+  jobs: JobStore;
+}
+
+/** A fresh context (one per server; an HTTP server's sessions share it). */
+export function createContext(options: ServerOptions): ServerContext {
+  return {...options, zoo: realOrResolved(options.zoo), workspaces: path.resolve(options.workspaces), made: new Map(), jobs: new JobStore()};
+}
+
+/** The real path when it exists (symlinks resolved, so no link leads outside), else the path resolved. */
+export function realOrResolved(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    const parent = path.dirname(file);
+    return parent === file ? file : path.join(realOrResolved(parent), path.basename(file));
+  }
+}
+
+/** Whether `inner` is `outer` or lies under it. */
+export function isInside(inner: string, outer: string): boolean {
+  const relative = path.relative(outer, inner);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+/** The zoo's entries (folders holding a plan.toml), sorted. */
+export function entryNames(ctx: ServerContext): string[] {
+  return readdirSync(ctx.zoo, {withFileTypes: true})
+    .filter((d) => d.isDirectory() && !isSkippedName(d.name) && existsSync(path.join(ctx.zoo, d.name, 'plan.toml')))
+    .map((d) => d.name)
+    .sort();
+}
+
+/** The folder of the zoo entry `name`; a one-line error naming the entries when there is none. */
+export function entryDir(ctx: ServerContext, name: string): string {
+  const names = entryNames(ctx);
+  if (!names.includes(name)) {
+    throw new UsageError(`benchmark ${JSON.stringify(name)} is not in the zoo ${ctx.zoo}: expected one of ${names.join(', ') || '(none)'}`, 'not-found');
+  }
+  return path.join(ctx.zoo, name);
+}
+
+/**
+ * A path a tool was given, confined: resolved against the zoo when relative,
+ * symlinks followed, and refused unless it lies in the zoo or in a workspace
+ * this server made; in the zoo, never under a hidden folder (the ledger in
+ * `.arbor/`, `.git/`) nor in an entry's test data folder, which a failing
+ * "solution" could echo back. It must exist (`what` names it in messages).
+ */
+export async function confinedPath(ctx: ServerContext, given: string, what: string): Promise<string> {
+  if (given.trim() === '') throw new UsageError(`${what}: an empty path: pass a file or folder in a workspace from checkout`, 'usage');
+  const abs = realOrResolved(path.resolve(ctx.zoo, given));
+  const refuse = () => new UsageError(`${what} ${given}: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout`, 'outside');
+  const workspace = [...ctx.made.keys()].find((each) => isInside(abs, each));
+  if (workspace === undefined) {
+    if (!isInside(abs, ctx.zoo)) throw refuse();
+    if (path.relative(ctx.zoo, abs).split(path.sep).some((part) => part.startsWith('.'))) throw refuse();
+  }
+  if ((await testFolders(ctx)).some((folder) => isInside(abs, folder))) throw refuse();
+  if (!statSync(abs, {throwIfNoEntry: false})) throw new UsageError(`${what} ${given} does not exist: pass a solution file or a workspace folder`, 'not-found');
+  return abs;
+}
+
+/** The test data folders of the zoo's path-split entries (their expected answers are sealed too). */
+async function testFolders(ctx: ServerContext): Promise<string[]> {
+  const {loadPlan} = await import('../eval/plan.js');
+  // A private copy of the test data named by the environment is sealed wherever it lies.
+  const privateCopy = ctx.env.ARBOR_TEST_DATA;
+  const folders: string[] = privateCopy ? [realOrResolved(path.resolve(ctx.zoo, privateCopy))] : [];
+  for (const name of entryNames(ctx)) {
+    const plan = await loadPlan(path.join(ctx.zoo, name)).catch(() => undefined);
+    if (plan?.test.path) folders.push(realOrResolved(plan.test.path));
+  }
+  return folders;
+}
+
+/** The workspace (made by this server) holding `file`, and its entry; undefined when none does. */
+export function workspaceOf(ctx: ServerContext, file: string): {workspace: string; name: string} | undefined {
+  for (const [workspace, name] of ctx.made) if (isInside(file, workspace)) return {workspace, name};
+  return undefined;
+}

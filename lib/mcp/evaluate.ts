@@ -1,0 +1,177 @@
+/** `evaluate` and `compare` on the dev split: the eval and compare pipelines, run as jobs, recorded in the zoo's ledger as the CLI records them. */
+import {existsSync, statSync} from 'node:fs';
+import {join} from 'node:path';
+import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
+import {z} from 'zod';
+import {UsageError} from '../errors.js';
+import type {CompareReport} from '../compare/index.js';
+import type {EvalReport} from '../eval/types.js';
+import {evalEnvironment} from '../run/eval-process.js';
+import {awaitJob, costInput, longCallInput, progressTo, type Extra} from './calls.js';
+import {confinedPath, entryDir, workspaceOf, type ServerContext} from './context.js';
+import type {JobMessage, JobRequest} from './job-child.js';
+import {toolResult} from './result.js';
+
+const splitInput = z.enum(['dev', 'test']).default('dev').describe('dev (the test split is sealed: use submit_test)');
+const interval = z.tuple([z.number(), z.number()]).nullable();
+
+/** Refuse the test split here: it is scored only through submit_test. */
+function devOnly(tool: string, split: string): void {
+  if (split !== 'dev') throw new UsageError(`${tool} runs the dev split only: the test split is sealed; submit a solution to it with submit_test`, 'sealed');
+}
+
+/** The benchmark and the solution a call names: a solution path, a workspace, or a name alone (its own solution). */
+export async function resolveSolution(ctx: ServerContext, input: {name?: string; workspace?: string; solution?: string}, what = 'solution') {
+  const workspace = input.workspace === undefined ? undefined : await confinedPath(ctx, input.workspace, 'workspace');
+  if (workspace !== undefined && !ctx.made.has(workspace)) throw new UsageError(`workspace ${input.workspace} was not made by this server: pass a workspace path checkout returned`, 'outside');
+  const solution = input.solution === undefined ? undefined : await confinedPath(ctx, input.solution, what);
+  const origin = workspaceOf(ctx, solution ?? workspace ?? '\0');
+  const name = input.name ?? origin?.name;
+  if (name === undefined) throw new UsageError('name: pass the benchmark\'s name, or a workspace (or a file in one) from checkout', 'usage');
+  const benchmark = entryDir(ctx, name);
+  const path = solution ?? workspace;
+  const folder = path !== undefined && statSync(path).isDirectory();
+  // A folder's editable files are read through their links: each must lead where a path given would be accepted.
+  if (folder) for (const rel of await editableFiles(benchmark)) if (existsSync(join(path, rel))) await confinedPath(ctx, join(path, rel), what);
+  const side = path === undefined ? {} : folder ? {folder: path} : {solution: path};
+  return {name, benchmark, path, side};
+}
+
+/** The cost override of a call. */
+export function costOf(input: {repetitions?: number; maxSeconds?: number}): JobRequest['cost'] {
+  return input.repetitions === undefined && input.maxSeconds === undefined ? undefined : {repetitions: input.repetitions, maxSeconds: input.maxSeconds};
+}
+
+/** Record a dev eval as `arbor benchmark eval` does and shape the tool's result. */
+async function finishEval(ctx: ServerContext, id: string, name: string, report: EvalReport) {
+  const [{recordEvalRun}, {loadPlan}, {flatCases}] = await Promise.all([import('../eval/record.js'), import('../eval/plan.js'), import('../eval/score.js')]);
+  const {runId, warnings} = await recordEvalRun(report, {plan: await loadPlan(report.benchmark), env: ctx.env, cwd: ctx.zoo});
+  return {
+    id,
+    name,
+    split: report.split,
+    metric: report.metric,
+    score: report.score,
+    interval: report.interval ?? null,
+    ...(report.failure ? {failure: report.failure} : {}),
+    repetitions: report.repetitions,
+    cases: flatCases(report).map((c) => ({point: c.point, i: c.i, status: c.status, passed: c.passed, ratio: c.ratio, seconds: c.seconds, ...(c.note ? {note: c.note} : {})})),
+    runId,
+    warnings: [...(report.warnings ?? []), ...warnings],
+  };
+}
+
+/** Record a dev compare as `arbor benchmark compare` does and shape the tool's result. */
+export async function recordCompare(ctx: ServerContext, report: CompareReport): Promise<{runId: number | null; warnings: string[]}> {
+  const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../eval/plan.js')]);
+  const compare = {verdict: report.verdict, ratio: report.ratio, interval: report.ci, baselineSha256: report.baseline.solutionSha256, baselineRun: report.baseline.run ?? null, baselineLabel: report.baseline.label};
+  return recordEvalRun(report.reports.candidate, {plan: await loadPlan(report.benchmark), env: ctx.env, cwd: ctx.zoo, kind: 'compare', compare, solutionLabel: report.candidate.label});
+}
+
+const side = (s: CompareReport['baseline']) => ({label: s.label, score: s.score, interval: s.interval, ...(s.failure ? {failure: s.failure} : {})});
+
+async function finishCompare(ctx: ServerContext, id: string, name: string, report: CompareReport) {
+  const {runId, warnings} = await recordCompare(ctx, report);
+  return {id, name, split: report.split, verdict: report.verdict, ratio: report.ratio, interval: report.ci, reason: report.reason, baseline: side(report.baseline), candidate: side(report.candidate), correctness: report.correctness, runId, warnings};
+}
+
+/** Start a job for a call and wait on it. */
+function run(ctx: ServerContext, tool: string, request: JobRequest, finish: (answer: JobMessage, id: string) => Promise<Record<string, unknown>>, extra: Extra, background?: boolean) {
+  const job = ctx.jobs.start(tool, request, (answer) => finish(answer, job.id), {env: evalEnvironment(ctx.env), onProgress: progressTo(extra)});
+  return awaitJob(job, extra, background);
+}
+
+const caseSchema = z.object({point: z.number(), i: z.number(), status: z.string(), passed: z.boolean(), ratio: z.number(), seconds: z.number().nullable(), note: z.string().optional()});
+const sideSchema = z.object({label: z.string(), score: z.number(), interval, failure: z.string().optional()});
+
+/** Register `evaluate` and `compare`. */
+export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
+  server.registerTool(
+    'evaluate',
+    {
+      title: 'Evaluate a solution on dev',
+      description:
+        "Run a solution on the dev split in the sandbox, with the zoo entry's own protected files: a workspace (its editable files), a solution file, or (name alone) the entry's own solution. Returns score, 95% interval, each case's status and failure note, and the run id. Long: sends progress; cancelling the call stops the eval.",
+      inputSchema: {
+        name: z.string().optional().describe('The benchmark (default: the one the workspace was checked out from)'),
+        workspace: z.string().optional().describe('A workspace checkout returned'),
+        solution: z.string().optional().describe('A solution file (or folder of editable files) in a workspace or the zoo'),
+        split: splitInput,
+        ...costInput,
+        ...longCallInput,
+      },
+      outputSchema: {
+        id: z.string(),
+        status: z.literal('running').optional(),
+        name: z.string().optional(),
+        split: z.string().optional(),
+        metric: z.string().optional(),
+        score: z.number().optional(),
+        interval: interval.optional(),
+        failure: z.string().optional(),
+        repetitions: z.number().optional(),
+        cases: z.array(caseSchema).optional(),
+        runId: z.number().nullable().optional(),
+        warnings: z.array(z.string()).optional(),
+      },
+    },
+    async (input, extra) => {
+      devOnly('evaluate', input.split);
+      const {name, benchmark, side} = await resolveSolution(ctx, input);
+      const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input)};
+      const finish = async (answer: JobMessage, id: string) => finishEval(ctx, id, name, (answer as {report: EvalReport}).report);
+      return toolResult(await run(ctx, 'evaluate', request, finish, extra, input.background));
+    },
+  );
+  server.registerTool(
+    'compare',
+    {
+      title: 'Compare two solutions on dev',
+      description:
+        'Run two solutions in one dev eval (same cases, interleaved) and say whether the candidate is better, worse or the same: the ratio candidate/baseline and its 95% interval. baseline and candidate are solution files or workspace folders; "baseline" names the entry\'s own solution.',
+      inputSchema: {
+        name: z.string().describe('The benchmark'),
+        baseline: z.string().describe('A solution file or workspace folder, or "baseline" for the entry\'s own solution'),
+        candidate: z.string().describe('A solution file or workspace folder'),
+        split: splitInput,
+        ...costInput,
+        ...longCallInput,
+      },
+      outputSchema: {
+        id: z.string(),
+        status: z.literal('running').optional(),
+        name: z.string().optional(),
+        split: z.string().optional(),
+        verdict: z.enum(['better', 'same', 'worse']).optional(),
+        ratio: z.number().nullable().optional(),
+        interval: interval.optional(),
+        reason: z.string().optional(),
+        baseline: sideSchema.optional(),
+        candidate: sideSchema.optional(),
+        correctness: z.array(z.object({point: z.number(), i: z.number(), failing: z.string()})).optional(),
+        runId: z.number().nullable().optional(),
+        warnings: z.array(z.string()).optional(),
+      },
+    },
+    async (input, extra) => {
+      devOnly('compare', input.split);
+      const benchmark = entryDir(ctx, input.name);
+      const sidePath = (given: string, what: string) => (given === 'baseline' ? benchmarkSolution(benchmark) : confinedPath(ctx, given, what));
+      const request: JobRequest = {kind: 'compare', benchmark, split: 'dev', baseline: await sidePath(input.baseline, 'baseline'), candidate: await sidePath(input.candidate, 'candidate'), cost: costOf(input)};
+      const finish = async (answer: JobMessage, id: string) => finishCompare(ctx, id, input.name, (answer as {report: CompareReport}).report);
+      return toolResult(await run(ctx, 'compare', request, finish, extra, input.background));
+    },
+  );
+}
+
+/** The files a solution of the entry may edit (plan.toml's `editable`). */
+async function editableFiles(benchmark: string): Promise<string[]> {
+  const {loadPlan} = await import('../eval/plan.js');
+  return (await loadPlan(benchmark)).editable;
+}
+
+/** The entry's own solution file (the baseline every workspace starts from). */
+export async function benchmarkSolution(benchmark: string): Promise<string> {
+  const {loadPlan} = await import('../eval/plan.js');
+  return (await loadPlan(benchmark)).solution;
+}

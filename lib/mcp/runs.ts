@@ -1,0 +1,73 @@
+/** `list_runs` (the zoo ledger's dev history) and `get_run` (a job this server started, by id). */
+import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
+import {z} from 'zod';
+import {UsageError} from '../errors.js';
+import {entryDir, type ServerContext} from './context.js';
+import {toolResult} from './result.js';
+
+/** The dev runs of the zoo's ledger (one benchmark's, or all), newest first, with best and latest per benchmark. */
+async function listRuns(ctx: ServerContext, name: string | undefined) {
+  const {readRuns} = await import('../ledger/summary.js');
+  const report = await readRuns({benchmark: name === undefined ? undefined : entryDir(ctx, name), split: 'dev', withCases: false, cwd: ctx.zoo, env: ctx.env});
+  const runs = report.runs.map((run) => ({
+    id: run.id,
+    time: run.time,
+    kind: run.kind,
+    benchmark: run.benchmark.name,
+    solution: run.solutionLabel,
+    solutionSha256: run.solutionSha256,
+    score: run.score,
+    interval: run.interval,
+    status: run.status,
+    ...(run.compare ? {compare: {verdict: run.compare.verdict, ratio: run.compare.ratio, interval: run.compare.interval, baseline: run.compare.baselineLabel}} : {}),
+  }));
+  const summary = report.summary.map((each) => ({benchmark: each.benchmark, runs: each.runs, best: each.best?.id ?? null, bestScore: each.best?.score ?? null, latest: each.latest?.id ?? null, latestScore: each.latest?.score ?? null}));
+  return {summary, runs};
+}
+
+/** Register `list_runs` and `get_run`. */
+export function registerRuns(server: McpServer, ctx: ServerContext): void {
+  server.registerTool(
+    'list_runs',
+    {
+      title: 'Dev history',
+      description: "The zoo ledger's dev runs (evals and compares), newest first, with the best and latest eval per benchmark. Test runs are the owner's (arbor benchmark runs --split test).",
+      inputSchema: {name: z.string().optional().describe('Only this benchmark')},
+      outputSchema: {
+        summary: z.array(z.object({benchmark: z.string(), runs: z.number(), best: z.number().nullable(), bestScore: z.number().nullable(), latest: z.number().nullable(), latestScore: z.number().nullable()})),
+        runs: z.array(z.record(z.string(), z.unknown())),
+      },
+    },
+    async ({name}) => toolResult(await listRuns(ctx, name)),
+  );
+  server.registerTool(
+    'get_run',
+    {
+      title: 'Poll a run',
+      description: 'A run (evaluate, compare or submit_test) this server started, by the id its first progress notification or a background call gave: running (with its progress), done (with the tool\'s result), failed or cancelled (with why).',
+      inputSchema: {id: z.string().describe('The run id, e.g. run-3')},
+      outputSchema: {
+        id: z.string(),
+        tool: z.string(),
+        status: z.enum(['running', 'done', 'failed', 'cancelled']),
+        started: z.string(),
+        progress: z.object({updates: z.number(), last: z.string().nullable()}),
+        result: z.record(z.string(), z.unknown()).optional(),
+        error: z.string().optional(),
+      },
+    },
+    async ({id}) => {
+      const job = ctx.jobs.get(id);
+      if (!job) throw new UsageError(`run ${JSON.stringify(id)} is not a run of this server: pass the id an evaluate, compare or submit_test call gave`, 'not-found');
+      return toolResult({
+        id: job.id,
+        tool: job.tool,
+        status: job.status,
+        started: job.started,
+        progress: {updates: job.updates, last: job.last},
+        ...(job.result ? {result: job.result} : {}),
+        ...(job.error ? {error: job.error} : {}),
+      });
+    },
+  );
+}

@@ -1,0 +1,28 @@
+/** The MCP server of `arbor mcp`: the zoo's tools on one McpServer (see README.md here for the tools and what "sealed" means). */
+import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
+import {arborVersion} from '../version.js';
+import {registerCatalog} from './catalog.js';
+import type {ServerContext} from './context.js';
+import {registerEvaluate} from './evaluate.js';
+import {registerRuns} from './runs.js';
+import {registerSealed} from './sealed.js';
+import {registerWorkspace} from './workspace.js';
+
+export {createContext, type ServerContext, type ServerOptions} from './context.js';
+
+/** The tools, in the order an agent uses them (the README's table follows it). */
+export const toolNames = ['list_benchmarks', 'get_benchmark', 'checkout', 'evaluate', 'compare', 'list_runs', 'get_run', 'submit_test'] as const;
+
+/** A server with every tool, over `ctx` (an HTTP server makes one per session, all over one context). */
+export function createServer(ctx: ServerContext): McpServer {
+  const server = new McpServer(
+    {name: 'arbor', version: arborVersion()},
+    {instructions: `The benchmark zoo at ${ctx.zoo}: list_benchmarks, get_benchmark, checkout a workspace, edit its solution, evaluate and compare on dev, then submit_test (sealed: a verdict only, within the test budget).`},
+  );
+  registerCatalog(server, ctx);
+  registerWorkspace(server, ctx);
+  registerEvaluate(server, ctx);
+  registerRuns(server, ctx);
+  registerSealed(server, ctx);
+  return server;
+}

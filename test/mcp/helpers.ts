@@ -1,0 +1,101 @@
+/** Shared by the MCP tests: a zoo copy, an SDK client, and the scan every tool result goes through. */
+import {cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import type {RequestOptions} from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {expect} from 'vitest';
+import {repoRoot, runCli} from '../helpers/cli.js';
+
+export const salt = 'mcp-test-salt-5e1d7';
+
+/** A copy of the real zoo in a temp folder (never the repository's), with test_budget 2 on the entries named, relocked; `remove` deletes it. */
+export function zooCopy(budgetTwo: string[] = []): {root: string; zoo: string; remove: () => void} {
+  const root = mkdtempSync(path.join(tmpdir(), 'arbor-mcp-test-'));
+  const zoo = path.join(root, 'zoo');
+  cpSync(path.join(repoRoot, 'zoo'), zoo, {recursive: true});
+  for (const name of budgetTwo) {
+    const plan = path.join(zoo, name, 'plan.toml');
+    writeFileSync(plan, `test_budget = 2\n${readFileSync(plan, 'utf8')}`);
+    const locked = runCli(['benchmark', 'lock', path.join(zoo, name)]);
+    expect(locked.code, locked.stderr).toBe(0);
+  }
+  return {root, zoo, remove: () => rmSync(root, {recursive: true, force: true})};
+}
+
+/** Everything a client was told: tool results (text and structured), errors, progress messages. */
+export class Transcript {
+  readonly texts: string[] = [];
+
+  /** Call a tool, keep its result and progress; the result's structuredContent (throws on a tool error, with its text). */
+  async call(client: Client, name: string, args: Record<string, unknown> = {}, options: RequestOptions = {}): Promise<Record<string, any>> {
+    const result = await this.raw(client, name, args, options);
+    if (result.isError) throw new Error(`${name}: ${(result.content as Array<{text: string}>)[0]!.text}`);
+    return result.structuredContent as Record<string, any>;
+  }
+
+  /** Call a tool expecting a tool error; its one-line text. */
+  async error(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+    const result = await this.raw(client, name, args, {});
+    expect(result.isError, JSON.stringify(result)).toBe(true);
+    return (result.content as Array<{text: string}>)[0]!.text;
+  }
+
+  async raw(client: Client, name: string, args: Record<string, unknown>, options: RequestOptions) {
+    const onprogress = (progress: {message?: string}) => {
+      this.texts.push(progress.message ?? '');
+      options.onprogress?.(progress as never);
+    };
+    try {
+      const result = await client.callTool({name, arguments: args}, undefined, {timeout: 300_000, ...options, onprogress});
+      this.texts.push(JSON.stringify(result.content), JSON.stringify(result.structuredContent ?? null));
+      return result;
+    } catch (error) {
+      this.texts.push(String(error));
+      throw error;
+    }
+  }
+}
+
+/**
+ * The secrets no result may hold: the salt, the salted test seeds of the zoo's entries,
+ * and every number the ledger recorded for a test run (scores, intervals, ratios).
+ */
+export async function secrets(zoo: string): Promise<string[]> {
+  const {loadPlan} = await import('../../lib/eval/plan.js');
+  const {splitSeeds} = await import('../../lib/eval/seeds.js');
+  const {openLedger} = await import('../../lib/ledger/ledger.js');
+  const found = [salt];
+  for (const name of readdirSync(zoo).filter((each) => existsSync(path.join(zoo, each, 'plan.toml')))) {
+    const plan = await loadPlan(path.join(zoo, name));
+    found.push(...splitSeeds(plan, 'test', {ARBOR_TEST_SALT: salt}).seeds.map(String));
+  }
+  const ledger = openLedger(path.join(zoo, '.arbor/runs.db'), {readonly: true});
+  try {
+    for (const run of ledger.listRuns({split: 'test', withCases: true})) {
+      const numbers = [run.score, ...(run.interval ?? []), run.compare?.ratio, ...(run.compare?.interval ?? [])];
+      for (const each of run.cases) numbers.push(each.ratio as number, each.seconds as number);
+      found.push(...numbers.filter((n): n is number => typeof n === 'number' && Number.isFinite(n)).map(String).filter((text) => text.length >= 8));
+      // (short ones, like 0.5, would match unrelated text: a full-precision number is what a leak looks like)
+    }
+  } finally {
+    ledger.close();
+  }
+  return found;
+}
+
+/** No text the client saw holds any secret. */
+export async function expectSealed(transcript: Transcript, zoo: string, testRuns: number): Promise<void> {
+  const {openLedger} = await import('../../lib/ledger/ledger.js');
+  const ledger = openLedger(path.join(zoo, '.arbor/runs.db'), {readonly: true});
+  const recorded = ledger.listRuns({split: 'test', withCases: false});
+  ledger.close();
+  // The sealed results went to the ledger in full: the scan has something to look for.
+  expect(recorded.length).toBe(testRuns);
+  expect(recorded.every((run) => run.seeds.source === 'derived' && run.score !== null)).toBe(true);
+  const all = transcript.texts.join('\n');
+  const hidden = await secrets(zoo);
+  // The salt, 4 entries' test seeds (8 or 16 each) and each test run's numbers.
+  expect(hidden.length).toBeGreaterThan(1 + 4 * 8 + testRuns);
+  for (const secret of hidden) expect(all.includes(secret), `a result holds ${secret}`).toBe(false);
+}

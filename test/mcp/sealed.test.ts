@@ -1,0 +1,24 @@
+/** The coarse bucket a sealed result may say: the ratio's range, or `failed` when the candidate fails a case. */
+import {describe, expect, it} from 'vitest';
+import {bucketOf} from '../../lib/mcp/sealed.js';
+
+describe('bucketOf', () => {
+  it.each([
+    [0.2, '<0.5x'],
+    [0.5, '0.5-0.9x'],
+    [0.95, '0.9-1.1x'],
+    [1.1, '1.1-2x'],
+    [3, '2-10x'],
+    [10, '>=10x'],
+    [250, '>=10x'],
+  ])('ratio %d -> %s', (ratio, bucket) => {
+    expect(bucketOf({ratio, correctness: []})).toBe(bucket);
+  });
+
+  it('says failed when the candidate fails a case (or both do), or no ratio exists; a failing baseline alone does not', () => {
+    expect(bucketOf({ratio: 3, correctness: [{point: 0, i: 2, failing: 'candidate'}]})).toBe('failed');
+    expect(bucketOf({ratio: 3, correctness: [{point: 0, i: 2, failing: 'both'}]})).toBe('failed');
+    expect(bucketOf({ratio: null, correctness: []})).toBe('failed');
+    expect(bucketOf({ratio: 3, correctness: [{point: 0, i: 2, failing: 'baseline'}]})).toBe('2-10x');
+  });
+});
