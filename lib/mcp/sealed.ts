@@ -18,9 +18,9 @@ import type {CompareReport} from '../compare/index.js';
 import type {Plan} from '../eval/plan.js';
 import {saltVariable} from '../eval/seeds.js';
 import {derivedTestSeeds, evalEnvironment, seedRedactor} from '../run/eval-process.js';
-import {awaitJob, costInput, longCallInput, progressTo} from './calls.js';
+import {awaitJob, longCallInput, progressTo} from './calls.js';
 import type {ServerContext} from './context.js';
-import {recordCompare, resolveSolution, costOf} from './evaluate.js';
+import {recordCompare, resolveSolution} from './evaluate.js';
 import type {JobMessage} from './job-child.js';
 import {toolResult} from './result.js';
 
@@ -87,9 +87,6 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
       inputSchema: {
         name: z.string().optional().describe('The benchmark (default: the one the workspace was checked out from)'),
         solution: z.string().describe('A solution file or a workspace folder'),
-        // The gate needs two trials of each case at least.
-        repetitions: costInput.repetitions.unwrap().min(2).optional(),
-        maxSeconds: costInput.maxSeconds,
         ...longCallInput,
       },
       outputSchema: {
@@ -126,7 +123,8 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
         const verdict = await verdictOf(report, plan);
         return {id: job.id, name, verdict, bucket: bucketOf(report), budget: {used: (await exposure(ctx, plan)).count, of: plan.testBudget}};
       };
-      const request = {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: solution, testSeeds, cost: costOf(input)};
+      // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
+      const request = {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: solution, testSeeds};
       const job = ctx.jobs.start('submit_test', request, finish, {env: evalEnvironment(ctx.env), sealed: true, redact, onProgress: progressTo(extra)});
       job.done.finally(() => pending.delete(key)).catch(() => {});
       return toolResult(await awaitJob(job, extra, input.background));

@@ -79,7 +79,7 @@ describe('arbor mcp --http', () => {
       copyFileSync(path.join(solutions, solution), workspace.solution);
       const compared = await transcript.call(client, 'compare', {name, baseline: 'baseline', candidate: workspace.solution, repetitions: 1, maxSeconds: 0});
       expect(compared.verdict).toBe(compare);
-      const submitted = await transcript.call(client, 'submit_test', {name, solution: workspace.workspace, repetitions: 2, maxSeconds: 0});
+      const submitted = await transcript.call(client, 'submit_test', {name, solution: workspace.workspace});
       expect(submitted).toMatchObject({name, verdict: sealed, budget: {used: 2, of: 5}});
       expect(Object.keys(submitted).sort()).toEqual(['bucket', 'budget', 'id', 'name', 'verdict']);
       if (compare === 'worse') expect(submitted.bucket).toBe('failed');

@@ -112,7 +112,7 @@ describe('arbor mcp over stdio', () => {
     expect((await transcript.call(client, 'list_benchmarks')).benchmarks[0].latestDev).toMatchObject({run: 1});
 
     const sealedProgress: string[] = [];
-    const submitted = await transcript.call(client, 'submit_test', {solution: checkout.workspace, repetitions: 2, maxSeconds: 0}, {onprogress: (p) => void sealedProgress.push(p.message ?? '')});
+    const submitted = await transcript.call(client, 'submit_test', {solution: checkout.workspace}, {onprogress: (p) => void sealedProgress.push(p.message ?? '')});
     expect(submitted).toEqual({id: 'run-3', name: 'algotune_knn', verdict: 'PASS', bucket: expect.stringMatching(/^(2-10x|>=10x)$/), budget: {used: 2, of: 2}});
     expect(sealedProgress.slice(1).every((line) => /^run-3: test eval running \(\d+ updates\)$/.test(line))).toBe(true);
     expect((await transcript.call(client, 'get_run', {id: 'run-3'})).result).toEqual(submitted);
