@@ -149,12 +149,14 @@ export interface Comparison {
   differing: number;
   /** NaN elements in the second file (float types only). */
   nans: number;
+  /** The first element that differs: its flat index and its little-endian bytes in each file (absent when none differs). */
+  first?: {index: number; expected: Uint8Array; actual: Uint8Array};
 }
 
 /**
  * Compare two files of the same size element by element, streaming: count the elements that
- * differ in any byte, and the NaNs of `actual` when the type is a float. Holds two 256 KiB chunks
- * (small enough to stay in cache between the read and the compare).
+ * differ in any byte, note the first of them, and the NaNs of `actual` when the type is a float.
+ * Holds two 256 KiB chunks (small enough to stay in cache between the read and the compare).
  */
 export function compareFiles(expected: string, actual: string, type: ElementType): Comparison {
   const width = elementWidth(type);
@@ -171,6 +173,7 @@ export function compareFiles(expected: string, actual: string, type: ElementType
     const countNaNs = kernel ? (type === 'f64' ? kernel.nan64 : kernel.nan32) : undefined;
     let differing = 0;
     let nans = 0;
+    let first: Comparison['first'];
     for (let position = 0; position < size; position += COMPARE_CHUNK) {
       const n = Math.min(COMPARE_CHUNK, size - position);
       readFully(fa, ba, n, position);
@@ -181,13 +184,15 @@ export function compareFiles(expected: string, actual: string, type: ElementType
       for (let o = 0; o < n; o += width) {
         for (let k = 0; k < width; k++) {
           if (ba[o + k] !== bb[o + k]) {
+            // Only in a chunk that differs, once per differing element: equal chunks cost nothing more.
+            if (differing === 0) first = {index: (position + o) / width, expected: ba.slice(o, o + width), actual: bb.slice(o, o + width)};
             differing++;
             break;
           }
         }
       }
     }
-    return {differing, nans};
+    return first ? {differing, nans, first} : {differing, nans};
   } finally {
     closeSync(fa);
     closeSync(fb);
