@@ -4,7 +4,7 @@
  * explains itself; the record is one element whatever the answer's size.
  */
 import path from 'node:path';
-import {bindingLength, bindingShape, type Bundle} from './bundle.js';
+import {bindingLength, bindingShape, type Binding, type Bundle} from './bundle.js';
 import {compareFiles, type Comparison, type ElementType} from './codec.js';
 import {describeThrown} from './errors.js';
 import type {Point} from './point.js';
@@ -28,13 +28,14 @@ export type ExactOutcome = {passed: boolean; metrics: Record<string, unknown>; n
 /**
  * Compare every result of one case with the expected one, streaming (`compareFiles`). `wrong` and
  * `of` are summed over the results; `first` is the first differing element of the first result
- * that has one. `nanNote` is told each result's NaN count.
+ * that has one. `dirs` are the case's expected/ and out/ folders and its name (`000003`);
+ * `nanNote` is told each result's NaN count.
  */
 export function exactRule(
   bundle: Bundle,
   point: Point,
   dirs: {expected: string; out: string; name: string},
-  nanNote: (result: Bundle['results'][number], nans: number) => void,
+  nanNote: (result: Binding, nans: number) => void,
 ): ExactOutcome {
   let wrong = 0;
   let of = 0;
