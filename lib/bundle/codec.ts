@@ -149,12 +149,14 @@ export interface Comparison {
   differing: number;
   /** NaN elements in the second file (float types only). */
   nans: number;
+  /** The first element that differs: its flat index and its little-endian bytes in each file (absent when none differs). */
+  first?: {index: number; expected: Uint8Array; actual: Uint8Array};
 }
 
 /**
  * Compare two files of the same size element by element, streaming: count the elements that
- * differ in any byte, and the NaNs of `actual` when the type is a float. Holds two 256 KiB chunks
- * (small enough to stay in cache between the read and the compare).
+ * differ in any byte, note the first of them, and the NaNs of `actual` when the type is a float.
+ * Holds two 256 KiB chunks (small enough to stay in cache between the read and the compare).
  */
 export function compareFiles(expected: string, actual: string, type: ElementType): Comparison {
   const width = elementWidth(type);
@@ -171,6 +173,7 @@ export function compareFiles(expected: string, actual: string, type: ElementType
     const countNaNs = kernel ? (type === 'f64' ? kernel.nan64 : kernel.nan32) : undefined;
     let differing = 0;
     let nans = 0;
+    let first: Comparison['first'];
     for (let position = 0; position < size; position += COMPARE_CHUNK) {
       const n = Math.min(COMPARE_CHUNK, size - position);
       readFully(fa, ba, n, position);
@@ -178,6 +181,12 @@ export function compareFiles(expected: string, actual: string, type: ElementType
       if (countNaNs) nans += countNaNs(n / width);
       else if (floats) nans += countNaNIn(floats, n / width, !LITTLE_ENDIAN);
       if (Buffer.compare(Buffer.from(ba.buffer, ba.byteOffset, n), Buffer.from(bb.buffer, bb.byteOffset, n)) === 0) continue;
+      // Only in the first chunk that differs, and only up to its first difference: the count below stays as lean as without it.
+      if (!first) {
+        const byte = firstDifference(ba, bb, n);
+        const o = byte - (byte % width);
+        first = {index: (position + o) / width, expected: ba.slice(o, o + width), actual: bb.slice(o, o + width)};
+      }
       for (let o = 0; o < n; o += width) {
         for (let k = 0; k < width; k++) {
           if (ba[o + k] !== bb[o + k]) {
@@ -187,11 +196,18 @@ export function compareFiles(expected: string, actual: string, type: ElementType
         }
       }
     }
-    return {differing, nans};
+    return first ? {differing, nans, first} : {differing, nans};
   } finally {
     closeSync(fa);
     closeSync(fb);
   }
+}
+
+/** The offset of the first byte where a and b differ among their first n (n when none does). */
+function firstDifference(a: Uint8Array, b: Uint8Array, n: number): number {
+  let o = 0;
+  while (o < n && a[o] === b[o]) o++;
+  return o;
 }
 
 let buffers: {ba: Uint8Array; bb: Uint8Array; f64: Float64Array; f32: Float32Array} | undefined;

@@ -29,6 +29,8 @@ export {
   ELEMENT_TYPES,
 } from './codec.js';
 export type {ElementType, Tensor} from './codec.js';
+export {elementValue} from './exact.js';
+export type {FirstWrong} from './exact.js';
 export {Stream, bitLength} from './stream.js';
 export type {IntType} from './stream.js';
 export {BundleError, describeThrown} from './errors.js';

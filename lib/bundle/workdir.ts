@@ -11,7 +11,6 @@ import {importAuthored, withAuthored} from './authored.js';
 import {bindingBytes, bindingLength, type Binding, type Bundle} from './bundle.js';
 import {
   arrayName,
-  compareFiles,
   countNaN,
   describeValue,
   fileSize,
@@ -23,6 +22,7 @@ import {
   type Tensor,
 } from './codec.js';
 import {BundleError, describeThrown} from './errors.js';
+import {exactRule} from './exact.js';
 import {MAX_CASES, parsePoint, type Point, type Seed} from './point.js';
 
 /** The contents of manifest.json. */
@@ -408,28 +408,8 @@ async function verifyAll(bundle: Bundle, dir: string): Promise<Verdicts> {
     if (verify) {
       verdict = await verifyCase(bundle, verify, dir, i, point, nanNote);
     } else {
-      // out/ belongs to the solution: a file that cannot be read here is a note on the case, never a crash.
-      let wrong = 0;
-      let of = 0;
-      for (const b of bundle.results) {
-        let comparison;
-        try {
-          comparison = compareFiles(path.join(expectedDir, `${b.name}.bin`), path.join(outDir, `${b.name}.bin`), b.type);
-        } catch (error) {
-          note = `out/${name}/${b.name}.bin could not be read: ${describeThrown(error)}`;
-          break;
-        }
-        const {differing, nans} = comparison;
-        wrong += differing;
-        nanNote(b, nans);
-        of += Number(bindingLength(b, point));
-      }
-      verdict =
-        note !== undefined
-          ? {i, passed: false, note}
-          : wrong === 0
-            ? {i, passed: true, metrics: {rule: 'exact'}}
-            : {i, passed: false, metrics: {rule: 'exact', wrong, of}};
+      const exact = exactRule(bundle, point, {expected: expectedDir, out: outDir, name}, nanNote);
+      verdict = exact.note !== undefined ? {i, passed: false, note: exact.note} : {i, passed: exact.passed, metrics: exact.metrics};
     }
     if (nanNotes.length > 0) {
       verdict.passed = false;

@@ -507,6 +507,8 @@ function describeConfinement(input: PrepareInput, confinement: Confinement, bwra
 function aggregate(plan: Plan, cases: CaseReport[], points?: PointReport[]): {score: number; failure?: string} {
   const describe = (bad: CaseReport) => {
     const where = points && points.length > 1 ? ` of point ${JSON.stringify(points.find((p) => p.cases.includes(bad))?.point)}` : '';
+    // A verdict that names its first wrong element says so in words; other failures as before.
+    if (bad.failure && (bad.status === 'failed' || bad.status === 'ok')) return `case ${bad.i}${where} failed: ${bad.failure}${bad.note ? `; ${bad.note}` : ''}`;
     const detail = bad.note ?? (bad.metrics ? JSON.stringify(bad.metrics) : undefined);
     return `case ${bad.i}${where}: ${bad.status === 'ok' ? 'failed' : bad.status}${detail ? ` (${detail})` : ''}`;
   };

@@ -17,6 +17,7 @@ import path from 'node:path';
 import type {Point, Verdict} from '../bundle/index.js';
 import {createGroup} from './cgroup.js';
 import {HarnessError} from './errors.js';
+import {explainFailure, withoutValues} from './failure.js';
 import type {PlanPoint} from './plan.js';
 import type {PointSource} from './data.js';
 import {settlingWarmup, startCpusFor, startFailure, startRun, type CaseInput, type CaseOutcome, type RunOutcome, type RunService, type UntimedCall} from './process.js';
@@ -637,7 +638,11 @@ async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: SideStage, 
       ratio = accuracyRatio(verdict?.metrics, plan.numerator!, plan.denominator!);
     }
     const report: CaseReport = {i, status: worst.status, passed: ok, seconds, ratio, repetitions: reps};
-    if (verdict?.metrics) report.metrics = verdict.metrics;
+    // Salted test data is secret: the first wrong element keeps its place, not its values.
+    const metrics = ctx.hiddenSeeds.length ? withoutValues(verdict?.metrics) : verdict?.metrics;
+    if (metrics) report.metrics = metrics;
+    const failure = ok ? undefined : explainFailure(metrics);
+    if (failure) report.failure = failure;
     if (worst.note) report.note = worst.note;
     if (plan.metric === 'speedup' && referenceTimes.length) {
       report.referenceSeconds = median(referenceTimes);

@@ -75,7 +75,10 @@ export interface CaseReport {
   i: number;
   status: CaseStatus;
   passed: boolean;
+  /** The verdict's metrics (of the worst repetition); a failed case's `first` names its first wrong element. */
   metrics?: Record<string, unknown>;
+  /** A case that did not pass, when its verdict names its first wrong element: `y[0, 4] expected 17, got 18 (1 of 64 elements wrong)`. */
+  failure?: string;
   note?: string;
   /** Solution time on the eval's clock: the median over repetitions (null if none finished). */
   seconds: number | null;

@@ -3,9 +3,10 @@
 // (`dd if=/dev/zero bs=1M`, page cache) and read (`cat`) of the same bytes, measured in
 // this run, with each command's peak RSS. `verify` reads expected/ and out/; `cat` reads the
 // same files, so both read the same bytes. `node -e 0` (Node's bare start, measured alongside)
-// shows how much of the CLI's time is Node's own start-up, which no Node program avoids.
+// shows how much of the CLI's time is Node's own start-up, which no Node program avoids. The
+// library's verify is also timed on answers wrong in every element (the exact rule's slow path).
 import {spawnSync} from 'node:child_process';
-import {mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync, mkdirSync} from 'node:fs';
+import {closeSync, cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -82,7 +83,17 @@ const dir = path.join(work, 'w');
 const raw = path.join(work, 'raw');
 // verify, cat and node -e 0 are short: each round times them several times, in turn.
 const verifyRepeats = Number(process.env.BENCH_IO_VERIFY_REPEATS ?? 3);
-const best = {make: Infinity, dd: Infinity, verify: Infinity, cat: Infinity, bare: Infinity, makeRss: 0, verifyRss: 0, ddRss: 0, bareRss: 0, libMake: Infinity, libVerify: Infinity};
+const best = {make: Infinity, dd: Infinity, verify: Infinity, cat: Infinity, bare: Infinity, makeRss: 0, verifyRss: 0, ddRss: 0, bareRss: 0, libMake: Infinity, libVerify: Infinity, libVerifyWrong: Infinity};
+
+/** Overwrite every answer in `dir`/out/ with ones (expected/ holds zeros): every element differs. */
+function writeAllWrong(dir) {
+  const ones = Buffer.from(new Float64Array(MIB / 8).fill(1).buffer);
+  for (let i = 0; i < CASES; i++) {
+    const fd = openSync(path.join(dir, 'out', String(i).padStart(6, '0'), 'y.bin'), 'w');
+    for (let done = 0; done < tensorBytes; done += MIB) writeSync(fd, ones, 0, Math.min(MIB, tensorBytes - done));
+    closeSync(fd);
+  }
+}
 for (let round = 0; round < rounds; round++) {
   rmSync(dir, {recursive: true, force: true});
   const make = timed(process.execPath, [cli, 'bundle', bundle, 'make', dir, '--point', JSON.stringify({N}), '--seeds', `0-${CASES - 1}`]);
@@ -120,6 +131,12 @@ for (let round = 0; round < rounds; round++) {
   best.libMake = Math.min(best.libMake, libCall('make'));
   cpSync(path.join(work, 'lib-w', 'expected'), path.join(work, 'lib-w', 'out'), {recursive: true});
   best.libVerify = Math.min(best.libVerify, libCall('verify'));
+  // The same verify of answers wrong in every element: each chunk differs, so the per-element
+  // count runs over every byte, and each case names its first wrong element.
+  writeAllWrong(path.join(work, 'lib-w'));
+  best.libVerifyWrong = Math.min(best.libVerifyWrong, libCall('verify'));
+  const wrong = JSON.parse(readFileSync(path.join(work, 'lib-w', 'verdicts.json'), 'utf8')).cases;
+  if (!wrong.every((v) => !v.passed && v.metrics.wrong === N && v.metrics.first?.flat === 0)) throw new Error('verify did not fail the wrong answers');
 }
 const mb = (s) => ((total / MIB) / s).toFixed(0).padStart(6) + ' MiB/s';
 const verifyRead = 2 * CASES * tensorBytes; // expected/ + out/
@@ -131,6 +148,7 @@ console.log(`arbor bundle verify      ${best.verify.toFixed(2)} s  ${mb(best.ver
 console.log(`cat expected/ out/       ${best.cat.toFixed(2)} s  ${mb(best.cat)}`);
 console.log(`makeWorkDir (library)    ${best.libMake.toFixed(2)} s  ${mb(best.libMake)}   (in-process, as the eval pipeline calls it)`);
 console.log(`verifyWorkDir (library)  ${best.libVerify.toFixed(2)} s  ${mb(best.libVerify)}`);
+console.log(`  every element wrong    ${best.libVerifyWrong.toFixed(2)} s  ${mb(best.libVerifyWrong)}   (each chunk differs: the per-element count and the first wrong element)`);
 console.log(`node -e 0                ${best.bare.toFixed(2)} s   peak RSS ${(best.bareRss / 1024).toFixed(0)} MiB (Node's start-up alone)`);
 console.log(`make: arbor CLI / dd write       ${(best.dd / best.make).toFixed(2)}x ${target('bundle make / dd', best.dd / best.make, '>=', 0.5)} (the CLI's node start-up included)`);
 console.log(`make: library / dd write         ${(best.dd / best.libMake).toFixed(2)}x`);

@@ -146,7 +146,14 @@ describe('NaN counts (countNaN, compareFiles)', () => {
     writeTensor(path.join(dir, 'e64.bin'), 'f64', expected);
     writeTensor(path.join(dir, 'a64.bin'), 'f64', actual);
     const differing = actual.filter((v, i) => !Object.is(v, expected[i])).length;
-    expect(compareFiles(path.join(dir, 'e64.bin'), path.join(dir, 'a64.bin'), 'f64')).toEqual({differing, nans: naive(actual)});
+    // The first difference is element 100: 100 expected, Infinity found (the bytes of each, little-endian).
+    const bytes64 = (v: number) => new Uint8Array(Float64Array.of(v).buffer);
+    const bytes32 = (v: number) => new Uint8Array(Float32Array.of(v).buffer);
+    expect(compareFiles(path.join(dir, 'e64.bin'), path.join(dir, 'a64.bin'), 'f64')).toEqual({
+      differing,
+      nans: naive(actual),
+      first: {index: 100, expected: bytes64(100), actual: bytes64(Infinity)},
+    });
     const e32 = Float32Array.from(expected.subarray(0, 2 * length));
     const a32 = Float32Array.from(actual.subarray(0, 2 * length));
     writeTensor(path.join(dir, 'e32.bin'), 'f32', e32);
@@ -154,6 +161,17 @@ describe('NaN counts (countNaN, compareFiles)', () => {
     expect(compareFiles(path.join(dir, 'e32.bin'), path.join(dir, 'a32.bin'), 'f32')).toEqual({
       differing: a32.filter((v, i) => !Object.is(v, e32[i])).length,
       nans: naive(a32),
+      first: {index: 100, expected: bytes32(100), actual: bytes32(Infinity)},
+    });
+    // A first difference deep in the file (chunk 30 of f64, counted in SIMD) is found where it is.
+    const late = expected.slice();
+    late[1_000_003] = -1;
+    late[2_000_000] = -2;
+    writeTensor(path.join(dir, 'late.bin'), 'f64', late);
+    expect(compareFiles(path.join(dir, 'e64.bin'), path.join(dir, 'late.bin'), 'f64')).toEqual({
+      differing: 2,
+      nans: 0,
+      first: {index: 1_000_003, expected: bytes64(1_000_003), actual: bytes64(-1)},
     });
   });
 });

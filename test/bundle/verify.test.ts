@@ -38,7 +38,8 @@ describe('arbor bundle verify (exact rule)', () => {
     expect(result.verdicts).toEqual({
       cases: [
         {i: 0, passed: true, metrics: {rule: 'exact'}},
-        {i: 1, passed: false, metrics: {rule: 'exact', wrong: 2, of: 5}},
+        // The first of the two: element 0, its lowest mantissa bit flipped (values checked with numpy).
+        {i: 1, passed: false, metrics: {rule: 'exact', wrong: 2, of: 5, first: {result: 'y', index: [0], flat: 0, expected: 0.061988223491849515, got: 0.06198822349184952}}},
         {i: 2, passed: false, note: 'out/000002/y.bin is 12 bytes, expected 40 (5 × f64)'},
         {i: 3, passed: false, note: 'no answer'},
       ],
@@ -47,7 +48,7 @@ describe('arbor bundle verify (exact rule)', () => {
     expect(result.text).toBe(
       '{"cases": [\n' +
         '  {"i": 0, "passed": true, "metrics": {"rule": "exact"}},\n' +
-        '  {"i": 1, "passed": false, "metrics": {"rule": "exact", "wrong": 2, "of": 5}},\n' +
+        '  {"i": 1, "passed": false, "metrics": {"rule": "exact", "wrong": 2, "of": 5, "first": {"result": "y", "index": [0], "flat": 0, "expected": 0.061988223491849515, "got": 0.06198822349184952}}},\n' +
         '  {"i": 2, "passed": false, "note": "out/000002/y.bin is 12 bytes, expected 40 (5 × f64)"},\n' +
         '  {"i": 3, "passed": false, "note": "no answer"}\n' +
         ']}\n',
