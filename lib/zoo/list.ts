@@ -199,8 +199,9 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
       const previous = cache?.entry(name);
       const files = previous && dir && previous.dir === dir ? previous.files : topLevelTextFiles(abs);
       const looked = ['README.md', 'PROVENANCE.md', ...files, ...nested];
-      const {sig} = signature(abs, [...looked, ...(previous?.value.deps ?? [])]);
-      if (previous && previous.dir === dir && previous.sig === sig && sameFiles(previous.files, files)) {
+      // Signed only where a cached entry could match (a folder listed the same way).
+      const matching = previous !== undefined && dir !== '' && previous.dir === dir && sameFiles(previous.files, files);
+      if (matching && previous.sig === signature(abs, [...looked, ...(previous.value.deps ?? [])]).sig) {
         summary.cache.hits++;
         cache!.keep(name);
         apply(row, previous.value);
@@ -209,10 +210,11 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
         slot.decided = false;
         await verifier.add({abs, shown, files}, (status) => {
           apply(row, status);
-          // Signed again with the files this result turned out to depend on (a plan's bundle, its lock's files).
-          const signed = signature(abs, [...looked, ...(status.deps ?? [])]);
-          const newest = Math.max(signed.newest, folder?.newest ?? 0);
-          cache?.set(name, {dir, files, sig: signed.sig}, status, newest, readAt);
+          if (cache) {
+            // Signed with the files this result turned out to depend on (a plan's bundle, its lock's files).
+            const signed = signature(abs, [...looked, ...(status.deps ?? [])]);
+            cache.set(name, {dir, files, sig: signed.sig}, status, Math.max(signed.newest, folder?.newest ?? 0), readAt);
+          }
           slot.decided = true;
           drain();
         });

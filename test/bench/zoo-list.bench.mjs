@@ -9,7 +9,7 @@
 //   node test/bench/run.mjs zoo-list            # 1,000 and 10,000
 //   BENCH_SIZES=1000 node test/bench/run.mjs zoo-list
 import {spawnSync} from 'node:child_process';
-import {existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import os, {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -84,10 +84,18 @@ function provenance(i) {
   return s;
 }
 
-function generate(n) {
+// Each folder is a whole benchmark, as a real entry is: plan.toml, a bundle (zoo/algotune_knn's
+// marker and modules), a reference and an arbor.lock, so list's runnable rules (plan, points,
+// fingerprint, lock hashes) do their full work. The naive scanner reads what it always read.
+const knnBundle = path.join(path.dirname(cli), '../../zoo/algotune_knn/bundle');
+const bundleFiles = ['fherma.toml', 'generate.mjs', 'oracle.mjs', 'verify.mjs'].map((name) => [name, readFileSync(path.join(knnBundle, name))]);
+const plan = 'bundle = "bundle"\nsolution = "solution.py"\nmetric = "speedup"\nreference = "reference.py"\n\n[dev]\nseeds = "0-3"\npoints = [ { N = 4096, Q = 256, D = 16, K = 10 } ]\n\n[test]\nseeds = "1000-1007"\npoints = [ { N = 4096, Q = 256, D = 16, K = 10 } ]\n';
+
+async function generate(n) {
   const zoo = path.join(work, `zoo-${n}`);
   mkdirSync(zoo);
   mkdirSync(path.join(zoo, '_template'));
+  let lock;
   for (let i = 0; i < n; i++) {
     const dir = path.join(zoo, `task_${String(i).padStart(5, '0')}`);
     mkdirSync(dir);
@@ -95,6 +103,13 @@ function generate(n) {
     writeFileSync(path.join(dir, 'PROVENANCE.md'), provenance(i));
     writeFileSync(path.join(dir, 'eval.sh'), '#!/usr/bin/env bash\nexec arbor benchmark eval "$(dirname "$0")" "$@"\n', {mode: 0o755});
     writeFileSync(path.join(dir, 'solution.py'), 'def init(point):\n    return None\n\ndef run(state, inputs):\n    return {}\n');
+    writeFileSync(path.join(dir, 'reference.py'), 'def init(point):\n    return None\n\ndef run(state, inputs):\n    return {}\n');
+    writeFileSync(path.join(dir, 'plan.toml'), plan);
+    mkdirSync(path.join(dir, 'bundle'));
+    for (const [name, bytes] of bundleFiles) writeFileSync(path.join(dir, 'bundle', name), bytes);
+    // Every folder's protected files are the same bytes: one lock fits them all.
+    lock ??= `${JSON.stringify(await (await import(path.join(path.dirname(cli), '../lib/eval/lock.js'))).computeLock(dir), null, 2)}\n`;
+    writeFileSync(path.join(dir, 'arbor.lock'), lock);
   }
   return zoo;
 }
@@ -114,7 +129,7 @@ const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.l
 
 try {
   for (const n of sizes) {
-    const zoo = generate(n);
+    const zoo = await generate(n);
     await new Promise((r) => setTimeout(r, 300)); // let the freshly written files age past arbor's racy window
     const cache = path.join(work, `cache-${n}`);
     const naiveRuns = [];
