@@ -58,7 +58,7 @@ describe('printed next steps run as printed in a clean environment', () => {
       expect({command, code: run.code}, run.stderr).toEqual({command, code: expected});
       if (/eval\.(sh|py)/.test(command)) expect(run.stdout).toBe('score: 0.0\n');
     }
-  });
+  }, 180_000); // a sandboxed eval and a handful of CLI starts, in sequence
 
   it('checkout of a scaffolded benchmark: the "Next:" line evaluates it, found through the arbor that made it', () => {
     const work = tempDir();
@@ -70,7 +70,7 @@ describe('printed next steps run as printed in a clean environment', () => {
     expect(next).toBe("cd 'my copy' && bash eval.sh dev");
     const run = clean(next, work, home);
     expect({code: run.code, stdout: run.stdout}, run.stderr).toEqual({code: 0, stdout: 'score: 0.0\n'});
-  });
+  }, 180_000);
 
   it('in a benchmark repository with arbor installed (node_modules/.bin/arbor), the lines say `npx arbor`, and run', () => {
     const repo = tempDir();

@@ -534,6 +534,7 @@ describe('the eval entrypoints', () => {
   });
 
   // Depends on plan.toml's `editable` key, which lib/eval/plan.ts learns on another branch: skipped until then.
+  // Two sandboxed evals, one timed to a precision: over a minute on a loaded machine, hence its own timeout.
   it.skipIf(!editableKnown)('a fresh scaffold evaluates through eval.sh and eval.py alike: one score line, 0 for the placeholder', () => {
     const zoo = tempDir();
     const env = {...process.env, ARBOR: cliPath, ARBOR_PYTHON: python};
@@ -556,7 +557,7 @@ describe('the eval entrypoints', () => {
       if (solved) expect(score).toBeGreaterThan(0);
       else expect(result.stdout).toBe('score: 0.0\n');
     }
-  });
+  }, 180_000);
 });
 
 describe('leftovers of killed scaffold and checkout runs', () => {
