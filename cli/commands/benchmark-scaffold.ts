@@ -39,7 +39,7 @@ export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
       .option('allow-underscore', {type: 'boolean', default: false, describe: 'Allow a name starting with `_` (scaffolding that list skips)'})
       .option('json', jsonOption)
       .example('$0 benchmark scaffold zoo/my_task', 'then fill in every TODO(arbor) placeholder')
-      .example('$0 benchmark scaffold zoo/my_data_task --split-kind path', 'cases are files under data/; scored by accuracy')
+      .example('$0 benchmark scaffold zoo/my_task --split-kind path', 'cases are files under data/; scored by accuracy')
       .example('$0 benchmark scaffold . --style light --name my_task --edit kernel.py', 'turn the current folder into a benchmark') as never,
   handler: async (args) => {
     const {scaffoldBenchmark} = await import('../../lib/zoo/scaffold.js');

@@ -290,6 +290,7 @@ function templateVariables(v: {name: string; entrypoint: string; direction: stri
     made_by_py: JSON.stringify(v.arborCli),
     entrypoint: v.entrypoint,
     run: v.entrypoint === 'eval.sh' ? 'bash eval.sh dev|test' : 'python3 eval.py --split dev|test',
+    run_dev: v.entrypoint === 'eval.sh' ? 'bash eval.sh dev' : 'python3 eval.py --split dev',
     better: v.direction === 'maximize' ? 'higher is better' : 'lower is better',
     direction: v.direction === 'minimize' ? 'direction = "minimize"        # lower scores are better' : '',
     splits: path

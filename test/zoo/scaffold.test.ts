@@ -452,6 +452,8 @@ describe('the eval entrypoints', () => {
     expect(statSync(path.join(zoo, 'py/demo/eval.py')).mode & 0o111).not.toBe(0);
     expect(existsSync(path.join(zoo, 'py/demo/eval.sh'))).toBe(false);
     expect(read(zoo, 'py/demo/README.md')).toContain('`python3 eval.py --split dev|test` prints one `score: <float>` line');
+    expect(read(zoo, 'py/demo/PROVENANCE.md')).toContain('how long one `python3 eval.py --split dev` takes');
+    expect(read(zoo, 'sh/demo/PROVENANCE.md')).toContain('how long one `bash eval.sh dev` takes');
     const env = {...process.env, ARBOR: fakeArbor()};
     const sh = spawnSync('bash', [path.join(zoo, 'sh/demo/eval.sh'), 'test', '--json', 'r.json'], {encoding: 'utf8', env, cwd: os.tmpdir()});
     const py = spawnSync('python3', [path.join(zoo, 'py/demo/eval.py'), '--json', 'r.json', '--split=test'], {encoding: 'utf8', env, cwd: os.tmpdir()});
