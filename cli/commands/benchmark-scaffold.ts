@@ -31,7 +31,7 @@ export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
       .option('split-kind', {type: 'string', default: 'seed_range', describe: 'seed_range (cases generated from disjoint seeds) or path (cases are files under data/dev/ and data/test/)'})
       .option('metric', {
         type: 'string',
-        describe: 'speedup (timed against reference.py) or accuracy (the bundle verifier scores each answer; no reference); default: accuracy for --split-kind path or --direction minimize, else speedup',
+        describe: 'speedup (timed against reference.py) or accuracy (the bundle verifier scores each answer; no reference); default: the metric of the folder\'s plan.toml, else accuracy for --split-kind path or --direction minimize, else speedup',
       })
       .option('edit', {type: 'string', array: true, default: ['solution.py'], describe: 'The files an agent may edit (README and plan.toml `editable`); the first is the solution module'})
       .option('name', {type: 'string', describe: 'Benchmark name, [a-z0-9][a-z0-9_-]* (default: the folder name)'})

@@ -41,7 +41,8 @@ export interface ScaffoldOptions {
   splitKind?: string;
   /**
    * `speedup`: timed against reference.py; `accuracy`: the bundle's verifier scores each answer, no reference.
-   * Default: accuracy for a path split or `direction: minimize` (a speedup is higher-is-better), else speedup.
+   * Default: the metric of the folder's plan.toml when it has one, else accuracy for a path split or
+   * `direction: minimize` (a speedup is higher-is-better), else speedup.
    */
   metric?: string;
   /** The files an agent may edit (default `["solution.py"]`); the first is the solution module. */
@@ -106,7 +107,7 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
   if (dir.trim() === '') throw new UsageError('The benchmark folder path is empty, expected e.g. `zoo/my_task`', 'bad-name');
   if (/(^|[\\/])\.\.([\\/]|$)/.test(dir)) throw new UsageError(`Invalid benchmark folder \`${dir}\`: it contains \`..\`; expected a path inside the zoo`, 'bad-name');
   const target = path.resolve(cwd, dir);
-  const choices = readChoices(options);
+  const choices = readChoices(options, folderMetric(target));
   const editable = checkEditable(options.edit ?? ['solution.py']);
   const name = options.name ?? path.basename(target);
   try {
@@ -150,8 +151,17 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
   return result;
 }
 
-/** The option values, checked against their choices, with their defaults. */
-function readChoices(options: ScaffoldOptions) {
+/** The metric an existing plan.toml names (its `metric = "…"` line), so that filling the folder fits it. */
+function folderMetric(target: string): string | undefined {
+  try {
+    return /^metric\s*=\s*"(speedup|accuracy)"/m.exec(readFileSync(path.join(target, 'plan.toml'), 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The option values, checked against their choices, with their defaults (the metric: the folder's plan's, if it has one). */
+function readChoices(options: ScaffoldOptions, planMetric: string | undefined) {
   const choice = <T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T => {
     const picked = value ?? allowed[0]!;
     if (!allowed.includes(picked as T)) throw new UsageError(`Unknown ${flag} \`${picked}\`, expected one of: ${allowed.join(', ')}`, 'bad-option');
@@ -162,7 +172,7 @@ function readChoices(options: ScaffoldOptions) {
   const direction = choice('--direction', options.direction, DIRECTIONS);
   const splitKind = choice('--split-kind', options.splitKind, SPLIT_KINDS);
   // Cases read from files are scored by how right they are, and a lower-is-better score is no speedup.
-  const metric = choice('--metric', options.metric ?? (splitKind === 'path' || direction === 'minimize' ? 'accuracy' : 'speedup'), METRICS);
+  const metric = choice('--metric', options.metric ?? planMetric ?? (splitKind === 'path' || direction === 'minimize' ? 'accuracy' : 'speedup'), METRICS);
   if (metric === 'speedup' && direction === 'minimize')
     throw new UsageError('--direction minimize does not fit --metric speedup: a speedup is higher-is-better; expected --metric accuracy (or --direction maximize)', 'bad-option');
   const bundleLang = choice('--bundle-lang', options.bundleLang, BUNDLE_LANGS);

@@ -1,6 +1,6 @@
 import {spawnSync} from 'node:child_process';
 import {createHash} from 'node:crypto';
-import {chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
@@ -172,10 +172,10 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
     expect(read(dir, '.arbor-scaffold').split('\n').filter((line) => line && !line.startsWith('#'))).toEqual([
       'PROVENANCE.md', 'README.md', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py', 'solution.py',
     ]);
-    // The author turns it into an accuracy task by hand: no reference, no README for now, a new plan, relocked.
-    rmSync(path.join(dir, 'reference.py'));
+    // The author renames the reference (and says so in the plan), removes the README for now, and relocks.
+    renameSync(path.join(dir, 'reference.py'), path.join(dir, 'baseline.py'));
     rmSync(path.join(dir, 'README.md'));
-    writeFileSync(path.join(dir, 'plan.toml'), read(dir, 'plan.toml').replace(/^metric = "speedup"[^]*?max_seconds = .*\n/m, 'metric = "accuracy"\nnumerator = "within"\ndenominator = "of"\n'));
+    writeFileSync(path.join(dir, 'plan.toml'), read(dir, 'plan.toml').replace('reference = "reference.py"', 'reference = "baseline.py"'));
     expect(runCli(['benchmark', 'lock', 'demo'], {cwd: zoo}).code).toBe(0);
     const again = runCli(['benchmark', 'scaffold', 'demo', '--json'], {cwd: zoo});
     expect(again.code, again.stderr).toBe(0);
@@ -300,6 +300,15 @@ describe('arbor benchmark scaffold options', () => {
       [true, {correct: 50, of: 50}],
       [false, {correct: 0, of: 50}],
     ]);
+  });
+
+  it('filling a folder whose plan.toml names a metric fits that metric: no reference.py for an accuracy plan', () => {
+    const zoo = tempDir();
+    expect(runCli(['benchmark', 'scaffold', 'demo', '--metric', 'accuracy', '--style', 'light'], {cwd: zoo}).code).toBe(0);
+    rmSync(path.join(zoo, 'demo/arbor.lock'));
+    const filled = runCli(['benchmark', 'scaffold', 'demo', '--json'], {cwd: zoo});
+    expect(JSON.parse(filled.stdout)).toMatchObject({metric: 'accuracy', created: ['PROVENANCE.md', 'README.md', 'arbor.lock'], withheld: []});
+    expect(read(zoo, 'demo/README.md')).toContain('The score is an accuracy');
   });
 
   it('--metric speedup writes reference.py and a README about the speedup; with --direction minimize it is refused', () => {
