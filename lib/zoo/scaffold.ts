@@ -1,15 +1,20 @@
 /**
  * `scaffold`: write a benchmark folder from the template parts under `templates/`
- * (`base` always; `eval-sh` or `eval-py`; `bundle-js` or `bundle-py`; `data` for
+ * (`base` always; `eval-sh` or `eval-py`; `bundle-js` or `bundle-py`; `reference`
+ * for a speedup, `verify-js` or `verify-py` for an accuracy metric; `data` for
  * path splits; `docs` for the zoo style). `{{variable}}`s are filled in, in file
  * names too; line endings become LF; modes are kept. A new folder is built in a
  * hidden temporary sibling and renamed into place; an existing folder is filled:
  * each missing file is written atomically, each existing one kept and listed as
- * skipped. Nothing is ever overwritten.
+ * skipped. Nothing is ever overwritten. `.arbor-scaffold` remembers the template
+ * files the folder has had, so that once it has an arbor.lock a file its author
+ * removed is not written back.
  */
-import {lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync} from 'node:fs';
+import {existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, chmodSync} from 'node:fs';
 import path from 'node:path';
 import {ArborError, RefusedError, UsageError} from '../errors.js';
+import {writeFileAtomic} from '../files.js';
+import {arborCliPath} from '../invocation.js';
 import {makeTempSibling, removeStaleTemps, writeNewFile} from './copy.js';
 import {checkBenchmarkName} from './names.js';
 import {findPlaceholders} from './rules/placeholder.js';
@@ -20,6 +25,7 @@ export const STYLES = ['light', 'zoo'] as const;
 export const ENTRYPOINTS = ['eval.sh', 'eval.py'] as const;
 export const DIRECTIONS = ['maximize', 'minimize'] as const;
 export const SPLIT_KINDS = ['seed_range', 'path'] as const;
+export const METRICS = ['speedup', 'accuracy'] as const;
 export const BUNDLE_LANGS = ['js', 'py'] as const;
 
 /** Options of `scaffoldBenchmark`; each has the CLI flag's name and default. */
@@ -33,6 +39,12 @@ export interface ScaffoldOptions {
   direction?: string;
   /** `seed_range` (default): cases generated from seeds; `path`: cases are files under data/dev and data/test. */
   splitKind?: string;
+  /**
+   * `speedup`: timed against reference.py; `accuracy`: the bundle's verifier scores each answer, no reference.
+   * Default: the metric of the folder's plan.toml when it has one, else accuracy for a path split or
+   * `direction: minimize` (a speedup is higher-is-better), else speedup.
+   */
+  metric?: string;
   /** The files an agent may edit (default `["solution.py"]`); the first is the solution module. */
   edit?: string[];
   /** The benchmark's name (default: the folder's name). */
@@ -43,6 +55,8 @@ export interface ScaffoldOptions {
   allowUnderscore?: boolean;
   /** Templates folder (default: the one shipped with arbor). */
   templates?: string;
+  /** The CLI the eval entrypoint records as "the arbor that made it" (default: this arbor's; `''` records none). */
+  arborCli?: string;
 }
 
 /** What scaffold did. */
@@ -53,12 +67,20 @@ export interface ScaffoldResult {
   entrypoint: (typeof ENTRYPOINTS)[number];
   direction: (typeof DIRECTIONS)[number];
   splitKind: (typeof SPLIT_KINDS)[number];
+  metric: (typeof METRICS)[number];
   bundleLang: (typeof BUNDLE_LANGS)[number];
   editable: string[];
   /** Files written, relative to the folder, sorted. */
   created: string[];
   /** Files that were already there and were kept, sorted. */
   skipped: string[];
+  /**
+   * Files not written because the folder has an arbor.lock and its author removed them:
+   * listed in `.arbor-scaffold`, or (a folder scaffolded before it existed) protected by the lock.
+   */
+  withheld: string[];
+  /** Whether protected files were written into a folder whose existing arbor.lock does not cover them (relock). */
+  lockStale: boolean;
   /** Placeholders left to fill in the files written: file and line. */
   placeholders: {file: string; line: number; text: string}[];
 }
@@ -85,16 +107,7 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
   if (dir.trim() === '') throw new UsageError('The benchmark folder path is empty, expected e.g. `zoo/my_task`', 'bad-name');
   if (/(^|[\\/])\.\.([\\/]|$)/.test(dir)) throw new UsageError(`Invalid benchmark folder \`${dir}\`: it contains \`..\`; expected a path inside the zoo`, 'bad-name');
   const target = path.resolve(cwd, dir);
-  const choice = <T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T => {
-    const picked = value ?? allowed[0]!;
-    if (!allowed.includes(picked as T)) throw new UsageError(`Unknown ${flag} \`${picked}\`, expected one of: ${allowed.join(', ')}`, 'bad-option');
-    return picked as T;
-  };
-  const style = choice('--style', options.style ?? 'zoo', STYLES);
-  const entrypoint = choice('--entrypoint', options.entrypoint, ENTRYPOINTS);
-  const direction = choice('--direction', options.direction, DIRECTIONS);
-  const splitKind = choice('--split-kind', options.splitKind, SPLIT_KINDS);
-  const bundleLang = choice('--bundle-lang', options.bundleLang, BUNDLE_LANGS);
+  const choices = readChoices(options, folderMetric(target));
   const editable = checkEditable(options.edit ?? ['solution.py']);
   const name = options.name ?? path.basename(target);
   try {
@@ -104,40 +117,20 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
     throw new UsageError(`${error.message.replace('`:', "` (the folder's name):")}, or give --name`, 'bad-name');
   }
 
+  const {entrypoint, bundleLang, metric, splitKind, style} = choices;
   const templates = options.templates ?? templatesRoot();
-  const parts = ['base', entrypoint === 'eval.sh' ? 'eval-sh' : 'eval-py', `bundle-${bundleLang}`];
+  const parts = ['base', entrypoint === 'eval.sh' ? 'eval-sh' : 'eval-py', `bundle-${bundleLang}`, metric === 'speedup' ? 'reference' : `verify-${bundleLang}`];
   if (splitKind === 'path') parts.push('data');
   if (style === 'zoo') parts.push('docs');
-  const variables = templateVariables({name, entrypoint, direction, splitKind, editable});
+  const variables = templateVariables({name, ...choices, editable, arborCli: options.arborCli ?? arborCliPath()});
   const planned = new Map<string, Planned[]>();
   for (const part of parts) planned.set(part, render(templates, part, variables));
 
   const existing = inspectTarget(target, dir);
-  const result: ScaffoldResult = {dir, name, style, entrypoint, direction, splitKind, bundleLang, editable, created: [], skipped: [], placeholders: []};
-  const toWrite: Planned[] = [];
-  if (existing === 'empty') for (const files of planned.values()) toWrite.push(...files);
-  else {
-    const present = (rel: string) => {
-      try {
-        return lstatSync(path.join(target, rel), {throwIfNoEntry: false}) !== undefined;
-      } catch {
-        return false; // a parent that is not a folder: checkParents refuses it below
-      }
-    };
-    for (const [part, files] of planned) {
-      // A folder that has an eval entrypoint or a bundle keeps it whole: no second one beside it.
-      const kept = part.startsWith('eval-') ? ENTRYPOINTS.filter(present) : part.startsWith('bundle-') && present('bundle/fherma.toml') ? ['bundle/fherma.toml'] : [];
-      if (kept.length > 0) {
-        result.skipped.push(...new Set([...kept, ...files.map((f) => f.rel).filter(present)]));
-        continue;
-      }
-      for (const file of files) {
-        if (present(file.rel)) result.skipped.push(file.rel);
-        else toWrite.push(file);
-      }
-    }
-    for (const file of toWrite) checkParents(target, dir, file.rel);
-  }
+  const result: ScaffoldResult = {dir, name, ...choices, editable, created: [], skipped: [], withheld: [], lockStale: false, placeholders: []};
+  const memory = existing === 'empty' ? undefined : readMemory(target);
+  const locked = existing === 'filled' && lstatSync(path.join(target, 'arbor.lock'), {throwIfNoEntry: false}) !== undefined;
+  const toWrite = existing === 'empty' ? [...planned.values()].flat() : chooseFills(target, dir, planned, result, locked ? (memory ?? LOCK_PROTECTED) : undefined);
 
   if (existing === 'empty') writeFolder(target, dir, toWrite);
   else fillFolder(target, dir, toWrite);
@@ -147,11 +140,114 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
     for (const found of findPlaceholders(file.text))
       result.placeholders.push({file: file.rel, line: file.text.slice(0, found.offset).split('\n').length, text: found.text});
   }
+  result.lockStale = locked && toWrite.some((file) => LOCK_PROTECTED.test(file.rel));
+  const had = [...planned.values()].flat().map((f) => f.rel).filter((rel) => existsSync(path.join(target, rel)));
+  if (writeMemory(target, memory, [...had, ...result.withheld])) result.created.push(MEMORY);
   await lockScaffold(target, result);
   result.created.sort();
   result.skipped.sort();
+  result.withheld.sort();
   result.placeholders.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line));
   return result;
+}
+
+/** The metric an existing plan.toml names (its `metric = "…"` line), so that filling the folder fits it. */
+function folderMetric(target: string): string | undefined {
+  try {
+    return /^metric\s*=\s*"(speedup|accuracy)"/m.exec(readFileSync(path.join(target, 'plan.toml'), 'utf8'))?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The option values, checked against their choices, with their defaults (the metric: the folder's plan's, if it has one). */
+function readChoices(options: ScaffoldOptions, planMetric: string | undefined) {
+  const choice = <T extends string>(flag: string, value: string | undefined, allowed: readonly T[]): T => {
+    const picked = value ?? allowed[0]!;
+    if (!allowed.includes(picked as T)) throw new UsageError(`Unknown ${flag} \`${picked}\`, expected one of: ${allowed.join(', ')}`, 'bad-option');
+    return picked as T;
+  };
+  const style = choice('--style', options.style ?? 'zoo', STYLES);
+  const entrypoint = choice('--entrypoint', options.entrypoint, ENTRYPOINTS);
+  const direction = choice('--direction', options.direction, DIRECTIONS);
+  const splitKind = choice('--split-kind', options.splitKind, SPLIT_KINDS);
+  // Cases read from files are scored by how right they are, and a lower-is-better score is no speedup.
+  const metric = choice('--metric', options.metric ?? planMetric ?? (splitKind === 'path' || direction === 'minimize' ? 'accuracy' : 'speedup'), METRICS);
+  if (metric === 'speedup' && direction === 'minimize')
+    throw new UsageError('--direction minimize does not fit --metric speedup: a speedup is higher-is-better; expected --metric accuracy (or --direction maximize)', 'bad-option');
+  const bundleLang = choice('--bundle-lang', options.bundleLang, BUNDLE_LANGS);
+  return {style, entrypoint, direction, splitKind, metric, bundleLang};
+}
+
+/**
+ * The files to write into an existing folder; the rest go to `result.skipped`
+ * (present) or `result.withheld`. `removed` (set when the folder has an arbor.lock)
+ * tells which missing files its author removed: those `.arbor-scaffold` lists, or,
+ * without one, those the lock protects.
+ */
+function chooseFills(target: string, shown: string, planned: Map<string, Planned[]>, result: ScaffoldResult, removed: Set<string> | RegExp | undefined): Planned[] {
+  const present = (rel: string) => {
+    try {
+      return lstatSync(path.join(target, rel), {throwIfNoEntry: false}) !== undefined;
+    } catch {
+      return false; // a parent that is not a folder: checkParents refuses it below
+    }
+  };
+  const wasRemoved = (rel: string) => (removed instanceof RegExp ? removed.test(rel) : removed?.has(rel) === true);
+  const toWrite: Planned[] = [];
+  for (const [part, files] of planned) {
+    // A folder that has an eval entrypoint or a bundle keeps it whole: no second one beside it.
+    const bundled = part.startsWith('bundle-') || part.startsWith('verify-');
+    const kept = part.startsWith('eval-') ? ENTRYPOINTS.filter(present) : bundled && present('bundle/fherma.toml') ? ['bundle/fherma.toml'] : [];
+    if (kept.length > 0) {
+      result.skipped.push(...new Set([...kept, ...files.map((f) => f.rel).filter(present)]));
+      continue;
+    }
+    for (const file of files) {
+      if (present(file.rel)) result.skipped.push(file.rel);
+      else if (wasRemoved(file.rel)) result.withheld.push(file.rel);
+      else toWrite.push(file);
+    }
+  }
+  result.skipped = [...new Set(result.skipped)];
+  for (const file of toWrite) checkParents(target, shown, file.rel);
+  return toWrite;
+}
+
+/** The file that remembers which template files a folder has had (see `withheld`). */
+export const MEMORY = '.arbor-scaffold';
+
+/** What the lock protects among the template files: adding one makes an existing lock stale. */
+const LOCK_PROTECTED = /^(?:plan\.toml|eval\.sh|eval\.py|reference\.py|(?:bundle|data)\/.*)$/;
+
+const MEMORY_HEADER = [
+  '# The template files `arbor benchmark scaffold` wrote here or found here. Once the folder has an',
+  '# arbor.lock, a file listed here and missing is one its author removed: scaffold does not write it',
+  '# back. Delete its line to have it written again.',
+];
+
+/** The files `.arbor-scaffold` lists, or undefined when the folder has none (or it cannot be read). */
+function readMemory(target: string): Set<string> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path.join(target, MEMORY), 'utf8');
+  } catch {
+    return undefined;
+  }
+  return new Set(text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#')));
+}
+
+/** Add `files` to `.arbor-scaffold` (written atomically when it changes); true when the file is new. */
+function writeMemory(target: string, memory: Set<string> | undefined, files: string[]): boolean {
+  const all = new Set([...(memory ?? []), ...files]);
+  if (memory !== undefined && all.size === memory.size) return false;
+  try {
+    writeFileAtomic(path.join(target, MEMORY), [...MEMORY_HEADER, ...[...all].sort(), ''].join('\n'));
+  } catch {
+    // Best effort: without it, a locked folder falls back to the lock (no protected file is added).
+    return false;
+  }
+  return memory === undefined;
 }
 
 /**
@@ -190,7 +286,7 @@ function checkEditable(files: string[]): string[] {
 }
 
 /** The values of every `{{variable}}` the templates use. */
-function templateVariables(v: {name: string; entrypoint: string; direction: string; splitKind: string; editable: string[]}): Record<string, string> {
+function templateVariables(v: {name: string; entrypoint: string; direction: string; splitKind: string; metric: string; bundleLang: string; editable: string[]; arborCli: string}): Record<string, string> {
   const quoted = v.editable.map((f) => `\`${f}\``);
   const list = quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
   const path = v.splitKind === 'path';
@@ -199,8 +295,12 @@ function templateVariables(v: {name: string; entrypoint: string; direction: stri
     solution: v.editable[0]!,
     editable: `[${v.editable.map((f) => JSON.stringify(f)).join(', ')}]`,
     editable_list: `${list} ${quoted.length === 1 ? 'is the file' : 'are the files'} an agent may edit`,
+    ...metricVariables(v),
+    made_by_sh: `'${v.arborCli.replace(/'/g, `'\\''`)}'`,
+    made_by_py: JSON.stringify(v.arborCli),
     entrypoint: v.entrypoint,
     run: v.entrypoint === 'eval.sh' ? 'bash eval.sh dev|test' : 'python3 eval.py --split dev|test',
+    run_dev: v.entrypoint === 'eval.sh' ? 'bash eval.sh dev' : 'python3 eval.py --split dev',
     better: v.direction === 'maximize' ? 'higher is better' : 'lower is better',
     direction: v.direction === 'minimize' ? 'direction = "minimize"        # lower scores are better' : '',
     splits: path
@@ -225,6 +325,38 @@ function templateVariables(v: {name: string; entrypoint: string; direction: stri
     split_note: path
       ? 'The cases are files: `data/dev/` and `data/test/`, one made work directory per subfolder. The test split is only as held out as this folder: whoever can read `data/test/` has seen it, and no salt can change fixed data, so a platform keeps a private copy of the test data outside the benchmark. TODO(arbor): say where the data comes from and how the splits differ.'
       : 'dev and test use disjoint seeds (`plan.toml`: dev 0-3, test 1000-1007); a platform that sets `ARBOR_TEST_SALT` gets test seeds derived from the salt instead. TODO(arbor): say how else the splits differ (points, sizes), or that they do not.',
+  };
+}
+
+/** The variables that differ between a speedup and an accuracy metric: the plan's lines, the bundle's verifier, the README's words. */
+function metricVariables(v: {entrypoint: string; metric: string; bundleLang: string; splitKind: string}): Record<string, string> {
+  const verifier = `verify.${v.bundleLang === 'py' ? 'py' : 'mjs'}`;
+  const data = v.splitKind === 'path' ? ', `data/`' : '';
+  if (v.metric === 'speedup')
+    return {
+      metric: [
+        'metric = "speedup"            # mean over cases of reference seconds / solution seconds',
+        'reference = "reference.py"',
+        'repetitions = 3               # the fewest repetitions, each a fresh sandbox for reference and solution',
+        'clock = "cpu"                 # cases timed in CPU seconds of the run\'s whole process tree ("wall" for parallel tasks)',
+        'precision = 0.01              # repeat until the score\'s 95% interval is within +-1% of it...',
+        'max_seconds = 60              # ...or this many seconds of repetitions are spent',
+      ].join('\n'),
+      verify_entry: `# verify = "${verifier}"   # omit for byte-equality verification`,
+      metric_note:
+        'The score is a speedup: per case, the time `reference.py` takes over the time the solution takes (CPU seconds, the median of the repetitions), averaged over the cases; 0.0 as soon as any case is answered wrong. TODO(arbor): say what the reference is and why it is a fair baseline.',
+      protected_list: `\`${v.entrypoint}\`, \`plan.toml\`, \`bundle/\`${data} and \`reference.py\``,
+    };
+  return {
+    metric: [
+      `metric = "accuracy"           # mean over cases of metrics.correct / metrics.of, reported by bundle/${verifier}`,
+      'numerator = "correct"',
+      'denominator = "of"',
+      'timeout = 60                  # seconds one case may take (an accuracy eval runs each case once, untimed)',
+    ].join('\n'),
+    verify_entry: `verify = "${verifier}"         # reports metrics.correct and metrics.of (the accuracy score)`,
+    metric_note: `The score is an accuracy: per case, the share of the answer that \`bundle/${verifier}\` counts correct (\`correct / of\`), averaged over the cases; a case that crashes, times out or returns no answer counts 0. It is not timed, and there is no reference solver. TODO(arbor): say what counts as correct.`,
+    protected_list: `\`${v.entrypoint}\`, \`plan.toml\`${data} and \`bundle/\``,
   };
 }
 
