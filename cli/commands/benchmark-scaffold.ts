@@ -71,9 +71,9 @@ export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
       result.placeholders.length > 0 ? `Replace the ${result.placeholders.length} \`TODO(arbor): …\` placeholders in ${files.join(', ')} with your own text.` : undefined,
       `Write the baseline (${result.editable[0]}), the testing bundle (bundle/${result.metric === 'accuracy' ? ', whose verifier scores each answer' : ''}) and the eval plan (plan.toml).`,
       result.lockStale
-        ? `Run \`${arbor} benchmark lock ${dir}\` now: the folder's arbor.lock does not cover the protected files just written, and an eval whose protected files differ from it scores 0.0.`
+        ? `Run \`${arbor} benchmark lock ${dir}\` now: the folder's arbor.lock does not cover the protected files just written, and an eval whose protected files differ from it refuses to run.`
         : result.created.includes('arbor.lock')
-          ? `After each change to a protected file (${protectedFiles}), run \`${arbor} benchmark lock ${dir}\`: an eval whose protected files differ from arbor.lock scores 0.0.`
+          ? `After each change to a protected file (${protectedFiles}), run \`${arbor} benchmark lock ${dir}\`: an eval whose protected files differ from arbor.lock refuses to run (exit 3).`
           : undefined,
       result.splitKind === 'path' ? dataStep(arbor, result.dir, shellWord) : undefined,
       `Run \`${run}\` for a score (0.0 until the baseline solves the task).`,

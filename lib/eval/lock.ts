@@ -2,7 +2,7 @@
  * `arbor.lock`: the SHA-256 of every protected file of a benchmark folder
  * (the eval entrypoints, plan.toml, the bundle, the reference solver, data/),
  * written by scaffold, checkout and `arbor benchmark lock`, committed with the
- * folder. An eval whose protected files differ from the lock scores 0.0: an
+ * folder. An eval whose protected files differ from the lock refuses to run (exit 3): an
  * agent working in a checkout cannot make its eval easier between runs. It
  * guards against solutions and agents, not against the folder's owner, who
  * refreshes the lock on purpose.
