@@ -19,3 +19,30 @@ export async function probeBenchmarks(result: VerifyResult, options: ProbeOption
   }
   return result;
 }
+
+export {answerSlack, checkVerifier, killTarget} from './checker.js';
+export type {AnswerOutcome, CheckerOptions, CheckerReport, MutantOutcome} from './checker.js';
+export {formatChecker} from './report.js';
+
+/** Options of checkVerifiers. */
+export interface CheckersOptions {
+  /** Also run each verifier's mutants. */
+  mutants?: boolean;
+  /** The eval probes ran and already reported a folder without plan.toml: do not report it twice. */
+  planReported?: boolean;
+}
+
+/** Score the trivial answers (and the mutants) of every folder verify could lint; findings join its report, the reports come back by folder. */
+export async function checkVerifiers(result: VerifyResult, options: CheckersOptions = {}): Promise<Map<string, import('./checker.js').CheckerReport>> {
+  const {checkVerifier} = await import('./checker.js');
+  const reports = new Map<string, import('./checker.js').CheckerReport>();
+  for (const report of result.benchmarks) {
+    const checked = await checkVerifier(report.dir, {mutants: options.mutants});
+    const findings = options.planReported ? checked.findings.filter((f) => f.ruleId !== 'probe-plan') : checked.findings;
+    report.findings.push(...findings);
+    report.errors += findings.length;
+    result.errors += findings.length;
+    reports.set(report.dir, {...checked, findings});
+  }
+  return reports;
+}
