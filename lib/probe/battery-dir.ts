@@ -29,6 +29,8 @@ export interface PointAnswer {
 /** The battery at one dev point. */
 export interface BatteryPoint {
   point: Point;
+  /** The made work directory of the dev cases, and the battery's. */
+  made: string;
   dir: string;
   cases: DevCase[];
   answers: PointAnswer[];
@@ -96,8 +98,8 @@ function link(from: string, to: string): void {
   }
 }
 
-/** Write every answer into out/, as it is or as a wrapper mutant's verifier would see it. */
-export function writeAnswers(bundle: Bundle, battery: BatteryPoint, view?: ViewMutant): void {
+/** Write every answer into out/ as it is. */
+export function writeAnswers(bundle: Bundle, battery: BatteryPoint): void {
   const outDir = path.join(battery.dir, 'out');
   rmSync(outDir, {recursive: true, force: true});
   const n = battery.cases.length;
@@ -105,16 +107,56 @@ export function writeAnswers(bundle: Bundle, battery: BatteryPoint, view?: ViewM
     answer.out.forEach((tensors, i) => {
       const to = path.join(outDir, caseName(a * n + i));
       mkdirSync(to, {recursive: true});
-      bundle.results.forEach((b, r) => {
-        let tensor = tensors[r]!;
-        if (view && view.applies(b, battery.shapes[r]!, battery.cases[0]!.expected[r]!)) {
-          const input: ViewInput = {binding: b, shape: battery.shapes[r]!, actual: tensor, expected: battery.cases[i]!.expected[r]!, args: battery.cases[i]!.args, caseIndex: i, cases: n};
-          tensor = view.see(input);
-        }
-        writeTensor(path.join(to, `${b.name}.bin`), b.type, tensor, {atomic: false});
-      });
+      bundle.results.forEach((b, r) => writeTensor(path.join(to, `${b.name}.bin`), b.type, tensors[r]!, {atomic: false}));
     });
   });
+}
+
+/** One battery case as a wrapper mutant's verifier sees it: answer `a` on dev case `i`. */
+export interface ViewedCase {
+  a: number;
+  i: number;
+  tensors: Tensor[];
+}
+
+/**
+ * The battery cases a wrapper mutant shows its verifier differently from the answer itself.
+ * Only these can change a verdict (the verifier sees the same bytes elsewhere), so only these are verified.
+ */
+export function viewedCases(bundle: Bundle, battery: BatteryPoint, view: ViewMutant): ViewedCase[] {
+  const n = battery.cases.length;
+  const changed: ViewedCase[] = [];
+  battery.answers.forEach((answer, a) => {
+    answer.out.forEach((tensors, i) => {
+      let differs = false;
+      const seen = bundle.results.map((b, r) => {
+        const expected = battery.cases[i]!.expected[r]!;
+        if (!view.applies(b, battery.shapes[r]!, battery.cases[0]!.expected[r]!)) return tensors[r]!;
+        const input: ViewInput = {binding: b, shape: battery.shapes[r]!, actual: tensors[r]!, expected, args: battery.cases[i]!.args, caseIndex: i, cases: n};
+        const t = view.see(input);
+        if (!sameTensor(t, tensors[r]!)) differs = true;
+        return t;
+      });
+      if (differs) changed.push({a, i, tensors: seen});
+    });
+  });
+  return changed;
+}
+
+/** A work directory of just these viewed cases (case j = the j-th of them), for one verify. */
+export function layOutViewed(bundle: Bundle, battery: BatteryPoint, dir: string, viewed: ViewedCase[]): void {
+  rmSync(dir, {recursive: true, force: true});
+  viewed.forEach(({i, tensors}, j) => {
+    for (const [group, bindings] of [['cases', bundle.args], ['expected', bundle.results]] as const) {
+      const to = path.join(dir, group, caseName(j));
+      mkdirSync(to, {recursive: true});
+      for (const b of bindings) link(path.join(battery.made, group, caseName(i), `${b.name}.bin`), path.join(to, `${b.name}.bin`));
+    }
+    const out = path.join(dir, 'out', caseName(j));
+    mkdirSync(out, {recursive: true});
+    bundle.results.forEach((b, r) => writeTensor(path.join(out, `${b.name}.bin`), b.type, tensors[r]!, {atomic: false}));
+  });
+  writeFileSync(path.join(dir, 'manifest.json'), `${spacedJson({point: battery.point, cases: viewed.length})}\n`);
 }
 
 /** Whether any result of the bundle at this point fits the view (else the mutant does not exist for it). */

@@ -13,10 +13,10 @@ import type {Bundle} from '../bundle/bundle.js';
 import type {Verdicts} from '../bundle/workdir.js';
 import type {Plan} from '../eval/plan.js';
 import type {Finding} from '../zoo/lint.js';
-import {buildAnswers, layOutBattery, readDevCases, viewApplies, writeAnswers, type BatteryPoint} from './battery-dir.js';
+import {buildAnswers, layOutBattery, layOutViewed, readDevCases, viewApplies, viewedCases, writeAnswers, type BatteryPoint} from './battery-dir.js';
 import type {AnswerKind} from './answers.js';
 import {sourceMutants} from './source.js';
-import {viewMutants, type ViewMutant} from './views.js';
+import {viewMutants} from './views.js';
 
 /** The share of an entry's observable mutants its answers must kill. */
 export const killTarget = 0.9;
@@ -100,16 +100,17 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
       return {...report, seconds: seconds()};
     }
     const {verifyWorkDir} = await import('../bundle/index.js');
+    const verify = async (variant: Bundle, workDir: string) => outcomes(plan, await verifyWorkDir(variant, workDir));
     const score = async (variant: Bundle): Promise<Outcome[][]> => {
       const all: Outcome[][] = [];
-      for (const p of points) all.push(outcomes(plan, await verifyWorkDir(variant, p.dir)));
+      for (const p of points) all.push(await verify(variant, p.dir));
       return all;
     };
     for (const p of points) writeAnswers(bundle, p);
     const baseline = await score(bundle);
     judgeAnswers(plan, points, baseline, report, finding);
     if (options.mutants) {
-      report.mutants = await runMutants(bundle, points, baseline, scratch, score);
+      report.mutants = await runMutants(bundle, points, baseline, scratch, score, verify);
       const killed = report.mutants.filter((m) => m.status === 'killed').length;
       const counted = report.mutants.filter((m) => m.status !== 'unobservable').length;
       report.killRate = counted === 0 ? 1 : killed / counted;
@@ -150,7 +151,7 @@ async function makeBattery(abs: string, scratch: string): Promise<{plan: Plan; b
     const dir = path.join(scratch, `battery-${k}`);
     layOutBattery(bundle, made, dir, point, cases.length, answers.length);
     const {bindingShape} = await import('../bundle/bundle.js');
-    points.push({point, dir, cases, answers, shapes: bundle.results.map((b) => bindingShape(b, point).map(Number))});
+    points.push({point, made, dir, cases, answers, shapes: bundle.results.map((b) => bindingShape(b, point).map(Number))});
   }
   return {plan, bundle, points};
 }
@@ -231,12 +232,13 @@ async function runMutants(
   baseline: Outcome[][],
   scratch: string,
   score: (variant: Bundle) => Promise<Outcome[][]>,
+  verify: (variant: Bundle, dir: string) => Promise<Outcome[]>,
 ): Promise<MutantOutcome[]> {
   const results: MutantOutcome[] = [];
-  const judge = async (mutant: string, kind: MutantOutcome['kind'], changes: string, variant: Bundle) => {
+  const judge = async (mutant: string, kind: MutantOutcome['kind'], changes: string, scoring: () => Promise<Outcome[][]>) => {
     let scored: Outcome[][];
     try {
-      scored = await score(variant);
+      scored = await scoring();
     } catch (error) {
       // A mutant the host refuses to run at all (a module that no longer loads) is caught by any answer.
       results.push({mutant, kind, changes, status: 'killed', killedBy: 'expected', killedOn: 'passed', note: `the verifier no longer runs: ${messageOf(error)}`});
@@ -256,14 +258,14 @@ async function runMutants(
       const base = path.basename(file).replace(/\.[^.]+$/, '');
       const target = path.join(copy, path.dirname(path.relative(bundle.dir, file)), `${base}_mutant_${k}${path.extname(file)}`);
       writeFileSync(target, m.text);
-      await judge(m.name, 'source', m.changes, {...bundle, dir: copy, entry: {...bundle.entry, verify: target}});
+      await judge(m.name, 'source', m.changes, () => score({...bundle, dir: copy, entry: {...bundle.entry, verify: target}}));
     }
   }
   // Every number of [accept] loosened: 1000 times larger, or 1 for a zero (a count of rows allowed wrong).
   for (const [key, value] of Object.entries(bundle.accept)) {
     if (typeof value !== 'number' && typeof value !== 'bigint') continue;
     const loosened = Number(value) === 0 ? 1 : Number(value) * 1000;
-    await judge(`accept-${key}`, 'accept', `[accept] ${key} = ${value} -> ${loosened}`, {...bundle, accept: {...bundle.accept, [key]: loosened}});
+    await judge(`accept-${key}`, 'accept', `[accept] ${key} = ${value} -> ${loosened}`, () => score({...bundle, accept: {...bundle.accept, [key]: loosened}}));
   }
   for (const view of viewMutants) {
     if (!viewApplies(bundle, points[0]!, view)) continue;
@@ -272,11 +274,33 @@ async function runMutants(
       results.push({mutant: view.name, kind: 'wrapper', changes: view.changes, status: 'unobservable', note: why});
       continue;
     }
-    for (const p of points) writeAnswers(bundle, p, view as ViewMutant);
-    await judge(view.name, 'wrapper', view.changes, bundle);
+    await judge(view.name, 'wrapper', view.changes, () => scoreViewed(bundle, points, baseline, scratch, view, verify));
   }
-  for (const p of points) writeAnswers(bundle, p);
   return results;
+}
+
+/** The battery's outcomes under a wrapper mutant: the baseline's, with the cases its view changes verified again. */
+async function scoreViewed(
+  bundle: Bundle,
+  points: BatteryPoint[],
+  baseline: Outcome[][],
+  scratch: string,
+  view: (typeof viewMutants)[number],
+  verify: (variant: Bundle, dir: string) => Promise<Outcome[]>,
+): Promise<Outcome[][]> {
+  const scored: Outcome[][] = [];
+  for (const [k, p] of points.entries()) {
+    const mine = baseline[k]!.slice();
+    const viewed = viewedCases(bundle, p, view);
+    if (viewed.length > 0) {
+      const dir = path.join(scratch, 'viewed');
+      layOutViewed(bundle, p, dir, viewed);
+      const outcomes = await verify(bundle, dir);
+      viewed.forEach(({a, i}, j) => (mine[a * p.cases.length + i] = outcomes[j]!));
+    }
+    scored.push(mine);
+  }
+  return scored;
 }
 
 /**
