@@ -125,47 +125,47 @@ export const trivialAnswers: readonly TrivialAnswer[] = [
     tries: "every element the expected answer's middle element",
     make: (a) => mapTensor(a.expected, () => (a.expected as unknown as Num[])[a.expected.length >> 1]!),
   },
-  {name: 'nan', kind: 'wrong', tries: 'every element NaN (float results)', make: floatOnly((a) => mapTensor(a.expected, () => Number.NaN))},
-  {name: 'infinity', kind: 'wrong', tries: 'every element +Infinity (float results)', make: floatOnly((a) => mapTensor(a.expected, () => Number.POSITIVE_INFINITY))},
+  {name: 'nan', kind: 'wrong', tries: 'every element NaN, for a float result', make: floatOnly((a) => mapTensor(a.expected, () => Number.NaN))},
+  {name: 'infinity', kind: 'wrong', tries: 'every element +Infinity, for a float result', make: floatOnly((a) => mapTensor(a.expected, () => Number.POSITIVE_INFINITY))},
   {name: 'echo', kind: 'wrong', tries: 'the first argument, cast and repeated to fill the result', make: echo},
-  {name: 'f32', kind: 'near', tries: 'the expected answer rounded to f32 (f64 results)', make: (a) => (a.binding.type === 'f64' ? mapTensor(a.expected, (v) => Math.fround(Number(v))) : undefined)},
-  {name: 'f16', kind: 'near', tries: 'the expected answer rounded to 11 significant bits (float results)', make: floatOnly((a) => mapTensor(a.expected, (v) => roundBits(Number(v), 11)))},
+  {name: 'f32', kind: 'near', tries: 'the expected answer rounded to f32, for an f64 result', make: (a) => (a.binding.type === 'f64' ? mapTensor(a.expected, (v) => Math.fround(Number(v))) : undefined)},
+  {name: 'f16', kind: 'near', tries: 'the expected answer rounded to 11 significant bits as f16 holds it, for a float result', make: floatOnly((a) => mapTensor(a.expected, (v) => roundBits(Number(v), 11)))},
   {
     name: 'noise-1e-3',
     kind: 'near',
-    tries: 'the expected answer times 1 +- 1e-3, alternating (float results)',
+    tries: 'the expected answer times 1 + 1e-3 and 1 - 1e-3 alternately, for a float result',
     make: floatOnly((a) => mapTensor(a.expected, (v, i) => Number(v) * (1 + (i % 2 ? -1e-3 : 1e-3)))),
   },
   {
     name: 'noise-1e-6',
     kind: 'near',
-    tries: 'the expected answer times 1 +- 1e-6, alternating (float results)',
+    tries: 'the expected answer times 1 + 1e-6 and 1 - 1e-6 alternately, for a float result',
     make: floatOnly((a) => mapTensor(a.expected, (v, i) => Number(v) * (1 + (i % 2 ? -1e-6 : 1e-6)))),
   },
-  {name: 'plus-one', kind: 'wrong', tries: 'every element of the expected answer + 1 (integer results)', make: (a) => (isFloat(a.binding.type) ? undefined : mapTensor(a.expected, (v) => plus(v, 1)))},
-  {name: 'first-half', kind: 'wrong', tries: 'the expected answer in the first half of the elements, zeros after', make: (a) => mapTensor(a.expected, (v, i) => (i < a.expected.length / 2 ? v : zeroLike(v)))},
-  {name: 'alternate', kind: 'wrong', tries: 'the expected answer at even elements, zeros at odd ones', make: (a) => mapTensor(a.expected, (v, i) => (i % 2 === 0 ? v : zeroLike(v)))},
-  {name: 'alternate-rows', kind: 'wrong', tries: 'the expected answer in even rows, zeros in odd rows (results of 2 or more dimensions)', make: (a) => (a.shape.length < 2 ? undefined : keepRows(a, (r) => r % 2 === 0))},
-  {name: 'first-row', kind: 'wrong', tries: 'the expected answer in the first row, zeros after (results of 2 or more dimensions)', make: (a) => (a.shape.length < 2 ? undefined : keepRows(a, (r) => r === 0))},
+  {name: 'plus-one', kind: 'wrong', tries: 'every element of the expected answer plus 1, for an integer result', make: (a) => (isFloat(a.binding.type) ? undefined : mapTensor(a.expected, (v) => plus(v, 1)))},
+  {name: 'first-half', kind: 'wrong', tries: 'the expected answer in the first half of the elements and zeros after', make: (a) => mapTensor(a.expected, (v, i) => (i < a.expected.length / 2 ? v : zeroLike(v)))},
+  {name: 'alternate', kind: 'wrong', tries: 'the expected answer at even elements and zeros at odd ones', make: (a) => mapTensor(a.expected, (v, i) => (i % 2 === 0 ? v : zeroLike(v)))},
+  {name: 'alternate-rows', kind: 'wrong', tries: 'the expected answer in even rows and zeros in odd rows, for a result of 2 or more dimensions', make: (a) => (a.shape.length < 2 ? undefined : keepRows(a, (r) => r % 2 === 0))},
+  {name: 'first-row', kind: 'wrong', tries: 'the expected answer in the first row and zeros after it, for a result of 2 or more dimensions', make: (a) => (a.shape.length < 2 ? undefined : keepRows(a, (r) => r === 0))},
   {name: 'wrong-first', kind: 'wrong', tries: 'the expected answer with its first element changed', make: (a) => oneChanged(a, () => 0)},
   {name: 'wrong-middle', kind: 'wrong', tries: 'the expected answer with its middle element changed', make: (a) => oneChanged(a, (n) => n >> 1)},
   {name: 'wrong-last', kind: 'wrong', tries: 'the expected answer with its last element changed', make: (a) => oneChanged(a, (n) => n - 1)},
   {
     name: 'duplicate',
     kind: 'wrong',
-    tries: "the expected answer with each row's second element a copy of its first (a repeated index where two are tied)",
+    tries: "the expected answer with each row's second element a copy of its first, a repeated index where two tie",
     make: (a) => {
       const w = a.shape.length < 2 ? a.expected.length : rowLength(a.shape);
       if (w < 2) return undefined;
       return mapTensor(a.expected, (v, i) => (i % w === 1 ? (a.expected as unknown as Num[])[i - 1]! : v));
     },
   },
-  {name: 'negated', kind: 'wrong', tries: 'the expected answer with every sign flipped (signed results)', make: (a) => (isSigned(a.binding.type) ? mapTensor(a.expected, (v) => times(v, -1)) : undefined)},
+  {name: 'negated', kind: 'wrong', tries: 'the expected answer with every sign flipped, for a signed result', make: (a) => (isSigned(a.binding.type) ? mapTensor(a.expected, (v) => times(v, -1)) : undefined)},
   {name: 'reversed', kind: 'wrong', tries: 'the expected answer with its elements in reverse order', make: (a) => mapTensor(a.expected, (_v, i) => (a.expected as unknown as Num[])[a.expected.length - 1 - i]!)},
   {
     name: 'rows-reversed',
     kind: 'wrong',
-    tries: 'the expected answer with each row in reverse order (results of 2 or more dimensions)',
+    tries: 'the expected answer with each row in reverse order, for a result of 2 or more dimensions',
     make: (a) => {
       if (a.shape.length < 2) return undefined;
       const w = rowLength(a.shape);
@@ -173,7 +173,7 @@ export const trivialAnswers: readonly TrivialAnswer[] = [
     },
   },
   {name: 'doubled', kind: 'wrong', tries: 'the expected answer times 2', make: (a) => mapTensor(a.expected, (v) => times(v, 2))},
-  {name: 'stale', kind: 'wrong', tries: "the next case's expected answer (a cached answer)", make: (a) => a.nextExpected},
+  {name: 'stale', kind: 'wrong', tries: "the next case's expected answer, as a stale cache would give", make: (a) => a.nextExpected},
   {
     name: 'random',
     kind: 'wrong',

@@ -18,7 +18,7 @@ export function formatChecker(dir: string, report: CheckerReport): string[] {
     const unobservable = report.mutants.length - counted;
     lines.push(
       `${dir}: mutants: ${killed.length} of ${counted} killed (${percent(report.killRate ?? 1)}, at least ${percent(0.9)} needed)` +
-        `${onMetrics ? `, ${onMetrics} of them by their metrics alone` : ''}${unobservable ? `; ${unobservable} not observable` : ''} in ${report.seconds.toFixed(1)} s`,
+        `${onMetrics ? `, ${onMetrics} of them by their metrics alone (${percent(counted ? (killed.length - onMetrics) / counted : 1)} on pass and score)` : ''}${unobservable ? `; ${unobservable} not observable` : ''} in ${report.seconds.toFixed(1)} s`,
     );
     for (const m of report.mutants) {
       if (m.status === 'survived') lines.push(`${dir}: mutant survived: ${m.mutant} (${m.kind}): ${m.changes}`);

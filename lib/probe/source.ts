@@ -99,7 +99,9 @@ export function sourceMutants(text: string, language: Language): SourceMutant[] 
   };
 
   // `passed` forced true: a dict key in Python, an object key in JavaScript.
-  for (const m of code.matchAll(language === 'py' ? /(["'])passed\1\s*:\s*/g : /\bpassed\s*:\s*/g)) {
+  // Python's key is a string, which the mask blanks: it is found in the text, where the code has a quote (not in a comment).
+  for (const m of (language === 'py' ? text : code).matchAll(language === 'py' ? /(["'])passed\1\s*:\s*/g : /\bpassed\s*:\s*/g)) {
+    if (language === 'py' && code[m.index] !== m[1]) continue;
     const from = m.index + m[0].length;
     const end = expressionEnd(code, from, language);
     if (end > from) add(from, end, language === 'py' ? 'True' : 'true', 'passed-true', `\`passed: ${snippet(from, end)}\` -> true`);
@@ -140,7 +142,7 @@ export function sourceMutants(text: string, language: Language): SourceMutant[] 
       const open = m.index + m[0].length - 1;
       const header = code.slice(open, closing(code, open));
       const step = /(\+\+|\+=\s*1\b)(?=[\s)]*$)/.exec(header);
-      if (step) add(open + step.index, open + step.index + step[0].length, '+= 2', 'loop-stride-2', `\`for ${snippet(open, open + header.length)}\` visits every other index`);
+      if (step) add(open + step.index, open + step.index + step[0].length, step[0] === '++' ? ' += 2' : '+= 2', 'loop-stride-2', `\`for ${snippet(open, open + header.length)}\` visits every other index`);
     }
   } else {
     for (const m of code.matchAll(/\brange\(/g)) {

@@ -71,18 +71,18 @@ export const viewMutants: readonly ViewMutant[] = [
   {name: 'stride-4-sample', changes: 'checks every fourth element', applies: all, see: (v) => ignoring(v, (i) => i % 4 !== 0)},
   {name: 'first-half-only', changes: 'checks the first half of the elements', applies: all, see: (v) => ignoring(v, (i) => i >= v.actual.length / 2)},
   {name: 'prefix-16', changes: 'checks the first 16 elements', applies: (_b, s) => s.reduce((a, b) => a * b, 1) > 16, see: (v) => ignoring(v, (i) => i >= 16)},
-  {name: 'first-element-ignored', changes: 'skips the first element (a loop from 1)', applies: all, see: (v) => ignoring(v, (i) => i === 0)},
-  {name: 'last-element-ignored', changes: 'skips the last element (a loop bound one short)', applies: all, see: (v) => ignoring(v, (i) => i === v.actual.length - 1)},
+  {name: 'first-element-ignored', changes: 'skips the first element, a loop from 1', applies: all, see: (v) => ignoring(v, (i) => i === 0)},
+  {name: 'last-element-ignored', changes: 'skips the last element, a loop bound one short', applies: all, see: (v) => ignoring(v, (i) => i === v.actual.length - 1)},
   {
     name: 'even-rows-only',
-    changes: 'checks every other row (a sample of rows)',
+    changes: 'checks every other row, a sample of rows',
     applies: multiRow,
     see: (v) => ignoring(v, (i) => Math.floor(i / rowLength(v.shape)) % 2 === 1),
   },
   {name: 'first-row-only', changes: 'checks only the first row', applies: multiRow, see: (v) => ignoring(v, (i) => i >= rowLength(v.shape))},
   {
     name: 'order-in-row-ignored',
-    changes: 'compares each row as a multiset (order within a row ignored)',
+    changes: 'compares each row as a multiset, ignoring the order within a row',
     applies: multiRow,
     see: (v) => {
       const w = rowLength(v.shape);
@@ -94,10 +94,10 @@ export const viewMutants: readonly ViewMutant[] = [
       return ignoring(v, (i) => same[Math.floor(i / w)]!);
     },
   },
-  {name: 'order-ignored', changes: 'compares the elements as a multiset (order ignored)', applies: all, see: (v) => wholeIf(v, sorted(Array.from(v.actual as unknown as Num[])) === sorted(Array.from(v.expected as unknown as Num[])))},
-  {name: 'sum-only', changes: 'compares only the sum of the elements (a checksum)', applies: all, see: (v) => wholeIf(v, closeTo(sum(v.actual), sum(v.expected)))},
-  {name: 'max-only', changes: 'compares only the largest absolute element (a norm)', applies: all, see: (v) => wholeIf(v, closeTo(maxAbs(v.actual), maxAbs(v.expected)))},
-  {name: 'sign-ignored', changes: 'compares absolute values (sign ignored)', applies: (b) => isSigned(b.type), see: (v) => ignoring(v, (i) => closeTo(Math.abs(num(at(v.actual, i))), Math.abs(num(at(v.expected, i)))))},
+  {name: 'order-ignored', changes: 'compares the elements as a multiset, ignoring their order', applies: all, see: (v) => wholeIf(v, sorted(Array.from(v.actual as unknown as Num[])) === sorted(Array.from(v.expected as unknown as Num[])))},
+  {name: 'sum-only', changes: 'compares only the sum of the elements, a checksum', applies: all, see: (v) => wholeIf(v, closeTo(sum(v.actual), sum(v.expected)))},
+  {name: 'max-only', changes: 'compares only the largest absolute element, a norm', applies: all, see: (v) => wholeIf(v, closeTo(maxAbs(v.actual), maxAbs(v.expected)))},
+  {name: 'sign-ignored', changes: 'compares absolute values, ignoring the sign', applies: (b) => isSigned(b.type), see: (v) => ignoring(v, (i) => closeTo(Math.abs(num(at(v.actual, i))), Math.abs(num(at(v.expected, i)))))},
   {name: 'scale-ignored', changes: 'accepts any multiple of the expected answer', applies: all, see: (v) => wholeIf(v, proportional(v.actual, v.expected))},
   {name: 'zeros-accepted', changes: 'accepts an answer of all zeros', applies: all, see: (v) => wholeIf(v, every(v.actual, (x) => num(x) === 0))},
   {name: 'constant-accepted', changes: 'accepts an answer whose elements are all equal', applies: (_b, s) => s.reduce((a, b) => a * b, 1) > 1, see: (v) => wholeIf(v, every(v.actual, (x) => equal(x, at(v.actual, 0))))},
@@ -112,7 +112,7 @@ export const viewMutants: readonly ViewMutant[] = [
   {name: 'off-by-one-accepted', changes: 'accepts each element within 1 of the expected one', applies: all, see: (v) => withinRelative(v, 0, 1)},
   {name: 'tolerance-1e-3', changes: 'accepts each element within 1e-3 relative of the expected one', applies: admitsOther(1e-3), see: (v) => withinRelative(v, 1e-3)},
   {name: 'tolerance-1e-6', changes: 'accepts each element within 1e-6 relative of the expected one', applies: admitsOther(1e-6), see: (v) => withinRelative(v, 1e-6)},
-  {name: 'f32-accepted', changes: 'compares in f32 (the expected answer rounded to f32 accepted)', applies: (b) => b.type === 'f64', see: (v) => ignoring(v, (i) => Math.fround(num(at(v.actual, i))) === Math.fround(num(at(v.expected, i))))},
+  {name: 'f32-accepted', changes: 'compares in f32, so the expected answer rounded to f32 passes', applies: (b) => b.type === 'f64', see: (v) => ignoring(v, (i) => Math.fround(num(at(v.actual, i))) === Math.fround(num(at(v.expected, i))))},
   {name: 'infinity-accepted', changes: 'skips elements that are infinite', applies: float, see: (v) => ignoring(v, (i) => Math.abs(num(at(v.actual, i))) === Number.POSITIVE_INFINITY)},
   {
     name: 'nan-accepted',
@@ -134,6 +134,7 @@ function maxAbs(t: Tensor): number {
   return m;
 }
 function closeTo(a: number, b: number): boolean {
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b;
   return a === b || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
 }
 function countRight(v: ViewInput): number {
