@@ -33,6 +33,12 @@ export interface TrivialAnswer {
   readonly name: string;
   readonly kind: AnswerKind;
   readonly tries: string;
+  /**
+   * Whether a solution could give this answer knowing nothing of the expected one (zeros, echo,
+   * random): only such an answer is held to an accuracy entry's floor. One made from the expected
+   * answer (half right, one element changed) earns the partial credit it deserves there.
+   */
+  readonly blind?: boolean;
   make(input: AnswerInput): Tensor | undefined;
 }
 
@@ -117,17 +123,18 @@ const oneChanged = (input: AnswerInput, at: (n: number) => number) => {
 /** The battery, in order; `expected` first (the control every other verdict is read against). */
 export const trivialAnswers: readonly TrivialAnswer[] = [
   {name: 'expected', kind: 'control', tries: "the oracle's own answer", make: (a) => a.expected},
-  {name: 'zeros', kind: 'wrong', tries: 'every element 0', make: (a) => mapTensor(a.expected, zeroLike)},
-  {name: 'ones', kind: 'wrong', tries: 'every element 1', make: (a) => mapTensor(a.expected, (v) => plus(zeroLike(v), 1))},
+  {name: 'zeros', kind: 'wrong', blind: true, tries: 'every element 0', make: (a) => mapTensor(a.expected, zeroLike)},
+  {name: 'ones', kind: 'wrong', blind: true, tries: 'every element 1', make: (a) => mapTensor(a.expected, (v) => plus(zeroLike(v), 1))},
   {
     name: 'constant',
     kind: 'wrong',
+    blind: true,
     tries: "every element the expected answer's middle element",
     make: (a) => mapTensor(a.expected, () => (a.expected as unknown as Num[])[a.expected.length >> 1]!),
   },
-  {name: 'nan', kind: 'wrong', tries: 'every element NaN, for a float result', make: floatOnly((a) => mapTensor(a.expected, () => Number.NaN))},
-  {name: 'infinity', kind: 'wrong', tries: 'every element +Infinity, for a float result', make: floatOnly((a) => mapTensor(a.expected, () => Number.POSITIVE_INFINITY))},
-  {name: 'echo', kind: 'wrong', tries: 'the first argument, cast and repeated to fill the result', make: echo},
+  {name: 'nan', kind: 'wrong', blind: true, tries: 'every element NaN, for a float result', make: floatOnly((a) => mapTensor(a.expected, () => Number.NaN))},
+  {name: 'infinity', kind: 'wrong', blind: true, tries: 'every element +Infinity, for a float result', make: floatOnly((a) => mapTensor(a.expected, () => Number.POSITIVE_INFINITY))},
+  {name: 'echo', kind: 'wrong', blind: true, tries: 'the first argument, cast and repeated to fill the result', make: echo},
   {name: 'f32', kind: 'near', tries: 'the expected answer rounded to f32, for an f64 result', make: (a) => (a.binding.type === 'f64' ? mapTensor(a.expected, (v) => Math.fround(Number(v))) : undefined)},
   {name: 'f16', kind: 'near', tries: 'the expected answer rounded to 11 significant bits as f16 holds it, for a float result', make: floatOnly((a) => mapTensor(a.expected, (v) => roundBits(Number(v), 11)))},
   {
@@ -177,6 +184,7 @@ export const trivialAnswers: readonly TrivialAnswer[] = [
   {
     name: 'random',
     kind: 'wrong',
+    blind: true,
     tries: "seeded random values between the expected answer's least and greatest element",
     make: (a) => {
       const values = Array.from(a.expected as unknown as Num[], Number).filter(Number.isFinite);

@@ -14,7 +14,7 @@ import type {Verdicts} from '../bundle/workdir.js';
 import type {Plan} from '../eval/plan.js';
 import type {Finding} from '../zoo/lint.js';
 import {buildAnswers, layOutBattery, layOutViewed, readDevCases, viewApplies, viewedCases, writeAnswers, type BatteryPoint} from './battery-dir.js';
-import type {AnswerKind} from './answers.js';
+import {trivialAnswers, type AnswerKind} from './answers.js';
 import {sourceMutants} from './source.js';
 import {viewMutants} from './views.js';
 
@@ -34,7 +34,7 @@ export interface AnswerOutcome {
   passed: number;
   /** accuracy: the mean over cases of numerator / denominator, as the eval scores it. */
   score?: number;
-  /** accuracy: the most it may score (for a minimize entry: the least); absent for the oracle's answer and near answers. */
+  /** accuracy: the most it may score (for a minimize entry: the least); only for a blind answer (answers.ts), all zeros included when the plan sets probe_floor. */
   limit?: number;
   ok: boolean;
 }
@@ -169,7 +169,8 @@ function outcomes(plan: Plan, verdicts: Verdicts): Outcome[] {
 
 /** Each answer's outcome over every dev case, and a finding for each a loose verifier rewards. */
 function judgeAnswers(plan: Plan, points: BatteryPoint[], baseline: Outcome[][], report: CheckerReport, finding: (rule: string, message: string) => void): void {
-  const names = points[0]?.answers.map((a) => a.answer) ?? [];
+  // Every answer that fits some dev point, in battery order (a point of one row has no row answers).
+  const names = trivialAnswers.filter((t) => points.some((p) => p.answers.some((a) => a.answer === t)));
   report.cases = points.reduce((n, p) => n + p.cases.length, 0);
   const minimize = plan.direction === 'minimize';
   const rows = names.map((answer) => {
@@ -200,7 +201,8 @@ function judgeAnswers(plan: Plan, points: BatteryPoint[], baseline: Outcome[][],
     const what = `Trivial answer \`${answer.name}\` (${answer.tries})`;
     if (plan.metric === 'accuracy') {
       outcome.score = row.score;
-      const judged = answer.kind === 'wrong' && !(answer.name === 'zeros' && report.floor!.from === 'zeros');
+      // Only a blind answer is held to the floor; all zeros sets it unless the plan does.
+      const judged = answer.kind === 'wrong' && answer.blind === true && !(answer.name === 'zeros' && report.floor!.from === 'zeros');
       if (judged) outcome.limit = report.floor!.value;
       if (answer.kind === 'wrong' && row.cases > 0 && row.wronglyPassed === row.cases) {
         outcome.ok = false;

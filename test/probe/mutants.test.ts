@@ -3,7 +3,7 @@ import {cpSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
-import {changedCopy} from './helpers.js';
+import {changedCopy, probeLib} from './helpers.js';
 
 const shipped = ['zoo/algotune_knn', 'zoo/polymul_negacyclic', 'zoo/relu_poly', 'zoo/toeplitz_solve'];
 const loose = 'test/fixtures/probe/loose-prefix';
@@ -54,7 +54,9 @@ describe('verify --mutants', {timeout: 300_000}, () => {
       }
     }
     expect(relu.probeFloor).toMatchObject({from: 'zeros'});
-    for (const a of relu.answers.filter((x: {kind: string}) => x.kind === 'wrong' && x.answer !== 'zeros')) expect(a.score, a.answer).toBeLessThanOrEqual(a.limit);
+    const held = relu.answers.filter((x: {limit?: number}) => x.limit !== undefined);
+    expect(held.map((a: {answer: string}) => a.answer)).toEqual(['ones', 'constant', 'nan', 'infinity', 'echo', 'random']);
+    for (const a of held) expect(a.score, a.answer).toBeLessThanOrEqual(relu.probeFloor.value);
   });
 
   it('a fixture with a loose verifier fails, naming each surviving mutant and each wrong answer it passes', () => {
@@ -142,6 +144,15 @@ describe('probe_floor', {timeout: 120_000}, () => {
     const zeros = b.answers.find((a: {answer: string}) => a.answer === 'zeros');
     expect(zeros).toMatchObject({limit: 0.6, ok: true});
     expect(zeros.score).toBeGreaterThan(0.3);
+  });
+
+  it('holds the eval probes too: all zeros past it is a probe-score finding', async () => {
+    const copy = small('probe_floor = 0.3');
+    const report = await probeLib.probeBenchmark(copy, {only: ['zeros']});
+    expect(report.probes).toEqual([expect.objectContaining({probe: 'zeros', limit: 0.3, ok: false})]);
+    expect(report.findings).toEqual([
+      expect.objectContaining({ruleId: 'probe-score', message: expect.stringMatching(/^Probe `zeros` \(.*\) scored 0\.\d+ on dev, expected no more than the plan's probe_floor \(0\.3\): /)}),
+    ]);
   });
 
   it('belongs to an accuracy plan, and a typo of it gets a did-you-mean', () => {
