@@ -9,6 +9,7 @@ interface VerifyArgs {
   json: boolean;
   'list-rules': boolean;
   probe: boolean;
+  mutants: boolean;
 }
 
 /** `arbor benchmark verify`: lint folders, print findings, exit 0/1/2. */
@@ -25,11 +26,20 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
         default: false,
         describe: "Also score a battery of wrong-on-purpose solutions through each folder's eval (dev split); any the eval rewards is an error",
       })
+      .option('mutants', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Test each folder's verifier: score trivial answers (zeros, echo, lower precision, partly right, ...) on every dev case, then mutate the verifier " +
+          '(at least 20 ways it could check less) and report each mutant no answer tells apart; under 90% killed is an error. Runs no solution',
+      })
       .example('$0 benchmark verify zoo/algotune_knn', 'exit 0 when clean, 1 with findings, 2 when a folder is missing')
       .example('$0 benchmark verify --probe zoo/relu_poly', 'also check that no probe (zeros, NaN, random, crash, ...) scores more than it may')
+      .example('$0 benchmark verify --mutants zoo/toeplitz_solve', "test the verifier with its mutants (seconds; no eval runs)")
       .example('$0 benchmark verify --list-rules', 'the rules verify runs')
       .epilogue(
-        'Exit 0 when no folder has an error (warnings allowed), 1 when any has (with --probe: also a probe the eval rewards, or an eval that cannot run), ' +
+        'Exit 0 when no folder has an error (warnings allowed), 1 when any has (with --probe: also a probe the eval rewards, or an eval that cannot run; ' +
+          'with --probe or --mutants: a trivial answer the verifier rewards; with --mutants: fewer than 90% of the mutants killed), ' +
           '2 when a folder does not exist or is not a folder (the others are still verified). Probes and their cost: README, "benchmark verify".',
       ) as never,
   handler: async (args) => {
@@ -51,9 +61,38 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       const {probeBenchmarks} = await import('../../lib/probe/index.js');
       await probeBenchmarks(result, {onProgress: (line) => process.stderr.write(`${line}\n`)});
     }
-    if (args.json) printJson(verifyJson(result));
-    else process.stdout.write(formatVerify(result));
+    let checkers: Map<string, import('../../lib/probe/index.js').CheckerReport> | undefined;
+    let formatChecker: typeof import('../../lib/probe/index.js').formatChecker | undefined;
+    if (args.probe || args.mutants) {
+      // The trivial answers join --probe (on stderr, as its progress); --mutants shows them and the mutants on stdout.
+      const probe = await import('../../lib/probe/index.js');
+      formatChecker = probe.formatChecker;
+      checkers = await probe.checkVerifiers(result, {mutants: args.mutants, planReported: args.probe});
+      if (!args.mutants && !args.json) for (const [dir, report] of checkers) for (const line of formatChecker(dir, report)) process.stderr.write(`${line}\n`);
+    }
+    if (args.json) {
+      const json = verifyJson(result) as {benchmarks: Array<Record<string, unknown>>};
+      for (const benchmark of json.benchmarks) {
+        const checked = checkers?.get(benchmark.dir as string);
+        if (checked) Object.assign(benchmark, checkerJson(checked));
+      }
+      printJson(json);
+    } else {
+      if (args.mutants && checkers && formatChecker) for (const [dir, report] of checkers) for (const line of formatChecker(dir, report)) process.stdout.write(`${line}\n`);
+      process.stdout.write(formatVerify(result));
+    }
     for (const unusable of result.unusable) process.stderr.write(`arbor: ${unusable.problem}\n`);
     setExitCode(result.unusable.length ? 2 : result.errors ? 1 : 0);
   },
 };
+
+/** The checker's part of a benchmark's --json: the trivial answers, the floor, and the mutants when they ran. */
+function checkerJson(report: import('../../lib/probe/index.js').CheckerReport): object {
+  return {
+    answers: report.answers,
+    answerCases: report.cases,
+    ...(report.floor ? {probeFloor: report.floor} : {}),
+    ...(report.mutants ? {mutants: report.mutants, killRate: report.killRate} : {}),
+    checkerSeconds: report.seconds,
+  };
+}

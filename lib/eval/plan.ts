@@ -76,6 +76,12 @@ export interface Plan {
   /** accuracy: score = mean of metrics[numerator] / metrics[denominator]. */
   numerator?: string;
   denominator?: string;
+  /**
+   * accuracy: the score the author measured trivial answers reaching on a partial-credit task
+   * (`probe_floor`): `verify --probe` accepts a trivial answer at or under it (for minimize: at or
+   * over it) and reports one past it; absent, the bar is what all zeros scores plus 0.01.
+   */
+  probeFloor?: number;
   /** Per-case limit (s) where no reference time bounds it: reference runs, accuracy runs. */
   timeout: number;
   /** speedup: per-case limit = max(minTimeout, timeoutFactor x reference time). */
@@ -120,6 +126,7 @@ const knownKeys = new Set([
   'max_seconds',
   'numerator',
   'denominator',
+  'probe_floor',
   'timeout',
   'timeout_factor',
   'min_timeout',
@@ -254,6 +261,7 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
   };
   if (plan.metric === 'speedup') {
     if (data.numerator !== undefined || data.denominator !== undefined) fail('"numerator" and "denominator" belong to metric = "accuracy"');
+    if (data.probe_floor !== undefined) fail('"probe_floor" belongs to metric = "accuracy": a speedup probe must score 0.0');
     plan.reference = inside('reference', str('reference', 'reference.py')!, 'file');
     if (!(clocks as readonly string[]).includes(plan.clock)) fail(`"clock" must be "cpu", "wall" or "instructions", got ${JSON.stringify(data.clock)}`);
   } else {
@@ -263,6 +271,11 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
     plan.numerator = str('numerator');
     plan.denominator = str('denominator');
     if (!plan.numerator || !plan.denominator) fail('metric = "accuracy" needs "numerator" and "denominator" (metric names the verifier reports)');
+    if (data.probe_floor !== undefined) {
+      const floor = typeof data.probe_floor === 'bigint' ? Number(data.probe_floor) : data.probe_floor;
+      if (typeof floor !== 'number' || !Number.isFinite(floor)) fail(`"probe_floor" must be a number (the score trivial answers reach on dev), got ${JSON.stringify(String(data.probe_floor))}`);
+      plan.probeFloor = floor as number;
+    }
   }
   if (options.disjoint !== false) {
     const overlap = seedOverlap(plan);

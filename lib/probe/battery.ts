@@ -147,16 +147,19 @@ function judge(plan: Plan, probe: Probe, score: number, zeros: ZerosOutcome | un
     if (fallback) return {};
     return score > 0 ? {limit: 0, problem: `${scored}, expected 0.0`} : {limit: 0};
   }
-  // The zeros probe sets the limit, so only the every-case rule can catch it.
+  // The zeros probe sets the limit, so only the every-case rule can catch it, unless the author
+  // measured the task's floor (probe_floor): then every probe, zeros too, is held to that.
   const zerosScore = probe.name === 'zeros' ? score : (zeros?.score ?? 0);
   const minimize = plan.direction === 'minimize';
-  const limit = minimize ? zerosScore - accuracySlack : zerosScore + accuracySlack;
+  const floor = plan.probeFloor;
+  const limit = floor ?? (minimize ? zerosScore - accuracySlack : zerosScore + accuracySlack);
   const cases = report.points.flatMap((point) => point.cases);
   if (!fallback && cases.length > 0 && cases.every((c) => c.passed)) {
     return {limit, problem: `passed every case on dev (score ${show(score)}), expected the verifier to fail them`};
   }
   if (minimize ? score < limit : score > limit) {
-    const problem = `${scored}, expected ${minimize ? 'no less' : 'no more'} than all zeros scores (${show(zerosScore)}) ${minimize ? '-' : '+'} ${accuracySlack}`;
+    const bar = floor === undefined ? `all zeros scores (${show(zerosScore)}) ${minimize ? '-' : '+'} ${accuracySlack}` : `the plan's probe_floor (${show(floor)})`;
+    const problem = `${scored}, expected ${minimize ? 'no less' : 'no more'} than ${bar}`;
     // Past all zeros, a trick probe's trick worked; any other may be a loose verifier or a task where it is partly right.
     return {limit, problem, partly: probe.zerosUnlessTrick !== true};
   }

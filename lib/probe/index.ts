@@ -1,6 +1,7 @@
-/** `verify --probe`: the adversarial probes, run through each entry's own eval. */
+/** `verify --probe` and `--mutants`: the adversarial probes through each entry's own eval, and the checker test (trivial answers, mutants). */
 import type {VerifyResult} from '../zoo/verify.js';
 import {probeBenchmark, type ProbeOptions} from './battery.js';
+import {checkVerifier, type CheckerReport} from './checker.js';
 
 export {accuracySlack, probeBenchmark, probeCaseTimeout} from './battery.js';
 export type {ProbeOptions, ProbeOutcome, ProbeReport} from './battery.js';
@@ -18,4 +19,36 @@ export async function probeBenchmarks(result: VerifyResult, options: ProbeOption
     report.probeSeconds = probed.seconds;
   }
   return result;
+}
+
+export {answerSlack, checkVerifier, killTarget} from './checker.js';
+export type {AnswerOutcome, CheckerOptions, CheckerReport, MutantOutcome} from './checker.js';
+export {formatChecker} from './report.js';
+
+/** Options of checkVerifiers. */
+export interface CheckersOptions {
+  /** Also run each verifier's mutants. */
+  mutants?: boolean;
+  /** The eval probes ran: a folder without plan.toml, or one whose eval could not run, was reported by them. */
+  planReported?: boolean;
+}
+
+/** Score the trivial answers (and the mutants) of every folder verify could lint; findings join its report, the reports come back by folder. */
+export async function checkVerifiers(result: VerifyResult, options: CheckersOptions = {}): Promise<Map<string, CheckerReport>> {
+  const reports = new Map<string, CheckerReport>();
+  for (const report of result.benchmarks) {
+    const checked = await checkVerifier(report.dir, {mutants: options.mutants});
+    // What the eval probes already said (no plan, a plan or bundle that does not load) is said once.
+    const said = new Set<string>();
+    if (options.planReported) {
+      said.add('probe-plan');
+      if (report.findings.some((f) => f.ruleId === 'probe-harness')) said.add('probe-harness');
+    }
+    const findings = checked.findings.filter((f) => !said.has(f.ruleId));
+    report.findings.push(...findings);
+    report.errors += findings.length;
+    result.errors += findings.length;
+    reports.set(report.dir, {...checked, findings});
+  }
+  return reports;
 }

@@ -44,7 +44,11 @@ describe('verify --probe without an eval to run', () => {
     const result = runCli(['benchmark', 'verify', '--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('--probe');
-    expect(result.stdout.replace(/\s+/g, ' ')).toContain('Exit 0 when no folder has an error (warnings allowed), 1 when any has (with --probe: also a probe the eval rewards, or an eval that cannot run), 2 when');
+    expect(result.stdout).toContain('--mutants');
+    expect(result.stdout.replace(/\s+/g, ' ')).toContain(
+      'Exit 0 when no folder has an error (warnings allowed), 1 when any has (with --probe: also a probe the eval rewards, or an eval that cannot run; ' +
+        'with --probe or --mutants: a trivial answer the verifier rewards; with --mutants: fewer than 90% of the mutants killed), 2 when',
+    );
   });
 
   it('the library refuses a probe name it does not know', async () => {

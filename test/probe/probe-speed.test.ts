@@ -14,5 +14,7 @@ describe('verify --probe on a speedup entry', {timeout: 240_000}, () => {
     const scored = [...result.stderr.matchAll(/^.*: probe ([a-z-]+) scored (\S+) in .*$/gm)].map((m) => [m[1], m[2]]);
     expect(scored).toHaveLength(13);
     for (const [, score] of scored) expect(score).toBe('0');
+    // The trivial answers run with the probes; their line goes to stderr, with --probe alone.
+    expect(result.stderr).toMatch(new RegExp(`^${fixture}: trivial answers on 2 dev cases \\(cases passed\\): expected 2/2, zeros 0/2, `, 'm'));
   });
 });

@@ -1,0 +1,162 @@
+/**
+ * Wrapper mutants of a verifier: the entry's own verifier (or the exact rule)
+ * run on a view of the answer in which whatever a weaker checker would not
+ * look at is replaced by the expected answer. "Checks only even rows" is the
+ * verifier seeing the expected answer in odd rows, whatever the answer had
+ * there. They apply to every bundle, in any language, with or without a
+ * verifier, and only ever loosen it: the expected answer passes each of them.
+ */
+import type {Binding} from '../bundle/bundle.js';
+import type {Tensor} from '../bundle/codec.js';
+import {isFloat, isSigned, mapTensor, rowLength, sameTensor} from './answers.js';
+
+type Num = number | bigint;
+
+/** What a view is made from: one result of one case. */
+export interface ViewInput {
+  binding: Binding;
+  shape: number[];
+  actual: Tensor;
+  expected: Tensor;
+  args: Tensor[];
+  /** The case's number within its work directory, and how many there are. */
+  caseIndex: number;
+  cases: number;
+}
+
+/** One wrapper mutant: what it changes, whether it fits a result, and the answer the verifier then sees. */
+export interface ViewMutant {
+  readonly name: string;
+  readonly changes: string;
+  /** Whether the mutant exists for a result of this shape, whose expected answer (of one case) is `sample`. */
+  applies(binding: Binding, shape: number[], sample: Tensor): boolean;
+  see(input: ViewInput): Tensor;
+  /** Why the mutant cannot be observed whatever the battery holds (not counted as killed or surviving). */
+  unobservable?(binding: Binding): string | undefined;
+}
+
+const at = (t: Tensor, i: number): Num => (t as unknown as Num[])[i]!;
+const num = (v: Num): number => Number(v);
+
+/** The expected answer where `ignored(i)`, the answer elsewhere. */
+const ignoring = (input: ViewInput, ignored: (i: number) => boolean): Tensor => mapTensor(input.actual, (v, i) => (ignored(i) ? at(input.expected, i) : v));
+/** The expected answer when `accepted` holds of the whole answer, the answer as it is otherwise. */
+const wholeIf = (input: ViewInput, accepted: boolean): Tensor => (accepted ? input.expected : input.actual);
+
+const every = (t: Tensor, test: (v: Num, i: number) => boolean): boolean => {
+  for (let i = 0; i < t.length; i++) if (!test(at(t, i), i)) return false;
+  return true;
+};
+const equal = (a: Num, b: Num): boolean => (typeof a === 'bigint' || typeof b === 'bigint' ? BigInt(a) === BigInt(b) : Object.is(a, b) || a === b);
+const withinRelative = (input: ViewInput, rel: number, abs = 0): Tensor =>
+  ignoring(input, (i) => {
+    const a = num(at(input.actual, i));
+    const e = num(at(input.expected, i));
+    return Math.abs(a - e) <= Math.max(abs, rel * Math.abs(e));
+  });
+const sorted = (values: Num[]): string => values.map(String).sort().join(',');
+const rowsOf = (input: ViewInput): number => input.actual.length / rowLength(input.shape);
+const all = () => true;
+const multiRow = (_b: Binding, shape: number[]) => shape.length >= 2 && shape[0]! > 1;
+const float = (b: Binding) => isFloat(b.type);
+/** A relative tolerance is a mutant of an integer result only where it admits another integer (else it is the exact rule). */
+const admitsOther = (rel: number) => (b: Binding, _shape: number[], sample: Tensor) => isFloat(b.type) || maxAbs(sample) * rel >= 1;
+
+/** The wrapper mutants, each named for the checker it stands for. */
+export const viewMutants: readonly ViewMutant[] = [
+  {name: 'shapes-only', changes: 'checks only that each result has the right size', applies: all, see: (v) => v.expected},
+  {name: 'first-case-only', changes: 'checks only the first case', applies: all, see: (v) => wholeIf(v, v.caseIndex > 0)},
+  {name: 'even-cases-only', changes: 'checks every other case', applies: all, see: (v) => wholeIf(v, v.caseIndex % 2 === 1)},
+  {name: 'even-elements-only', changes: 'checks every other element', applies: (_b, s) => s.length < 2, see: (v) => ignoring(v, (i) => i % 2 === 1)},
+  {name: 'stride-4-sample', changes: 'checks every fourth element', applies: all, see: (v) => ignoring(v, (i) => i % 4 !== 0)},
+  {name: 'first-half-only', changes: 'checks the first half of the elements', applies: all, see: (v) => ignoring(v, (i) => i >= v.actual.length / 2)},
+  {name: 'prefix-16', changes: 'checks the first 16 elements', applies: (_b, s) => s.reduce((a, b) => a * b, 1) > 16, see: (v) => ignoring(v, (i) => i >= 16)},
+  {name: 'first-element-ignored', changes: 'skips the first element, a loop from 1', applies: all, see: (v) => ignoring(v, (i) => i === 0)},
+  {name: 'last-element-ignored', changes: 'skips the last element, a loop bound one short', applies: all, see: (v) => ignoring(v, (i) => i === v.actual.length - 1)},
+  {
+    name: 'even-rows-only',
+    changes: 'checks every other row, a sample of rows',
+    applies: multiRow,
+    see: (v) => ignoring(v, (i) => Math.floor(i / rowLength(v.shape)) % 2 === 1),
+  },
+  {name: 'first-row-only', changes: 'checks only the first row', applies: multiRow, see: (v) => ignoring(v, (i) => i >= rowLength(v.shape))},
+  {
+    name: 'order-in-row-ignored',
+    changes: 'compares each row as a multiset, ignoring the order within a row',
+    applies: multiRow,
+    see: (v) => {
+      const w = rowLength(v.shape);
+      const same: boolean[] = [];
+      for (let r = 0; r < rowsOf(v); r++) {
+        const slice = (t: Tensor) => Array.from({length: w}, (_x, k) => at(t, r * w + k));
+        same.push(sorted(slice(v.actual)) === sorted(slice(v.expected)));
+      }
+      return ignoring(v, (i) => same[Math.floor(i / w)]!);
+    },
+  },
+  {name: 'order-ignored', changes: 'compares the elements as a multiset, ignoring their order', applies: all, see: (v) => wholeIf(v, sorted(Array.from(v.actual as unknown as Num[])) === sorted(Array.from(v.expected as unknown as Num[])))},
+  {name: 'sum-only', changes: 'compares only the sum of the elements, a checksum', applies: all, see: (v) => wholeIf(v, closeTo(sum(v.actual), sum(v.expected)))},
+  {name: 'max-only', changes: 'compares only the largest absolute element, a norm', applies: all, see: (v) => wholeIf(v, closeTo(maxAbs(v.actual), maxAbs(v.expected)))},
+  {name: 'sign-ignored', changes: 'compares absolute values, ignoring the sign', applies: (b) => isSigned(b.type), see: (v) => ignoring(v, (i) => closeTo(Math.abs(num(at(v.actual, i))), Math.abs(num(at(v.expected, i)))))},
+  {name: 'scale-ignored', changes: 'accepts any multiple of the expected answer', applies: all, see: (v) => wholeIf(v, proportional(v.actual, v.expected))},
+  {name: 'zeros-accepted', changes: 'accepts an answer of all zeros', applies: all, see: (v) => wholeIf(v, every(v.actual, (x) => num(x) === 0))},
+  {name: 'constant-accepted', changes: 'accepts an answer whose elements are all equal', applies: (_b, s) => s.reduce((a, b) => a * b, 1) > 1, see: (v) => wholeIf(v, every(v.actual, (x) => equal(x, at(v.actual, 0))))},
+  {
+    name: 'echo-accepted',
+    changes: 'accepts an argument given back as the answer',
+    applies: all,
+    see: (v) => wholeIf(v, v.args.some((arg) => arg.length > 0 && every(v.actual, (x, i) => num(x) === num(at(arg, i % arg.length)) || (typeof x !== 'bigint' && Math.trunc(num(at(arg, i % arg.length))) === x)))),
+  },
+  {name: 'majority-right', changes: 'passes when at least half of the elements are right', applies: all, see: (v) => wholeIf(v, countRight(v) * 2 >= v.actual.length)},
+  {name: 'any-right', changes: 'passes when any element is right', applies: all, see: (v) => wholeIf(v, countRight(v) > 0)},
+  {name: 'off-by-one-accepted', changes: 'accepts each element within 1 of the expected one', applies: all, see: (v) => withinRelative(v, 0, 1)},
+  {name: 'tolerance-1e-3', changes: 'accepts each element within 1e-3 relative of the expected one', applies: admitsOther(1e-3), see: (v) => withinRelative(v, 1e-3)},
+  {name: 'tolerance-1e-6', changes: 'accepts each element within 1e-6 relative of the expected one', applies: admitsOther(1e-6), see: (v) => withinRelative(v, 1e-6)},
+  {name: 'f32-accepted', changes: 'compares in f32, so the expected answer rounded to f32 passes', applies: (b) => b.type === 'f64', see: (v) => ignoring(v, (i) => Math.fround(num(at(v.actual, i))) === Math.fround(num(at(v.expected, i))))},
+  {name: 'infinity-accepted', changes: 'skips elements that are infinite', applies: float, see: (v) => ignoring(v, (i) => Math.abs(num(at(v.actual, i))) === Number.POSITIVE_INFINITY)},
+  {
+    name: 'nan-accepted',
+    changes: 'skips elements that are NaN',
+    applies: float,
+    see: (v) => ignoring(v, (i) => Number.isNaN(num(at(v.actual, i)))),
+    unobservable: () => 'the bundle host fails every answer holding NaN whatever the verifier says, so no verifier can accept NaN',
+  },
+];
+
+function sum(t: Tensor): number {
+  let s = 0;
+  for (let i = 0; i < t.length; i++) s += num(at(t, i));
+  return s;
+}
+function maxAbs(t: Tensor): number {
+  let m = 0;
+  for (let i = 0; i < t.length; i++) m = Math.max(m, Math.abs(num(at(t, i))));
+  return m;
+}
+function closeTo(a: number, b: number): boolean {
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b;
+  return a === b || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
+}
+function countRight(v: ViewInput): number {
+  let right = 0;
+  for (let i = 0; i < v.actual.length; i++) if (equal(at(v.actual, i), at(v.expected, i))) right++;
+  return right;
+}
+/** Whether `a` = c * `b` for one c (zero answers excluded: zeros-accepted stands for those). */
+function proportional(a: Tensor, b: Tensor): boolean {
+  if (sameTensor(a, b)) return true;
+  let ratio: number | undefined;
+  for (let i = 0; i < a.length; i++) {
+    const x = num(at(a, i));
+    const y = num(at(b, i));
+    if (y === 0) {
+      if (x !== 0) return false;
+      continue;
+    }
+    const r = x / y;
+    if (!Number.isFinite(r) || r === 0) return false;
+    if (ratio === undefined) ratio = r;
+    else if (!closeTo(r, ratio)) return false;
+  }
+  return ratio !== undefined;
+}

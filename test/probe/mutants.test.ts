@@ -1,0 +1,172 @@
+/** `verify --mutants`: trivial answers scored on every dev case, and the verifier's mutants killed or named (no eval runs). */
+import {cpSync, readFileSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
+import {changedCopy, probeLib} from './helpers.js';
+
+const shipped = ['zoo/algotune_knn', 'zoo/polymul_negacyclic', 'zoo/relu_poly', 'zoo/toeplitz_solve'];
+const loose = 'test/fixtures/probe/loose-prefix';
+
+interface MutantJson {
+  mutant: string;
+  kind: 'source' | 'accept' | 'wrapper';
+  changes: string;
+  status: 'killed' | 'survived' | 'unobservable';
+  killedBy?: string;
+  killedOn?: string;
+  note?: string;
+}
+
+describe('verify --mutants', {timeout: 300_000}, () => {
+  it('the shipped entries kill at least 90% of at least 20 mutants each, and every trivial answer fails', () => {
+    const result = runCli(['benchmark', 'verify', '--mutants', '--json', ...shipped]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.benchmarks.map((b: {dir: string}) => b.dir)).toEqual(shipped);
+    for (const b of report.benchmarks) {
+      expect(b.findings, b.dir).toEqual([]);
+      const mutants = b.mutants as MutantJson[];
+      const counted = mutants.filter((m) => m.status !== 'unobservable');
+      expect(counted.length, b.dir).toBeGreaterThanOrEqual(20);
+      expect(b.killRate, b.dir).toBeGreaterThanOrEqual(0.9);
+      expect(b.killRate).toBeCloseTo(counted.filter((m) => m.status === 'killed').length / counted.length, 12);
+      // Every kill names the answer that made it.
+      for (const m of mutants.filter((x) => x.status === 'killed')) expect(b.answers.map((a: {answer: string}) => a.answer), `${b.dir} ${m.mutant}`).toContain(m.killedBy);
+      expect(b.answers[0]).toMatchObject({answer: 'expected', kind: 'control'});
+    }
+    const [knn, polymul, relu, toeplitz] = report.benchmarks;
+    // Without a verifier (the exact rule) only the wrapper mutants exist; with one, its source is mutated too.
+    expect(new Set(polymul.mutants.map((m: MutantJson) => m.kind))).toEqual(new Set(['wrapper']));
+    expect(knn.mutants.some((m: MutantJson) => m.kind === 'source' && m.mutant.startsWith('passed-true@'))).toBe(true);
+    expect(knn.mutants.find((m: MutantJson) => m.mutant === 'accept-max_wrong_rows')).toMatchObject({kind: 'accept', status: 'killed', changes: '[accept] max_wrong_rows = 0 -> 1'});
+    // The host fails NaN whatever the verifier says: said so, never counted as a kill.
+    for (const b of [relu, toeplitz]) {
+      expect(b.mutants.find((m: MutantJson) => m.mutant === 'nan-accepted'), b.dir).toMatchObject({status: 'unobservable', note: expect.stringContaining('fails every answer holding NaN')});
+    }
+    expect(knn.mutants.some((m: MutantJson) => m.mutant === 'nan-accepted')).toBe(false);
+    // A speedup entry's answers all fail every case but the oracle's; an accuracy entry's are scored, below all zeros' bar.
+    for (const b of [knn, polymul, toeplitz]) {
+      for (const a of b.answers) {
+        if (a.kind === 'wrong') expect(a.passed, `${b.dir} ${a.answer}`).toBe(0);
+        if (a.kind === 'control') expect(a.passed).toBe(a.cases);
+      }
+    }
+    expect(relu.probeFloor).toMatchObject({from: 'zeros'});
+    const held = relu.answers.filter((x: {limit?: number}) => x.limit !== undefined);
+    expect(held.map((a: {answer: string}) => a.answer)).toEqual(['ones', 'constant', 'nan', 'infinity', 'echo', 'random']);
+    for (const a of held) expect(a.score, a.answer).toBeLessThanOrEqual(relu.probeFloor.value);
+  });
+
+  it('a fixture with a loose verifier fails, naming each surviving mutant and each wrong answer it passes', () => {
+    const result = runCli(['benchmark', 'verify', '--mutants', loose]);
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trimEnd().split('\n');
+    const survivors = lines.filter((l) => l.startsWith(`${loose}: mutant survived: `)).map((l) => l.slice(`${loose}: mutant survived: `.length));
+    expect(survivors).toEqual([
+      'even-elements-only (wrapper): checks every other element',
+      'last-element-ignored (wrapper): skips the last element, a loop bound one short',
+      'sign-ignored (wrapper): compares absolute values, ignoring the sign',
+      'off-by-one-accepted (wrapper): accepts each element within 1 of the expected one',
+      'tolerance-1e-3 (wrapper): accepts each element within 1e-3 relative of the expected one',
+      'tolerance-1e-6 (wrapper): accepts each element within 1e-6 relative of the expected one',
+      'f32-accepted (wrapper): compares in f32, so the expected answer rounded to f32 passes',
+    ]);
+    expect(lines).toContain(
+      `${loose}: mutant not observable: nan-accepted (wrapper): skips elements that are NaN: the bundle host fails every answer holding NaN whatever the verifier says, so no verifier can accept NaN`,
+    );
+    expect(lines.find((l) => l.startsWith(`${loose}: mutants: `))).toMatch(/^\S+: mutants: 23 of 30 killed \(76\.6%, at least 90% needed\), 1 of them by their metrics alone \(73\.3% on pass and score\); 1 not observable in \d+\.\d s$/);
+    const findings = lines.filter((l) => l.includes(': error: '));
+    expect(findings.map((l) => /\((probe-[a-z]+)\)$/.exec(l)?.[1])).toEqual(['probe-answer', 'probe-answer', 'probe-answer', 'probe-answer', 'probe-mutants']);
+    expect(findings[0]).toBe(
+      `${loose}: error: Trivial answer \`alternate\` (the expected answer at even elements and zeros at odd ones) passed 2 of 2 dev cases: the verifier accepts a wrong answer; make the verifier check the answer (probe-answer)`,
+    );
+    expect(findings.map((l) => /Trivial answer `([a-z-]+)`/.exec(l)?.[1]).slice(0, 4)).toEqual(['alternate', 'wrong-last', 'duplicate', 'negated']);
+    expect(findings[4]).toContain('The trivial answers kill 23 of 30 mutants of the verifier (76.6%), expected at least 90%: `even-elements-only` (checks every other element); ');
+    expect(lines.at(-1)).toBe(`${loose}: 5 errors`);
+    // The near answers pass a tolerance verifier without being findings; the oracle's passes everything.
+    expect(lines[0]).toMatch(new RegExp(`^${loose}: trivial answers on 2 dev cases \\(cases passed\\): expected 2/2, zeros 0/2, .*f32 2/2, f16 2/2, noise-1e-3 2/2, noise-1e-6 2/2, `));
+  });
+
+  it('--json holds the answers, each mutant with what it changed, and the kill rate', () => {
+    const result = runCli(['benchmark', 'verify', '--mutants', '--json', loose]);
+    expect(result.code).toBe(1);
+    const [b] = JSON.parse(result.stdout).benchmarks;
+    expect(b.killRate).toBeCloseTo(23 / 30, 12);
+    expect(b.answerCases).toBe(2);
+    expect(b.answers.find((a: {answer: string}) => a.answer === 'negated')).toEqual({
+      answer: 'negated',
+      kind: 'wrong',
+      tries: 'the expected answer with every sign flipped, for a signed result',
+      cases: 2,
+      passed: 2,
+      ok: false,
+    });
+    const mutants = b.mutants as MutantJson[];
+    expect(mutants.find((m) => m.mutant === 'passed-true@9')).toEqual({
+      mutant: 'passed-true@9',
+      kind: 'source',
+      changes: 'line 9: `passed: wrong === 0` -> true',
+      status: 'killed',
+      killedBy: 'zeros',
+      killedOn: 'passed',
+    });
+    expect(mutants.find((m) => m.mutant === 'sign-ignored')).toMatchObject({status: 'survived'});
+    expect(typeof b.checkerSeconds).toBe('number');
+  });
+});
+
+describe('probe_floor', {timeout: 120_000}, () => {
+  // relu_poly at a small dev point: all zeros scores about 0.5 there (relu is 0 on half the range).
+  const small = (floor: string) =>
+    changedCopy(path.join(repoRoot, 'zoo/relu_poly'), {
+      'plan.toml': `bundle = "bundle"\nsolution = "solution.py"\nmetric = "accuracy"\nnumerator = "within"\ndenominator = "of"\n${floor}\n[dev]\nseeds = "0-1"\npoints = [ { D = 15, M = 256 } ]\n\n[test]\nseeds = "1000-1001"\npoints = [ { D = 15, M = 256 } ]\n`,
+    });
+
+  it('is shown, and a trivial answer above it is a finding (all zeros too)', () => {
+    const copy = small('probe_floor = 0.3');
+    const result = runCli(['benchmark', 'verify', '--mutants', copy]);
+    expect(result.code).toBe(1);
+    const lines = result.stdout.split('\n');
+    expect(lines[0]).toMatch(/: trivial answers on 2 dev cases \(score\); probe floor 0\.3 \(plan\.toml's probe_floor\): expected 0\.\d+, zeros 0\.\d+, /);
+    const findings = lines.filter((l) => l.endsWith('(probe-answer)'));
+    expect(findings).toHaveLength(1);
+    expect(findings[0]).toMatch(/error: Trivial answer `zeros` \(every element 0\) scored 0\.\d+ on dev, expected no more than the plan's probe_floor 0\.3: a trivial answer earns partial credit; /);
+  });
+
+  it('an answer at or under it is not a finding', () => {
+    const copy = small('probe_floor = 0.6');
+    const result = runCli(['benchmark', 'verify', '--mutants', '--json', copy]);
+    const [b] = JSON.parse(result.stdout).benchmarks;
+    expect(b.probeFloor).toEqual({value: 0.6, from: 'probe_floor'});
+    expect(b.findings.filter((f: {ruleId: string}) => f.ruleId === 'probe-answer')).toEqual([]);
+    const zeros = b.answers.find((a: {answer: string}) => a.answer === 'zeros');
+    expect(zeros).toMatchObject({limit: 0.6, ok: true});
+    expect(zeros.score).toBeGreaterThan(0.3);
+  });
+
+  it('holds the eval probes too: all zeros past it is a probe-score finding', async () => {
+    const copy = small('probe_floor = 0.3');
+    const report = await probeLib.probeBenchmark(copy, {only: ['zeros']});
+    expect(report.probes).toEqual([expect.objectContaining({probe: 'zeros', limit: 0.3, ok: false})]);
+    expect(report.findings).toEqual([
+      expect.objectContaining({ruleId: 'probe-score', message: expect.stringMatching(/^Probe `zeros` \(.*\) scored 0\.\d+ on dev, expected no more than the plan's probe_floor \(0\.3\): /)}),
+    ]);
+  });
+
+  it('belongs to an accuracy plan, and a typo of it gets a did-you-mean', () => {
+    const speed = planCopy('zoo/algotune_knn', 'probe_floor = 0.5');
+    expect(runCli(['benchmark', 'verify', '--mutants', speed]).stdout).toContain('"probe_floor" belongs to metric = "accuracy": a speedup probe must score 0.0 (probe-harness)');
+    const typo = planCopy('zoo/relu_poly', 'probe_flor = 0.5');
+    expect(runCli(['benchmark', 'verify', '--mutants', typo]).stdout).toContain('unknown key "probe_flor", did you mean "probe_floor"? (probe-harness)');
+  });
+});
+
+/** A copy of an entry with `line` put first in its plan (not locked again: the plan is broken on purpose). */
+function planCopy(entry: string, line: string): string {
+  const dest = path.join(tempDir('arbor-floor-test-'), path.basename(entry));
+  cpSync(path.join(repoRoot, entry), dest, {recursive: true});
+  writeFileSync(path.join(dest, 'plan.toml'), `${line}\n${readFileSync(path.join(repoRoot, entry, 'plan.toml'), 'utf8')}`);
+  return dest;
+}
