@@ -273,32 +273,11 @@ export const maxRepetitions = 100;
  */
 async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number): Promise<RunStage> {
   const {plan} = ctx;
-  const {n} = made;
   const started = process.hrtime.bigint();
   const spent = () => Number(process.hrtime.bigint() - started) / 1e9;
-  const reference: Timing[][] = Array.from({length: n}, () => []);
-  const sides: SideStage[] = ctx.sides.map(() => ({runs: [], ratios: [], firstCase: []}));
-  const pairs: PointRatios = [];
-  const nullCalls: UntimedCall[] = [];
-  const referenceFirstCase: number[] = [];
-  // The wall seconds of each reference run's first warm-up call (first-call costs included).
-  const referenceWarmup: number[] = [];
-  const timing = (c: CaseTimes): Timing => ({wall: c.seconds!, clock: timeOnClock(ctx.clock, c)!, cpu: c.cpuSeconds ?? null});
-  const limitFor = (i: number): number => {
-    if (plan.metric !== 'speedup') return plan.timeout;
-    // The warm-up absorbs first-call costs (caches, lazy set-up) and is untimed, but it is limited
-    // like a case, relative to the reference's warm-up: a hang costs seconds, not init_timeout.
-    if (i < 0) return referenceWarmup.length ? Math.max(plan.minTimeout, plan.timeoutFactor * Math.max(...referenceWarmup)) : plan.initTimeout * slowdown(ctx);
-    // The kill limit stays on wall time: it is about hangs, not speed.
-    return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...reference[i]!.map((t) => t.wall)));
-  };
-  // The instructions clock is deterministic: one warm-up call takes the first-call costs, and its null cases would be counted.
-  const counted = ctx.clock === 'instructions';
-  const service: Pick<RunService, 'warmup'> = plan.metric === 'speedup' && !counted ? {warmup: settlingWarmup} : {};
+  const state = startRepetitions(ctx, made);
   const minimum = Math.max(plan.repetitions, ctx.minRepetitions ?? 0);
   let precise = plan.metric !== 'speedup';
-  // Whether a side failed a case in some repetition (its score is 0.0 whatever comes next).
-  let failed = false;
   let rep = 0;
   for (; ; rep++) {
     const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
@@ -306,86 +285,164 @@ async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number)
     for (const [position, item] of runs.entries()) {
       const following = runs[position + 1] ?? (plan.metric === 'speedup' ? runOrder(ctx, rep + 1)[0] : undefined);
       const next = following === undefined ? undefined : following === 'reference' ? ctx.referenceFiles : ctx.sides[following]!.files;
-      if (item === 'reference') {
-        ctx.progress('status', `${step}reference`);
-        const nullCases = counted || nullCalls.length >= nullCasesEnough ? 0 : nullCasesPerRun;
-        const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next, {...service, nullCases});
-        const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
-        if (bad) {
-          const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
-          throw new HarnessError(`the reference solver failed on case ${bad.i} of ${made.label}: ${why}`, 'bad-reference');
-        }
-        for (const c of ref.cases) reference[c.i]!.push(timing(c));
-        if (ref.warmup[0]) referenceWarmup.push(ref.warmup[0].seconds);
-        nullCalls.push(...ref.nullCalls);
-        pushFirstCase(referenceFirstCase, ref.cases.map((c) => timing(c).clock));
-        // Counts are not seconds: the round trip the warning is about is on the wall clock then.
-        if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => (ctx.clock === 'instructions' ? times[0]!.wall / slowdown(ctx) : times[0]!.clock)));
-        continue;
-      }
-      const s = item;
-      const side = ctx.sides[s]!;
-      const who = ctx.sides.length > 1 ? side.label : 'solution';
-      ctx.progress('status', `${step}${who}`);
-      const outcome = await runOnce(ctx, made, side.files, limitFor, next, service);
-      const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
-      if (statuses.every((status) => status.status === 'ok')) pushFirstCase(sides[s]!.firstCase, statuses.map((status) => timing(status).clock));
-      if (ctx.clock === 'instructions') crossCheckCounts(statuses, reference);
-      if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
-      const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${s}-${rep}`, 'out');
-      await writeAnswers(out, outcome.cases, made.signature);
-      sides[s]!.runs.push({out, statuses});
-      const answered = statuses.filter((status) => status.status === 'ok').length;
-      if (plan.metric !== 'speedup' || answered < n) ctx.progress('line', `${step}${who} returned ${answered}/${n} case(s) in time`);
-      // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
-      if (answered < n) failed = true;
+      if (item === 'reference') await runReference(ctx, made, state, rep, step, next);
+      else await runSide(ctx, made, state, item, rep, step, next);
     }
     if (plan.metric !== 'speedup') break;
-    // Every side that answered every case has its speedups for this repetition, even when the
-    // other side failed: a compare then still knows the good side's score.
-    for (const side of sides) {
-      const statuses = side.runs[rep]!.statuses;
-      if (statuses.every((status) => status.status === 'ok')) side.ratios.push(statuses.map((status, i) => speedupRatio(reference[i]![rep]!.clock, timing(status).clock)));
-    }
+    pushSpeedups(ctx, state, rep);
     // A compare still makes the plan's fewest repetitions, so that each case of the good side
     // (and the cases the failing side gets right) has its trials.
     const enough = ctx.sides.length === 1 || rep + 1 >= minimum;
-    if (failed && enough) break;
+    if (state.failed && enough) break;
     // In the sandbox no later run can see the work folder, so the first repetition is verified
     // now (its processes are gone): wrong answers end the repetitions instead of being timed on.
     if (rep === 0 && ctx.sandbox === 'bwrap') {
-      await ensureExpected(ctx, made);
-      for (const [s, side] of sides.entries()) {
-        const first = side.runs[0]!;
-        first.verdicts = await verifyRun(ctx, made, first);
-        const passed = first.statuses.filter((status) => status.passed).length;
-        if (passed < n) {
-          ctx.progress('line', `${step}${ctx.sides.length > 1 ? ctx.sides[s]!.label : 'solution'} passed ${passed}/${n} case(s)`);
-          failed = true;
-        }
-      }
-      if (failed && enough) break;
+      await verifyFirstRepetition(ctx, made, state, step);
+      if (state.failed && enough) break;
     }
-    if (failed) continue;
-    let halfWidth: number;
-    if (sides.length === 2) {
-      const [first, second] = [sides[0]!.runs[rep]!.statuses, sides[1]!.runs[rep]!.statuses];
-      pairs.push(first.map((status, i) => speedupRatio(timing(status).clock, timing(second[i]!).clock)));
-      const ratio = speedScore([pairs]);
-      halfWidth = pairs.length >= 2 ? relativeHalfWidth(scoreInterval([pairs], stoppingResamples), ratio) : Infinity;
-      const scores = sides.map((side) => speedScore([side.ratios]).toPrecision(4)).join(' / ');
-      ctx.progress('line', `${step}speedup ${scores}, ratio ${ratio.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
-    } else {
-      const score = speedScore([sides[0]!.ratios]);
-      halfWidth = rep >= 1 ? relativeHalfWidth(scoreInterval([sides[0]!.ratios], stoppingResamples), score) : Infinity;
-      ctx.progress('line', `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
-    }
+    if (state.failed) continue;
+    const halfWidth = stoppingHalfWidth(ctx, state, rep, step);
     if (rep + 1 < minimum) continue;
     precise = halfWidth <= plan.precision && (rep + 1 >= trustedRepetitions || halfWidth === 0);
     const perRepetition = spent() / (rep + 1);
     if (precise || spent() + perRepetition > budget || rep + 1 >= maxRepetitions) break;
   }
+  const {sides, reference, pairs, nullCalls, referenceFirstCase} = state;
   return {sides, reference, pairs, repetitions: rep + 1, precise, nullCalls, referenceFirstCase};
+}
+
+/** What a point's repetitions gather as they go: the stages of runRepetitions share it. */
+interface Repetitions extends Omit<RunStage, 'repetitions' | 'precise'> {
+  /** The wall seconds of each reference run's first warm-up call (first-call costs included). */
+  referenceWarmup: number[];
+  /** Whether a side failed a case in some repetition (its score is 0.0 whatever comes next). */
+  failed: boolean;
+  /** How every run warms up: until its time settles (speedup on the cpu and wall clocks), else one call. */
+  service: Pick<RunService, 'warmup'>;
+}
+
+/** Nothing run yet: no reference time, no side's run. */
+function startRepetitions(ctx: EvalContext, made: MadePoint): Repetitions {
+  // The instructions clock is deterministic: one warm-up call takes the first-call costs, and its null cases would be counted.
+  const counted = ctx.clock === 'instructions';
+  return {
+    reference: Array.from({length: made.n}, () => []),
+    sides: ctx.sides.map(() => ({runs: [], ratios: [], firstCase: []})),
+    pairs: [],
+    nullCalls: [],
+    referenceFirstCase: [],
+    referenceWarmup: [],
+    failed: false,
+    service: ctx.plan.metric === 'speedup' && !counted ? {warmup: settlingWarmup} : {},
+  };
+}
+
+/** A case's times on the eval's clock and on the wall clock (and its CPU seconds). */
+function timingOf(ctx: EvalContext, c: CaseTimes): Timing {
+  return {wall: c.seconds!, clock: timeOnClock(ctx.clock, c)!, cpu: c.cpuSeconds ?? null};
+}
+
+/** The limit of the solution's case i (-1: the warm-up), from the reference's times so far (speedup) or the plan's timeout (accuracy). */
+function solutionLimit(ctx: EvalContext, state: Repetitions, i: number): number {
+  const {plan} = ctx;
+  if (plan.metric !== 'speedup') return plan.timeout;
+  // The warm-up absorbs first-call costs (caches, lazy set-up) and is untimed, but it is limited
+  // like a case, relative to the reference's warm-up: a hang costs seconds, not init_timeout.
+  if (i < 0) return state.referenceWarmup.length ? Math.max(plan.minTimeout, plan.timeoutFactor * Math.max(...state.referenceWarmup)) : plan.initTimeout * slowdown(ctx);
+  // The kill limit stays on wall time: it is about hangs, not speed.
+  return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...state.reference[i]!.map((t) => t.wall)));
+}
+
+/** A reference run (with its null cases, until enough): its times kept; a case it fails is a harness failure. */
+async function runReference(ctx: EvalContext, made: MadePoint, state: Repetitions, rep: number, step: string, next: RunFiles | undefined): Promise<void> {
+  const {plan} = ctx;
+  ctx.progress('status', `${step}reference`);
+  const counted = ctx.clock === 'instructions';
+  const nullCases = counted || state.nullCalls.length >= nullCasesEnough ? 0 : nullCasesPerRun;
+  const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next, {...state.service, nullCases});
+  const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
+  if (bad) {
+    const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
+    throw new HarnessError(`the reference solver failed on case ${bad.i} of ${made.label}: ${why}`, 'bad-reference');
+  }
+  const {reference} = state;
+  for (const c of ref.cases) reference[c.i]!.push(timingOf(ctx, c));
+  if (ref.warmup[0]) state.referenceWarmup.push(ref.warmup[0].seconds);
+  state.nullCalls.push(...ref.nullCalls);
+  pushFirstCase(state.referenceFirstCase, ref.cases.map((c) => timingOf(ctx, c).clock));
+  // Counts are not seconds: the round trip the warning is about is on the wall clock then.
+  if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => (ctx.clock === 'instructions' ? times[0]!.wall / slowdown(ctx) : times[0]!.clock)));
+}
+
+/** A run of side s: its cases' statuses (checked for tampering), its answers written out for verification; a case not answered in time fails the side. */
+async function runSide(ctx: EvalContext, made: MadePoint, state: Repetitions, s: number, rep: number, step: string, next: RunFiles | undefined): Promise<void> {
+  const {plan} = ctx;
+  const {n} = made;
+  const side = ctx.sides[s]!;
+  const who = ctx.sides.length > 1 ? side.label : 'solution';
+  ctx.progress('status', `${step}${who}`);
+  const limitFor = (i: number) => solutionLimit(ctx, state, i);
+  const outcome = await runOnce(ctx, made, side.files, limitFor, next, state.service);
+  const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
+  if (statuses.every((status) => status.status === 'ok')) pushFirstCase(state.sides[s]!.firstCase, statuses.map((status) => timingOf(ctx, status).clock));
+  if (ctx.clock === 'instructions') crossCheckCounts(statuses, state.reference);
+  if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
+  const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${s}-${rep}`, 'out');
+  await writeAnswers(out, outcome.cases, made.signature);
+  state.sides[s]!.runs.push({out, statuses});
+  const answered = statuses.filter((status) => status.status === 'ok').length;
+  if (plan.metric !== 'speedup' || answered < n) ctx.progress('line', `${step}${who} returned ${answered}/${n} case(s) in time`);
+  // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
+  if (answered < n) state.failed = true;
+}
+
+/**
+ * Every side that answered every case has its speedups for this repetition, even when the
+ * other side failed: a compare then still knows the good side's score.
+ */
+function pushSpeedups(ctx: EvalContext, state: Repetitions, rep: number): void {
+  for (const side of state.sides) {
+    const statuses = side.runs[rep]!.statuses;
+    if (statuses.every((status) => status.status === 'ok')) side.ratios.push(statuses.map((status, i) => speedupRatio(state.reference[i]![rep]!.clock, timingOf(ctx, status).clock)));
+  }
+}
+
+/** Verify each side's first run now (expected/ written first); a side that did not pass every case fails. */
+async function verifyFirstRepetition(ctx: EvalContext, made: MadePoint, state: Repetitions, step: string): Promise<void> {
+  const {n} = made;
+  await ensureExpected(ctx, made);
+  for (const [s, side] of state.sides.entries()) {
+    const first = side.runs[0]!;
+    first.verdicts = await verifyRun(ctx, made, first);
+    const passed = first.statuses.filter((status) => status.passed).length;
+    if (passed < n) {
+      ctx.progress('line', `${step}${ctx.sides.length > 1 ? ctx.sides[s]!.label : 'solution'} passed ${passed}/${n} case(s)`);
+      state.failed = true;
+    }
+  }
+}
+
+/**
+ * The relative half-width the stopping rule reads after repetition `rep`, said
+ * in a progress line: of the ratio between two sides (their paired ratios of
+ * this repetition pushed first), or of the one side's score.
+ */
+function stoppingHalfWidth(ctx: EvalContext, state: Repetitions, rep: number, step: string): number {
+  const {sides, pairs} = state;
+  let halfWidth: number;
+  if (sides.length === 2) {
+    const [first, second] = [sides[0]!.runs[rep]!.statuses, sides[1]!.runs[rep]!.statuses];
+    pairs.push(first.map((status, i) => speedupRatio(timingOf(ctx, status).clock, timingOf(ctx, second[i]!).clock)));
+    const ratio = speedScore([pairs]);
+    halfWidth = pairs.length >= 2 ? relativeHalfWidth(scoreInterval([pairs], stoppingResamples), ratio) : Infinity;
+    const scores = sides.map((side) => speedScore([side.ratios]).toPrecision(4)).join(' / ');
+    ctx.progress('line', `${step}speedup ${scores}, ratio ${ratio.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
+  } else {
+    const score = speedScore([sides[0]!.ratios]);
+    halfWidth = rep >= 1 ? relativeHalfWidth(scoreInterval([sides[0]!.ratios], stoppingResamples), score) : Infinity;
+    ctx.progress('line', `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
+  }
+  return halfWidth;
 }
 
 /** Record a run's first-case effect: its first timed case's time / the median of its other cases' (needs two cases). */
