@@ -174,103 +174,18 @@ interface BuildInput {
   seconds: () => number;
 }
 
+/** The comparison of two measured sides: the cases matched, the verdict, each case both ways, and each side's summary. */
 function buildReport(input: BuildInput): CompareReport {
   const {plan, reports, recorded} = input;
   const candidateReport = reports.candidate;
-  const baseCases = recorded ? recorded.cases : flatCases(reports.baseline!);
-  const candCases = flatCases(candidateReport);
-  const speed = plan.metric === 'speedup';
-  const fails = (c: SideCase) => (speed ? c.status !== 'ok' || !c.passed : !c.passed);
-  const key = (c: {point: number; i: number}) => `${c.point}:${c.i}`;
-  const baseByKey = new Map(baseCases.map((c) => [key(c), c]));
-  if (recorded && (recorded.seeds.source !== candidateReport.seeds.source || recorded.seeds.count !== candidateReport.seeds.count)) {
-    const seeds = (s: {source: string; count: number}) => `${s.count} ${s.source} seed(s)`;
-    throw new HarnessError(`ledger run ${recorded.id} ran on ${seeds(recorded.seeds)}, this eval on ${seeds(candidateReport.seeds)}: not the same cases, so they cannot be compared`, 'not-comparable');
-  }
-  if (candCases.some((c) => !baseByKey.has(key(c))) || baseCases.length !== candCases.length) {
-    throw new HarnessError(`ledger run ${recorded?.id} has ${baseCases.length} case(s), this eval ${candCases.length}: not the same cases, so they cannot be compared`, 'not-comparable');
-  }
+  const matched = matchCases(input);
   const clock = candidateReport.clock;
   const baseFailure = recorded ? (recorded.status === 'failed' ? `ledger run ${recorded.id} scored 0.0` : undefined) : reports.baseline!.failure;
   const candFailure = candidateReport.failure;
-
-  // The per-case ratio and the overall one.
-  let ratio: number | null = null;
-  let ci: [number, number] | null = null;
-  let verdict: Verdict;
-  let reason: string;
-  let pairing: CompareReport['pairing'];
-  const perCase = new Map<string, number | null>();
-  if (speed && (baseFailure || candFailure)) {
-    verdict = baseFailure && candFailure ? 'same' : candFailure ? 'worse' : 'better';
-    ratio = candFailure && !baseFailure ? 0 : null;
-    reason = baseFailure && candFailure ? 'both sides fail a case, so both score 0.0' : `the ${candFailure ? 'candidate' : 'baseline'} fails a case, so it scores 0.0`;
-  } else if (speed) {
-    pairing = recorded ? 'unpaired' : 'paired';
-    const result = recorded ? unpairedRatio(speedups(baseCases, (recorded.environment.clock as Clock | undefined) ?? clock), speedups(candCases, clock)) : pairedRatio(input.pairs);
-    ({ratio, interval: ci} = result);
-    verdict = verdictOf(ci);
-    reason = `the ratio's 95% interval ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
-    if (recorded) {
-      for (const c of candCases) perCase.set(key(c), c.ratio / baseByKey.get(key(c))!.ratio);
-    } else {
-      for (const c of candCases) perCase.set(key(c), median(input.pairs[c.point]!.map((rep) => rep[c.i]!)));
-    }
-  } else {
-    const base = candCases.map((c) => baseByKey.get(key(c))!.ratio);
-    const result = accuracyRatio(base, candCases.map((c) => c.ratio));
-    if (result) {
-      ({ratio, interval: ci} = result);
-      verdict = verdictOf(ci);
-      reason = `the ratio's 95% interval over cases ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
-    } else {
-      const candidateScores = candCases.some((c) => c.ratio > 0);
-      verdict = candidateScores ? 'better' : 'same';
-      reason = candidateScores ? 'the baseline scores 0.0 and the candidate does not' : 'both sides score 0.0';
-    }
-    for (const c of candCases) {
-      const b = baseByKey.get(key(c))!.ratio;
-      perCase.set(key(c), b > 0 ? c.ratio / b : null);
-    }
-  }
-
-  const cases: CaseComparison[] = candCases.map((c) => {
-    const b = baseByKey.get(key(c))!;
-    const side = (s: SideCase) => ({status: s.status, passed: s.passed, seconds: s.seconds, score: s.ratio});
-    return {point: c.point, i: c.i, ratio: perCase.get(key(c)) ?? null, baseline: side(b), candidate: side(c)};
-  });
-  const correctness = candCases.flatMap((c) => {
-    const b = baseByKey.get(key(c))!;
-    const [bf, cf] = [fails(b), fails(c)];
-    if (!bf && !cf) return [];
-    return [{point: c.point, i: c.i, failing: (bf && cf ? 'both' : bf ? 'baseline' : 'candidate') as 'baseline' | 'candidate' | 'both'}];
-  });
-
-  const summary = (side: SideSource, report: EvalReport): SideSummary => ({
-    argument: side.argument,
-    description: describeSide(side, input.cwd),
-    label: sideLabel(side, plan.dir, input.cwd),
-    score: report.score,
-    interval: report.interval ?? null,
-    ...(report.failure ? {failure: report.failure} : {}),
-    solutionSha256: report.solutionSha256 ?? null,
-    repetitions: report.repetitions,
-    environment: report.environment?.fingerprint ?? null,
-  });
-  const baselineSummary: SideSummary = recorded
-    ? {
-        argument: `run ${recorded.id}`,
-        description: `ledger run ${recorded.id} (${recorded.time})`,
-        label: `ledger run #${recorded.id}`,
-        score: recorded.score,
-        interval: recorded.interval,
-        ...(baseFailure ? {failure: baseFailure} : {}),
-        solutionSha256: recorded.solutionSha256,
-        repetitions: recorded.repetitions,
-        run: recorded.id,
-        environment: recorded.environment.fingerprint,
-      }
-    : summary(input.baseline!, reports.baseline!);
+  const speed = plan.metric === 'speedup';
+  const judgement = speed ? judgeSpeed(input, matched, baseFailure, candFailure) : judgeAccuracy(matched);
+  const {ratio, ci, verdict, reason, pairing} = judgement;
+  const {cases, correctness} = caseRows(matched, judgement.perCase, speed);
   const report: CompareReport = {
     benchmark: candidateReport.benchmark,
     name: candidateReport.name,
@@ -284,8 +199,8 @@ function buildReport(input: BuildInput): CompareReport {
     ...(clock ? {clock} : {}),
     sandbox: candidateReport.sandbox,
     repetitions: candidateReport.repetitions,
-    baseline: baselineSummary,
-    candidate: summary(input.candidate, candidateReport),
+    baseline: recorded ? recordedSummary(recorded, baseFailure) : sideSummary(input, input.baseline!, reports.baseline!),
+    candidate: sideSummary(input, input.candidate, candidateReport),
     cases,
     correctness,
     environment: candidateReport.environment,
@@ -301,6 +216,148 @@ function buildReport(input: BuildInput): CompareReport {
     }
   }
   return report;
+}
+
+/** A case's key among both sides' cases: its point and index. */
+function caseKey(c: {point: number; i: number}): string {
+  return `${c.point}:${c.i}`;
+}
+
+/** Both sides' cases, the baseline's by key. */
+interface MatchedCases {
+  baseCases: SideCase[];
+  candCases: SideCase[];
+  baseByKey: Map<string, SideCase>;
+}
+
+/** Both sides' cases, or the HarnessError when a recorded baseline ran on other seeds or other cases. */
+function matchCases(input: BuildInput): MatchedCases {
+  const {reports, recorded} = input;
+  const candidateReport = reports.candidate;
+  const baseCases = recorded ? recorded.cases : flatCases(reports.baseline!);
+  const candCases = flatCases(candidateReport);
+  const baseByKey = new Map(baseCases.map((c) => [caseKey(c), c]));
+  if (recorded && (recorded.seeds.source !== candidateReport.seeds.source || recorded.seeds.count !== candidateReport.seeds.count)) {
+    const seeds = (s: {source: string; count: number}) => `${s.count} ${s.source} seed(s)`;
+    throw new HarnessError(`ledger run ${recorded.id} ran on ${seeds(recorded.seeds)}, this eval on ${seeds(candidateReport.seeds)}: not the same cases, so they cannot be compared`, 'not-comparable');
+  }
+  if (candCases.some((c) => !baseByKey.has(caseKey(c))) || baseCases.length !== candCases.length) {
+    throw new HarnessError(`ledger run ${recorded?.id} has ${baseCases.length} case(s), this eval ${candCases.length}: not the same cases, so they cannot be compared`, 'not-comparable');
+  }
+  return {baseCases, candCases, baseByKey};
+}
+
+/** The overall ratio, its interval and the verdict with its reason; the ratio of each case by key. */
+interface Judgement {
+  ratio: number | null;
+  ci: [number, number] | null;
+  verdict: Verdict;
+  reason: string;
+  pairing?: CompareReport['pairing'];
+  perCase: Map<string, number | null>;
+}
+
+/**
+ * Speed: a side that fails a case scores 0.0 and decides the verdict;
+ * otherwise the ratio of scores with its interval, paired per repetition in
+ * one eval, unpaired against a recorded run (on the clock each side was timed on).
+ */
+function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: string | undefined, candFailure: string | undefined): Judgement {
+  const {recorded} = input;
+  const {baseCases, candCases, baseByKey} = matched;
+  const clock = input.reports.candidate.clock;
+  const perCase = new Map<string, number | null>();
+  if (baseFailure || candFailure) {
+    const verdict: Verdict = baseFailure && candFailure ? 'same' : candFailure ? 'worse' : 'better';
+    const ratio = candFailure && !baseFailure ? 0 : null;
+    const reason = baseFailure && candFailure ? 'both sides fail a case, so both score 0.0' : `the ${candFailure ? 'candidate' : 'baseline'} fails a case, so it scores 0.0`;
+    return {ratio, ci: null, verdict, reason, perCase};
+  }
+  const pairing = recorded ? 'unpaired' : 'paired';
+  const result = recorded ? unpairedRatio(speedups(baseCases, (recorded.environment.clock as Clock | undefined) ?? clock), speedups(candCases, clock)) : pairedRatio(input.pairs);
+  const verdict = verdictOf(result.interval);
+  const reason = `the ratio's 95% interval ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
+  if (recorded) {
+    for (const c of candCases) perCase.set(caseKey(c), c.ratio / baseByKey.get(caseKey(c))!.ratio);
+  } else {
+    for (const c of candCases) perCase.set(caseKey(c), median(input.pairs[c.point]!.map((rep) => rep[c.i]!)));
+  }
+  return {ratio: result.ratio, ci: result.interval, verdict, reason, pairing, perCase};
+}
+
+/** Accuracy: the ratio of mean shares with its interval over cases; a baseline that scores 0.0 has none, and the verdict says who scores. */
+function judgeAccuracy(matched: MatchedCases): Judgement {
+  const {candCases, baseByKey} = matched;
+  const perCase = new Map<string, number | null>();
+  let ratio: number | null = null;
+  let ci: [number, number] | null = null;
+  let verdict: Verdict;
+  let reason: string;
+  const base = candCases.map((c) => baseByKey.get(caseKey(c))!.ratio);
+  const result = accuracyRatio(base, candCases.map((c) => c.ratio));
+  if (result) {
+    ({ratio, interval: ci} = result);
+    verdict = verdictOf(ci);
+    reason = `the ratio's 95% interval over cases ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
+  } else {
+    const candidateScores = candCases.some((c) => c.ratio > 0);
+    verdict = candidateScores ? 'better' : 'same';
+    reason = candidateScores ? 'the baseline scores 0.0 and the candidate does not' : 'both sides score 0.0';
+  }
+  for (const c of candCases) {
+    const b = baseByKey.get(caseKey(c))!.ratio;
+    perCase.set(caseKey(c), b > 0 ? c.ratio / b : null);
+  }
+  return {ratio, ci, verdict, reason, perCase};
+}
+
+/** Each case both ways, and the cases one side (or both) fails. */
+function caseRows(matched: MatchedCases, perCase: Map<string, number | null>, speed: boolean): Pick<CompareReport, 'cases' | 'correctness'> {
+  const {candCases, baseByKey} = matched;
+  const fails = (c: SideCase) => (speed ? c.status !== 'ok' || !c.passed : !c.passed);
+  const cases: CaseComparison[] = candCases.map((c) => {
+    const b = baseByKey.get(caseKey(c))!;
+    const side = (s: SideCase) => ({status: s.status, passed: s.passed, seconds: s.seconds, score: s.ratio});
+    return {point: c.point, i: c.i, ratio: perCase.get(caseKey(c)) ?? null, baseline: side(b), candidate: side(c)};
+  });
+  const correctness = candCases.flatMap((c) => {
+    const b = baseByKey.get(caseKey(c))!;
+    const [bf, cf] = [fails(b), fails(c)];
+    if (!bf && !cf) return [];
+    return [{point: c.point, i: c.i, failing: (bf && cf ? 'both' : bf ? 'baseline' : 'candidate') as 'baseline' | 'candidate' | 'both'}];
+  });
+  return {cases, correctness};
+}
+
+/** A side that ran in this eval, as the report shows it. */
+function sideSummary(input: BuildInput, side: SideSource, report: EvalReport): SideSummary {
+  return {
+    argument: side.argument,
+    description: describeSide(side, input.cwd),
+    label: sideLabel(side, input.plan.dir, input.cwd),
+    score: report.score,
+    interval: report.interval ?? null,
+    ...(report.failure ? {failure: report.failure} : {}),
+    solutionSha256: report.solutionSha256 ?? null,
+    repetitions: report.repetitions,
+    environment: report.environment?.fingerprint ?? null,
+  };
+}
+
+/** A baseline read from the ledger (`--baseline-run`), as the report shows it. */
+function recordedSummary(recorded: RecordedBaseline, failure: string | undefined): SideSummary {
+  return {
+    argument: `run ${recorded.id}`,
+    description: `ledger run ${recorded.id} (${recorded.time})`,
+    label: `ledger run #${recorded.id}`,
+    score: recorded.score,
+    interval: recorded.interval,
+    ...(failure ? {failure} : {}),
+    solutionSha256: recorded.solutionSha256,
+    repetitions: recorded.repetitions,
+    run: recorded.id,
+    environment: recorded.environment.fingerprint,
+  };
 }
 
 /** Per point, [rep][case] speedups over the reference on the given clock, rebuilt from the per-repetition times. */

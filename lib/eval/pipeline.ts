@@ -15,14 +15,15 @@ import type {EvalContext, Side} from './context.js';
 import {HarnessError, StaleLockError} from './errors.js';
 import {computeLock, lockDifference, readLock} from './lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from './plan.js';
-import {bundleFailure, maxRepetitions, runPoint} from './point.js';
-import {findPython, killActiveRuns, pinCpu, type PinnedCpu} from './process.js';
+import {bundleFailure, maxRepetitions, runPoint, type PointOutcome} from './point.js';
+import {pinCpu, type PinnedCpu} from './pin.js';
+import {findPython, killActiveRuns} from './process.js';
 import {confinementFor, counterProblem, droppedRunProblem, nprocPerNamespace, runsAsRoot, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
 import {overheadRatio, overheadWarning} from './overhead.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, repeatInterval, scoreInterval, type PointRatios} from './stats.js';
 import {cgroupBounds, cgroupsWork} from './cgroup.js';
-import {dataFolder, splitPoints, testDataVariable} from './data.js';
+import {dataFolder, splitPoints, testDataVariable, type PointSource} from './data.js';
 import {saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
 import type {CaseReport, EvalOptions, EvalReport, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
@@ -66,7 +67,91 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   if (visible) {
     throw new HarnessError(`the ${split} data folder ${folder} lies under ${visible}, which every run sees (read-only): its expected answers would be readable by the solution; keep the data elsewhere (e.g. under /srv or a home folder)`, 'data-visible');
   }
-  const reports: EvalReport[] = sides.map((side) => ({
+  const reports = sides.map((side) => blankReport(options, {dir, plan, split, folder, sources}, side));
+  const run: SidesRun = {
+    plan,
+    split,
+    sides,
+    reports,
+    progress,
+    elapsed,
+    // A warning that bears on a side's score: on stderr now, and in its report.
+    warn: (each, text) => {
+      (each.warnings ??= []).push(text);
+      progress('line', `warning: ${text}`);
+    },
+    share: (fields) => reports.forEach((each) => Object.assign(each, fields)),
+  };
+  const outcome: SidesOutcome = {reports, pairs: [], precise: true};
+
+  // Stage 1: the protected files must be the ones arbor.lock names.
+  await checkLock(run, dir, options.benchmark);
+
+  // One CPU per eval on this host: leased until the eval ends (released in the finally below, or by the kernel with this process).
+  const pinned: PinnedCpu = await pinCpu(env, {onWait: (text) => progress('line', text), onWarning: (text) => progress('line', `warning: ${text}`)});
+  const {cpu} = pinned;
+  run.share({pinned: cpu !== undefined, ...(cpu === undefined ? {} : {cpu})});
+  let tmp: string;
+  try {
+    tmp = await createWorkFolder();
+  } catch (error) {
+    pinned.lease?.release();
+    throw error;
+  }
+  const untrap = trapSignals(tmp, options.keep);
+  const phases: Record<string, number> = {};
+  try {
+    // Stage 2: snapshots, bundle, sandbox, seeds.
+    const ctx = await prepare({options, env, plan, split, sides, python, cpu, tmp, report: reports[0]!, share: run.share, progress, timed: phaseTimer(phases), deadline: () => plan.timeLimit - elapsed()});
+    // Described while the runs go (a Python start and a numpy import, outside every run's cgroup).
+    const environment = import('../environment.js').then(({describeEnvironment}) => describeEnvironment({python: python.executable, clock: ctx.clock}));
+    environment.catch(() => {});
+    for (const [s, side] of ctx.sides.entries()) reports[s]!.solutionSha256 = await digestFiles(side.files.dir, plan.editable);
+    announce(run, ctx, {dir, cwd, env, folder, sources, minRepetitions: options.minRepetitions});
+    // Stage 3: every point, made, run and verified.
+    const scored = await runPoints(run, ctx, sources, outcome);
+    run.share({environment: await environment.catch(() => undefined)});
+    // Stage 4: the scores.
+    scoreSides(run, ctx, scored);
+  } finally {
+    pinned.lease?.release();
+    untrap();
+    run.share({seconds: elapsed(), phases});
+    if (options.keep) run.share({kept: await keepWorkFolder(tmp)});
+    else await rm(tmp, {recursive: true, force: true}).catch(() => {});
+  }
+  return outcome;
+}
+
+/** What the stages of runSides share: the request, the reports they fill, and how they speak. */
+interface SidesRun {
+  plan: Plan;
+  split: Split;
+  sides: SideRequest[];
+  /** One per side, in the sides' order. */
+  reports: EvalReport[];
+  progress: EvalContext['progress'];
+  /** Seconds since the eval started. */
+  elapsed: () => number;
+  /** A warning that bears on a side's score: on stderr now, and in its report. */
+  warn: (each: EvalReport, text: string) => void;
+  /** Set fields on every side's report. */
+  share: (fields: Partial<EvalReport>) => void;
+}
+
+/** What a split's cases are: its points, and the folder they come from (a path split) or none (seeds). */
+interface SplitCases {
+  dir: string;
+  plan: Plan;
+  split: Split;
+  folder: string | undefined;
+  sources: PointSource[];
+}
+
+/** A side's report before anything ran: score 0.0, no points, the lock not yet read. */
+function blankReport(options: SidesOptions, cases: SplitCases, side: SideRequest): EvalReport {
+  const {dir, plan, split, folder, sources} = cases;
+  return {
     benchmark: dir,
     name: plan.name,
     split,
@@ -82,50 +167,43 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     points: [],
     seconds: 0,
     processSeconds: 0,
-  }));
-  const report = reports[0]!;
-  // A warning that bears on a side's score: on stderr now, and in its report.
-  const warn = (each: EvalReport, text: string) => {
-    (each.warnings ??= []).push(text);
-    progress('line', `warning: ${text}`);
   };
-  const share = (fields: Partial<EvalReport>) => reports.forEach((each) => Object.assign(each, fields));
-  const outcome: SidesOutcome = {reports, pairs: [], precise: true};
+}
 
-  // Stage 1: the protected files must be the ones arbor.lock names.
+/** Stage 1: the protected files must be the ones arbor.lock names (a StaleLockError, exit 3, when they are not); no lock is a warning. */
+async function checkLock(run: SidesRun, dir: string, benchmark: string): Promise<void> {
   const lock = await readLock(dir);
-  if (lock) {
-    const difference = lockDifference(lock, await computeLock(dir, plan));
-    if (difference) throw new StaleLockError(options.benchmark, difference);
-    share({lock: 'ok'});
-  } else {
-    progress('line', `warning: ${path.basename(dir)} has no arbor.lock, so changes to its protected files go unnoticed; write one with 'arbor benchmark lock ${options.benchmark}'`);
+  if (!lock) {
+    run.progress('line', `warning: ${path.basename(dir)} has no arbor.lock, so changes to its protected files go unnoticed; write one with 'arbor benchmark lock ${benchmark}'`);
+    return;
   }
+  const difference = lockDifference(lock, await computeLock(dir, run.plan));
+  if (difference) throw new StaleLockError(benchmark, difference);
+  run.share({lock: 'ok'});
+}
 
-  // One CPU per eval on this host: leased until the eval ends (released in the finally below, or by the kernel with this process).
-  const pinned: PinnedCpu = await pinCpu(env, {onWait: (text) => progress('line', text), onWarning: (text) => progress('line', `warning: ${text}`)});
-  const {cpu} = pinned;
-  share({pinned: cpu !== undefined, ...(cpu === undefined ? {} : {cpu})});
-  let tmp: string;
-  try {
-    tmp = await createWorkFolder();
-  } catch (error) {
-    pinned.lease?.release();
-    throw error;
-  }
-  // Runs live in their own process groups, out of reach of the terminal's
-  // Ctrl-C: on an interrupt, kill them and remove the work folders, then let
-  // the signal take its usual course.
+/**
+ * Runs live in their own process groups, out of reach of the terminal's
+ * Ctrl-C: on an interrupt, kill them and remove the work folder (unless it is
+ * kept), then let the signal take its usual course. Returns the undo.
+ */
+function trapSignals(tmp: string, keep: boolean | undefined): () => void {
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
   const onSignal = (signal: NodeJS.Signals) => {
     killActiveRuns();
-    if (!options.keep) rmSync(tmp, {recursive: true, force: true});
+    if (!keep) rmSync(tmp, {recursive: true, force: true});
     for (const name of signals) process.removeListener(name, onSignal);
     process.kill(process.pid, signal);
   };
   for (const name of signals) process.on(name, onSignal);
-  const phases: Record<string, number> = {};
-  const timed = async <T>(name: string, work: () => Promise<T> | T): Promise<T> => {
+  return () => {
+    for (const name of signals) process.removeListener(name, onSignal);
+  };
+}
+
+/** EvalContext.timed: run a phase's work and add its seconds to `phases[name]`, whether it succeeds or throws. */
+function phaseTimer(phases: Record<string, number>): EvalContext['timed'] {
+  return async (name, work) => {
     const start = process.hrtime.bigint();
     try {
       return await work();
@@ -133,92 +211,104 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
       phases[name] = (phases[name] ?? 0) + Number(process.hrtime.bigint() - start) / 1e9;
     }
   };
-  try {
-    // Stage 2: snapshots, bundle, sandbox, seeds.
-    const ctx = await prepare({options, env, plan, split, sides, python, cpu, tmp, report, share, progress, timed, deadline: () => plan.timeLimit - elapsed()});
-    // Described while the runs go (a Python start and a numpy import, outside every run's cgroup).
-    const environment = import('../environment.js').then(({describeEnvironment}) => describeEnvironment({python: python.executable, clock: ctx.clock}));
-    environment.catch(() => {});
-    for (const [s, side] of ctx.sides.entries()) reports[s]!.solutionSha256 = await digestFiles(side.files.dir, plan.editable);
-    const minimum = Math.max(plan.repetitions, options.minRepetitions ?? 0);
-    const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions to ±${100 * plan.precision}% (budget ${budgetSeconds(plan, sides.length)} s)` : '';
-    const cases = folder
-      ? `${sources.length} work director${sources.length === 1 ? 'y' : 'ies'} (${report.seeds.count} case(s)) from ${path.relative(cwd, folder) || folder}`
-      : `${sources.length} point(s) x ${ctx.seeds.length} ${report.seeds.source === 'derived' ? 'salted ' : ''}seed(s)`;
-    progress(
-      'line',
-      `eval ${path.basename(dir)} ${split}${sides.length > 1 ? ` (${sides.map((side) => side.label).join(' vs ')})` : ''}: ${cases}, ` +
-        `metric ${plan.metric}${speed}${cpu !== undefined ? `, pinned to CPU ${cpu}` : ''}, sandbox ${ctx.sandbox}`,
-    );
-    if (folder && split === 'test' && env[saltVariable]) {
-      progress('line', `note: ${saltVariable} does not apply to a path split's fixed files; keep the test data private and point the eval at it with --data DIR or ${testDataVariable}`);
-    }
-    const budgetEnds = elapsed() + budgetSeconds(plan, sides.length);
-    const ratios: PointRatios[][] = sides.map(() => []);
-    const precise: boolean[] = sides.map(() => true);
-    // Stage 3: every point, made, run and verified.
-    const points = sources.map((source) => source.point);
-    const failedSide = (each: EvalReport) => each.points.some((p) => p.cases.some((c) => c.status !== 'ok' || !c.passed));
-    for (let index = 0; index < points.length; index++) {
-      // A speedup score is already 0.0 once a case failed: skip the remaining points (once every side failed).
-      if (plan.metric === 'speedup' && reports.every(failedSide)) {
-        const cases = Array.from({length: sources[index]!.cases ?? ctx.seeds.length}, (_, i): CaseReport => ({i, status: 'not-run', passed: false, seconds: null, ratio: 0, repetitions: []}));
-        for (const each of reports) each.points.push({index, point: points[index]!, score: 0, cases, repetitions: 0, seconds: 0});
-        continue;
-      }
-      const pointStarted = elapsed();
-      // Each point gets an even share of what is left of the budget.
-      const budget = Math.max(0, budgetEnds - pointStarted) / (points.length - index);
-      const result = await runPoint(ctx, index, sources[index]!, points.length, budget);
-      outcome.pairs.push(result.pairs);
-      outcome.precise &&= result.precise;
-      for (const [s, side] of result.sides.entries()) {
-        const each = reports[s]!;
-        ratios[s]!.push(side.ratios);
-        precise[s] &&= result.precise;
-        each.repetitions = Math.max(each.repetitions, result.repetitions);
-        const point: PointReport = {index, point: points[index]!, score: aggregate(plan, side.cases).score, cases: side.cases, repetitions: result.repetitions, seconds: elapsed() - pointStarted};
-        if (sources[index]!.folder) point.folder = sources[index]!.folder;
-        const who = sides.length > 1 ? `${sides[s]!.label} ` : '';
-        if (plan.metric === 'speedup') {
-          point.firstCase = {solution: side.firstCase, reference: result.referenceFirstCase};
-          if (result.overhead) {
-            const ratio = overheadRatio(side.cases, result.overhead.seconds);
-            point.overhead = {...result.overhead, solutionRatio: ratio};
-            const warning = overheadWarning(`point ${index + 1}/${points.length}`, sides.length > 1 ? sides[s]!.label : 'solution', ratio, result.overhead.seconds);
-            if (warning) warn(each, warning);
-          }
-        }
-        each.points.push(point);
-        // speedup: cases that passed; accuracy: cases whose answer the verifier could score (a NaN or a wrong length cannot be).
-        const good = plan.metric === 'speedup' ? side.cases.filter((c) => c.status === 'ok' && c.passed).length : side.cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
-        progress('line', `point ${index + 1}/${points.length}: ${who}${plan.metric} ${point.score.toPrecision(4)} (${good}/${side.cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'with a valid answer'})`);
-      }
-    }
-    share({environment: await environment.catch(() => undefined)});
-    // Stage 4: the scores.
-    for (const [s, each] of reports.entries()) {
-      const {score, failure} = aggregate(plan, each.points.flatMap((point) => point.cases), each.points);
-      each.score = score;
-      if (failure) each.failure = failure;
-      if (plan.metric === 'speedup' && !failure) {
-        each.interval = scoreInterval(ratios[s]!);
-        each.repeatInterval = repeatInterval(score, each.interval);
-        each.precision = {target: plan.precision, halfWidth: relativeHalfWidth(each.interval, score), reached: precise[s]!};
-        const who = sides.length > 1 ? `${sides[s]!.label}: ` : '';
-        progress('line', `${who}${closingLine(each, ctx.clock)}`);
-        const missed = precisionMissed(each, plan);
-        if (missed) warn(each, `${who}${missed}`);
-      }
-    }
-  } finally {
-    pinned.lease?.release();
-    for (const name of signals) process.removeListener(name, onSignal);
-    share({seconds: elapsed(), phases});
-    if (options.keep) share({kept: await keepWorkFolder(tmp)});
-    else await rm(tmp, {recursive: true, force: true}).catch(() => {});
+}
+
+/** The eval's opening line (what runs, on what clock, pinned where, in which sandbox), and the note that a salt does not reach fixed test files. */
+function announce(run: SidesRun, ctx: EvalContext, where: {dir: string; cwd: string; env: NodeJS.ProcessEnv; folder: string | undefined; sources: PointSource[]; minRepetitions?: number}): void {
+  const {plan, split, sides, progress, reports} = run;
+  const {dir, cwd, env, folder, sources} = where;
+  const minimum = Math.max(plan.repetitions, where.minRepetitions ?? 0);
+  const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions to ±${100 * plan.precision}% (budget ${budgetSeconds(plan, sides.length)} s)` : '';
+  const cases = folder
+    ? `${sources.length} work director${sources.length === 1 ? 'y' : 'ies'} (${reports[0]!.seeds.count} case(s)) from ${path.relative(cwd, folder) || folder}`
+    : `${sources.length} point(s) x ${ctx.seeds.length} ${reports[0]!.seeds.source === 'derived' ? 'salted ' : ''}seed(s)`;
+  progress(
+    'line',
+    `eval ${path.basename(dir)} ${split}${sides.length > 1 ? ` (${sides.map((side) => side.label).join(' vs ')})` : ''}: ${cases}, ` +
+      `metric ${plan.metric}${speed}${ctx.cpu !== undefined ? `, pinned to CPU ${ctx.cpu}` : ''}, sandbox ${ctx.sandbox}`,
+  );
+  if (folder && split === 'test' && env[saltVariable]) {
+    progress('line', `note: ${saltVariable} does not apply to a path split's fixed files; keep the test data private and point the eval at it with --data DIR or ${testDataVariable}`);
   }
-  return outcome;
+}
+
+/** Per side, what the score's interval rests on: every point's paired ratios, and whether every point reached the precision target. */
+interface SidesScored {
+  ratios: PointRatios[][];
+  precise: boolean[];
+}
+
+/** Stage 3: every point made, run and verified, each with an even share of what is left of the budget; once every side failed (speedup), the rest not run. */
+async function runPoints(run: SidesRun, ctx: EvalContext, sources: PointSource[], outcome: SidesOutcome): Promise<SidesScored> {
+  const {plan, sides, reports, elapsed} = run;
+  const budgetEnds = elapsed() + budgetSeconds(plan, sides.length);
+  const scored: SidesScored = {ratios: sides.map(() => []), precise: sides.map(() => true)};
+  const points = sources.map((source) => source.point);
+  const failedSide = (each: EvalReport) => each.points.some((p) => p.cases.some((c) => c.status !== 'ok' || !c.passed));
+  for (let index = 0; index < points.length; index++) {
+    // A speedup score is already 0.0 once a case failed: skip the remaining points (once every side failed).
+    if (plan.metric === 'speedup' && reports.every(failedSide)) {
+      const cases = Array.from({length: sources[index]!.cases ?? ctx.seeds.length}, (_, i): CaseReport => ({i, status: 'not-run', passed: false, seconds: null, ratio: 0, repetitions: []}));
+      for (const each of reports) each.points.push({index, point: points[index]!, score: 0, cases, repetitions: 0, seconds: 0});
+      continue;
+    }
+    const pointStarted = elapsed();
+    // Each point gets an even share of what is left of the budget.
+    const budget = Math.max(0, budgetEnds - pointStarted) / (points.length - index);
+    const result = await runPoint(ctx, index, sources[index]!, points.length, budget);
+    outcome.pairs.push(result.pairs);
+    outcome.precise &&= result.precise;
+    for (const [s, side] of result.sides.entries()) {
+      scored.ratios[s]!.push(side.ratios);
+      scored.precise[s] &&= result.precise;
+      recordPoint(run, s, {index, count: points.length, source: sources[index]!, result, started: pointStarted});
+    }
+  }
+  return scored;
+}
+
+/** One side's report of a point that ran: its score, first-case effect and overhead (speedup), and its progress line. */
+function recordPoint(run: SidesRun, s: number, at: {index: number; count: number; source: PointSource; result: PointOutcome; started: number}): void {
+  const {plan, sides} = run;
+  const {index, count, source, result} = at;
+  const side = result.sides[s]!;
+  const each = run.reports[s]!;
+  each.repetitions = Math.max(each.repetitions, result.repetitions);
+  const point: PointReport = {index, point: source.point, score: aggregate(plan, side.cases).score, cases: side.cases, repetitions: result.repetitions, seconds: run.elapsed() - at.started};
+  if (source.folder) point.folder = source.folder;
+  const who = sides.length > 1 ? `${sides[s]!.label} ` : '';
+  if (plan.metric === 'speedup') {
+    point.firstCase = {solution: side.firstCase, reference: result.referenceFirstCase};
+    if (result.overhead) {
+      const ratio = overheadRatio(side.cases, result.overhead.seconds);
+      point.overhead = {...result.overhead, solutionRatio: ratio};
+      const warning = overheadWarning(`point ${index + 1}/${count}`, sides.length > 1 ? sides[s]!.label : 'solution', ratio, result.overhead.seconds);
+      if (warning) run.warn(each, warning);
+    }
+  }
+  each.points.push(point);
+  // speedup: cases that passed; accuracy: cases whose answer the verifier could score (a NaN or a wrong length cannot be).
+  const good = plan.metric === 'speedup' ? side.cases.filter((c) => c.status === 'ok' && c.passed).length : side.cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
+  run.progress('line', `point ${index + 1}/${count}: ${who}${plan.metric} ${point.score.toPrecision(4)} (${good}/${side.cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'with a valid answer'})`);
+}
+
+/** Stage 4: each side's score over all its cases, the first failure that forced 0.0, and (speedup) its interval, closing line and precision. */
+function scoreSides(run: SidesRun, ctx: EvalContext, scored: SidesScored): void {
+  const {plan, sides, progress} = run;
+  for (const [s, each] of run.reports.entries()) {
+    const {score, failure} = aggregate(plan, each.points.flatMap((point) => point.cases), each.points);
+    each.score = score;
+    if (failure) each.failure = failure;
+    if (plan.metric === 'speedup' && !failure) {
+      each.interval = scoreInterval(scored.ratios[s]!);
+      each.repeatInterval = repeatInterval(score, each.interval);
+      each.precision = {target: plan.precision, halfWidth: relativeHalfWidth(each.interval, score), reached: scored.precise[s]!};
+      const who = sides.length > 1 ? `${sides[s]!.label}: ` : '';
+      progress('line', `${who}${closingLine(each, ctx.clock)}`);
+      const missed = precisionMissed(each, plan);
+      if (missed) run.warn(each, `${who}${missed}`);
+    }
+  }
 }
 
 /** The eval's closing line for a speedup score: the score with its interval and what it rests on. */

@@ -6,17 +6,19 @@
  * time is the run's cgroup counter over the same span. stdout and stderr are
  * captured (a bounded tail, never forwarded); a limit kills the whole run.
  */
-import {spawn, spawnSync} from 'node:child_process';
+import {spawn, type ChildProcess} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
-import {accessSync, constants, existsSync, readFileSync, statSync} from 'node:fs';
+import {accessSync, constants, existsSync, statSync} from 'node:fs';
 import path from 'node:path';
 import type {Duplex} from 'node:stream';
-import {UsageError} from '../errors.js';
 import type {CpuGroup} from './cgroup.js';
-import {leaseFolder, leaseOneOf, LeaseUnavailable, type CpuLease} from './cpu-lease.js';
+import {collect, FrameReader, type Frame} from './channel.js';
 import {HarnessError} from './errors.js';
 import type {Launch} from './sandbox.js';
 import type {PointSignature} from './signature.js';
+
+// The CPU pinning lived here; its callers may still import it from here.
+export {leaseOrder, pinCpu, startCpusFor, type PinnedCpu} from './pin.js';
 
 /** A case to deliver: its index (-1: the untimed warm-up) and its arguments' bytes in signature order. */
 export interface CaseInput {
@@ -167,12 +169,12 @@ export interface RunOutcome {
 }
 
 const tailBytes = 8192;
+
 /** The index a null case is delivered under (never a real case's, never the warm-up's). */
 const nullCaseIndex = -2;
+
 /** valgrind's -v log of an honest run is ~100 KB; a run that floods it past this has its log dropped (and its cases voided). */
 const maxCounterLog = 16 << 20;
-/** A header line longer than this is a protocol violation (the runner's are under 1 KiB). */
-const maxHeaderBytes = 1 << 16;
 
 /** Runs in flight, so an interrupted eval can kill them (see killActiveRuns). */
 const active = new Set<() => void>();
@@ -181,129 +183,6 @@ const active = new Set<() => void>();
 export function killActiveRuns(): void {
   for (const kill of active) kill();
   active.clear();
-}
-
-/** ARBOR_EVAL_CPU: "auto" (the default), "none" or a CPU number; anything else is a usage error. */
-function cpuSetting(env: NodeJS.ProcessEnv): string {
-  const cpu = (env.ARBOR_EVAL_CPU ?? 'auto').trim();
-  if (cpu !== 'none' && cpu !== 'auto' && !/^\d+$/.test(cpu)) {
-    throw new UsageError(`ARBOR_EVAL_CPU=${env.ARBOR_EVAL_CPU} is not a CPU number, expected e.g. 0, "auto" (a free allowed CPU, leased for the eval; the default) or "none" (no pinning)`);
-  }
-  return cpu;
-}
-
-/** Whether `taskset -c <cpu>` works here (util-linux present, CPU allowed). */
-function tasksetWorks(cpu: string): boolean {
-  return spawnSync('taskset', ['-c', cpu, 'true'], {stdio: 'ignore'}).status === 0;
-}
-
-/** The CPU an eval pins its runs to, and the lease that keeps other evals off it until release(). */
-export interface PinnedCpu {
-  cpu?: string;
-  /** Set when the CPU is leased (ARBOR_EVAL_CPU=auto). */
-  lease?: CpuLease;
-}
-
-/**
- * The CPU to pin an eval's runs to with `taskset -c`: ARBOR_EVAL_CPU, a CPU
- * number (used as is, no lease), "none", or "auto" (the default): a CPU no
- * other eval on this host holds, leased until the eval releases it (the idlest
- * over the last 50 ms among the free ones); while every allowed CPU is
- * leased, the eval waits (`onWait` says how long so far). Only on Linux where
- * taskset works; where no lease can be taken (no flock), the idlest CPU
- * without one, and `onWarning` says why.
- */
-export async function pinCpu(env: NodeJS.ProcessEnv = process.env, hooks: {onWait?: (text: string) => void; onWarning?: (text: string) => void} = {}): Promise<PinnedCpu> {
-  const setting = cpuSetting(env);
-  if (process.platform !== 'linux' || setting === 'none') return {};
-  if (setting !== 'auto') return tasksetWorks(setting) ? {cpu: setting} : {};
-  const allowed = allowedCpus();
-  if (!allowed.length) return {};
-  const order = byIdleness(allowed);
-  let lease: CpuLease;
-  try {
-    lease = await leaseOneOf(leaseFolder(env), order, {
-      onWait: (waited) =>
-        hooks.onWait?.(`waiting for a CPU: every allowed CPU (${allowed.join(',')}) is leased by another eval on this host${waited ? ` (${Math.round(waited)} s so far)` : ''}; ARBOR_EVAL_CPU=<n> pins to one regardless`),
-    });
-  } catch (error) {
-    if (!(error instanceof LeaseUnavailable)) throw error;
-    hooks.onWarning?.(`no CPU lease (${error.message}): another eval on this host may time on the same CPU`);
-    const cpu = String(order[0]);
-    return tasksetWorks(cpu) ? {cpu} : {};
-  }
-  if (!tasksetWorks(String(lease.cpu))) {
-    lease.release();
-    return {};
-  }
-  return {cpu: String(lease.cpu), lease};
-}
-
-/**
- * Where the runs of an eval pinned to `cpu` start: every other allowed CPU, so
- * a run starting ahead of its turn loads Python beside the one being timed,
- * not on its core (the runner moves to `cpu` when served); `cpu` itself when
- * it is the only one.
- */
-export function startCpusFor(cpu: string | undefined): string | undefined {
-  if (cpu === undefined) return undefined;
-  const others = allowedCpus().filter((other) => String(other) !== cpu);
-  return others.length ? others.join(',') : cpu;
-}
-
-/** The CPUs this process may run on (Cpus_allowed_list of /proc/self/status). */
-function allowedCpus(): number[] {
-  try {
-    const list = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
-    return list.split(',').flatMap((part) => {
-      const [from, to = from] = part.split('-').map(Number);
-      return Number.isInteger(from) && Number.isInteger(to) ? Array.from({length: to! - from! + 1}, (_, k) => from! + k) : [];
-    });
-  } catch {
-    return [];
-  }
-}
-
-/** Idle + iowait ticks of every CPU, from /proc/stat. */
-function idleTicks(): Map<number, number> {
-  const ticks = new Map<number, number>();
-  for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
-    const match = /^cpu(\d+) (.*)$/.exec(line);
-    if (!match) continue;
-    const fields = match[2]!.trim().split(/\s+/).map(Number);
-    ticks.set(Number(match[1]), (fields[3] ?? 0) + (fields[4] ?? 0));
-  }
-  return ticks;
-}
-
-/**
- * The CPUs in the order an eval tries to lease them: those about as idle as
- * the idlest over the next 50 ms (within 40% of the window) first, the
- * highest-numbered first among them, then the rest by idleness. The tie-break
- * is fixed so that evals run one after another time on the same CPU, idle or
- * evenly loaded: the CPUs of a virtual machine differ by a few percent in
- * speed (two vCPUs here: 52.2-52.4 on one, 52.9-53.7 on the other, for one
- * solution under two busy loops), and the idlest pick alone made that a
- * coin toss per eval.
- */
-export function leaseOrder(cpus: readonly number[], idle: (cpu: number) => number, window: number): number[] {
-  if (cpus.length <= 1) return [...cpus];
-  const most = Math.max(...cpus.map(idle));
-  const close = (cpu: number) => idle(cpu) >= most - 0.4 * window;
-  return [...cpus].sort((a, b) => Number(close(b)) - Number(close(a)) || (close(a) ? b - a : idle(b) - idle(a)));
-}
-
-function byIdleness(cpus: number[]): number[] {
-  if (cpus.length <= 1) return cpus;
-  try {
-    const before = idleTicks();
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
-    const after = idleTicks();
-    // /proc/stat counts in USER_HZ ticks (100 a second on Linux): 5 in 50 ms.
-    return leaseOrder(cpus, (cpu) => (after.get(cpu) ?? 0) - (before.get(cpu) ?? 0), 5);
-  } catch {
-    return cpus;
-  }
 }
 
 /**
@@ -342,140 +221,6 @@ export function startFailure(python: string, outcome: RunOutcome): HarnessError 
   return new HarnessError(`${python} could not start arbor's runner: ${last.slice(0, 300)}`, 'no-python');
 }
 
-interface Frame {
-  header: Record<string, unknown>;
-  payload: Buffer;
-}
-
-/**
- * The harness's end of the runner's socket: header lines, each followed by a
- * payload whose size the caller derives from the header. Anything malformed
- * ends the run (a protocol violation is the solution's failure).
- */
-class FrameReader {
-  private chunks: Buffer[] = [];
-  private buffered = 0;
-  private waiting?: {size: (header: Record<string, unknown>) => number; resolve: (frame: Frame) => void; reject: (error: Error) => void};
-  private header?: Record<string, unknown>;
-  private need = 0;
-  private closed?: Error;
-  /** When the last byte of the last complete frame arrived. */
-  lastAt = 0n;
-
-  constructor(socket: Duplex) {
-    socket.on('data', (chunk: Buffer) => {
-      this.chunks.push(chunk);
-      this.buffered += chunk.length;
-      this.pump();
-    });
-    const end = () => this.fail(new Error('the runner closed its channel'));
-    socket.on('end', end);
-    socket.on('close', end);
-    socket.on('error', end);
-  }
-
-  /** Bytes received that no frame asked for yet: a runner sends nothing unasked. */
-  get pending(): number {
-    return this.buffered;
-  }
-
-  /** The next frame; `size` gives its payload size from its header, or -1 when the header is not acceptable. */
-  next(size: (header: Record<string, unknown>) => number): Promise<Frame> {
-    return new Promise((resolve, reject) => {
-      this.waiting = {size, resolve, reject};
-      this.pump();
-    });
-  }
-
-  /** End the channel: a frame not complete by now never will be. */
-  fail(error: Error): void {
-    this.closed ??= error;
-    this.pump();
-  }
-
-  /**
-   * The next `size` bytes, in a buffer of their own: copied once, whether they
-   * lie in one chunk or span many (an answer of megabytes arrives in 64 KiB
-   * chunks, and joining every chunk buffered, then copying the frame out again,
-   * cost an eval a tenth of a second per 100 MB). What follows stays queued.
-   */
-  private take(size: number): Buffer {
-    const parts: Buffer[] = [];
-    for (let got = 0; got < size; ) {
-      const chunk = this.chunks[0]!;
-      const want = size - got;
-      if (chunk.length <= want) {
-        parts.push(chunk);
-        this.chunks.shift();
-        got += chunk.length;
-      } else {
-        parts.push(chunk.subarray(0, want));
-        this.chunks[0] = chunk.subarray(want);
-        got = size;
-      }
-    }
-    this.buffered -= size;
-    // Buffer.concat copies even a single part, so no frame keeps a chunk (and the bytes after it) alive.
-    return Buffer.concat(parts, size);
-  }
-
-  private settle(result: {frame: Frame} | {error: Error}): void {
-    const waiting = this.waiting!;
-    this.waiting = undefined;
-    this.header = undefined;
-    if ('frame' in result) waiting.resolve(result.frame);
-    else waiting.reject(result.error);
-  }
-
-  private pump(): void {
-    if (!this.waiting) return;
-    if (this.header === undefined) {
-      const newline = this.newline();
-      if (newline < 0) {
-        if (this.buffered > maxHeaderBytes) return this.violate('a header line longer than 64 KiB');
-        if (this.closed) this.settle({error: this.closed});
-        return;
-      }
-      const line = this.take(newline + 1).subarray(0, newline).toString('utf8');
-      let header: unknown;
-      try {
-        header = JSON.parse(line);
-      } catch {
-        return this.violate('a header line that is not JSON');
-      }
-      if (!header || typeof header !== 'object' || Array.isArray(header)) return this.violate('a header that is not a JSON object');
-      const size = this.waiting.size(header as Record<string, unknown>);
-      if (!(size >= 0)) return this.violate(`an unexpected message ${line.slice(0, 120)}`);
-      this.header = header as Record<string, unknown>;
-      this.need = size;
-    }
-    if (this.buffered >= this.need) {
-      const payload = this.take(this.need);
-      this.lastAt = process.hrtime.bigint();
-      this.settle({frame: {header: this.header!, payload}});
-    } else if (this.closed) {
-      this.settle({error: this.closed});
-    }
-  }
-
-  private newline(): number {
-    let offset = 0;
-    for (const chunk of this.chunks) {
-      const at = chunk.indexOf(10);
-      if (at >= 0) return offset + at;
-      offset += chunk.length;
-    }
-    return -1;
-  }
-
-  private violate(what: string): void {
-    this.closed = new Error(`the runner's channel carried ${what}`);
-    this.chunks = [];
-    this.buffered = 0;
-    this.settle({error: this.closed});
-  }
-}
-
 /** Run the runner once over the given cases and wait for every process of the run to end. */
 export function runCases(request: RunRequest): Promise<RunOutcome> {
   return startRun({...request, startCpus: request.pin}).serve({...request, cpu: request.pin});
@@ -496,6 +241,34 @@ export interface StartedRun {
  * "started", then waits for its point; no solution code runs before `serve`.
  */
 export function startRun(start: RunStart): StartedRun {
+  const run = new RunControl(spawnRunner(start), start);
+  run.arm(start.initTimeout, {i: null, limit: start.initTimeout, reason: 'start'});
+  const started = run.reader.next(headerOnly('started')).then(
+    (frame) => {
+      // Waiting for its turn is not a limit's business: the runner is blocked on the channel.
+      run.disarm();
+      return frame.header.ev === 'started';
+    },
+    () => false,
+  );
+  let served = false;
+  const serve = async (service: RunService): Promise<RunOutcome> => {
+    if (served) throw new Error('a run is served once');
+    served = true;
+    return serveRun(run, started, service);
+  };
+  const cancel = () => {
+    if (served) return;
+    served = true;
+    run.end();
+    const stream = start.counterLogFd === undefined ? undefined : (run.child.stdio[start.counterLogFd] as Duplex);
+    stream?.destroy();
+  };
+  return {started, serve, cancel};
+}
+
+/** The command line of a run: the launch, joined to its cgroup before the sandbox starts, on its start CPUs. */
+function runCommand(start: RunStart): {command: string; args: string[]} {
   const {launch, group} = start;
   let command = launch.command;
   let args = launch.args;
@@ -510,6 +283,13 @@ export function startRun(start: RunStart): StartedRun {
     args = ['-c', start.startCpus, command, ...args];
     command = 'taskset';
   }
+  return {command, args};
+}
+
+/** Spawn a run in a process group of its own: stdout, stderr, the channel (fd 3), the counter log's and the launch input's fds piped. */
+function spawnRunner(start: RunStart): ChildProcess {
+  const {launch} = start;
+  const {command, args} = runCommand(start);
   const stdio: Array<'ignore' | 'pipe'> = ['ignore', 'pipe', 'pipe', 'pipe'];
   while (start.counterLogFd !== undefined && stdio.length <= start.counterLogFd) stdio.push('pipe');
   while (launch.input && stdio.length <= launch.input.fd) stdio.push('ignore');
@@ -521,182 +301,226 @@ export function startRun(start: RunStart): StartedRun {
     input.on('error', () => {});
     input.end(launch.input.bytes);
   }
-  const counterLog = start.counterLogFd === undefined ? undefined : collect(child.stdio[start.counterLogFd] as Duplex, maxCounterLog);
-  let stdoutTail = '';
-  let stderrTail = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdoutTail = (stdoutTail + chunk.toString('utf8')).slice(-tailBytes);
-  });
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-tailBytes);
-  });
-  const exited = new Promise<{code: number | null; signal: string | null}>((resolve) => {
-    child.on('error', (error) => {
-      stderrTail += `\nspawn failed: ${error.message}`;
-      resolve({code: null, signal: null});
-    });
-    child.on('exit', (code, signal) => resolve({code, signal}));
-  });
+  return child;
+}
 
-  const socket = child.stdio[3] as Duplex;
-  socket.on('error', () => {});
-  const reader = new FrameReader(socket);
-  let killed: RunOutcome['killed'];
-  const killAll = () => {
-    if (child.pid !== undefined) {
+/** A frame size function that accepts a header-only message of one of these events and nothing else. */
+function headerOnly(...events: string[]): (header: Record<string, unknown>) => number {
+  return (header) => (events.includes(header.ev as string) ? 0 : -1);
+}
+
+/**
+ * The harness's hold on a spawned run: its captured output, its channel, the
+ * limit armed over it, and the one way to end it. From construction until
+ * end() it is in `active`, so an interrupted eval kills it (killActiveRuns).
+ */
+class RunControl {
+  readonly child: ChildProcess;
+  readonly start: RunStart;
+  readonly group?: CpuGroup;
+  readonly socket: Duplex;
+  readonly reader: FrameReader;
+  /** Settles when the run's first process exits (or could not be spawned). */
+  readonly exited: Promise<{code: number | null; signal: string | null}>;
+  /** Instructions clock: valgrind's whole log, once every writer closed it. */
+  readonly counterLog?: Promise<string | undefined>;
+  stdoutTail = '';
+  stderrTail = '';
+  /** The limit that killed the run, the first one to fire. */
+  killed: RunOutcome['killed'];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(child: ChildProcess, start: RunStart) {
+    this.child = child;
+    this.start = start;
+    this.group = start.group;
+    this.counterLog = start.counterLogFd === undefined ? undefined : collect(child.stdio[start.counterLogFd] as Duplex, maxCounterLog);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      this.stdoutTail = (this.stdoutTail + chunk.toString('utf8')).slice(-tailBytes);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-tailBytes);
+    });
+    this.exited = new Promise((resolve) => {
+      child.on('error', (error) => {
+        this.stderrTail += `\nspawn failed: ${error.message}`;
+        resolve({code: null, signal: null});
+      });
+      child.on('exit', (code, signal) => resolve({code, signal}));
+    });
+    this.socket = child.stdio[3] as Duplex;
+    this.socket.on('error', () => {});
+    this.reader = new FrameReader(this.socket);
+    active.add(this.killAll);
+  }
+
+  /** Kill every process of the run: its process group, then its cgroup (which holds any that left the group). */
+  readonly killAll = (): void => {
+    if (this.child.pid !== undefined) {
       try {
-        process.kill(-child.pid, 'SIGKILL');
+        process.kill(-this.child.pid, 'SIGKILL');
       } catch {
         // Already gone.
       }
     }
-    group?.destroy();
-  };
-  active.add(killAll);
-  let timer: NodeJS.Timeout | undefined;
-  const arm = (seconds: number, info: NonNullable<RunOutcome['killed']>) => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      killed ??= info;
-      reader.fail(new Error('killed'));
-      killAll();
-    }, timerMs(seconds));
-  };
-  const headerOnly = (...events: string[]) => (header: Record<string, unknown>) => (events.includes(header.ev as string) ? 0 : -1);
-  arm(start.initTimeout, {i: null, limit: start.initTimeout, reason: 'start'});
-  const started = reader.next(headerOnly('started')).then(
-    (frame) => {
-      // Waiting for its turn is not a limit's business: the runner is blocked on the channel.
-      if (timer) clearTimeout(timer);
-      return frame.header.ev === 'started';
-    },
-    () => false,
-  );
-  let served = false;
-  const end = () => {
-    if (timer) clearTimeout(timer);
-    killAll();
-    active.delete(killAll);
-    for (const stream of [child.stdout, child.stderr, socket]) stream?.destroy();
+    this.group?.destroy();
   };
 
-  const serve = async (service: RunService): Promise<RunOutcome> => {
-    if (served) throw new Error('a run is served once');
-    served = true;
-    const servedAt = process.hrtime.bigint();
-    const total = setTimeout(() => {
-      killed ??= {i: null, limit: service.totalTimeout, reason: 'total'};
-      reader.fail(new Error('killed'));
-      killAll();
-    }, timerMs(service.totalTimeout));
-    const outcome: RunOutcome = {started: false, exitCode: null, signal: null, wallSeconds: 0, cases: [], stdoutTail: '', stderrTail: '', warmup: [], nullCalls: []};
-    const resultTotal = service.resultBytes.reduce((a, b) => a + b, 0);
-    const timed = service.cases.filter((c) => c.i >= 0);
-    let position = 0;
-    try {
-      outcome.started = await started;
-      if (!outcome.started) throw new Error('the runner did not start');
-      arm(start.initTimeout, {i: null, limit: start.initTimeout, reason: 'start'});
-      const hello = {op: 'hello', point: service.point, signature: service.signature, ...(service.cpu === undefined ? {} : {cpu: Number(service.cpu)})};
-      socket.write(`${JSON.stringify(hello)}\n`);
-      const ready = await reader.next(headerOnly('ready', 'failed'));
-      if (ready.header.ev === 'failed') {
-        outcome.startError = String(ready.header.note ?? 'the solution failed to start');
-      } else {
-        if (service.quiet) {
-          if (timer) clearTimeout(timer);
-          await service.quiet.catch(() => {});
-        }
-        // One exchange: the inputs delivered, the answer taken; its wall and CPU seconds.
-        const exchange = async (op: 'case' | 'null', item: CaseInput) => {
-          if (reader.pending) throw new Error(`the runner sent ${reader.pending} byte(s) before case ${item.i} was delivered`);
-          // A nonce the answer must echo: an answer written before its case arrived (by a thread, or during
-          // the warm-up, for a case the solution could make itself) cannot carry it, however late it is read.
-          const nonce = service.nonces ? randomBytes(8).toString('hex') : undefined;
-          const limit = service.caseTimeout(item.i);
-          arm(limit, {i: item.i, limit, reason: 'case'});
-          const cpuBefore = group?.cpuSeconds() ?? NaN;
-          const sentAt = process.hrtime.bigint();
-          socket.write(`${JSON.stringify(nonce === undefined ? {op, i: item.i} : {op, i: item.i, n: nonce})}\n`);
-          socket.write(item.inputs);
-          const frame = await reader.next((header) => (nonce === undefined || header.n === nonce ? answerSize(header, item.i, service.resultBytes, resultTotal) : -1));
-          const seconds = Number(reader.lastAt - sentAt) / 1e9;
-          const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
-          return {frame, seconds, cpu};
-        };
-        const untimed = (seconds: number, cpu: number): UntimedCall => ({seconds, cpuSeconds: Number.isFinite(cpu) ? cpu : null});
-        for (const item of service.cases) {
-          if (item.i < 0) {
-            const rule = service.warmup ?? singleCall;
-            do {
-              const {seconds, cpu} = await exchange('case', item);
-              outcome.warmup.push(untimed(seconds, cpu));
-            } while (warmupContinues(rule, outcome.warmup.map((call) => call.seconds)));
-            for (let k = 0; k < (service.nullCases ?? 0); k++) {
-              const {seconds, cpu} = await exchange('null', {i: nullCaseIndex, inputs: item.inputs});
-              outcome.nullCalls.push(untimed(seconds, cpu));
-            }
-            continue;
-          }
-          const {frame, seconds, cpu} = await exchange('case', item);
-          position++;
-          const implausible = service.checkCpu && Number.isFinite(cpu) ? implausibleCpu(cpu, seconds) : undefined;
-          if (implausible) outcome.cases.push({i: item.i, status: 'tampered', seconds, cpuSeconds: cpu, note: implausible});
-          else outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, service.resultBytes));
-        }
-        arm(start.initTimeout, {i: null, limit: start.initTimeout, reason: 'start'});
-        socket.write(`${JSON.stringify({op: 'end'})}\n`);
-      }
-    } catch (error) {
-      // The run ended early: the case in flight failed, the rest did not run.
-      const current = timed[position];
-      if (current && outcome.started && !outcome.startError) {
-        if (killed) {
-          const what = killed.reason === 'total' ? 'whole-run' : killed.i === -1 ? 'warm-up case' : killed.i === nullCaseIndex ? 'null case' : killed.reason === 'start' ? 'start-up/init' : 'case';
-          outcome.cases.push({i: current.i, status: 'timeout', seconds: null, cpuSeconds: null, note: `killed at the ${what} time limit of ${killed.limit.toFixed(3)} s`});
-        } else {
-          outcome.cases.push({i: current.i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the process ended before answering (${crashNote(error, stderrTail)})`});
-        }
-        position++;
-      }
-    }
-    if (outcome.startError && position === 0 && timed[0]) {
-      outcome.cases.push({i: timed[0].i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the solution failed to start (${outcome.startError})`});
-      position = 1;
-    }
-    for (const item of timed.slice(position)) outcome.cases.push({i: item.i, status: 'not-run', seconds: null, cpuSeconds: null});
+  /** The run hit a limit: the first one to fire is the one reported; the channel fails and every process is killed. */
+  kill(info: NonNullable<RunOutcome['killed']>): void {
+    this.killed ??= info;
+    this.reader.fail(new Error('killed'));
+    this.killAll();
+  }
 
-    // Give the runner a moment to free() and exit, then end whatever is left of the run.
-    const grace = setTimeout(killAll, killed || !outcome.started ? 0 : timerMs(service.exitGrace ?? 2));
-    const exit = await exited;
-    clearTimeout(grace);
-    clearTimeout(total);
-    if (group) explainLimits(outcome, group);
-    end();
-    outcome.killed = killed;
-    outcome.exitCode = exit.code;
-    outcome.signal = exit.signal;
-    outcome.wallSeconds = Number(process.hrtime.bigint() - servedAt) / 1e9;
-    outcome.stdoutTail = stdoutTail;
-    outcome.stderrTail = stderrTail;
-    if (counterLog) {
-      // Every process of the run is gone, so the log's writers are too; one that escaped (no sandbox, no cgroup) is not waited for.
-      const stream = child.stdio[start.counterLogFd!] as Duplex;
-      const wait = setTimeout(() => stream.destroy(), 2000);
-      outcome.counterLog = await counterLog;
-      clearTimeout(wait);
-    }
-    return outcome;
-  };
+  /** Arm the limit of what the run does next (replacing the one armed before). */
+  arm(seconds: number, info: NonNullable<RunOutcome['killed']>): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.kill(info), timerMs(seconds));
+  }
 
-  const cancel = () => {
-    if (served) return;
-    served = true;
-    end();
-    const stream = start.counterLogFd === undefined ? undefined : (child.stdio[start.counterLogFd] as Duplex);
-    stream?.destroy();
-  };
-  return {started, serve, cancel};
+  /** No limit while the run waits on the harness (its turn, the quiet before the warm-up). */
+  disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  /** End the run for good: no limit left, every process killed, out of `active`, its pipes closed. */
+  end(): void {
+    this.disarm();
+    this.killAll();
+    active.delete(this.killAll);
+    for (const stream of [this.child.stdout, this.child.stderr, this.socket]) stream?.destroy();
+  }
+}
+
+/** Serve a started run once: deliver its cases, account for those it did not answer, then end it. */
+async function serveRun(run: RunControl, started: Promise<boolean>, service: RunService): Promise<RunOutcome> {
+  const servedAt = process.hrtime.bigint();
+  const total = setTimeout(() => run.kill({i: null, limit: service.totalTimeout, reason: 'total'}), timerMs(service.totalTimeout));
+  const outcome: RunOutcome = {started: false, exitCode: null, signal: null, wallSeconds: 0, cases: [], stdoutTail: '', stderrTail: '', warmup: [], nullCalls: []};
+  const timed = service.cases.filter((c) => c.i >= 0);
+  try {
+    outcome.started = await started;
+    if (!outcome.started) throw new Error('the runner did not start');
+    await deliverCases(run, service, outcome);
+  } catch (error) {
+    // The run ended early: the case in flight failed, the rest did not run.
+    caseInFlight(run, outcome, timed, error);
+  }
+  casesNotRun(outcome, timed);
+  await endRun(run, service, outcome, total);
+  outcome.wallSeconds = Number(process.hrtime.bigint() - servedAt) / 1e9;
+  outcome.stdoutTail = run.stdoutTail;
+  outcome.stderrTail = run.stderrTail;
+  if (run.counterLog) {
+    // Every process of the run is gone, so the log's writers are too; one that escaped (no sandbox, no cgroup) is not waited for.
+    const stream = run.child.stdio[run.start.counterLogFd!] as Duplex;
+    const wait = setTimeout(() => stream.destroy(), 2000);
+    outcome.counterLog = await run.counterLog;
+    clearTimeout(wait);
+  }
+  return outcome;
+}
+
+/** The handshake and the cases: `hello` with the point, then (unless the solution failed to start) every case in order, then `end`. */
+async function deliverCases(run: RunControl, service: RunService, outcome: RunOutcome): Promise<void> {
+  const {initTimeout} = run.start;
+  run.arm(initTimeout, {i: null, limit: initTimeout, reason: 'start'});
+  const hello = {op: 'hello', point: service.point, signature: service.signature, ...(service.cpu === undefined ? {} : {cpu: Number(service.cpu)})};
+  run.socket.write(`${JSON.stringify(hello)}\n`);
+  const ready = await run.reader.next(headerOnly('ready', 'failed'));
+  if (ready.header.ev === 'failed') {
+    outcome.startError = String(ready.header.note ?? 'the solution failed to start');
+    return;
+  }
+  if (service.quiet) {
+    run.disarm();
+    await service.quiet.catch(() => {});
+  }
+  const resultTotal = service.resultBytes.reduce((a, b) => a + b, 0);
+  for (const item of service.cases) {
+    if (item.i < 0) {
+      await warmUp(run, service, item, outcome, resultTotal);
+      continue;
+    }
+    const {frame, seconds, cpu} = await exchange(run, service, 'case', item, resultTotal);
+    const implausible = service.checkCpu && Number.isFinite(cpu) ? implausibleCpu(cpu, seconds) : undefined;
+    if (implausible) outcome.cases.push({i: item.i, status: 'tampered', seconds, cpuSeconds: cpu, note: implausible});
+    else outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, service.resultBytes));
+  }
+  run.arm(initTimeout, {i: null, limit: initTimeout, reason: 'start'});
+  run.socket.write(`${JSON.stringify({op: 'end'})}\n`);
+}
+
+/** The warm-up case, repeated under the service's rule until its time settles, then the null cases on its inputs. */
+async function warmUp(run: RunControl, service: RunService, item: CaseInput, outcome: RunOutcome, resultTotal: number): Promise<void> {
+  const untimed = (seconds: number, cpu: number): UntimedCall => ({seconds, cpuSeconds: Number.isFinite(cpu) ? cpu : null});
+  const rule = service.warmup ?? singleCall;
+  do {
+    const {seconds, cpu} = await exchange(run, service, 'case', item, resultTotal);
+    outcome.warmup.push(untimed(seconds, cpu));
+  } while (warmupContinues(rule, outcome.warmup.map((call) => call.seconds)));
+  for (let k = 0; k < (service.nullCases ?? 0); k++) {
+    const {seconds, cpu} = await exchange(run, service, 'null', {i: nullCaseIndex, inputs: item.inputs}, resultTotal);
+    outcome.nullCalls.push(untimed(seconds, cpu));
+  }
+}
+
+/** One exchange: the inputs delivered under the case's limit, the answer taken; its wall and CPU seconds (NaN without a cgroup). */
+async function exchange(run: RunControl, service: RunService, op: 'case' | 'null', item: CaseInput, resultTotal: number): Promise<{frame: Frame; seconds: number; cpu: number}> {
+  const {reader, socket, group} = run;
+  if (reader.pending) throw new Error(`the runner sent ${reader.pending} byte(s) before case ${item.i} was delivered`);
+  // A nonce the answer must echo: an answer written before its case arrived (by a thread, or during
+  // the warm-up, for a case the solution could make itself) cannot carry it, however late it is read.
+  const nonce = service.nonces ? randomBytes(8).toString('hex') : undefined;
+  const limit = service.caseTimeout(item.i);
+  run.arm(limit, {i: item.i, limit, reason: 'case'});
+  const cpuBefore = group?.cpuSeconds() ?? NaN;
+  const sentAt = process.hrtime.bigint();
+  socket.write(`${JSON.stringify(nonce === undefined ? {op, i: item.i} : {op, i: item.i, n: nonce})}\n`);
+  socket.write(item.inputs);
+  const frame = await reader.next((header) => (nonce === undefined || header.n === nonce ? answerSize(header, item.i, service.resultBytes, resultTotal) : -1));
+  const seconds = Number(reader.lastAt - sentAt) / 1e9;
+  const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
+  return {frame, seconds, cpu};
+}
+
+/**
+ * The timed case in flight when the run ended early: a timeout when a limit
+ * killed the run, else a crash. Every timed case before it has its outcome
+ * (deliverCases pushes one per case answered), so it is timed[cases.length].
+ */
+function caseInFlight(run: RunControl, outcome: RunOutcome, timed: CaseInput[], error: unknown): void {
+  const current = timed[outcome.cases.length];
+  if (!current || !outcome.started || outcome.startError) return;
+  const {killed} = run;
+  if (killed) {
+    const what = killed.reason === 'total' ? 'whole-run' : killed.i === -1 ? 'warm-up case' : killed.i === nullCaseIndex ? 'null case' : killed.reason === 'start' ? 'start-up/init' : 'case';
+    outcome.cases.push({i: current.i, status: 'timeout', seconds: null, cpuSeconds: null, note: `killed at the ${what} time limit of ${killed.limit.toFixed(3)} s`});
+  } else {
+    outcome.cases.push({i: current.i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the process ended before answering (${crashNote(error, run.stderrTail)})`});
+  }
+}
+
+/** The timed cases without an outcome: the first crashed when the solution failed to start, the rest not run. */
+function casesNotRun(outcome: RunOutcome, timed: CaseInput[]): void {
+  if (outcome.startError && outcome.cases.length === 0 && timed[0]) {
+    outcome.cases.push({i: timed[0].i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the solution failed to start (${outcome.startError})`});
+  }
+  for (const item of timed.slice(outcome.cases.length)) outcome.cases.push({i: item.i, status: 'not-run', seconds: null, cpuSeconds: null});
+}
+
+/** Give the runner a moment to free() and exit, then end whatever is left of the run; how it ended goes into the outcome. */
+async function endRun(run: RunControl, service: RunService, outcome: RunOutcome, total: NodeJS.Timeout): Promise<void> {
+  const grace = setTimeout(run.killAll, run.killed || !outcome.started ? 0 : timerMs(service.exitGrace ?? 2));
+  const exit = await run.exited;
+  clearTimeout(grace);
+  clearTimeout(total);
+  if (run.group) explainLimits(outcome, run.group);
+  run.end();
+  outcome.killed = run.killed;
+  outcome.exitCode = exit.code;
+  outcome.signal = exit.signal;
 }
 
 /**
@@ -733,22 +557,6 @@ function explainLimits(outcome: RunOutcome, group: CpuGroup): void {
     if (c.status === 'crashed') c.note = `${what}${c.note ? `; ${c.note}` : ''}`.slice(0, 1000);
   }
   if (outcome.startError) outcome.startError = `${what}; ${outcome.startError}`;
-}
-
-/** Everything a stream carries until it ends, or undefined past `limit` bytes. */
-function collect(stream: Duplex, limit: number): Promise<string | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  return new Promise((resolve) => {
-    stream.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    const done = () => resolve(size <= limit ? Buffer.concat(chunks).toString('utf8') : undefined);
-    stream.on('end', done);
-    stream.on('close', done);
-    stream.on('error', done);
-  });
 }
 
 /** The payload size an answer header announces, or -1 when it is not a valid answer to case i. */

@@ -9,6 +9,7 @@
  * see it).
  */
 import path from 'node:path';
+import type {Job as BullJob, Queue as BullQueue, QueueEvents as BullQueueEvents} from 'bullmq';
 import {ArborError, ExitCode} from '../errors.js';
 import {loadPlan} from '../eval/plan.js';
 import type {EvalReport} from '../eval/types.js';
@@ -55,77 +56,163 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
   const cwd = options.cwd ?? process.cwd();
   await checkRedis(options.address);
   const results: (RunResult | undefined)[] = items.map(() => undefined);
-  const finish = (item: RunItem, result: RunResult, warnings: string[] = []) => {
+  const finish: Finish = (item, result, warnings = []) => {
     results[item.index] = result;
     emit({type: 'finish', item, result, warnings});
   };
-
-  // Jobs first: an entry whose files cannot be read fails here, before anything is queued.
-  const submission = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   const name = options.queueName ?? defaultQueueName;
-  const scope = (jobId: string): MacScope => ({queue: name, jobId});
-  const jobs: {id: string; item: RunItem; data: Signed<EvalJob>}[] = [];
-  for (const item of items) {
-    try {
-      const id = `${submission}-${item.index}`;
-      jobs.push({id, item, data: sign(options.key, 'job', scope(id), await encodeJob(item))});
-    } catch (error) {
-      emit({type: 'start', item});
-      finish(item, errorResult(item, describeFailure(error), null, errorCodeOf(error)));
-    }
-  }
+  const jobs = await signJobs(items, options.key, name, emit, finish);
   if (jobs.length === 0) return results as RunResult[];
 
   const {Queue, QueueEvents, Job} = await import('bullmq');
-  const jobMacs = new Map(jobs.map((job) => [job.id, job.data.mac]));
   const connection = connectionOptions(options.address);
   const queue = new Queue(name, {connection});
   const events = new QueueEvents(name, {connection});
   // Connection trouble after the check surfaces as events; BullMQ reconnects, and the poll catches up.
   queue.on('error', () => {});
   events.on('error', () => {});
-  const pending = new Map(jobs.map((job) => [job.id, job.item]));
-  const started = new Set<string>();
-  const recorded = new Set<string>();
-  const settling = new Set<string>();
-  let allDone!: () => void;
-  const done = new Promise<void>((resolve) => (allDone = resolve));
+  const tracker = new JobTracker({queue, Job, name, jobs, options, cwd, emit, finish});
+  tracker.listen(events);
+  await waitForJobs(queue, events, jobs, tracker, options);
+  return results as RunResult[];
+}
+
+/** An item's result is in: kept in its place and said as a `finish` event. */
+type Finish = (item: RunItem, result: RunResult, warnings?: string[]) => void;
+
+/** A job to queue: its id (unique to this submission), its item, and its data signed with the queue key. */
+interface SignedJob {
+  id: string;
+  item: RunItem;
+  data: Signed<EvalJob>;
+}
+
+/** Jobs first: an entry whose files cannot be read fails here (its result an error), before anything is queued. */
+async function signJobs(items: readonly RunItem[], key: Buffer, queueName: string, emit: RunEventSink, finish: Finish): Promise<SignedJob[]> {
+  const submission = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const jobs: SignedJob[] = [];
+  for (const item of items) {
+    try {
+      const id = `${submission}-${item.index}`;
+      jobs.push({id, item, data: sign(key, 'job', {queue: queueName, jobId: id}, await encodeJob(item))});
+    } catch (error) {
+      emit({type: 'start', item});
+      finish(item, errorResult(item, describeFailure(error), null, errorCodeOf(error)));
+    }
+  }
+  return jobs;
+}
+
+/** What a JobTracker needs: the queue and BullMQ's Job class (loaded lazily), the jobs, and where results go. */
+interface TrackerSetup {
+  queue: BullQueue;
+  Job: typeof BullJob;
+  name: string;
+  jobs: SignedJob[];
+  options: QueueRunOptions;
+  cwd: string;
+  emit: RunEventSink;
+  finish: Finish;
+}
+
+/**
+ * The submitter's view of its jobs: which are pending, started, recorded.
+ * Each finished job is recorded once, by its id, whether an event or the
+ * poll saw it finish first; `done` settles once none is pending.
+ */
+class JobTracker {
+  readonly pending: Map<string, RunItem>;
+  readonly done: Promise<void>;
+  private readonly setup: TrackerSetup;
+  private readonly jobMacs: Map<string, string>;
+  private readonly started = new Set<string>();
+  private readonly recorded = new Set<string>();
+  private readonly settling = new Set<string>();
+  private allDone!: () => void;
+
+  constructor(setup: TrackerSetup) {
+    this.setup = setup;
+    this.jobMacs = new Map(setup.jobs.map((job) => [job.id, job.data.mac]));
+    this.pending = new Map(setup.jobs.map((job) => [job.id, job.item]));
+    this.done = new Promise<void>((resolve) => (this.allDone = resolve));
+  }
+
+  private scope(jobId: string): MacScope {
+    return {queue: this.setup.name, jobId};
+  }
+
+  /** Follow the queue's events: a job started (or started again), its signed progress, a stalled worker, a job finished. */
+  listen(events: BullQueueEvents): void {
+    const {emit, options} = this.setup;
+    events.on('active', ({jobId}) => void this.onActive(jobId));
+    events.on('progress', ({jobId, data}) => {
+      const item = this.pending.get(jobId);
+      if (!item) return;
+      // Progress no worker with the key signed is not shown.
+      const verified = verifySigned(options.key, 'progress', this.scope(jobId), data);
+      if (!verified.ok) return;
+      const update = verified.payload as {kind?: unknown; text?: unknown};
+      if (typeof update.text !== 'string') return;
+      emit({type: 'progress', item, kind: update.kind === 'line' ? 'line' : 'status', text: update.text});
+    });
+    events.on('stalled', ({jobId}) => {
+      const item = this.pending.get(jobId);
+      if (item) emit({type: 'progress', item, kind: 'line', text: 'its worker stopped answering: the job goes back on the queue for another worker'});
+    });
+    events.on('completed', ({jobId}) => void this.settle(jobId));
+    events.on('failed', ({jobId}) => void this.settle(jobId));
+  }
+
+  private async onActive(id: string): Promise<void> {
+    const item = this.pending.get(id);
+    if (!item) return;
+    const job = await this.setup.Job.fromId(this.setup.queue, id).catch(() => undefined);
+    const worker = job?.processedBy;
+    if (this.started.has(id)) {
+      this.setup.emit({type: 'progress', item, kind: 'line', text: `started again${worker ? ` on ${worker}` : ''} (its previous worker stopped)`});
+      return;
+    }
+    this.started.add(id);
+    this.setup.emit({type: 'start', item, ...(worker ? {worker} : {})});
+  }
 
   /** Record a finished job once; a job that is not finished yet is left for later. */
-  const settle = async (id: string): Promise<void> => {
-    const item = pending.get(id);
-    if (!item || recorded.has(id) || settling.has(id)) return;
-    settling.add(id);
+  async settle(id: string): Promise<void> {
+    const {queue, Job, finish} = this.setup;
+    const item = this.pending.get(id);
+    if (!item || this.recorded.has(id) || this.settling.has(id)) return;
+    this.settling.add(id);
     try {
       // The state first, then the job: a job read before it completed and asked for its state
       // after would say "completed" with no return value yet.
       const state = await queue.getJobState(id);
       if (state !== 'completed' && state !== 'failed' && state !== 'unknown') return;
       const job = await Job.fromId(queue, id);
-      if (recorded.has(id)) return;
-      recorded.add(id);
-      pending.delete(id);
+      if (this.recorded.has(id)) return;
+      this.recorded.add(id);
+      this.pending.delete(id);
       try {
-        await finishJob(id, item, state, job);
+        await this.finishJob(id, item, state, job);
       } catch (error) {
         // Taken off the pending list already: a report that cannot be read or recorded is this item's error, never a hang.
         finish(item, errorResult(item, `the worker's result could not be recorded: ${describeFailure(error)}`, null, {jobId: id}));
       }
-      if (pending.size === 0) allDone();
+      if (this.pending.size === 0) this.allDone();
     } catch {
       // Redis trouble: the next poll tries again.
     } finally {
-      settling.delete(id);
+      this.settling.delete(id);
     }
-  };
+  }
 
   /** Record what a finished job gave. */
-  const finishJob = async (id: string, item: RunItem, state: string, job: InstanceType<typeof Job> | undefined): Promise<void> => {
-    if (!started.has(id)) emit({type: 'start', item, ...(job?.processedBy ? {worker: job.processedBy} : {})});
+  private async finishJob(id: string, item: RunItem, state: string, job: BullJob | undefined): Promise<void> {
+    const {options, cwd, emit, finish} = this.setup;
+    if (!this.started.has(id)) emit({type: 'start', item, ...(job?.processedBy ? {worker: job.processedBy} : {})});
     const worker = job?.processedBy;
     const extra = {jobId: id, ...(worker ? {worker} : {})};
     if (state === 'completed') {
-      const answer = readAnswer(options.key, scope(id), jobMacs.get(id)!, job!.returnvalue, item);
+      const answer = readAnswer(options.key, this.scope(id), this.jobMacs.get(id)!, job!.returnvalue, item);
       if ('problem' in answer) finish(item, errorResult(item, answer.problem, null, {jobId: id}));
       else if ('report' in answer) {
         const report = answer.report;
@@ -139,38 +226,16 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
     } else {
       finish(item, errorResult(item, 'the job disappeared from the queue before it finished (removed from Redis?)', null, extra));
     }
-  };
+  }
+}
 
-  const onActive = async (id: string) => {
-    const item = pending.get(id);
-    if (!item) return;
-    const job = await Job.fromId(queue, id).catch(() => undefined);
-    const worker = job?.processedBy;
-    if (started.has(id)) {
-      emit({type: 'progress', item, kind: 'line', text: `started again${worker ? ` on ${worker}` : ''} (its previous worker stopped)`});
-      return;
-    }
-    started.add(id);
-    emit({type: 'start', item, ...(worker ? {worker} : {})});
-  };
-  events.on('active', ({jobId}) => void onActive(jobId));
-  events.on('progress', ({jobId, data}) => {
-    const item = pending.get(jobId);
-    if (!item) return;
-    // Progress no worker with the key signed is not shown.
-    const verified = verifySigned(options.key, 'progress', scope(jobId), data);
-    if (!verified.ok) return;
-    const update = verified.payload as {kind?: unknown; text?: unknown};
-    if (typeof update.text !== 'string') return;
-    emit({type: 'progress', item, kind: update.kind === 'line' ? 'line' : 'status', text: update.text});
-  });
-  events.on('stalled', ({jobId}) => {
-    const item = pending.get(jobId);
-    if (item) emit({type: 'progress', item, kind: 'line', text: 'its worker stopped answering: the job goes back on the queue for another worker'});
-  });
-  events.on('completed', ({jobId}) => void settle(jobId));
-  events.on('failed', ({jobId}) => void settle(jobId));
-
+/**
+ * Queue the jobs and wait until every one is recorded, polling their states
+ * besides the events. Aborted, the jobs still waiting are taken off the queue
+ * and RunInterruptedError says how many; the connections are closed in every case.
+ */
+async function waitForJobs(queue: BullQueue, events: BullQueueEvents, jobs: SignedJob[], tracker: JobTracker, options: QueueRunOptions): Promise<void> {
+  const {pending} = tracker;
   let poll: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
@@ -185,9 +250,9 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
     await queue.addBulk(jobs.map((job) => ({name: 'eval', data: job.data, opts: {jobId: job.id, attempts: 1, removeOnComplete: keep, removeOnFail: keep}})));
     // Only once every job exists: before that, a job not found would count as gone.
     poll = setInterval(() => {
-      for (const id of pending.keys()) void settle(id);
+      for (const id of pending.keys()) void tracker.settle(id);
     }, options.pollMs ?? 2000);
-    await Promise.race([done, aborted]);
+    await Promise.race([tracker.done, aborted]);
   } catch (error) {
     if (!(error instanceof RunInterruptedError)) throw queueRefused(options.address, error);
     // Take the jobs nobody runs yet off the queue; running ones finish on their workers, unrecorded here.
@@ -201,7 +266,6 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
     // A connection whose Redis refused a command (NOPERM) can outlive close(), holding the process open.
     await Promise.allSettled([events.disconnect(), queue.disconnect()]);
   }
-  return results as RunResult[];
 }
 
 /**

@@ -5,7 +5,7 @@ import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {leaseOneOf, tryLease} from '../../lib/eval/cpu-lease.js';
-import {leaseOrder} from '../../lib/eval/process.js';
+import {leaseOrder} from '../../lib/eval/pin.js';
 import {cliPath, fixtures, repoRoot, tempDir} from '../helpers/cli.js';
 
 const linux = process.platform === 'linux' && spawnSync('flock', ['--version']).status === 0;

@@ -5,7 +5,8 @@ import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cgroupsWork, createGroup} from '../../lib/eval/cgroup.js';
-import {findPython, runCases, settlingWarmup, startCpusFor, startRun, warmupContinues, type CaseInput, type RunOutcome, type RunService} from '../../lib/eval/process.js';
+import {startCpusFor} from '../../lib/eval/pin.js';
+import {findPython, runCases, settlingWarmup, startRun, warmupContinues, type CaseInput, type RunOutcome, type RunService} from '../../lib/eval/process.js';
 import {confinementFor, findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/eval/sandbox.js';
 import {repoRoot, tempDir} from '../helpers/cli.js';
 

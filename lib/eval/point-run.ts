@@ -1,0 +1,470 @@
+/**
+ * The run stage of a point (point.ts): each repetition is a fresh sandboxed
+ * run of the reference (speedup), then of each side, on the same cases, in
+ * ABBA order, until the score is as precise as the plan asks or the budget is
+ * spent; the harness delivers every case and times it from outside (process.ts).
+ */
+import {randomBytes} from 'node:crypto';
+import {lstat, mkdir, readFile, readdir, rm, writeFile} from 'node:fs/promises';
+import {mkdirSync} from 'node:fs';
+import path from 'node:path';
+import {createGroup} from './cgroup.js';
+import {HarnessError} from './errors.js';
+import {startCpusFor} from './pin.js';
+import {settlingWarmup, startFailure, startRun, type CaseInput, type CaseOutcome, type RunOutcome, type RunService, type UntimedCall} from './process.js';
+import type {EvalContext, PreparedRun, RunFiles} from './context.js';
+import {counterLogFd, crossCheck, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
+import {launchRun, type Counter} from './sandbox.js';
+import {speedupRatio, timeOnClock, type CaseTimes} from './score.js';
+import {median, relativeHalfWidth, scoreInterval, speedScore, stoppingResamples, trustedRepetitions, type PointRatios} from './stats.js';
+import type {PointSignature} from './signature.js';
+import {firstDifference, hashTree} from './tamper.js';
+import type {RepetitionReport} from './types.js';
+import type {MadePoint} from './point-make.js';
+import {ensureExpected, verifyRun, type SideStage, type Timing} from './point-verify.js';
+
+/** What the run stage leaves for verification. */
+export interface RunStage {
+  sides: SideStage[];
+  /** speedup: reference timings, [case][rep]. */
+  reference: Timing[][];
+  /** speedup with two sides: [rep][case] first side's time / second side's, on the plan's clock. */
+  pairs: PointRatios;
+  repetitions: number;
+  /** speedup: whether the stopping rule was met (false: the budget or the cap ended the repetitions). */
+  precise: boolean;
+  /** speedup: the null cases of the reference's runs. */
+  nullCalls: UntimedCall[];
+  /** Per reference run: its first timed case's time / the median of its others'. */
+  referenceFirstCase: number[];
+}
+
+/** Null cases timed in a reference run (cpu and wall clocks), until a point has `nullCasesEnough` of them. */
+const nullCasesPerRun = 3;
+
+const nullCasesEnough = 15;
+
+/** Repetitions never go past this, whatever the budget. */
+export const maxRepetitions = 100;
+
+/**
+ * Alternate reference and solution runs until the point's score is as precise
+ * as the plan asks (the half-width of its 95% interval at most precision x
+ * score) or its share of the time budget is spent; never fewer than the
+ * plan's repetitions. Runs go in runOrder's ABBA order. With two sides
+ * (compare), the precision asked is that of the ratio between the sides.
+ * Accuracy: one run of each side.
+ */
+export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number): Promise<RunStage> {
+  const {plan} = ctx;
+  const started = process.hrtime.bigint();
+  const spent = () => Number(process.hrtime.bigint() - started) / 1e9;
+  const state = startRepetitions(ctx, made);
+  const minimum = Math.max(plan.repetitions, ctx.minRepetitions ?? 0);
+  let precise = plan.metric !== 'speedup';
+  let rep = 0;
+  for (; ; rep++) {
+    const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
+    const runs = runOrder(ctx, rep);
+    for (const [position, item] of runs.entries()) {
+      const following = runs[position + 1] ?? (plan.metric === 'speedup' ? runOrder(ctx, rep + 1)[0] : undefined);
+      const next = following === undefined ? undefined : following === 'reference' ? ctx.referenceFiles : ctx.sides[following]!.files;
+      if (item === 'reference') await runReference(ctx, made, state, rep, step, next);
+      else await runSide(ctx, made, state, item, rep, step, next);
+    }
+    if (plan.metric !== 'speedup') break;
+    pushSpeedups(ctx, state, rep);
+    // A compare still makes the plan's fewest repetitions, so that each case of the good side
+    // (and the cases the failing side gets right) has its trials.
+    const enough = ctx.sides.length === 1 || rep + 1 >= minimum;
+    if (state.failed && enough) break;
+    // In the sandbox no later run can see the work folder, so the first repetition is verified
+    // now (its processes are gone): wrong answers end the repetitions instead of being timed on.
+    if (rep === 0 && ctx.sandbox === 'bwrap') {
+      await verifyFirstRepetition(ctx, made, state, step);
+      if (state.failed && enough) break;
+    }
+    if (state.failed) continue;
+    const halfWidth = stoppingHalfWidth(ctx, state, rep, step);
+    if (rep + 1 < minimum) continue;
+    precise = halfWidth <= plan.precision && (rep + 1 >= trustedRepetitions || halfWidth === 0);
+    const perRepetition = spent() / (rep + 1);
+    if (precise || spent() + perRepetition > budget || rep + 1 >= maxRepetitions) break;
+  }
+  const {sides, reference, pairs, nullCalls, referenceFirstCase} = state;
+  return {sides, reference, pairs, repetitions: rep + 1, precise, nullCalls, referenceFirstCase};
+}
+
+/** What a point's repetitions gather as they go: the stages of runRepetitions share it. */
+interface Repetitions extends Omit<RunStage, 'repetitions' | 'precise'> {
+  /** The wall seconds of each reference run's first warm-up call (first-call costs included). */
+  referenceWarmup: number[];
+  /** Whether a side failed a case in some repetition (its score is 0.0 whatever comes next). */
+  failed: boolean;
+  /** How every run warms up: until its time settles (speedup on the cpu and wall clocks), else one call. */
+  service: Pick<RunService, 'warmup'>;
+}
+
+/** Nothing run yet: no reference time, no side's run. */
+function startRepetitions(ctx: EvalContext, made: MadePoint): Repetitions {
+  // The instructions clock is deterministic: one warm-up call takes the first-call costs, and its null cases would be counted.
+  const counted = ctx.clock === 'instructions';
+  return {
+    reference: Array.from({length: made.n}, () => []),
+    sides: ctx.sides.map(() => ({runs: [], ratios: [], firstCase: []})),
+    pairs: [],
+    nullCalls: [],
+    referenceFirstCase: [],
+    referenceWarmup: [],
+    failed: false,
+    service: ctx.plan.metric === 'speedup' && !counted ? {warmup: settlingWarmup} : {},
+  };
+}
+
+/** A case's times on the eval's clock and on the wall clock (and its CPU seconds). */
+function timingOf(ctx: EvalContext, c: CaseTimes): Timing {
+  return {wall: c.seconds!, clock: timeOnClock(ctx.clock, c)!, cpu: c.cpuSeconds ?? null};
+}
+
+/** The limit of the solution's case i (-1: the warm-up), from the reference's times so far (speedup) or the plan's timeout (accuracy). */
+function solutionLimit(ctx: EvalContext, state: Repetitions, i: number): number {
+  const {plan} = ctx;
+  if (plan.metric !== 'speedup') return plan.timeout;
+  // The warm-up absorbs first-call costs (caches, lazy set-up) and is untimed, but it is limited
+  // like a case, relative to the reference's warm-up: a hang costs seconds, not init_timeout.
+  if (i < 0) return state.referenceWarmup.length ? Math.max(plan.minTimeout, plan.timeoutFactor * Math.max(...state.referenceWarmup)) : plan.initTimeout * slowdown(ctx);
+  // The kill limit stays on wall time: it is about hangs, not speed.
+  return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...state.reference[i]!.map((t) => t.wall)));
+}
+
+/** A reference run (with its null cases, until enough): its times kept; a case it fails is a harness failure. */
+async function runReference(ctx: EvalContext, made: MadePoint, state: Repetitions, rep: number, step: string, next: RunFiles | undefined): Promise<void> {
+  const {plan} = ctx;
+  ctx.progress('status', `${step}reference`);
+  const counted = ctx.clock === 'instructions';
+  const nullCases = counted || state.nullCalls.length >= nullCasesEnough ? 0 : nullCasesPerRun;
+  const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next, {...state.service, nullCases});
+  const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
+  if (bad) {
+    const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
+    throw new HarnessError(`the reference solver failed on case ${bad.i} of ${made.label}: ${why}`, 'bad-reference');
+  }
+  const {reference} = state;
+  for (const c of ref.cases) reference[c.i]!.push(timingOf(ctx, c));
+  if (ref.warmup[0]) state.referenceWarmup.push(ref.warmup[0].seconds);
+  state.nullCalls.push(...ref.nullCalls);
+  pushFirstCase(state.referenceFirstCase, ref.cases.map((c) => timingOf(ctx, c).clock));
+  // Counts are not seconds: the round trip the warning is about is on the wall clock then.
+  if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => (ctx.clock === 'instructions' ? times[0]!.wall / slowdown(ctx) : times[0]!.clock)));
+}
+
+/** A run of side s: its cases' statuses (checked for tampering), its answers written out for verification; a case not answered in time fails the side. */
+async function runSide(ctx: EvalContext, made: MadePoint, state: Repetitions, s: number, rep: number, step: string, next: RunFiles | undefined): Promise<void> {
+  const {plan} = ctx;
+  const {n} = made;
+  const side = ctx.sides[s]!;
+  const who = ctx.sides.length > 1 ? side.label : 'solution';
+  ctx.progress('status', `${step}${who}`);
+  const limitFor = (i: number) => solutionLimit(ctx, state, i);
+  const outcome = await runOnce(ctx, made, side.files, limitFor, next, state.service);
+  const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
+  if (statuses.every((status) => status.status === 'ok')) pushFirstCase(state.sides[s]!.firstCase, statuses.map((status) => timingOf(ctx, status).clock));
+  if (ctx.clock === 'instructions') crossCheckCounts(statuses, state.reference);
+  if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
+  const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${s}-${rep}`, 'out');
+  await writeAnswers(out, outcome.cases, made.signature);
+  state.sides[s]!.runs.push({out, statuses});
+  const answered = statuses.filter((status) => status.status === 'ok').length;
+  if (plan.metric !== 'speedup' || answered < n) ctx.progress('line', `${step}${who} returned ${answered}/${n} case(s) in time`);
+  // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
+  if (answered < n) state.failed = true;
+}
+
+/**
+ * Every side that answered every case has its speedups for this repetition, even when the
+ * other side failed: a compare then still knows the good side's score.
+ */
+function pushSpeedups(ctx: EvalContext, state: Repetitions, rep: number): void {
+  for (const side of state.sides) {
+    const statuses = side.runs[rep]!.statuses;
+    if (statuses.every((status) => status.status === 'ok')) side.ratios.push(statuses.map((status, i) => speedupRatio(state.reference[i]![rep]!.clock, timingOf(ctx, status).clock)));
+  }
+}
+
+/** Verify each side's first run now (expected/ written first); a side that did not pass every case fails. */
+async function verifyFirstRepetition(ctx: EvalContext, made: MadePoint, state: Repetitions, step: string): Promise<void> {
+  const {n} = made;
+  await ensureExpected(ctx, made);
+  for (const [s, side] of state.sides.entries()) {
+    const first = side.runs[0]!;
+    first.verdicts = await verifyRun(ctx, made, first);
+    const passed = first.statuses.filter((status) => status.passed).length;
+    if (passed < n) {
+      ctx.progress('line', `${step}${ctx.sides.length > 1 ? ctx.sides[s]!.label : 'solution'} passed ${passed}/${n} case(s)`);
+      state.failed = true;
+    }
+  }
+}
+
+/**
+ * The relative half-width the stopping rule reads after repetition `rep`, said
+ * in a progress line: of the ratio between two sides (their paired ratios of
+ * this repetition pushed first), or of the one side's score.
+ */
+function stoppingHalfWidth(ctx: EvalContext, state: Repetitions, rep: number, step: string): number {
+  const {sides, pairs} = state;
+  let halfWidth: number;
+  if (sides.length === 2) {
+    const [first, second] = [sides[0]!.runs[rep]!.statuses, sides[1]!.runs[rep]!.statuses];
+    pairs.push(first.map((status, i) => speedupRatio(timingOf(ctx, status).clock, timingOf(ctx, second[i]!).clock)));
+    const ratio = speedScore([pairs]);
+    halfWidth = pairs.length >= 2 ? relativeHalfWidth(scoreInterval([pairs], stoppingResamples), ratio) : Infinity;
+    const scores = sides.map((side) => speedScore([side.ratios]).toPrecision(4)).join(' / ');
+    ctx.progress('line', `${step}speedup ${scores}, ratio ${ratio.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
+  } else {
+    const score = speedScore([sides[0]!.ratios]);
+    halfWidth = rep >= 1 ? relativeHalfWidth(scoreInterval([sides[0]!.ratios], stoppingResamples), score) : Infinity;
+    ctx.progress('line', `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
+  }
+  return halfWidth;
+}
+
+/** Record a run's first-case effect: its first timed case's time / the median of its other cases' (needs two cases). */
+function pushFirstCase(effects: number[], times: number[]): void {
+  if (times.length < 2 || !times.every((time) => Number.isFinite(time) && time > 0)) return;
+  effects.push(times[0]! / median(times.slice(1)));
+}
+
+/**
+ * The runs of repetition `rep`, in order: the reference (speedup) and each
+ * side by index. Repetitions alternate, ABBA: the reference first, then the
+ * sides; then the sides in reverse order, then the reference. So no run
+ * always follows the same other one, and whatever a run's place does to its
+ * times (what ran just before it, what the harness did in between) falls on
+ * the reference and the solution alike. The first repetition starts with the
+ * reference: the solution's time limits come from its times.
+ */
+function runOrder(ctx: EvalContext, rep: number): Array<'reference' | number> {
+  const sides = ctx.sides.map((_, s) => s);
+  if (ctx.plan.metric !== 'speedup') return sides;
+  return rep % 2 === 0 ? ['reference', ...sides] : [...sides.reverse(), 'reference'];
+}
+
+/** How much slower a run starts than natively: valgrind's slowdown under the instructions clock. */
+function slowdown(ctx: EvalContext): number {
+  return ctx.clock === 'instructions' ? instructionsSlowdown : 1;
+}
+
+/**
+ * Start a sandboxed run of `files` (reference or solution), not yet given a
+ * point: Python and numpy load on the CPUs beside the eval's.
+ */
+function prepareRun(ctx: EvalContext, files: RunFiles): PreparedRun {
+  const run = ctx.runCount++;
+  const scratch = path.join(ctx.tmp, 'runs', `scratch-${run}`);
+  mkdirSync(scratch, {recursive: true});
+  // Instructions clock: callgrind's output goes to a folder of the harness's, writable by this run only, read once the run is over.
+  const counter: Counter | undefined = ctx.clock === 'instructions' ? {valgrind: ctx.valgrind!, folder: path.join(ctx.tmp, 'runs', `callgrind-${run}`), runId: `run${run}-${randomBytes(4).toString('hex')}`} : undefined;
+  if (counter) mkdirSync(counter.folder, {recursive: true});
+  const group = createGroup(ctx.limits);
+  // Where the group bounds memory, no address-space rlimit is needed (it would also count what numpy only reserves).
+  const confinement = ctx.confinement && group?.bounds.memory ? {...ctx.confinement, addressSpace: undefined} : ctx.confinement;
+  const launch = launchRun(ctx.sandbox, ctx.bwrap, ctx.python, {runner: ctx.runner, solutionDir: files.dir, entry: files.entry, scratch}, confinement, counter);
+  ctx.report.cgroup &&= group !== undefined;
+  // Times on the CPU clock come from the run's cgroup: never mix in a wall time for a run without one.
+  if (!group && ctx.clock === 'cpu') throw new HarnessError(`no cgroup could be made for a run, though the eval times on the CPU clock; run it again`, 'no-cgroup');
+  const started = startRun({
+    launch,
+    group,
+    startCpus: startCpusFor(ctx.cpu),
+    initTimeout: ctx.plan.initTimeout * slowdown(ctx),
+    counterLogFd: counter ? counterLogFd : undefined,
+  });
+  return {files, process: started, scratch, counter};
+}
+
+/** Remove a run's own folders once its processes are gone. */
+async function releaseRun(prepared: PreparedRun): Promise<void> {
+  await rm(prepared.scratch, {recursive: true, force: true}).catch(() => {});
+  if (prepared.counter) await rm(prepared.counter.folder, {recursive: true, force: true}).catch(() => {});
+}
+
+/** End the run started ahead of its turn, if any: the repetitions ended before it. */
+export async function dropRunAhead(ctx: EvalContext): Promise<void> {
+  const ahead = ctx.runAhead;
+  ctx.runAhead = undefined;
+  if (!ahead) return;
+  ahead.process.cancel();
+  await releaseRun(ahead);
+}
+
+/**
+ * One sandboxed run of the reference or the solution over the point's cases.
+ * `next`, the run that follows, is started now (in the sandbox): its Python and numpy load
+ * while this run loads its solution and warms up, and this run's timed cases
+ * wait until that is done, so nothing else of the eval runs while a case is
+ * timed (except under the instructions clock, which other processes cannot move).
+ */
+async function runOnce(
+  ctx: EvalContext,
+  made: MadePoint,
+  files: RunFiles,
+  caseTimeout: (i: number) => number,
+  next?: RunFiles,
+  options: Pick<RunService, 'warmup' | 'nullCases'> = {},
+): Promise<RunOutcome> {
+  const remaining = ctx.deadline();
+  if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${ctx.plan.timeLimit} s (plan.toml)`, 'time-limit');
+  let prepared = ctx.runAhead?.files === files ? ctx.runAhead : undefined;
+  if (prepared) ctx.runAhead = undefined;
+  else await dropRunAhead(ctx);
+  prepared ??= prepareRun(ctx, files);
+  // Only a sandboxed run may wait beside a solution's: without one, the solution could reach the
+  // waiting process (the next reference, say) and slow its timed cases down.
+  if (next && ctx.sandbox === 'bwrap') ctx.runAhead = prepareRun(ctx, next);
+  // The warm-up case may be called up to maxCalls times, and null cases take the warm-up's limit.
+  const calls = (c: CaseInput) => (c.i < 0 ? (options.warmup?.maxCalls ?? 1) + (options.nullCases ?? 0) : 1);
+  const caseSum = made.cases.reduce((total, c) => total + calls(c) * caseTimeout(c.i), 0);
+  const initTimeout = ctx.plan.initTimeout * slowdown(ctx);
+  const outcome = await prepared.process.serve({
+    point: made.point,
+    signature: made.signature,
+    resultBytes: made.resultBytes,
+    cases: made.cases,
+    caseTimeout,
+    totalTimeout: Math.min(2 * initTimeout + caseSum, remaining),
+    cpu: ctx.cpu,
+    checkCpu: ctx.clock === 'cpu',
+    quiet: ctx.clock === 'instructions' ? undefined : ctx.runAhead?.process.started,
+    nonces: ctx.clock !== 'instructions',
+    ...options,
+    // valgrind writes its last dump and final count after the runner's exit: give it time to, under load too.
+    exitGrace: 2 * slowdown(ctx),
+  });
+  ctx.report.processSeconds += outcome.wallSeconds;
+  if (!outcome.started) {
+    await releaseRun(prepared);
+    throw startFailure(ctx.python.executable, outcome);
+  }
+  // The runner opens a count after ready and after each untimed warm-up case, before the first timed one.
+  if (prepared.counter) await countInstructions(outcome, prepared.counter, 1 + made.cases.filter((c) => c.i < 0).length);
+  await releaseRun(prepared);
+  return outcome;
+}
+
+/** The last byte of an answer message: of its last non-empty result, else the header's newline. */
+function lastByte(answer: Array<Buffer | null>): number {
+  const last = answer.filter((bytes): bytes is Buffer => !!bytes && bytes.length > 0).pop();
+  return last ? last[last.length - 1]! : 0x0a;
+}
+
+/**
+ * Instructions clock: each answered case gets its count from callgrind's
+ * output, or fails as tampered when the output shows the counter was
+ * reached (instructions.ts).
+ */
+async function countInstructions(outcome: RunOutcome, counter: Counter, opens: number): Promise<void> {
+  const parts: Array<PartFile & {tooLarge?: boolean}> = [];
+  for (const name of await readdir(counter.folder).catch(() => [] as string[])) {
+    const file = path.join(counter.folder, name);
+    // lstat: the run could leave a symlink (to a FIFO, a device, a huge file) where a part should be; only regular files are read.
+    const info = await lstat(file).catch(() => undefined);
+    if (!info?.isFile()) {
+      parts.push({name, text: '', tooLarge: true});
+      continue;
+    }
+    parts.push(info.size > maxPartBytes ? {name, text: '', tooLarge: true} : {name, text: await readFile(file, 'utf8')});
+  }
+  const delivered = outcome.cases.filter((c) => c.status !== 'not-run').map((c) => c.i);
+  // The last byte of each answer: the runner sent it only after opening the next case's count, and its closing dump's label records it.
+  const held = new Map(outcome.cases.filter((c) => c.status === 'ok' && c.answer).map((c) => [c.i, lastByte(c.answer!)]));
+  const counts =
+    outcome.counterLog === undefined
+      ? new Map(delivered.map((i) => [i, {problem: "instructions clock: valgrind's log ran past 16 MiB (something wrote into it)"}]))
+      : readCounts({log: outcome.counterLog, parts, runId: counter.runId, cases: delivered, opens, held});
+  for (const c of outcome.cases) {
+    if (c.status !== 'ok') continue;
+    const count = counts.get(c.i);
+    if (count && 'instructions' in count) {
+      c.instructions = count.instructions;
+    } else {
+      c.instructions = null;
+      c.status = 'tampered';
+      c.note = count?.problem ?? `instructions clock: case ${c.i} was not counted`;
+      delete c.answer;
+    }
+  }
+}
+
+/**
+ * Instructions clock: every counted case of a solution run against the
+ * reference's median count and CPU time so far (instructions.ts crossCheck); a
+ * case whose count is far lower than its CPU time allows fails as tampered.
+ */
+function crossCheckCounts(statuses: RepetitionReport[], reference: Timing[][]): void {
+  for (const [i, status] of statuses.entries()) {
+    const times = reference[i] ?? [];
+    const cpus = times.flatMap((t) => (t.cpu === null ? [] : [t.cpu]));
+    if (status.status !== 'ok' || !status.instructions || status.cpuSeconds == null || !times.length || cpus.length < times.length) continue;
+    const problem = crossCheck({instructions: median(times.map((t) => t.clock)), cpuSeconds: median(cpus)}, {instructions: status.instructions, cpuSeconds: status.cpuSeconds});
+    if (problem) Object.assign(status, {status: 'tampered', note: problem});
+  }
+}
+
+/** A case as a repetition report (before verification): a case over its limit is a timeout. */
+function statusOf(c: CaseOutcome, limit: number): RepetitionReport {
+  const counted = c.instructions === undefined ? {} : {instructions: c.instructions};
+  const report: RepetitionReport = {seconds: c.seconds, cpuSeconds: c.cpuSeconds, ...counted, status: c.status, passed: false};
+  if (c.note) report.note = c.note;
+  if (c.status === 'ok' && c.seconds !== null && c.seconds > limit) {
+    Object.assign(report, {status: 'timeout', note: `took ${c.seconds.toFixed(3)} s, limit ${limit.toFixed(3)} s`});
+  }
+  return report;
+}
+
+/** Without a sandbox the solution could reach the work folder: check that nothing protected changed. */
+async function markTampered(ctx: EvalContext, made: MadePoint, statuses: RepetitionReport[]): Promise<void> {
+  const before = (ctx.pointHashes ??= new Map()).get(made.dir) ?? (await ctx.timed('check', () => hashTree([made.dir])));
+  ctx.pointHashes.set(made.dir, before);
+  const changed =
+    firstDifference(ctx.protectedHash!, await ctx.timed('check', () => hashTree([ctx.protectedDir]))) ??
+    firstDifference(before, await ctx.timed('check', () => hashTree([made.dir])));
+  if (!changed) return;
+  const note = `the solution changed a protected file (${path.relative(ctx.tmp, changed)})`;
+  for (const status of statuses) Object.assign(status, {status: 'tampered', note});
+}
+
+/** The answers the harness received, as a bundle out/ folder (NNNNNN/<result>.bin) plus results.json. */
+async function writeAnswers(out: string, cases: CaseOutcome[], signature: PointSignature): Promise<void> {
+  await rm(out, {recursive: true, force: true});
+  await mkdir(out, {recursive: true});
+  for (const c of cases) {
+    if (!c.answer) continue;
+    const caseDir = path.join(out, String(c.i).padStart(6, '0'));
+    await mkdir(caseDir);
+    for (const [k, result] of signature.results.entries()) {
+      const bytes = c.answer[k];
+      if (bytes) await writeFile(path.join(caseDir, `${result.name}.bin`), bytes);
+    }
+  }
+  const records = cases.map(({i, seconds, cpuSeconds, instructions, status, note}) => ({i, seconds, cpuSeconds, ...(instructions === undefined ? {} : {instructions}), status, note: note ?? null}));
+  await writeFile(path.join(out, 'results.json'), JSON.stringify({cases: records}));
+}
+
+/** Timed cases below this are dominated by the harness round trip. */
+const quickCaseSeconds = 0.01;
+
+/** Say so when the reference solves a case faster than timing can resolve well: speedups there are understated. */
+function warnIfQuick(ctx: EvalContext, label: string, referenceBest: number[]): void {
+  const fastest = Math.min(...referenceBest);
+  if (!(fastest < quickCaseSeconds)) return;
+  ctx.progress(
+    'line',
+    `warning: the reference solves a case of ${label} in ${formatSeconds(fastest)}; each timed case also includes the delivery of its inputs and answer, ` +
+      `so large speedups on cases under ${quickCaseSeconds * 1000} ms are understated (make the point bigger)`,
+  );
+}
+
+function formatSeconds(seconds: number): string {
+  return seconds < 1 ? `${(seconds * 1000).toPrecision(3)} ms` : `${seconds.toPrecision(3)} s`;
+}

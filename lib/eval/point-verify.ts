@@ -1,0 +1,127 @@
+/**
+ * The verify stage of a point (point.ts): with every process of every run
+ * gone, the answers received are moved into the work folder, the oracle
+ * writes expected/, and the bundle verifies each repetition's answers; then
+ * each case's report over its repetitions.
+ */
+import {rename, rm} from 'node:fs/promises';
+import path from 'node:path';
+import type {Verdict} from '../bundle/index.js';
+import type {EvalContext} from './context.js';
+import {explainFailure, withoutValues} from './failure.js';
+import {accuracyRatio, timeOnClock} from './score.js';
+import {median, type PointRatios} from './stats.js';
+import type {CaseReport, RepetitionReport} from './types.js';
+import {bundleFailure, type MadePoint} from './point-make.js';
+
+/** One solution repetition, before verification. */
+export interface SolutionRun {
+  out: string;
+  statuses: RepetitionReport[];
+  /** Set once the run's answers were verified. */
+  verdicts?: Verdict[];
+}
+
+/** The times of one case in one run, on the plan's clock and on the wall clock (and its CPU seconds, for the instructions clock's cross-check). */
+export interface Timing {
+  clock: number;
+  wall: number;
+  cpu: number | null;
+}
+
+/** One side's runs of a point. */
+export interface SideStage {
+  runs: SolutionRun[];
+  /** speedup: paired ratios reference / solution on the plan's clock, [rep][case]. */
+  ratios: PointRatios;
+  /** Per run with every case answered: its first timed case's time / the median of its others'. */
+  firstCase: number[];
+}
+
+export async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: SideStage, reference: Timing[][]): Promise<CaseReport[]> {
+  const {plan} = ctx;
+  const {runs} = stage;
+  const {n} = made;
+  const tampered = runs.some((run) => run.statuses.some((status) => status.status === 'tampered'));
+  const verdictsByRun: Verdict[][] = [];
+  // A run that touched protected files scores 0.0; nothing it may have rewritten is executed.
+  if (!tampered) {
+    await ensureExpected(ctx, made);
+    for (const run of runs) verdictsByRun.push((run.verdicts ??= await verifyRun(ctx, made, run)));
+  }
+  return Array.from({length: n}, (_, i): CaseReport => {
+    const reps = runs.map((run) => run.statuses[i]!);
+    const worst = reps.find((r) => r.status !== 'ok' || !r.passed) ?? reps[reps.length - 1]!;
+    const verdict = verdictsByRun[reps.indexOf(worst)]?.find((v) => v.i === i);
+    const clock = (r: RepetitionReport) => timeOnClock(ctx.clock, r);
+    const times = reps.map(clock).filter((t): t is number => typeof t === 'number');
+    const seconds = times.length ? median(times) : null;
+    const ok = reps.every((r) => r.status === 'ok' && r.passed);
+    const referenceTimes = reference[i]?.map((t) => t.clock) ?? [];
+    let ratio = 0;
+    if (plan.metric === 'speedup') {
+      if (ok && stage.ratios.length === reps.length) ratio = median(stage.ratios.map((rep) => rep[i]!));
+    } else if (worst.status === 'ok' || worst.status === 'failed') {
+      ratio = accuracyRatio(verdict?.metrics, plan.numerator!, plan.denominator!);
+    }
+    const report: CaseReport = {i, status: worst.status, passed: ok, seconds, ratio, repetitions: reps};
+    // Salted test data is secret: the first wrong element keeps its place, not its values.
+    const metrics = ctx.hiddenSeeds.length ? withoutValues(verdict?.metrics) : verdict?.metrics;
+    if (metrics) report.metrics = metrics;
+    const failure = ok ? undefined : explainFailure(metrics);
+    if (failure) report.failure = failure;
+    if (worst.note) report.note = worst.note;
+    if (plan.metric === 'speedup' && referenceTimes.length) {
+      report.referenceSeconds = median(referenceTimes);
+      report.referenceRepetitions = referenceTimes;
+    }
+    return report;
+  });
+}
+
+/** Let the oracle write expected/ (once; never while a solution process runs). */
+export async function ensureExpected(ctx: EvalContext, made: MadePoint): Promise<void> {
+  if (made.expectedWritten) return;
+  if (made.expectedFrom) {
+    await ctx.timed('expected', () => rename(made.expectedFrom!, path.join(made.work, 'expected')));
+    made.expectedWritten = true;
+    return;
+  }
+  ctx.progress('status', `${made.label}: writing expected answers`);
+  try {
+    await ctx.timed('expected', () => ctx.api.writeExpected(ctx.bundle, made.work));
+  } catch (error) {
+    throw bundleFailure(`the bundle's oracle failed on ${made.label}`, error, ctx.hiddenSeeds);
+  }
+  made.expectedWritten = true;
+}
+
+/** Verify one repetition's answers in the work folder, and fold the verdicts into its statuses. */
+export async function verifyRun(ctx: EvalContext, made: MadePoint, run: SolutionRun): Promise<Verdict[]> {
+  const target = path.join(made.work, 'out');
+  await rm(target, {recursive: true, force: true});
+  await rename(run.out, target);
+  let verdicts: Verdict[];
+  try {
+    verdicts = (await ctx.timed('verify', () => ctx.api.verifyWorkDir(ctx.bundle, made.work))).cases;
+  } catch (error) {
+    throw bundleFailure(`the bundle's verifier failed on ${made.label}`, error, ctx.hiddenSeeds);
+  } finally {
+    await rename(target, run.out).catch(() => {});
+  }
+  for (const [i, status] of run.statuses.entries()) {
+    const verdict = verdicts.find((v) => v.i === i);
+    status.passed = status.status === 'ok' && verdict?.passed === true && !verdict.error;
+    if (status.status === 'ok' && verdict?.error) {
+      // The answer made the verifier raise: a failing case (never a harness failure the
+      // solution could provoke), flagged loudly because it may be the bundle's bug.
+      ctx.progress('line', `warning: the bundle's verifier raised on case ${i} of ${made.label}: ${verdict.error}`);
+      status.status = 'failed';
+      status.note = `the verifier raised: ${verdict.error}`;
+    } else if (status.status === 'ok' && !status.passed) {
+      status.status = verdict?.note ? 'no-answer' : 'failed';
+      status.note = [status.note, verdict?.note].filter(Boolean).join('; ') || undefined;
+    }
+  }
+  return verdicts;
+}
