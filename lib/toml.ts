@@ -1,7 +1,7 @@
 /**
  * TOML syntax errors as an author reads them: smol-toml's message with the line
  * and column where the mistake is, which is not always where the parser noticed
- * it. Shared by plan.toml (lib/eval/plan.ts) and fherma.toml (lib/bundle/bundle.ts).
+ * it. Shared by plan.toml (lib/benchmark/plan.ts) and fherma.toml (lib/bundle/bundle.ts).
  */
 
 /** A TOML syntax error: a one-line message and, when known, the 1-based line and column of the mistake. */

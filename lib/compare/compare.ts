@@ -9,7 +9,7 @@ import {rm, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {HarnessError} from '../eval/errors.js';
-import {loadPlan, type Clock, type Plan} from '../eval/plan.js';
+import {loadPlan, type Clock, type Plan} from '../benchmark/plan.js';
 import {flatCases, repetitionSpeedups} from '../eval/score.js';
 import {median, type PointRatios} from '../eval/stats.js';
 import type {CaseStatus, EvalOptions, EvalReport, RepetitionReport} from '../eval/types.js';

@@ -4,7 +4,7 @@
  * repetitions one eval needs for the plan's precision, so an author can write
  * "how much the score varies" into PROVENANCE from a measurement.
  */
-import {loadPlan} from './plan.js';
+import {loadPlan} from '../benchmark/plan.js';
 import {runEval} from './pipeline.js';
 import {maxRepetitions} from './point.js';
 import {repetitionSpeedups} from './score.js';

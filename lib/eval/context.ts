@@ -1,6 +1,6 @@
 /** What every stage of an eval shares: the plan, the loaded bundle, the sandbox, the snapshots. */
 import type {Bundle} from '../bundle/index.js';
-import type {Clock, Plan} from './plan.js';
+import type {Clock, Plan} from '../benchmark/plan.js';
 import type {StartedRun} from './process.js';
 import type {Confinement, Counter, PythonInstall, SandboxKind} from './sandbox.js';
 import type {TreeHash} from './tamper.js';

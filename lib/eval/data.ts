@@ -11,7 +11,7 @@ import {lstat, readdir, readFile, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
-import type {Plan, PlanPoint, Split} from './plan.js';
+import type {Plan, PlanPoint, Split} from '../benchmark/plan.js';
 
 /** Environment variable naming a private copy of a path split's test data. */
 export const testDataVariable = 'ARBOR_TEST_DATA';

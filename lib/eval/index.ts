@@ -2,12 +2,12 @@
 export {budgetSeconds, runEval, runSides, runnerPath} from './pipeline.js';
 export type {BundleApi, CaseReport, CaseStatus, EvalOptions, EvalReport, PointReport, RepetitionReport, SideRequest, SidesOptions, SidesOutcome} from './pipeline.js';
 export {HarnessError} from './errors.js';
-export {checkPlan, loadPlan, overridePlan, parseSeedSpec, splits} from './plan.js';
-export type {Plan, PlanOverride, PlanPoint, PlanSplit, Split} from './plan.js';
+export {checkPlan, loadPlan, overridePlan, parseSeedSpec, splits} from '../benchmark/plan.js';
+export type {Plan, PlanOverride, PlanPoint, PlanSplit, Split} from '../benchmark/plan.js';
 export {deriveSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 export {accuracyRatio, formatScore, mean, minSeconds, speedupRatio} from './score.js';
 export {pointSignature} from './signature.js';
-export {computeLock, lockDifference, lockFile, protectedPaths, readLock, writeLock} from './lock.js';
-export type {Lock} from './lock.js';
+export {computeLock, lockDifference, lockFile, protectedPaths, readLock, writeLock} from '../benchmark/lock.js';
+export type {Lock} from '../benchmark/lock.js';
 export type {SandboxKind} from './sandbox.js';
 export type {PointSignature} from './signature.js';

@@ -8,7 +8,7 @@ import {existsSync} from 'node:fs';
 import path from 'node:path';
 import type {Point} from '../bundle/index.js';
 import {HarnessError} from './errors.js';
-import type {PlanPoint} from './plan.js';
+import type {PlanPoint} from '../benchmark/plan.js';
 import type {PointSource} from './data.js';
 import type {CaseInput} from './process.js';
 import type {EvalContext} from './context.js';

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type {CompareOutcome} from '../ledger/ledger.js';
-import type {Plan} from './plan.js';
+import type {Plan} from '../benchmark/plan.js';
 import {flatCases} from './score.js';
 import type {EvalReport} from './types.js';
 

@@ -1,5 +1,5 @@
 /** Scores: per-case values, aggregation and the one `score:` line. */
-import type {Clock} from './plan.js';
+import type {Clock} from '../benchmark/plan.js';
 import type {CaseReport, EvalReport} from './types.js';
 
 /** Smallest solution time a speedup ratio divides by (s): the clock's resolution is not a speedup. */

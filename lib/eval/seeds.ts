@@ -3,7 +3,7 @@
  * ARBOR_TEST_SALT set) seeds derived from a secret salt, plus the warm-up seed.
  */
 import {createHash} from 'node:crypto';
-import type {Plan, Split} from './plan.js';
+import type {Plan, Split} from '../benchmark/plan.js';
 
 /** Environment variable holding the test salt. */
 export const saltVariable = 'ARBOR_TEST_SALT';

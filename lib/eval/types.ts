@@ -1,5 +1,5 @@
 /** The eval's options and its report (`--json FILE`), documented in lib/eval/README.md. */
-import type {Clock, Plan, PlanOverride, PlanPoint, Split} from './plan.js';
+import type {Clock, Plan, PlanOverride, PlanPoint, Split} from '../benchmark/plan.js';
 import type {SandboxKind} from './sandbox.js';
 
 /** The part of the bundle runtime (lib/bundle) the pipeline calls; tests may pass their own. */

@@ -16,7 +16,7 @@ function scoreOf(run: LedgerRun | null): z.infer<typeof devScore> {
 
 /** Every entry of the zoo: verify status, metric, direction, best and latest dev score. */
 async function listBenchmarks(ctx: ServerContext) {
-  const [{listZoo}, {loadPlan}, {readRuns}] = await Promise.all([import('../zoo/list.js'), import('../eval/plan.js'), import('../ledger/summary.js')]);
+  const [{listZoo}, {loadPlan}, {readRuns}] = await Promise.all([import('../zoo/list.js'), import('../benchmark/plan.js'), import('../ledger/summary.js')]);
   const listing = await listZoo({zoo: ctx.zoo, cwd: ctx.zoo});
   const history = await readRuns({cwd: ctx.zoo, split: 'dev', withCases: false, env: ctx.env});
   const benchmarks = [];
@@ -40,7 +40,7 @@ async function listBenchmarks(ctx: ServerContext) {
 /** One entry: README, the solution's contract, the plan's splits (dev in full; test as its size only). */
 async function getBenchmark(ctx: ServerContext, name: string) {
   const dir = entryDir(ctx, name);
-  const [{loadPlan}, {loadBundle}, {pointSignature}] = await Promise.all([import('../eval/plan.js'), import('../bundle/index.js'), import('../eval/signature.js')]);
+  const [{loadPlan}, {loadBundle}, {pointSignature}] = await Promise.all([import('../benchmark/plan.js'), import('../bundle/index.js'), import('../eval/signature.js')]);
   const plan = await loadPlan(dir);
   const readme = await readFile(path.join(dir, 'README.md'), 'utf8').catch(() => null);
   const bundle = await loadBundle(plan.bundle, {checkFingerprint: false}).catch(() => undefined);

@@ -87,7 +87,7 @@ export async function confinedPath(ctx: ServerContext, given: string, what: stri
 
 /** The test data folders of the zoo's path-split entries (their expected answers are sealed too). */
 async function testFolders(ctx: ServerContext): Promise<string[]> {
-  const {loadPlan} = await import('../eval/plan.js');
+  const {loadPlan} = await import('../benchmark/plan.js');
   // A private copy of the test data named by the environment is sealed wherever it lies.
   const privateCopy = ctx.env.ARBOR_TEST_DATA;
   const folders: string[] = privateCopy ? [realOrResolved(path.resolve(ctx.zoo, privateCopy))] : [];

@@ -44,7 +44,7 @@ export function costOf(input: {repetitions?: number; maxSeconds?: number}): JobR
 
 /** Record a dev eval as `arbor benchmark eval` does and shape the tool's result. */
 async function finishEval(ctx: ServerContext, id: string, name: string, report: EvalReport) {
-  const [{recordEvalRun}, {loadPlan}, {flatCases}] = await Promise.all([import('../eval/record.js'), import('../eval/plan.js'), import('../eval/score.js')]);
+  const [{recordEvalRun}, {loadPlan}, {flatCases}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js'), import('../eval/score.js')]);
   const {runId, warnings} = await recordEvalRun(report, {plan: await loadPlan(report.benchmark), env: ctx.env, cwd: ctx.zoo});
   return {
     id,
@@ -63,7 +63,7 @@ async function finishEval(ctx: ServerContext, id: string, name: string, report: 
 
 /** Record a dev compare as `arbor benchmark compare` does and shape the tool's result. */
 export async function recordCompare(ctx: ServerContext, report: CompareReport): Promise<{runId: number | null; warnings: string[]}> {
-  const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../eval/plan.js')]);
+  const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js')]);
   const compare = {verdict: report.verdict, ratio: report.ratio, interval: report.ci, baselineSha256: report.baseline.solutionSha256, baselineRun: report.baseline.run ?? null, baselineLabel: report.baseline.label};
   return recordEvalRun(report.reports.candidate, {plan: await loadPlan(report.benchmark), env: ctx.env, cwd: ctx.zoo, kind: 'compare', compare, solutionLabel: report.candidate.label});
 }
@@ -166,12 +166,12 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
 
 /** The files a solution of the entry may edit (plan.toml's `editable`). */
 async function editableFiles(benchmark: string): Promise<string[]> {
-  const {loadPlan} = await import('../eval/plan.js');
+  const {loadPlan} = await import('../benchmark/plan.js');
   return (await loadPlan(benchmark)).editable;
 }
 
 /** The entry's own solution file (the baseline every workspace starts from). */
 export async function benchmarkSolution(benchmark: string): Promise<string> {
-  const {loadPlan} = await import('../eval/plan.js');
+  const {loadPlan} = await import('../benchmark/plan.js');
   return (await loadPlan(benchmark)).solution;
 }

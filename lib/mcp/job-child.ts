@@ -5,7 +5,7 @@
  * its work folder. Like lib/run/eval-child.ts, this process never holds the
  * test salt: the parent derives the salted seeds and hands them over.
  */
-import type {PlanOverride} from '../eval/plan.js';
+import type {PlanOverride} from '../benchmark/plan.js';
 import type {EvalReport} from '../eval/types.js';
 import type {CompareReport} from '../compare/index.js';
 
@@ -44,7 +44,7 @@ const send = (message: JobMessage): Promise<void> =>
 async function planOverride(request: JobRequest): Promise<PlanOverride | undefined> {
   const override: Record<string, unknown> = {...request.cost};
   if (request.testSeeds) {
-    const {loadPlan} = await import('../eval/plan.js');
+    const {loadPlan} = await import('../benchmark/plan.js');
     const plan = await loadPlan(request.benchmark);
     override.test = {...plan.test, seeds: request.testSeeds};
   }

@@ -15,7 +15,7 @@ import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
 import {RefusedError} from '../errors.js';
 import type {CompareReport} from '../compare/index.js';
-import type {Plan} from '../eval/plan.js';
+import type {Plan} from '../benchmark/plan.js';
 import {saltVariable} from '../eval/seeds.js';
 import {derivedTestSeeds, evalEnvironment, seedRedactor} from '../run/eval-process.js';
 import {awaitJob, longCallInput, progressTo} from './calls.js';
@@ -100,7 +100,7 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
     },
     async (input, extra) => {
       const {name, benchmark, path: solution} = await resolveSolution(ctx, {name: input.name, solution: input.solution});
-      const {loadPlan} = await import('../eval/plan.js');
+      const {loadPlan} = await import('../benchmark/plan.js');
       const plan = await loadPlan(benchmark);
       const digest = await digestOf(plan, solution!);
       const {count, seen} = await exposure(ctx, plan, digest);

@@ -36,7 +36,7 @@ export function registerWorkspace(server: McpServer, ctx: ServerContext): void {
     async ({name, dest}) => {
       const dir = entryDir(ctx, name);
       const target = workspaceTarget(ctx, name, dest);
-      const [{checkoutBenchmark}, {loadPlan}] = await Promise.all([import('../zoo/checkout.js'), import('../eval/plan.js')]);
+      const [{checkoutBenchmark}, {loadPlan}] = await Promise.all([import('../zoo/checkout.js'), import('../benchmark/plan.js')]);
       const result = await checkoutBenchmark(dir, target);
       const workspace = realOrResolved(result.dest);
       ctx.made.set(workspace, name);

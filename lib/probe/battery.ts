@@ -13,7 +13,7 @@ import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {StaleLockError} from '../eval/errors.js';
 import type {EvalReport} from '../eval/types.js';
-import type {Plan, PlanOverride} from '../eval/plan.js';
+import type {Plan, PlanOverride} from '../benchmark/plan.js';
 import type {Finding, ProbeOutcome} from '../zoo/lint.js';
 
 export type {ProbeOutcome};
@@ -61,7 +61,7 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
     finding('probe-plan', 'No `plan.toml`, so `--probe` has no eval to run the probes through; add one (its format is in lib/eval/README.md)');
     return done();
   }
-  const [{runEval}, {loadPlan}] = await Promise.all([import('../eval/pipeline.js'), import('../eval/plan.js')]);
+  const [{runEval}, {loadPlan}] = await Promise.all([import('../eval/pipeline.js'), import('../benchmark/plan.js')]);
   let plan: Plan;
   let config: Omit<ProbeConfig, 'probe'>;
   try {

@@ -11,7 +11,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import type {Bundle} from '../bundle/bundle.js';
 import type {Verdicts} from '../bundle/workdir.js';
-import type {Plan} from '../eval/plan.js';
+import type {Plan} from '../benchmark/plan.js';
 import type {Finding} from '../zoo/lint.js';
 import {buildAnswers, layOutBattery, layOutViewed, readDevCases, viewApplies, viewedCases, writeAnswers, type BatteryPoint} from './battery-dir.js';
 import {trivialAnswers, type AnswerKind} from './answers.js';
@@ -132,7 +132,7 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
 /** Make the dev work directories (a path split's are read in place) and lay out the battery of each point. */
 async function makeBattery(abs: string, scratch: string): Promise<{plan: Plan; bundle: Bundle; points: BatteryPoint[]}> {
   const [{loadPlan}, {loadBundle, parsePoint, makeWorkDir}, {dataFolder, splitPoints}] = await Promise.all([
-    import('../eval/plan.js'),
+    import('../benchmark/plan.js'),
     import('../bundle/index.js'),
     import('../eval/data.js'),
   ]);

@@ -7,7 +7,7 @@ import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {HarnessError} from '../eval/errors.js';
-import type {PlanPoint} from '../eval/plan.js';
+import type {PlanPoint} from '../benchmark/plan.js';
 import type {PointSignature} from '../eval/signature.js';
 
 /** One probe: its name, what it tries (the README's table), and what it means when the eval rewards it. */

@@ -39,8 +39,8 @@ const send = (message: EvalChildMessage): Promise<void> =>
 
 /** Run the eval a request asks for. */
 async function evaluate(request: EvalChildRequest): Promise<EvalReport> {
-  const [{runSides}, {loadPlan, overridePlan}, {HarnessError}] = await Promise.all([import('../eval/pipeline.js'), import('../eval/plan.js'), import('../eval/errors.js')]);
-  let planOverride: import('../eval/plan.js').PlanOverride | undefined;
+  const [{runSides}, {loadPlan, overridePlan}, {HarnessError}] = await Promise.all([import('../eval/pipeline.js'), import('../benchmark/plan.js'), import('../eval/errors.js')]);
+  let planOverride: import('../benchmark/plan.js').PlanOverride | undefined;
   if (request.testSeeds) {
     // The derived seeds stand in for the plan's published test seeds; this process has no salt to derive them from.
     // (PlanOverride names only the cost of a run; the pipeline applies whatever it is given, which is checked here.)

@@ -11,7 +11,7 @@ import {fork, type ChildProcess} from 'node:child_process';
 import {fileURLToPath} from 'node:url';
 import {ArborError} from '../errors.js';
 import {HarnessError} from '../eval/errors.js';
-import type {Plan, Split} from '../eval/plan.js';
+import type {Plan, Split} from '../benchmark/plan.js';
 import {saltVariable, splitSeeds, warmupSeed} from '../eval/seeds.js';
 import type {EvalReport} from '../eval/types.js';
 import {queueKeyFileVariable, queueKeyVariable} from './auth.js';

@@ -16,9 +16,9 @@ import {createHash} from 'node:crypto';
 import {mkdir, readdir, readFile, stat, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {ArborError, ExitCode, RefusedError} from '../errors.js';
-import {computeLock, lockDifference, lockIgnoredNames, readLock, type Lock} from '../eval/lock.js';
+import {computeLock, lockDifference, lockIgnoredNames, readLock, type Lock} from '../benchmark/lock.js';
 import {StaleLockError} from '../eval/errors.js';
-import {loadPlan, type Plan, type Split} from '../eval/plan.js';
+import {loadPlan, type Plan, type Split} from '../benchmark/plan.js';
 import type {RunItem} from './targets.js';
 
 /** The `format` every job carries, and the version this arbor reads and writes. */

@@ -7,7 +7,7 @@
  * other; the run goes on.
  */
 import {performance} from 'node:perf_hooks';
-import {loadPlan} from '../eval/plan.js';
+import {loadPlan} from '../benchmark/plan.js';
 import {derivedTestSeeds, evalInChild, redactDeep, seedRedactor} from './eval-process.js';
 import type {RunEventSink} from './events.js';
 import {describeFailure, errorCodeOf, errorResult, recordReport, resultFromReport, type RunResult} from './result.js';

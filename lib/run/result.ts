@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import {isArborError} from '../errors.js';
-import type {Split} from '../eval/plan.js';
+import type {Split} from '../benchmark/plan.js';
 import type {EvalReport} from '../eval/types.js';
 import type {RunItem} from './targets.js';
 
@@ -101,7 +101,7 @@ export function describeFailure(error: unknown): string {
  * warnings to show.
  */
 export async function recordReport(report: EvalReport, options: {env?: NodeJS.ProcessEnv; cwd?: string} = {}): Promise<{runId: number | null; warnings: string[]}> {
-  const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../eval/plan.js')]);
+  const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js')]);
   let plan;
   try {
     plan = await loadPlan(path.resolve(options.cwd ?? process.cwd(), report.benchmark));

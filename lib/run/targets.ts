@@ -7,7 +7,7 @@
 import {readdirSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
-import type {Split} from '../eval/plan.js';
+import type {Split} from '../benchmark/plan.js';
 import {isSkippedName, resolveZoo} from '../zoo/list.js';
 
 /** One benchmark folder to evaluate. */

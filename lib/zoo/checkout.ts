@@ -43,7 +43,7 @@ export function resolveBenchmark(benchmark: string, cwd: string): string {
 /** A benchmark copied without arbor.lock gets one, committed with the baseline (a folder without a loadable plan gets none). */
 async function lockCheckout(dir: string): Promise<void> {
   if (existsSync(path.join(dir, 'arbor.lock')) || !existsSync(path.join(dir, 'plan.toml'))) return;
-  const {writeLock} = await import('../eval/lock.js');
+  const {writeLock} = await import('../benchmark/lock.js');
   await writeLock(dir).catch(() => {});
 }
 

@@ -5,8 +5,8 @@
  * protects can run.
  */
 import path from 'node:path';
-import {computeLock, lockDifference, readLock, writeLock} from '../eval/lock.js';
-import {loadPlan} from '../eval/plan.js';
+import {computeLock, lockDifference, readLock, writeLock} from '../benchmark/lock.js';
+import {loadPlan} from '../benchmark/plan.js';
 import {type Finding, verifyBenchmark} from './lint.js';
 import {rules, runnableRuleIds} from './rules/index.js';
 

@@ -10,8 +10,8 @@ import {existsSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {readBundle, type Bundle} from '../bundle/bundle.js';
 import {parsePoint} from '../bundle/point.js';
-import {computeLockSync, lockDifference, lockFile, readLockSync} from '../eval/lock.js';
-import {planFromText, seedOverlap, splits, type Plan} from '../eval/plan.js';
+import {computeLockSync, lockDifference, lockFile, readLockSync} from '../benchmark/lock.js';
+import {planFromText, seedOverlap, splits, type Plan} from '../benchmark/plan.js';
 import {locateTomlError} from '../toml.js';
 import type {Place, RuleContext} from './rule.js';
 

@@ -257,7 +257,7 @@ function writeMemory(target: string, memory: Set<string> | undefined, files: str
  */
 async function lockScaffold(target: string, result: ScaffoldResult): Promise<void> {
   if (lstatSync(path.join(target, 'arbor.lock'), {throwIfNoEntry: false})) return;
-  const {writeLock} = await import('../eval/lock.js');
+  const {writeLock} = await import('../benchmark/lock.js');
   try {
     await writeLock(target);
     result.created.push('arbor.lock');

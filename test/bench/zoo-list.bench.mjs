@@ -108,7 +108,7 @@ async function generate(n) {
     mkdirSync(path.join(dir, 'bundle'));
     for (const [name, bytes] of bundleFiles) writeFileSync(path.join(dir, 'bundle', name), bytes);
     // Every folder's protected files are the same bytes: one lock fits them all.
-    lock ??= `${JSON.stringify(await (await import(path.join(path.dirname(cli), '../lib/eval/lock.js'))).computeLock(dir), null, 2)}\n`;
+    lock ??= `${JSON.stringify(await (await import(path.join(path.dirname(cli), '../lib/benchmark/lock.js'))).computeLock(dir), null, 2)}\n`;
     writeFileSync(path.join(dir, 'arbor.lock'), lock);
   }
   return zoo;

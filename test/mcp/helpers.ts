@@ -70,7 +70,7 @@ export class Transcript {
  * and every number the ledger recorded for a test run (scores, intervals, ratios).
  */
 export async function secrets(zoo: string): Promise<string[]> {
-  const {loadPlan} = await import('../../lib/eval/plan.js');
+  const {loadPlan} = await import('../../lib/benchmark/plan.js');
   const {splitSeeds} = await import('../../lib/eval/seeds.js');
   const {openLedger} = await import('../../lib/ledger/ledger.js');
   const found = [salt];

@@ -2,7 +2,7 @@
 import {chmodSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {loadPlan} from '../../lib/eval/plan.js';
+import {loadPlan} from '../../lib/benchmark/plan.js';
 import {deriveSeeds, warmupSeed} from '../../lib/eval/seeds.js';
 import {checkQueueMac, queueMac, resolveQueueKey, sign, verifySigned} from '../../lib/run/auth.js';
 import {derivedTestSeeds, evalEnvironment, redactDeep, seedRedactor} from '../../lib/run/eval-process.js';

@@ -1,6 +1,6 @@
 import {spawnSync} from 'node:child_process';
 import {createHash} from 'node:crypto';
-import {chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
@@ -38,23 +38,6 @@ const renderedEvalSh = () => read(templates, 'eval-sh/eval.sh').replace('{{made_
 /** Hidden files other than scaffold's memory (`.arbor-scaffold`): temporary files left behind. */
 const leftovers = (files: string[]) => files.filter((f) => path.basename(f).startsWith('.') && path.basename(f) !== '.arbor-scaffold');
 
-/** Whether the eval accepts plan.toml's `editable` key yet (lib/eval/plan.ts, being added on another branch). */
-async function evalKnows(data: Record<string, unknown>): Promise<boolean> {
-  const {checkPlan} = await import(path.join(repoRoot, 'dist/lib/eval/plan.js'));
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'arbor-plan-'));
-  mkdirSync(path.join(dir, 'bundle'));
-  writeFileSync(path.join(dir, 'reference.py'), '');
-  const plan = {metric: 'speedup', dev: {seeds: '0', points: [{N: 1}]}, test: {seeds: '1', points: [{N: 1}]}, ...data};
-  try {
-    await checkPlan(plan, dir, 'plan.toml');
-    return true;
-  } catch (error) {
-    return !/unknown key/.test(String(error));
-  } finally {
-    rmSync(dir, {recursive: true, force: true});
-  }
-}
-const editableKnown = await evalKnows({editable: ['solution.py']});
 
 describe('arbor benchmark scaffold (a new folder)', () => {
   it('writes the zoo style with {{…}} filled in, LF endings, eval.sh executable and nothing beside it', () => {
@@ -544,9 +527,8 @@ describe('the eval entrypoints', () => {
     expect({code: run.status, stdout: run.stdout, stderr: run.stderr}).toEqual({code: 2, stdout: '', stderr: 'usage: python3 eval.py --split dev|test [arbor benchmark eval options]\n'});
   });
 
-  // Depends on plan.toml's `editable` key, which lib/eval/plan.ts learns on another branch: skipped until then.
   // Two sandboxed evals, one timed to a precision: over a minute on a loaded machine, hence its own timeout.
-  it.skipIf(!editableKnown)('a fresh scaffold evaluates through eval.sh and eval.py alike: one score line, 0 for the placeholder', () => {
+  it('a fresh scaffold evaluates through eval.sh and eval.py alike: one score line, 0 for the placeholder', () => {
     const zoo = tempDir();
     const env = {...process.env, ARBOR: cliPath, ARBOR_PYTHON: python};
     // eval.sh with the JavaScript bundle and the placeholder solution; eval.py with the Python bundle, solved.

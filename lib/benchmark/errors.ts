@@ -1,0 +1,35 @@
+/** Errors of a benchmark that cannot be evaluated: its harness failed, or its protected files differ from arbor.lock. */
+import {ArborError, ExitCode} from '../errors.js';
+
+/**
+ * The harness itself could not produce a score (exit 1, no score line): a broken
+ * plan.toml, a missing python3 or numpy, a bundle or reference solver that fails.
+ * A failing *solution* is never a HarnessError: it scores 0.0.
+ */
+export class HarnessError extends ArborError {
+  constructor(message: string, code = 'harness', options?: {cause?: unknown}) {
+    super(message, code, ExitCode.findings, options);
+  }
+}
+
+/**
+ * A benchmark's protected files (plan, bundle, reference, eval entrypoints, data) differ from its
+ * arbor.lock (exit 3). Every command that evaluates refuses it the same way, before anything runs:
+ * no score line, nothing recorded. For an agent it means a protected file was changed (restore
+ * it); for the benchmark's author, a change on purpose that needs `arbor benchmark lock`.
+ */
+export class StaleLockError extends ArborError {
+  /** The benchmark as named, and the first difference (`plan.toml changed`). */
+  readonly shown: string;
+  readonly difference: string;
+
+  constructor(shown: string, difference: string) {
+    super(
+      `${shown}: a protected file differs from arbor.lock (${difference}), so nothing was evaluated: restore it (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock ${shown}'`,
+      'stale-lock',
+      ExitCode.staleLock,
+    );
+    this.shown = shown;
+    this.difference = difference;
+  }
+}
