@@ -50,7 +50,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
       printer.done();
     }
     // Every calibration eval goes on record too (kind "calibrate"), so the report can draw the baseline's spread.
-    const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/eval/plan.js')]);
+    const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/benchmark/plan.js')]);
     const plan = await loadPlan(result.benchmark);
     for (const report of reports) for (const warning of await recordEval(report, {plan, kind: 'calibrate'})) process.stderr.write(`${warning}\n`);
     if (args.json) return printJson(result);

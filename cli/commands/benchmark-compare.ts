@@ -55,7 +55,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     process.on('SIGUSR1', () => {});
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
     const {runCompare, formatCompare, checkPackageable, writePackage} = await import('../../lib/compare/index.js');
-    const {loadPlan} = await import('../../lib/eval/plan.js');
+    const {loadPlan} = await import('../../lib/benchmark/plan.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);
     const env = args.ledger ? {...process.env, ARBOR_LEDGER: args.ledger} : process.env;
     // Refuse a package that cannot be made before anything runs.

@@ -84,7 +84,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     // With --json, stdout is the JSON document alone and the score line is a message like the others.
     (args.json ? process.stderr : process.stdout).write(`score: ${formatScore(report.score)}\n`);
     if (args.json) printJson(report);
-    const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/eval/plan.js')]);
+    const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/benchmark/plan.js')]);
     const plan = await loadPlan(report.benchmark);
     for (const warning of await recordEval(report, {plan})) process.stderr.write(`${warning}\n`);
   },
