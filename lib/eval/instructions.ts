@@ -2,7 +2,8 @@
  * The instructions clock: how a run is counted by valgrind's callgrind, and how
  * the counts are read back (pure functions; point.ts reads the files).
  *
- * Every run goes through `valgrind --tool=callgrind` (valgrindArguments). The
+ * Every run goes through `valgrind --tool=callgrind --instr-atstart=no` (valgrindArguments):
+ * the runner switches instrumentation on just before its first count opens. The
  * runner (runner.py --count-instructions) sends each message after which the
  * harness sends a case (ready, every answer) but for its last byte, and sends
  * that byte only once the next count is open, so no byte of a case reaches its
@@ -24,7 +25,7 @@
  * instructions clock"); what neither can see is documented there too.
  */
 
-/** Valgrind slows a run down about 20x (numpy's import takes ~6 s): start-up limits are scaled by this. */
+/** Valgrind slows counted code down about 20x (a run's uncounted start about 2.5x): start-up limits are scaled by this, with room to spare. */
 export const instructionsSlowdown = 20;
 
 /** Where a run's callgrind output folder appears inside the sandbox. */
@@ -47,6 +48,7 @@ export const maxPartBytes = 64 << 20;
 export function valgrindArguments(folder: string, runId: string): string[] {
   return [
     '--tool=callgrind',
+    '--instr-atstart=no',
     '--vgdb=no',
     '--dump-instr=no',
     '--dump-line=no',
@@ -272,7 +274,8 @@ interface Span {
  * the closing dump of each timed case in order, which opens the next one. Any
  * other request, a zeroing or dump valgrind did not announce with a request
  * line (forged, or issued before the trace began), a switch of the
- * instrumentation or a second Prg.Term. dump voids every case. Returns the
+ * instrumentation after the trace began (the runner's own switch on comes just
+ * before it) or a second Prg.Term. dump voids every case. Returns the
  * cases' spans and every dump of the runner, each with the file its `Dump to`
  * line names.
  */
@@ -314,7 +317,10 @@ function readRequests(own: LogEvent[], input: CountInput, blameAll: (problem: st
         : `a line valgrind did not write in its log ("${forged.text.slice(0, 80)}"): the solution writes into the log`,
     );
   }
-  const switched = own.find((event) => /instrumentation switched/.test(event.text));
+  // valgrind starts with instrumentation off (--instr-atstart=no) and the runner switches it on
+  // once, just before it turns the trace on: a switch logged before the first traced request is
+  // that one (or the solution's own while it loads, which counts nothing); any later one is not.
+  const switched = own.find((event) => /instrumentation switched/.test(event.text) && event.at > requests[0]!.at);
   if (switched) blameAll('instrumentation was switched off during the run (STOP_INSTRUMENTATION)');
   if (dumps.filter((dump) => dump.trigger === 'Prg.Term.').length > 1) blameAll('more than one termination dump in the log');
 

@@ -97,6 +97,16 @@ describe('readCounts (callgrind log and parts)', () => {
     expect(problem(readCounts(untraced).get(0))).toMatch(/valgrind logged no client request/);
   });
 
+  it("accepts the runner's own switch of instrumentation before the trace begins, and voids every case for one after it", () => {
+    // valgrind starts with instrumentation off (--instr-atstart=no); the runner switches it on just before its first traced request.
+    const before = honest();
+    before.log = log([0, 1], [100, 200, 250], {extra: ['--2-- Client Request: instrumentation switched ON'], at: 0});
+    expect([...readCounts(before).values()].map(problem)).toEqual(['', '']);
+    const after = honest();
+    after.log = log([0, 1], [100, 200, 250], {extra: ['--2-- Client Request: instrumentation switched ON'], at: 9});
+    expect(problem(readCounts(after).get(1))).toMatch(/instrumentation was switched off during the run/);
+  });
+
   it('fails a case whose instructions are fewer than its executed blocks', () => {
     const input = honest();
     input.parts[2] = part('r1.2.3', 'Client Request: case-0/0a', 40);
