@@ -80,13 +80,23 @@ export function nestedTemplateFiles(): string[] {
  */
 export function scannedFiles(root: string, topLevel = topLevelTextFiles(root)): string[] {
   const names = new Set(topLevel);
-  // One look at each subfolder (`bundle/`) first: when it is absent, none of its files are there.
-  const folders = new Map<string, boolean>();
+  // One listing of each folder the template files sit in (`bundle/`, `data/dev/`), not a stat per
+  // file: an absent folder has none of them, and a present one says which it has.
+  const listings = new Map<string, Set<string> | undefined>();
   for (const file of nestedTemplateFiles()) {
-    const folder = file.slice(0, file.indexOf('/'));
-    let present = folders.get(folder);
-    if (present === undefined) folders.set(folder, (present = existsSync(path.join(root, folder))));
-    if (present && existsSync(path.join(root, file))) names.add(file);
+    const slash = file.lastIndexOf('/');
+    const folder = file.slice(0, slash);
+    if (!listings.has(folder)) listings.set(folder, namesIn(path.join(root, folder)));
+    if (listings.get(folder)?.has(file.slice(slash + 1))) names.add(file);
   }
   return [...names].sort();
+}
+
+/** The names in a folder (as `existsSync` would find them: a folder or a broken link among them reads as no text), or undefined when it cannot be listed. */
+function namesIn(folder: string): Set<string> | undefined {
+  try {
+    return new Set(readdirSync(folder));
+  } catch {
+    return undefined;
+  }
 }
