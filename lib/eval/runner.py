@@ -494,8 +494,12 @@ def main(argv):
         return 4
     try:
         import numpy as np
-    except ImportError:
-        sys.stderr.write("runner.py: numpy is not installed for %s (pip install numpy)\n" % sys.executable)
+    except ImportError as error:
+        # "No module named 'numpy'" is a missing numpy; anything else (a library numpy loads) is said as it is.
+        # numpy's own message runs over many lines; its last one names the cause.
+        lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+        cause = lines[-1] if lines else type(error).__name__
+        sys.stderr.write("runner.py: numpy cannot be imported by %s: %s: %s\n" % (sys.executable, type(error).__name__, cause[:300]))
         return 5
     channel = Channel(fd, np if count else None)
     try:

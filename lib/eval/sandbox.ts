@@ -350,6 +350,9 @@ export function bwrapArguments(bwrap: string, python: PythonInstall, mounts: Run
     if (info.isSymbolicLink()) args.push('--symlink', readlinkSync(root), root);
     else if (info.isDirectory()) args.push('--ro-bind', root, root);
   }
+  // /etc made readable first: bwrap would make it 0700 under a private umask, and a run dropped to a
+  // uid of its own could not follow the links through /etc/alternatives (Debian's numpy finds its BLAS there).
+  args.push('--perms', '0755', '--dir', '/etc');
   for (const file of etcPaths) if (existsSync(file)) args.push('--ro-bind', file, file);
   const made = new Set<string>();
   for (const root of python.roots) {

@@ -7,12 +7,22 @@ import {describe, expect, it} from 'vitest';
 import {runCli} from '../helpers/cli.js';
 import {entryCopy, evaluate, eventually, hasBundle, marker, sandboxed, survivors, unsandboxedEnv} from './adversaries.js';
 
+/** Debian's python3 with python3-numpy (.ci/run installs it), whose BLAS is a link through /etc/alternatives. */
+const debianNumpy = spawnSync('/usr/bin/python3', ['-I', '-c', 'import numpy']).status === 0;
+
 describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solution cannot reach', () => {
   it('reports how the runs were isolated', () => {
     const {report} = evaluate('prefix-speed', 'score-print-correct.py');
     expect(report).toMatchObject({sandbox: 'bwrap', lock: 'ok'});
     expect(typeof report.cgroup).toBe('boolean');
     for (const rep of report.points[0].cases[0].repetitions) expect(rep.seconds).toBeGreaterThan(0);
+  });
+
+  it.skipIf(!debianNumpy)("runs Debian's python3, whose numpy reaches its BLAS through /etc/alternatives, also as the uid a run started by root drops to", () => {
+    const result = runCli(['benchmark', 'eval', 'test/fixtures/eval/accuracy-abs', 'dev', '--quiet'], {env: {ARBOR_PYTHON: '/usr/bin/python3'}});
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(Number(result.stdout.match(/^score: (\S+)\n$/)?.[1])).toBeGreaterThan(0);
   });
 
   it("sleep.py is killed at the warm-up limit, max(1 s, 10 x the reference's warm-up), and the child it left in its own session dies with the run", () => {
