@@ -13,7 +13,10 @@
  *   a side did not make is an `error` record;
  * - a trial succeeds when the case verified (status `success`, final state
  *   `verified`); a timeout is `timeout`, anything else `error`;
- * - latency_ms is the case's wall time, cost_units its CPU seconds;
+ * - latency_ms is the case's time on the eval's clock (CPU or wall; the wall
+ *   time on the instructions clock), cost_units its CPU seconds: on the CPU
+ *   clock a moment's preemption on a busy machine, which the score never
+ *   sees, cannot push the candidate's p95 over the baseline's;
  * - every success gate is 1.0, the paired-delta gate 0.0, and the latency and
  *   cost gates are the baseline's own mean latency, p95 latency and mean cost
  *   from the same records: a correct candidate no slower on average PASSes, a
@@ -78,8 +81,9 @@ export async function buildPackage(report: CompareReport, plan: Plan): Promise<{
   const lock = await computeLock(plan.dir, plan);
   const benchmarkVersion = `lock-${createHash('sha256').update(JSON.stringify(lock)).digest('hex').slice(0, 16)}`;
   const datasetVersion = datasetVersionOf(report, plan);
-  const baselineRecords = trialRecords(baseline, trials);
-  const candidateRecords = trialRecords(candidate, trials);
+  const latencyOf = latencyClock(report.clock);
+  const baselineRecords = trialRecords(baseline, trials, latencyOf);
+  const candidateRecords = trialRecords(candidate, trials, latencyOf);
   const latencies = Float64Array.from(baselineRecords.map((r) => (r as {latency_ms: number}).latency_ms));
   const costs = baselineRecords.map((r) => (r as {cost_units: number}).cost_units);
 
@@ -167,8 +171,15 @@ function datasetVersionOf(report: CompareReport, plan: Plan): string {
   return `${report.split}: seeds ${plan[report.split].seedsText}`;
 }
 
+/** A repetition's latency in seconds: its time on the eval's clock, or its wall time where that clock is not a time. */
+type LatencyOf = (repetition: RepetitionReport) => number | null | undefined;
+
+function latencyClock(clock: string | null | undefined): LatencyOf {
+  return clock === 'cpu' ? (repetition) => repetition.cpuSeconds : (repetition) => repetition.seconds;
+}
+
 /** One side's records: `trials` per case, in point and case order. */
-function trialRecords(cases: SideCase[], trials: number): Json[] {
+function trialRecords(cases: SideCase[], trials: number, latencyOf: LatencyOf): Json[] {
   return cases
     .slice()
     .sort((a, b) => a.point - b.point || a.i - b.i)
@@ -177,12 +188,12 @@ function trialRecords(cases: SideCase[], trials: number): Json[] {
       // A repetition past the trials that failed replaces the last trial: a failure is never dropped.
       const failure = c.repetitions.slice(trials).find((r) => !(r.status === 'ok' && r.passed));
       if (failure && kept.length === trials) kept[trials - 1] = failure;
-      return Array.from({length: trials}, (_, k) => record(taskId(c), k + 1, kept[k]));
+      return Array.from({length: trials}, (_, k) => record(taskId(c), k + 1, kept[k], latencyOf));
     });
 }
 
 /** One trial's record; a repetition not made is an `error` with no time. */
-function record(caseId: string, trial: number, repetition: RepetitionReport | undefined): Json {
+function record(caseId: string, trial: number, repetition: RepetitionReport | undefined, latencyOf: LatencyOf): Json {
   const verified = repetition?.status === 'ok' && repetition.passed;
   return {
     case_id: caseId,
@@ -191,7 +202,7 @@ function record(caseId: string, trial: number, repetition: RepetitionReport | un
     final_state: verified ? 'verified' : null,
     side_effects: [],
     tools_used: [],
-    latency_ms: Math.max(0, (repetition?.seconds ?? 0) * 1000),
+    latency_ms: Math.max(0, ((repetition && latencyOf(repetition)) ?? repetition?.seconds ?? 0) * 1000),
     cost_units: Math.max(0, repetition?.cpuSeconds ?? repetition?.seconds ?? 0),
   };
 }
