@@ -21,7 +21,7 @@ import {findPython, killActiveRuns} from './process.js';
 import {confinementFor, counterProblem, droppedRunProblem, nprocPerNamespace, runsAsRoot, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
 import {overheadRatio, overheadWarning} from './overhead.js';
 import {mean} from './score.js';
-import {relativeHalfWidth, repeatInterval, scoreInterval, type PointRatios} from './stats.js';
+import {relativeHalfWidth, repeatInterval, scoreInterval, trustedRepetitions, type PointRatios} from './stats.js';
 import {cgroupBounds, cgroupsWork} from './cgroup.js';
 import {dataFolder, splitPoints, testDataVariable, type PointSource} from './data.js';
 import {saltVariable, splitSeeds, warmupSeed} from './seeds.js';
@@ -325,6 +325,11 @@ export function precisionMissed(report: Pick<EvalReport, 'precision' | 'repetiti
   if (precision.reached) return undefined;
   const why = report.repetitions >= maxRepetitions ? `the cap of ${maxRepetitions} repetitions` : `the budget (plan.toml max_seconds = ${plan.maxSeconds})`;
   const factor = precision.halfWidth / precision.target;
+  // An interval narrow enough from too few repetitions is not yet trusted (the stopping rule): saying it
+  // "missed" a target it is within reads as a contradiction.
+  if (factor <= 1 && report.repetitions < trustedRepetitions) {
+    return `the precision target was not confirmed: ±${formatPercent(precision.halfWidth)} is within ±${formatPercent(precision.target)} (plan.toml precision = ${plan.precision}), but an interval is trusted only from ${trustedRepetitions} repetitions and ${why} ended them at ${report.repetitions}, so the score is less certain than the plan asks`;
+  }
   const short = Number.isFinite(factor) && factor > 1 ? `, ${factor.toFixed(1)}x the target` : '';
   return `the precision target was missed: ±${formatPercent(precision.halfWidth)} against ±${formatPercent(precision.target)} (plan.toml precision = ${plan.precision})${short}; ${why} ended the repetitions, so the score is less certain than the plan asks`;
 }

@@ -97,4 +97,13 @@ describe('the closing lines', () => {
     expect(precisionMissed({...report, repetitions: 100}, {precision: 0.02, maxSeconds: 40})).toMatch(/; the cap of 100 repetitions ended the repetitions/);
     expect(precisionMissed({...report, precision: {...report.precision, reached: true}}, {precision: 0.02, maxSeconds: 40})).toBeUndefined();
   });
+
+  it('say an interval within the target from too few repetitions is not confirmed, never that it missed', () => {
+    const report = {repetitions: 2, precision: {target: 0.05, halfWidth: 0.019, reached: false}};
+    expect(precisionMissed(report, {precision: 0.05, maxSeconds: 1})).toBe(
+      'the precision target was not confirmed: ±1.9% is within ±5.0% (plan.toml precision = 0.05), but an interval is trusted only from 5 repetitions and the budget (plan.toml max_seconds = 1) ended them at 2, so the score is less certain than the plan asks',
+    );
+    // From 5 repetitions on, an interval within the target has reached it; one wider still misses it.
+    expect(precisionMissed({...report, precision: {...report.precision, halfWidth: 0.07}}, {precision: 0.05, maxSeconds: 1})).toMatch(/^the precision target was missed: ±7\.0% against ±5\.0%/);
+  });
 });
