@@ -100,6 +100,8 @@ describe('the README walkthrough', () => {
       expect(run.status, where).toBe(step.exit);
       for (const text of step.expect) expect(run.stdout, where).toContain(text);
       if (/eval\.sh dev/.test(step.script)) expect(run.stdout, where).toMatch(/^score: \d+\.\d+(e[+-]?\d+)?\n$/);
+      // A changed fingerprint's next step names this benchmark's lock as it can be pasted.
+      if (/fingerprint --write/.test(step.script)) expect(run.stderr, where).toContain('; lock the benchmark again: arbor benchmark lock window_sums\n');
       if (/benchmark compare/.test(step.script)) expect(run.stdout, where).toMatch(/^verdict: better \(ratio /m);
       if (/benchmark verify window_sums$/.test(step.script) && step.exit === 0) expect(run.stdout, where).toBe('window_sums: ok\n');
     }

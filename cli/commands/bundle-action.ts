@@ -106,7 +106,7 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
       if (argv.write) {
         const {fingerprint, changed} = lib.writeFingerprint(argv.bundleDir);
         stdout.write(fingerprint + '\n');
-        stderr.write(changed ? `arbor: wrote fingerprint = "${fingerprint}" into ${argv.bundleDir}/fherma.toml; lock the benchmark again (arbor benchmark lock <benchmark>)\n` : `arbor: ${argv.bundleDir}/fherma.toml already holds this fingerprint\n`);
+        stderr.write(changed ? `arbor: wrote fingerprint = "${fingerprint}" into ${argv.bundleDir}/fherma.toml; ${await relockLine(argv.bundleDir)}\n` : `arbor: ${argv.bundleDir}/fherma.toml already holds this fingerprint\n`);
         return;
       }
       const bundle = await lib.loadBundle(argv.bundleDir, {checkFingerprint: false});
@@ -161,4 +161,15 @@ async function bundleRuntime() {
     import('../../lib/bundle/errors.js'),
   ]);
   return {...bundle, ...point, ...workdir, ...errors};
+}
+
+/**
+ * What to run after a fingerprint changed: the lock of the benchmark holding the bundle, as it can be
+ * pasted here when the bundle's parent folder is that benchmark (it has a plan.toml), else in general.
+ */
+async function relockLine(bundleDir: string): Promise<string> {
+  const [{existsSync}, path, {arborCommand, shellWord}] = await Promise.all([import('node:fs'), import('node:path'), import('../../lib/invocation.js')]);
+  const benchmark = path.dirname(path.resolve(bundleDir));
+  if (!existsSync(path.join(benchmark, 'plan.toml'))) return 'lock the benchmark again (arbor benchmark lock <benchmark>)';
+  return `lock the benchmark again: ${arborCommand()} benchmark lock ${shellWord(path.relative(process.cwd(), benchmark) || '.')}`;
 }

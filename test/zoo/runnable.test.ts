@@ -81,6 +81,8 @@ describe('verify: benchmarks that cannot run', () => {
     const before = readFileSync(path.join(dir, 'bundle/fherma.toml'), 'utf8');
     const written = runCli(['bundle', 'entry/bundle', 'fingerprint', '--write'], {cwd: zoo});
     expect(written.code).toBe(0);
+    // The next step names the benchmark holding the bundle, as it can be pasted here.
+    expect(written.stderr).toMatch(/; lock the benchmark again: .+ benchmark lock entry\n$/);
     const fingerprint = written.stdout.trim();
     expect(fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(readFileSync(path.join(dir, 'bundle/fherma.toml'), 'utf8')).toBe(before.replace(/^fingerprint = ".*"$/m, `fingerprint = "${fingerprint}"`));
