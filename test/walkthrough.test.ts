@@ -52,6 +52,9 @@ function walkthroughSteps(readme: string): Step[] {
     const expects = [...spec.matchAll(/, expect "([^"]*)"/g)].map((m) => m[1]!);
     steps.push({kind: 'run', script: body, exit: exit ? Number(exit[1]) : 0, expect: expects, line});
   }
+  // A marker not right before a fenced block would be skipped without a word: refuse it.
+  const markers = section.split('<!-- walkthrough:').length - 1;
+  if (markers !== steps.length) throw new Error(`README.md: ${markers - steps.length} walkthrough marker(s) not followed by a fenced block`);
   return steps;
 }
 
