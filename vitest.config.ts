@@ -1,4 +1,5 @@
 import {defineConfig} from 'vitest/config';
+import SlowestFirst from './test/helpers/sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,5 +12,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     setupFiles: ['test/helpers/lease-folder.ts'],
     globalSetup: ['test/helpers/python.ts'],
+    // The slowest files first, so the last minutes are not one long file running alone.
+    sequence: {sequencer: SlowestFirst},
   },
 });

@@ -1,4 +1,5 @@
 // `arbor benchmark calibrate`: several evals of one solution and their spread.
+import {cpSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {formatCalibration} from '../../lib/eval/calibrate.js';
@@ -9,7 +10,12 @@ const speed = path.join(fixtures, 'eval/prefix-speed');
 describe('arbor benchmark calibrate', () => {
   it('reports every eval, the spread of their scores and each case, and the repetitions an eval needs', () => {
     const env = {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')};
-    const result = runCli(['benchmark', 'calibrate', speed, '--runs', '2', '--json', '--quiet'], {env});
+    // A copy with a budget past the fewest repetitions, so what it allows is a number to check.
+    const dir = path.join(tempDir(), 'prefix-speed');
+    cpSync(speed, dir, {recursive: true});
+    writeFileSync(path.join(dir, 'plan.toml'), readFileSync(path.join(dir, 'plan.toml'), 'utf8').replace(/^max_seconds = 0 /m, 'max_seconds = 1 '));
+    expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
+    const result = runCli(['benchmark', 'calibrate', dir, '--runs', '2', '--json', '--quiet'], {env});
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({split: 'dev', runs: 2, clock: expect.stringMatching(/^(cpu|wall)$/)});
@@ -20,14 +26,14 @@ describe('arbor benchmark calibrate', () => {
     expect(report.score.maxOverMin).toBeCloseTo(Math.max(...report.scores) / Math.min(...report.scores), 12);
     expect(report.cases).toHaveLength(3);
     for (const c of report.cases) expect(c.mean).toBeGreaterThan(0);
-    // The plan: repetitions = 2, precision = 0.05, max_seconds = 2.
+    // The plan: repetitions = 2, precision = 0.05, max_seconds = 1.
     const {repetition} = report;
     expect(repetition.target).toBe(0.05);
     expect(repetition.needed === null || repetition.needed >= 2).toBe(true);
     expect(repetition.seconds).toBeGreaterThan(0);
     expect(repetition.seconds).toBeLessThanOrEqual(Math.max(...report.evals.map((e: {seconds: number; repetitions: number}) => e.seconds / e.repetitions)));
     expect(repetition.neededSeconds).toBe(repetition.needed === null ? null : repetition.needed * repetition.seconds);
-    expect(repetition.budget).toBe(Math.min(100, Math.floor(2 / repetition.seconds)));
+    expect(repetition.budget).toBe(Math.min(100, Math.floor(1 / repetition.seconds)));
     expect(repetition.measured).toBe(report.evals[0].repetitions + report.evals[1].repetitions);
     // The text the command prints without --json.
     const text = formatCalibration(report).split('\n');
