@@ -120,7 +120,7 @@ describe('shortest_path bundle', () => {
         made.push(`${split}/${folder}`);
       }
     }
-    expect(made.sort()).toEqual(['dev/grid100', 'dev/highway96', 'test/grid96', 'test/highway96']);
+    expect(made.sort()).toEqual(['dev/grid88', 'dev/highway88', 'test/grid88', 'test/highway88']);
   });
 
   it('arbor bundle make reproduces vectors/tiny byte for byte', () => {
@@ -134,7 +134,7 @@ describe('shortest_path bundle', () => {
 
   it('the exact rule passes the oracle and fails one wrong element, a wrong sentinel, a sample, float64 bytes and a wrong length', () => {
     // One dev case six times over, each copy answered differently.
-    const source = path.join(home, 'data/dev/grid100');
+    const source = path.join(home, 'data/dev/grid88');
     const dir = path.join(tempDir(), 'work');
     const want = new BigInt64Array(read(path.join(source, 'expected/000000/dist.bin')).buffer);
     const far = want.findLastIndex((d) => d > 0n);
@@ -153,23 +153,23 @@ describe('shortest_path bundle', () => {
       cpSync(path.join(source, 'expected/000000'), path.join(dir, 'out', caseName(i)), {recursive: true});
       writeFileSync(path.join(dir, 'out', caseName(i), 'dist.bin'), new Uint8Array(answer.buffer));
     });
-    writeFileSync(path.join(dir, 'manifest.json'), `{"point": {"N": 10000, "M": 30000}, "cases": ${answers.length}}\n`);
+    writeFileSync(path.join(dir, 'manifest.json'), `{"point": {"N": 7744, "M": 23000}, "cases": ${answers.length}}\n`);
     const run = runCli(['bundle', path.join(home, 'bundle'), 'verify', dir]);
     expect(run.code).toBe(0);
     const got = JSON.parse(readFileSync(path.join(dir, 'verdicts.json'), 'utf8')).cases as {passed: boolean; note?: string; metrics?: any}[];
     expect(got.map((v) => v.passed)).toEqual([true, false, false, false, false, false]);
     expect(got[1]!.metrics).toMatchObject({rule: 'exact', wrong: 1, first: {result: 'dist', flat: far}});
     expect(got[2]!.metrics.first).toMatchObject({flat: unreachable, expected: -1});
-    expect(got[5]!.note).toMatch(/dist\.bin is 40000 bytes, expected 80000/);
+    expect(got[5]!.note).toMatch(/dist\.bin is 30976 bytes, expected 61952/);
   });
 
   it('the baseline, the reference and a packed-key heap solution reproduce the oracle on a dev case', async () => {
-    const dir = path.join(home, 'data/dev/highway96');
+    const dir = path.join(home, 'data/dev/highway88');
     const args: Tensors = {};
     for (const name of ['indptr', 'indices', 'weights', 'source']) args[name] = new Int32Array(read(path.join(dir, 'cases/000000', `${name}.bin`)).buffer);
     const want = read(path.join(dir, 'expected/000000/dist.bin'));
     for (const file of [path.join(home, 'solution.py'), path.join(home, 'reference.py'), path.join(import.meta.dirname, 'solutions/shortest_path_packed_heap.py')]) {
-      const got = runPython(entry, file, {N: 9216, M: 37000}, args).results.dist!;
+      const got = runPython(entry, file, {N: 7744, M: 31000}, args).results.dist!;
       expect(new Uint8Array(got.buffer), file).toEqual(want);
     }
   });

@@ -20,10 +20,10 @@ BUNDLE = HERE.parent / "bundle"
 # folder: (point, seeds). K, the grid's street arcs, is 4 W (W - 1) for N = W * W nodes: M below K
 # closes streets at random (some nodes become unreachable), M above K adds random highway arcs.
 FOLDERS = {
-    "dev/grid100": ({"N": 10000, "M": 30000}, "0"),        # K = 39600
-    "dev/highway96": ({"N": 9216, "M": 37000}, "1"),       # K = 36480, + 520
-    "test/grid96": ({"N": 9216, "M": 27000}, "1000-1001"),  # K = 36480
-    "test/highway96": ({"N": 9216, "M": 37000}, "1002"),   # K = 36480, + 520
+    "dev/grid88": ({"N": 7744, "M": 23000}, "0-1"),        # K = 30624
+    "dev/highway88": ({"N": 7744, "M": 31000}, "2"),       # K + 376
+    "test/grid88": ({"N": 7744, "M": 23000}, "1000-1001"),
+    "test/highway88": ({"N": 7744, "M": 31000}, "1002"),
 }
 
 
