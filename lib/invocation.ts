@@ -72,6 +72,19 @@ function npmProject(cwd: string): string | undefined {
   }
 }
 
+/**
+ * The environment of the shell a printed line is pasted into. Under `npx arbor`
+ * or `npm exec` (npm sets `npm_command`), npm has put every ancestor's
+ * `node_modules/.bin`, its npx cache's and its node-gyp-bin in front of PATH;
+ * the user's shell has none of them, so an `arbor` found only there is not one
+ * a pasted `arbor` would run.
+ */
+function shellEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!env.npm_command) return env;
+  const injected = (folder: string) => /(^|\/)node_modules\/\.bin\/?$/.test(folder) || /\/node-gyp-bin\/?$/.test(folder);
+  return {...env, PATH: (env.PATH ?? '').split(path.delimiter).filter((folder) => !injected(folder)).join(path.delimiter)};
+}
+
 /** Options of `arborCommand`: where the printed line is run from, and its environment. */
 export interface InvocationOptions {
   cwd?: string;
@@ -88,7 +101,7 @@ export interface InvocationOptions {
 export function arborCommand(options: InvocationOptions = {}): string {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  if (isThisArbor(onPath('arbor', env))) return 'arbor';
+  if (isThisArbor(onPath('arbor', shellEnv(env)))) return 'arbor';
   const project = npmProject(cwd);
   if (project !== undefined && onPath('npx', env) && (isThisArbor(path.join(project, 'node_modules/.bin/arbor')) || (isArborRoot(project) && isThisArbor(path.join(project, 'dist/cli/index.js')))))
     return 'npx arbor';

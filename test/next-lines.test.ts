@@ -98,6 +98,17 @@ describe('arborCommand: how this arbor is named in a printed command', () => {
     expect(invocation.arborCommand({cwd: tempDir(), env: {PATH: `${bin}:${cleanPath}`}})).toBe('arbor');
   });
 
+  it('not `arbor` when only npx put it on the PATH: the shell the line is pasted into has no such folder', () => {
+    const bin = path.join(tempDir('arbor-npx-'), 'node_modules/.bin');
+    mkdirSync(bin, {recursive: true});
+    symlinkSync(cliPath, path.join(bin, 'arbor'));
+    const env = {PATH: `${bin}:${cleanPath}`, npm_command: 'exec'};
+    const cwd = tempDir();
+    expect(invocation.arborCommand({cwd, env})).toBe(`${node(env)} ${cliPath}`);
+    // The same folder on the user's own PATH (no npm around) is theirs: `arbor` works there.
+    expect(invocation.arborCommand({cwd, env: {PATH: env.PATH}})).toBe('arbor');
+  });
+
   it('not `arbor` when the arbor on the PATH is another one: this one by its path', () => {
     const bin = tempDir('arbor-bin-');
     writeFileSync(path.join(bin, 'arbor'), '#!/bin/sh\necho another arbor\n', {mode: 0o755});
