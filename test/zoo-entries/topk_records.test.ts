@@ -97,7 +97,7 @@ describe('topk_records through arbor bundle make and verify (the exact rule)', (
   it('passes the oracle answer and fails each kind of wrong answer', () => {
     const point = {N: 3000, K: 64};
     const dir = path.join(tempDir(), 'work');
-    expect(runCli(['bundle', bundle, 'make', dir, '--point', JSON.stringify(point), '--seeds', '0-7']).code).toBe(0);
+    expect(runCli(['bundle', bundle, 'make', dir, '--point', JSON.stringify(point), '--seeds', '0-8']).code).toBe(0);
     cpSync(path.join(dir, 'expected'), path.join(dir, 'out'), {recursive: true});
     const i32 = (file: string) => new Int32Array(new Uint8Array(readFileSync(file)).buffer);
     const answer = (k: number) => path.join(dir, 'out', String(k).padStart(6, '0'), 'top.bin');
@@ -110,11 +110,13 @@ describe('topk_records through arbor bundle make and verify (the exact rule)', (
     change(5, (top) => Int32Array.from(top).sort()); // the right set in index order
     change(6, (top) => new Int32Array(top.length)); // zeros
     change(7, (top) => top.map((row) => ids[row]!)); // the ids instead of the row indices
+    writeFileSync(answer(8), BigInt64Array.from(i32(answer(8)), BigInt)); // int64 instead of int32
     expect(runCli(['bundle', bundle, 'verify', dir]).code).toBe(0);
     const verdicts = JSON.parse(readFileSync(path.join(dir, 'verdicts.json'), 'utf8')).cases;
-    expect(verdicts.map((v: {passed: boolean}) => v.passed)).toEqual([true, false, false, false, false, false, false, false]);
+    expect(verdicts.map((v: {passed: boolean}) => v.passed)).toEqual([true, false, false, false, false, false, false, false, false]);
     expect(verdicts[1].metrics).toMatchObject({rule: 'exact', wrong: 1, of: 64, first: {result: 'top', index: [63]}});
     expect(verdicts[2].metrics).toMatchObject({wrong: 2});
     expect(verdicts[3].note).toMatch(/is 252 bytes, expected 256 \(64 × i32\)/);
+    expect(verdicts[8].note).toMatch(/is 512 bytes, expected 256 \(64 × i32\)/);
   });
 });
