@@ -1,0 +1,16 @@
+// Oracle of zoo/topk_records@1.0.0: the K best record indices under the composite order (key1
+// descending, then key2 ascending, then id ascending). The ids are distinct, so the order is total
+// and the answer unique.
+//
+// Only candidates are sorted: t, the K-th largest key1 (a numeric sort of key1 alone), bounds the
+// answer, since at least K records have key1 >= t and each of them beats any record with key1 < t.
+// The records with key1 >= t (K plus those tied at t) are sorted with the full comparator.
+export default function oracle(point, args) {
+  const {key1, key2, id} = args;
+  const {N, K} = point;
+  const t = Int32Array.from(key1).sort()[N - K];
+  const candidates = [];
+  for (let i = 0; i < N; i += 1) if (key1[i] >= t) candidates.push(i);
+  candidates.sort((a, b) => key1[b] - key1[a] || key2[a] - key2[b] || id[a] - id[b]);
+  return {top: Int32Array.from(candidates.slice(0, K))};
+}
