@@ -122,7 +122,7 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
   const parts = ['base', entrypoint === 'eval.sh' ? 'eval-sh' : 'eval-py', `bundle-${bundleLang}`, metric === 'speedup' ? 'reference' : `verify-${bundleLang}`];
   if (splitKind === 'path') parts.push('data');
   if (style === 'zoo') parts.push('docs');
-  const variables = templateVariables({name, ...choices, editable, arborCli: options.arborCli ?? arborCliPath()});
+  const variables = templateVariables({name, ...choices, editable, arborCli: recordedArbor(options.arborCli ?? arborCliPath(), target)});
   const planned = new Map<string, Planned[]>();
   for (const part of parts) planned.set(part, render(templates, part, variables));
 
@@ -286,6 +286,17 @@ function checkEditable(files: string[]): string[] {
 }
 
 /** The values of every `{{variable}}` the templates use. */
+/**
+ * The arbor an entrypoint records as the one that made it: none for a benchmark inside that
+ * arbor's own repository, whose entrypoint finds it from its own folder (and whose path would
+ * be one machine's checkout, wrong in every other clone).
+ */
+export function recordedArbor(arborCli: string, target: string): string {
+  const repository = path.resolve(arborCli, '../../..');
+  const inside = path.relative(repository, path.resolve(target));
+  return arborCli && !inside.startsWith('..') && !path.isAbsolute(inside) ? '' : arborCli;
+}
+
 function templateVariables(v: {name: string; entrypoint: string; direction: string; splitKind: string; metric: string; bundleLang: string; editable: string[]; arborCli: string}): Record<string, string> {
   const quoted = v.editable.map((f) => `\`${f}\``);
   const list = quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;

@@ -494,6 +494,11 @@ describe('the eval entrypoints', () => {
       const inCheckout = await made(path.join(checkout, 'zoo/demo'), recorded);
       expect(run(inCheckout)).toEqual(called('checkout', path.dirname(inCheckout)));
       expect(run(inCheckout, {ARBOR: fakeCommand(path.join(root, 'env/arbor'), 'env')})).toEqual(called('env', path.dirname(inCheckout)));
+      // Made by the checkout it lives in, it records no arbor: it finds that one from its folder, and a path would hold only on this machine.
+      const own = await made(path.join(checkout, 'zoo/own'), path.join(checkout, 'dist/cli/index.js'));
+      expect(readFileSync(own, 'utf8')).toMatch(entrypoint === 'eval.sh' ? /^made_by=''$/m : /^MADE_BY = ""$/m);
+      expect(readFileSync(inCheckout, 'utf8')).toContain(recorded);
+      expect(run(own)).toEqual(called('checkout', path.dirname(own)));
       // One installed in the benchmark's repository (npm install), found from a folder below it.
       fakeCommand(path.join(root, 'repo/node_modules/.bin/arbor'), 'installed');
       const inRepo = await made(path.join(root, 'repo/benchmarks/demo'), recorded);
