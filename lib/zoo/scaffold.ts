@@ -55,7 +55,7 @@ export interface ScaffoldOptions {
   allowUnderscore?: boolean;
   /** Templates folder (default: the one shipped with arbor). */
   templates?: string;
-  /** The CLI the eval entrypoint records as "the arbor that made it" (default: this arbor's; `''` records none). */
+  /** The CLI the eval entrypoint records as "the arbor that made it" (default: this arbor's; `''` records none, and so does a folder inside that CLI's own checkout). */
   arborCli?: string;
 }
 
@@ -101,6 +101,26 @@ interface Planned {
   text: string | undefined;
 }
 
+/**
+ * The CLI the eval entrypoint records as the arbor that made it: none for a folder inside that
+ * CLI's own checkout (`<checkout>/dist/cli/index.js`), which the entrypoint finds by walking up
+ * anyway; a recorded absolute path there would only break in another clone or worktree.
+ */
+function recordedCli(cli: string, target: string): string {
+  const checkout = path.resolve(cli, '../../..');
+  if (cli === '' || path.join(checkout, 'dist/cli/index.js') !== path.resolve(cli)) return cli;
+  const relative = path.relative(checkout, target);
+  if (relative === '' || relative.startsWith('..') || path.isAbsolute(relative)) return cli;
+  // The entrypoint's own test for a checkout: its CLI file and a package.json naming arbor.
+  let found = false;
+  try {
+    found = existsSync(cli) && readFileSync(path.join(checkout, 'package.json'), 'utf8').includes('"name": "arbor"');
+  } catch {
+    found = false;
+  }
+  return found ? '' : cli;
+}
+
 /** Write (or fill) the benchmark folder `dir`. */
 export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): Promise<ScaffoldResult> {
   const cwd = options.cwd ?? process.cwd();
@@ -122,7 +142,7 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
   const parts = ['base', entrypoint === 'eval.sh' ? 'eval-sh' : 'eval-py', `bundle-${bundleLang}`, metric === 'speedup' ? 'reference' : `verify-${bundleLang}`];
   if (splitKind === 'path') parts.push('data');
   if (style === 'zoo') parts.push('docs');
-  const variables = templateVariables({name, ...choices, editable, arborCli: options.arborCli ?? arborCliPath()});
+  const variables = templateVariables({name, ...choices, editable, arborCli: recordedCli(options.arborCli ?? arborCliPath(), target)});
   const planned = new Map<string, Planned[]>();
   for (const part of parts) planned.set(part, render(templates, part, variables));
 

@@ -520,6 +520,21 @@ describe('the eval entrypoints', () => {
     },
   );
 
+  it.each(['eval.sh', 'eval.py'])('%s records no making arbor for a folder inside that arbor\'s own checkout (the walk up finds it), and records it outside', async (entrypoint) => {
+    const root = tempDir();
+    const cli = path.join(root, 'arbor/dist/cli/index.js');
+    mkdirSync(path.dirname(cli), {recursive: true});
+    writeFileSync(cli, '');
+    writeFileSync(path.join(root, 'arbor/package.json'), '{\n  "name": "arbor"\n}\n');
+    const line = entrypoint === 'eval.sh' ? /^made_by=(.*)$/m : /^MADE_BY = (.*)$/m;
+    const recorded = async (dir: string) => {
+      await lib.scaffoldBenchmark(dir, {entrypoint, style: 'light', name: 'demo', arborCli: cli});
+      return readFileSync(path.join(dir, entrypoint), 'utf8').match(line)?.[1];
+    };
+    expect(await recorded(path.join(root, 'arbor/zoo/demo'))).toBe(entrypoint === 'eval.sh' ? "''" : '""');
+    expect(await recorded(path.join(root, 'arbor-zoo/demo'))).toBe(entrypoint === 'eval.sh' ? `'${cli}'` : JSON.stringify(cli));
+  });
+
   it.each([[[]], [['--split']], [['--split', 'prod']], [['dev']]])('exits 2 with one usage line for %j', (args) => {
     const zoo = tempDir();
     expect(runCli(['benchmark', 'scaffold', 'demo', '--entrypoint', 'eval.py'], {cwd: zoo}).code).toBe(0);
