@@ -85,3 +85,9 @@ export function isPrime(n: number): boolean {
   for (let d = 2; d * d <= n; d += 1) if (n % d === 0) return false;
   return true;
 }
+
+/** reference.py is the baseline solution.py but for its docstring's first line (so one of them need not be run). */
+export function referenceIsBaseline(name: string): boolean {
+  const body = (file: string) => readFileSync(path.join(zoo, name, file), 'utf8').split('\n').slice(1).join('\n');
+  return body('reference.py') === body('solution.py');
+}
