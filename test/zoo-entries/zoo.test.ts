@@ -13,6 +13,8 @@ const solutions = path.join(import.meta.dirname, 'solutions');
 const better: Record<string, string> = {
   banded_solve: 'banded_cyclic_reduction.py',
   fft_convolve2d: 'fft_convolve2d_rfft_smooth.py',
+  modmatmul: 'modmatmul_f64_limbs.py',
+  ntt_forward: 'ntt_forward_stockham.py',
   shortest_path: 'shortest_path_packed_heap.py',
   topk_records: 'topk_records_partition.py',
 };
