@@ -13,7 +13,8 @@
 //   with the route but the table of array classes; the build refuses any other shared module.
 // - The file lives in dist/lib/bundle/, next to the compiled modules whose `import.meta.url` it
 //   stands in for (python.ts finds host.py relative to it), and where `./stream.js` resolves.
-//   The build refuses a module from elsewhere that reads `import.meta`.
+//   The build refuses a module from elsewhere that reads `import.meta` (lib/invocation.ts, which
+//   does, is left out and imported compiled).
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -43,6 +44,9 @@ const route = await build({
         b.onResolve({filter: /^\.\/stream\.js$/}, (args) =>
           path.relative(root, args.importer) === path.join('lib/bundle/workdir.ts') ? {path: './stream.js', external: true} : undefined,
         );
+        // How arbor names itself in a next step (`fingerprint --write`) finds its checkout from import.meta: the
+        // compiled module is imported where it lies, dist/lib/invocation.js, one folder up from the route.
+        b.onResolve({filter: /\/lib\/invocation\.js$/}, () => ({path: '../invocation.js', external: true}));
       },
     },
   ],
