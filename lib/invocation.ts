@@ -13,7 +13,8 @@ import {fileURLToPath} from 'node:url';
 const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** Whether `dir` is an arbor package root: its package.json is named arbor and it has a built CLI. */
-function isArborRoot(dir: string): boolean {
+/** Whether `dir` is an arbor checkout or install: its package is arbor, built. */
+export function isArborRoot(dir: string): boolean {
   try {
     return existsSync(path.join(dir, 'dist/cli/index.js')) && readFileSync(path.join(dir, 'package.json'), 'utf8').includes('"name": "arbor"');
   } catch {

@@ -14,7 +14,7 @@ import {existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync,
 import path from 'node:path';
 import {ArborError, RefusedError, UsageError} from '../errors.js';
 import {writeFileAtomic} from '../files.js';
-import {arborCliPath} from '../invocation.js';
+import {arborCliPath, isArborRoot} from '../invocation.js';
 import {makeTempSibling, removeStaleTemps, writeNewFile} from './copy.js';
 import {checkBenchmarkName} from './names.js';
 import {findPlaceholders} from './rules/placeholder.js';
@@ -293,8 +293,9 @@ function checkEditable(files: string[]): string[] {
  */
 export function recordedArbor(arborCli: string, target: string): string {
   const repository = path.resolve(arborCli, '../../..');
+  if (!arborCli || path.resolve(arborCli) !== path.join(repository, 'dist/cli/index.js') || !isArborRoot(repository)) return arborCli;
   const inside = path.relative(repository, path.resolve(target));
-  return arborCli && !inside.startsWith('..') && !path.isAbsolute(inside) ? '' : arborCli;
+  return !inside.startsWith('..') && !path.isAbsolute(inside) ? '' : arborCli;
 }
 
 function templateVariables(v: {name: string; entrypoint: string; direction: string; splitKind: string; metric: string; bundleLang: string; editable: string[]; arborCli: string}): Record<string, string> {
