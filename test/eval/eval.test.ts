@@ -1,10 +1,10 @@
 // `arbor benchmark eval` end to end, through the built CLI and through eval.sh.
 import {spawnSync} from 'node:child_process';
-import {cpSync, existsSync, readFileSync, rmSync, writeFileSync, chmodSync, readdirSync} from 'node:fs';
+import {cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, readdirSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {describe, expect, it} from 'vitest';
-import {cliPath, fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+import {afterAll, describe, expect, it} from 'vitest';
+import {cliPath, fixtures, repoRoot, runCli, tempDir, type CliResult} from '../helpers/cli.js';
 
 const hasBundle = existsSync(path.join(repoRoot, 'lib/bundle/index.ts'));
 const speed = path.join(fixtures, 'eval/prefix-speed');
@@ -17,6 +17,33 @@ function scoreOf(stdout: string): number {
   expect(Number.isFinite(value)).toBe(true);
   return value;
 }
+
+/** Evals several tests only read: each runs once, on first use; their folders go after the file. */
+const shared = new Map<string, CliResult & {report: any; kept?: string}>();
+const sharedDir = mkdtempSync(path.join(tmpdir(), 'arbor-test-shared-'));
+afterAll(() => {
+  for (const {kept} of shared.values()) if (kept) rmSync(kept, {recursive: true, force: true});
+  rmSync(sharedDir, {recursive: true, force: true});
+});
+
+function sharedEval(args: string[]): () => CliResult & {report: any; kept?: string} {
+  const key = args.join(' ');
+  return () => {
+    let done = shared.get(key);
+    if (!done) {
+      const json = path.join(sharedDir, `${shared.size}.json`);
+      const result = runCli(['benchmark', 'eval', ...args, '--json-file', json]);
+      const kept = /kept the work folders in (\S+)/.exec(result.stderr)?.[1];
+      done = {...result, report: existsSync(json) ? JSON.parse(readFileSync(json, 'utf8')) : undefined, ...(kept ? {kept} : {})};
+      shared.set(key, done);
+    }
+    return done;
+  };
+}
+
+// The speed fixture's baseline on dev, and the accuracy fixture's on test (its work folders kept).
+const speedDev = sharedEval([speed, 'dev']);
+const accuracyTest = sharedEval([accuracy, 'test', '--keep']);
 
 function bash(script: string, args: string[], env: Record<string, string> = {}) {
   const result = spawnSync('bash', [script, ...args], {encoding: 'utf8', cwd: tmpdir(), env: {...process.env, NO_COLOR: '1', ...env}});
@@ -92,14 +119,11 @@ describe('arbor benchmark eval: usage', () => {
 
 describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
   it('scores the speed fixture baseline above 1 and writes the --json report', () => {
-    const dir = tempDir();
-    const json = path.join(dir, 'report.json');
-    const result = runCli(['benchmark', 'eval', speed, 'dev', '--json-file', json]);
+    const {report, ...result} = speedDev();
     expect(result.code).toBe(0);
     const score = scoreOf(result.stdout);
     expect(score).toBeGreaterThan(1);
     expect(result.stderr).toContain('point 1/1');
-    const report = JSON.parse(readFileSync(json, 'utf8'));
     expect(report).toMatchObject({split: 'dev', metric: 'speedup', score, seeds: {source: 'published', count: 3}, clock: 'cpu', sandbox: 'bwrap'});
     expect(report.environment.fingerprint).toMatch(/^[0-9a-f]{16}$/);
     expect(report.solutionSha256).toMatch(/^[0-9a-f]{64}$/);
@@ -126,7 +150,8 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(score).toBeCloseTo(mean, 12);
     expect(report.processSeconds).toBeGreaterThan(0);
     expect(report.processSeconds).toBeLessThan(report.seconds);
-    expect(readdirSync(dir)).toEqual(['report.json']);
+    // The report is the only file the eval leaves where --json-file points.
+    expect(readdirSync(sharedDir).filter((name) => !/^\d+\.json$/.test(name))).toEqual([]);
   });
 
   it('alternates the reference and the solution in ABBA order, the reference first', async () => {
@@ -173,11 +198,9 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(quick.code).toBe(0);
     expect(quick.stderr).toMatch(/warning: the reference solves a case of point [12]\/2 \{"N":(20000|5000)\} in [\d.]+ ms; .* understated \(make the point bigger\)/);
     // dev: np.cumsum of 200,000 float64 takes ~2 ms of CPU; delivering 1.6 MB and taking 1.6 MB back ~0.8 ms.
-    const json = path.join(tempDir(), 'report.json');
-    const roomy = runCli(['benchmark', 'eval', speed, 'dev', '--json-file', json]);
+    const {report, ...roomy} = speedDev();
     expect(roomy.code).toBe(0);
     expect(roomy.stderr).not.toMatch(/warning: the reference/);
-    const report = JSON.parse(readFileSync(json, 'utf8'));
     const [point] = report.points;
     // Three null cases in each reference run (one per repetition), until 15.
     expect(point.overhead.count).toBe(3 * Math.min(5, report.repetitions));
@@ -203,9 +226,9 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
   });
 
   it('scores the accuracy fixture as the share within tolerance that numpy computes from the cases', () => {
-    const result = runCli(['benchmark', 'eval', accuracy, 'test', '--keep']);
+    const {kept, ...result} = accuracyTest();
     expect(result.code).toBe(0);
-    const kept = /kept the work folders in (\S+)/.exec(result.stderr)![1]!;
+    expect(kept).toBeDefined();
     // Independently of the bundle's verifier: the baseline answers round(|x|, 2); within = |answer - |x|| <= 1e-3.
     const numpy = spawnSync('python3', ['-c', [
       'import glob, sys, numpy as np',
@@ -214,8 +237,7 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
       '    x = np.fromfile(case + "x.bin", dtype="<f8")',
       '    shares.append(np.count_nonzero(np.abs(np.round(np.abs(x), 2) - np.abs(x)) <= 1e-3) / x.size)',
       'print(len(shares), repr(float(sum(shares) / len(shares))))',
-    ].join('\n'), kept], {encoding: 'utf8'});
-    spawnSync('rm', ['-rf', kept]);
+    ].join('\n'), kept!], {encoding: 'utf8'});
     expect(numpy.stderr).toBe('');
     const [cases, share] = numpy.stdout.trim().split(' ');
     expect(Number(cases)).toBe(3);
@@ -223,12 +245,9 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
   });
 
   it('reports the accuracy fixture per case, the score being the mean share', () => {
-    const dir = tempDir();
-    const json = path.join(dir, 'report.json');
-    const result = runCli(['benchmark', 'eval', accuracy, 'test', '--json-file', json]);
+    const {report, ...result} = accuracyTest();
     expect(result.code).toBe(0);
     const score = scoreOf(result.stdout);
-    const report = JSON.parse(readFileSync(json, 'utf8'));
     const cases = report.points[0].cases;
     expect(cases).toHaveLength(3);
     const expected = cases.reduce((sum: number, c: {metrics: {within: number; of: number}}) => sum + c.metrics.within / c.metrics.of, 0) / 3;
@@ -261,17 +280,18 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
 
   it('derives test seeds from ARBOR_TEST_SALT (same count, different data, reproducible)', () => {
     const dir = tempDir();
-    const plain = path.join(dir, 'plain.json');
     const salted = path.join(dir, 'salted.json');
     const again = path.join(dir, 'again.json');
-    expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json-file', plain]).code).toBe(0);
+    const plain = accuracyTest();
+    expect(plain.code).toBe(0);
     expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json-file', salted], {env: {ARBOR_TEST_SALT: 'platform-secret'}}).code).toBe(0);
     expect(runCli(['benchmark', 'eval', accuracy, 'test', '--json-file', again], {env: {ARBOR_TEST_SALT: 'platform-secret'}}).code).toBe(0);
     const read = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+    expect(plain.report.seeds).toEqual({source: 'published', count: 3});
     expect(read(salted).seeds).toEqual({source: 'derived', count: 3});
-    const metrics = (file: string) => read(file).points[0].cases.map((c: {metrics: unknown}) => c.metrics);
-    expect(metrics(salted)).not.toEqual(metrics(plain));
-    expect(metrics(again)).toEqual(metrics(salted));
+    const metrics = (report: {points: Array<{cases: Array<{metrics: unknown}>}>}) => report.points[0]!.cases.map((c) => c.metrics);
+    expect(metrics(read(salted))).not.toEqual(metrics(plain.report));
+    expect(metrics(read(again))).toEqual(metrics(read(salted)));
   });
 
   it('is a harness failure (exit 1, no score) when the reference solver crashes', () => {

@@ -1,10 +1,11 @@
 // The shipped zoo as a whole: every entry lints ok, one `run` scores every entry's baseline on dev,
 // and the same run proves each entry improvable: its faster solution (kept here, never in the entry)
 // scores better than the baseline. One run for all of it: each eval is a sandboxed eval of a real entry.
-import {cpSync, existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs';
+import {cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {beforeAll, describe, expect, it} from 'vitest';
-import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {repoRoot, runCli} from '../helpers/cli.js';
 
 const shipped = path.join(repoRoot, 'zoo');
 const solutions = path.join(import.meta.dirname, 'solutions');
@@ -37,13 +38,18 @@ function minimizes(entry: string): boolean {
   return /^direction\s*=\s*"minimize"/m.test(readFileSync(path.join(shipped, entry, 'plan.toml'), 'utf8'));
 }
 
+let root = '';
 let zoo = '';
 let results: RunResult[] = [];
+afterAll(() => {
+  if (root) rmSync(root, {recursive: true, force: true});
+});
 
 beforeAll(() => {
   // A copy, its speed plans at two repetitions with no budget past them (what this test checks is that every
   // entry scores and which side is better, not the last digit), relocked in one call.
-  zoo = path.join(tempDir(), 'zoo');
+  root = mkdtempSync(path.join(tmpdir(), 'arbor-test-zoo-'));
+  zoo = path.join(root, 'zoo');
   const changed: string[] = [];
   for (const entry of entries) {
     cpSync(path.join(shipped, entry), path.join(zoo, entry), {recursive: true});
