@@ -302,7 +302,8 @@ function templateVariables(v: {name: string; entrypoint: string; direction: stri
     run: v.entrypoint === 'eval.sh' ? 'bash eval.sh dev|test' : 'python3 eval.py --split dev|test',
     run_dev: v.entrypoint === 'eval.sh' ? 'bash eval.sh dev' : 'python3 eval.py --split dev',
     better: v.direction === 'maximize' ? 'higher is better' : 'lower is better',
-    direction: v.direction === 'minimize' ? 'direction = "minimize"        # lower scores are better' : '',
+    // A minimize plan names its worst score, or a crash would score 0.0, the best (the template's share is at most 1).
+    direction: v.direction === 'minimize' ? 'direction = "minimize"        # lower scores are better\nfail_score = 1.0              # the score of a case with no scorable answer (crash, timeout, wrong shape): the worst' : '',
     splits: path
       ? [
           'split_kind = "path"           # cases are files, not generated from seeds',
