@@ -330,7 +330,7 @@ function templateVariables(v: {name: string; entrypoint: string; direction: stri
 }
 
 /** The variables that differ between a speedup and an accuracy metric: the plan's lines, the bundle's verifier, the README's words. */
-function metricVariables(v: {entrypoint: string; metric: string; bundleLang: string; splitKind: string}): Record<string, string> {
+function metricVariables(v: {entrypoint: string; metric: string; bundleLang: string; splitKind: string; direction: string}): Record<string, string> {
   const verifier = `verify.${v.bundleLang === 'py' ? 'py' : 'mjs'}`;
   const data = v.splitKind === 'path' ? ', `data/`' : '';
   if (v.metric === 'speedup')
@@ -356,7 +356,7 @@ function metricVariables(v: {entrypoint: string; metric: string; bundleLang: str
       'timeout = 60                  # seconds one case may take (an accuracy eval runs each case once, untimed)',
     ].join('\n'),
     verify_entry: `verify = "${verifier}"         # reports metrics.correct and metrics.of (the accuracy score)`,
-    metric_note: `The score is an accuracy: per case, the share of the answer that \`bundle/${verifier}\` counts correct (\`correct / of\`), averaged over the cases; a case that crashes, times out or returns no answer counts 0. It is not timed, and there is no reference solver. TODO(arbor): say what counts as correct.`,
+    metric_note: `The score is an accuracy: per case, the share of the answer that \`bundle/${verifier}\` counts correct (\`correct / of\`), averaged over the cases; a case that crashes, times out or returns no answer counts ${v.direction === 'minimize' ? "1.0, plan.toml's `fail_score` (0 would be the best score)" : '0'}. It is not timed, and there is no reference solver. TODO(arbor): say what counts as correct.`,
     protected_list: `\`${v.entrypoint}\`, \`plan.toml\`${data} and \`bundle/\``,
   };
 }
