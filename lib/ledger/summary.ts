@@ -97,6 +97,18 @@ export function summarizeRuns(runs: readonly LedgerRun[], minimize: ReadonlySet<
   return [...groups.values()].sort((a, b) => compareText(a.benchmark, b.benchmark) || compareText(a.split, b.split));
 }
 
+/** The benchmarks of `runs` whose plan says direction = "minimize" (the plan where the newest run of each was made). */
+export async function minimizedBenchmarks(runs: readonly LedgerRun[]): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const minimize = new Set<string>();
+  for (const run of [...runs].sort((a, b) => byTime(b, a))) {
+    if (seen.has(run.benchmark.name)) continue;
+    seen.add(run.benchmark.name);
+    if ((await benchmarkInfo(run.benchmark.path)).minimize) minimize.add(run.benchmark.name);
+  }
+  return minimize;
+}
+
 /** Options of `readRuns`. */
 export interface ReadRunsOptions {
   /** A benchmark folder (its ledger, filtered to it), or a benchmark name (looked up in the ledger for `cwd`). */

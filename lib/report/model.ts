@@ -311,7 +311,7 @@ export function entryReport(source: EntrySource, runs: readonly LedgerRun[]): En
     history: scoreHistory(runs),
     baselines: baselineSpreads(runs),
     compares: compareRows(runs, solutions),
-    changes: findChanges(runs),
+    changes: findChanges(runs, source.minimize ? {minimize: new Set([source.name])} : {}),
     exposure: source.exposure,
   };
 }

@@ -2,7 +2,7 @@
 import {mkdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {openLedger, readRuns} from '../../lib/ledger/index.js';
+import {minimizedBenchmarks, openLedger, readRuns} from '../../lib/ledger/index.js';
 import {tempDir} from '../helpers/cli.js';
 import {sampleRecord} from './helpers.js';
 
@@ -34,6 +34,17 @@ describe('readRuns summary', () => {
       expect(report.summary[0]!.runs).toBe(3);
       expect(report.summary[0]!.best!.score).toBe(best);
       expect(report.summary[0]!.latest!.score).toBe(0.2);
+    }
+  });
+
+  it('names the benchmarks whose plan says direction = "minimize" (what runs --changes reads)', async () => {
+    for (const [plan, want] of [
+      ['metric = "accuracy"\n', []],
+      ['metric = "accuracy"\ndirection = "minimize"\n', ['approx']],
+    ] as const) {
+      const {dir, file} = history(plan);
+      const report = await readRuns({benchmark: dir, ledger: file, cwd: dir});
+      expect([...(await minimizedBenchmarks(report.runs))]).toEqual(want);
     }
   });
 });
