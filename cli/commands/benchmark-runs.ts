@@ -32,7 +32,7 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
         'Exit 0 when the history was listed (an empty or missing ledger included; with --changes, whether or not a step was found), 1 when the ledger is corrupt or unreadable, 2 for bad usage.',
       ) as never,
   handler: async (args) => {
-    const [{readRuns, formatRuns}, {mergedNotes}] = await Promise.all([import('../../lib/ledger/summary.js'), import('../../lib/ledger/merge.js')]);
+    const [{readRuns, formatRuns, minimizedBenchmarks}, {mergedNotes}] = await Promise.all([import('../../lib/ledger/summary.js'), import('../../lib/ledger/merge.js')]);
     const read = async (withCases: boolean) => {
       const report = await readRuns({benchmark: args.benchmark, split: args.split, ledger: args.ledger, withCases});
       for (const note of mergedNotes(report.merged, report.ledger)) process.stderr.write(`arbor: ${note}\n`);
@@ -41,7 +41,8 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
     if (args.changes) {
       const {findChanges, formatChanges} = await import('../../lib/ledger/changes.js');
       const report = await read(false);
-      const changes = findChanges(report.runs);
+      // On a benchmark where lower is better, a step down is an improvement.
+      const changes = findChanges(report.runs, {minimize: await minimizedBenchmarks(report.runs)});
       if (args.json) printJson({ledger: report.ledger, changes});
       else process.stdout.write(formatChanges(changes, {ledger: report.ledger}));
       return;

@@ -82,6 +82,12 @@ export interface Plan {
    * over it) and reports one past it; absent, the bar is what all zeros scores plus 0.01.
    */
   probeFloor?: number;
+  /**
+   * accuracy: the score of a case the verifier could not score (a crash, a timeout, an answer of the
+   * wrong shape, a touched protected file): `fail_score`, default 0, the worst a maximize metric gives.
+   * A minimize plan must set it (its worst score), or a crash would score best.
+   */
+  failScore: number;
   /** Per-case limit (s) where no reference time bounds it: reference runs, accuracy runs. */
   timeout: number;
   /** speedup: per-case limit = max(minTimeout, timeoutFactor x reference time). */
@@ -127,6 +133,7 @@ const knownKeys = new Set([
   'numerator',
   'denominator',
   'probe_floor',
+  'fail_score',
   'timeout',
   'timeout_factor',
   'min_timeout',
@@ -243,6 +250,7 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
     editable: readEditable(data.editable, solutionRel, fail),
     metric: metric as Plan['metric'],
     direction: direction as Plan['direction'],
+    failScore: 0,
     testBudget: num('test_budget', 5, {integer: true, min: 0}),
     repetitions: num('repetitions', 3, {integer: true, min: 2}),
     clock: (str('clock', 'cpu') as Plan['clock']),
@@ -262,6 +270,7 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
   if (plan.metric === 'speedup') {
     if (data.numerator !== undefined || data.denominator !== undefined) fail('"numerator" and "denominator" belong to metric = "accuracy"');
     if (data.probe_floor !== undefined) fail('"probe_floor" belongs to metric = "accuracy": a speedup probe must score 0.0');
+    if (data.fail_score !== undefined) fail('"fail_score" belongs to metric = "accuracy": a speedup case that fails scores 0.0');
     plan.reference = inside('reference', str('reference', 'reference.py')!, 'file');
     if (!(clocks as readonly string[]).includes(plan.clock)) fail(`"clock" must be "cpu", "wall" or "instructions", got ${JSON.stringify(data.clock)}`);
   } else {
@@ -275,6 +284,13 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
       const floor = typeof data.probe_floor === 'bigint' ? Number(data.probe_floor) : data.probe_floor;
       if (typeof floor !== 'number' || !Number.isFinite(floor)) fail(`"probe_floor" must be a number (the score trivial answers reach on dev), got ${JSON.stringify(String(data.probe_floor))}`);
       plan.probeFloor = floor as number;
+    }
+    if (data.fail_score !== undefined) {
+      const worst = typeof data.fail_score === 'bigint' ? Number(data.fail_score) : data.fail_score;
+      if (typeof worst !== 'number' || !Number.isFinite(worst)) fail(`"fail_score" must be a number (the score of a case with no scorable answer), got ${JSON.stringify(String(data.fail_score))}`);
+      plan.failScore = worst as number;
+    } else if (plan.direction === 'minimize') {
+      fail('direction = "minimize" needs "fail_score": the score of a case with no scorable answer (crash, timeout, wrong shape), at least the worst score the verifier reports; without it such a case would score 0, the best');
     }
   }
   if (options.disjoint !== false) {

@@ -183,7 +183,7 @@ function buildReport(input: BuildInput): CompareReport {
   const baseFailure = recorded ? (recorded.status === 'failed' ? `ledger run ${recorded.id} scored 0.0` : undefined) : reports.baseline!.failure;
   const candFailure = candidateReport.failure;
   const speed = plan.metric === 'speedup';
-  const judgement = speed ? judgeSpeed(input, matched, baseFailure, candFailure) : judgeAccuracy(matched);
+  const judgement = speed ? judgeSpeed(input, matched, baseFailure, candFailure) : judgeAccuracy(matched, plan.direction === 'minimize');
   const {ratio, ci, verdict, reason, pairing} = judgement;
   const {cases, correctness} = caseRows(matched, judgement.perCase, speed);
   const report: CompareReport = {
@@ -285,8 +285,12 @@ function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: strin
   return {ratio: result.ratio, ci: result.interval, verdict, reason, pairing, perCase};
 }
 
-/** Accuracy: the ratio of mean shares with its interval over cases; a baseline that scores 0.0 has none, and the verdict says who scores. */
-function judgeAccuracy(matched: MatchedCases): Judgement {
+/**
+ * Accuracy: the ratio of mean scores with its interval over cases, candidate over baseline, or
+ * baseline over candidate under minimize (above 1 the candidate is better either way); a
+ * denominator side that scores 0.0 gives none, and the verdict says who scores.
+ */
+function judgeAccuracy(matched: MatchedCases, minimize: boolean): Judgement {
   const {candCases, baseByKey} = matched;
   const perCase = new Map<string, number | null>();
   let ratio: number | null = null;
@@ -294,20 +298,26 @@ function judgeAccuracy(matched: MatchedCases): Judgement {
   let verdict: Verdict;
   let reason: string;
   const base = candCases.map((c) => baseByKey.get(caseKey(c))!.ratio);
-  const result = accuracyRatio(base, candCases.map((c) => c.ratio));
+  const cand = candCases.map((c) => c.ratio);
+  const [under, over] = minimize ? [cand, base] : [base, cand];
+  const result = accuracyRatio(under, over);
   if (result) {
     ({ratio, interval: ci} = result);
     verdict = verdictOf(ci);
     reason = `the ratio's 95% interval over cases ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
+  } else if (minimize) {
+    const baselineErrs = base.some((b) => b > 0);
+    verdict = baselineErrs ? 'better' : 'same';
+    reason = baselineErrs ? 'the candidate scores 0.0, the best under minimize, and the baseline does not' : 'both sides score 0.0';
   } else {
-    const candidateScores = candCases.some((c) => c.ratio > 0);
+    const candidateScores = cand.some((c) => c > 0);
     verdict = candidateScores ? 'better' : 'same';
     reason = candidateScores ? 'the baseline scores 0.0 and the candidate does not' : 'both sides score 0.0';
   }
-  for (const c of candCases) {
-    const b = baseByKey.get(caseKey(c))!.ratio;
-    perCase.set(caseKey(c), b > 0 ? c.ratio / b : null);
-  }
+  candCases.forEach((c, k) => {
+    const [low, high] = minimize ? [cand[k]!, base[k]!] : [base[k]!, cand[k]!];
+    perCase.set(caseKey(c), low > 0 ? high / low : null);
+  });
   return {ratio, ci, verdict, reason, perCase};
 }
 

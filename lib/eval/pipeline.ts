@@ -612,8 +612,8 @@ function aggregate(plan: Plan, cases: CaseReport[], points?: PointReport[]): {sc
     if (bad) return {score: 0, failure: describe(bad)};
   }
   const score = mean(cases.map((c) => c.ratio));
-  // An accuracy of 0.0 says why too: the first case that scored nothing.
-  const nothing = score === 0 ? cases.find((c) => c.ratio === 0) : undefined;
+  // An accuracy of 0.0 says why too: the first case that scored nothing (under minimize 0.0 is the best score).
+  const nothing = score === 0 && plan.direction !== 'minimize' ? cases.find((c) => c.ratio === 0) : undefined;
   return nothing ? {score, failure: describe(nothing)} : {score};
 }
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type {Verdict} from '../bundle/index.js';
 import type {EvalContext} from './context.js';
 import {explainFailure, withoutValues} from './failure.js';
-import {accuracyRatio, timeOnClock} from './score.js';
+import {caseAccuracy, timeOnClock} from './score.js';
 import {median, type PointRatios} from './stats.js';
 import type {CaseReport, RepetitionReport} from './types.js';
 import {bundleFailure, type MadePoint} from './point-make.js';
@@ -61,8 +61,10 @@ export async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: Side
     let ratio = 0;
     if (plan.metric === 'speedup') {
       if (ok && stage.ratios.length === reps.length) ratio = median(stage.ratios.map((rep) => rep[i]!));
-    } else if (worst.status === 'ok' || worst.status === 'failed') {
-      ratio = accuracyRatio(verdict?.metrics, plan.numerator!, plan.denominator!);
+    } else {
+      // A case the verifier could not score gets the plan's fail_score (0 unless a minimize plan says its worst).
+      const scored = worst.status === 'ok' || worst.status === 'failed' ? caseAccuracy(verdict?.metrics, plan.numerator!, plan.denominator!) : undefined;
+      ratio = scored ?? plan.failScore;
     }
     const report: CaseReport = {i, status: worst.status, passed: ok, seconds, ratio, repetitions: reps};
     // Salted test data is secret: the first wrong element keeps its place, not its values.

@@ -53,18 +53,23 @@ export function flatCases(report: Pick<EvalReport, 'points'>) {
 }
 
 /**
- * The accuracy of one case: metrics[numerator] / metrics[denominator], or 0
- * when the case has no metrics, either value is missing or not finite, or the
- * denominator is not positive.
+ * The accuracy of one case: metrics[numerator] / metrics[denominator], or
+ * undefined when the case has no metrics, either value is missing or not
+ * finite, or the denominator is not positive.
  */
-export function accuracyRatio(metrics: Record<string, unknown> | undefined, numerator: string, denominator: string): number {
-  if (!metrics) return 0;
+export function caseAccuracy(metrics: Record<string, unknown> | undefined, numerator: string, denominator: string): number | undefined {
+  if (!metrics) return undefined;
   const top = metrics[numerator];
   const bottom = metrics[denominator];
-  if (typeof top !== 'number' || typeof bottom !== 'number') return 0;
-  if (!Number.isFinite(top) || !Number.isFinite(bottom) || bottom <= 0) return 0;
+  if (typeof top !== 'number' || typeof bottom !== 'number') return undefined;
+  if (!Number.isFinite(top) || !Number.isFinite(bottom) || bottom <= 0) return undefined;
   const ratio = top / bottom;
-  return Number.isFinite(ratio) ? ratio : 0;
+  return Number.isFinite(ratio) ? ratio : undefined;
+}
+
+/** The accuracy of one case, 0 where caseAccuracy has none. */
+export function accuracyRatio(metrics: Record<string, unknown> | undefined, numerator: string, denominator: string): number {
+  return caseAccuracy(metrics, numerator, denominator) ?? 0;
 }
 
 /** Mean of finite values (0 for an empty list). */

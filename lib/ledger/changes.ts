@@ -85,6 +85,8 @@ export interface DetectOptions {
 export interface FindChangesOptions extends DetectOptions {
   /** The lineages to follow (default both). */
   lineages?: readonly LineageKind[];
+  /** Benchmarks whose plan says direction = "minimize": a step down is their improvement. */
+  minimize?: ReadonlySet<string>;
 }
 
 /** A run on one side of a step, as the report names it. */
@@ -389,7 +391,7 @@ export function findChanges(runs: readonly LedgerRun[], options: FindChangesOpti
         split: lineage.split,
         lineage: lineage.kind,
         solutionSha256: lineage.solutionSha256,
-        direction: step.ratio < 1 ? 'regression' : 'improvement',
+        direction: step.ratio < 1 !== (options.minimize?.has(lineage.benchmark) ?? false) ? 'regression' : 'improvement',
         ratio: step.ratio,
         interval: step.interval,
         before: side(step.before, last),

@@ -49,12 +49,14 @@ export interface BenchmarkInfo {
   name: string;
   /** The plan's `test_budget`, else the default; null when there is no readable plan. */
   testBudget: number | null;
+  /** Whether the plan says direction = "minimize" (a lower score is better). */
+  minimize: boolean;
 }
 
 /** Read `name` and `test_budget` of a benchmark's plan.toml, leniently: `runs` must list a ledger even when a plan is broken. */
 export async function benchmarkInfo(dir: string): Promise<BenchmarkInfo> {
   const folder = path.resolve(dir);
-  const fallback = {path: folder, name: path.basename(folder), testBudget: null};
+  const fallback = {path: folder, name: path.basename(folder), testBudget: null, minimize: false};
   let text: string;
   try {
     text = await readFile(path.join(folder, 'plan.toml'), 'utf8');
@@ -69,14 +71,18 @@ export async function benchmarkInfo(dir: string): Promise<BenchmarkInfo> {
       path: folder,
       name: typeof plan.name === 'string' && plan.name ? plan.name : fallback.name,
       testBudget: typeof budget === 'number' && Number.isInteger(budget) && budget >= 0 ? budget : defaultTestBudget,
+      minimize: plan.direction === 'minimize',
     };
   } catch {
     return fallback;
   }
 }
 
-/** Group runs (any order) by benchmark and split, each with its best and latest eval; sorted by benchmark, then split. */
-export function summarizeRuns(runs: readonly LedgerRun[]): SplitSummary[] {
+/**
+ * Group runs (any order) by benchmark and split, each with its best and latest eval; sorted by
+ * benchmark, then split. The best is the lowest score for the benchmarks named in `minimize`.
+ */
+export function summarizeRuns(runs: readonly LedgerRun[], minimize: ReadonlySet<string> = new Set()): SplitSummary[] {
   const groups = new Map<string, SplitSummary>();
   for (const run of runs) {
     const key = `${run.benchmark.name}\0${run.split}`;
@@ -85,9 +91,22 @@ export function summarizeRuns(runs: readonly LedgerRun[]): SplitSummary[] {
     group.runs++;
     if (run.kind !== 'eval') continue;
     if (!group.latest || byTime(run, group.latest) > 0) group.latest = run;
-    if (run.score !== null && (!group.best || run.score > group.best.score! || (run.score === group.best.score && byTime(run, group.best) > 0))) group.best = run;
+    const better = (a: number, b: number) => (minimize.has(run.benchmark.name) ? a < b : a > b);
+    if (run.score !== null && (!group.best || better(run.score, group.best.score!) || (run.score === group.best.score && byTime(run, group.best) > 0))) group.best = run;
   }
   return [...groups.values()].sort((a, b) => compareText(a.benchmark, b.benchmark) || compareText(a.split, b.split));
+}
+
+/** The benchmarks of `runs` whose plan says direction = "minimize" (the plan where the newest run of each was made). */
+export async function minimizedBenchmarks(runs: readonly LedgerRun[]): Promise<Set<string>> {
+  const seen = new Set<string>();
+  const minimize = new Set<string>();
+  for (const run of [...runs].sort((a, b) => byTime(b, a))) {
+    if (seen.has(run.benchmark.name)) continue;
+    seen.add(run.benchmark.name);
+    if ((await benchmarkInfo(run.benchmark.path)).minimize) minimize.add(run.benchmark.name);
+  }
+  return minimize;
 }
 
 /** Options of `readRuns`. */
@@ -130,9 +149,15 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
     const runs = ledger.listRuns(filter);
     // The newest run of each benchmark says where its plan (and test_budget) is.
     const budgets = new Map<string, number | null>();
-    for (const run of runs) if (!budgets.has(run.benchmark.name)) budgets.set(run.benchmark.name, (await benchmarkInfo(run.benchmark.path)).testBudget);
+    const minimize = new Set<string>();
+    for (const run of runs) {
+      if (budgets.has(run.benchmark.name)) continue;
+      const info = await benchmarkInfo(run.benchmark.path);
+      budgets.set(run.benchmark.name, info.testBudget);
+      if (info.minimize) minimize.add(run.benchmark.name);
+    }
     const exposure = [...budgets.keys()].sort(compareText).map((name) => ({benchmark: name, count: ledger.testExposure(name), budget: budgets.get(name)!}));
-    return {ledger: ledger.path, exists: true, merged, summary: summarizeRuns(runs), runs, exposure};
+    return {ledger: ledger.path, exists: true, merged, summary: summarizeRuns(runs, minimize), runs, exposure};
   } finally {
     ledger.close();
   }

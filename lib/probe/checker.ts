@@ -156,14 +156,14 @@ async function makeBattery(abs: string, scratch: string): Promise<{plan: Plan; b
   return {plan, bundle, points};
 }
 
-/** A verdict's outcome: passed, and on an accuracy entry the case's score (0 without metrics, as the eval scores it). */
+/** A verdict's outcome: passed, and on an accuracy entry the case's score (the plan's fail_score without metrics, as the eval scores it). */
 function outcomes(plan: Plan, verdicts: Verdicts): Outcome[] {
   return verdicts.cases.map((v) => {
     const rest = JSON.stringify({metrics: v.metrics, error: v.error});
     if (plan.metric !== 'accuracy') return {passed: v.passed, score: null, rest};
     const n = Number(v.metrics?.[plan.numerator!]);
     const d = Number(v.metrics?.[plan.denominator!]);
-    return {passed: v.passed, score: v.error === undefined && Number.isFinite(n) && Number.isFinite(d) && d > 0 ? n / d : 0, rest};
+    return {passed: v.passed, score: v.error === undefined && Number.isFinite(n) && Number.isFinite(d) && d > 0 ? n / d : plan.failScore, rest};
   });
 }
 

@@ -59,6 +59,7 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
         name: info.name,
         verify: report ?? {problem: unusable?.problem ?? `Benchmark folder \`${shown}\` could not be verified`},
         exposure: {count: ledger ? ledger.testExposure(info.name) : 0, budget: info.testBudget},
+        minimize: info.minimize,
       });
     }
     return buildReport({

@@ -163,6 +163,8 @@ export interface EntrySource {
   /** Verify's report, or why the folder could not be verified. */
   verify: BenchmarkReport | {problem: string};
   exposure: TestExposure;
+  /** Whether its plan says direction = "minimize": its best score is the lowest. */
+  minimize?: boolean;
 }
 
 /** An entry's health from its verify report (or the reason it could not be verified). */
@@ -177,9 +179,9 @@ export function scoredRun(run: LedgerRun): ScoredRun {
   return {id: run.id, time: run.time, score: run.score, interval: run.interval, status: run.status, solutionSha256: run.solutionSha256, solutionLabel: run.solutionLabel ?? null};
 }
 
-/** Latest and best eval per split (dev and test always, then any other split the runs name). */
-export function splitScores(runs: readonly LedgerRun[]): SplitScores[] {
-  const summaries = summarizeRuns(runs);
+/** Latest and best eval per split (dev and test always, then any other split the runs name); best is the lowest score under `minimize`. */
+export function splitScores(runs: readonly LedgerRun[], minimize = false): SplitScores[] {
+  const summaries = summarizeRuns(runs, minimize ? new Set(runs.map((run) => run.benchmark.name)) : undefined);
   const splits = [...new Set<string>([...reportSplits, ...summaries.map((s) => s.split)])];
   return splits.map((split) => {
     const summary = summaries.find((s) => s.split === split);
@@ -222,7 +224,7 @@ export function baselineSpreads(runs: readonly LedgerRun[]): BaselineSpread[] {
  * baseline), in order of first appearance. Runs without a digest are one
  * solution, `unknown solution`.
  */
-export function solutionCatalogue(runs: readonly LedgerRun[]): SolutionInfo[] {
+export function solutionCatalogue(runs: readonly LedgerRun[], minimize = false): SolutionInfo[] {
   const sorted = [...runs].sort(byTime);
   const keys: (string | null)[] = [];
   for (const run of sorted) {
@@ -240,7 +242,7 @@ export function solutionCatalogue(runs: readonly LedgerRun[]): SolutionInfo[] {
     const commit = own.length > 0 && commits.size === 1 && !commits.has(null) ? own[0]!.git!.commit : null;
     const git = commit === null ? null : {commit, dirty: own.some((run) => run.git?.dirty)};
     const name = label ?? (git ? `commit ${git.commit.slice(0, 12)}${git.dirty ? ' (dirty)' : ''}` : sha === null ? 'unknown solution' : sha.slice(0, 12));
-    return {sha256: sha, name, label, git, firstRun: named[0]!.id, runs: own.length, calibrations: own.filter((run) => run.kind === 'calibrate').length, splits: splitScores(own)};
+    return {sha256: sha, name, label, git, firstRun: named[0]!.id, runs: own.length, calibrations: own.filter((run) => run.kind === 'calibrate').length, splits: splitScores(own, minimize)};
   });
   const counts = new Map<string, number>();
   for (const info of infos) counts.set(info.name, (counts.get(info.name) ?? 0) + 1);
@@ -298,18 +300,18 @@ function newestOf(values: readonly (string | null)[]): string | null {
 /** One entry's report from its source and the ledger runs recorded under its name (any order). */
 export function entryReport(source: EntrySource, runs: readonly LedgerRun[]): EntryReport {
   const newest = runs.reduce<LedgerRun | null>((a, b) => (a && byTime(a, b) > 0 ? a : b), null);
-  const solutions = solutionCatalogue(runs);
+  const solutions = solutionCatalogue(runs, source.minimize);
   return {
     folder: source.folder,
     name: source.name,
     health: entryHealth(source.verify),
     metric: newest?.metric ?? null,
     solutions,
-    splits: splitScores(runs),
+    splits: splitScores(runs, source.minimize),
     history: scoreHistory(runs),
     baselines: baselineSpreads(runs),
     compares: compareRows(runs, solutions),
-    changes: findChanges(runs),
+    changes: findChanges(runs, source.minimize ? {minimize: new Set([source.name])} : {}),
     exposure: source.exposure,
   };
 }

@@ -314,7 +314,8 @@ function templateVariables(v: {name: string; entrypoint: string; direction: stri
     run: v.entrypoint === 'eval.sh' ? 'bash eval.sh dev|test' : 'python3 eval.py --split dev|test',
     run_dev: v.entrypoint === 'eval.sh' ? 'bash eval.sh dev' : 'python3 eval.py --split dev',
     better: v.direction === 'maximize' ? 'higher is better' : 'lower is better',
-    direction: v.direction === 'minimize' ? 'direction = "minimize"        # lower scores are better' : '',
+    // A minimize plan names its worst score, or a crash would score 0.0, the best (the template's share is at most 1).
+    direction: v.direction === 'minimize' ? 'direction = "minimize"        # lower scores are better\nfail_score = 1.0              # the score of a case with no scorable answer (crash, timeout, wrong shape): the worst' : '',
     splits: path
       ? [
           'split_kind = "path"           # cases are files, not generated from seeds',
@@ -341,7 +342,7 @@ function templateVariables(v: {name: string; entrypoint: string; direction: stri
 }
 
 /** The variables that differ between a speedup and an accuracy metric: the plan's lines, the bundle's verifier, the README's words. */
-function metricVariables(v: {entrypoint: string; metric: string; bundleLang: string; splitKind: string}): Record<string, string> {
+function metricVariables(v: {entrypoint: string; metric: string; bundleLang: string; splitKind: string; direction: string}): Record<string, string> {
   const verifier = `verify.${v.bundleLang === 'py' ? 'py' : 'mjs'}`;
   const data = v.splitKind === 'path' ? ', `data/`' : '';
   if (v.metric === 'speedup')
@@ -367,7 +368,7 @@ function metricVariables(v: {entrypoint: string; metric: string; bundleLang: str
       'timeout = 60                  # seconds one case may take (an accuracy eval runs each case once, untimed)',
     ].join('\n'),
     verify_entry: `verify = "${verifier}"         # reports metrics.correct and metrics.of (the accuracy score)`,
-    metric_note: `The score is an accuracy: per case, the share of the answer that \`bundle/${verifier}\` counts correct (\`correct / of\`), averaged over the cases; a case that crashes, times out or returns no answer counts 0. It is not timed, and there is no reference solver. TODO(arbor): say what counts as correct.`,
+    metric_note: `The score is an accuracy: per case, the share of the answer that \`bundle/${verifier}\` counts correct (\`correct / of\`), averaged over the cases; a case that crashes, times out or returns no answer counts ${v.direction === 'minimize' ? "1.0, plan.toml's `fail_score` (0 would be the best score)" : '0'}. It is not timed, and there is no reference solver. TODO(arbor): say what counts as correct.`,
     protected_list: `\`${v.entrypoint}\`, \`plan.toml\`${data} and \`bundle/\``,
   };
 }

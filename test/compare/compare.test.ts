@@ -7,6 +7,7 @@ import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 
 const speed = path.join(fixtures, 'eval/prefix-speed');
 const accuracy = path.join(fixtures, 'eval/accuracy-abs');
+const minimize = path.join(fixtures, 'eval/accuracy-minimize');
 const solutions = path.join(fixtures, 'compare');
 const baseline = path.join(speed, 'solution.py');
 const slow = path.join(solutions, 'slow.py');
@@ -167,6 +168,23 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     expect(weaker.report.ratio).toBeCloseTo(weaker.report.candidate.score / weaker.report.baseline.score, 12);
     const itself = compare([accuracy, path.join(accuracy, 'solution.py'), path.join(accuracy, 'solution.py')]);
     expect(itself.report).toMatchObject({verdict: 'same', ratio: 1, ci: [1, 1]});
+  });
+
+  it('under direction = "minimize" a lower score is better: the ratio is baseline over candidate, and a crash scores fail_score, not 0.0', {timeout: 240_000}, () => {
+    const finer = compare([minimize, path.join(minimize, 'solution.py'), path.join(solutions, 'finer-abs.py')]);
+    expect(finer.result.code, finer.result.stderr).toBe(0);
+    expect(finer.report).toMatchObject({verdict: 'better', metric: 'accuracy'});
+    // Rounding to 3 decimals instead of 2: a tenth of the largest error, a ratio of about 10.
+    expect(finer.report.candidate.score).toBeLessThan(finer.report.baseline.score);
+    expect(finer.report.ratio).toBeCloseTo(finer.report.baseline.score / finer.report.candidate.score, 12);
+    expect(finer.report.ratio).toBeGreaterThan(5);
+    expect(finer.report.ci[0]).toBeGreaterThan(1);
+    for (const c of finer.report.cases) expect(c.ratio).toBeGreaterThan(5);
+    const crash = compare([minimize, path.join(minimize, 'solution.py'), path.join(solutions, 'crash-abs.py')]);
+    expect(crash.result.code, crash.result.stderr).toBe(0);
+    expect(crash.report).toMatchObject({verdict: 'worse', candidate: {score: 1}});
+    expect(crash.report.candidate.failure).toBeUndefined();
+    expect(crash.report.ratio).toBeLessThan(1);
   });
 
   it('refuses --package for an accuracy entry before running anything (exit 2)', () => {

@@ -46,6 +46,8 @@ describe('plan.toml', () => {
     ['bad seeds', base.replace('"0-3"', '"3-0"'), /dev\.seeds "3-0" has a descending range 3-0/],
     ['non-integer point', base.replace('N = 8 }', 'N = 8.5 }'), /dev\.points\[0\]\.N" must be an integer/],
     ['accuracy without metric names', base.replace('"speedup"', '"accuracy"'), /needs "numerator" and "denominator"/],
+    ['a minimize plan without fail_score', base.replace('"speedup"', '"accuracy"\ndirection = "minimize"\nnumerator = "worst"\ndenominator = "one"'), /direction = "minimize" needs "fail_score".*would score 0, the best/],
+    ['fail_score on a speedup plan', `fail_score = 1\n${base}`, /"fail_score" belongs to metric = "accuracy"/],
     ['one repetition', `repetitions = 1\n${base}`, /"repetitions" must be an integer >= 2/],
     ['an unknown clock', `clock = "tsc"\n${base}`, /"clock" must be "cpu", "wall" or "instructions", got "tsc"/],
     ['not TOML', 'metric = ', /not valid TOML/],
@@ -59,6 +61,13 @@ describe('plan.toml', () => {
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).toContain('plan.toml');
     expect((error as Error).message.split('\n')).toHaveLength(1);
+  });
+
+  it('reads fail_score: 0 unless set, the worst score a minimize plan names', async () => {
+    const accuracy = base.replace('"speedup"', '"accuracy"\nnumerator = "within"\ndenominator = "of"');
+    expect((await loadPlan(planDir(accuracy))).failScore).toBe(0);
+    const minimize = await loadPlan(planDir(accuracy.replace('numerator', 'direction = "minimize"\nfail_score = 2\nnumerator')));
+    expect(minimize).toMatchObject({direction: 'minimize', failScore: 2});
   });
 
   it('names a missing plan, as a usage error (the folder is not a benchmark with an eval)', async () => {

@@ -162,6 +162,14 @@ describe('lineages and findChanges', () => {
     expect(change.after.run.solutionSha256).toBe(sha(2));
   });
 
+  it('calls a step down an improvement on a benchmark whose plan says direction = "minimize"', () => {
+    const records = [...repeat(2, 6), ...repeat(1.8, 6)].map((level, i) => scored(level, i, {solutionSha256: sha(i < 6 ? 1 : 2), git: clean(i + 1)}));
+    const [change] = findChanges(ledgerRuns(records), {minimize: new Set(['knn'])});
+    expect(change).toMatchObject({benchmark: 'knn', direction: 'improvement'});
+    expect(change!.ratio).toBeCloseTo(0.9, 2);
+    expect(findChanges(ledgerRuns(records), {minimize: new Set(['relu'])})[0]).toMatchObject({direction: 'regression'});
+  });
+
   it("reports a machine change under the same digest in its solution lineage, and leaves dirty runs out of the commits'", () => {
     const dirty = {commit: 'c'.repeat(40), dirty: true};
     const records = [...repeat(1, 8), ...repeat(1.1, 4)].map((level, i) =>

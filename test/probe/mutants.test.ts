@@ -117,6 +117,20 @@ describe('verify --mutants', {timeout: 300_000}, () => {
   });
 });
 
+describe('verify --mutants under direction = "minimize"', {timeout: 120_000}, () => {
+  it('scores an answer the verifier cannot score at fail_score, as the eval does, not 0.0 (the best)', () => {
+    // The minimize fixture's verifier, made to throw on the all-ones answer.
+    const source = readFileSync(path.join(repoRoot, 'test/fixtures/eval/accuracy-minimize/bundle/verify.mjs'), 'utf8');
+    const copy = changedCopy(path.join(repoRoot, 'test/fixtures/eval/accuracy-minimize'), {
+      'bundle/verify.mjs': source.replace('let worst = 0;', "if (actual.y.every((v) => v === 1)) throw new Error('all ones');\n  let worst = 0;"),
+    });
+    const result = runCli(['benchmark', 'verify', '--mutants', '--json', copy]);
+    const [b] = JSON.parse(result.stdout).benchmarks;
+    expect(b.answers.find((a: {answer: string}) => a.answer === 'ones')).toMatchObject({score: 1, ok: true});
+    expect(b.findings.map((f: {message: string}) => f.message).join('\n')).not.toContain('Trivial answer `ones`');
+  });
+});
+
 describe('probe_floor', {timeout: 120_000}, () => {
   // relu_poly at a small dev point: all zeros scores about 0.5 there (relu is 0 on half the range).
   const small = (floor: string) =>

@@ -100,6 +100,15 @@ describe('the model', () => {
     expect(test).toEqual({split: 'test', evals: 0, latest: null, best: null});
   });
 
+  it('under direction = "minimize" the best eval is the lowest score, for the entry and for each solution', () => {
+    const runs = [run(1, {score: 0.3}), run(2, {score: 0.1}), run(3, {score: 0.2})];
+    expect(splitScores(runs, true)[0]).toMatchObject({best: {id: 2, score: 0.1}, latest: {id: 3}});
+    const entry = entryReport({folder: 'approx', name: 'knn', verify: {dir: 'zoo/approx', errors: 0, warnings: 0, findings: []}, exposure: {count: 0, budget: null}, minimize: true}, runs);
+    expect(entry.splits[0]).toMatchObject({best: {id: 2, score: 0.1}});
+    expect(entry.solutions[0]!.splits[0]).toMatchObject({best: {id: 2, score: 0.1}});
+    expect(entryOf(runs).splits[0]).toMatchObject({best: {id: 1, score: 0.3}});
+  });
+
   it("draws the baseline band from the calibrate runs of the solution calibrated last, per split", () => {
     const runs = [
       run(1, {kind: 'calibrate', score: 5, solutionSha256: sha(1)}),

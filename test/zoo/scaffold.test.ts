@@ -248,7 +248,10 @@ describe('arbor benchmark scaffold options', () => {
     expect(runCli(['benchmark', 'scaffold', 'demo', '--direction', 'minimize'], {cwd: zoo}).code).toBe(0);
     expect(read(zoo, 'demo/README.md')).toContain('**lower is better**');
     expect(read(zoo, 'demo/README.md')).not.toContain('higher is better');
+    expect(read(zoo, 'demo/README.md')).toContain("a case that crashes, times out or returns no answer counts 1.0, plan.toml's `fail_score`");
     expect(read(zoo, 'demo/plan.toml')).toMatch(/^direction = "minimize" +# lower scores are better$/m);
+    // A case with no scorable answer gets the worst share, not 0.0 (the best under minimize).
+    expect(read(zoo, 'demo/plan.toml')).toMatch(/^fail_score = 1\.0 +# the score of a case with no scorable answer/m);
     // A lower-is-better score is no speedup: the metric is accuracy, and the plan loads (a lock was written).
     expect(read(zoo, 'demo/plan.toml')).toMatch(/^metric = "accuracy" /m);
     expect(existsSync(path.join(zoo, 'demo/arbor.lock'))).toBe(true);
