@@ -14,8 +14,10 @@ const solutions = path.join(import.meta.dirname, 'solutions');
 const better: Record<string, string> = {
   banded_solve: 'banded_cyclic_reduction.py',
   fft_convolve2d: 'fft_convolve2d_rfft_smooth.py',
+  int8_quantize: 'int8_quantize_gptq.py',
   modmatmul: 'modmatmul_f64_limbs.py',
   ntt_forward: 'ntt_forward_stockham.py',
+  poly_approx_depth: 'poly_approx_depth_lawson.py',
   shortest_path: 'shortest_path_packed_heap.py',
   topk_records: 'topk_records_partition.py',
 };

@@ -8,7 +8,7 @@ set -euo pipefail
 
 # The arbor that scaffolded this folder (its CLI); passed over when it is not
 # there, e.g. in a clone on another machine.
-made_by='/work/wt-e-fhe/dist/cli/index.js'
+made_by=''
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 split="${1:-}"
