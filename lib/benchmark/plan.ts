@@ -274,30 +274,37 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
     plan.reference = inside('reference', str('reference', 'reference.py')!, 'file');
     if (!(clocks as readonly string[]).includes(plan.clock)) fail(`"clock" must be "cpu", "wall" or "instructions", got ${JSON.stringify(data.clock)}`);
   } else {
-    for (const key of ['reference', 'clock', 'precision', 'max_seconds', 'repetitions']) {
-      if (data[key] !== undefined) fail(`"${key}" belongs to metric = "speedup" (an accuracy eval runs once and is not timed)`);
-    }
-    plan.numerator = str('numerator');
-    plan.denominator = str('denominator');
-    if (!plan.numerator || !plan.denominator) fail('metric = "accuracy" needs "numerator" and "denominator" (metric names the verifier reports)');
-    if (data.probe_floor !== undefined) {
-      const floor = typeof data.probe_floor === 'bigint' ? Number(data.probe_floor) : data.probe_floor;
-      if (typeof floor !== 'number' || !Number.isFinite(floor)) fail(`"probe_floor" must be a number (the score trivial answers reach on dev), got ${JSON.stringify(String(data.probe_floor))}`);
-      plan.probeFloor = floor as number;
-    }
-    if (data.fail_score !== undefined) {
-      const worst = typeof data.fail_score === 'bigint' ? Number(data.fail_score) : data.fail_score;
-      if (typeof worst !== 'number' || !Number.isFinite(worst)) fail(`"fail_score" must be a number (the score of a case with no scorable answer), got ${JSON.stringify(String(data.fail_score))}`);
-      plan.failScore = worst as number;
-    } else if (plan.direction === 'minimize') {
-      fail('direction = "minimize" needs "fail_score": the score of a case with no scorable answer (crash, timeout, wrong shape), at least the worst score the verifier reports; without it such a case would score 0, the best');
-    }
+    readAccuracyKeys(plan, data, str, fail);
   }
   if (options.disjoint !== false) {
     const overlap = seedOverlap(plan);
     if (overlap) throw new HarnessError(`${file}: ${overlap}`, 'seed-overlap');
   }
   return plan;
+}
+
+/** An accuracy plan's own keys: the verifier's metric names, the probe floor and the score of a case that could not be scored. */
+function readAccuracyKeys(plan: Plan, data: Record<string, unknown>, str: (key: string) => string | undefined, fail: (message: string) => never): void {
+  for (const key of ['reference', 'clock', 'precision', 'max_seconds', 'repetitions']) {
+    if (data[key] !== undefined) fail(`"${key}" belongs to metric = "speedup" (an accuracy eval runs once and is not timed)`);
+  }
+  plan.numerator = str('numerator');
+  plan.denominator = str('denominator');
+  if (!plan.numerator || !plan.denominator) fail('metric = "accuracy" needs "numerator" and "denominator" (metric names the verifier reports)');
+  const anyNumber = (key: string, what: string): number | undefined => {
+    const value = data[key];
+    if (value === undefined) return undefined;
+    const n = typeof value === 'bigint' ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isFinite(n)) fail(`"${key}" must be a number (${what}), got ${JSON.stringify(String(value))}`);
+    return n as number;
+  };
+  const floor = anyNumber('probe_floor', 'the score trivial answers reach on dev');
+  if (floor !== undefined) plan.probeFloor = floor;
+  const worst = anyNumber('fail_score', 'the score of a case with no scorable answer');
+  if (worst !== undefined) plan.failScore = worst;
+  else if (plan.direction === 'minimize') {
+    fail('direction = "minimize" needs "fail_score": the score of a case with no scorable answer (crash, timeout, wrong shape), at least the worst score the verifier reports; without it such a case would score 0, the best');
+  }
 }
 
 /** Why the dev and test seeds of a plan are not disjoint, or undefined when they are. */
