@@ -110,6 +110,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     announce(run, ctx, {dir, cwd, env, folder, sources, minRepetitions: options.minRepetitions});
     // Stage 3: every point, made, run and verified.
     const scored = await runPoints(run, ctx, sources, outcome);
+    run.share({runs: ctx.runCount});
     run.share({environment: await environment.catch(() => undefined)});
     // Stage 4: the scores.
     scoreSides(run, ctx, scored);

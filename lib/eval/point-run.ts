@@ -66,8 +66,10 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
   for (; ; rep++) {
     const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
     const runs = runOrder(ctx, rep);
+    // No run is started ahead for a repetition that cannot come: past the fewest, a spent budget ends them.
+    const last = rep + 1 >= maxRepetitions || (rep + 1 >= minimum && spent() >= budget);
     for (const [position, item] of runs.entries()) {
-      const following = runs[position + 1] ?? (plan.metric === 'speedup' ? runOrder(ctx, rep + 1)[0] : undefined);
+      const following = runs[position + 1] ?? (plan.metric === 'speedup' && !last ? runOrder(ctx, rep + 1)[0] : undefined);
       const next = following === undefined ? undefined : following === 'reference' ? ctx.referenceFiles : ctx.sides[following]!.files;
       if (item === 'reference') await runReference(ctx, made, state, rep, step, next);
       else await runSide(ctx, made, state, item, rep, step, next);

@@ -167,6 +167,8 @@ export interface EvalReport {
   seconds: number;
   /** Wall time spent inside solution and reference runs (sandbox start-up included). */
   processSeconds: number;
+  /** Runs started (reference and solution processes, each in a fresh sandbox), those started ahead of their turn included. */
+  runs?: number;
   /** Harness time by phase (s): load, make, expected, verify, check (tamper hashes without a sandbox). */
   phases?: Record<string, number>;
   /** The temporary folder, when kept. */

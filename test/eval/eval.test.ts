@@ -150,6 +150,9 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(score).toBeCloseTo(mean, 12);
     expect(report.processSeconds).toBeGreaterThan(0);
     expect(report.processSeconds).toBeLessThan(report.seconds);
+    // A reference and a solution run a repetition, and none started ahead for a repetition the spent budget
+    // (max_seconds = 0) rules out.
+    expect(report.runs).toBe(2 * reps);
     // The report is the only file the eval leaves where --json-file points.
     expect(readdirSync(sharedDir).filter((name) => !/^\d+\.json$/.test(name))).toEqual([]);
   });
