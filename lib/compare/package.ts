@@ -33,12 +33,12 @@ import {UsageError} from '../errors.js';
 import {HarnessError} from '../eval/errors.js';
 import {writeFileAtomic} from '../files.js';
 import {computeLock} from '../benchmark/lock.js';
-import type {Plan} from '../benchmark/plan.js';
+import type {Clock, Plan} from '../benchmark/plan.js';
 import type {RepetitionReport} from '../eval/types.js';
 import {exactMean} from '../gate/py.js';
 import {nearestRank} from '../gate/gate.js';
 import {arborVersion} from '../version.js';
-import {flatCases} from '../eval/score.js';
+import {flatCases, timeOnClock} from '../eval/score.js';
 import type {CompareReport, SideCase} from './compare.js';
 
 /** The three files, as the gate's --spec, --cases and --results take them. */
@@ -174,8 +174,10 @@ function datasetVersionOf(report: CompareReport, plan: Plan): string {
 /** A repetition's latency in seconds: its time on the eval's clock, or its wall time where that clock is not a time. */
 type LatencyOf = (repetition: RepetitionReport) => number | null | undefined;
 
-function latencyClock(clock: string | null | undefined): LatencyOf {
-  return clock === 'cpu' ? (repetition) => repetition.cpuSeconds : (repetition) => repetition.seconds;
+function latencyClock(clock: Clock | null | undefined): LatencyOf {
+  // An instruction count is no time: there the wall time stands in.
+  const timed = clock === 'instructions' ? 'wall' : clock;
+  return (repetition) => timeOnClock(timed, repetition);
 }
 
 /** One side's records: `trials` per case, in point and case order. */
