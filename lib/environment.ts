@@ -69,6 +69,17 @@ print(json.dumps(info))
 const probes = new Map<string, Promise<PythonInfo>>();
 
 /**
+ * The caller's environment with one thread for BLAS and OpenMP: the probe runs
+ * while an eval times its runs, and numpy's import would otherwise start a
+ * thread per core (a third of a CPU second, on the CPUs being timed).
+ */
+function oneThreadEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {...process.env};
+  for (const name of ['OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'BLIS_NUM_THREADS']) env[name] = '1';
+  return env;
+}
+
+/**
  * Ask `python` (isolated: `-I`, so no user site or PYTHON* variables) for its
  * version, numpy's and the BLAS's. Started once per python path per process;
  * later calls share the answer. Never rejects: a failure is in `error`.
@@ -77,7 +88,7 @@ export function probePython(python = 'python3'): Promise<PythonInfo> {
   let probe = probes.get(python);
   if (!probe) {
     probe = new Promise((resolve) => {
-      execFile(python, ['-I', '-c', probeScript], {timeout: 30_000, encoding: 'utf8'}, (error, stdout, stderr) => {
+      execFile(python, ['-I', '-c', probeScript], {timeout: 30_000, encoding: 'utf8', env: oneThreadEnvironment()}, (error, stdout, stderr) => {
         const failed = (reason: string): PythonInfo => ({executable: python, version: null, implementation: null, numpy: null, blas: null, error: reason});
         if (error) return resolve(failed((stderr.trim().split('\n').pop() || error.message).slice(0, 300)));
         try {

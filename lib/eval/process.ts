@@ -479,7 +479,8 @@ async function exchange(run: RunControl, service: RunService, op: 'case' | 'null
   const sentAt = process.hrtime.bigint();
   socket.write(`${JSON.stringify(nonce === undefined ? {op, i: item.i} : {op, i: item.i, n: nonce})}\n`);
   socket.write(item.inputs);
-  const frame = await reader.next((header) => (nonce === undefined || header.n === nonce ? answerSize(header, item.i, service.resultBytes, resultTotal) : -1));
+  // Only a timed case's answer is read (verified); the warm-up's and the null cases' are consumed unread.
+  const frame = await reader.next((header) => (nonce === undefined || header.n === nonce ? answerSize(header, item.i, service.resultBytes, resultTotal) : -1), op === 'case' && item.i >= 0);
   const seconds = Number(reader.lastAt - sentAt) / 1e9;
   const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
   return {frame, seconds, cpu};

@@ -468,9 +468,10 @@ export function droppedRunProblem(python: PythonInstall, confinement: Confinemen
  */
 export function sandboxProblem(bwrap: string | undefined, python: PythonInstall, mounts: RunMounts, confinement: Confinement): string | undefined {
   if (!bwrap) return 'bubblewrap (bwrap) is not installed';
-  // The whole chain a run goes through, as the run's uid, with the filter read from stdin.
+  // The whole chain a run goes through, as the run's uid, with the filter read from stdin. The interpreter
+  // starts without site (-S): whether it starts is the question, and site's imports are most of a start's CPU.
   const uid = confinement.dropToOwnUid ? runUid() : undefined;
-  const command = [...dropCommand(confinement, uid, false), python.executable, '-I', '-c', ''];
+  const command = [...dropCommand(confinement, uid, false), python.executable, '-I', '-S', '-c', ''];
   const probe = spawnSync(bwrap, [...bwrapArguments(bwrap, python, mounts, confinement, undefined, uid, 0), '--', ...command], {encoding: 'utf8', timeout: 60_000, input: confinement.seccomp});
   if (probe.status === 0) return undefined;
   const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
@@ -485,9 +486,9 @@ export function sandboxProblem(bwrap: string | undefined, python: PythonInstall,
 export function counterProblem(kind: SandboxKind, bwrap: string | undefined, python: PythonInstall, mounts: RunMounts, confinement: Confinement | undefined, counter: Counter | undefined): string | undefined {
   if (!counter) return 'valgrind is not installed (e.g. apt-get install valgrind, or set ARBOR_VALGRIND)';
   const launch = launchRun(kind, bwrap, python, mounts, confinement, counter);
-  // The interpreter alone, not the runner: `-c ''` in place of the runner's arguments, logging to stderr; the filter on stdin.
+  // The interpreter alone, not the runner and not site (-S, seconds under callgrind): `-c ''` in place of the runner's arguments, logging to stderr; the filter on stdin.
   const at = launch.args.indexOf(python.executable);
-  const args = [...launch.args.slice(0, at + 1), '-c', '']
+  const args = [...launch.args.slice(0, at + 1), '-S', '-c', '']
     .map((arg) => (arg.startsWith('--log-fd=') ? '--log-fd=2' : arg))
     .map((arg, index, all) => (all[index - 1] === '--seccomp' ? '0' : arg));
   const probe = spawnSync(launch.command, args, {cwd: launch.cwd, env: launch.env, encoding: 'utf8', timeout: 120_000, input: launch.input?.bytes});

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Build the seccomp filter of every sandboxed run with libseccomp; write its BPF to stdout.
 
-    python3 -I seccomp.py '{"deny": [...], "enosys": [...], "clone_flags": N}'
+    python3 -I -S seccomp.py '{"deny": [...], "enosys": [...], "clone_flags": N}'
 
 The harness runs this once per eval (outside any sandbox) and hands the program
 to bubblewrap (`--seccomp FD`), which loads it into the run just before the
