@@ -6,6 +6,7 @@
 import {execFile} from 'node:child_process';
 import {createHash} from 'node:crypto';
 import os from 'node:os';
+import {readCachedPythonInfo, writeCachedPythonInfo} from './environment-cache.js';
 
 /** What the given python says about itself, numpy and numpy's BLAS. */
 export interface PythonInfo {
@@ -47,7 +48,7 @@ export interface EnvironmentOptions {
 
 // Printed as one JSON line; never raises: each part that fails stays null.
 const probeScript = String.raw`
-import json, platform
+import json, platform, sys
 info = {"version": platform.python_version(), "implementation": platform.python_implementation(), "numpy": None, "blas": None}
 try:
     import numpy as np
@@ -63,6 +64,7 @@ try:
             pass
 except Exception:
     pass
+info["path"] = [p for p in sys.path if p]
 print(json.dumps(info))
 `;
 
@@ -81,27 +83,37 @@ function oneThreadEnvironment(): NodeJS.ProcessEnv {
 
 /**
  * Ask `python` (isolated: `-I`, so no user site or PYTHON* variables) for its
- * version, numpy's and the BLAS's. Started once per python path per process;
- * later calls share the answer. Never rejects: a failure is in `error`.
+ * version, numpy's and the BLAS's. Started once per python path per process,
+ * and not at all while the answer kept from an earlier process still holds
+ * (environment-cache.ts); later calls share the answer. Never rejects: a
+ * failure is in `error`.
  */
 export function probePython(python = 'python3'): Promise<PythonInfo> {
   let probe = probes.get(python);
   if (!probe) {
-    probe = new Promise((resolve) => {
-      execFile(python, ['-I', '-c', probeScript], {timeout: 30_000, encoding: 'utf8', env: oneThreadEnvironment()}, (error, stdout, stderr) => {
-        const failed = (reason: string): PythonInfo => ({executable: python, version: null, implementation: null, numpy: null, blas: null, error: reason});
-        if (error) return resolve(failed((stderr.trim().split('\n').pop() || error.message).slice(0, 300)));
-        try {
-          const info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as Omit<PythonInfo, 'executable'>;
-          resolve({executable: python, version: info.version, implementation: info.implementation, numpy: info.numpy, blas: info.blas});
-        } catch {
-          resolve(failed(`unreadable answer: ${stdout.slice(0, 200)}`));
-        }
-      });
-    });
+    const cached = readCachedPythonInfo(python, probeScript);
+    probe = cached ? Promise.resolve({executable: python, ...cached}) : askPython(python);
     probes.set(python, probe);
   }
   return probe;
+}
+
+function askPython(python: string): Promise<PythonInfo> {
+  return new Promise((resolve) => {
+    execFile(python, ['-I', '-c', probeScript], {timeout: 30_000, encoding: 'utf8', env: oneThreadEnvironment()}, (error, stdout, stderr) => {
+      const failed = (reason: string): PythonInfo => ({executable: python, version: null, implementation: null, numpy: null, blas: null, error: reason});
+      if (error) return resolve(failed((stderr.trim().split('\n').pop() || error.message).slice(0, 300)));
+      let answer: Omit<PythonInfo, 'executable'> & {path?: unknown};
+      try {
+        answer = JSON.parse(stdout.trim().split('\n').pop() ?? '');
+      } catch {
+        return resolve(failed(`unreadable answer: ${stdout.slice(0, 200)}`));
+      }
+      const info = {version: answer.version, implementation: answer.implementation, numpy: answer.numpy, blas: answer.blas};
+      writeCachedPythonInfo(python, probeScript, info, answer.path);
+      resolve({executable: python, ...info});
+    });
+  });
 }
 
 /** Describe this machine, the given python and the clock, with the fingerprint. */

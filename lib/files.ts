@@ -1,5 +1,6 @@
 /** File utilities every folder of the library shares (the bundle's tensors, the ledger, the report, compare's package, the lock). */
 import {closeSync, openSync, renameSync, rmSync, writeSync} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 // Largest single write call: 1 MiB, as the tensor codec writes (see IO_CHUNK in lib/bundle/codec.ts for the measurement).
@@ -26,4 +27,11 @@ export function writeFileAtomic(file: string, data: Uint8Array | string): void {
     rmSync(temp, {force: true});
     throw error;
   }
+}
+
+/** arbor's cache folder (list's verify results, what a python said about itself): $ARBOR_CACHE_DIR, else $XDG_CACHE_HOME/arbor, else ~/.cache/arbor. */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ARBOR_CACHE_DIR) return env.ARBOR_CACHE_DIR;
+  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'arbor');
+  return path.join(os.homedir(), '.cache', 'arbor');
 }

@@ -7,7 +7,6 @@
  */
 import {createHash} from 'node:crypto';
 import {closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
 /** Bump when the shape or meaning of cached results changes. */
@@ -15,12 +14,7 @@ const cacheFormat = 7;
 /** Files touched this recently before being read are not cached. */
 export const racyMs = 100;
 
-/** The cache folder: $ARBOR_CACHE_DIR, else $XDG_CACHE_HOME/arbor, else ~/.cache/arbor. */
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.ARBOR_CACHE_DIR) return env.ARBOR_CACHE_DIR;
-  if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'arbor');
-  return path.join(os.homedir(), '.cache', 'arbor');
-}
+export {cacheDir} from '../files.js';
 
 /** A cached value with the signature it was computed under. */
 export interface CacheEntry<T> {

@@ -1,10 +1,10 @@
 import {spawnSync} from 'node:child_process';
-import {chmodSync, readFileSync, writeFileSync} from 'node:fs';
+import {chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {canonicalJson, describeEnvironment, environmentFingerprint, probePython, type Environment} from '../../lib/environment.js';
-import {tempDir} from '../helpers/cli.js';
+import {repoRoot, tempDir} from '../helpers/cli.js';
 
 /** A stand-in python: a shell script that logs each start to `log` and prints `answer`. */
 function fakePython(answer: string): {python: string; log: string} {
@@ -101,5 +101,58 @@ describe('environmentFingerprint', () => {
 describe('canonicalJson', () => {
   it('sorts keys at every depth and drops undefined members', () => {
     expect(canonicalJson({b: 1, a: {d: [2, {z: 1, y: null}], c: undefined}})).toBe('{"a":{"d":[2,{"y":null,"z":1}]},"b":1}');
+  });
+});
+
+describe('the python probe kept between processes', () => {
+  const python = process.env.ARBOR_PYTHON ?? 'python3';
+  const real = spawnSync(python, ['-I', '-c', 'import sys; print(sys.executable)'], {encoding: 'utf8'}).stdout.trim();
+  /** probePython in a process of its own (the in-process memo would answer otherwise), with this cache home. */
+  const probeIn = (cacheHome: string, executable = real) => {
+    const code = `import(${JSON.stringify(path.join(repoRoot, 'dist/lib/environment.js'))}).then((m) => m.probePython(${JSON.stringify(executable)})).then((info) => console.log(JSON.stringify(info)))`;
+    const result = spawnSync(process.execPath, ['-e', code], {encoding: 'utf8', env: {...process.env, ARBOR_CACHE_DIR: path.join(cacheHome, "arbor")}});
+    expect(result.stderr).toBe('');
+    return JSON.parse(result.stdout);
+  };
+  const entryOf = (cacheHome: string) => {
+    const folder = path.join(cacheHome, 'arbor');
+    const files = readdirSync(folder).filter((name) => name.endsWith('.json'));
+    expect(files).toHaveLength(1);
+    return path.join(folder, files[0]!);
+  };
+
+  it('answers from the cache while the interpreter and its sys.path folders are unchanged, and asks again when one changed', () => {
+    const cacheHome = tempDir();
+    const asked = probeIn(cacheHome);
+    expect(asked.error).toBeUndefined();
+    expect(asked.numpy).toEqual(expect.any(String));
+    expect(statSync(path.join(cacheHome, 'arbor')).mode & 0o777).toBe(0o700);
+    const file = entryOf(cacheHome);
+    const entry = JSON.parse(readFileSync(file, 'utf8'));
+    expect(entry.info).toEqual({version: asked.version, implementation: asked.implementation, numpy: asked.numpy, blas: asked.blas});
+    expect(Object.keys(entry.folders).length).toBeGreaterThan(0);
+    // An answer only the cache holds comes back: no python was asked.
+    writeFileSync(file, JSON.stringify({...entry, info: {...entry.info, numpy: 'from-the-cache'}}));
+    expect(probeIn(cacheHome)).toEqual({...asked, numpy: 'from-the-cache'});
+    // A folder on sys.path that changed since (a package installed): asked again, and the entry rewritten.
+    const [folder] = Object.keys(entry.folders);
+    writeFileSync(file, JSON.stringify({...entry, info: {...entry.info, numpy: 'from-the-cache'}, folders: {...entry.folders, [folder!]: 'changed'}}));
+    expect(probeIn(cacheHome)).toEqual(asked);
+    expect(JSON.parse(readFileSync(file, 'utf8')).info.numpy).toBe(asked.numpy);
+    // Another binary at the same path (or the same one rebuilt): asked again.
+    writeFileSync(file, JSON.stringify({...entry, info: {...entry.info, numpy: 'from-the-cache'}, binary: 'another'}));
+    expect(probeIn(cacheHome)).toEqual(asked);
+  });
+
+  it('never keeps the answer of a script (a shim picks its python per folder), and asks past an unreadable entry', () => {
+    const cacheHome = tempDir();
+    const {python: script, log} = fakePython(JSON.stringify({...fakeAnswer, path: [tempDir()]}));
+    probeIn(cacheHome, script);
+    probeIn(cacheHome, script);
+    expect(readFileSync(log, 'utf8').split('\n').filter(Boolean)).toEqual(['start -I', 'start -I']);
+    expect(existsSync(path.join(cacheHome, 'arbor'))).toBe(false);
+    probeIn(cacheHome);
+    writeFileSync(entryOf(cacheHome), '{"not": "an entry"');
+    expect(probeIn(cacheHome).numpy).toEqual(expect.any(String));
   });
 });
