@@ -9,6 +9,9 @@ export default defineConfig({
     // Most tests wait on child processes (sandboxed evals, Python, servers): two files at a time
     // keep both cores busy, where vitest's default (cores - 1) runs them one by one on 2 cores.
     maxWorkers: 2,
+    // The files share a worker one after another instead of a fresh process each: the suite is CPU-bound,
+    // and each file re-importing the helpers (and their spawnSync probes of bwrap and python) cost it.
+    isolate: false,
     hookTimeout: 60_000,
     setupFiles: ['test/helpers/lease-folder.ts'],
     globalSetup: ['test/helpers/python.ts'],

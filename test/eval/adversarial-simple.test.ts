@@ -1,6 +1,13 @@
 // Simple cheats must score 0.0 (helpers and the rules in ./adversaries.ts).
 import {describe, expect, it} from 'vitest';
-import {evaluate, hasBundle, sandboxed} from './adversaries.js';
+import {evaluate, hasBundle, sandboxed, type Evaluated} from './adversaries.js';
+
+/** Evals more than one test reads (each test only reads the report): made once, by the first test that asks. */
+const shared = new Map<string, Evaluated>();
+function evaluateOnce(solution: string): Evaluated {
+  if (!shared.has(solution)) shared.set(solution, evaluate('prefix-speed', solution));
+  return shared.get(solution)!;
+}
 
 describe.skipIf(!hasBundle)('simple cheats (speed fixture)', () => {
   it.each([
@@ -18,7 +25,7 @@ describe.skipIf(!hasBundle)('simple cheats (speed fixture)', () => {
     ['array-hook.py', 'no-answer'],
     ['forge-channel.py', 'crashed'],
   ])('%s scores 0.0 (%s)', (solution, status) => {
-    const {score, report, stderr} = evaluate('prefix-speed', solution);
+    const {score, report, stderr} = evaluateOnce(solution);
     expect(score).toBe(0);
     expect(report.points[0].cases[0].status).toBe(status);
     expect(stderr).toMatch(/score is 0\.0: case 0/);
@@ -27,7 +34,7 @@ describe.skipIf(!hasBundle)('simple cheats (speed fixture)', () => {
   });
 
   it('an answer whose __array__ would do the work after the clock stopped is refused, with the reason', () => {
-    const {report} = evaluate('prefix-speed', 'array-hook.py');
+    const {report} = evaluateOnce('array-hook.py');
     expect(report.points[0].cases[0].note).toMatch(/result 's': Lazy is not a numpy array, scalar or list/);
   });
 
