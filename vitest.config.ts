@@ -1,3 +1,4 @@
+import {availableParallelism} from 'node:os';
 import {defineConfig} from 'vitest/config';
 import SlowestFirst from './test/helpers/sequencer.js';
 
@@ -6,9 +7,10 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/fixtures/**', 'node_modules/**'],
     testTimeout: 60_000,
-    // Most tests wait on child processes (sandboxed evals, Python, servers): two files at a time
-    // keep both cores busy, where vitest's default (cores - 1) runs them one by one on 2 cores.
-    maxWorkers: 2,
+    // The suite is CPU-bound (sandboxed evals, Python starts), but its tests also wait: on a killed
+    // warm-up, a server, a timeout. One file more than there are cores keeps every core busy through
+    // those waits (on 2 cores: 697 s with 2 workers, 178% of the cores used).
+    maxWorkers: availableParallelism() + 1,
     // The files share a worker one after another instead of a fresh process each: the suite is CPU-bound,
     // and each file re-importing the helpers (and their spawnSync probes of bwrap and python) cost it.
     isolate: false,
