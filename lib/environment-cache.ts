@@ -4,10 +4,10 @@
  * import (a quarter of a CPU second); the answer changes only when the
  * interpreter changes or a folder on its sys.path does (installing or
  * upgrading a package rewrites its site-packages folder). Kept in arbor's
- * cache folder (lib/files.ts cacheDir), one file per interpreter, and only for an interpreter that is a binary: a version
- * manager's shim picks its python per folder and environment, so it is asked
- * every time. Nothing here fails: a cache that cannot be read or written
- * means the python is asked.
+ * cache folder (lib/files.ts cacheDir), one file per interpreter, and only
+ * for an interpreter that is a binary: a version manager's shim picks its
+ * python per folder and environment, so it is asked every time. Nothing here
+ * fails: a cache that cannot be read or written means the python is asked.
  */
 import {closeSync, mkdirSync, openSync, readFileSync, readSync, realpathSync, statSync} from 'node:fs';
 import {createHash} from 'node:crypto';
