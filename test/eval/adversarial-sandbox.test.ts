@@ -4,7 +4,7 @@ import {existsSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node
 import {createHash} from 'node:crypto';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {runCli} from '../helpers/cli.js';
+import {runCli, tempDir} from '../helpers/cli.js';
 import {entryCopy, evaluate, eventually, hasBundle, marker, sandboxed, survivors, unsandboxedEnv} from './adversaries.js';
 
 /** Debian's python3 with python3-numpy (.ci/run installs it), whose BLAS is a link through /etc/alternatives. */
@@ -119,6 +119,31 @@ describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solu
     }
     const honestRun = runCli(['benchmark', 'eval', dir, 'dev']);
     expect(Number(honestRun.stdout.slice(7))).toBeGreaterThan(1);
+  });
+
+  it("arbor's cache folder is out of reach: an eval after one that tried to forge it records the python's own answer", () => {
+    const cache = tempDir();
+    const env = {ARBOR_CACHE_DIR: cache};
+    const honest = evaluate('prefix-speed', 'score-print-correct.py', {env});
+    const kept = () => Object.fromEntries(readdirSync(cache).map((name) => [name, readFileSync(path.join(cache, name), 'utf8')]));
+    const before = kept();
+    expect(Object.keys(before).some((name) => /^python-[0-9a-f]{16}\.json$/.test(name))).toBe(true);
+    // Without the sandbox, a run started by root drops to a uid of its own, which cannot write root's cache either.
+    const ways = process.getuid?.() === 0 ? [[], ['--unsandboxed']] : [[]];
+    for (const args of ways) {
+      const {score} = evaluate('prefix-speed', 'poison-cache.py', {args, replace: {ARBOR_CACHE_FOLDER: cache}, env: {...env, ...(args.length ? unsandboxedEnv : {})}});
+      expect(score).toBeGreaterThan(1);
+      // Each entry as it was (without the sandbox, the run's own python, Debian's, adds its honest entry), none forged.
+      const now = kept();
+      expect(now).toMatchObject(before);
+      for (const [name, text] of Object.entries(now)) {
+        expect(name).toMatch(/^python-[0-9a-f]{16}\.json$/);
+        expect(text).not.toContain('forged');
+      }
+    }
+    const after = evaluate('prefix-speed', 'score-print-correct.py', {env});
+    expect(after.report.environment.python.numpy).toBe(honest.report.environment.python.numpy);
+    expect(after.report.environment.python.numpy).not.toBe('forged');
   });
 
   it('the accuracy fixture holds against the same cheats', () => {

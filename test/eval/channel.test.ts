@@ -31,7 +31,7 @@ describe('FrameReader', () => {
     expect(reader.pending).toBe(0);
   });
 
-  it('times a frame when its last byte is there', async () => {
+  it('times a frame no earlier than its last byte', async () => {
     const socket = new PassThrough();
     const reader = new FrameReader(socket);
     const next = reader.next(sized, false);
