@@ -4,7 +4,11 @@
  * INCOMPARABLE exactly as it does for any package. The mapping:
  *
  * - one gate task per case of the compared split (point x seed), every one a
- *   private test task and critical; the contract's train and development
+ *   private test task and critical; where every repetition draws fresh cases
+ *   (speedup over seeds), a task is a case slot (point x index) and each of
+ *   its trials a fresh case drawn for that slot, the same one for the baseline
+ *   and the candidate (their trial k is the same repetition): the gate then
+ *   judges how the sides fare over the split's distribution of cases; the contract's train and development
  *   splits hold one placeholder case of another seed per point (no records);
  *   families are `<split>:<point>`, so none spans two splits;
  * - trials are repetitions: trial_count is the fewest any case made (points
@@ -24,7 +28,7 @@
  * - environment_id is the environment fingerprint of each side's run, so a
  *   baseline recorded elsewhere makes the package INCOMPARABLE.
  *
- * Salted test seeds never appear: cases are named by point and index.
+ * Salted and fresh test seeds never appear: cases are named by point and index.
  */
 import {mkdirSync, statSync} from 'node:fs';
 import {createHash} from 'node:crypto';
@@ -136,12 +140,14 @@ export async function buildPackage(report: CompareReport, plan: Plan): Promise<{
     forbidden_side_effects: [],
   });
   const caseList: Json[] = [];
+  const fresh = report.reports.candidate.seeds.source === 'fresh';
   for (const [p] of points.entries()) {
     caseList.push(task(`train:p${p}`, `train:${pointText(p)}`, 'train', p, `point ${pointText(p)}, a case of a seed outside both splits`));
     caseList.push(task(`development:p${p}`, `development:${pointText(p)}`, 'development', p, `point ${pointText(p)}, a case of a seed outside both splits`));
   }
   for (const c of candidate.slice().sort((a, b) => a.point - b.point || a.i - b.i)) {
-    caseList.push(task(taskId(c), `test:${pointText(c.point)}`, 'test', c.point, `point ${pointText(c.point)}, case ${c.i} of the ${report.split} split`));
+    const what = fresh ? `case slot ${c.i} of the ${report.split} split, a fresh case every trial` : `case ${c.i} of the ${report.split} split`;
+    caseList.push(task(taskId(c), `test:${pointText(c.point)}`, 'test', c.point, `point ${pointText(c.point)}, ${what}`));
   }
   const cases: Json = {schema_version: 'agent-benchmark-cases-v1', benchmark_id: plan.name, benchmark_version: benchmarkVersion, dataset_version: datasetVersion, cases: caseList};
   const results: Json = {
@@ -168,6 +174,7 @@ function datasetVersionOf(report: CompareReport, plan: Plan): string {
   const seeds = report.reports.candidate.seeds;
   if (seeds.source === 'derived') return `${report.split}: ${seeds.count} seeds derived from ARBOR_TEST_SALT`;
   if (seeds.source === 'files') return `${report.split}: ${seeds.count} cases from files`;
+  if (seeds.source === 'fresh') return `${report.split}: ${seeds.count} fresh cases a point and repetition`;
   return `${report.split}: seeds ${plan[report.split].seedsText}`;
 }
 

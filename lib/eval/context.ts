@@ -55,9 +55,19 @@ export interface EvalContext {
   tamperCheck: boolean;
   protectedHash?: TreeHash;
   pointHashes?: Map<string, TreeHash>;
+  /** The split's seeds (fixed cases; with fresh cases only their count matters). */
   seeds: number[];
   warmupSeed: number;
-  /** Seeds no message may show: the derived test seeds and the warm-up seed above them (empty for published seeds). */
+  /**
+   * Fresh cases (drawsFreshCases): the eval's secret nonce, from which every
+   * repetition's seeds are drawn (seeds.ts freshSeeds). Never given to a run.
+   */
+  nonce?: Buffer;
+  /** Seeds a fresh draw never takes: the plan's published ones. */
+  excludedSeeds: number[];
+  /** Whether the cases are secret (salted or fresh test seeds): no message shows a seed or an input's value. */
+  secretCases: boolean;
+  /** Seeds no message may show: the derived or fresh test seeds and the warm-up seeds (empty for published seeds and on dev). */
   hiddenSeeds: number[];
   runCount: number;
   /** The run started ahead of its turn (point.ts), if any. */

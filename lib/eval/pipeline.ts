@@ -5,6 +5,7 @@
  * each point make, run and verify (point.ts), and score. Library code: it
  * reports progress through a callback and never prints.
  */
+import {randomBytes} from 'node:crypto';
 import {chmod, cp, mkdir, readFile, rm, stat} from 'node:fs/promises';
 import {existsSync, rmSync} from 'node:fs';
 import path from 'node:path';
@@ -24,7 +25,7 @@ import {mean} from './score.js';
 import {relativeHalfWidth, repeatInterval, scoreInterval, trustedRepetitions, type PointRatios} from './stats.js';
 import {cgroupBounds, cgroupsWork} from './cgroup.js';
 import {dataFolder, splitPoints, testDataVariable, type PointSource} from './data.js';
-import {saltVariable, splitSeeds, warmupSeed} from './seeds.js';
+import {drawsFreshCases, publishedSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
 import type {CaseReport, EvalOptions, EvalReport, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
 import {createWorkFolder, keepWorkFolder, snapshotFiles} from './workspace.js';
@@ -222,7 +223,9 @@ function announce(run: SidesRun, ctx: EvalContext, where: {dir: string; cwd: str
   const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions to ±${100 * plan.precision}% (budget ${budgetSeconds(plan, sides.length)} s)` : '';
   const cases = folder
     ? `${sources.length} work director${sources.length === 1 ? 'y' : 'ies'} (${reports[0]!.seeds.count} case(s)) from ${path.relative(cwd, folder) || folder}`
-    : `${sources.length} point(s) x ${ctx.seeds.length} ${reports[0]!.seeds.source === 'derived' ? 'salted ' : ''}seed(s)`;
+    : ctx.nonce
+      ? `${sources.length} point(s) x ${ctx.seeds.length} fresh case(s) a repetition`
+      : `${sources.length} point(s) x ${ctx.seeds.length} ${reports[0]!.seeds.source === 'derived' ? 'salted ' : ''}seed(s)`;
   progress(
     'line',
     `eval ${path.basename(dir)} ${split}${sides.length > 1 ? ` (${sides.map((side) => side.label).join(' vs ')})` : ''}: ${cases}, ` +
@@ -455,8 +458,10 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   // Salted test seeds are keyed by the plan's name, else the bundle's spec reference (stable across copies).
   const spec = (bundle as {spec?: unknown}).spec;
   const seedName = plan.named || typeof spec !== 'string' ? plan.name : spec;
-  const {seeds, derived} = plan.splitKind === 'path' ? {seeds: [], derived: false} : splitSeeds(plan, split, input.env, seedName);
-  if (plan.splitKind !== 'path') input.share({seeds: {source: derived ? 'derived' : 'published', count: report.seeds.count}});
+  const fresh = drawsFreshCases(plan);
+  const {seeds, derived} = plan.splitKind === 'path' ? {seeds: [], derived: false} : fresh ? {seeds: plan[split].seeds, derived: false} : splitSeeds(plan, split, input.env, seedName);
+  if (plan.splitKind !== 'path') input.share({seeds: {source: fresh ? 'fresh' : derived ? 'derived' : 'published', count: report.seeds.count}});
+  const secretCases = derived || (fresh && split === 'test');
   const tamperCheck = sandbox.kind === 'none';
   return {
     plan,
@@ -480,6 +485,10 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     protectedHash: tamperCheck ? await timed('check', () => hashTree([protectedDir])) : undefined,
     seeds,
     warmupSeed: warmupSeed(plan, seeds),
+    // Drawn here, held by the harness alone: a run never learns a seed before its case arrives.
+    ...(fresh ? {nonce: randomBytes(32)} : {}),
+    excludedSeeds: publishedSeeds(plan),
+    secretCases,
     hiddenSeeds: derived ? [...seeds, warmupSeed(plan, seeds)] : [],
     runCount: 0,
     progress,
@@ -602,7 +611,9 @@ function describeConfinement(input: PrepareInput, confinement: Confinement, bwra
 /** The score of a list of cases, and the first failure that forced 0.0. */
 function aggregate(plan: Plan, cases: CaseReport[], points?: PointReport[]): {score: number; failure?: string} {
   const describe = (bad: CaseReport) => {
-    const where = points && points.length > 1 ? ` of point ${JSON.stringify(points.find((p) => p.cases.includes(bad))?.point)}` : '';
+    const point = points && points.length > 1 ? ` of point ${JSON.stringify(points.find((p) => p.cases.includes(bad))?.point)}` : '';
+    // A fresh case is named by its seed too: `arbor bundle make --seeds <seed>` makes it again.
+    const where = `${bad.seed === undefined ? '' : ` (seed ${bad.seed})`}${point}`;
     // A verdict that names its first wrong element says so in words; other failures as before.
     if (bad.failure && (bad.status === 'failed' || bad.status === 'ok')) return `case ${bad.i}${where} failed: ${bad.failure}${bad.note ? `; ${bad.note}` : ''}`;
     const detail = bad.note ?? (bad.metrics ? JSON.stringify(bad.metrics) : undefined);

@@ -13,23 +13,58 @@ import type {PointSource} from './data.js';
 import type {CaseInput} from './process.js';
 import type {EvalContext} from './context.js';
 import {pointSignature, byteSize, type PointSignature} from './signature.js';
+import {freshSeeds} from './seeds.js';
+import {hashTree} from './tamper.js';
 
-/** What the make stage leaves for the others. */
-export interface MadePoint {
-  label: string;
-  dir: string;
+/**
+ * The cases of one or more repetitions: a bundle work folder (cases/, then
+ * expected/ and out/ at verification) and the inputs ready to deliver.
+ */
+export interface CaseSet {
   work: string;
-  point: PlanPoint;
-  parsed: Point;
-  signature: PointSignature;
-  resultBytes: number[];
+  /** The timed cases' inputs (the warm-up first, for speedup); dropped once every run of the set is over. */
   cases: CaseInput[];
-  /** How many timed cases the point has. */
-  n: number;
+  /** The seeds of the timed cases, in case order (none for a path split's files). */
+  seeds: number[];
   /** Path split: the private copy of the work directory's expected/, moved into work/ when verification needs it (never while a solution runs). */
   expectedFrom?: string;
   /** Whether expected/ is in place (only ever with no solution process running). */
   expectedWritten?: boolean;
+}
+
+/** What the make stage leaves for the others. */
+export interface MadePoint {
+  label: string;
+  index: number;
+  dir: string;
+  point: PlanPoint;
+  parsed: Point;
+  signature: PointSignature;
+  resultBytes: number[];
+  /** How many timed cases the point has. */
+  n: number;
+  /** The warm-up case (speedup), delivered first in every run: untimed, so one per point. */
+  warmup?: CaseInput;
+  /**
+   * The case sets by repetition: with fresh cases (drawsFreshCases) one per
+   * repetition, made when it starts (caseSetOf); else one for every repetition.
+   */
+  sets: CaseSet[];
+  /** Whether every repetition draws fresh cases. */
+  fresh: boolean;
+}
+
+/** The cases repetition `rep` runs: its own set when cases are fresh, else the one set. */
+export function caseSetOf(made: MadePoint, rep: number): CaseSet {
+  const set = made.sets[made.fresh ? rep : 0];
+  if (!set) throw new HarnessError(`the cases of repetition ${rep + 1} of ${made.label} were not made`, 'internal');
+  return set;
+}
+
+/** What a run of repetition `rep` is served: the warm-up, then the timed cases. */
+export function servedCases(made: MadePoint, rep: number): CaseInput[] {
+  const {cases} = caseSetOf(made, rep);
+  return made.warmup ? [made.warmup, ...cases] : cases;
 }
 
 export async function makePoint(ctx: EvalContext, index: number, source: PointSource, count: number): Promise<MadePoint> {
@@ -37,7 +72,6 @@ export async function makePoint(ctx: EvalContext, index: number, source: PointSo
   const {point} = source;
   const label = `point ${index + 1}/${count} ${source.folder ? `${path.basename(source.folder)} ` : ''}${JSON.stringify(point)}`;
   const dir = path.join(ctx.tmp, 'points', String(index));
-  const work = path.join(dir, 'work');
   await mkdir(dir, {recursive: true});
   let parsed: Point;
   try {
@@ -47,20 +81,13 @@ export async function makePoint(ctx: EvalContext, index: number, source: PointSo
     throw new HarnessError(`${where} does not fit the bundle: ${messageOf(error)}`, source.folder ? 'bad-data' : 'bad-plan');
   }
   const signature = pointSignature(bundle, parsed);
-  const make = async (target: string, seeds: number[], what: string) => {
-    try {
-      const made = await ctx.timed('make', () => api.makeWorkDir(bundle, target, parsed, seeds, {expected: false}));
-      if (made.cases !== seeds.length) throw new Error(`made ${made.cases} cases, expected ${seeds.length}`);
-    } catch (error) {
-      throw bundleFailure(`the bundle failed to make ${what} of ${label}`, error, ctx.hiddenSeeds);
-    }
-    if (existsSync(path.join(target, 'expected'))) throw new HarnessError(`the bundle wrote expected/ although asked not to (${label})`, 'bad-bundle');
-  };
-  let n: number;
+  const fresh = ctx.nonce !== undefined && !source.folder;
+  const n = source.folder ? source.cases! : ctx.seeds.length;
+  const made: MadePoint = {label, index, dir, point, parsed, signature, resultBytes: signature.results.map(byteSize), n, sets: [], fresh};
   if (source.folder) {
     // A path split's cases are files: the inputs are copied into the private work folder; expected/ stays out until verification.
-    ctx.progress('status', `${label}: reading ${source.cases} case(s)`);
-    n = source.cases!;
+    ctx.progress('status', `${label}: reading ${n} case(s)`);
+    const work = path.join(dir, 'work');
     await mkdir(work, {recursive: true});
     // expected/ is copied now, out of every run's reach (beside work/, not in it), before any solution runs:
     // a solution run without a sandbox could otherwise rewrite the answers in the data folder it is graded against.
@@ -69,29 +96,60 @@ export async function makePoint(ctx: EvalContext, index: number, source: PointSo
       await cp(path.join(source.folder!, 'manifest.json'), path.join(work, 'manifest.json'));
       await cp(path.join(source.folder!, 'expected'), path.join(dir, 'expected'), {recursive: true});
     });
-  } else {
-    ctx.progress('status', `${label}: making ${ctx.seeds.length} case(s)`);
-    n = ctx.seeds.length;
-    await make(work, ctx.seeds, 'the cases');
-  }
-  const cases: CaseInput[] = [];
-  for (let i = 0; i < n; i++) {
-    const caseName = path.join('cases', String(i).padStart(6, '0'));
-    cases.push({i, inputs: await readInputs(path.join(work, caseName), signature, source.folder && path.join(source.folder, caseName))});
+    const cases = await readCases(work, n, signature, source.folder);
+    made.sets.push({work, cases, seeds: [], expectedFrom: path.join(dir, 'expected')});
+    if (plan.metric === 'speedup') made.warmup = await pathWarmup(ctx, made, path.join(dir, 'warmup'), cases);
+    return made;
   }
   if (plan.metric === 'speedup') {
     const warm = path.join(dir, 'warmup');
-    if (!source.folder) {
-      await make(warm, [ctx.warmupSeed], 'the warm-up case');
-      cases.unshift({i: -1, inputs: await readInputs(path.join(warm, 'cases', '000000'), signature)});
-    } else {
-      const warmup = await pathWarmup(ctx, make, warm, signature, cases, label);
-      if (warmup) cases.unshift(warmup);
-    }
+    const seed = fresh ? freshSeeds(ctx.nonce!, index, 'warmup', 1, ctx.excludedSeeds)[0]! : ctx.warmupSeed;
+    if (fresh && ctx.secretCases) ctx.hiddenSeeds.push(seed);
+    await makeCases(ctx, made, warm, [seed], 'the warm-up case');
+    made.warmup = {i: -1, inputs: await readInputs(path.join(warm, 'cases', '000000'), signature)};
   }
-  const made: MadePoint = {label, dir, work, point, parsed, signature, resultBytes: signature.results.map(byteSize), cases, n};
-  if (source.folder) made.expectedFrom = path.join(dir, 'expected');
+  await makeCaseSet(ctx, made, 0);
   return made;
+}
+
+/**
+ * Make the cases of repetition `rep` (the first when cases are not fresh):
+ * with fresh cases, seeds drawn for this point and repetition from the eval's
+ * nonce. Called between runs, never while a case is timed.
+ */
+export async function makeCaseSet(ctx: EvalContext, made: MadePoint, rep: number): Promise<CaseSet> {
+  if (made.sets[made.fresh ? rep : 0]) return caseSetOf(made, rep);
+  const seeds = made.fresh ? freshSeeds(ctx.nonce!, made.index, rep, made.n, ctx.excludedSeeds) : ctx.seeds;
+  if (made.fresh && ctx.secretCases) ctx.hiddenSeeds.push(...seeds);
+  const work = path.join(made.dir, made.fresh ? `rep-${rep}` : 'work');
+  ctx.progress('status', `${made.label}: making ${seeds.length} ${made.fresh ? 'fresh ' : ''}case(s)${made.fresh ? ` for repetition ${rep + 1}` : ''}`);
+  await makeCases(ctx, made, work, seeds, made.fresh ? `the cases of repetition ${rep + 1}` : 'the cases');
+  const set: CaseSet = {work, cases: await readCases(work, made.n, made.signature), seeds};
+  made.sets[made.fresh ? rep : 0] = set;
+  // Without a sandbox, the point's folder is hashed to catch a solution that changes it: the harness's own additions are not that.
+  if (ctx.tamperCheck) (ctx.pointHashes ??= new Map()).set(made.dir, await ctx.timed('check', () => hashTree([made.dir])));
+  return set;
+}
+
+/** The bundle makes `seeds`' cases in `target` (never expected/). */
+async function makeCases(ctx: EvalContext, made: MadePoint, target: string, seeds: number[], what: string): Promise<void> {
+  try {
+    const result = await ctx.timed('make', () => ctx.api.makeWorkDir(ctx.bundle, target, made.parsed, seeds, {expected: false}));
+    if (result.cases !== seeds.length) throw new Error(`made ${result.cases} cases, expected ${seeds.length}`);
+  } catch (error) {
+    throw bundleFailure(`the bundle failed to make ${what} of ${made.label}`, error, ctx.hiddenSeeds);
+  }
+  if (existsSync(path.join(target, 'expected'))) throw new HarnessError(`the bundle wrote expected/ although asked not to (${made.label})`, 'bad-bundle');
+}
+
+/** The `n` timed cases of a work folder, read into memory (`data`: a path split's folder, named in messages). */
+async function readCases(work: string, n: number, signature: PointSignature, data?: string): Promise<CaseInput[]> {
+  const cases: CaseInput[] = [];
+  for (let i = 0; i < n; i++) {
+    const caseName = path.join('cases', String(i).padStart(6, '0'));
+    cases.push({i, inputs: await readInputs(path.join(work, caseName), signature, data && path.join(data, caseName))});
+  }
+  return cases;
 }
 
 /**
@@ -101,26 +159,19 @@ export async function makePoint(ctx: EvalContext, index: number, source: PointSo
  * that cannot generate leaves the point without a warm-up: first-call costs
  * then fall on the first case, for the reference and the solution alike.
  */
-async function pathWarmup(
-  ctx: EvalContext,
-  make: (target: string, seeds: number[], what: string) => Promise<void>,
-  warm: string,
-  signature: PointSignature,
-  cases: CaseInput[],
-  label: string,
-): Promise<CaseInput | undefined> {
+async function pathWarmup(ctx: EvalContext, made: MadePoint, warm: string, cases: CaseInput[]): Promise<CaseInput | undefined> {
   for (let seed = ctx.warmupSeed; seed < ctx.warmupSeed + 3; seed++) {
     try {
       await rm(warm, {recursive: true, force: true});
-      await make(warm, [seed], 'the warm-up case');
+      await makeCases(ctx, made, warm, [seed], 'the warm-up case');
     } catch (error) {
-      ctx.progress('line', `warning: ${label} has no warm-up case (${messageOf(error)}); first-call costs fall on its first case`);
+      ctx.progress('line', `warning: ${made.label} has no warm-up case (${messageOf(error)}); first-call costs fall on its first case`);
       return undefined;
     }
-    const inputs = await readInputs(path.join(warm, 'cases', '000000'), signature);
+    const inputs = await readInputs(path.join(warm, 'cases', '000000'), made.signature);
     if (!cases.some((c) => c.inputs.equals(inputs))) return {i: -1, inputs};
   }
-  ctx.progress('line', `warning: ${label} has no warm-up case (the generated ones equal timed cases); first-call costs fall on its first case`);
+  ctx.progress('line', `warning: ${made.label} has no warm-up case (the generated ones equal timed cases); first-call costs fall on its first case`);
   return undefined;
 }
 

@@ -20,7 +20,7 @@ import {median, relativeHalfWidth, scoreInterval, speedScore, stoppingResamples,
 import type {PointSignature} from './signature.js';
 import {firstDifference, hashTree} from './tamper.js';
 import type {RepetitionReport} from './types.js';
-import type {MadePoint} from './point-make.js';
+import {caseSetOf, makeCaseSet, servedCases, type MadePoint} from './point-make.js';
 import {ensureExpected, verifyRun, type SideStage, type Timing} from './point-verify.js';
 
 /** What the run stage leaves for verification. */
@@ -66,6 +66,8 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
   for (; ; rep++) {
     const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
     const runs = runOrder(ctx, rep);
+    // Fresh cases: this repetition's, made between runs (never while a case is timed), shared by the reference and every side.
+    await makeCaseSet(ctx, made, rep);
     // No run is started ahead for a repetition that cannot come: past the fewest, a spent budget ends them.
     const last = rep + 1 >= maxRepetitions || (rep + 1 >= minimum && spent() >= budget);
     for (const [position, item] of runs.entries()) {
@@ -74,6 +76,8 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
       if (item === 'reference') await runReference(ctx, made, state, rep, step, next);
       else await runSide(ctx, made, state, item, rep, step, next);
     }
+    // Every run of this repetition is over: its inputs are on disk for verification, no longer needed in memory.
+    if (made.fresh) caseSetOf(made, rep).cases = [];
     if (plan.metric !== 'speedup') break;
     pushSpeedups(ctx, state, rep);
     // A compare still makes the plan's fewest repetitions, so that each case of the good side
@@ -82,8 +86,9 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
     if (state.failed && enough) break;
     // In the sandbox no later run can see the work folder, so the first repetition is verified
     // now (its processes are gone): wrong answers end the repetitions instead of being timed on.
-    if (rep === 0 && ctx.sandbox === 'bwrap') {
-      await verifyFirstRepetition(ctx, made, state, step);
+    // Fresh cases are verified repetition by repetition, each against its own expected answers.
+    if ((rep === 0 || made.fresh) && ctx.sandbox === 'bwrap') {
+      await verifyRepetition(ctx, made, state, rep, step);
       if (state.failed && enough) break;
     }
     if (state.failed) continue;
@@ -145,7 +150,7 @@ async function runReference(ctx: EvalContext, made: MadePoint, state: Repetition
   ctx.progress('status', `${step}reference`);
   const counted = ctx.clock === 'instructions';
   const nullCases = counted || state.nullCalls.length >= nullCasesEnough ? 0 : nullCasesPerRun;
-  const ref = await runOnce(ctx, made, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next, {...state.service, nullCases});
+  const ref = await runOnce(ctx, made, rep, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next, {...state.service, nullCases});
   const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
   if (bad) {
     const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
@@ -168,14 +173,14 @@ async function runSide(ctx: EvalContext, made: MadePoint, state: Repetitions, s:
   const who = ctx.sides.length > 1 ? side.label : 'solution';
   ctx.progress('status', `${step}${who}`);
   const limitFor = (i: number) => solutionLimit(ctx, state, i);
-  const outcome = await runOnce(ctx, made, side.files, limitFor, next, state.service);
+  const outcome = await runOnce(ctx, made, rep, side.files, limitFor, next, state.service);
   const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
   if (statuses.every((status) => status.status === 'ok')) pushFirstCase(state.sides[s]!.firstCase, statuses.map((status) => timingOf(ctx, status).clock));
   if (ctx.clock === 'instructions') crossCheckCounts(statuses, state.reference);
   if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
   const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${s}-${rep}`, 'out');
   await writeAnswers(out, outcome.cases, made.signature);
-  state.sides[s]!.runs.push({out, statuses});
+  state.sides[s]!.runs.push({out, statuses, rep});
   const answered = statuses.filter((status) => status.status === 'ok').length;
   if (plan.metric !== 'speedup' || answered < n) ctx.progress('line', `${step}${who} returned ${answered}/${n} case(s) in time`);
   // A failed repetition already makes a speedup score 0.0: do not spend more time on it.
@@ -193,14 +198,15 @@ function pushSpeedups(ctx: EvalContext, state: Repetitions, rep: number): void {
   }
 }
 
-/** Verify each side's first run now (expected/ written first); a side that did not pass every case fails. */
-async function verifyFirstRepetition(ctx: EvalContext, made: MadePoint, state: Repetitions, step: string): Promise<void> {
+/** Verify each side's run of repetition `rep` now (expected/ written first); a side that did not pass every case fails. */
+async function verifyRepetition(ctx: EvalContext, made: MadePoint, state: Repetitions, rep: number, step: string): Promise<void> {
   const {n} = made;
-  await ensureExpected(ctx, made);
+  await ensureExpected(ctx, made, rep);
   for (const [s, side] of state.sides.entries()) {
-    const first = side.runs[0]!;
-    first.verdicts = await verifyRun(ctx, made, first);
-    const passed = first.statuses.filter((status) => status.passed).length;
+    const run = side.runs[rep];
+    if (!run) continue;
+    run.verdicts = await verifyRun(ctx, made, run);
+    const passed = run.statuses.filter((status) => status.passed).length;
     if (passed < n) {
       ctx.progress('line', `${step}${ctx.sides.length > 1 ? ctx.sides[s]!.label : 'solution'} passed ${passed}/${n} case(s)`);
       state.failed = true;
@@ -310,6 +316,7 @@ export async function dropRunAhead(ctx: EvalContext): Promise<void> {
 async function runOnce(
   ctx: EvalContext,
   made: MadePoint,
+  rep: number,
   files: RunFiles,
   caseTimeout: (i: number) => number,
   next?: RunFiles,
@@ -326,13 +333,14 @@ async function runOnce(
   if (next && ctx.sandbox === 'bwrap') ctx.runAhead = prepareRun(ctx, next);
   // The warm-up case may be called up to maxCalls times, and null cases take the warm-up's limit.
   const calls = (c: CaseInput) => (c.i < 0 ? (options.warmup?.maxCalls ?? 1) + (options.nullCases ?? 0) : 1);
-  const caseSum = made.cases.reduce((total, c) => total + calls(c) * caseTimeout(c.i), 0);
+  const cases = servedCases(made, rep);
+  const caseSum = cases.reduce((total, c) => total + calls(c) * caseTimeout(c.i), 0);
   const initTimeout = ctx.plan.initTimeout * slowdown(ctx);
   const outcome = await prepared.process.serve({
     point: made.point,
     signature: made.signature,
     resultBytes: made.resultBytes,
-    cases: made.cases,
+    cases,
     caseTimeout,
     totalTimeout: Math.min(2 * initTimeout + caseSum, remaining),
     cpu: ctx.cpu,
@@ -349,7 +357,7 @@ async function runOnce(
     throw startFailure(ctx.python.executable, outcome);
   }
   // The runner opens a count after ready and after each untimed warm-up case, before the first timed one.
-  if (prepared.counter) await countInstructions(outcome, prepared.counter, 1 + made.cases.filter((c) => c.i < 0).length);
+  if (prepared.counter) await countInstructions(outcome, prepared.counter, 1 + cases.filter((c) => c.i < 0).length);
   await releaseRun(prepared);
   return outcome;
 }

@@ -12,11 +12,13 @@ import {explainFailure, withoutValues} from './failure.js';
 import {caseAccuracy, timeOnClock} from './score.js';
 import {median, type PointRatios} from './stats.js';
 import type {CaseReport, RepetitionReport} from './types.js';
-import {bundleFailure, type MadePoint} from './point-make.js';
+import {bundleFailure, caseSetOf, type MadePoint} from './point-make.js';
 
 /** One solution repetition, before verification. */
 export interface SolutionRun {
   out: string;
+  /** The repetition it ran in (its cases are that repetition's set). */
+  rep: number;
   statuses: RepetitionReport[];
   /** Set once the run's answers were verified. */
   verdicts?: Verdict[];
@@ -46,8 +48,10 @@ export async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: Side
   const verdictsByRun: Verdict[][] = [];
   // A run that touched protected files scores 0.0; nothing it may have rewritten is executed.
   if (!tampered) {
-    await ensureExpected(ctx, made);
-    for (const run of runs) verdictsByRun.push((run.verdicts ??= await verifyRun(ctx, made, run)));
+    for (const run of runs) {
+      if (!run.verdicts) await ensureExpected(ctx, made, run.rep);
+      verdictsByRun.push((run.verdicts ??= await verifyRun(ctx, made, run)));
+    }
   }
   return Array.from({length: n}, (_, i): CaseReport => {
     const reps = runs.map((run) => run.statuses[i]!);
@@ -68,11 +72,14 @@ export async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: Side
     }
     const report: CaseReport = {i, status: worst.status, passed: ok, seconds, ratio, repetitions: reps};
     // Salted test data is secret: the first wrong element keeps its place, not its values.
-    const metrics = ctx.hiddenSeeds.length ? withoutValues(verdict?.metrics) : verdict?.metrics;
+    const metrics = ctx.secretCases ? withoutValues(verdict?.metrics) : verdict?.metrics;
     if (metrics) report.metrics = metrics;
     const failure = ok ? undefined : explainFailure(metrics);
     if (failure) report.failure = failure;
     if (worst.note) report.note = worst.note;
+    // A failure of a fresh case names its seed where the seeds are not secret (dev), so `arbor bundle make --seeds` reproduces it.
+    const seed = ok || ctx.secretCases || !made.fresh ? undefined : caseSetOf(made, runs[reps.indexOf(worst)]?.rep ?? 0).seeds[i];
+    if (seed !== undefined) report.seed = seed;
     if (plan.metric === 'speedup' && referenceTimes.length) {
       report.referenceSeconds = median(referenceTimes);
       report.referenceRepetitions = referenceTimes;
@@ -81,31 +88,33 @@ export async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: Side
   });
 }
 
-/** Let the oracle write expected/ (once; never while a solution process runs). */
-export async function ensureExpected(ctx: EvalContext, made: MadePoint): Promise<void> {
-  if (made.expectedWritten) return;
-  if (made.expectedFrom) {
-    await ctx.timed('expected', () => rename(made.expectedFrom!, path.join(made.work, 'expected')));
-    made.expectedWritten = true;
+/** Let the oracle write expected/ of repetition `rep`'s cases (once a set; never while a solution process runs). */
+export async function ensureExpected(ctx: EvalContext, made: MadePoint, rep: number): Promise<void> {
+  const set = caseSetOf(made, rep);
+  if (set.expectedWritten) return;
+  if (set.expectedFrom) {
+    await ctx.timed('expected', () => rename(set.expectedFrom!, path.join(set.work, 'expected')));
+    set.expectedWritten = true;
     return;
   }
-  ctx.progress('status', `${made.label}: writing expected answers`);
+  ctx.progress('status', `${made.label}: writing expected answers${made.fresh ? ` of repetition ${rep + 1}` : ''}`);
   try {
-    await ctx.timed('expected', () => ctx.api.writeExpected(ctx.bundle, made.work));
+    await ctx.timed('expected', () => ctx.api.writeExpected(ctx.bundle, set.work));
   } catch (error) {
     throw bundleFailure(`the bundle's oracle failed on ${made.label}`, error, ctx.hiddenSeeds);
   }
-  made.expectedWritten = true;
+  set.expectedWritten = true;
 }
 
 /** Verify one repetition's answers in the work folder, and fold the verdicts into its statuses. */
 export async function verifyRun(ctx: EvalContext, made: MadePoint, run: SolutionRun): Promise<Verdict[]> {
-  const target = path.join(made.work, 'out');
+  const {work} = caseSetOf(made, run.rep);
+  const target = path.join(work, 'out');
   await rm(target, {recursive: true, force: true});
   await rename(run.out, target);
   let verdicts: Verdict[];
   try {
-    verdicts = (await ctx.timed('verify', () => ctx.api.verifyWorkDir(ctx.bundle, made.work))).cases;
+    verdicts = (await ctx.timed('verify', () => ctx.api.verifyWorkDir(ctx.bundle, work))).cases;
   } catch (error) {
     throw bundleFailure(`the bundle's verifier failed on ${made.label}`, error, ctx.hiddenSeeds);
   } finally {

@@ -50,3 +50,40 @@ export function warmupSeed(plan: Plan, seeds: number[]): number {
   for (const seed of [...plan.dev.seeds, ...plan.test.seeds, ...seeds]) if (seed > max) max = seed;
   return max + 1;
 }
+
+/**
+ * Whether a split draws fresh cases every repetition: speedup plans over
+ * seeds. A solution that remembered a case's answer (in the page cache, say)
+ * then has nothing to replay: every repetition, and every eval, times cases
+ * it has never seen. Accuracy plans keep their fixed seeds (their scores must
+ * be deterministic), and a path split's cases are its files.
+ */
+export function drawsFreshCases(plan: Pick<Plan, 'metric' | 'splitKind'>): boolean {
+  return plan.metric === 'speedup' && plan.splitKind !== 'path';
+}
+
+/** The seeds a fresh draw never takes: the plan's published dev and test seeds (a published case's answer is public). */
+export function publishedSeeds(plan: Pick<Plan, 'dev' | 'test'>): number[] {
+  return [...plan.dev.seeds, ...plan.test.seeds];
+}
+
+/**
+ * `count` fresh seeds of one repetition of one point: candidate k is the
+ * first 6 bytes (big-endian) of SHA-256 of `<nonce hex>|<point>|<draw>|<k>`,
+ * skipping `exclude` and repeats. `draw` is the repetition's number, or
+ * `warmup` for the point's untimed warm-up case. The nonce is drawn by the
+ * eval (crypto-random, never given to a run), so no run can know a seed
+ * before its case arrives, and no two evals share cases.
+ */
+export function freshSeeds(nonce: Buffer, point: number, draw: number | 'warmup', count: number, exclude: Iterable<number> = []): number[] {
+  const taken = new Set(exclude);
+  const seeds: number[] = [];
+  const key = nonce.toString('hex');
+  for (let k = 0; seeds.length < count; k++) {
+    const seed = createHash('sha256').update(`${key}|${point}|${draw}|${k}`, 'utf8').digest().readUIntBE(0, 6);
+    if (taken.has(seed)) continue;
+    taken.add(seed);
+    seeds.push(seed);
+  }
+  return seeds;
+}

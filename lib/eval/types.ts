@@ -80,6 +80,12 @@ export interface CaseReport {
   /** A case that did not pass, when its verdict names its first wrong element: `y[0, 4] expected 17, got 18 (1 of 64 elements wrong)`. */
   failure?: string;
   note?: string;
+  /**
+   * A case that did not pass: the seed of its failing repetition's case, so
+   * `arbor bundle make --seeds <seed>` makes it again (never for secret cases:
+   * the test split's fresh or salted seeds).
+   */
+  seed?: number;
   /** Solution time on the eval's clock: the median over repetitions (null if none finished). */
   seconds: number | null;
   /** speedup: reference time on the eval's clock, the median over repetitions. */
@@ -129,8 +135,13 @@ export interface EvalReport {
   score: number;
   /** Why the score is 0.0 when a failure forced it (the first failing case). */
   failure?: string;
-  /** Where the cases came from: the plan's seeds, seeds derived from ARBOR_TEST_SALT, or the files of a path split; and how many (per point for seeds, in all for files). */
-  seeds: {source: 'published' | 'derived' | 'files'; count: number};
+  /**
+   * Where the cases came from: the plan's seeds, seeds derived from
+   * ARBOR_TEST_SALT, fresh seeds every repetition (speedup over seeds), or the
+   * files of a path split; and how many (per point, a repetition, for seeds;
+   * in all for files).
+   */
+  seeds: {source: 'published' | 'derived' | 'fresh' | 'files'; count: number};
   /** Repetitions made (speedup: the most any point needed; each point's own count is in points[].repetitions). */
   repetitions: number;
   /**

@@ -16,8 +16,8 @@ export type RunKind = 'eval' | 'compare' | 'calibrate';
 /** `ok`: scored; `failed`: scored 0.0 because a case failed; `error`: the harness gave no score. */
 export type RunStatus = 'ok' | 'failed' | 'error';
 /** Where a run's cases came from: published seeds, seeds derived from the test salt, or the files of a path split. */
-export type SeedSource = 'published' | 'derived' | 'files';
-const seedSources: readonly string[] = ['published', 'derived', 'files'];
+export type SeedSource = 'published' | 'derived' | 'fresh' | 'files';
+const seedSources: readonly string[] = ['published', 'derived', 'fresh', 'files'];
 
 /** The verdict of a compare run. */
 export type CompareVerdict = 'better' | 'worse' | 'same';

@@ -124,7 +124,7 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     const score = scoreOf(result.stdout);
     expect(score).toBeGreaterThan(1);
     expect(result.stderr).toContain('point 1/1');
-    expect(report).toMatchObject({split: 'dev', metric: 'speedup', score, seeds: {source: 'published', count: 3}, clock: 'cpu', sandbox: 'bwrap'});
+    expect(report).toMatchObject({split: 'dev', metric: 'speedup', score, seeds: {source: 'fresh', count: 3}, clock: 'cpu', sandbox: 'bwrap'});
     expect(report.environment.fingerprint).toMatch(/^[0-9a-f]{16}$/);
     expect(report.solutionSha256).toMatch(/^[0-9a-f]{64}$/);
     const reps = report.repetitions;

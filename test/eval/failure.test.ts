@@ -35,6 +35,7 @@ interface Case {
   i: number;
   metrics: {first: {result: string; index: number[]; flat: number; expected: number; got: number}};
   failure: string;
+  seed?: number;
 }
 
 describe('a failed case explains itself', () => {
@@ -43,10 +44,15 @@ describe('a failed case explains itself', () => {
     const json = path.join(tempDir(), 'report.json');
     const result = runCli(['benchmark', 'eval', dir, 'dev', '--solution', solution, '--json-file', json]);
     expect(result).toMatchObject({code: 0, stdout: 'score: 0.0\n'});
-    const line = /^score is 0\.0: case 0 failed: s\[4\] expected (-?\d+), got (-?\d+) \(1 of 2000 elements wrong\)$/m.exec(result.stderr);
+    // Every repetition draws fresh cases: a failure names its case's seed, which makes that case again.
+    const line = /^score is 0\.0: case 0 \(seed (\d+)\) failed: s\[4\] expected (-?\d+), got (-?\d+) \(1 of 2000 elements wrong\)$/m.exec(result.stderr);
     expect(line, result.stderr).not.toBeNull();
-    expect(Number(line![2])).toBe(Number(line![1]) + 1);
+    expect(Number(line![3])).toBe(Number(line![2]) + 1);
+    const again = path.join(tempDir(), 'again');
+    expect(runCli(['bundle', path.join(dir, 'bundle'), 'make', again, '--point', '{"N":2000}', '--seeds', line![1]!]).code).toBe(0);
+    expect(new Float64Array(readFileSync(path.join(again, 'expected/000000/s.bin')).buffer.slice(0))[4]).toBe(Number(line![2]));
     const cases = JSON.parse(readFileSync(json, 'utf8')).points[0].cases as Case[];
+    expect(cases[0]!.seed).toBe(Number(line![1]));
     expect(cases).toHaveLength(3);
     for (const c of cases) {
       const {first} = c.metrics;
@@ -63,7 +69,10 @@ describe('a failed case explains itself', () => {
     expect(result).toMatchObject({code: 0, stdout: 'score: 0.0\n'});
     expect(result.stderr).toContain('\nscore is 0.0: case 0 of point {"N":20000} failed: s[4] is wrong (1 of 20000 elements wrong)\n');
     const report = JSON.parse(readFileSync(json, 'utf8'));
-    expect(report.seeds.source).toBe('derived');
+    // A speed plan's test cases are fresh every repetition (the salt keys only fixed seeds): no seed is named.
+    expect(report.seeds.source).toBe('fresh');
+    expect(result.stderr).not.toMatch(/seed \d/);
+    expect(report.points[0].cases.some((c: Case) => 'seed' in c)).toBe(false);
     // A speedup eval stops at the first failing point: the second one is not run.
     expect(report.points[1].cases.map((c: {status: string}) => c.status)).toEqual(['not-run', 'not-run', 'not-run']);
     for (const c of report.points[0].cases) {
@@ -85,7 +94,7 @@ describe('a failed case explains itself', () => {
     );
     const result = runCli(['benchmark', 'eval', dir, 'dev', '--solution', solution]);
     expect(result).toMatchObject({code: 0, stdout: 'score: 0.0\n'});
-    const line = /^score is 0\.0: case 0 failed: s\[4\] expected (-?\d+), got (-?\d+) \(\{"wrong":1,"of":2000\}\)$/m.exec(result.stderr);
+    const line = /^score is 0\.0: case 0 \(seed \d+\) failed: s\[4\] expected (-?\d+), got (-?\d+) \(\{"wrong":1,"of":2000\}\)$/m.exec(result.stderr);
     expect(line, result.stderr).not.toBeNull();
     expect(Number(line![2])).toBe(Number(line![1]) + 1);
   });
