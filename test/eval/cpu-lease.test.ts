@@ -119,7 +119,7 @@ function spawnAsNobody(command: string[]): ChildProcess {
   return child;
 }
 
-/** Until every CPU's lock file in `folder` is held by someone else. */
+/** Until every CPU's lock file in `folder` is held by someone else (who waits for a lock: this probe holds each for a moment). */
 async function untilAllHeld(folder: string, cpus: number[]): Promise<void> {
   for (let tries = 0; tries < 200; tries++) {
     const leases = await Promise.all(cpus.map((cpu) => tryLease(folder, cpu)));
@@ -175,6 +175,18 @@ describe.runIf(rootWithNobody)('CPU leases as root, with another user on the hos
     }
   });
 
+  it('uses no lease where its own folder is not trusted either (another uid made it first)', async () => {
+    const folder = reachableFolder(0o1777);
+    mkdirSync(folder);
+    chmodSync(folder, 0o1777);
+    mkdirSync(ownFolder(folder));
+    chownSync(ownFolder(folder), nobody, nobody);
+    const warnings: string[] = [];
+    await expect(leaseOneOf(folder, [0], {onWarning: (text) => warnings.push(text)})).rejects.toThrow(new LeaseUntrusted(`${ownFolder(folder)} is not trusted: owned by uid 65534, neither root nor this user`));
+    expect(warnings).toHaveLength(1);
+    expect(readdirSync(ownFolder(folder))).toEqual([]);
+  });
+
   it('never follows a symlink planted as a lock file: its target is neither made nor changed', async () => {
     const folder = reachableFolder(0o1777);
     const outside = path.dirname(folder);
@@ -223,7 +235,7 @@ describe.runIf(rootWithNobody)('CPU leases as root, with another user on the hos
     const cpus = [0, 1];
     // Locked on inherited descriptors by a flock(1) that exits: /proc/locks names a pid gone, the holder is the shell's sleep.
     const files = cpus.map((cpu) => path.join(folder, `cpu${cpu}.lock`));
-    spawnAsNobody(['sh', '-c', `exec 3<${files[0]} 4<${files[1]}; flock -n 3 && flock -n 4 && exec sleep 60`]);
+    spawnAsNobody(['sh', '-c', `exec 3<${files[0]} 4<${files[1]}; flock 3 && flock 4 && exec sleep 60`]);
     await untilAllHeld(folder, cpus);
     const started = Date.now();
     const waits: number[] = [];
@@ -240,7 +252,7 @@ describe.runIf(rootWithNobody)('CPU leases as root, with another user on the hos
     const folder = reachableFolder();
     leaseFolder({ARBOR_CPU_LEASES: folder});
     const own = (await tryLease(folder, 0))!;
-    spawnAsNobody(['flock', '-n', path.join(folder, 'cpu1.lock'), 'sleep', '60']);
+    spawnAsNobody(['flock', path.join(folder, 'cpu1.lock'), 'sleep', '60']);
     await untilAllHeld(folder, [1]);
     let lease: CpuLease | Error | undefined;
     void leaseOneOf(folder, [0, 1], {pollMs: 50, foreignWait: 0.2}).then(
@@ -307,7 +319,7 @@ describe.runIf(rootWithNobody)('CPU leases as root, with another user on the hos
     const shared = reachableFolder();
     leaseFolder({ARBOR_CPU_LEASES: shared});
     const cpus = Array.from({length: machineCpus()}, (_, k) => k);
-    const command = cpus.flatMap((cpu) => ['flock', '-n', path.join(shared, `cpu${cpu}.lock`)]);
+    const command = cpus.flatMap((cpu) => ['flock', path.join(shared, `cpu${cpu}.lock`)]);
     spawnAsNobody([...command, 'sleep', '120']);
     await untilAllHeld(shared, cpus);
     const second = await evalIn(shared, {ARBOR_CPU_LEASE_FOREIGN_WAIT: '1'});
