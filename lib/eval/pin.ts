@@ -6,7 +6,7 @@
 import {spawnSync} from 'node:child_process';
 import {readFileSync} from 'node:fs';
 import {UsageError} from '../errors.js';
-import {leaseFolder, leaseOneOf, LeaseUnavailable, type CpuLease} from './cpu-lease.js';
+import {CpusHeldByOthers, defaultForeignWait, describeUids, foreignWaitVariable, leaseFolder, leaseOneOf, LeaseUnavailable, type CpuLease} from './cpu-lease.js';
 
 /** ARBOR_EVAL_CPU: "auto" (the default), "none" or a CPU number; anything else is a usage error. */
 function cpuSetting(env: NodeJS.ProcessEnv): string {
@@ -15,6 +15,17 @@ function cpuSetting(env: NodeJS.ProcessEnv): string {
     throw new UsageError(`ARBOR_EVAL_CPU=${env.ARBOR_EVAL_CPU} is not a CPU number, expected e.g. 0, "auto" (a free allowed CPU, leased for the eval; the default) or "none" (no pinning)`);
   }
   return cpu;
+}
+
+/** ARBOR_CPU_LEASE_FOREIGN_WAIT: seconds (default 60); anything but a number >= 0 is a usage error. */
+function foreignWait(env: NodeJS.ProcessEnv): number {
+  const text = env[foreignWaitVariable]?.trim();
+  if (!text) return defaultForeignWait;
+  const seconds = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !Number.isFinite(seconds)) {
+    throw new UsageError(`${foreignWaitVariable}=${env[foreignWaitVariable]} is not a number of seconds, expected e.g. 60 (the default): how long an eval waits while processes of other users hold every CPU's lease`);
+  }
+  return seconds;
 }
 
 /** Whether `taskset -c <cpu>` works here (util-linux present, CPU allowed). */
@@ -34,14 +45,18 @@ export interface PinnedCpu {
  * number (used as is, no lease), "none", or "auto" (the default): a CPU no
  * other eval on this host holds, leased until the eval releases it (the idlest
  * over the last 50 ms among the free ones); while every allowed CPU is
- * leased, the eval waits (`onWait` says how long so far). Only on Linux where
- * taskset works; where no lease can be taken (no flock), the idlest CPU
- * without one, and `onWarning` says why.
+ * leased, the eval waits (`onWait` says how long so far), for ever while an
+ * eval of this user holds one, else for ARBOR_CPU_LEASE_FOREIGN_WAIT seconds.
+ * Only on Linux where taskset works; where no lease can be taken (no flock,
+ * other users' processes holding every CPU past the bound), the idlest CPU
+ * without one, and `onWarning` says why; it also says when the shared lease
+ * folder is not trusted and the eval leases in its user's own.
  */
 export async function pinCpu(env: NodeJS.ProcessEnv = process.env, hooks: {onWait?: (text: string) => void; onWarning?: (text: string) => void} = {}): Promise<PinnedCpu> {
   const setting = cpuSetting(env);
   if (process.platform !== 'linux' || setting === 'none') return {};
   if (setting !== 'auto') return tasksetWorks(setting) ? {cpu: setting} : {};
+  const bound = foreignWait(env);
   const allowed = allowedCpus();
   if (!allowed.length) return {};
   const order = byIdleness(allowed);
@@ -50,9 +65,19 @@ export async function pinCpu(env: NodeJS.ProcessEnv = process.env, hooks: {onWai
     lease = await leaseOneOf(leaseFolder(env), order, {
       onWait: (waited) =>
         hooks.onWait?.(`waiting for a CPU: every allowed CPU (${allowed.join(',')}) is leased by another eval on this host${waited ? ` (${Math.round(waited)} s so far)` : ''}; ARBOR_EVAL_CPU=<n> pins to one regardless`),
+      onWarning: hooks.onWarning,
+      foreignWait: bound,
     });
   } catch (error) {
     if (!(error instanceof LeaseUnavailable)) throw error;
+    if (error instanceof CpusHeldByOthers) {
+      // Measured again: the idlest CPU may not be the one it was before the wait.
+      const cpu = String(byIdleness(allowed)[0]);
+      hooks.onWarning?.(
+        `no CPU lease: every allowed CPU (${allowed.join(',')}) has been leased for over ${bound} s by processes of ${describeUids(error.uids)}, not this user's evals; going on without a lease on CPU ${cpu}, the idlest: its times may be disturbed`,
+      );
+      return tasksetWorks(cpu) ? {cpu} : {};
+    }
     hooks.onWarning?.(`no CPU lease (${error.message}): another eval on this host may time on the same CPU`);
     const cpu = String(order[0]);
     return tasksetWorks(cpu) ? {cpu} : {};
