@@ -89,7 +89,14 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   await checkLock(run, dir, options.benchmark);
 
   // One CPU per eval on this host: leased until the eval ends (released in the finally below, or by the kernel with this process).
-  const pinned: PinnedCpu = await pinCpu(env, {onWait: (text) => progress('line', text), onWarning: (text) => progress('line', `warning: ${text}`)});
+  const pinned: PinnedCpu = await pinCpu(env, {
+    onWait: (text) => progress('line', text),
+    onWarning: (text) => {
+      // A lease taken elsewhere, or none, bears on the times: said once on stderr, and in every side's report.
+      progress('line', `warning: ${text}`);
+      for (const each of reports) (each.warnings ??= []).push(text);
+    },
+  });
   const {cpu} = pinned;
   run.share({pinned: cpu !== undefined, ...(cpu === undefined ? {} : {cpu})});
   let tmp: string;
