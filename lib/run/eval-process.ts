@@ -220,9 +220,7 @@ export async function localSecrets(benchmark: string, split: string, env: NodeJS
   const plan = await loadPlan(path.resolve(cwd, benchmark)).catch(() => undefined);
   if (!plan) return {redact: (text) => text};
   const testSeeds = await derivedTestSeeds(plan, split as Split, env);
-  const salt = env[saltVariable];
-  const blank = seedRedactor(plan, testSeeds);
-  return {...(testSeeds ? {testSeeds} : {}), redact: (text) => blank(salt ? text.split(salt).join('<salt>') : text)};
+  return {...(testSeeds ? {testSeeds} : {}), redact: seedRedactor(plan, testSeeds)};
 }
 
 /**
