@@ -40,6 +40,8 @@ export interface EvalChildRequest {
   ledger?: string;
   /** calibrate: how many evals. */
   runs?: number;
+  /** The caller's environment has a salt (set by runInChild): a path split's test eval says it does not apply, as it does in process. */
+  salted?: boolean;
 }
 
 /** What this process answers. */
@@ -128,9 +130,15 @@ async function evaluate(request: EvalChildRequest, salted: Salted | undefined): 
     planOverride = {test: {...plan.test, seeds: request.testSeeds}} as never;
     if (overridePlan(plan, planOverride).test.seeds !== request.testSeeds) throw new HarnessError('this arbor cannot hand the salted test seeds to the eval (plan override refused); the test split cannot be scored here');
   }
+  // A path split derives no seed: a stand-in for the salt only brings back the pipeline's note that the salt does not apply to fixed files.
+  let env: NodeJS.ProcessEnv | undefined;
+  if (request.salted && !request.testSeeds && request.split === 'test' && (await loadPlan(request.benchmark).catch(() => undefined))?.splitKind === 'path') {
+    const {saltVariable} = await import('../eval/seeds.js');
+    env = {...process.env, [saltVariable]: 'withheld'};
+  }
   const onProgress = (kind: 'line' | 'status', text: string) => void send({type: 'progress', kind, text: salted ? salted.progress(text) : text});
   const finish = async <T>(value: T) => (salted ? salted.answer(value) : value);
-  const common = {benchmark: request.benchmark, split: request.split, unsandboxed: request.unsandboxed, keep: request.keep, data: request.data, planOverride, onProgress};
+  const common = {benchmark: request.benchmark, split: request.split, unsandboxed: request.unsandboxed, keep: request.keep, data: request.data, planOverride, onProgress, ...(env ? {env} : {})};
   if (request.kind === 'compare') {
     const {runCompare} = await import('../compare/index.js');
     const report = await runCompare({...common, baseline: request.baseline, candidate: request.candidate!, baselineRun: request.baselineRun, ledger: request.ledger});

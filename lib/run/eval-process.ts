@@ -192,7 +192,7 @@ export function runInChild(request: EvalChildRequest, options: ChildOptions): Pr
       const last = redact(stderr.trim().split('\n').pop() ?? '');
       reject(new HarnessError(`the eval process ended without a report (${signal ? `signal ${signal}` : `exit code ${code}`})${last ? `: ${last}` : ''}`));
     });
-    child.send(request);
+    child.send({...request, ...(options.env[saltVariable] ? {salted: true} : {})});
   });
 }
 
