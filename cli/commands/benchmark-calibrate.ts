@@ -34,18 +34,24 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
     const printer = progressPrinter(process.stderr, args.quiet);
     let result;
     const reports: EvalReport[] = [];
+    const request = {benchmark: args.benchmark, split: args.split, solution: args.solution, runs: args.runs};
+    const onProgress = (kind: 'line' | 'status', text: string) => printer.progress('status', text);
+    const onEval = (k: number, report: EvalReport) => {
+      reports.push(report);
+      printer.progress('line', `eval ${k + 1}/${args.runs}: score ${report.score.toPrecision(6)}${report.interval ? ` [${report.interval.map((v) => v.toPrecision(4)).join(', ')}]` : ''}, ${report.repetitions} repetition(s), ${report.seconds.toFixed(1)} s`);
+    };
     try {
-      result = await calibrate({
-        benchmark: args.benchmark,
-        split: args.split,
-        solution: args.solution,
-        runs: args.runs,
-        onProgress: (kind, text) => printer.progress('status', text),
-        onEval: (k, report) => {
-          reports.push(report);
-          printer.progress('line', `eval ${k + 1}/${args.runs}: score ${report.score.toPrecision(6)}${report.interval ? ` [${report.interval.map((v) => v.toPrecision(4)).join(', ')}]` : ''}, ${report.repetitions} repetition(s), ${report.seconds.toFixed(1)} s`);
-        },
-      });
+      const {holdsSecret} = await import('../../lib/run/eval-process.js');
+      if (holdsSecret(process.env)) {
+        // The bundle's code never shares a process with the salt: the seeds are derived here, the evals run in a child without it.
+        const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');
+        const cwd = process.cwd();
+        const {testSeeds, redact} = await localSecrets(request.benchmark, request.split, process.env, cwd);
+        const answer = await runInChild({kind: 'calibrate', ...request, testSeeds}, {env: process.env, cwd, redact, interruptible: true, onProgress, onEvaluated: onEval});
+        result = (answer as {report: import('../../lib/eval/calibrate.js').CalibrationReport}).report;
+      } else {
+        result = await calibrate({...request, onProgress, onEval});
+      }
     } finally {
       printer.done();
     }

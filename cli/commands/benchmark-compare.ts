@@ -61,20 +61,29 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     // Refuse a package that cannot be made before anything runs.
     if (args.package) checkPackageable(await loadPlan(args.benchmark), args.package);
     const printer = progressPrinter(process.stderr, args.quiet);
+    const request = {
+      benchmark: args.benchmark,
+      split: args.split,
+      baseline: args.baselineRun === undefined ? sides[0] : undefined,
+      candidate: sides[sides.length - 1]!,
+      baselineRun: args.baselineRun,
+      ledger: args.ledger,
+      keep: args.keep,
+      unsandboxed: args.unsandboxed,
+    };
     let report;
     try {
-      report = await runCompare({
-        benchmark: args.benchmark,
-        split: args.split,
-        baseline: args.baselineRun === undefined ? sides[0] : undefined,
-        candidate: sides[sides.length - 1]!,
-        baselineRun: args.baselineRun,
-        ledger: args.ledger,
-        env,
-        keep: args.keep,
-        unsandboxed: args.unsandboxed,
-        onProgress: printer.progress,
-      });
+      const {holdsSecret} = await import('../../lib/run/eval-process.js');
+      if (holdsSecret(env)) {
+        // The bundle's code never shares a process with the salt: the seeds are derived here, both sides run in a child without it.
+        const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');
+        const cwd = process.cwd();
+        const {testSeeds, redact} = await localSecrets(request.benchmark, request.split, env, cwd);
+        const answer = await runInChild({kind: 'compare', ...request, testSeeds}, {env, cwd, redact, interruptible: true, onProgress: printer.progress});
+        report = (answer as {report: import('../../lib/compare/index.js').CompareReport}).report;
+      } else {
+        report = await runCompare({...request, env, onProgress: printer.progress});
+      }
     } finally {
       printer.done();
     }

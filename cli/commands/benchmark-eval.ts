@@ -64,17 +64,20 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);
     const printer = progressPrinter(process.stderr, args.quiet);
+    const request = {benchmark: args.benchmark, split: args.split ?? '', solution: args.solution, data: args.data, keep: args.keep, unsandboxed: args.unsandboxed};
     let report;
     try {
-      report = await runEval({
-        benchmark: args.benchmark,
-        split: args.split ?? '',
-        solution: args.solution,
-        data: args.data,
-        keep: args.keep,
-        unsandboxed: args.unsandboxed,
-        onProgress: printer.progress,
-      });
+      const {holdsSecret} = await import('../../lib/run/eval-process.js');
+      if (holdsSecret(process.env)) {
+        // The bundle's code never shares a process with the salt: the seeds are derived here, the eval runs in a child without it.
+        const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');
+        const cwd = process.cwd();
+        const {testSeeds, redact} = await localSecrets(request.benchmark, request.split, process.env, cwd);
+        const answer = await runInChild({kind: 'eval', ...request, testSeeds}, {env: process.env, cwd, redact, interruptible: true, onProgress: printer.progress});
+        report = (answer as {report: import('../../lib/eval/types.js').EvalReport}).report;
+      } else {
+        report = await runEval({...request, onProgress: printer.progress});
+      }
     } finally {
       printer.done();
     }

@@ -1,18 +1,24 @@
 /**
- * One eval in a process of its own, started by a queue worker (fork, with an
- * IPC channel; eval-process.ts): the worker's own event loop stays free to
- * renew its job locks however long the eval's synchronous steps take, an eval
- * that brings its process down takes no worker with it, and the bundle code
- * the eval runs in this process never shares one with a secret. The parent
- * sends the eval's options (with the salted test seeds it derived); this
- * process sends back progress, then the report or the error.
+ * One eval (or compare, or calibration) in a process of its own, started by a
+ * queue worker, `arbor benchmark run`, or a local `eval`, `compare` or
+ * `calibrate` whose environment holds a secret (fork, with an IPC channel;
+ * eval-process.ts): the bundle code the eval runs in this process never
+ * shares one with a secret, a worker's own event loop stays free to renew its
+ * job locks however long the eval's synchronous steps take, and an eval that
+ * brings its process down takes no worker with it. The parent sends the
+ * request (with the salted test seeds it derived); this process sends back
+ * progress, then the report or the error.
  */
+import type {CalibrationReport} from '../eval/calibrate.js';
+import type {CompareReport} from '../compare/index.js';
 import type {EvalReport} from '../eval/types.js';
 import {ArborError, type ExitCodeValue} from '../errors.js';
 import {describeFailure} from './result.js';
 
 /** What the parent asks for. */
 export interface EvalChildRequest {
+  /** An eval (the default), a compare of two solutions, or a calibration (`runs` evals). */
+  kind?: 'eval' | 'compare' | 'calibrate';
   /** The benchmark folder. */
   benchmark: string;
   split: string;
@@ -23,13 +29,33 @@ export interface EvalChildRequest {
   /** The test seeds, derived from the salt by the parent: this process never holds the salt. */
   testSeeds?: number[];
   unsandboxed?: boolean;
+  /** Path split: the folder of work directories (`eval --data`). */
+  data?: string;
+  /** Keep the work folders (`--keep`). */
+  keep?: boolean;
+  /** compare: its sides, or the ledger run standing in for the baseline, and the ledger that run is in. */
+  baseline?: string;
+  candidate?: string;
+  baselineRun?: number;
+  ledger?: string;
+  /** calibrate: how many evals. */
+  runs?: number;
+  /** The caller's environment has a salt (set by runInChild): a path split's test eval says it does not apply, as it does in process. */
+  salted?: boolean;
 }
 
 /** What this process answers. */
 export type EvalChildMessage =
   | {type: 'progress'; kind: 'line' | 'status'; text: string}
+  /** calibrate: one of its evals is done. */
+  | {type: 'evaluated'; k: number; report: EvalReport}
   | {type: 'report'; report: EvalReport}
+  | {type: 'compare'; report: CompareReport}
+  | {type: 'calibrate'; report: CalibrationReport}
   | {type: 'error'; message: string; code?: string; exitCode?: ExitCodeValue};
+
+/** The final answers (all but progress). */
+export type EvalChildAnswer = Extract<EvalChildMessage, {type: 'report' | 'compare' | 'calibrate' | 'error'}>;
 
 const send = (message: EvalChildMessage): Promise<void> =>
   new Promise((resolve) => {
@@ -37,9 +63,65 @@ const send = (message: EvalChildMessage): Promise<void> =>
     process.send!(message, undefined, {}, () => resolve());
   });
 
-/** Run the eval a request asks for. */
-async function evaluate(request: EvalChildRequest): Promise<EvalReport> {
-  const [{runSides}, {loadPlan, overridePlan}, {HarnessError}] = await Promise.all([import('../eval/pipeline.js'), import('../benchmark/plan.js'), import('../eval/errors.js')]);
+/**
+ * What an eval given derived seeds says as the pipeline says it with the
+ * salt itself (lib/eval/pipeline.ts: `derived`): it cannot tell here, as it
+ * only sees the plan's test seeds replaced. A seed it names is `<derived
+ * seed>` (point-make.ts, bundleFailure), a wrong element keeps its place but
+ * not its values (failure.ts, withoutValues), the opening line counts salted
+ * seeds and the report says their source is `derived`.
+ */
+interface Salted {
+  text: (text: string) => string;
+  progress: (text: string) => string;
+  answer: <T>(value: T) => Promise<T>;
+}
+
+async function saltedAs(request: EvalChildRequest): Promise<Salted | undefined> {
+  const seeds = request.testSeeds;
+  if (!seeds) return undefined;
+  const [{loadPlan}, {warmupSeed}, {withoutValues, explainFailure}] = await Promise.all([import('../benchmark/plan.js'), import('../eval/seeds.js'), import('../eval/failure.js')]);
+  const plan = await loadPlan(request.benchmark).catch(() => undefined);
+  const hidden = [...seeds, ...(plan ? [warmupSeed({...plan, test: {...plan.test, seeds: [...seeds]}}, [...seeds])] : [])].map(String).sort((a, b) => b.length - a.length);
+  const text = (value: string) => hidden.reduce((each, seed) => each.split(seed).join('<derived seed>'), value);
+  const progress = (value: string) => text(value.replace(/^(eval \S+ test(?: \([^)]*\))?: \d+ point\(s\) x \d+ )seed\(s\)/, '$1salted seed(s)'));
+  const answer = async <T>(value: T): Promise<T> => {
+    // Each case's metrics without the values of the secret data, and every text that quoted them (its failure, the eval's, a side's) with it.
+    const replaced = new Map<string, string>();
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (typeof node !== 'object' || node === null) return;
+      const record = node as Record<string, unknown>;
+      if (typeof record.seeds === 'object' && record.seeds !== null && (record.seeds as {source?: unknown}).source === 'published') record.seeds = {...record.seeds, source: 'derived'};
+      if (typeof record.metrics === 'object' && record.metrics !== null && !Array.isArray(record.metrics)) {
+        const before = record.metrics as Record<string, unknown>;
+        const after = withoutValues(before);
+        if (after !== before) {
+          record.metrics = after;
+          if (typeof record.failure === 'string') {
+            const failure = explainFailure(after);
+            if (failure !== undefined && failure !== record.failure) replaced.set(record.failure, failure);
+            if (failure !== undefined) record.failure = failure;
+          }
+        }
+      }
+      Object.values(record).forEach(walk);
+    };
+    walk(value);
+    const rewrite = (node: unknown): unknown => {
+      if (typeof node === 'string') return text([...replaced].reduce((each, [from, to]) => each.split(from).join(to), node));
+      if (Array.isArray(node)) return node.map(rewrite);
+      if (typeof node === 'object' && node !== null) return Object.fromEntries(Object.entries(node).map(([key, each]) => [key, rewrite(each)]));
+      return node;
+    };
+    return rewrite(value) as T;
+  };
+  return {text, progress, answer};
+}
+
+/** Run what a request asks for. */
+async function evaluate(request: EvalChildRequest, salted: Salted | undefined): Promise<EvalChildAnswer> {
+  const [{loadPlan, overridePlan}, {HarnessError}] = await Promise.all([import('../benchmark/plan.js'), import('../eval/errors.js')]);
   let planOverride: import('../benchmark/plan.js').PlanOverride | undefined;
   if (request.testSeeds) {
     // The derived seeds stand in for the plan's published test seeds; this process has no salt to derive them from.
@@ -48,31 +130,52 @@ async function evaluate(request: EvalChildRequest): Promise<EvalReport> {
     planOverride = {test: {...plan.test, seeds: request.testSeeds}} as never;
     if (overridePlan(plan, planOverride).test.seeds !== request.testSeeds) throw new HarnessError('this arbor cannot hand the salted test seeds to the eval (plan override refused); the test split cannot be scored here');
   }
+  // A path split derives no seed: a stand-in for the salt only brings back the pipeline's note that the salt does not apply to fixed files.
+  let env: NodeJS.ProcessEnv | undefined;
+  if (request.salted && !request.testSeeds && request.split === 'test' && (await loadPlan(request.benchmark).catch(() => undefined))?.splitKind === 'path') {
+    const {saltVariable} = await import('../eval/seeds.js');
+    env = {...process.env, [saltVariable]: 'withheld'};
+  }
+  const onProgress = (kind: 'line' | 'status', text: string) => void send({type: 'progress', kind, text: salted ? salted.progress(text) : text});
+  const finish = async <T>(value: T) => (salted ? salted.answer(value) : value);
+  const common = {benchmark: request.benchmark, split: request.split, unsandboxed: request.unsandboxed, keep: request.keep, data: request.data, planOverride, onProgress, ...(env ? {env} : {})};
+  if (request.kind === 'compare') {
+    const {runCompare} = await import('../compare/index.js');
+    const report = await runCompare({...common, baseline: request.baseline, candidate: request.candidate!, baselineRun: request.baselineRun, ledger: request.ledger});
+    return {type: 'compare', report: await finish(report)};
+  }
+  if (request.kind === 'calibrate') {
+    const {calibrate} = await import('../eval/calibrate.js');
+    const pending: Promise<void>[] = [];
+    const report = await calibrate({
+      ...common,
+      solution: request.solution,
+      runs: request.runs ?? 2,
+      onEval: (k, each) => void pending.push(finish(structuredClone(each)).then((clean) => send({type: 'evaluated', k, report: clean}))),
+    });
+    await Promise.all(pending);
+    return {type: 'calibrate', report: await finish(report)};
+  }
+  const {runSides} = await import('../eval/pipeline.js');
   const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
-  const {reports} = await runSides({
-    benchmark: request.benchmark,
-    split: request.split,
-    unsandboxed: request.unsandboxed,
-    planOverride,
-    sides: [side],
-    onProgress: (kind, text) => void send({type: 'progress', kind, text}),
-  });
-  const report = reports[0]!;
-  if (request.testSeeds && report.seeds.source === 'published') report.seeds = {...report.seeds, source: 'derived'};
-  return report;
+  const {reports} = await runSides({...common, sides: [side]});
+  return {type: 'report', report: await finish(reports[0]!)};
 }
 
 if (process.send) {
   // As in `arbor benchmark eval`: Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
   process.on('SIGUSR1', () => {});
-  // The worker is gone (killed): stop the eval the way an interrupt does, runs killed and work folder removed.
+  // The parent is gone (killed): stop the eval the way an interrupt does, runs killed and work folder removed.
   process.on('disconnect', () => process.kill(process.pid, 'SIGTERM'));
   process.once('message', (request: EvalChildRequest) => {
     void (async () => {
+      let salted: Salted | undefined;
       try {
-        await send({type: 'report', report: await evaluate(request)});
+        salted = await saltedAs(request);
+        await send(await evaluate(request, salted));
       } catch (error) {
-        await send({type: 'error', message: describeFailure(error), ...(error instanceof ArborError ? {code: error.code, exitCode: error.exitCode} : {})});
+        const message = describeFailure(error);
+        await send({type: 'error', message: salted ? salted.text(message) : message, ...(error instanceof ArborError ? {code: error.code, exitCode: error.exitCode} : {})});
       }
       process.removeAllListeners('disconnect');
       process.disconnect();
