@@ -33,6 +33,9 @@ export const deniedSyscalls: readonly string[] = [
   // The page cache is the machine's, shared by every run: dropping or loading a page of a /usr file and asking
   // later whether it is cached carries bits from one run to the next. These drop, load or ask without reading.
   'fadvise64', 'fadvise64_64', 'readahead', 'mincore', 'cachestat',
+  // process_madvise takes madvise's COLD and PAGEOUT for the caller's own pidfd; Linux AIO carries RWF_NOWAIT in
+  // an iocb in memory, where a filter cannot read it (io_submit's read of an uncached page then fails with EAGAIN).
+  'process_madvise', 'io_setup', 'io_submit',
 ];
 
 /**
