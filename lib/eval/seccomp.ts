@@ -36,6 +36,9 @@ export const deniedSyscalls: readonly string[] = [
   // process_madvise takes madvise's COLD and PAGEOUT for the caller's own pidfd; Linux AIO carries RWF_NOWAIT in
   // an iocb in memory, where a filter cannot read it (io_submit's read of an uncached page then fails with EAGAIN).
   'process_madvise', 'io_setup', 'io_submit',
+  // move_pages without target nodes says which pages of a mapping are mapped: after a fault has mapped the cached
+  // pages around it (fault-around), which pages of a file are cached (Docker allows it only with CAP_SYS_NICE).
+  'move_pages',
 ];
 
 /**
