@@ -37,7 +37,7 @@ export const deniedSyscalls: readonly string[] = [
   // an iocb in memory, where a filter cannot read it (io_submit's read of an uncached page then fails with EAGAIN).
   'process_madvise', 'io_setup', 'io_submit',
   // move_pages without target nodes says which pages of a mapping are mapped: after a fault has mapped the cached
-  // pages around it (fault-around), which pages of a file are cached (Docker allows it only with CAP_SYS_NICE).
+  // pages around it (fault-around), which pages of a file are cached. Python and numpy never call it.
   'move_pages',
 ];
 
