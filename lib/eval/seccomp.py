@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Build the seccomp filter of every sandboxed run with libseccomp; write its BPF to stdout.
 
-    python3 -I -S seccomp.py '{"deny": [...], "enosys": [...], "clone_flags": N}'
+    python3 -I -S seccomp.py '{"deny": [...], "enosys": [...], "clone_flags": N,
+                               "deny_when": [{"syscall": S, "arg": K, "op": "eq" | "masked_eq",
+                                              "value": V, "mask": M}, ...],
+                               "numbers": {name: N, ...}}'
 
 The harness runs this once per eval (outside any sandbox) and hands the program
 to bubblewrap (`--seccomp FD`), which loads it into the run just before the
@@ -13,10 +16,15 @@ is allowed but:
   memory a filter cannot read: libc then falls back to clone);
 - clone fails with EPERM when any bit of "clone_flags" is set (new
   namespaces), and succeeds otherwise (threads, fork);
+- each rule of "deny_when" makes its syscall fail with EPERM when argument K
+  (from 0) is V ("eq"), or when argument K & M is V ("masked_eq"); a syscall's
+  rules are alternatives (any one denies), and its other calls are allowed;
 - a syscall of another architecture (32-bit `int 0x80` on x86_64) kills the
   process (libseccomp's default for a foreign architecture).
 
-A name this kernel's architecture does not have is skipped. The BPF comes from
+A name this kernel's architecture does not have is skipped; a name libseccomp
+is too old to know is looked up in "numbers" on x86_64 and arm64, where new
+syscalls share one table of numbers. The BPF comes from
 libseccomp itself (seccomp_export_bpf), the library systemd, Docker and
 bubblewrap's own tests use, so no filter is assembled by hand. Exit 2 when
 libseccomp cannot be loaded, with the reason on stderr.
@@ -28,7 +36,10 @@ import json
 import sys
 
 SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_CMP_EQ = 4
 SCMP_CMP_MASKED_EQ = 7
+# AUDIT_ARCH_X86_64 and AUDIT_ARCH_AARCH64: the architectures whose numbers for new syscalls are the common table's.
+COMMON_TABLE = (0xC000003E, 0xC00000B7)
 
 
 def act_errno(code):
@@ -57,6 +68,7 @@ def main():
     lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int, ctypes.c_uint, ctypes.POINTER(ArgCmp)]
     lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.seccomp_release.argtypes = [ctypes.c_void_p]
+    lib.seccomp_arch_native.restype = ctypes.c_uint32
 
     ctx = lib.seccomp_init(SCMP_ACT_ALLOW)
     if not ctx:
@@ -65,7 +77,12 @@ def main():
 
     def number(syscall):
         nr = lib.seccomp_syscall_resolve_name(syscall.encode())
-        return nr if nr >= 0 else None
+        if nr >= 0:
+            return nr
+        # __NR_SCMP_ERROR (-1) is a name libseccomp does not know; other negatives are syscalls this architecture lacks.
+        if nr == -1 and syscall in spec.get("numbers", {}) and lib.seccomp_arch_native() in COMMON_TABLE:
+            return spec["numbers"][syscall]
+        return None
 
     def add(action, syscall, comparisons=()):
         nr = number(syscall)
@@ -87,6 +104,14 @@ def main():
             # clone's flags are its first argument on x86_64 and arm64 (the one arg order libseccomp checks here).
             add(act_errno(errno.EPERM), "clone", [ArgCmp(0, SCMP_CMP_MASKED_EQ, bit, bit)])
         bit <<= 1
+    for rule in spec.get("deny_when", []):
+        if rule["op"] == "eq":
+            comparison = ArgCmp(rule["arg"], SCMP_CMP_EQ, rule["value"], 0)
+        elif rule["op"] == "masked_eq":
+            comparison = ArgCmp(rule["arg"], SCMP_CMP_MASKED_EQ, rule["mask"], rule["value"])
+        else:
+            raise SystemExit("unknown comparison %r in deny_when" % rule["op"])
+        add(act_errno(errno.EPERM), rule["syscall"], [comparison])
     sys.stdout.flush()
     rc = lib.seccomp_export_bpf(ctx, sys.stdout.fileno())
     lib.seccomp_release(ctx)

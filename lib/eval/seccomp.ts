@@ -30,7 +30,59 @@ export const deniedSyscalls: readonly string[] = [
   'settimeofday', 'clock_settime', 'clock_adjtime', 'adjtimex',
   'sethostname', 'setdomainname', 'iopl', 'ioperm', 'uselib', 'vhangup',
   'open_by_handle_at', 'name_to_handle_at', 'nfsservctl', '_sysctl',
+  // The page cache is the machine's, shared by every run: dropping or loading a page of a /usr file and asking
+  // later whether it is cached carries bits from one run to the next. These drop, load or ask without reading.
+  'fadvise64', 'fadvise64_64', 'readahead', 'mincore', 'cachestat',
+  // process_madvise takes madvise's COLD and PAGEOUT for the caller's own pidfd; Linux AIO carries RWF_NOWAIT in
+  // an iocb in memory, where a filter cannot read it (io_submit's read of an uncached page then fails with EAGAIN).
+  'process_madvise', 'io_setup', 'io_submit',
+  // move_pages without target nodes says which pages of a mapping are mapped: after a fault has mapped the cached
+  // pages around it (fault-around), which pages of a file are cached. Python and numpy never call it.
+  'move_pages',
 ];
+
+/**
+ * A syscall that fails with EPERM when its argument `arg` (from 0) compares so:
+ * `eq` when the argument is `value`, `masked_eq` when `argument & mask` is
+ * `value`. libseccomp compares all 64 bits, while the kernel reads an `int`
+ * argument's low 32 only: an int is compared through `mask: 0xffffffff`, or a
+ * value with high bits set would pass the filter and still mean `value`.
+ */
+export interface ArgumentRule {
+  syscall: string;
+  arg: number;
+  op: 'eq' | 'masked_eq';
+  value: number;
+  mask?: number;
+}
+
+const MADV_COLD = 20;
+const MADV_PAGEOUT = 21;
+const RWF_NOWAIT = 0x8;
+
+/**
+ * The rest of the page cache's residency primitives, which only some arguments
+ * make so: `madvise` that deactivates or evicts the pages of a mapping (an
+ * int, so masked to its 32 bits), and `preadv2`/`pwritev2` with `RWF_NOWAIT`
+ * (fails with EAGAIN when a page is not cached: a read that asks). Allowed
+ * stays `MADV_DONTNEED`, which allocators call on anonymous memory: on a file
+ * mapping it drops only this process's page table entries, never the cached
+ * pages, so it says and changes nothing another run can see.
+ */
+export const argumentRules: readonly ArgumentRule[] = [
+  {syscall: 'madvise', arg: 2, op: 'masked_eq', mask: 0xffffffff, value: MADV_COLD},
+  {syscall: 'madvise', arg: 2, op: 'masked_eq', mask: 0xffffffff, value: MADV_PAGEOUT},
+  // The flags are the sixth argument (fd, iov, iovcnt, pos_l, pos_h, flags) on every architecture.
+  {syscall: 'preadv2', arg: 5, op: 'masked_eq', mask: RWF_NOWAIT, value: RWF_NOWAIT},
+  {syscall: 'pwritev2', arg: 5, op: 'masked_eq', mask: RWF_NOWAIT, value: RWF_NOWAIT},
+];
+
+/**
+ * The numbers of syscalls newer than some libseccomp releases, which cannot
+ * resolve their names: used on x86_64 and arm64 (one table of numbers for new
+ * syscalls since Linux 5.1) where libseccomp does not know the name.
+ */
+export const syscallNumbers: Readonly<Record<string, number>> = {cachestat: 451};
 
 /** Syscalls that fail with ENOSYS: clone3's flags are in memory a filter cannot read, and libc falls back to clone. */
 export const enosysSyscalls: readonly string[] = ['clone3'];
@@ -58,7 +110,7 @@ const programs = new Map<string, Buffer>();
 export function seccompProgram(python: string): Buffer {
   const cached = programs.get(python);
   if (cached) return cached;
-  const spec = JSON.stringify({deny: deniedSyscalls, enosys: enosysSyscalls, clone_flags: namespaceCloneFlags});
+  const spec = JSON.stringify({deny: deniedSyscalls, enosys: enosysSyscalls, clone_flags: namespaceCloneFlags, deny_when: argumentRules, numbers: syscallNumbers});
   // -S: the script needs the standard library only, and site's imports are most of a start's CPU.
   const built = spawnSync(python, ['-I', '-S', '-B', scriptPath(), spec], {timeout: 60_000, maxBuffer: 1 << 20});
   const program = built.stdout;
