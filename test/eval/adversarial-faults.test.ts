@@ -37,7 +37,9 @@ describe.skipIf(!hasBundle || !sandboxed)('faults: a killed eval leaves nothing 
     const next = runCli(['benchmark', 'eval', speed, 'dev', '--quiet'], {env});
     expect(next.code).toBe(0);
     expect(readdirSync(tmp)).toEqual([path.basename(kept)]);
-    expect(readdirSync(path.join(kept, 'points/0/work/cases')).length).toBeGreaterThan(0);
+    // Every repetition's fresh cases are kept, each in a work folder of its own.
+    expect(readdirSync(path.join(kept, 'points/0/rep-0/cases')).length).toBeGreaterThan(0);
+    expect(readdirSync(path.join(kept, 'points/0/rep-1/cases')).length).toBeGreaterThan(0);
   });
 
   it('--json refuses a path that exists and is not a regular file (exit 2), and leaves it alone', () => {
