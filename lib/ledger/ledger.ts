@@ -96,7 +96,7 @@ export interface LedgerRun extends RunRecord {
 /**
  * Oldest first: by time, then by id. Ids say the order runs were appended to
  * this ledger, which is not the order they ran once another ledger's runs are
- * merged in (`mergeLedgers`): every "latest" and every series goes by time.
+ * imported (`importLedger`, `runs --merge`): every "latest" and every series goes by time.
  */
 export function byTime(a: {time: string; id: number}, b: {time: string; id: number}): number {
   return a.time < b.time ? -1 : a.time > b.time ? 1 : a.id - b.id;
