@@ -107,16 +107,24 @@ export function summarizeRuns(runs: readonly LedgerRun[], minimize: ReadonlySet<
   return [...groups.values()].sort((a, b) => compareText(a.benchmark, b.benchmark) || compareText(a.split, b.split));
 }
 
-/** The benchmarks of `runs` whose plan says direction = "minimize" (the plan where the newest run of each was made). */
+/**
+ * The benchmarks of `runs` whose plan says direction = "minimize" (the plan where the newest run of each was made;
+ * a run this ledger recorded before any imported one, whose folder and time another ledger chose).
+ */
 export async function minimizedBenchmarks(runs: readonly LedgerRun[]): Promise<Set<string>> {
   const seen = new Set<string>();
   const minimize = new Set<string>();
-  for (const run of [...runs].sort((a, b) => byTime(b, a))) {
+  for (const run of ownFirst(runs)) {
     if (seen.has(run.benchmark.name)) continue;
     seen.add(run.benchmark.name);
     if ((await benchmarkInfo(run.benchmark.path)).minimize) minimize.add(run.benchmark.name);
   }
   return minimize;
+}
+
+/** Runs newest first, those this ledger recorded before those imported (`importedFrom`): an imported run's folder and time are another ledger's word. */
+function ownFirst(runs: readonly LedgerRun[]): LedgerRun[] {
+  return [...runs].sort((a, b) => Number(Boolean(a.importedFrom)) - Number(Boolean(b.importedFrom)) || byTime(b, a));
 }
 
 /** Options of `readRuns`. */
@@ -167,10 +175,10 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
   const ledger = openLedger(file, {readonly: true});
   try {
     const runs = ledger.listRuns(filter);
-    // The newest run of each benchmark says where its plan (and test_budget) is.
+    // The newest run of each benchmark says where its plan (and test_budget) is: one recorded here before any imported one.
     const budgets = new Map<string, number | null>();
     const minimize = new Set<string>();
-    for (const run of runs) {
+    for (const run of ownFirst(runs)) {
       if (budgets.has(run.benchmark.name)) continue;
       const info = await benchmarkInfo(run.benchmark.path);
       budgets.set(run.benchmark.name, info.testBudget);

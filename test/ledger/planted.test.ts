@@ -5,7 +5,7 @@
  * its runs marked imported: listed, never a best or a latest, and its test
  * runs are not this zoo's results. Everything through the CLI.
  */
-import {cpSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
+import {cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
@@ -31,7 +31,8 @@ interface ReportJson {
  * A zoo (no repository: its ledger is `<zoo>/.arbor/runs.db`) whose honest
  * history of abs-a has a dev best of 0.633 (#2) and one test run of 0.633
  * (#3), and an agent's planted `abs-a/.arbor/runs.db` with a dev eval of 999
- * and a test eval of 0.999, dated later than any honest run.
+ * and a test eval of 0.999, dated later than any honest run, recorded for a
+ * folder whose plan says lower is better and a test budget of 1000.
  */
 function plantedZoo() {
   const root = tempDir();
@@ -47,8 +48,12 @@ function plantedZoo() {
   record(ledger, {time: '2026-03-02T10:00:00.000Z', score: 0.633, solutionSha256: sha(1)});
   record(ledger, {time: '2026-03-03T10:00:00.000Z', split: 'test', score: 0.633, solutionSha256: sha(1)});
   const planted = path.join(entry, '.arbor', 'runs.db');
-  record(planted, {time: '2099-01-01T00:00:00.000Z', score: 999, solutionSha256: sha(9), solutionLabel: 'solution.py'});
-  record(planted, {time: '2099-01-02T00:00:00.000Z', split: 'test', score: 0.999, solutionSha256: sha(9)});
+  const elsewhere = path.join(root, 'elsewhere');
+  mkdirSync(elsewhere);
+  writeFileSync(path.join(elsewhere, 'plan.toml'), 'name = "run_abs_a"\ndirection = "minimize"\ntest_budget = 1000\n');
+  const forged = {benchmark: {path: elsewhere, name: 'run_abs_a'}, solutionSha256: sha(9)};
+  record(planted, {...forged, time: '2099-01-01T00:00:00.000Z', score: 999, solutionLabel: 'solution.py'});
+  record(planted, {...forged, time: '2099-01-02T00:00:00.000Z', split: 'test', score: 0.999});
   return {zoo, ledger, planted, plantedBytes: readFileSync(planted), plantedFolder: readdirSync(path.dirname(planted)).sort()};
 }
 
@@ -129,7 +134,8 @@ describe('a ledger planted in a zoo entry', () => {
       [2, 'dev', 0.633, null],
       [1, 'dev', 0.6, null],
     ]);
-    // Later and higher, yet neither the best nor the latest: those stay the runs measured here.
+    // Later and higher, yet neither the best nor the latest: those stay the runs measured here, and the plan
+    // (higher is better, the budget) is the one where this ledger's newest run was made, not the imported run's.
     expect(history.summary.map((s) => [s.split, s.best?.id, s.latest?.id, s.runs, s.imported])).toEqual([
       ['dev', 2, 2, 3, 1],
       ['test', 3, 3, 2, 1],
