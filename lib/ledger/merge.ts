@@ -114,6 +114,7 @@ function readSource(file: string, shown: (file: string) => string, refuse: (why:
       ledger.close();
     }
   } catch (error) {
+    if (!existsSync(file)) throw refuse(`there is no file ${shown(file)} any more (another process imported it meanwhile?)`);
     const failure = ledgerFailure(error, file, 'reading it to import it');
     if (sourceCodes.includes(failure.code)) throw refuse(sourceProblem(failure, shown(file)));
     throw failure;
