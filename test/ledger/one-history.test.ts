@@ -62,24 +62,19 @@ describe('one history per zoo', () => {
     ]);
     expect(ran.stderr).toMatch(/4 of 4 eval\(s\) scored/);
 
-    // One ledger, in the zoo: the ten runs; the old ledger in abs-b is named, not read.
+    // One ledger, in the zoo: the ten runs, and the old ledger in abs-b imported on request (never by itself:
+    // planted.test.ts), marked as imported; the old file is kept as .merged.
     const zooLedger = path.join(zoo, '.arbor', 'runs.db');
-    const fromZoo = arbor(zoo, ['benchmark', 'runs', '--json']);
+    const fromZoo = arbor(zoo, ['benchmark', 'runs', '--merge', 'abs-b/.arbor/runs.db', '--json']);
     const history = fromZoo.json as unknown as RunsJson;
     expect(history.ledger).toBe(zooLedger);
-    expect(history.merged).toEqual([]);
-    expect(history.strays).toEqual([old]);
-    expect(fromZoo.stderr).toBe(
-      'arbor: note: abs-b/.arbor/runs.db is another run ledger, not read into .arbor/runs.db (its runs are not shown); to import them, marked as imported: arbor benchmark runs --merge abs-b/.arbor/runs.db\n',
-    );
-    expect(existsSync(old)).toBe(true);
-    // eval ×3, compare, calibrate ×2, run ×4 (recorded as evals).
-    expect(history.runs.map((r) => r.kind).sort()).toEqual(['calibrate', 'calibrate', 'compare', ...Array(7).fill('eval')]);
-    // Imported on request, marked as imported; the old file is kept as .merged.
-    const imported = arbor(zoo, ['benchmark', 'runs', '--merge', 'abs-b/.arbor/runs.db', '--json']).json as unknown as RunsJson;
-    expect(imported.merged).toEqual([{from: old, runs: 1, keptAs: `${old}.merged`}]);
-    expect(imported.runs.filter((r) => r.importedFrom !== null)).toEqual([expect.objectContaining({kind: 'eval', importedFrom: old})]);
+    expect(history.merged).toEqual([{from: old, runs: 1, keptAs: `${old}.merged`}]);
+    expect(history.strays).toEqual([]);
+    expect(fromZoo.stderr).toMatch(/^arbor: note: imported 1 run\(s\) from abs-b\/\.arbor\/runs\.db into \.arbor\/runs\.db, marked as imported .*\n$/);
     expect(existsSync(old)).toBe(false);
+    // eval ×3, compare, calibrate ×2, run ×4 (recorded as evals), and the imported one.
+    expect(history.runs.map((r) => r.kind).sort()).toEqual(['calibrate', 'calibrate', 'compare', ...Array(8).fill('eval')]);
+    expect(history.runs.filter((r) => r.importedFrom !== null)).toEqual([expect.objectContaining({kind: 'eval', importedFrom: old})]);
     expect(existsSync(path.join(zoo, 'abs-a', '.arbor'))).toBe(false);
     const fromBenchmark = arbor(path.join(zoo, 'abs-a'), ['benchmark', 'runs', '--json']).json as unknown as RunsJson;
     expect(fromBenchmark.ledger).toBe(zooLedger);
