@@ -25,11 +25,11 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     const {checkOutput, collectReport, loadChartLibrary, renderReport, writeReport} = await import('../../lib/report/index.js');
     checkOutput(args.out); // a bad --out fails before the zoo is verified
     const library = loadChartLibrary();
-    const {mergedNotes} = await import('../../lib/ledger/merge.js');
-    const onMerged = (merged: Parameters<typeof mergedNotes>[0], ledger: string) => {
-      for (const note of mergedNotes(merged, ledger)) process.stderr.write(`arbor: ${note}\n`);
+    const {strayNotes} = await import('../../lib/ledger/merge.js');
+    const onStrays = (strays: string[], ledger: string) => {
+      for (const note of strayNotes(strays, ledger)) process.stderr.write(`arbor: ${note}\n`);
     };
-    const model = await collectReport({zoo: args.zoo, ledger: args.ledger, onMerged});
+    const model = await collectReport({zoo: args.zoo, ledger: args.ledger, onStrays});
     const file = writeReport(args.out, renderReport(model, library));
     const runs = model.ledger.runs === 0 ? 'no runs recorded yet' : `${model.ledger.runs} run(s)`;
     if (args.json) printJson(model);

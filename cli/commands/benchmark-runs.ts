@@ -8,6 +8,7 @@ interface RunsArgs {
   json: boolean;
   ledger?: string;
   changes: boolean;
+  merge?: string;
 }
 
 /** `arbor benchmark runs`: summary (best and latest), runs newest first, test exposure; or, with --changes, the steps in the score series. */
@@ -25,17 +26,25 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
         describe:
           "Print the regressions and improvements instead of the runs: steps in each score series of one solution digest, and of the clean commits, whose runs' intervals separate either side (at least 3 ok eval runs a side)",
       })
+      .option('merge', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          "Import another run ledger's runs (e.g. a benchmark's old .arbor/runs.db that runs names on stderr) into this one first, in one transaction, each marked as imported from FILE: listed, but never a best, a latest or a step, and its test runs are not this zoo's results (they do count in the test exposure). FILE is then renamed FILE.merged (kept). Nothing is ever merged without this option",
+      })
       .option('json', jsonOption)
       .example('$0 benchmark runs zoo/algotune_knn --split test', "the benchmark's test runs and how many solutions have seen test")
+      .example('$0 benchmark runs --merge zoo/knn/.arbor/runs.db', "import an earlier arbor's ledger of one benchmark, its runs marked as imported")
       .example('$0 benchmark runs --changes', 'the steps in every series, with the runs either side')
       .epilogue(
-        'Exit 0 when the history was listed (an empty or missing ledger included; with --changes, whether or not a step was found), 1 when the ledger is corrupt or unreadable, 2 for bad usage.',
+        'Exit 0 when the history was listed (an empty or missing ledger included; with --changes, whether or not a step was found), 1 when the ledger is corrupt or unreadable, 2 for bad usage (with --merge: a missing FILE, one that is not an arbor ledger, is damaged, was written by a newer arbor or is the ledger itself; then neither file is changed).',
       ) as never,
   handler: async (args) => {
-    const [{readRuns, formatRuns, minimizedBenchmarks}, {mergedNotes}] = await Promise.all([import('../../lib/ledger/summary.js'), import('../../lib/ledger/merge.js')]);
+    const [{readRuns, formatRuns, minimizedBenchmarks}, {mergedNote, strayNotes}] = await Promise.all([import('../../lib/ledger/summary.js'), import('../../lib/ledger/merge.js')]);
     const read = async (withCases: boolean) => {
-      const report = await readRuns({benchmark: args.benchmark, split: args.split, ledger: args.ledger, withCases});
-      for (const note of mergedNotes(report.merged, report.ledger)) process.stderr.write(`arbor: ${note}\n`);
+      const report = await readRuns({benchmark: args.benchmark, split: args.split, ledger: args.ledger, withCases, merge: args.merge});
+      for (const merged of report.merged) process.stderr.write(`arbor: ${mergedNote(merged, report.ledger)}\n`);
+      for (const note of strayNotes(report.strays, report.ledger)) process.stderr.write(`arbor: ${note}\n`);
       return report;
     };
     if (args.changes) {

@@ -128,9 +128,12 @@ export interface Change {
   environmentChanged: boolean;
 }
 
-/** Runs that count in a series: scored evals. Zero or negative scores have no log and are left out (a failing run is status `failed` anyway). */
+/**
+ * Runs that count in a series: scored evals this ledger recorded. Zero or negative scores have no log and are left out
+ * (a failing run is status `failed` anyway); so are runs imported from another ledger (`runs --merge`): nothing proves they were measured here.
+ */
 function counts(run: LedgerRun): boolean {
-  return run.kind === 'eval' && run.status === 'ok' && run.score !== null && Number.isFinite(run.score) && run.score > 0;
+  return !run.importedFrom && run.kind === 'eval' && run.status === 'ok' && run.score !== null && Number.isFinite(run.score) && run.score > 0;
 }
 
 /**

@@ -7,6 +7,7 @@ import {existsSync, mkdirSync, readFileSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import {ArborError} from '../errors.js';
 import {LedgerError, ledgerFailure} from './errors.js';
 import {ledgerFolder} from './location.js';
 import {writeFileAtomic} from '../files.js';
@@ -81,13 +82,21 @@ export interface LedgerRun extends RunRecord {
   id: number;
   time: string;
   solutionLabel: string | null;
+  /**
+   * Null for a run this ledger recorded; for a run another ledger recorded and
+   * `arbor benchmark runs --merge` imported, the file it came from (absolute,
+   * where it was when imported). An imported run is listed, marked, but never
+   * counts as a best, a latest or a step (see `summarizeRuns`, `findChanges`):
+   * nothing proves it was measured here.
+   */
+  importedFrom: string | null;
   compare: (CompareOutcome & {baselineLabel: string | null}) | null;
 }
 
 /**
  * Oldest first: by time, then by id. Ids say the order runs were appended to
  * this ledger, which is not the order they ran once another ledger's runs are
- * merged in (`mergeLedgers`): every "latest" and every series goes by time.
+ * imported (`importLedger`, `runs --merge`): every "latest" and every series goes by time.
  */
 export function byTime(a: {time: string; id: number}, b: {time: string; id: number}): number {
   return a.time < b.time ? -1 : a.time > b.time ? 1 : a.id - b.id;
@@ -114,7 +123,7 @@ export interface OpenOptions {
 }
 
 /** The schema version this arbor writes (`PRAGMA user_version`). */
-export const schemaVersion = 2;
+export const schemaVersion = 3;
 
 /** Migrations: entry i brings a ledger from version i to i + 1, inside one immediate transaction. */
 const migrations: readonly string[] = [
@@ -149,10 +158,12 @@ const migrations: readonly string[] = [
   // 2: what the user called the solution and a compare's baseline, so the report can name them; older runs keep NULL.
   `ALTER TABLE runs ADD COLUMN solution_label TEXT;
   ALTER TABLE runs ADD COLUMN baseline_label TEXT;`,
+  // 3: runs imported from another ledger (`runs --merge`) name the file they came from; every run recorded here keeps NULL.
+  `ALTER TABLE runs ADD COLUMN imported_from TEXT;`,
 ];
 
 /** The columns each schema version added after the first, for reading an older ledger opened read-only (not migrated). */
-const addedColumns: readonly (readonly string[])[] = [[], [], ['solution_label', 'baseline_label']];
+const addedColumns: readonly (readonly string[])[] = [[], [], ['solution_label', 'baseline_label'], ['imported_from']];
 
 /**
  * The `.gitignore` written into an `.arbor/` folder: everything in it,
@@ -192,6 +203,7 @@ interface Row {
   baseline_run: number | null;
   solution_label: string | null;
   baseline_label: string | null;
+  imported_from: string | null;
 }
 
 type Database = BetterSqlite3.Database;
@@ -243,6 +255,44 @@ export class Ledger {
       const statement = this.#db.prepare(`INSERT INTO runs (${columns.join(', ')}) VALUES (${columns.map((name) => `@${name}`).join(', ')})`);
       return Number(statement.run(row).lastInsertRowid);
     });
+  }
+
+  /**
+   * Append another ledger's runs, each marked `imported_from = from`: oldest
+   * first with new ids, a compare's `baseline_run` following its run to the
+   * new id (null when that run is not among them), each run checked as
+   * `appendRun` checks a record (a bad one is `ledger-invalid` naming `from`).
+   * All of it is one immediate transaction: `read` is called inside it, once
+   * this ledger's write lock is held (so a second process importing the same
+   * file waits, then reads what the first left), and `beforeCommit` after the
+   * inserts; when either throws, nothing is appended and the error comes
+   * back as it was thrown. Returns how many runs were appended, or null when
+   * `read` gave null (nothing to import).
+   */
+  importRuns(from: string, read: () => readonly LedgerRun[] | null, beforeCommit?: () => void): number | null {
+    const source = path.resolve(from);
+    const transaction = this.#db.transaction(() => {
+      const runs = read();
+      if (runs === null) return null;
+      const ids = new Map<number, number>();
+      const insert = (row: Omit<Row, 'id'>) => {
+        const columns = Object.keys(row);
+        return Number(this.#db.prepare(`INSERT INTO runs (${columns.join(', ')}) VALUES (${columns.map((name) => `@${name}`).join(', ')})`).run(row).lastInsertRowid);
+      };
+      for (const run of [...runs].sort(byTime)) {
+        const compare = run.compare ? {...run.compare, baselineRun: run.compare.baselineRun === null ? null : (ids.get(run.compare.baselineRun) ?? null)} : null;
+        const row = toRow({...run, compare}, source);
+        ids.set(run.id, insert({...row, imported_from: source}));
+      }
+      beforeCommit?.();
+      return runs.length;
+    });
+    try {
+      return transaction.immediate();
+    } catch (error) {
+      if (error instanceof ArborError) throw error; // the source's or the caller's, as it was
+      throw ledgerFailure(error, this.path, `importing the runs of ${source}`);
+    }
   }
 
   /** The runs matching the filter, newest first (`byTime`). */
@@ -450,7 +500,14 @@ function toRow(record: RunRecord, file: string): Omit<Row, 'id'> {
     baseline_run: compare?.baselineRun ?? null,
     solution_label: record.solutionLabel ?? null,
     baseline_label: compare?.baselineLabel ?? null,
+    // A recorded run is always this ledger's own: only `importRuns` marks a run imported.
+    imported_from: null,
   };
+}
+
+/** Check a record as `appendRun` does (throws `ledger-invalid` naming `file`), appending nothing. */
+export function checkRecord(record: RunRecord, file: string): void {
+  toRow(record, file);
 }
 
 function checkInterval(interval: [number, number] | null, name: string, invalid: (what: string) => LedgerError): void {
@@ -484,6 +541,7 @@ function fromRow(row: Row, file: string): LedgerRun {
     split: row.split,
     solutionSha256: row.solution_sha256,
     solutionLabel: row.solution_label ?? null,
+    importedFrom: row.imported_from ?? null,
     git: row.git_commit === null ? null : {commit: row.git_commit, dirty: row.git_dirty === 1},
     environment: parse<RecordedEnvironment>(row.environment, 'environment'),
     metric: row.metric,

@@ -6,18 +6,20 @@ import {UsageError} from '../errors.js';
 import {defaultTestBudget} from './exposure.js';
 import {byTime, openLedger, type LedgerRun, type RunFilter} from './ledger.js';
 import {ledgerPathFor, namedLedger, strayLedgers, type LedgerScope} from './location.js';
-import {mergeLedgers, type MergedLedger} from './merge.js';
+import {displayPath, importLedger, type MergedLedger} from './merge.js';
 import {holdsBenchmarks, resolveZoo} from '../zoo/list.js';
 
 /** Best and latest eval of one benchmark on one split. */
 export interface SplitSummary {
   benchmark: string;
   split: string;
-  /** Runs of any kind on this benchmark and split. */
+  /** Runs of any kind on this benchmark and split, imported ones included. */
   runs: number;
-  /** The eval run with the highest score (the newest among equals); null when none scored. */
+  /** Of those, the runs imported from another ledger (`runs --merge`). */
+  imported: number;
+  /** The eval run with the highest score (the newest among equals); null when none scored. Never an imported run. */
   best: LedgerRun | null;
-  /** The newest eval run. */
+  /** The newest eval run. Never an imported run. */
   latest: LedgerRun | null;
 }
 
@@ -34,8 +36,13 @@ export interface RunsReport {
   ledger: string;
   /** Whether the ledger file exists (a missing one is an empty history). */
   exists: boolean;
-  /** Ledgers found where this history no longer goes, merged into it before reading. */
+  /** The ledger imported into this one first (`merge`), else empty. */
   merged: MergedLedger[];
+  /**
+   * Ledger files found where this history no longer goes (`strayLedgers`):
+   * not read, their runs not shown; `runs --merge FILE` imports one.
+   */
+  strays: string[];
   summary: SplitSummary[];
   /** Newest first. */
   runs: LedgerRun[];
@@ -81,15 +88,18 @@ export async function benchmarkInfo(dir: string): Promise<BenchmarkInfo> {
 /**
  * Group runs (any order) by benchmark and split, each with its best and latest eval; sorted by
  * benchmark, then split. The best is the lowest score for the benchmarks named in `minimize`.
+ * An imported run (`importedFrom`) is counted but is never the best or the latest: nothing
+ * proves another ledger's run was measured here, nor that its test run is this zoo's result.
  */
 export function summarizeRuns(runs: readonly LedgerRun[], minimize: ReadonlySet<string> = new Set()): SplitSummary[] {
   const groups = new Map<string, SplitSummary>();
   for (const run of runs) {
     const key = `${run.benchmark.name}\0${run.split}`;
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = {benchmark: run.benchmark.name, split: run.split, runs: 0, best: null, latest: null}));
+    if (!group) groups.set(key, (group = {benchmark: run.benchmark.name, split: run.split, runs: 0, imported: 0, best: null, latest: null}));
     group.runs++;
-    if (run.kind !== 'eval') continue;
+    if (run.importedFrom) group.imported++;
+    if (run.kind !== 'eval' || run.importedFrom) continue;
     if (!group.latest || byTime(run, group.latest) > 0) group.latest = run;
     const better = (a: number, b: number) => (minimize.has(run.benchmark.name) ? a < b : a > b);
     if (run.score !== null && (!group.best || better(run.score, group.best.score!) || (run.score === group.best.score && byTime(run, group.best) > 0))) group.best = run;
@@ -97,16 +107,24 @@ export function summarizeRuns(runs: readonly LedgerRun[], minimize: ReadonlySet<
   return [...groups.values()].sort((a, b) => compareText(a.benchmark, b.benchmark) || compareText(a.split, b.split));
 }
 
-/** The benchmarks of `runs` whose plan says direction = "minimize" (the plan where the newest run of each was made). */
+/**
+ * The benchmarks of `runs` whose plan says direction = "minimize" (the plan where the newest run of each was made;
+ * a run this ledger recorded before any imported one, whose folder and time another ledger chose).
+ */
 export async function minimizedBenchmarks(runs: readonly LedgerRun[]): Promise<Set<string>> {
   const seen = new Set<string>();
   const minimize = new Set<string>();
-  for (const run of [...runs].sort((a, b) => byTime(b, a))) {
+  for (const run of ownFirst(runs)) {
     if (seen.has(run.benchmark.name)) continue;
     seen.add(run.benchmark.name);
     if ((await benchmarkInfo(run.benchmark.path)).minimize) minimize.add(run.benchmark.name);
   }
   return minimize;
+}
+
+/** Runs newest first, those this ledger recorded before those imported (`importedFrom`): an imported run's folder and time are another ledger's word. */
+function ownFirst(runs: readonly LedgerRun[]): LedgerRun[] {
+  return [...runs].sort((a, b) => Number(Boolean(a.importedFrom)) - Number(Boolean(b.importedFrom)) || byTime(b, a));
 }
 
 /** Options of `readRuns`. */
@@ -118,6 +136,12 @@ export interface ReadRunsOptions {
   ledger?: string;
   /** Include every run's per-case results (for `--json`); the text view does without. */
   withCases?: boolean;
+  /**
+   * A ledger file to import into this history first (`runs --merge`, see
+   * `importLedger`): its runs are marked imported. A bad file throws
+   * UsageError before anything is written.
+   */
+  merge?: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -125,6 +149,8 @@ export interface ReadRunsOptions {
 /**
  * The history `arbor benchmark runs` shows. A missing ledger is an empty
  * report (`exists: false`); a corrupt or unreadable one throws LedgerError.
+ * Nothing is merged unless `merge` names a file: another ledger found where
+ * an earlier arbor kept one is only named in `strays`.
  */
 export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsReport> {
   const cwd = options.cwd ?? process.cwd();
@@ -141,23 +167,25 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
   }
   const chosen = namedLedger(options.ledger, env, cwd);
   const file = chosen ?? ledgerPathFor(home.dir, {}, cwd, home.scope);
-  // A ledger named on purpose is read as it is; the zoo's own takes in the ledgers left where its history no longer goes.
-  const merged = chosen ? [] : mergeLedgers(file, strayLedgers(file, home.folders));
-  if (!existsSync(file)) return {ledger: file, exists: false, merged, summary: [], runs: [], exposure: []};
+  if (options.merge === '') throw new UsageError('--merge: the file name is empty, expected the run ledger to import (an .arbor/runs.db)');
+  const merged = options.merge === undefined ? [] : [importLedger(file, options.merge, {cwd})];
+  // Ledgers left where the zoo's history no longer goes are named, never read: anyone who can write into an entry can leave one.
+  const strays = chosen ? [] : strayLedgers(file, home.folders);
+  if (!existsSync(file)) return {ledger: file, exists: false, merged, strays, summary: [], runs: [], exposure: []};
   const ledger = openLedger(file, {readonly: true});
   try {
     const runs = ledger.listRuns(filter);
-    // The newest run of each benchmark says where its plan (and test_budget) is.
+    // The newest run of each benchmark says where its plan (and test_budget) is: one recorded here before any imported one.
     const budgets = new Map<string, number | null>();
     const minimize = new Set<string>();
-    for (const run of runs) {
+    for (const run of ownFirst(runs)) {
       if (budgets.has(run.benchmark.name)) continue;
       const info = await benchmarkInfo(run.benchmark.path);
       budgets.set(run.benchmark.name, info.testBudget);
       if (info.minimize) minimize.add(run.benchmark.name);
     }
     const exposure = [...budgets.keys()].sort(compareText).map((name) => ({benchmark: name, count: ledger.testExposure(name), budget: budgets.get(name)!}));
-    return {ledger: ledger.path, exists: true, merged, summary: summarizeRuns(runs, minimize), runs, exposure};
+    return {ledger: ledger.path, exists: true, merged, strays, summary: summarizeRuns(runs, minimize), runs, exposure};
   } finally {
     ledger.close();
   }
@@ -167,7 +195,7 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
 export interface LedgerHome {
   dir: string;
   scope: LedgerScope;
-  /** Benchmark or zoo folders whose own `.arbor/runs.db` (from an earlier arbor) belongs to this history. */
+  /** Benchmark or zoo folders whose own `.arbor/runs.db` (from an earlier arbor) is reported as a stray ledger (never read). */
   folders: string[];
 }
 
@@ -210,7 +238,7 @@ export function formatRuns(report: RunsReport): string {
         s.split,
         s.best ? `best ${scoreText(s.best)} (#${s.best.id})` : 'best -',
         s.latest ? `latest ${scoreText(s.latest)} (#${s.latest.id})` : 'latest -',
-        `${s.runs} run(s)`,
+        `${s.runs} run(s)${s.imported ? `, ${s.imported} imported` : ''}`,
       ]),
     ),
   );
@@ -231,9 +259,16 @@ export function formatRuns(report: RunsReport): string {
         `sha ${run.solutionSha256?.slice(0, 12) ?? '-'}`,
         run.git ? `${run.git.commit.slice(0, 10)}${run.git.dirty ? '+dirty' : ''}` : 'no-git',
         `env ${run.environment.fingerprint}`,
+        ...(run.importedFrom ? [`imported from ${displayPath(run.importedFrom)}`] : []),
       ]),
     ),
   );
+  if (report.runs.some((run) => run.importedFrom)) {
+    lines.push(
+      '  (runs marked "imported from" came from another ledger through `runs --merge`: listed, but never a best or a latest,',
+      "   and their test runs are not this zoo's results; their test solutions do count in the exposure below)",
+    );
+  }
   lines.push('', 'Test exposure (distinct solutions scored on test; advisory, counted from this ledger only):');
   lines.push(
     ...table(

@@ -4,7 +4,6 @@ import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {openLedger, type LedgerRun} from '../ledger/ledger.js';
 import {ledgerPathFor, namedLedger, strayLedgers} from '../ledger/location.js';
-import {mergeLedgers, type MergedLedger} from '../ledger/merge.js';
 import {benchmarkInfo} from '../ledger/summary.js';
 import {isSkippedName, resolveZoo} from '../zoo/list.js';
 import {describeFsError} from '../zoo/text.js';
@@ -22,8 +21,12 @@ export interface CollectOptions {
   env?: NodeJS.ProcessEnv;
   /** The report's time (default now). */
   now?: Date;
-  /** Told of the ledgers merged into the zoo's before reading (see `mergeLedgers`). */
-  onMerged?: (merged: MergedLedger[], ledger: string) => void;
+  /**
+   * Told of the ledger files found where the zoo's history no longer goes
+   * (`strayLedgers`): never read, their runs not shown (`arbor benchmark runs
+   * --merge FILE` imports one, marked as imported).
+   */
+  onStrays?: (strays: string[], ledger: string) => void;
 }
 
 /**
@@ -41,9 +44,9 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
   );
   const chosen = namedLedger(options.ledger, env, cwd);
   const file = chosen ?? ledgerPathFor(zoo.abs, {}, cwd, 'zoo');
-  // As in `runs`: the zoo's own ledger takes in those an earlier arbor kept per benchmark, or the zoo kept before `git init`.
-  const merged = chosen ? [] : mergeLedgers(file, strayLedgers(file, [zoo.abs, ...folders.map((folder) => path.join(zoo.abs, folder))]));
-  if (merged.length > 0) options.onMerged?.(merged, file);
+  // As in `runs`: a ledger an earlier arbor kept per benchmark, or the zoo kept before `git init`, is named, never read.
+  const strays = chosen ? [] : strayLedgers(file, [zoo.abs, ...folders.map((folder) => path.join(zoo.abs, folder))]);
+  if (strays.length > 0) options.onStrays?.(strays, file);
   const exists = existsSync(file);
   const ledger = exists ? openLedger(file, {readonly: true}) : null;
   try {

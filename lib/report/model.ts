@@ -31,6 +31,8 @@ export interface ScoredRun {
   solutionSha256: string | null;
   /** What the run's solution was called when it ran (null: not recorded, schema 1). */
   solutionLabel: string | null;
+  /** Only on a run imported from another ledger (`runs --merge`): the file it came from. Such a run is never a best or latest. */
+  importedFrom?: string;
 }
 
 /** Latest and best eval of an entry on one split. */
@@ -103,6 +105,8 @@ export interface CompareRow {
   /** How the report names each side: its recorded label, else its solution's name; a reused ledger run adds its solution's name. */
   candidateName: string;
   baselineName: string;
+  /** Only on a compare imported from another ledger (`runs --merge`): the file it came from. */
+  importedFrom?: string;
 }
 
 /** Distinct solutions scored on test against the plan's `test_budget` (null: no readable plan). */
@@ -176,7 +180,16 @@ export function entryHealth(verify: BenchmarkReport | {problem: string}): EntryH
 
 /** A ledger run reduced to what the report shows. */
 export function scoredRun(run: LedgerRun): ScoredRun {
-  return {id: run.id, time: run.time, score: run.score, interval: run.interval, status: run.status, solutionSha256: run.solutionSha256, solutionLabel: run.solutionLabel ?? null};
+  return {
+    id: run.id,
+    time: run.time,
+    score: run.score,
+    interval: run.interval,
+    status: run.status,
+    solutionSha256: run.solutionSha256,
+    solutionLabel: run.solutionLabel ?? null,
+    ...(run.importedFrom ? {importedFrom: run.importedFrom} : {}),
+  };
 }
 
 /** Latest and best eval per split (dev and test always, then any other split the runs name); best is the lowest score under `minimize`. */
@@ -287,6 +300,7 @@ export function compareRows(runs: readonly LedgerRun[], solutions: readonly Solu
         baselineLabel,
         candidateName: nameOf(run.solutionSha256, candidateLabel),
         baselineName,
+        ...(run.importedFrom ? {importedFrom: run.importedFrom} : {}),
       };
     });
 }

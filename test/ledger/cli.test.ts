@@ -114,7 +114,7 @@ describe('arbor benchmark runs', () => {
     openLedger(path.join(dir, 'empty.db')).close();
     expect(runCli(['benchmark', 'runs', '--ledger', 'empty.db'], {cwd: dir})).toEqual({code: 0, stdout: `No runs recorded in ${path.join(dir, 'empty.db')}.\n`, stderr: ''});
     const json = runCli(['benchmark', 'runs', '--json'], {cwd: dir});
-    expect(JSON.parse(json.stdout)).toEqual({ledger: missing, exists: false, merged: [], summary: [], runs: [], exposure: []});
+    expect(JSON.parse(json.stdout)).toEqual({ledger: missing, exists: false, merged: [], strays: [], summary: [], runs: [], exposure: []});
   });
 
   it('fails with one line and exit 1 on a corrupt ledger', () => {

@@ -38,7 +38,7 @@ describe('appending and reading runs', () => {
     const {ledger} = freshLedger();
     const record = sampleRecord({time: '2026-01-02T03:04:05.678Z', git: {commit: 'c'.repeat(40), dirty: true}});
     const id = ledger.appendRun(record);
-    expect(ledger.getRun(id)).toEqual({...record, id, solutionLabel: null, compare: null});
+    expect(ledger.getRun(id)).toEqual({...record, id, solutionLabel: null, importedFrom: null, compare: null});
     expect(ledger.getRun(id + 1)).toBeNull();
     ledger.close();
   });
@@ -185,6 +185,52 @@ describe('schema 2: solution labels', () => {
     expect(solutionLabel('/work/repo/zoo/knn', 'fast.py', cwd)).toBe('../../fast.py');
     expect(solutionLabel('zoo/knn', '/tmp/workspace/solution.py', cwd)).toBe('/tmp/workspace/solution.py');
     expect(solutionLabel('zoo/knn', 'zoo/knn/variants/', cwd)).toBe('variants');
+  });
+});
+
+describe('schema 3: imported runs', () => {
+  /** A schema 2 ledger as it was on disk: the schema 1 table with the two label columns. */
+  function schemaTwoLedger(): string {
+    const file = schemaOneLedger();
+    const db = new Database(file);
+    db.exec(`ALTER TABLE runs ADD COLUMN solution_label TEXT; ALTER TABLE runs ADD COLUMN baseline_label TEXT; PRAGMA user_version = 2;`);
+    db.close();
+    return file;
+  }
+
+  it('reads a schema 2 ledger read-only as it is (every run its own), and migrates it on the next write', () => {
+    const file = schemaTwoLedger();
+    const readonly = openLedger(file, {readonly: true});
+    expect(readonly.listRuns().map((run) => [run.id, run.importedFrom])).toEqual([
+      [2, null],
+      [1, null],
+    ]);
+    readonly.close();
+    expect(recordRun(file, sampleRecord())).toMatchObject({ok: true, id: 3});
+    const db = new Database(file, {readonly: true});
+    expect(db.pragma('user_version', {simple: true})).toBe(3);
+    expect((db.prepare('PRAGMA table_info(runs)').all() as {name: string}[]).map((column) => column.name)).toContain('imported_from');
+    db.close();
+    const ledger = openLedger(file, {readonly: true});
+    expect(ledger.listRuns().map((run) => run.importedFrom)).toEqual([null, null, null]);
+    ledger.close();
+  });
+
+  it('never marks a recorded run imported, whatever the record says; importRuns marks every run it appends', () => {
+    const {ledger} = freshLedger();
+    const id = ledger.appendRun({...sampleRecord(), importedFrom: '/elsewhere/runs.db'} as never);
+    expect(ledger.getRun(id)!.importedFrom).toBeNull();
+    const other = ledger.getRun(id)!;
+    expect(ledger.importRuns('/elsewhere/runs.db', () => [other])).toBe(1);
+    expect(ledger.listRuns().map((run) => run.importedFrom)).toEqual(['/elsewhere/runs.db', null]);
+    // A failure inside the transaction appends nothing.
+    expect(() =>
+      ledger.importRuns('/elsewhere/runs.db', () => [other], () => {
+        throw new Error('rename failed');
+      }),
+    ).toThrow(/rename failed/);
+    expect(ledger.listRuns()).toHaveLength(2);
+    expect(ledger.importRuns('/elsewhere/runs.db', () => null)).toBeNull();
   });
 });
 

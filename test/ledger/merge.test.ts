@@ -3,7 +3,7 @@ import {existsSync, mkdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {createRequire} from 'node:module';
 import {describe, expect, it} from 'vitest';
-import {mergeLedgers, mergedNotes, openLedger, recordRun} from '../../lib/ledger/index.js';
+import {importLedger, lineagesOf, mergedNote, openLedger, recordRun, strayNotes, summarizeRuns} from '../../lib/ledger/index.js';
 import {repoRoot, tempDir} from '../helpers/cli.js';
 import {sampleRecord, sha} from './helpers.js';
 
@@ -15,17 +15,20 @@ function ledgerWith(file: string, scores: number[], name = 'knn'): number[] {
   });
 }
 
-function scores(file: string): {name: string; score: number | null; baselineRun: number | null}[] {
+function scores(file: string): {name: string; score: number | null; baselineRun: number | null; importedFrom: string | null}[] {
   const ledger = openLedger(file, {readonly: true});
   try {
-    return ledger.listRuns().reverse().map((run) => ({name: run.benchmark.name, score: run.score, baselineRun: run.compare?.baselineRun ?? null}));
+    return ledger
+      .listRuns()
+      .reverse()
+      .map((run) => ({name: run.benchmark.name, score: run.score, baselineRun: run.compare?.baselineRun ?? null, importedFrom: run.importedFrom}));
   } finally {
     ledger.close();
   }
 }
 
-describe('mergeLedgers', () => {
-  it("appends each stray's runs oldest first with new ids, follows a compare's baseline run, keeps the old file as .merged", () => {
+describe('importLedger', () => {
+  it("appends the runs oldest first with new ids, marked imported, follows a compare's baseline run, keeps the old file as .merged", () => {
     const dir = tempDir();
     const target = path.join(dir, '.arbor', 'runs.db');
     ledgerWith(target, [1, 2]);
@@ -36,31 +39,62 @@ describe('mergeLedgers', () => {
       sampleRecord({kind: 'compare', score: 5, compare: {verdict: 'better', ratio: 2, interval: [1.9, 2.1], baselineSha256: sha(2), baselineRun: first!}}),
     );
     expect(compare.ok).toBe(true);
-    const sumsq = path.join(dir, 'sumsq', '.arbor', 'runs.db');
-    ledgerWith(sumsq, [6], 'sumsq');
 
-    const merged = mergeLedgers(target, [knn, sumsq]);
-    expect(merged).toEqual([
-      {from: knn, runs: 3, keptAs: `${knn}.merged`},
-      {from: sumsq, runs: 1, keptAs: `${sumsq}.merged`},
-    ]);
+    const merged = importLedger(target, knn);
+    expect(merged).toEqual({from: knn, runs: 3, keptAs: `${knn}.merged`});
     const rows = scores(target);
-    expect(rows.map((r) => r.score)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(rows.map((r) => [r.score, r.importedFrom])).toEqual([
+      [1, null],
+      [2, null],
+      [3, knn],
+      [4, knn],
+      [5, knn],
+    ]);
     // The compare's baseline was the stray's run #1, now the target's #3.
     expect(rows[4]!.baselineRun).toBe(3);
+    // The file is kept, whole, and no longer where a ledger is looked for; no -wal or -shm is left behind.
     expect(existsSync(knn)).toBe(false);
-    expect(existsSync(`${knn}.merged`)).toBe(true);
-    expect(scores(`${knn}.merged`).map((r) => r.score)).toEqual([3, 4, 5]);
-    expect(mergedNotes(merged, target, dir)).toEqual([
-      'note: merged 3 run(s) from knn/.arbor/runs.db into .arbor/runs.db (the old file is kept as knn/.arbor/runs.db.merged)',
-      'note: merged 1 run(s) from sumsq/.arbor/runs.db into .arbor/runs.db (the old file is kept as sumsq/.arbor/runs.db.merged)',
+    expect(['-wal', '-shm'].filter((suffix) => existsSync(knn + suffix))).toEqual([]);
+    expect(scores(`${knn}.merged`).map((r) => [r.score, r.importedFrom])).toEqual([
+      [3, null],
+      [4, null],
+      [5, null],
     ]);
-    // Nothing is left to merge: a second call finds the strays gone.
-    expect(mergeLedgers(target, [knn, sumsq])).toEqual([]);
-    expect(scores(target)).toHaveLength(6);
+    expect(mergedNote(merged, target, dir)).toBe(
+      "note: imported 3 run(s) from knn/.arbor/runs.db into .arbor/runs.db, marked as imported (listed, never a best or latest; their test runs are not this zoo's results); the file is kept as knn/.arbor/runs.db.merged",
+    );
+    // A second import of the same name finds it gone, and a file arbor renamed is not taken again.
+    expect(() => importLedger(target, knn)).toThrow(/^--merge: there is no file /);
+    expect(() => importLedger(target, `${knn}.merged`)).toThrow(/already merged or imported/);
+    expect(scores(target)).toHaveLength(5);
   });
 
-  it('leaves a ledger it cannot merge as it was, says why, and merges the others', () => {
+  it('never replaces an earlier .merged file: the next free name is taken', () => {
+    const dir = tempDir();
+    const target = path.join(dir, '.arbor', 'runs.db');
+    const knn = path.join(dir, 'knn', '.arbor', 'runs.db');
+    ledgerWith(knn, [1]);
+    writeFileSync(`${knn}.merged`, 'an earlier one\n');
+    expect(importLedger(target, knn)).toEqual({from: knn, runs: 1, keptAs: `${knn}.merged.2`});
+    expect(existsSync(`${knn}.merged`)).toBe(true);
+  });
+
+  it('an imported run is never the best or the latest, and never in a series', () => {
+    const dir = tempDir();
+    const target = path.join(dir, '.arbor', 'runs.db');
+    ledgerWith(target, [1, 1, 1]);
+    const stray = path.join(dir, 'knn', '.arbor', 'runs.db');
+    ledgerWith(stray, [999, 999, 999]);
+    importLedger(target, stray);
+    const ledger = openLedger(target, {readonly: true});
+    const runs = ledger.listRuns();
+    ledger.close();
+    const [summary] = summarizeRuns(runs);
+    expect(summary).toMatchObject({runs: 6, imported: 3, best: {id: 3, score: 1}, latest: {id: 3, score: 1}});
+    expect(lineagesOf(runs).map((lineage) => lineage.runs.map((run) => run.id))).toEqual([[1, 2, 3], [1, 2, 3]]);
+  });
+
+  it('refuses a source that is not a ledger it can import, and writes neither file', () => {
     const dir = tempDir();
     const target = path.join(dir, '.arbor', 'runs.db');
     const foreign = path.join(dir, 'other', '.arbor', 'runs.db');
@@ -69,32 +103,57 @@ describe('mergeLedgers', () => {
     const db = new Driver(foreign);
     db.exec('CREATE TABLE notes (text TEXT)');
     db.close();
-    const good = path.join(dir, 'knn', '.arbor', 'runs.db');
-    ledgerWith(good, [1]);
-    const merged = mergeLedgers(target, [foreign, good]);
-    expect(merged[0]).toMatchObject({from: foreign, runs: 0, problem: expect.stringMatching(/arbor did not create \(tables: notes\)/)});
-    expect(merged[1]).toEqual({from: good, runs: 1, keptAs: `${good}.merged`});
+    expect(() => importLedger(target, foreign, {cwd: dir})).toThrow('--merge: other/.arbor/runs.db is a SQLite database arbor did not create, not a run ledger');
     expect(existsSync(foreign)).toBe(true);
-    expect(mergedNotes(merged, target, dir)[0]).toMatch(/^warning: the ledger other\/\.arbor\/runs\.db was not merged into \.arbor\/runs\.db, and its runs are not shown: /);
+    expect(existsSync(target)).toBe(false);
+    expect(() => importLedger(target, target)).toThrow(/^--merge: there is no file /);
+    ledgerWith(target, [1]);
+    expect(() => importLedger(target, target, {cwd: dir})).toThrow('--merge: .arbor/runs.db is the ledger it would be imported into: name another ledger');
+    expect(scores(target)).toHaveLength(1);
   });
 
-  it('never throws when the target cannot be written: every stray comes back with the reason', () => {
+  it('refuses a ledger holding a run arbor would not record, importing none of its runs', () => {
+    const dir = tempDir();
+    const target = path.join(dir, '.arbor', 'runs.db');
+    ledgerWith(target, [1]);
+    const stray = path.join(dir, 'knn', '.arbor', 'runs.db');
+    ledgerWith(stray, [2, 3]);
+    const Driver = createRequire(import.meta.url)('better-sqlite3');
+    const db = new Driver(stray);
+    db.exec("UPDATE runs SET kind = 'forged' WHERE id = 2");
+    db.close();
+    expect(() => importLedger(target, stray, {cwd: dir})).toThrow(/^--merge: knn\/\.arbor\/runs\.db holds a run arbor would not record \(kind "forged", expected one of eval, compare, calibrate\): nothing was imported$/);
+    expect(scores(target)).toHaveLength(1);
+    expect(existsSync(stray)).toBe(true);
+  });
+
+  it('throws a LedgerError when the target cannot be written, and leaves the source where it was', () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, 'file'), 'x');
     const stray = path.join(dir, 'knn', '.arbor', 'runs.db');
     ledgerWith(stray, [1]);
-    const [outcome] = mergeLedgers(path.join(dir, 'file', '.arbor', 'runs.db'), [stray]);
-    expect(outcome).toMatchObject({from: stray, runs: 0, problem: expect.stringMatching(/file\/\.arbor\/runs\.db cannot be used while opening or creating it: ENOTDIR/)});
+    expect(() => importLedger(path.join(dir, 'file', '.arbor', 'runs.db'), stray)).toThrow(/file\/\.arbor\/runs\.db cannot be used while opening or creating it: ENOTDIR/);
     expect(existsSync(stray)).toBe(true);
   });
 
-  it('merges a stray once when two processes merge it at the same time', async () => {
+  it('names a stray ledger with the command that imports it, on one line even when its path holds a newline', () => {
+    const dir = tempDir();
+    expect(strayNotes([path.join(dir, 'knn', '.arbor', 'runs.db')], path.join(dir, '.arbor', 'runs.db'), dir)).toEqual([
+      'note: knn/.arbor/runs.db is another run ledger, not read into .arbor/runs.db (its runs are not shown); to import them, marked as imported: arbor benchmark runs --merge knn/.arbor/runs.db',
+    ]);
+    const [odd] = strayNotes([path.join(dir, 'a b\nnote: fake', '.arbor', 'runs.db')], path.join(dir, '.arbor', 'runs.db'), dir);
+    expect(odd).not.toContain('\n');
+    expect(odd).toContain('--merge "a b\\nnote: fake/.arbor/runs.db"');
+    expect(strayNotes([path.join(dir, "it's", '.arbor', 'runs.db')], path.join(dir, '.arbor', 'runs.db'), dir)[0]).toMatch(/--merge 'it'\\''s\/\.arbor\/runs\.db'$/);
+  });
+
+  it('imports a ledger once when two processes import it at the same time', async () => {
     const dir = tempDir();
     const target = path.join(dir, '.arbor', 'runs.db');
     const stray = path.join(dir, 'knn', '.arbor', 'runs.db');
     ledgerWith(stray, Array.from({length: 50}, (_, k) => k + 1));
-    const script = `import {mergeLedgers} from ${JSON.stringify(path.join(repoRoot, 'dist/lib/ledger/merge.js'))};
-      process.stdout.write(JSON.stringify(mergeLedgers(process.argv[1], [process.argv[2]])));`;
+    const script = `import {importLedger} from ${JSON.stringify(path.join(repoRoot, 'dist/lib/ledger/merge.js'))};
+      try { process.stdout.write(JSON.stringify(importLedger(process.argv[1], process.argv[2]))); } catch (error) { process.stdout.write(JSON.stringify({error: error.message})); }`;
     const run = () =>
       new Promise<string>((resolve, reject) => {
         const child = spawn(process.execPath, ['--input-type=module', '-e', script, target, stray], {stdio: ['ignore', 'pipe', 'inherit']});
@@ -103,8 +162,9 @@ describe('mergeLedgers', () => {
         child.on('error', reject);
         child.on('close', () => resolve(out));
       });
-    const outcomes = (await Promise.all([run(), run()])).map((out) => JSON.parse(out) as unknown[]);
-    expect(outcomes.flat()).toHaveLength(1);
+    const outcomes = (await Promise.all([run(), run()])).map((out) => JSON.parse(out) as {runs?: number; error?: string});
+    expect(outcomes.filter((outcome) => outcome.runs === 50)).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome.error)).toEqual([{error: expect.stringMatching(/^--merge: there is no file .*(any more)?/)}]);
     expect(scores(target)).toHaveLength(50);
   });
 });

@@ -2,7 +2,8 @@
  * One history per zoo, through the CLI as a user drives it: eval, compare,
  * calibrate and run all record into the zoo's one ledger, `runs` and the
  * report read that ledger, a ledger an earlier arbor kept per benchmark is
- * merged into it, and runs recorded before `git init` stay visible after.
+ * named (never read by itself) and imported on request (`runs --merge`), and
+ * so are the runs recorded before `git init`.
  * Every command here also prints `--json` on stdout (one JSON document) with
  * its messages on stderr, the convention `cli.test.ts` checks across commands.
  */
@@ -17,7 +18,8 @@ interface RunsJson {
   ledger: string;
   exists: boolean;
   merged: {from: string; runs: number; keptAs: string}[];
-  runs: {kind: string; benchmark: {name: string}; split: string; git: {commit: string; dirty: boolean} | null}[];
+  strays: string[];
+  runs: {kind: string; benchmark: {name: string}; split: string; git: {commit: string; dirty: boolean} | null; importedFrom: string | null}[];
 }
 
 /** Run arbor in `cwd` with no ledger override; with `--json`, stdout must be one JSON document. */
@@ -28,7 +30,7 @@ function arbor(cwd: string, args: string[]) {
 }
 
 describe('one history per zoo', () => {
-  it('records eval, compare, calibrate and run into the zoo ledger, merges old ledgers, and keeps runs made before git init', () => {
+  it('records eval, compare, calibrate and run into the zoo ledger, names old ledgers, and imports them and the runs made before git init on request', () => {
     const root = tempDir();
     const zoo = path.join(root, 'my-zoo');
     for (const entry of ['abs-a', 'abs-b']) cpSync(path.join(fixtures, 'run/zoo', entry), path.join(zoo, entry), {recursive: true});
@@ -60,16 +62,19 @@ describe('one history per zoo', () => {
     ]);
     expect(ran.stderr).toMatch(/4 of 4 eval\(s\) scored/);
 
-    // One ledger, in the zoo: the nine runs and the merged one, wherever `runs` is asked from.
+    // One ledger, in the zoo: the ten runs, and the old ledger in abs-b imported on request (never by itself:
+    // planted.test.ts), marked as imported; the old file is kept as .merged.
     const zooLedger = path.join(zoo, '.arbor', 'runs.db');
-    const fromZoo = arbor(zoo, ['benchmark', 'runs', '--json']);
+    const fromZoo = arbor(zoo, ['benchmark', 'runs', '--merge', 'abs-b/.arbor/runs.db', '--json']);
     const history = fromZoo.json as unknown as RunsJson;
     expect(history.ledger).toBe(zooLedger);
     expect(history.merged).toEqual([{from: old, runs: 1, keptAs: `${old}.merged`}]);
-    expect(fromZoo.stderr).toBe(`arbor: note: merged 1 run(s) from abs-b/.arbor/runs.db into .arbor/runs.db (the old file is kept as abs-b/.arbor/runs.db.merged)\n`);
+    expect(history.strays).toEqual([]);
+    expect(fromZoo.stderr).toMatch(/^arbor: note: imported 1 run\(s\) from abs-b\/\.arbor\/runs\.db into \.arbor\/runs\.db, marked as imported .*\n$/);
     expect(existsSync(old)).toBe(false);
-    // eval ×3, compare, calibrate ×2, run ×4 (recorded as evals), and the merged one.
+    // eval ×3, compare, calibrate ×2, run ×4 (recorded as evals), and the imported one.
     expect(history.runs.map((r) => r.kind).sort()).toEqual(['calibrate', 'calibrate', 'compare', ...Array(8).fill('eval')]);
+    expect(history.runs.filter((r) => r.importedFrom !== null)).toEqual([expect.objectContaining({kind: 'eval', importedFrom: old})]);
     expect(existsSync(path.join(zoo, 'abs-a', '.arbor'))).toBe(false);
     const fromBenchmark = arbor(path.join(zoo, 'abs-a'), ['benchmark', 'runs', '--json']).json as unknown as RunsJson;
     expect(fromBenchmark.ledger).toBe(zooLedger);
@@ -91,10 +96,14 @@ describe('one history per zoo', () => {
     arbor(zoo, ['benchmark', 'eval', 'abs-a', 'dev', '--quiet']);
     const rootLedger = path.join(root, '.arbor', 'runs.db');
     const after = arbor(zoo, ['benchmark', 'runs', '--json']);
-    const gitHistory = after.json as unknown as RunsJson;
+    expect(after.json).toMatchObject({ledger: rootLedger, merged: [], strays: [zooLedger]});
+    expect((after.json as unknown as RunsJson).runs).toHaveLength(1);
+    expect(after.stderr).toContain(`is another run ledger, not read into ${rootLedger} (its runs are not shown); to import them, marked as imported: arbor benchmark runs --merge .arbor/runs.db\n`);
+    const gitHistory = arbor(zoo, ['benchmark', 'runs', '--merge', '.arbor/runs.db', '--json']).json as unknown as RunsJson;
     expect(gitHistory.ledger).toBe(rootLedger);
     expect(gitHistory.merged).toEqual([{from: zooLedger, runs: 11, keptAs: `${zooLedger}.merged`}]);
     expect(gitHistory.runs).toHaveLength(12);
+    expect(gitHistory.runs.filter((r) => r.importedFrom === null)).toHaveLength(1);
     expect(gitHistory.runs.filter((r) => r.git !== null)).toEqual([expect.objectContaining({git: {commit: head, dirty: false}})]);
     expect(arbor(root, ['benchmark', 'report', 'my-zoo', '--out', page, '--json']).json).toMatchObject({ledger: {path: rootLedger, runs: 12}});
     expect(git(root, 'status', '--porcelain', '--untracked-files=all')).toBe('');
