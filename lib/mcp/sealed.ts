@@ -83,22 +83,24 @@ export function releaseSeconds(ctx: ServerContext, plan: Plan): number {
 }
 
 /**
- * Wait until the answer's release: `started` plus the release time; an eval
- * that overran it (a loaded machine) is released at the next multiple of it,
- * so a duration can only ever say how many release times passed.
+ * Wait until the answer's release: `started` plus the release time; an answer
+ * that was ready only after it (`ready`: an eval that overran on a loaded
+ * machine) is released at the next multiple of it, so a duration can only
+ * ever say how many release times passed.
  */
-async function released(started: number, ms: number): Promise<void> {
-  const periods = Math.max(1, Math.ceil((Date.now() - started) / ms));
+async function released(started: number, ms: number, ready: number): Promise<void> {
+  const periods = Math.max(1, Math.ceil((ready - started) / ms));
   const wait = started + periods * ms - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
-type Outcome = {ok: true; answer: SealedAnswer} | {ok: false; error: string};
+/** What scoring a solution came to, and when it was known (before the ledger record, whose time is not the eval's). */
+type Outcome = {ok: true; answer: SealedAnswer; ready: number} | {ok: false; error: string; ready: number};
 
 /** Register `submit_test`. */
 export function registerSealed(server: McpServer, ctx: ServerContext): void {
   /** Evals under way, by entry and digest: a second call for the same solution waits on the first's, never reruns it. */
-  const scoring = new Map<string, Promise<SealedAnswer>>();
+  const scoring = new Map<string, Promise<Outcome>>();
   server.registerTool(
     'submit_test',
     {
@@ -135,20 +137,16 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
       }
       const releaseMs = releaseSeconds(ctx, plan) * 1000;
       const key = `${plan.name}\0${digest}`;
-      let scored = known ? Promise.resolve(known) : scoring.get(key);
-      if (!scored) {
-        scored = score(ctx, {name, benchmark, plan, solution: solution!, digest, file, started, releaseMs});
-        scoring.set(key, scored);
-        scored.finally(() => scoring.delete(key)).catch(() => {});
+      let outcome = known ? Promise.resolve<Outcome>({ok: true, answer: known, ready: started}) : scoring.get(key);
+      if (!outcome) {
+        outcome = score(ctx, {name, benchmark, plan, solution: solution!, digest, file, started, releaseMs});
+        scoring.set(key, outcome);
+        void outcome.finally(() => scoring.delete(key));
       }
-      const outcome: Promise<Outcome> = scored.then(
-        (answer) => ({ok: true as const, answer}),
-        (error: Error) => ({ok: false as const, error: error.message}),
-      );
       let id = '';
       const work = (async () => {
-        const settled = await outcome;
-        await released(started, releaseMs);
+        const settled = await outcome!;
+        await released(started, releaseMs, settled.ready);
         // The same text for every failure: why it failed is the owner's (the server's stderr), not a channel.
         if (!settled.ok) throw new Error(`submit_test: the test eval of ${name} gave no verdict (this submission counted; the owner finds why in the server's log)`);
         return {id, name, verdict: settled.answer.verdict, bucket: settled.answer.bucket, budget: {used, of: plan.testBudget}};
@@ -169,33 +167,38 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
 async function score(
   ctx: ServerContext,
   call: {name: string; benchmark: string; plan: Plan; solution: string; digest: string; file: string; started: number; releaseMs: number},
-): Promise<SealedAnswer> {
+): Promise<Outcome> {
   const {name, benchmark, plan, solution, digest, file} = call;
-  const testSeeds = await derivedTestSeeds(plan, 'test', ctx.env);
-  const salt = ctx.env[saltVariable];
-  const blank = seedRedactor(plan, testSeeds);
-  const redact = (text: string) => blank(salt ? text.split(salt).join('<salt>') : text);
-  // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
-  const request = {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: solution, testSeeds};
   let report: CompareReport | undefined;
   let answer: SealedAnswer | undefined;
   let failure: string | undefined;
+  let redact = (text: string) => text;
   try {
+    const testSeeds = await derivedTestSeeds(plan, 'test', ctx.env);
+    const salt = ctx.env[saltVariable];
+    const blank = seedRedactor(plan, testSeeds);
+    redact = (text: string) => blank(salt ? text.split(salt).join('<salt>') : text);
+    // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
+    const request = {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: solution, testSeeds};
     const message = await ctx.jobs.fork(request, {env: evalEnvironment(ctx.env), sealed: true}).answer;
     report = (message as {report: CompareReport}).report;
     answer = {verdict: await verdictOf(report, plan), bucket: bucketOf(report, plan.metric)};
   } catch (error) {
     failure = redact((error as Error).message);
   }
-  await released(call.started, call.releaseMs);
+  const ready = Date.now();
+  await released(call.started, call.releaseMs, ready);
   try {
-    if (report && answer) {
-      await recordCompare(ctx, report);
-      return await rememberAnswer(file, plan.name, digest, answer);
-    }
+    if (report && answer) return {ok: true, answer: await recordAndRemember(ctx, report, file, plan.name, digest, answer), ready};
   } catch (error) {
     failure = redact((error as Error).message);
   }
   process.stderr.write(`arbor mcp: submit_test of ${name} (solution ${digest.slice(0, 12)}) gave no verdict: ${failure ?? 'no report'}\n`);
-  throw new Error(failure ?? 'no report');
+  return {ok: false, error: failure ?? 'no report', ready};
+}
+
+/** The test run to the ledger (for the owner), the answer to the budget file (for the next call of the same digest). */
+async function recordAndRemember(ctx: ServerContext, report: CompareReport, file: string, name: string, digest: string, answer: SealedAnswer): Promise<SealedAnswer> {
+  await recordCompare(ctx, report);
+  return rememberAnswer(file, name, digest, answer);
 }
