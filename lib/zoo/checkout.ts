@@ -64,9 +64,11 @@ async function testDataFolder(source: string): Promise<string | undefined> {
   if (!existsSync(path.join(source, 'plan.toml'))) return undefined;
   const {loadPlan} = await import('../benchmark/plan.js');
   const plan = await loadPlan(source).catch(() => undefined);
-  const test = plan?.splitKind === 'path' ? plan.test.path : undefined;
+  // A plan that does not load (no eval runs from it) may still name a test folder: the usual one stays out.
+  if (!plan) return existsSync(path.join(source, 'data', 'test')) ? path.join(source, 'data', 'test') : undefined;
+  const test = plan.splitKind === 'path' ? plan.test.path : undefined;
   if (!test || !existsSync(test)) return undefined;
-  const dev = plan!.dev.path;
+  const dev = plan.dev.path;
   // A test folder holding the dev data cannot go without it (and seals nothing).
   if (dev && (dev === test || dev.startsWith(test + path.sep))) return undefined;
   return test;
