@@ -30,8 +30,8 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
         'Tools: list_benchmarks, get_benchmark {name}, checkout {name, dest?}, evaluate {name?|workspace?, solution?} (dev), compare {name, baseline, candidate} (dev), ' +
           'list_runs {name?} (dev history), get_run {id} (poll a long call), submit_test {name?, solution} (sealed: a verdict and a coarse bucket, never the test score, cases or seeds; ' +
           'every call counts against test_budget, a resubmitted solution too, which gets its first answer without a rerun; past it the tool refuses; ' +
-          'every answer comes at the entry\'s fixed release time after the call, --sealed-release). evaluate, compare and submit_test send progress notifications, stop their eval when the call is cancelled, ' +
-          'and take repetitions / maxSeconds (the cost of a run) and background (return the run id at once). ARBOR_TEST_SALT is read here and never appears in a result; without it the server uses its own salt, ' +
+          'every answer comes at the entry\'s fixed release time after the call, --sealed-release). evaluate, compare and submit_test send progress notifications (submit_test\'s from a clock) and take background (return the run id at once); ' +
+          'evaluate and compare stop their eval when the call is cancelled (submit_test\'s runs on to its answer) and take repetitions / maxSeconds (the cost of a run). ARBOR_TEST_SALT is read here and never appears in a result; without it the server uses its own salt, ' +
           'made once in $XDG_CONFIG_HOME/arbor/test-salt (else ~/.config/arbor/test-salt, mode 0600; its path is said on stderr at startup), so test seeds are never the published ones. ' +
           'Evals use the zoo entry\'s protected files and record to the zoo\'s run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. ' +
           'The tools, schemas and guarantees: lib/mcp/README.md.',
