@@ -35,3 +35,9 @@ export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.XDG_CACHE_HOME) return path.join(env.XDG_CACHE_HOME, 'arbor');
   return path.join(os.homedir(), '.cache', 'arbor');
 }
+
+/** arbor's config folder (what a server keeps for itself, e.g. `arbor mcp`'s own test salt): $XDG_CONFIG_HOME/arbor, else ~/.config/arbor. */
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.XDG_CONFIG_HOME) return path.join(env.XDG_CONFIG_HOME, 'arbor');
+  return path.join(os.homedir(), '.config', 'arbor');
+}

@@ -24,7 +24,7 @@ interface CheckoutArgs {
 /** `arbor benchmark checkout`: copy, git init, commit; print where it went. */
 export const checkoutCommand: CommandModule<object, CheckoutArgs> = {
   command: 'checkout <benchmark> <dest>',
-  describe: 'Copy a benchmark to <dest>, git init and commit it as the baseline',
+  describe: "Copy a benchmark to <dest>, git init and commit it as the baseline (a path split's test data is left out: it is sealed)",
   builder: (yargs) =>
     yargs
       .positional('benchmark', {type: 'string', demandOption: true, describe: 'Benchmark folder (or a name in ./arbor-zoo or ./zoo)'})
@@ -39,8 +39,12 @@ export const checkoutCommand: CommandModule<object, CheckoutArgs> = {
       return;
     }
     const identity = result.identitySet ? ' (no git identity was configured: set a local one, arbor <arbor@localhost>)' : '';
+    const sealed = result.sealedTestData
+      ? `The test data (${result.sealedTestData.folder}, ${result.sealedTestData.files} files) was left out: it is sealed; evaluate test with --data DIR or ARBOR_TEST_DATA naming a copy of it.\n`
+      : '';
     process.stdout.write(
       `Checked out ${result.benchmark} to ${result.dest}: ${result.files} files, baseline commit ${result.commit.slice(0, 12)}${identity}.\n` +
+        sealed +
         `Next: ${await nextStep(result.dest)}\n`,
     );
   },

@@ -8,6 +8,7 @@ interface McpArgs {
   zoo?: string;
   http?: string;
   workspaces?: string;
+  sealedRelease?: string;
 }
 
 export const mcpCommand: CommandModule<object, McpArgs> = {
@@ -18,13 +19,20 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
       .positional('zoo', {type: 'string', describe: 'The zoo folder (default ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)'})
       .option('http', {type: 'string', requiresArg: true, describe: 'Serve Streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio, behind a bearer token (ARBOR_MCP_TOKEN, else one generated and printed on stderr)'})
       .option('workspaces', {type: 'string', requiresArg: true, describe: 'Where checkout creates workspaces (default: a new folder under the system temp folder, made by the first checkout)'})
+      .option('sealed-release', {
+        type: 'string',
+        requiresArg: true,
+        describe: "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each plan's time_limit, 3600 unless set; also ARBOR_SEALED_RELEASE)",
+      })
       .example('$0 mcp zoo', 'in an MCP client\'s configuration: {"command": "npx", "args": ["arbor", "mcp", "zoo"]}')
       .example('ARBOR_MCP_TOKEN=secret $0 mcp zoo --http 8765', 'clients connect to http://127.0.0.1:8765/mcp with Authorization: Bearer secret')
       .epilogue(
         'Tools: list_benchmarks, get_benchmark {name}, checkout {name, dest?}, evaluate {name?|workspace?, solution?} (dev), compare {name, baseline, candidate} (dev), ' +
           'list_runs {name?} (dev history), get_run {id} (poll a long call), submit_test {name?, solution} (sealed: a verdict and a coarse bucket, never the test score, cases or seeds; ' +
-          'each distinct solution counts against test_budget, past it the tool refuses). evaluate, compare and submit_test send progress notifications, stop their eval when the call is cancelled, ' +
-          'and take repetitions / maxSeconds (the cost of a run) and background (return the run id at once). ARBOR_TEST_SALT is read here and never appears in a result. ' +
+          'every call counts against test_budget, a resubmitted solution too, which gets its first answer without a rerun; past it the tool refuses; ' +
+          'every answer comes at the entry\'s fixed release time after the call, --sealed-release). evaluate, compare and submit_test send progress notifications (submit_test\'s from a clock) and take background (return the run id at once); ' +
+          'evaluate and compare stop their eval when the call is cancelled (submit_test\'s runs on to its answer) and take repetitions / maxSeconds (the cost of a run). ARBOR_TEST_SALT is read here and never appears in a result; without it the server uses its own salt, ' +
+          'made once in $XDG_CONFIG_HOME/arbor/test-salt (else ~/.config/arbor/test-salt, mode 0600; its path is said on stderr at startup), so test seeds are never the published ones. ' +
           'Evals use the zoo entry\'s protected files and record to the zoo\'s run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. ' +
           'The tools, schemas and guarantees: lib/mcp/README.md.',
       ) as never,
@@ -42,10 +50,24 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     if (port !== undefined && (!/^\d+$/.test(args.http!) || port > 65535)) {
       throw new UsageError(`--http ${args.http}: expected a port number (0-65535; 0 picks a free one)`);
     }
+    const release = args.sealedRelease ?? process.env.ARBOR_SEALED_RELEASE;
+    const sealedRelease = release === undefined || release === '' ? undefined : Number(release);
+    if (sealedRelease !== undefined && !(sealedRelease > 0 && sealedRelease <= 86_400)) {
+      throw new UsageError(`${args.sealedRelease === undefined ? 'ARBOR_SEALED_RELEASE=' : '--sealed-release '}${release}: expected seconds (more than 0, at most 86400)`);
+    }
+    const {serverSalt} = await import('../../lib/mcp/salt.js');
+    const salt = serverSalt(process.env);
+    // The salt reaches the tools through the server's environment only; eval processes never get it.
+    const env = salt.source === 'file' ? {...process.env, ARBOR_TEST_SALT: salt.salt} : process.env;
+    process.stderr.write(
+      salt.source === 'file'
+        ? `arbor mcp: test salt ${salt.made ? 'made in' : 'from'} ${salt.file} (ARBOR_TEST_SALT is not set)\n`
+        : 'arbor mcp: test salt from ARBOR_TEST_SALT\n',
+    );
     // Created by the first checkout, so a server that makes none leaves no folder behind.
     const {randomBytes} = await import('node:crypto');
     const workspaces = args.workspaces ? path.resolve(args.workspaces) : path.join(os.tmpdir(), `arbor-mcp-${process.pid}-${randomBytes(4).toString('hex')}`);
-    const ctx = createContext({zoo, workspaces, env: process.env});
+    const ctx = createContext({zoo, workspaces, env, sealedRelease});
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});
     const serve = await import('../../lib/mcp/serve.js');

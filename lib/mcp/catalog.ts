@@ -5,13 +5,14 @@ import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
 import type {LedgerRun} from '../ledger/ledger.js';
 import {entryDir, type ServerContext} from './context.js';
+import {shownLabel} from './names.js';
 import {toolResult} from './result.js';
 
 const devScore = z.object({run: z.number(), score: z.number().nullable(), interval: z.tuple([z.number(), z.number()]).nullable(), solution: z.string().nullable(), time: z.string()}).nullable();
 
 /** A ledger run as a dev score: its id, score, interval, solution and time. */
-function scoreOf(run: LedgerRun | null): z.infer<typeof devScore> {
-  return run && {run: run.id, score: run.score, interval: run.interval, solution: run.solutionLabel, time: run.time};
+function scoreOf(ctx: ServerContext, run: LedgerRun | null): z.infer<typeof devScore> {
+  return run && {run: run.id, score: run.score, interval: run.interval, solution: shownLabel(ctx, run.solutionLabel, run.benchmark.path, run.solutionSha256), time: run.time};
 }
 
 /** Every entry of the zoo: verify status, metric, direction, best and latest dev score. */
@@ -30,11 +31,11 @@ async function listBenchmarks(ctx: ServerContext) {
       direction: plan?.direction ?? null,
       verify: row.status,
       ...(row.problem ? {problem: row.problem} : {}),
-      bestDev: scoreOf(summary?.best ?? null),
-      latestDev: scoreOf(summary?.latest ?? null),
+      bestDev: scoreOf(ctx, summary?.best ?? null),
+      latestDev: scoreOf(ctx, summary?.latest ?? null),
     });
   }
-  return {zoo: ctx.zoo, benchmarks};
+  return {benchmarks};
 }
 
 /** One entry: README, the solution's contract, the plan's splits (dev in full; test as its size only). */
@@ -48,7 +49,7 @@ async function getBenchmark(ctx: ServerContext, name: string) {
   const rel = (file: string) => path.relative(dir, file).split(path.sep).join('/');
   return {
     name,
-    folder: dir,
+    folder: name,
     readme,
     metric: plan.metric,
     direction: plan.direction,
@@ -72,7 +73,6 @@ export function registerCatalog(server: McpServer, ctx: ServerContext): void {
       description: "Every benchmark of the zoo: name, metric (speedup or accuracy), direction, verify status (ok, failing, broken), and the best and latest dev score from the zoo's run ledger.",
       inputSchema: {},
       outputSchema: {
-        zoo: z.string(),
         benchmarks: z.array(
           z.object({
             name: z.string(),

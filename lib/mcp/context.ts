@@ -15,8 +15,10 @@ export interface ServerOptions {
   zoo: string;
   /** Where `checkout` creates workspaces (absolute; created when missing). */
   workspaces: string;
-  /** The server's environment: ARBOR_TEST_SALT, ARBOR_LEDGER, ARBOR_PYTHON… are read from it. */
+  /** The server's environment: ARBOR_TEST_SALT (the server's own salt when none was given), ARBOR_LEDGER, ARBOR_PYTHON… are read from it. */
   env: NodeJS.ProcessEnv;
+  /** Seconds from a submit_test call to its answer, for every entry (default: each plan's time_limit). */
+  sealedRelease?: number;
 }
 
 /** The state the tools share. */
@@ -59,7 +61,7 @@ export function entryNames(ctx: ServerContext): string[] {
 export function entryDir(ctx: ServerContext, name: string): string {
   const names = entryNames(ctx);
   if (!names.includes(name)) {
-    throw new UsageError(`benchmark ${JSON.stringify(name)} is not in the zoo ${ctx.zoo}: expected one of ${names.join(', ') || '(none)'}`, 'not-found');
+    throw new UsageError(`benchmark ${JSON.stringify(name)} is not in the zoo: expected one of ${names.join(', ') || '(none)'}`, 'not-found');
   }
   return path.join(ctx.zoo, name);
 }

@@ -10,6 +10,7 @@ import {evalEnvironment} from '../run/eval-process.js';
 import {awaitJob, costInput, longCallInput, progressTo, type Extra} from './calls.js';
 import {confinedPath, entryDir, workspaceOf, type ServerContext} from './context.js';
 import type {JobMessage, JobRequest} from './job-child.js';
+import {shownLabel} from './names.js';
 import {toolResult} from './result.js';
 
 const splitInput = z.enum(['dev', 'test']).default('dev').describe('dev (the test split is sealed: use submit_test)');
@@ -68,11 +69,11 @@ export async function recordCompare(ctx: ServerContext, report: CompareReport): 
   return recordEvalRun(report.reports.candidate, {plan: await loadPlan(report.benchmark), env: ctx.env, cwd: ctx.zoo, kind: 'compare', compare, solutionLabel: report.candidate.label});
 }
 
-const side = (s: CompareReport['baseline']) => ({label: s.label, score: s.score, interval: s.interval, ...(s.failure ? {failure: s.failure} : {})});
+const side = (ctx: ServerContext, benchmark: string, s: CompareReport['baseline']) => ({label: shownLabel(ctx, s.label, benchmark, s.solutionSha256) ?? '-', score: s.score, interval: s.interval, ...(s.failure ? {failure: s.failure} : {})});
 
 async function finishCompare(ctx: ServerContext, id: string, name: string, report: CompareReport) {
   const {runId, warnings} = await recordCompare(ctx, report);
-  return {id, name, split: report.split, verdict: report.verdict, ratio: report.ratio, interval: report.ci, reason: report.reason, baseline: side(report.baseline), candidate: side(report.candidate), correctness: report.correctness, runId, warnings};
+  return {id, name, split: report.split, verdict: report.verdict, ratio: report.ratio, interval: report.ci, reason: report.reason, baseline: side(ctx, report.benchmark, report.baseline), candidate: side(ctx, report.benchmark, report.candidate), correctness: report.correctness, runId, warnings};
 }
 
 /** Start a job for a call and wait on it. */

@@ -30,7 +30,11 @@ export interface Job {
 
 /** How a job reports to whoever waits on it. */
 export interface JobOptions {
-  /** Sealed (test split): progress says only that the eval is running, never its text. */
+  /**
+   * Sealed (test split): the eval's progress is never passed on, not even its
+   * count; the job's updates come from a clock (one every `heartbeatMs`), so
+   * neither their text, their number nor their timing says anything of the eval.
+   */
   sealed?: boolean;
   /** The eval process's environment (the server's less its secrets). */
   env: NodeJS.ProcessEnv;
@@ -42,6 +46,17 @@ export interface JobOptions {
 const childPath = fileURLToPath(new URL('./job-child.js', import.meta.url));
 /** How long a cancelled eval gets to clean up before SIGKILL. */
 const graceMs = 10_000;
+/** A sealed job's clock-driven progress: one update this often. */
+export const heartbeatMs = 5_000;
+
+/** An eval process: its answer, and how to stop it. */
+export interface EvalProcess {
+  answer: Promise<JobMessage>;
+  /** SIGTERM (the pipeline's cleanup), then SIGKILL if it lingers; the answer then rejects with `cancelled`. */
+  stop: () => void;
+  /** Whether stop was called. */
+  stopped: () => boolean;
+}
 
 /** The jobs of one server (shared by every session of an HTTP server). */
 export class JobStore {
@@ -51,44 +66,81 @@ export class JobStore {
 
   /** Start `request` in a child; `finish` turns its answer into the tool's result (recording it on the way). */
   start(tool: string, request: JobRequest, finish: (answer: JobMessage) => Promise<Record<string, unknown>>, options: JobOptions): Job {
+    let job: Job | undefined;
+    const child = this.fork(request, {...options, onProgress: (text) => {
+      job!.updates++;
+      job!.last = text;
+      options.onProgress?.(job!);
+    }});
+    job = this.track(tool, child.answer.then(finish), {...options, cancel: child.stop, cancelled: child.stopped});
+    return job;
+  }
+
+  /**
+   * Run `request` in an eval process of its own (job-child.ts), not yet a job:
+   * a sealed job forks one and answers when it chooses. `onProgress` gets the
+   * eval's progress text (never for a sealed request: the caller decides).
+   */
+  fork(request: JobRequest, options: {env: NodeJS.ProcessEnv; sealed?: boolean; onProgress?: (text: string) => void}): EvalProcess {
     const child = fork(childPath, [], {env: options.env, stdio: ['ignore', 'ignore', 'pipe', 'ipc']});
     this.#children.add(child);
-    const job: Job = {id: `run-${this.#next++}`, tool, status: 'running', started: new Date().toISOString(), updates: 0, last: null, done: Promise.resolve({}), cancel: () => {}};
     let cancelled = false;
-    job.cancel = () => {
-      if (job.status !== 'running' || cancelled) return;
+    const stop = () => {
+      if (cancelled || child.exitCode !== null || child.signalCode !== null) return;
       cancelled = true;
       child.kill('SIGTERM');
       setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), graceMs).unref();
     };
-    job.done = new Promise<JobMessage>((resolve, reject) => {
+    const answer = new Promise<JobMessage>((resolve, reject) => {
       let stderr = '';
       child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-2000)));
       let answer: JobMessage | undefined;
       child.on('message', (message: JobMessage) => {
         if (message.type !== 'progress') return void (answer = message);
-        job.updates++;
-        job.last = options.sealed ? `test eval running (${job.updates} updates)` : message.text;
-        options.onProgress?.(job);
+        if (!options.sealed) options.onProgress?.(message.text);
       });
       child.on('error', (error) => reject(new Error(`cannot start the eval process: ${error.message}`)));
       child.on('close', (code, signal) => {
         this.#children.delete(child);
-        if (cancelled) return reject(new Error(`${job.id} was cancelled: its eval was stopped and its work folder removed`));
+        if (cancelled) return reject(new Error('cancelled'));
         if (answer?.type === 'error') return reject(new Error(answer.message));
         if (answer) return resolve(answer);
         const last = stderr.trim().split('\n').pop() ?? '';
         reject(new Error(`the eval process ended without a report (${signal ? `signal ${signal}` : `exit code ${code}`})${last && !options.sealed ? `: ${last}` : ''}`));
       });
       child.send(request);
-    })
-      .then(finish)
+    });
+    return {answer, stop, stopped: () => cancelled};
+  }
+
+  /**
+   * A job whose result is `work`: get_run shows it running until `work`
+   * settles. `cancel` is what a client's cancellation does (nothing when
+   * absent: a sealed job runs on to its answer); `cancelled` says whether it did.
+   */
+  track(tool: string, work: Promise<Record<string, unknown>>, options: Omit<JobOptions, 'env'> & {cancel?: () => void; cancelled?: () => boolean}): Job {
+    const job: Job = {id: `run-${this.#next++}`, tool, status: 'running', started: new Date().toISOString(), updates: 0, last: null, done: Promise.resolve({}), cancel: () => {}};
+    const cancelled = () => options.cancelled?.() ?? false;
+    job.cancel = () => {
+      if (job.status === 'running') options.cancel?.();
+    };
+    const heartbeat = options.sealed
+      ? setInterval(() => {
+          job.updates++;
+          job.last = `test eval running (${job.updates} updates)`;
+          options.onProgress?.(job);
+        }, heartbeatMs)
+      : undefined;
+    heartbeat?.unref();
+    job.done = work
       .catch((error: Error) => {
-        throw new Error((options.redact ?? String)(error.message));
-      });
+        const message = cancelled() ? `${job.id} was cancelled: its eval was stopped and its work folder removed` : error.message;
+        throw new Error((options.redact ?? String)(message));
+      })
+      .finally(() => clearInterval(heartbeat));
     job.done.then(
       (result) => Object.assign(job, {status: 'done', result}),
-      (error: Error) => Object.assign(job, {status: cancelled ? 'cancelled' : 'failed', error: error.message}),
+      (error: Error) => Object.assign(job, {status: cancelled() ? 'cancelled' : 'failed', error: error.message}),
     );
     this.#jobs.set(job.id, job);
     return job;

@@ -3,6 +3,7 @@ import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
 import {UsageError} from '../errors.js';
 import {entryDir, type ServerContext} from './context.js';
+import {shownLabel} from './names.js';
 import {toolResult} from './result.js';
 
 /** The dev runs of the zoo's ledger (one benchmark's, or all), newest first, with best and latest per benchmark. */
@@ -14,12 +15,12 @@ async function listRuns(ctx: ServerContext, name: string | undefined) {
     time: run.time,
     kind: run.kind,
     benchmark: run.benchmark.name,
-    solution: run.solutionLabel,
+    solution: shownLabel(ctx, run.solutionLabel, run.benchmark.path, run.solutionSha256),
     solutionSha256: run.solutionSha256,
     score: run.score,
     interval: run.interval,
     status: run.status,
-    ...(run.compare ? {compare: {verdict: run.compare.verdict, ratio: run.compare.ratio, interval: run.compare.interval, baseline: run.compare.baselineLabel}} : {}),
+    ...(run.compare ? {compare: {verdict: run.compare.verdict, ratio: run.compare.ratio, interval: run.compare.interval, baseline: shownLabel(ctx, run.compare.baselineLabel, run.benchmark.path, run.compare.baselineSha256)}} : {}),
   }));
   const summary = report.summary.map((each) => ({benchmark: each.benchmark, runs: each.runs, best: each.best?.id ?? null, bestScore: each.best?.score ?? null, latest: each.latest?.id ?? null, latestScore: each.latest?.score ?? null}));
   return {summary, runs};

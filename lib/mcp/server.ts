@@ -3,6 +3,7 @@ import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {arborVersion} from '../version.js';
 import {registerCatalog} from './catalog.js';
 import type {ServerContext} from './context.js';
+import {shownDeep, shownText} from './names.js';
 import {registerEvaluate} from './evaluate.js';
 import {registerRuns} from './runs.js';
 import {registerSealed} from './sealed.js';
@@ -17,8 +18,19 @@ export const toolNames = ['list_benchmarks', 'get_benchmark', 'checkout', 'evalu
 export function createServer(ctx: ServerContext): McpServer {
   const server = new McpServer(
     {name: 'arbor', version: arborVersion()},
-    {instructions: `The benchmark zoo at ${ctx.zoo}: list_benchmarks, get_benchmark, checkout a workspace, edit its solution, evaluate and compare on dev, then submit_test (sealed: a verdict only, within the test budget).`},
+    {instructions: `The benchmark zoo: list_benchmarks, get_benchmark, checkout a workspace, edit its solution, evaluate and compare on dev, then submit_test (sealed: a verdict only, within the test budget).`},
   );
+  // Every result and error of every tool names zoo files relative to the zoo (names.ts), never by the owner's absolute paths.
+  const register = server.registerTool.bind(server);
+  server.registerTool = ((name: string, config: never, callback: (...args: unknown[]) => unknown) =>
+    register(name, config, (async (...args: unknown[]) => {
+      try {
+        return shownDeep(ctx, await callback(...args));
+      } catch (error) {
+        if (error instanceof Error) error.message = shownText(ctx, error.message);
+        throw error;
+      }
+    }) as never)) as never;
   registerCatalog(server, ctx);
   registerWorkspace(server, ctx);
   registerEvaluate(server, ctx);

@@ -29,9 +29,17 @@ export function registerWorkspace(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Check out a workspace',
       description:
-        "Copy a benchmark into a fresh workspace (git init, the baseline committed), as `arbor benchmark checkout` does. Edit the solution there, then pass the workspace (or a solution file in it) to evaluate, compare and submit_test. dest is a new folder name under the server's workspaces folder (default <name>-<n>).",
+        "Copy a benchmark into a fresh workspace (git init, the baseline committed), as `arbor benchmark checkout` does; a path split's test data is left out (sealedTestData says which folder). Edit the solution there, then pass the workspace (or a solution file in it) to evaluate, compare and submit_test. dest is a new folder name under the server's workspaces folder (default <name>-<n>).",
       inputSchema: {name: z.string().describe('The benchmark'), dest: z.string().optional().describe("A new folder name under the server's workspaces folder")},
-      outputSchema: {name: z.string(), workspace: z.string(), solution: z.string(), editable: z.array(z.string()), files: z.number(), commit: z.string()},
+      outputSchema: {
+        name: z.string(),
+        workspace: z.string(),
+        solution: z.string(),
+        editable: z.array(z.string()),
+        files: z.number(),
+        commit: z.string(),
+        sealedTestData: z.object({folder: z.string(), files: z.number()}).nullable().describe("A path split's test data folder, left out of the workspace (sealed: submit_test runs it)"),
+      },
     },
     async ({name, dest}) => {
       const dir = entryDir(ctx, name);
@@ -42,7 +50,7 @@ export function registerWorkspace(server: McpServer, ctx: ServerContext): void {
       ctx.made.set(workspace, name);
       const plan = await loadPlan(dir);
       const solution = path.join(workspace, path.relative(dir, plan.solution));
-      return toolResult({name, workspace, solution, editable: plan.editable, files: result.files, commit: result.commit});
+      return toolResult({name, workspace, solution, editable: plan.editable, files: result.files, commit: result.commit, sealedTestData: result.sealedTestData});
     },
   );
 }

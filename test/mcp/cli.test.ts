@@ -12,6 +12,9 @@ describe('arbor mcp (command line)', () => {
     expect(result.stdout).toContain('--http');
     expect(result.stdout).toContain('ARBOR_MCP_TOKEN');
     expect(result.stdout).toMatch(/sealed: a verdict and a coarse\s+bucket/);
+    // Where the server's own salt lives, and the fixed release time of sealed answers.
+    expect(result.stdout).toMatch(/\$XDG_CONFIG_HOME\/arbor\/test-salt/);
+    expect(result.stdout).toContain('--sealed-release');
     expect(runCli(['--help']).stdout).toMatch(/arbor mcp \[zoo\]/);
   });
 
@@ -20,6 +23,7 @@ describe('arbor mcp (command line)', () => {
     [['mcp'], 'arbor: No zoo found: neither `./arbor-zoo` nor `./zoo` exists and this folder holds no benchmark folders; pass the zoo folder, e.g. `arbor mcp path/to/zoo`'],
     [['mcp', '.', '--http', 'x'], 'arbor: --http x: expected a port number (0-65535; 0 picks a free one)'],
     [['mcp', '.', '--http', '70000'], 'arbor: --http 70000: expected a port number (0-65535; 0 picks a free one)'],
+    [['mcp', '.', '--sealed-release', '0'], 'arbor: --sealed-release 0: expected seconds (more than 0, at most 86400)'],
   ])('%j -> one line, exit 2', (args, line) => {
     const cwd = tempDir();
     const result = runCli(args[1] === '.' ? [args[0]!, path.resolve('zoo'), ...args.slice(2)] : args, {cwd});

@@ -15,13 +15,14 @@ export const mcpEntries = ['algotune_knn', 'polymul_negacyclic', 'relu_poly', 't
 /**
  * A copy of those entries of the real zoo in a temp folder (never the repository's), relocked: its speed
  * entries at the fewest repetitions the gate accepts (2, no budget past them: submit_test runs the plan as
- * it is, so the copy's plan sets the cost), and test_budget 2 on the entries named. `remove` deletes it.
+ * it is, so the copy's plan sets the cost), and test_budget 2 on the entries named (`entries`: other shipped
+ * entries instead). `remove` deletes it.
  */
-export function zooCopy(budgetTwo: string[] = []): {root: string; zoo: string; remove: () => void} {
+export function zooCopy(budgetTwo: string[] = [], entries: readonly string[] = mcpEntries): {root: string; zoo: string; remove: () => void} {
   const root = mkdtempSync(path.join(tmpdir(), 'arbor-mcp-test-'));
   const zoo = path.join(root, 'zoo');
   const changed: string[] = [];
-  for (const name of mcpEntries) {
+  for (const name of entries) {
     cpSync(path.join(repoRoot, 'zoo', name), path.join(zoo, name), {recursive: true});
     const plan = path.join(zoo, name, 'plan.toml');
     const text = readFileSync(plan, 'utf8');

@@ -17,7 +17,7 @@ const solutions = path.join(repoRoot, 'test/zoo-entries/solutions');
 
 /** Start `arbor mcp --http 0` and read its URL and generated token from stderr. */
 async function startServer(zoo: string): Promise<{server: ChildProcess; url: string; token: string}> {
-  const env: NodeJS.ProcessEnv = {...process.env, ARBOR_TEST_SALT: salt};
+  const env: NodeJS.ProcessEnv = {...process.env, ARBOR_TEST_SALT: salt, ARBOR_SEALED_RELEASE: '1'};
   delete env.ARBOR_MCP_TOKEN;
   const server = spawn(process.execPath, [cliPath, 'mcp', zoo, '--http', '0', '--workspaces', path.join(path.dirname(zoo), 'workspaces')], {env, stdio: ['ignore', 'ignore', 'pipe']});
   let stderr = '';
@@ -63,7 +63,7 @@ describe('arbor mcp --http', () => {
     const cases = [
       {name: 'polymul_negacyclic', solution: 'polymul_ntt.py', compare: 'better', sealed: 'PASS'},
       {name: 'toeplitz_solve', solution: 'toeplitz_fft_jacobi.py', compare: 'better', sealed: 'PASS'},
-      // An accuracy entry: a solution answering NaN is worse, and its bucket says it failed.
+      // An accuracy entry: a solution answering NaN is worse, and its bucket says it failed: no scorable answer (no-answer) where the baseline gave one.
       {name: 'relu_poly', solution: 'relu_nan.py', compare: 'worse', sealed: 'worse'},
     ];
     const drive = async ({name, solution, compare, sealed}: (typeof cases)[number]) => {
@@ -80,7 +80,7 @@ describe('arbor mcp --http', () => {
       const compared = await transcript.call(client, 'compare', {name, baseline: 'baseline', candidate: workspace.solution, repetitions: 1, maxSeconds: 0});
       expect(compared.verdict).toBe(compare);
       const submitted = await transcript.call(client, 'submit_test', {name, solution: workspace.workspace});
-      expect(submitted).toMatchObject({name, verdict: sealed, budget: {used: 2, of: 5}});
+      expect(submitted).toMatchObject({name, verdict: sealed, budget: {used: 1, of: 5}});
       expect(Object.keys(submitted).sort()).toEqual(['bucket', 'budget', 'id', 'name', 'verdict']);
       if (compare === 'worse') expect(submitted.bucket).toBe('failed');
     };

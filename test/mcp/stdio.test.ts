@@ -18,7 +18,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A server on a zoo copy, and a connected client. */
 async function connect(zoo: string, workspaces: string) {
-  const transport = new StdioClientTransport({command: process.execPath, args: [cliPath, 'mcp', zoo, '--workspaces', workspaces], env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt}, stderr: 'ignore'});
+  const transport = new StdioClientTransport({command: process.execPath, args: [cliPath, 'mcp', zoo, '--workspaces', workspaces], env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt, ARBOR_SEALED_RELEASE: '1'}, stderr: 'ignore'});
   const client = new Client({name: 'arbor-test-agent', version: '1.0.0'});
   await client.connect(transport);
   return {client, transport};
@@ -113,14 +113,16 @@ describe('arbor mcp over stdio', () => {
 
     const sealedProgress: string[] = [];
     const submitted = await transcript.call(client, 'submit_test', {solution: checkout.workspace}, {onprogress: (p) => void sealedProgress.push(p.message ?? '')});
-    expect(submitted).toEqual({id: 'run-3', name: 'algotune_knn', verdict: 'PASS', bucket: expect.stringMatching(/^(2-10x|>=10x)$/), budget: {used: 2, of: 2}});
+    expect(submitted).toEqual({id: 'run-3', name: 'algotune_knn', verdict: 'PASS', bucket: expect.stringMatching(/^(2-10x|>=10x)$/), budget: {used: 1, of: 2}});
     expect(sealedProgress.slice(1).every((line) => /^run-3: test eval running \(\d+ updates\)$/.test(line))).toBe(true);
     expect((await transcript.call(client, 'get_run', {id: 'run-3'})).result).toEqual(submitted);
 
-    // Another solution (one more line) is a distinct solution: past the budget of 2, refused before anything runs.
+    // The same solution again counts too, and gets its first answer without a rerun (the ledger still holds one test run).
+    expect(await transcript.call(client, 'submit_test', {solution: checkout.workspace})).toEqual({...submitted, id: 'run-4', budget: {used: 2, of: 2}});
+    // Another solution (one more line): past the budget of 2, refused before anything runs.
     writeFileSync(checkout.solution, `${readFileSync(checkout.solution, 'utf8')}\n# another try\n`);
     expect(await transcript.error(client, 'submit_test', {name: 'algotune_knn', solution: checkout.solution})).toBe(
-      'submit_test: the test split of algotune_knn has scored 2 distinct solutions (its baseline included), its test_budget of 2 is spent: choose between solutions on dev with compare',
+      'submit_test: the test split of algotune_knn has answered 2 submissions (every call counts, a resubmitted solution too), its test_budget of 2 is spent: choose between solutions on dev with compare',
     );
     // The dev history holds no test run; the owner's view outside MCP has it.
     expect((await transcript.call(client, 'list_runs', {})).runs.every((run: {kind: string; score: number}) => run.kind !== undefined)).toBe(true);
@@ -142,7 +144,7 @@ describe('arbor mcp over stdio', () => {
     expect(errors.slice(0, 5).every((text) => /: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout$/.test(text))).toBe(true);
     expect(errors[5]).toMatch(/^dest \/tmp\/elsewhere: outside the workspaces folder .*: pass a new folder name \(e\.g\. algotune_knn-work\)$/);
     expect(errors[6]).toBe('evaluate runs the dev split only: the test split is sealed; submit a solution to it with submit_test');
-    expect(errors[7]).toBe(`benchmark "nope" is not in the zoo ${zoo}: expected one of algotune_knn, polymul_negacyclic, relu_poly, toeplitz_solve`);
+    expect(errors[7]).toBe(`benchmark "nope" is not in the zoo: expected one of algotune_knn, polymul_negacyclic, relu_poly, toeplitz_solve`);
     expect(errors[8]).toBe('run "run-99" is not a run of this server: pass the id an evaluate, compare or submit_test call gave');
     expect(errors.every((text) => !text.includes('\n'))).toBe(true);
     // A link in a workspace leads where a path given would be refused: refused too, as a file and through its folder.
@@ -168,8 +170,8 @@ describe('arbor mcp over stdio', () => {
     });
     await expect(call).rejects.toThrow();
     expect(seen.length).toBeGreaterThan(1); // the eval process and at least a run
-    const run = await settled(transcript, client, 'run-4');
-    expect(run).toMatchObject({tool: 'evaluate', status: 'cancelled', error: 'run-4 was cancelled: its eval was stopped and its work folder removed'});
+    const run = await settled(transcript, client, 'run-5');
+    expect(run).toMatchObject({tool: 'evaluate', status: 'cancelled', error: 'run-5 was cancelled: its eval was stopped and its work folder removed'});
     let left = seen;
     for (let tries = 0; tries < 40 && left.length; tries++, await sleep(250)) left = seen.filter((pid) => existsSync(`/proc/${pid}`));
     expect(left).toEqual([]);

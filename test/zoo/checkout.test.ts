@@ -1,5 +1,5 @@
 import {spawnSync} from 'node:child_process';
-import {cpSync, existsSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync} from 'node:fs';
+import {cpSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
@@ -94,5 +94,34 @@ describe('arbor benchmark checkout', () => {
     const result = runCli(['benchmark', 'checkout', path.join(zooFixtures, 'minimal-ok'), 'dest'], {cwd: work, env: {PATH: '/nonexistent'}});
     expect(result).toEqual({code: 2, stdout: '', stderr: 'arbor: git is not installed or not on the PATH; install git and try again\n'});
     expect(readdirSync(work)).toEqual([]);
+  });
+
+  it("leaves a path split's test data out: says so, its lock passes on dev, eval test says in one line that the data is sealed", () => {
+    const work = tempDir();
+    const source = path.join(repoRoot, 'zoo/shortest_path');
+    const result = runCli(['benchmark', 'checkout', source, 'sp'], {cwd: work, env: bareGitEnv()});
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^The test data \(data\/test, \d+ files\) was left out: it is sealed; evaluate test with --data DIR or ARBOR_TEST_DATA naming a copy of it\.$/m);
+    const dest = path.join(work, 'sp');
+    // Only the placeholder where the test data was; the dev data as it is in the benchmark.
+    expect(readdirSync(path.join(dest, 'data/test'))).toEqual(['SEALED']);
+    expect(readdirSync(path.join(dest, 'data/test/SEALED')).sort()).toEqual(['README.md', 'manifest.json']);
+    expect(readdirSync(path.join(dest, 'data/dev')).sort()).toEqual(readdirSync(path.join(source, 'data/dev')).sort());
+    expect(git(dest, 'status', '--porcelain')).toBe('');
+    // The checkout's lock is the benchmark's less the test files: dev evals pass its check; test files added make it stale.
+    expect(runCli(['benchmark', 'lock', '--check', dest]).code).toBe(0);
+    const locked = Object.keys(JSON.parse(readFileSync(path.join(dest, 'arbor.lock'), 'utf8')).files);
+    const own = Object.keys(JSON.parse(readFileSync(path.join(source, 'arbor.lock'), 'utf8')).files);
+    expect(locked.filter((file) => !file.startsWith('data/test/'))).toEqual(own.filter((file) => !file.startsWith('data/test/')));
+    const evaluated = runCli(['benchmark', 'eval', dest, 'test']);
+    expect(evaluated.code).not.toBe(0);
+    expect(evaluated.stderr.trim().split('\n')).toHaveLength(1);
+    expect(evaluated.stderr).toMatch(/sealed: the test data of shortest_path \(data\/test\) is not in this checkout; evaluate the test split with --data DIR or ARBOR_TEST_DATA=DIR/);
+    mkdirSync(path.join(dest, 'data/test/grid88'));
+    writeFileSync(path.join(dest, 'data/test/grid88/manifest.json'), '{}');
+    expect(runCli(['benchmark', 'lock', '--check', dest]).code).toBe(1);
+    // --json says the same.
+    const json = runCli(['benchmark', 'checkout', source, 'sp2', '--json'], {cwd: work, env: bareGitEnv()});
+    expect(JSON.parse(json.stdout).sealedTestData).toEqual({folder: 'data/test', files: expect.any(Number)});
   });
 });
