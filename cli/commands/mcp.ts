@@ -22,7 +22,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
       .option('sealed-release', {
         type: 'string',
         requiresArg: true,
-        describe: "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each plan's time_limit, 3600 unless set; also ARBOR_SEALED_RELEASE)",
+        describe: "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each entry's own, twice its compare budget of 1.5 x max_seconds plus a minute, rounded up to 30 s, at least 60, at most its time_limit; also ARBOR_SEALED_RELEASE)",
       })
       .example('$0 mcp zoo', 'in an MCP client\'s configuration: {"command": "npx", "args": ["arbor", "mcp", "zoo"]}')
       .example('ARBOR_MCP_TOKEN=secret $0 mcp zoo --http 8765', 'clients connect to http://127.0.0.1:8765/mcp with Authorization: Bearer secret')

@@ -77,9 +77,18 @@ async function verdictOf(report: CompareReport, plan: Plan): Promise<string> {
   }
 }
 
-/** Seconds from a call's start to its answer: the server's release time, else the plan's time_limit. */
+/**
+ * Seconds from a call's start to its answer: the server's release time, else
+ * the entry's own: twice the compare's budget of repetitions
+ * (`max_seconds` x 1.5 for two sides, as the pipeline's budgetSeconds) plus a
+ * minute for making, verifying and starting, rounded up to 30 s, at least 60 s
+ * and at most the plan's time_limit (the bound the eval enforces on itself).
+ * An eval past it is released at the next multiple (released below).
+ */
 export function releaseSeconds(ctx: ServerContext, plan: Plan): number {
-  return ctx.sealedRelease ?? plan.timeLimit;
+  if (ctx.sealedRelease !== undefined) return ctx.sealedRelease;
+  const compareBudget = (plan.maxSeconds * 3) / 2;
+  return Math.min(plan.timeLimit, Math.max(60, Math.ceil((2 * compareBudget + 60) / 30) * 30));
 }
 
 /**
