@@ -159,13 +159,17 @@ describe('arbor mcp over stdio', () => {
   it('a cancelled call stops its eval: no process of it is left', {timeout: 120_000}, async () => {
     const controller = new AbortController();
     let seen: number[] = [];
+    let triggered = false;
     const call = transcript.raw(client, 'evaluate', {name: 'algotune_knn', repetitions: 3}, {
       signal: controller.signal,
       onprogress: (p) => {
-        if (!controller.signal.aborted && /repetition 1: (reference|solution)/.test(p.message ?? '')) {
-          seen = descendants(transport.pid!);
+        if (triggered || !/repetition 1: (reference|solution)/.test(p.message ?? '')) return;
+        triggered = true;
+        // The run this status announces starts right after it: cancel once it is there (or after 5 s).
+        void (async () => {
+          for (let tries = 0; tries < 50 && seen.length <= 1; tries++, await sleep(100)) seen = descendants(transport.pid!);
           controller.abort('the agent changed its mind');
-        }
+        })();
       },
     });
     await expect(call).rejects.toThrow();
