@@ -80,7 +80,9 @@ async function readManifest(dir: string): Promise<{point: PlanPoint; cases: numb
     const code = (error as NodeJS.ErrnoException).code;
     throw bad(code === 'ENOENT' ? 'missing: every subfolder of a data folder is a made work directory, and manifest.json is written last' : `not readable JSON (${(error as Error).message})`);
   }
-  const manifest = value as {point?: unknown; cases?: unknown};
+  const manifest = value as {point?: unknown; cases?: unknown; sealed?: unknown};
+  // A checkout's stand-in for test data it left out (lib/zoo/checkout.ts) says why, in its own words.
+  if (typeof manifest === 'object' && manifest !== null && typeof manifest.sealed === 'string') throw new HarnessError(manifest.sealed.split('\n', 1)[0]!, 'sealed-data');
   if (typeof manifest !== 'object' || manifest === null || typeof manifest.point !== 'object' || manifest.point === null || Array.isArray(manifest.point)) {
     throw bad('must hold {"point": {...}, "cases": n}');
   }

@@ -126,16 +126,16 @@ async function sealTestData(temp: string, source: string, test: string, name: st
   const left = Object.entries(locked?.files ?? {}).filter(([file]) => file.startsWith(`${rel}/`));
   const digest = createHash('sha256').update(left.map(([file, sha]) => `${sha}  ${file}\n`).join('')).digest('hex');
   const message =
-    `sealed: the test data of ${name} (${rel}) is not in this checkout; evaluate the test split with --data DIR or ARBOR_TEST_DATA=DIR naming a copy of it, ` +
+    `the test data of ${name} (${rel}) is sealed: it is not in this checkout; evaluate the test split with --data DIR or ARBOR_TEST_DATA=DIR naming a copy of it, ` +
     'or submit the solution to the sealed test split (arbor mcp: submit_test)';
   const placeholder = path.join(temp, ...rel.split('/'), sealedPlaceholder);
   mkdirSync(placeholder, {recursive: true});
-  // "cases" is the text the eval's one-line error repeats; "point" makes the manifest reach that check.
+  // The eval reads a manifest with "sealed" as this stand-in, and stops with its text as the one-line error (lib/eval/data.ts).
   const files: Record<string, string> = {
-    'manifest.json': `${JSON.stringify({point: {}, cases: message})}\n`,
+    'manifest.json': `${JSON.stringify({sealed: message})}\n`,
     'README.md':
       `# ${rel}: sealed\n\n\`arbor benchmark checkout\` left the test data of ${name} out of this checkout (${left.length} files in the benchmark's arbor.lock, ` +
-      `sha256 of their lock lines ${digest}). This folder stands in for it, so \`eval … test\` here says so. ${message.replace(/^sealed: /, '').replace(/^./, (c) => c.toUpperCase())}.\n`,
+      `sha256 of their lock lines ${digest}). This folder stands in for it, so \`eval … test\` here says so. ${message.replace(/^./, (c) => c.toUpperCase())}.\n`,
   };
   for (const [file, text] of Object.entries(files)) writeFileSync(path.join(placeholder, file), text);
   if (!locked) return;

@@ -116,7 +116,7 @@ describe('arbor benchmark checkout', () => {
     const evaluated = runCli(['benchmark', 'eval', dest, 'test']);
     expect(evaluated.code).not.toBe(0);
     expect(evaluated.stderr.trim().split('\n')).toHaveLength(1);
-    expect(evaluated.stderr).toMatch(/sealed: the test data of shortest_path \(data\/test\) is not in this checkout; evaluate the test split with --data DIR or ARBOR_TEST_DATA=DIR/);
+    expect(evaluated.stderr).toMatch(/^arbor: the test data of shortest_path \(data\/test\) is sealed: it is not in this checkout; evaluate the test split with --data DIR or ARBOR_TEST_DATA=DIR naming a copy of it, or submit the solution to the sealed test split \(arbor mcp: submit_test\)\n$/);
     mkdirSync(path.join(dest, 'data/test/grid88'));
     writeFileSync(path.join(dest, 'data/test/grid88/manifest.json'), '{}');
     expect(runCli(['benchmark', 'lock', '--check', dest]).code).toBe(1);
