@@ -20,6 +20,8 @@ async function listRuns(ctx: ServerContext, name: string | undefined) {
     score: run.score,
     interval: run.interval,
     status: run.status,
+    // A run imported from another ledger (runs --merge) is not this zoo's measurement: said, never its file's path.
+    ...(run.importedFrom ? {imported: true} : {}),
     ...(run.compare ? {compare: {verdict: run.compare.verdict, ratio: run.compare.ratio, interval: run.compare.interval, baseline: shownLabel(ctx, run.compare.baselineLabel, run.benchmark.path, run.compare.baselineSha256)}} : {}),
   }));
   const summary = report.summary.map((each) => ({benchmark: each.benchmark, runs: each.runs, best: each.best?.id ?? null, bestScore: each.best?.score ?? null, latest: each.latest?.id ?? null, latestScore: each.latest?.score ?? null}));
@@ -32,7 +34,7 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
     'list_runs',
     {
       title: 'Dev history',
-      description: "The zoo ledger's dev runs (evals and compares), newest first, with the best and latest eval per benchmark. Test runs are the owner's (arbor benchmark runs --split test).",
+      description: "The zoo ledger's dev runs (evals and compares), newest first, with the best and latest eval per benchmark. A run imported from another ledger says imported: true and is never a best. Test runs are the owner's (arbor benchmark runs --split test).",
       inputSchema: {name: z.string().optional().describe('Only this benchmark')},
       outputSchema: {
         summary: z.array(z.object({benchmark: z.string(), runs: z.number(), best: z.number().nullable(), bestScore: z.number().nullable(), latest: z.number().nullable(), latestScore: z.number().nullable()})),
