@@ -206,23 +206,29 @@ function evalEntry(env: Record<string, string> = {}) {
 describe.skipIf(!hasBundle || !hasValgrind || !sandboxed)('the instructions clock under valgrind, in the sandbox', () => {
   let baseline = 0;
 
-  it('scores with deterministic counts: every case the same count in every repetition (each a fresh process of each side)', () => {
+  it('scores with counts: each a whole number, a case slot\'s counts close over its fresh draws (the work depends on N alone), the score precise', () => {
     const first = evalEntry();
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^score: \S+\n$/);
     expect(first.stderr).toMatch(/^note: the instructions clock counts inside the solution's own process.*confirm a gain on the cpu clock$/m);
     const {report} = first;
     expect(report.clock).toBe('instructions');
-    expect(report.precision.reached).toBe(true);
+    // Counts are deterministic per case, and every repetition draws fresh cases: the interval is as narrow as the
+    // draws make it (the prefix loop's work depends on N alone), though from 2 repetitions it is not yet trusted.
+    expect(report.seeds.source).toBe('fresh');
+    expect(report.precision.halfWidth).toBeLessThan(report.precision.target);
+    const spread = (counts: number[]) => Math.max(...counts) / Math.min(...counts) - 1;
     for (const c of report.points[0].cases) {
       const counts = c.repetitions.map((r: {instructions: number}) => r.instructions);
       expect(counts.every((n: number) => Number.isInteger(n) && n > 0)).toBe(true);
-      expect(new Set(counts).size).toBe(1);
-      expect(new Set(c.referenceRepetitions).size).toBe(1);
+      expect(spread(counts)).toBeLessThan(0.005);
+      expect(spread(c.referenceRepetitions)).toBeLessThan(0.005);
       expect(c.repetitions[0].cpuSeconds).toBeGreaterThan(0);
-      expect(c.seconds).toBe(counts[0]);
+      // A case's figure on this clock is the median of its counts over the repetitions.
+      const sorted = [...counts].sort((a, b) => a - b);
+      const middle = sorted.length >> 1;
+      expect(c.seconds).toBe(sorted.length % 2 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2);
     }
-    // Every repetition is a fresh process of each side, so equal counts across repetitions are what makes two evals agree.
     baseline = Number(first.stdout.slice(7));
     expect(baseline).toBeGreaterThan(1);
   }, 300_000);
@@ -241,7 +247,8 @@ describe.skipIf(!hasBundle || !hasValgrind || !sandboxed)('the instructions cloc
     const {score, report, stderr} = evaluate('prefix-instructions', solution, {plan: {'repetitions = 2\n': 'repetitions = 2\ntimeout_factor = 100\n'}});
     expect(score).toBe(0);
     expect(report.points[0].cases[0]).toMatchObject({status: 'tampered', note: expect.stringMatching(reason)});
-    expect(stderr).toMatch(/score is 0\.0: case 0: tampered \(instructions clock: /);
+    // A fresh case names its seed (dev), which makes it again.
+    expect(stderr).toMatch(/score is 0\.0: case 0 \(seed \d+\): tampered \(instructions clock: /);
     if (baseline) expect(score).toBeLessThanOrEqual(baseline);
   }, 180_000);
 
