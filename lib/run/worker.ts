@@ -4,7 +4,9 @@
  * zoo (its protected files matching its own arbor.lock, that lock the job's),
  * writes the job's solution into a private temporary folder, runs the eval
  * here (with this machine's ARBOR_TEST_SALT, python and sandbox) and returns
- * the signed report, or a signed refusal or error. It records nothing itself:
+ * the signed report, or a signed refusal or error. A compare job (`arbor mcp
+ * --sealed-queue`) runs the entry's own solution, this zoo's copy, against the
+ * job's in one paired compare and returns the signed compare report. It records nothing itself:
  * the submitter does. It never runs a protected file a job carries: a job
  * carries none.
  *

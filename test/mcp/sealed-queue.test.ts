@@ -121,7 +121,9 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
     expect(workerErr).toMatch(/job compare-\S+ \(abs-b test compare\): refused the job/);
   });
 
-  it('no queue key, a URL that is not redis://, or a Redis that cannot be reached: one line on stderr, exit 2', async () => {
+  it('--help documents it; no queue key, a URL that is not redis://, or a Redis that cannot be reached: one line on stderr, exit 2', async () => {
+    const help = runCli(['mcp', '--help']).stdout;
+    for (const text of ['--sealed-queue ', '--sealed-queue-name', 'ARBOR_SEALED_QUEUE', 'ARBOR_QUEUE_KEY_FILE']) expect(help).toContain(text);
     const noKey = runCli(['mcp', zoo, '--sealed-queue', redis.url], {env: {ARBOR_QUEUE_KEY: '', ARBOR_QUEUE_KEY_FILE: ''}});
     expect(noKey.code).toBe(2);
     expect(noKey.stderr).toMatch(/^arbor: no queue key: set ARBOR_QUEUE_KEY to a secret shared by the submitter and its workers [^\n]*\n$/);
