@@ -174,9 +174,10 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
 
 /**
  * Score a solution on test (once per digest): the eval in its own process
- * without the salt (or, with --sealed-queue, on a queue worker), the verdict and bucket, and (at the first call's release
- * time, so not even the ledger's next run id tells when the eval ended) the
- * ledger record and the remembered answer.
+ * without the salt (with --sealed-queue, on a queue worker instead), the
+ * verdict and bucket, and (at the first call's release time, so not even the
+ * ledger's next run id tells when the eval ended) the ledger record and the
+ * remembered answer.
  */
 async function score(
   ctx: ServerContext,
