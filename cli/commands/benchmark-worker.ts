@@ -37,7 +37,8 @@ export const workerCommand: CommandModule<object, WorkerArgs> = {
       .example('ARBOR_QUEUE_KEY=$(cat key) $0 benchmark worker --queue redis://10.0.0.5:6379/0 --zoo zoo', 'run jobs for the entries of zoo/, one at a time, until Ctrl-C')
       .epilogue(
         'A job names an entry of this worker\'s zoo and carries only its solution (the editable files): a job whose MAC the queue key does not verify is refused (it fails, without retry); ' +
-          'one for an entry this zoo lacks, or whose arbor.lock differs from this zoo\'s, is refused with a signed answer. Nothing a job carries runs outside the sandbox. ' +
+          'one for an entry this zoo lacks, or whose arbor.lock differs from this zoo\'s, is refused with a signed answer. ' +
+          'A compare job (from `arbor mcp --sealed-queue`) compares this zoo\'s copy of the entry\'s own solution (refused unless it is the submitter\'s) with the job\'s on the test split, in one paired eval. Nothing a job carries runs outside the sandbox. ' +
           "Test-split seeds come from this machine's ARBOR_TEST_SALT, derived in this process: the eval's own process (which runs the bundle) gets neither the salt nor the key. " +
           'Runs until SIGINT or SIGTERM (a job running then returns to the queue for another worker). ' +
           'Exit 0 when stopped by SIGINT or SIGTERM; 2 for bad usage, a missing zoo or queue key, or a Redis that cannot be reached.',

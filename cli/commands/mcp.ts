@@ -9,6 +9,8 @@ interface McpArgs {
   http?: string;
   workspaces?: string;
   sealedRelease?: string;
+  sealedQueue?: string;
+  sealedQueueName?: string;
 }
 
 export const mcpCommand: CommandModule<object, McpArgs> = {
@@ -24,6 +26,14 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
         requiresArg: true,
         describe: "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each entry's own, twice its compare budget of 1.5 x max_seconds plus a minute, rounded up to 30 s, at least 60, at most its time_limit; also ARBOR_SEALED_RELEASE)",
       })
+      .option('sealed-queue', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          "redis://HOST:PORT[/DB]: run submit_test's compare on the `arbor benchmark worker`s of this queue (their own machine, zoo and ARBOR_TEST_SALT), not on this machine, whose page cache, CPUs and load the agent's own evals share; " +
+          'signed with the queue key from ARBOR_QUEUE_KEY or ARBOR_QUEUE_KEY_FILE. Also ARBOR_SEALED_QUEUE (a password in the URL stays out of the process list there). evaluate and compare stay here',
+      })
+      .option('sealed-queue-name', {type: 'string', requiresArg: true, describe: "The sealed queue's name in that Redis (default arbor-eval; its workers take jobs with the same --queue-name)"})
       .example('$0 mcp zoo', 'in an MCP client\'s configuration: {"command": "npx", "args": ["arbor", "mcp", "zoo"]}')
       .example('ARBOR_MCP_TOKEN=secret $0 mcp zoo --http 8765', 'clients connect to http://127.0.0.1:8765/mcp with Authorization: Bearer secret')
       .epilogue(
@@ -33,6 +43,8 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
           'every answer comes at the entry\'s fixed release time after the call, --sealed-release). evaluate, compare and submit_test send progress notifications (submit_test\'s from a clock) and take background (return the run id at once); ' +
           'evaluate and compare stop their eval when the call is cancelled (submit_test\'s runs on to its answer) and take repetitions / maxSeconds (the cost of a run). ARBOR_TEST_SALT is read here and never appears in a result; without it the server uses its own salt, ' +
           'made once in $XDG_CONFIG_HOME/arbor/test-salt (else ~/.config/arbor/test-salt, mode 0600; its path is said on stderr at startup), so test seeds are never the published ones. ' +
+          'With --sealed-queue, submit_test signs a compare job (the candidate\'s editable files) and waits for a worker\'s signed answer; the budget, the first answer, the release time, the answer and the ledger record stay here. ' +
+          'No queue key, or a queue that cannot be reached, is one line and exit 2 at startup; a worker that refuses the job, fails it or does not answer makes that call\'s sealed failure answer (the reason on stderr). ' +
           'Evals use the zoo entry\'s protected files and record to the zoo\'s run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. ' +
           'The tools, schemas and guarantees: lib/mcp/README.md.',
       ) as never,
@@ -55,6 +67,9 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     if (sealedRelease !== undefined && !(sealedRelease > 0 && sealedRelease <= 86_400)) {
       throw new UsageError(`${args.sealedRelease === undefined ? 'ARBOR_SEALED_RELEASE=' : '--sealed-release '}${release}: expected seconds (more than 0, at most 86400)`);
     }
+    const sealedQueue = await openSealedQueue(args, zoo);
+    // Bundle code of a dev eval runs as this user: it finds no secret of this process (the salt, the queue key, the queue's URL) in /proc/<pid>/environ.
+    (await import('../../lib/run/eval-process.js')).scrubInitialEnvironment();
     const {serverSalt} = await import('../../lib/mcp/salt.js');
     const salt = serverSalt(process.env);
     // The salt reaches the tools through the server's environment only; eval processes never get it.
@@ -67,7 +82,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     // Created by the first checkout, so a server that makes none leaves no folder behind.
     const {randomBytes} = await import('node:crypto');
     const workspaces = args.workspaces ? path.resolve(args.workspaces) : path.join(os.tmpdir(), `arbor-mcp-${process.pid}-${randomBytes(4).toString('hex')}`);
-    const ctx = createContext({zoo, workspaces, env, sealedRelease});
+    const ctx = createContext({zoo, workspaces, env, sealedRelease, ...(sealedQueue ? {sealedQueue} : {})});
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});
     const serve = await import('../../lib/mcp/serve.js');
@@ -83,3 +98,54 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     });
   },
 };
+
+/**
+ * `--sealed-queue` (else ARBOR_SEALED_QUEUE): its URL checked, the queue key
+ * read, Redis reached once (each a one-line UsageError, exit 2), and one line
+ * on stderr saying where submit_test's compares go, with the entries whose
+ * jobs would be refused here already (no arbor.lock, or files that differ from it).
+ */
+async function openSealedQueue(args: McpArgs, zoo: string) {
+  const [{parseQueueUrl, sealedQueueVariable}, {resolveQueueKey}] = await Promise.all([import('../../lib/run/redis.js'), import('../../lib/run/auth.js')]);
+  const fromEnv = process.env[sealedQueueVariable];
+  const text = args.sealedQueue ?? (fromEnv === '' ? undefined : fromEnv);
+  if (text === undefined) {
+    if (args.sealedQueueName !== undefined) throw new UsageError('--sealed-queue-name needs --sealed-queue redis://HOST:PORT[/DB]');
+    return undefined;
+  }
+  const where = args.sealedQueue !== undefined ? '--sealed-queue' : sealedQueueVariable;
+  const address = parseQueueUrl(text, where);
+  const key = resolveQueueKey(undefined, process.env);
+  const {CompareQueue} = await import('../../lib/run/compare-queue.js');
+  const queue = new CompareQueue({address, key, queueName: args.sealedQueueName, where});
+  await queue.check();
+  const unlocked = await unlockedEntries(zoo);
+  process.stderr.write(
+    `arbor mcp: submit_test compares on the workers of queue ${queue.name} at ${address.shown}, not here` +
+      (unlocked.length > 0 ? `; its jobs cannot be made for ${unlocked.join(', ')} (lock them with arbor benchmark lock)` : '') +
+      '\n',
+  );
+  return queue;
+}
+
+/** The zoo's entries a compare job cannot be made for: no arbor.lock, or protected files that differ from it. */
+async function unlockedEntries(zoo: string): Promise<string[]> {
+  const [{readdirSync, existsSync}, {isSkippedName}, {loadPlan}, {computeLock, lockDifference, readLock}] = await Promise.all([
+    import('node:fs'),
+    import('../../lib/zoo/list.js'),
+    import('../../lib/benchmark/plan.js'),
+    import('../../lib/benchmark/lock.js'),
+  ]);
+  const found: string[] = [];
+  for (const name of readdirSync(zoo).sort()) {
+    const dir = path.join(zoo, name);
+    if (isSkippedName(name) || !existsSync(path.join(dir, 'plan.toml'))) continue;
+    const ok = await (async () => {
+      const plan = await loadPlan(dir);
+      const lock = await readLock(dir);
+      return lock !== null && lock !== undefined && !lockDifference(lock, await computeLock(dir, plan));
+    })().catch(() => false);
+    if (!ok) found.push(`${name} (${(await readLock(dir).catch(() => undefined)) ? 'differs from its arbor.lock' : 'no arbor.lock'})`);
+  }
+  return found;
+}

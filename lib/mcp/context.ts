@@ -7,6 +7,7 @@ import {existsSync, readdirSync, realpathSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {isSkippedName} from '../zoo/list.js';
+import type {CompareQueue} from '../run/compare-queue.js';
 import {JobStore} from './jobs.js';
 
 /** How the server was started. */
@@ -19,7 +20,12 @@ export interface ServerOptions {
   env: NodeJS.ProcessEnv;
   /** Seconds from a submit_test call to its answer, for every entry (default: each plan's time_limit). */
   sealedRelease?: number;
+  /** `--sealed-queue`: submit_test's compare runs on this queue's workers, not here. */
+  sealedQueue?: SealedQueue;
 }
+
+/** Where submit_test's compares run when not here (lib/run/compare-queue.ts's CompareQueue). */
+export type SealedQueue = Pick<CompareQueue, 'compare' | 'close'>;
 
 /** The state the tools share. */
 export interface ServerContext extends ServerOptions {

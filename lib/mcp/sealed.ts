@@ -10,7 +10,9 @@
  * not, verdict or failure, is released at a fixed time after the call started
  * (the entry's release time: the server's `--sealed-release`, else the plan's
  * time_limit, the bound the eval itself enforces), so a call's duration says
- * nothing of the eval.
+ * nothing of the eval. With `--sealed-queue` the compare runs on an `arbor
+ * benchmark worker` (its own zoo, salt and machine: lib/run/compare-queue.ts),
+ * and everything else stays here.
  */
 import {mkdtemp, readFile, rm} from 'node:fs/promises';
 import os from 'node:os';
@@ -103,6 +105,9 @@ async function released(started: number, ms: number, ready: number): Promise<voi
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
+/** How long a queued compare may wait for a worker, on top of its entry's time_limit, before its call fails. */
+export const queueWaitSeconds = 900;
+
 /** What scoring a solution came to, and when it was known (before the ledger record, whose time is not the eval's). */
 type Outcome = {ok: true; answer: SealedAnswer; ready: number} | {ok: false; error: string; ready: number};
 
@@ -169,9 +174,10 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
 
 /**
  * Score a solution on test (once per digest): the eval in its own process
- * without the salt, the verdict and bucket, and (at the first call's release
- * time, so not even the ledger's next run id tells when the eval ended) the
- * ledger record and the remembered answer.
+ * without the salt (with --sealed-queue, on a queue worker instead), the
+ * verdict and bucket, and (at the first call's release time, so not even the
+ * ledger's next run id tells when the eval ended) the ledger record and the
+ * remembered answer.
  */
 async function score(
   ctx: ServerContext,
@@ -183,14 +189,20 @@ async function score(
   let failure: string | undefined;
   let redact = (text: string) => text;
   try {
-    const testSeeds = await derivedTestSeeds(plan, 'test', ctx.env);
-    const salt = ctx.env[saltVariable];
-    const blank = seedRedactor(plan, testSeeds);
-    redact = (text: string) => blank(salt ? text.split(salt).join('<salt>') : text);
-    // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
-    const request = {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: solution, testSeeds};
-    const message = await ctx.jobs.fork(request, {env: evalEnvironment(ctx.env), sealed: true}).answer;
-    report = (message as {report: CompareReport}).report;
+    if (ctx.sealedQueue) {
+      // On a queue worker (--sealed-queue): its own zoo, salt and machine; this one runs nothing of it.
+      const waitMs = (plan.timeLimit + queueWaitSeconds) * 1000;
+      report = (await ctx.sealedQueue.compare({entry: path.basename(benchmark), plan, split: 'test', candidate: solution, digest, waitMs})).report;
+    } else {
+      const testSeeds = await derivedTestSeeds(plan, 'test', ctx.env);
+      const salt = ctx.env[saltVariable];
+      const blank = seedRedactor(plan, testSeeds);
+      redact = (text: string) => blank(salt ? text.split(salt).join('<salt>') : text);
+      // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
+      const request = {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: solution, testSeeds};
+      const message = await ctx.jobs.fork(request, {env: evalEnvironment(ctx.env), sealed: true}).answer;
+      report = (message as {report: CompareReport}).report;
+    }
     answer = {verdict: await verdictOf(report, plan), bucket: bucketOf(report, plan.metric)};
   } catch (error) {
     failure = redact((error as Error).message);

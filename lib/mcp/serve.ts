@@ -20,6 +20,7 @@ export async function serveStdio(ctx: ServerContext): Promise<void> {
   await server.connect(transport);
   await closed;
   ctx.jobs.cancelAll();
+  ctx.sealedQueue?.close();
 }
 
 /** A token for `--http` when ARBOR_MCP_TOKEN sets none. */
@@ -74,6 +75,7 @@ export async function serveHttp(ctx: ServerContext, options: {port: number; toke
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   const close = async () => {
     ctx.jobs.cancelAll();
+    ctx.sealedQueue?.close();
     for (const transport of sessions.values()) await transport.close().catch(() => {});
     await new Promise<void>((resolve) => server.close(() => resolve()));
   };

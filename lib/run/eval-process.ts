@@ -17,10 +17,11 @@ import type {Plan, Split} from '../benchmark/plan.js';
 import {drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from '../eval/seeds.js';
 import type {EvalReport} from '../eval/types.js';
 import {queueKeyFileVariable, queueKeyVariable} from './auth.js';
+import {sealedQueueVariable} from './redis.js';
 import type {EvalChildAnswer, EvalChildMessage, EvalChildRequest} from './eval-child.js';
 
-/** Variables an eval process never gets: the test salt and the queue key. */
-export const secretVariables: readonly string[] = [saltVariable, queueKeyVariable, queueKeyFileVariable];
+/** Variables an eval process never gets: the test salt, the queue key, and the sealed queue's URL (which may hold a Redis password). */
+export const secretVariables: readonly string[] = [saltVariable, queueKeyVariable, queueKeyFileVariable, sealedQueueVariable];
 
 /** The environment of an eval process: the caller's, without the secrets. */
 export function evalEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

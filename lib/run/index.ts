@@ -1,20 +1,23 @@
 /**
  * Zoo-wide runs: every entry of a zoo evaluated here, one at a time (runLocal),
  * or as jobs on a Redis-backed BullMQ queue run by workers on other machines
- * (runQueue, startWorker). bullmq and ioredis are loaded only by the queue
+ * (runQueue, startWorker), and compare jobs for `arbor mcp --sealed-queue`
+ * (CompareQueue). bullmq and ioredis are loaded only by the queue
  * functions, never by importing this module.
  */
 export type {RunEvent, RunEventSink} from './events.js';
 export {checkQueueMac, queueKeyFileVariable, queueKeyMinLength, queueKeyVariable, queueMac, resolveQueueKey} from './auth.js';
 export type {MacPurpose, MacScope} from './auth.js';
 export {derivedTestSeeds, evalEnvironment, secretVariables} from './eval-process.js';
-export {checkJob, describeJob, encodeJob, findWorkerEntry, JobRefusedError, jobFormat, jobVersion, materializeJob} from './job.js';
-export type {EvalJob, JobFile, MaterializedJob} from './job.js';
+export {checkJob, describeJob, editableDigest, encodeCompareJob, encodeJob, findWorkerEntry, JobRefusedError, jobFormat, jobVersion, materializeJob, readableJobVersions} from './job.js';
+export type {CompareItem, EvalJob, JobFile, MaterializedJob} from './job.js';
+export {CompareQueue} from './compare-queue.js';
+export type {CompareCall, CompareQueueOptions, QueuedCompare} from './compare-queue.js';
 export {runLocal} from './local.js';
 export type {LocalRunOptions} from './local.js';
 export {runDisplay, formatDuration, estimateLeft} from './progress.js';
 export type {DisplayOptions, DisplayStream, RunDisplay} from './progress.js';
-export {checkRedis, connectionOptions, defaultQueueName, parseQueueUrl} from './redis.js';
+export {checkRedis, connectionOptions, defaultQueueName, parseQueueUrl, sealedQueueVariable} from './redis.js';
 export type {QueueAddress} from './redis.js';
 export {errorResult, recordReport, resultFromReport} from './result.js';
 export type {RunResult, RunResultStatus} from './result.js';

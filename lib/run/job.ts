@@ -1,6 +1,9 @@
 /**
  * An eval job: what a queue worker needs to evaluate one (entry, split,
- * solution) on a machine that shares no disk with the submitter. It names the
+ * solution) on a machine that shares no disk with the submitter; or a compare
+ * job (`kind: 'compare'`, `arbor mcp --sealed-queue`): the same, but the
+ * worker compares the entry's own solution (its own copy, which must be the
+ * submitter's: `baseline`) with the job's in one paired eval. It names the
  * entry (its folder's name) and the split, carries the submitter's arbor.lock
  * of that entry, and the solution as evaluated: the editable files and the
  * `--solution` file, each with its SHA-256. It never carries a protected file
@@ -21,9 +24,11 @@ import {StaleLockError} from '../eval/errors.js';
 import {loadPlan, type Plan, type Split} from '../benchmark/plan.js';
 import type {RunItem} from './targets.js';
 
-/** The `format` every job carries, and the version this arbor reads and writes. */
+/** The `format` every job carries, and the version this arbor writes. */
 export const jobFormat = 'arbor-eval-job';
-export const jobVersion = 2;
+export const jobVersion = 3;
+/** The versions this arbor reads: 2 (eval jobs only, no `kind`) and 3. A worker of version 2 refuses a version 3 job, naming both. */
+export const readableJobVersions: readonly number[] = [2, 3];
 
 /** One editable file of a job. */
 export interface JobFile {
@@ -40,7 +45,10 @@ export interface JobFile {
 /** The data of an eval job on the queue (its MAC travels beside these fields). */
 export interface EvalJob {
   format: typeof jobFormat;
-  version: typeof jobVersion;
+  /** 3 (this arbor's), or 2: an eval job of the arbor before compare jobs, read as `kind: 'eval'`. */
+  version: 2 | 3;
+  /** Version 3: `eval` the solution, or `compare` the entry's own solution (the baseline) with it in one paired eval. */
+  kind?: 'eval' | 'compare';
   /** The entry's folder name: the worker evaluates the entry of that name in its own zoo. */
   entry: string;
   /** The split to score; for test, the worker's ARBOR_TEST_SALT decides the seeds. */
@@ -51,6 +59,8 @@ export interface EvalJob {
   files: JobFile[];
   /** Another solution file in place of the plan's (`--solution ENTRY=FILE`). */
   solution?: {name: string; sha256: string; content: string};
+  /** compare: the digest (lib/ledger solutionDigest) of the entry's own editable files on the submitter: the worker's own must be the same. */
+  baseline?: {sha256: string};
 }
 
 /** A job the worker will not run: malformed, for an entry it does not have or has in another version, or files that do not match their hashes (exit 1). */
@@ -68,20 +78,64 @@ const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).
  * otherwise): that lock is what a worker compares with its own.
  */
 export async function encodeJob(item: RunItem): Promise<EvalJob> {
-  const dir = item.target.dir;
+  const {plan, lock} = await lockedEntry(item.target.dir, item.target.shown);
+  const job: EvalJob = {format: jobFormat, version: jobVersion, kind: 'eval', entry: item.target.entry, split: item.split, lock, files: await editableJobFiles(plan, plan.dir)};
+  if (item.solution) job.solution = await solutionFile(item.solution);
+  return job;
+}
+
+/** What a compare job compares: the entry's own solution with `candidate`, a solution file (in place of the plan's) or a folder of editable files. */
+export interface CompareItem {
+  /** The entry's folder name (the worker's zoo has an entry of that name). */
+  entry: string;
+  /** The entry's folder here. */
+  dir: string;
+  /** How to name the entry in messages. */
+  shown: string;
+  split: Split;
+  candidate: string;
+}
+
+/**
+ * Build the compare job of an entry and a candidate: the candidate's editable
+ * files (a folder's, or the entry's with a file in place of its solution
+ * file), the entry's lock, and the digest of the entry's own solution, which
+ * the worker runs as the baseline from its own copy.
+ */
+export async function encodeCompareJob(item: CompareItem): Promise<EvalJob> {
+  const {plan, lock} = await lockedEntry(item.dir, item.shown);
+  const folder = (await stat(item.candidate)).isDirectory();
+  const job: EvalJob = {
+    format: jobFormat,
+    version: jobVersion,
+    kind: 'compare',
+    entry: item.entry,
+    split: item.split,
+    lock,
+    files: await editableJobFiles(plan, folder ? item.candidate : plan.dir),
+    baseline: {sha256: await editableDigest(plan.dir, plan.editable)},
+  };
+  if (!folder) job.solution = await solutionFile(item.candidate);
+  return job;
+}
+
+/** The entry's plan and its arbor.lock, which its protected files must match (a RefusedError or StaleLockError otherwise). */
+async function lockedEntry(dir: string, shown: string): Promise<{plan: Plan; lock: Lock}> {
   const plan = await loadPlan(dir);
   const lock = await readLock(dir);
   if (!lock) {
-    throw new RefusedError(`${item.target.shown} has no arbor.lock: a queue worker evaluates only entries whose protected files match its own lock; write one with 'arbor benchmark lock ${item.target.shown}'`, 'no-lock');
+    throw new RefusedError(`${shown} has no arbor.lock: a queue worker evaluates only entries whose protected files match its own lock; write one with 'arbor benchmark lock ${shown}'`, 'no-lock');
   }
   const difference = lockDifference(lock, await computeLock(dir, plan));
-  if (difference) {
-    throw new StaleLockError(item.target.shown, difference);
-  }
+  if (difference) throw new StaleLockError(shown, difference);
+  return {plan, lock: {version: lock.version, files: lock.files}};
+}
+
+/** The plan's editable files as they are under `dir` (symlinks followed, as the eval copies them). */
+async function editableJobFiles(plan: Plan, dir: string): Promise<JobFile[]> {
   const files = new Map<string, JobFile>();
   const visit = async (rel: string): Promise<void> => {
     const file = path.join(dir, rel);
-    // Editable files as the eval copies them: symlinks followed.
     const info = await stat(file).catch(() => undefined);
     if (!info || lockIgnoredNames.has(path.basename(rel))) return;
     const key = rel.split(path.sep).join('/');
@@ -94,12 +148,23 @@ export async function encodeJob(item: RunItem): Promise<EvalJob> {
     }
   };
   for (const rel of plan.editable) await visit(rel);
-  const job: EvalJob = {format: jobFormat, version: jobVersion, entry: item.target.entry, split: item.split, lock: {version: lock.version, files: lock.files}, files: [...files.values()]};
-  if (item.solution) {
-    const content = await readFile(item.solution);
-    job.solution = {name: path.basename(item.solution), sha256: sha256(content), content: content.toString('base64')};
+  return [...files.values()];
+}
+
+async function solutionFile(file: string): Promise<NonNullable<EvalJob['solution']>> {
+  const content = await readFile(file);
+  return {name: path.basename(file), sha256: sha256(content), content: content.toString('base64')};
+}
+
+/** The ledger's digest of the editable files under `dir` (missing ones left out), as the eval computes a side's `solutionSha256`. */
+export async function editableDigest(dir: string, editable: readonly string[]): Promise<string> {
+  const {solutionDigest} = await import('../ledger/digest.js');
+  const found: Array<{path: string; bytes: Uint8Array}> = [];
+  for (const rel of editable) {
+    const bytes = await readFile(path.join(dir, rel)).catch(() => undefined);
+    if (bytes) found.push({path: rel, bytes});
   }
-  return job;
+  return solutionDigest(found);
 }
 
 /**
@@ -117,6 +182,11 @@ export async function findWorkerEntry(zoo: string, job: EvalJob): Promise<{dir: 
   if (own) throw new JobRefusedError(`this worker's ${job.entry} differs from its own arbor.lock (${own}): restore it on the worker`);
   const theirs = lockDifference(lock, job.lock);
   if (theirs) throw new JobRefusedError(`the submitter's ${job.entry} is not this worker's (against the worker's arbor.lock, ${theirs}): check out the same zoo on both`);
+  if (job.kind === 'compare') {
+    // The baseline is the worker's own solution, which no lock covers: it must be the one the submitter compares against.
+    const own = await editableDigest(dir, plan.editable);
+    if (own !== job.baseline!.sha256) throw new JobRefusedError(`this worker's own solution of ${job.entry} is not the submitter's (solution digest ${own.slice(0, 12)}, the job's ${job.baseline!.sha256.slice(0, 12)}): check out the same zoo on both`);
+  }
   return {dir, plan};
 }
 
@@ -169,19 +239,33 @@ export function describeJob(data: unknown): string {
   const job = data as Partial<EvalJob> | null;
   const entry = typeof job?.entry === 'string' ? job.entry : '?';
   const split = typeof job?.split === 'string' ? job.split : '?';
-  return `${entry}${typeof job?.solution?.name === 'string' ? `=${job.solution.name}` : ''} ${split}`;
+  return `${entry}${typeof job?.solution?.name === 'string' ? `=${job.solution.name}` : ''} ${split}${job?.kind === 'compare' ? ' compare' : ''}`;
 }
 
-const jobKeys = new Set(['format', 'version', 'entry', 'split', 'lock', 'files', 'solution']);
+/** The fields a job of each version may carry. */
+const jobKeys: Record<number, Set<string>> = {
+  2: new Set(['format', 'version', 'entry', 'split', 'lock', 'files', 'solution']),
+  3: new Set(['format', 'version', 'kind', 'entry', 'split', 'lock', 'files', 'solution', 'baseline']),
+};
 const fileKeys = new Set(['path', 'sha256', 'content', 'executable']);
 
 /** Check a job's structure and paths (after its MAC verified); returns it typed, or throws JobRefusedError. */
 export function checkJob(data: unknown): EvalJob {
   const job = data as Partial<EvalJob> | null;
   if (typeof job !== 'object' || job === null || job.format !== jobFormat) throw new JobRefusedError(`not an arbor eval job (format ${JSON.stringify((job as {format?: unknown})?.format ?? null)})`);
-  if (job.version !== jobVersion) throw new JobRefusedError(`job format version ${JSON.stringify(job.version)}, this arbor reads version ${jobVersion}: run the same arbor version on submitter and workers`);
-  const unknown = Object.keys(job).find((key) => !jobKeys.has(key));
+  if (typeof job.version !== 'number' || !readableJobVersions.includes(job.version)) {
+    throw new JobRefusedError(`job format version ${JSON.stringify(job.version)}, this arbor reads versions ${readableJobVersions.join(' and ')}: run the same arbor version on submitter and workers`);
+  }
+  const unknown = Object.keys(job).find((key) => !jobKeys[job.version!]!.has(key));
   if (unknown !== undefined) throw new JobRefusedError(`the job carries "${unknown}", which a worker never reads: a job names its entry and carries only the solution`);
+  // Version 2 knew only evals.
+  if (job.version === 2) job.kind = 'eval';
+  if (job.kind !== 'eval' && job.kind !== 'compare') throw new JobRefusedError(`unknown job kind ${JSON.stringify(job.kind ?? null)}, expected eval or compare`);
+  if (job.kind === 'compare') {
+    if (typeof job.baseline !== 'object' || job.baseline === null || Object.keys(job.baseline).join() !== 'sha256' || !/^[0-9a-f]{64}$/.test(String(job.baseline.sha256))) {
+      throw new JobRefusedError("a compare job carries the digest of the entry's own solution (baseline.sha256) and nothing else of it");
+    }
+  } else if (job.baseline !== undefined) throw new JobRefusedError('an eval job carries no baseline');
   if (typeof job.entry !== 'string' || !isPlainName(job.entry)) throw new JobRefusedError(`entry ${JSON.stringify(job.entry)} is not a folder name`);
   if (job.split !== 'dev' && job.split !== 'test') throw new JobRefusedError(`unknown split ${JSON.stringify(job.split)}, expected dev or test`);
   const lock = job.lock as Partial<Lock> | undefined;

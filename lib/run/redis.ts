@@ -6,6 +6,9 @@
  */
 import {UsageError} from '../errors.js';
 
+/** The environment variable `arbor mcp` takes its sealed queue's URL from (where a Redis password stays out of the process list). */
+export const sealedQueueVariable = 'ARBOR_SEALED_QUEUE';
+
 /** The queue's name when none is given. */
 export const defaultQueueName = 'arbor-eval';
 
@@ -23,20 +26,20 @@ export interface QueueAddress {
 /** How long one connection attempt may take before it counts as unreachable. */
 const connectTimeoutMs = 5000;
 
-/** Check `--queue`: a redis:// URL with a host, an optional port and an optional database number (and password). */
-export function parseQueueUrl(text: string): QueueAddress {
+/** Check `--queue` (or the option `where` names): a redis:// URL with a host, an optional port and an optional database number (and password). */
+export function parseQueueUrl(text: string, where = '--queue'): QueueAddress {
   const hint = 'expected redis://HOST:PORT[/DB], e.g. redis://127.0.0.1:6379/0';
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`--queue ${text}: not a URL, ${hint}`);
+    throw new UsageError(`${where} ${text}: not a URL, ${hint}`);
   }
-  if (url.protocol !== 'redis:') throw new UsageError(`--queue ${text}: unsupported scheme ${url.protocol.replace(/:$/, '')}, ${hint}`);
-  if (!url.hostname) throw new UsageError(`--queue ${text}: no host, ${hint}`);
+  if (url.protocol !== 'redis:') throw new UsageError(`${where} ${text}: unsupported scheme ${url.protocol.replace(/:$/, '')}, ${hint}`);
+  if (!url.hostname) throw new UsageError(`${where} ${text}: no host, ${hint}`);
   const dbText = url.pathname.replace(/^\//, '');
-  if (dbText !== '' && !/^\d+$/.test(dbText)) throw new UsageError(`--queue ${text}: database "${dbText}" is not a number, ${hint}`);
-  if (url.search || url.hash) throw new UsageError(`--queue ${text}: unexpected ${url.search ? 'query' : 'fragment'}, ${hint}`);
+  if (dbText !== '' && !/^\d+$/.test(dbText)) throw new UsageError(`${where} ${text}: database "${dbText}" is not a number, ${hint}`);
+  if (url.search || url.hash) throw new UsageError(`${where} ${text}: unexpected ${url.search ? 'query' : 'fragment'}, ${hint}`);
   const port = url.port ? Number(url.port) : 6379;
   const shownUrl = new URL(url.href);
   if (shownUrl.password) shownUrl.password = '***';
@@ -57,8 +60,8 @@ export function connectionOptions(address: QueueAddress): Record<string, unknown
   };
 }
 
-/** Connect once (no retries), PING and INFO, disconnect; a Redis that cannot be reached, or refuses INFO, is a UsageError naming it. */
-export async function checkRedis(address: QueueAddress): Promise<void> {
+/** Connect once (no retries), PING and INFO, disconnect; a Redis that cannot be reached, or refuses INFO, is a UsageError naming it (and `where`, the option to fix). */
+export async function checkRedis(address: QueueAddress, where = '--queue'): Promise<void> {
   const {Redis} = await import('ioredis');
   const client = new Redis(address.url, {
     lazyConnect: true,
@@ -89,7 +92,7 @@ export async function checkRedis(address: QueueAddress): Promise<void> {
     // A connection that never opened is already closed; disconnecting it anyway would hold the process for ioredis' 2 s disconnect timer.
     if (client.status !== 'end') client.disconnect();
     const message = problem ?? (error as Error).message;
-    throw new UsageError(`cannot reach Redis at ${address.shown}: ${message}; start redis-server there or fix --queue`, 'no-redis');
+    throw new UsageError(`cannot reach Redis at ${address.shown}: ${message}; start redis-server there or fix ${where}`, 'no-redis');
   }
 }
 

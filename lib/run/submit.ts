@@ -13,6 +13,7 @@ import type {Job as BullJob, Queue as BullQueue, QueueEvents as BullQueueEvents}
 import {ArborError, ExitCode} from '../errors.js';
 import {loadPlan} from '../benchmark/plan.js';
 import type {EvalReport} from '../eval/types.js';
+import type {CompareReport} from '../compare/index.js';
 import type {RunEventSink} from './events.js';
 import {sign, verifySigned, type MacScope, type Signed} from './auth.js';
 import {encodeJob, type EvalJob} from './job.js';
@@ -20,8 +21,8 @@ import {checkRedis, connectionOptions, defaultQueueName, queueRefused, type Queu
 import {describeFailure, errorCodeOf, errorResult, recordReport, resultFromReport, type RunResult} from './result.js';
 import type {RunItem} from './targets.js';
 
-/** What a worker answers for a job it took: the eval's report, why it refused the job, or why the eval gave no report. */
-export type JobAnswer = {report: EvalReport} | {refused: string} | {error: string};
+/** What a worker answers for a job it took: the eval's report (a compare job's: the compare's), why it refused the job, or why the eval gave no report. */
+export type JobAnswer = {report: EvalReport} | {compare: CompareReport} | {refused: string} | {error: string};
 
 /** A worker's answer as it sits in Redis: the answer, the worker's name (`host:pid`), and their MAC, bound to the job's own MAC. */
 export type JobReturn = Signed<JobAnswer & {worker: string}>;

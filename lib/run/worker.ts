@@ -4,7 +4,9 @@
  * zoo (its protected files matching its own arbor.lock, that lock the job's),
  * writes the job's solution into a private temporary folder, runs the eval
  * here (with this machine's ARBOR_TEST_SALT, python and sandbox) and returns
- * the signed report, or a signed refusal or error. It records nothing itself:
+ * the signed report, or a signed refusal or error. A compare job (`arbor mcp
+ * --sealed-queue`) runs the entry's own solution, this zoo's copy, against the
+ * job's in one paired compare and returns the signed compare report. It records nothing itself:
  * the submitter does. It never runs a protected file a job carries: a job
  * carries none.
  *
@@ -25,7 +27,9 @@ import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {ownerAlive, ownerTag} from '../eval/owner.js';
 import {sign, verifySigned, type MacScope} from './auth.js';
-import {derivedTestSeeds, evalInChild, redactDeep, seedRedactor} from './eval-process.js';
+import {drawsFreshCases, saltVariable} from '../eval/seeds.js';
+import {HarnessError} from '../eval/errors.js';
+import {derivedTestSeeds, evalInChild, redactDeep, runInChild, seedRedactor} from './eval-process.js';
 import {checkJob, describeJob, findWorkerEntry, JobRefusedError, materializeJob} from './job.js';
 import {checkRedis, connectionOptions, defaultQueueName, queueRefused, type QueueAddress} from './redis.js';
 import {describeFailure} from './result.js';
@@ -119,6 +123,22 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
       const testSeeds = await derivedTestSeeds(entry.plan, files.split, env);
       redact = seedRedactor(entry.plan, testSeeds);
       const forward = progressForwarder(job, (update) => sign(options.key, 'progress', scope, {...update, text: redact(update.text)}));
+      if (request.kind === 'compare') {
+        // A sealed compare on the published seeds would answer for cases anyone can look up.
+        if (files.split === 'test' && entry.plan.splitKind !== 'path' && !drawsFreshCases(entry.plan) && !env[saltVariable]) {
+          throw new JobRefusedError(`this worker has no ${saltVariable}: ${request.entry}'s test split would run its published seeds; set ${saltVariable} on the worker (a secret of its own)`);
+        }
+        // The entry's own solution (the worker's copy, checked against the job's digest) against the job's, in one paired eval.
+        const child = await runInChild(
+          {kind: 'compare', benchmark: entry.dir, split: files.split, baseline: entry.plan.solution, candidate: files.folder, unsandboxed: options.unsandboxed, ...(testSeeds ? {testSeeds} : {})},
+          {env, cwd: root, children, onProgress: forward.send},
+        );
+        await forward.flush();
+        if (child.type !== 'compare') throw new HarnessError(`the eval process answered a ${child.type} instead of a compare`);
+        const compare = child.report;
+        log(`${what}: ${compare.verdict}, ratio ${compare.ratio ?? '-'} in ${compare.seconds.toFixed(1)} s`);
+        return answer({compare: redactDeep(compare, redact)});
+      }
       const report = await evalInChild(
         {benchmark: entry.dir, split: files.split, folder: files.folder, unsandboxed: options.unsandboxed, ...(testSeeds ? {testSeeds} : {})},
         {env, cwd: root, children, onProgress: forward.send},

@@ -5,7 +5,7 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {loadPlan} from '../../lib/benchmark/plan.js';
 import {readLock, writeLock} from '../../lib/benchmark/lock.js';
-import {checkJob, encodeJob, findWorkerEntry, JobRefusedError, materializeJob, type EvalJob} from '../../lib/run/job.js';
+import {checkJob, encodeCompareJob, encodeJob, findWorkerEntry, JobRefusedError, materializeJob, type EvalJob} from '../../lib/run/job.js';
 import type {RunItem} from '../../lib/run/targets.js';
 import {fixtures, tempDir} from '../helpers/cli.js';
 
@@ -26,13 +26,13 @@ const copyOfAbsA = async (name: string, change: (dir: string) => void = () => {}
 describe('encodeJob', () => {
   it('names the entry and split, carries its arbor.lock and the solution (editable files and --solution), each with its SHA-256, and no protected file', async () => {
     const job = await encodeJob(item({solution: slow, solutionShown: 'slow.py'}));
-    expect(job).toMatchObject({format: 'arbor-eval-job', version: 2, entry: 'abs-a', split: 'test', lock: await readLock(entry)});
+    expect(job).toMatchObject({format: 'arbor-eval-job', version: 3, kind: 'eval', entry: 'abs-a', split: 'test', lock: await readLock(entry)});
     expect(job.files.map((file) => file.path)).toEqual(['solution.py']);
     const bytes = readFileSync(path.join(entry, 'solution.py'));
     expect(job.files[0]).toEqual({path: 'solution.py', sha256: sha(bytes), content: bytes.toString('base64')});
     expect(job.solution).toEqual({name: 'slow.py', sha256: sha(readFileSync(slow)), content: readFileSync(slow).toString('base64')});
     // No seeds and no salt: the worker derives test seeds itself.
-    expect(Object.keys(job).sort()).toEqual(['entry', 'files', 'format', 'lock', 'solution', 'split', 'version']);
+    expect(Object.keys(job).sort()).toEqual(['entry', 'files', 'format', 'kind', 'lock', 'solution', 'split', 'version']);
   });
 
   it('refuses an entry without arbor.lock, or whose protected files differ from it', async () => {
@@ -104,7 +104,7 @@ describe('materializeJob', () => {
     ['a protected file (a bundle of its own)', (job: EvalJob) => job.files.push({path: 'bundle/verify.mjs', ...content('export default () => ({passed: true});\n')}), /abs-a\/bundle\/verify\.mjs is not an editable file of abs-a \(editable: solution\.py\): a worker runs only its own protected files/],
     ['a plan of its own', (job: EvalJob) => job.files.push({path: 'plan.toml', ...content('name = "x"\n')}), /abs-a\/plan\.toml is not an editable file/],
     ['a symlink', (job: EvalJob) => job.files.push({path: 'data', sha256: sha('../..'), symlink: '../..'} as never), /data carries "symlink": a job's files are plain editable files/],
-    ['files of the old format (version 1)', (job: EvalJob) => (job.version = 1 as never), /job format version 1, this arbor reads version 2/],
+    ['files of the old format (version 1)', (job: EvalJob) => (job.version = 1 as never), /job format version 1, this arbor reads versions 2 and 3: run the same arbor version on submitter and workers/],
     ['a field a worker does not read', (job: EvalJob) => Object.assign(job, {seeds: [1, 2]}), /the job carries "seeds", which a worker never reads/],
     ['no lock', (job: EvalJob) => delete (job as Partial<EvalJob>).lock, /the job carries no arbor\.lock of its entry/],
     ['a path that climbs out', (job: EvalJob) => (job.files[0]!.path = '../../etc/evil'), /"\.\.\/\.\.\/etc\/evil" is not a plain relative path/],
@@ -112,6 +112,11 @@ describe('materializeJob', () => {
     ['an entry name with a slash', (job: EvalJob) => (job.entry = '../x'), /entry "\.\.\/x" is not a folder name/],
     ['a solution name with a slash', (job: EvalJob) => (job.solution!.name = '../../x.py'), /solution needs a plain file name/],
     ['an unknown split', (job: EvalJob) => (job.split = 'holdout' as never), /unknown split "holdout"/],
+    ['an unknown kind', (job: EvalJob) => (job.kind = 'calibrate' as never), /unknown job kind "calibrate", expected eval or compare/],
+    ['a kind in a version 2 job', (job: EvalJob) => Object.assign(job, {version: 2, kind: 'compare'}), /the job carries "kind", which a worker never reads/],
+    ['an eval job with a baseline', (job: EvalJob) => (job.baseline = {sha256: sha('x')}), /an eval job carries no baseline/],
+    ['a compare job without the baseline\'s digest', (job: EvalJob) => (job.kind = 'compare'), /a compare job carries the digest of the entry's own solution/],
+    ['a compare job with more of the baseline than its digest', (job: EvalJob) => Object.assign(job, {kind: 'compare', baseline: {sha256: sha('x'), content: 'eA=='}}), /a compare job carries the digest of the entry's own solution \(baseline\.sha256\) and nothing else of it/],
   ])('refuses %s, writing nothing outside its folder', async (_, change, message) => {
     const root = await refused(change, message);
     const inside = (dir: string): string[] => readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? inside(path.join(dir, e.name)) : [path.join(dir, e.name)]));
@@ -122,5 +127,34 @@ describe('materializeJob', () => {
   it('refuses what is not a job at all', () => {
     expect(() => checkJob({hello: 1})).toThrow('refused the job: not an arbor eval job (format null)');
     expect(() => checkJob(null)).toThrow(JobRefusedError);
+  });
+});
+
+describe('compare jobs (arbor mcp --sealed-queue), and eval jobs of version 2', () => {
+  it('a version 2 eval job (no kind) reads as an eval', async () => {
+    const {kind: _, ...old} = await encodeJob(item());
+    const checked = checkJob(JSON.parse(JSON.stringify({...old, version: 2})));
+    expect(checked).toMatchObject({version: 2, kind: 'eval', entry: 'abs-a', split: 'test'});
+    expect((await materializeJob(checked, await loadPlan(entry), tempDir())).split).toBe('test');
+  });
+
+  it('carries the candidate\'s editable files (a folder\'s, or a file in place of the solution) and the digest of the entry\'s own solution; a worker whose own solution differs refuses it', async () => {
+    const {solutionDigest} = await import('../../lib/ledger/digest.js');
+    const own = solutionDigest([{path: 'solution.py', bytes: readFileSync(path.join(entry, 'solution.py'))}]);
+    const candidate = tempDir();
+    writeFileSync(path.join(candidate, 'solution.py'), readFileSync(slow));
+    const job = await encodeCompareJob({entry: 'abs-a', dir: entry, shown: 'abs-a', split: 'test', candidate});
+    expect(job).toMatchObject({format: 'arbor-eval-job', version: 3, kind: 'compare', entry: 'abs-a', split: 'test', lock: await readLock(entry), baseline: {sha256: own}});
+    expect(job.files).toEqual([{path: 'solution.py', sha256: sha(readFileSync(slow)), content: readFileSync(slow).toString('base64')}]);
+    expect(job.solution).toBeUndefined();
+    const fromFile = await encodeCompareJob({entry: 'abs-a', dir: entry, shown: 'abs-a', split: 'test', candidate: slow});
+    expect(fromFile.solution).toEqual({name: 'slow.py', sha256: sha(readFileSync(slow)), content: readFileSync(slow).toString('base64')});
+    const checked = checkJob(JSON.parse(JSON.stringify(job)));
+    expect((await findWorkerEntry(zoo, checked)).dir).toBe(entry);
+    const written = await materializeJob(checked, await loadPlan(entry), tempDir());
+    expect(readFileSync(path.join(written.folder, 'solution.py'), 'utf8')).toBe(readFileSync(slow, 'utf8'));
+    // A worker zoo whose abs-a solves it its own way: its lock still matches (the solution is editable), its baseline is not the submitter's.
+    const workerZoo = path.dirname(await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'solution.py'), readFileSync(slow))));
+    await expect(findWorkerEntry(workerZoo, checked)).rejects.toThrow(/^refused the job: this worker's own solution of abs-a is not the submitter's \(solution digest [0-9a-f]{12}, the job's [0-9a-f]{12}\): check out the same zoo on both$/);
   });
 });
