@@ -19,13 +19,13 @@ export class HarnessError extends ArborError {
  * it); for the benchmark's author, a change on purpose that needs `arbor benchmark lock`.
  */
 export class StaleLockError extends ArborError {
-  /** The benchmark as named, and the first difference (`plan.toml changed`). */
+  /** The benchmark as named, and every difference in one line (`plan.toml, bundle/oracle.mjs changed; data/x added`: lockDifference). */
   readonly shown: string;
   readonly difference: string;
 
   constructor(shown: string, difference: string) {
     super(
-      `${shown}: a protected file differs from arbor.lock (${difference}), so nothing was evaluated: restore it (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock ${shown}'`,
+      `${shown}: its protected files differ from arbor.lock (${difference}), so nothing was evaluated: restore them (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock ${shown}'`,
       'stale-lock',
       ExitCode.staleLock,
     );

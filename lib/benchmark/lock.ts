@@ -92,14 +92,63 @@ export function readLockSync(dir: string): Lock | undefined {
   }
 }
 
-/** The first difference between a lock and the folder (a sentence naming the file), or undefined. */
-export function lockDifference(locked: Lock, now: Lock): string | undefined {
+/** How the protected files differ from a lock: each list in path order (as the lock sorts them). */
+export interface LockChanges {
+  /** In the lock and in the folder, with another digest. */
+  changed: string[];
+  /** In the folder, not in the lock. */
+  added: string[];
+  /** In the lock, not in the folder. */
+  removed: string[];
+}
+
+const byPath = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Every protected file that differs between a lock and the folder as it is now (`now`), in path order. */
+export function lockChanges(locked: Lock, now: Lock): LockChanges {
+  const changes: LockChanges = {changed: [], added: [], removed: []};
   for (const [file, digest] of Object.entries(locked.files)) {
-    if (!(file in now.files)) return `${file} is missing`;
-    if (now.files[file] !== digest) return `${file} changed`;
+    if (!Object.hasOwn(now.files, file)) changes.removed.push(file);
+    else if (now.files[file] !== digest) changes.changed.push(file);
   }
-  const added = Object.keys(now.files).find((file) => !(file in locked.files));
-  return added === undefined ? undefined : `${added} was added`;
+  for (const file of Object.keys(now.files)) if (!Object.hasOwn(locked.files, file)) changes.added.push(file);
+  for (const list of Object.values(changes) as string[][]) list.sort(byPath);
+  return changes;
+}
+
+/**
+ * How many files a difference names, across its three kinds; the rest are counted (`and 3 more`).
+ * Eight is every hand-written protected file of a typical entry (the plan, eval.sh, the reference
+ * and the bundle's five or so scripts and marker), so an edit by hand is named in full; past it
+ * the difference is a regenerated data or vectors folder, whose count says more than its names,
+ * and the line stays one a terminal shows readably (eight paths of 20-45 characters).
+ */
+export const lockNamesShown = 8;
+
+/**
+ * A difference in one line, every kind that occurs in the order changed, added, removed, each
+ * kind's files in path order: `bundle/fherma.toml, bundle/oracle.mjs changed; data/x added;
+ * reference.py removed`. Past `limit` names in all, a kind ends in `and N more`, or is only
+ * counted (`3 files added`). Undefined when nothing differs.
+ */
+export function formatLockChanges(changes: LockChanges, limit = lockNamesShown): string | undefined {
+  let room = limit;
+  const parts: string[] = [];
+  for (const kind of ['changed', 'added', 'removed'] as const) {
+    const files = changes[kind];
+    if (files.length === 0) continue;
+    const named = files.slice(0, Math.max(0, room));
+    room -= named.length;
+    const rest = files.length - named.length;
+    const what = named.length === 0 ? `${rest} ${rest === 1 ? 'file' : 'files'}` : rest > 0 ? `${named.join(', ')} and ${rest} more` : named.join(', ');
+    parts.push(`${what} ${kind}`);
+  }
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/** Every difference between a lock and the folder in one line (formatLockChanges), or undefined when there is none. */
+export function lockDifference(locked: Lock, now: Lock): string | undefined {
+  return formatLockChanges(lockChanges(locked, now));
 }
 
 /** Write `<dir>/arbor.lock` atomically; returns the lock written. */

@@ -153,7 +153,7 @@ function inspectLock(ctx: RuleContext, found: Runnable): void {
       return;
     }
     const difference = lockDifference(locked, now);
-    if (difference) found.stale = {message: `A protected file differs from \`arbor.lock\`: ${difference}; every eval refuses to run until the file is restored or, if the change is on purpose, \`arbor benchmark lock ${ctx.dir}\` is run`, file: lockFile};
+    if (difference) found.stale = {message: `The protected files differ from \`arbor.lock\` (${difference}); every eval refuses to run until they are restored or, if the change is on purpose, \`arbor benchmark lock ${ctx.dir}\` is run`, file: lockFile};
   } catch (error) {
     found.stale = {message: messageOf(error).replace(`${ctx.root}${path.sep}`, ''), file: lockFile};
   }

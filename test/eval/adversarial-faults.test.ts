@@ -60,7 +60,7 @@ describe.skipIf(!hasBundle)('arbor.lock', () => {
     const result = runCli(['benchmark', 'eval', dir, 'dev']);
     expect(result).toMatchObject({code: 3, stdout: ''});
     expect(result.stderr).toBe(
-      `arbor: ${dir}: a protected file differs from arbor.lock (plan.toml changed), so nothing was evaluated: restore it (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock ${dir}'\n`,
+      `arbor: ${dir}: its protected files differ from arbor.lock (plan.toml changed), so nothing was evaluated: restore them (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock ${dir}'\n`,
     );
     expect(runCli(['benchmark', 'lock', '--check', dir])).toMatchObject({code: 1, stdout: `${dir}: differs from arbor.lock: plan.toml changed\n`});
     expect(runCli(['benchmark', 'lock', dir])).toMatchObject({code: 0, stdout: `${dir}: wrote arbor.lock (7 protected files)\n`});
@@ -76,7 +76,7 @@ describe.skipIf(!hasBundle)('arbor.lock', () => {
     writeFileSync(path.join(dir, 'bundle/__pycache__/x.pyc'), '');
     expect(runCli(['benchmark', 'lock', '--check', dir]).code).toBe(0);
     writeFileSync(path.join(dir, 'bundle/extra.mjs'), '');
-    expect(runCli(['benchmark', 'lock', '--check', '--json', dir]).stdout).toContain('"difference": "bundle/extra.mjs was added"');
+    expect(runCli(['benchmark', 'lock', '--check', '--json', dir]).stdout).toContain('"difference": "bundle/extra.mjs added"');
     rmSync(path.join(dir, 'bundle/extra.mjs'));
     writeFileSync(path.join(dir, 'reference.py'), 'def run(state, inputs):\n    return None\n');
     expect(runCli(['benchmark', 'lock', '--check', dir]).stdout).toBe(`${dir}: differs from arbor.lock: reference.py changed\n`);

@@ -43,7 +43,7 @@ describe('encodeJob', () => {
     await expect(encodeJob(item({}, changed))).rejects.toMatchObject({
       code: 'stale-lock',
       exitCode: 3,
-      message: "abs-a: a protected file differs from arbor.lock (bundle/oracle.mjs changed), so nothing was evaluated: restore it (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock abs-a'",
+      message: "abs-a: its protected files differ from arbor.lock (bundle/oracle.mjs changed), so nothing was evaluated: restore them (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock abs-a'",
     });
   });
 });

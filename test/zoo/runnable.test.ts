@@ -1,7 +1,7 @@
 // verify's runnable rules: every benchmark that cannot run is caught without running it, list shows
 // it (and its cache notices a change to any file a finding depends on), lock refuses what verify
 // refuses, and a stale lock is one outcome (exit 3, no score line) in every command that evaluates.
-import {cpSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {cpSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
@@ -24,7 +24,9 @@ function verify(zoo: string): {code: number | null; lines: string[]} {
   return {code: result.code, lines: result.stdout.trim().split('\n')};
 }
 
-const lockHint = "every eval refuses to run until the file is restored or, if the change is on purpose, `arbor benchmark lock entry` is run (lock-current)";
+const lockHint = "every eval refuses to run until they are restored or, if the change is on purpose, `arbor benchmark lock entry` is run (lock-current)";
+/** verify's lock-current message for a difference. */
+const staleLock = (difference: string) => `The protected files differ from \`arbor.lock\` (${difference}); ${lockHint}`;
 
 describe('verify: benchmarks that cannot run', () => {
   it('a shipped entry is clean', () => {
@@ -55,7 +57,7 @@ describe('verify: benchmarks that cannot run', () => {
       lines: [
         'entry/plan.toml:16:1: error: `plan.toml`: dev and test seeds overlap (seed 3); test seeds must be disjoint from dev (plan-seeds)',
         'entry/plan.toml:11:1: error: `plan.toml`: dev.points[0] {"N":4096,"Q":256,"D":16,"K":10,"R":2} does not fit the bundle\'s signature: it has unknown parameter R; the point parameters are N, Q, D, K (plan-points)',
-        `entry/arbor.lock: error: A protected file differs from \`arbor.lock\`: plan.toml changed; ${lockHint}`,
+        `entry/arbor.lock: error: ${staleLock('plan.toml changed')}`,
         'entry: 3 errors',
       ],
     });
@@ -120,7 +122,7 @@ describe('list: the same findings, cached by every file they read', () => {
     await settle();
     const stale = await list();
     expect(stale).toMatchObject({benchmarks: [{name: 'entry', status: 'failing'}], cache: {hits: 0, misses: 1}});
-    expect(stale.benchmarks[0]!.problem).toBe(`A protected file differs from \`arbor.lock\`: bundle/generate.mjs changed; ${lockHint}`);
+    expect(stale.benchmarks[0]!.problem).toBe(staleLock('bundle/generate.mjs changed'));
     expect(await list()).toMatchObject({benchmarks: [{name: 'entry', status: 'failing'}], cache: {hits: 1, misses: 0}});
     expect(runCli(['benchmark', 'lock', 'entry'], {cwd: zoo}).code).toBe(0);
     await settle();
@@ -128,7 +130,7 @@ describe('list: the same findings, cached by every file they read', () => {
     // A new file in a protected folder is a change too.
     writeFileSync(path.join(dir, 'bundle/extra.mjs'), '');
     await settle();
-    expect((await list()).benchmarks[0]!.problem).toMatch(/^A protected file differs from `arbor\.lock`: bundle\/extra\.mjs was added;/);
+    expect((await list()).benchmarks[0]!.problem).toBe(staleLock('bundle/extra.mjs added'));
   });
 });
 
@@ -136,7 +138,7 @@ describe('a stale lock: one outcome everywhere', () => {
   it('eval, compare, calibrate and run all refuse it with exit 3, one line, no score line', () => {
     const {zoo, dir} = entry();
     writeFileSync(path.join(dir, 'reference.py'), `${readFileSync(path.join(dir, 'reference.py'), 'utf8')}\n# edited\n`);
-    const line = "arbor: entry: a protected file differs from arbor.lock (reference.py changed), so nothing was evaluated: restore it (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock entry'\n";
+    const line = "arbor: entry: its protected files differ from arbor.lock (reference.py changed), so nothing was evaluated: restore them (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock entry'\n";
     const env = {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')};
     expect(runCli(['benchmark', 'eval', 'entry', 'dev'], {cwd: zoo, env})).toEqual({code: 3, stdout: '', stderr: line});
     expect(runCli(['benchmark', 'compare', 'entry', 'entry/solution.py', 'entry/solution.py'], {cwd: zoo, env})).toMatchObject({code: 3, stdout: '', stderr: line});
@@ -147,5 +149,26 @@ describe('a stale lock: one outcome everywhere', () => {
     expect(run.stderr).toContain('reference.py changed');
     // Nothing was recorded.
     expect(runCli(['benchmark', 'runs', '--ledger', env.ARBOR_LEDGER, '--json'], {cwd: zoo}).stdout).toMatch(/"runs": \[\]/);
+  });
+
+  it('lock --check, verify, list and eval each name every file that differs: three changed, one added, one removed', async () => {
+    const {zoo, dir} = entry((file) => {
+      for (const rel of ['bundle/oracle.mjs', 'bundle/fherma.toml', 'bundle/generate.mjs']) file(rel, (text) => `${text}\n${rel.endsWith('.mjs') ? '//' : '#'} edited\n`);
+    });
+    mkdirSync(path.join(dir, 'data'));
+    writeFileSync(path.join(dir, 'data/x'), 'planted\n');
+    rmSync(path.join(dir, 'bundle/vectors/README.md'));
+    // Each kind in path order; changed, then added, then removed.
+    const difference = 'bundle/fherma.toml, bundle/generate.mjs, bundle/oracle.mjs changed; data/x added; bundle/vectors/README.md removed';
+    expect(runCli(['benchmark', 'lock', '--check', 'entry'], {cwd: zoo})).toMatchObject({code: 1, stdout: `entry: differs from arbor.lock: ${difference}\n`});
+    expect(verify(zoo)).toEqual({code: 1, lines: [`entry/arbor.lock: error: ${staleLock(difference)}`, 'entry: 1 error']});
+    // list (and so the MCP server's list_benchmarks) shows the same message as its problem.
+    expect((await lib.listZoo({zoo: '.', cwd: zoo, workers: 0, cache: false})).benchmarks[0]).toMatchObject({status: 'failing', problem: staleLock(difference)});
+    const env = {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')};
+    expect(runCli(['benchmark', 'eval', 'entry', 'dev'], {cwd: zoo, env})).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: `arbor: entry: its protected files differ from arbor.lock (${difference}), so nothing was evaluated: restore them (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock entry'\n`,
+    });
   });
 });
