@@ -5,6 +5,7 @@
  * cleanup: runs killed, work folder removed), then SIGKILL if it lingers.
  */
 import {fork, type ChildProcess} from 'node:child_process';
+import {EvalIsolation} from './isolation.js';
 import {fileURLToPath} from 'node:url';
 import type {JobMessage, JobRequest} from './job-child.js';
 
@@ -63,6 +64,8 @@ export class JobStore {
   readonly #jobs = new Map<string, Job>();
   readonly #children = new Set<ChildProcess>();
   #next = 1;
+  /** Who runs when: a sealed eval alone, dev evals side by side. */
+  readonly isolation = new EvalIsolation();
 
   /** Start `request` in a child; `finish` turns its answer into the tool's result (recording it on the way). */
   start(tool: string, request: JobRequest, finish: (answer: JobMessage) => Promise<Record<string, unknown>>, options: JobOptions): Job {
@@ -82,16 +85,45 @@ export class JobStore {
    * eval's progress text (never for a sealed request: the caller decides).
    */
   fork(request: JobRequest, options: {env: NodeJS.ProcessEnv; sealed?: boolean; onProgress?: (text: string) => void}): EvalProcess {
-    const child = fork(childPath, [], {env: options.env, stdio: ['ignore', 'ignore', 'pipe', 'ipc']});
-    this.#children.add(child);
+    let child: ChildProcess | undefined;
     let cancelled = false;
+    let cancelWait: (error: Error) => void = () => {};
+    const waitCancelled = new Promise<never>((_, reject) => (cancelWait = reject));
+    waitCancelled.catch(() => {});
     const stop = () => {
-      if (cancelled || child.exitCode !== null || child.signalCode !== null) return;
+      if (cancelled) return;
+      // Still waiting for its turn (isolation.ts): it never starts.
+      if (!child) {
+        cancelled = true;
+        cancelWait(new Error('cancelled'));
+        return;
+      }
+      if (child.exitCode !== null || child.signalCode !== null) return;
       cancelled = true;
       child.kill('SIGTERM');
-      setTimeout(() => child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), graceMs).unref();
+      const started = child;
+      setTimeout(() => started.exitCode === null && started.signalCode === null && started.kill('SIGKILL'), graceMs).unref();
     };
-    const answer = new Promise<JobMessage>((resolve, reject) => {
+    // A sealed eval runs alone, the dev evals side by side (isolation.ts).
+    const answer = this.isolation.run(
+      options.sealed === true,
+      () => {
+        if (cancelled) return Promise.reject(new Error('cancelled'));
+        child = fork(childPath, [], {env: options.env, stdio: ['ignore', 'ignore', 'pipe', 'ipc']});
+        return this.#answer(child, request, options, () => cancelled);
+      },
+      waitCancelled,
+      () => {
+        if (!options.sealed) options.onProgress?.('waiting for its turn: a sealed test eval runs alone on this machine');
+      },
+    );
+    return {answer, stop, stopped: () => cancelled};
+  }
+
+  /** What the eval process `child` answers to `request`: its report, or why it ended without one. */
+  #answer(child: ChildProcess, request: JobRequest, options: {sealed?: boolean; onProgress?: (text: string) => void}, cancelled: () => boolean): Promise<JobMessage> {
+    this.#children.add(child);
+    return new Promise<JobMessage>((resolve, reject) => {
       let stderr = '';
       child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-2000)));
       let answer: JobMessage | undefined;
@@ -102,7 +134,7 @@ export class JobStore {
       child.on('error', (error) => reject(new Error(`cannot start the eval process: ${error.message}`)));
       child.on('close', (code, signal) => {
         this.#children.delete(child);
-        if (cancelled) return reject(new Error('cancelled'));
+        if (cancelled()) return reject(new Error('cancelled'));
         if (answer?.type === 'error') return reject(new Error(answer.message));
         if (answer) return resolve(answer);
         const last = stderr.trim().split('\n').pop() ?? '';
@@ -110,7 +142,6 @@ export class JobStore {
       });
       child.send(request);
     });
-    return {answer, stop, stopped: () => cancelled};
   }
 
   /**
