@@ -27,6 +27,7 @@ import {cgroupBounds, cgroupsWork} from './cgroup.js';
 import {dataFolder, splitPoints, testDataVariable, type PointSource} from './data.js';
 import {drawsFreshCases, publishedSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
+import {whereText} from './failure.js';
 import type {CaseReport, EvalOptions, EvalReport, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
 import {createWorkFolder, keepWorkFolder, snapshotFiles} from './workspace.js';
 
@@ -307,7 +308,7 @@ function recordPoint(run: SidesRun, s: number, at: {index: number; count: number
 function scoreSides(run: SidesRun, ctx: EvalContext, scored: SidesScored): void {
   const {plan, sides, progress} = run;
   for (const [s, each] of run.reports.entries()) {
-    const {score, failure} = aggregate(plan, each.points.flatMap((point) => point.cases), each.points);
+    const {score, failure} = aggregate(plan, each.points.flatMap((point) => point.cases), each.points, sides[s]!.solution);
     each.score = score;
     if (failure) each.failure = failure;
     if (plan.metric === 'speedup' && !failure) {
@@ -468,7 +469,10 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   const fresh = drawsFreshCases(plan);
   const {seeds, derived} = plan.splitKind === 'path' ? {seeds: [], derived: false} : fresh ? {seeds: plan[split].seeds, derived: false} : splitSeeds(plan, split, input.env, seedName);
   if (plan.splitKind !== 'path') input.share({seeds: {source: fresh ? 'fresh' : derived ? 'derived' : 'published', count: report.seeds.count}});
-  const secretCases = derived || (fresh && split === 'test');
+  // A salted test split runs in a child that never holds the salt (lib/run/eval-child.ts): its derived seeds
+  // arrive as an override of the plan's test seeds, and its cases are as secret as derived ones.
+  const overridden = split === 'test' && (options.planOverride as {test?: unknown} | undefined)?.test !== undefined;
+  const secretCases = derived || overridden || (fresh && split === 'test');
   const tamperCheck = sandbox.kind === 'none';
   return {
     plan,
@@ -615,16 +619,20 @@ function describeConfinement(input: PrepareInput, confinement: Confinement, bwra
   if (loose.length && bwrap) input.progress('line', `warning: this machine cannot bound a run's ${loose.join(' and ')} (no cgroup controller for it, or an old bubblewrap): the plan's limits hold only in part`);
 }
 
-/** The score of a list of cases, and the first failure that forced 0.0. */
-function aggregate(plan: Plan, cases: CaseReport[], points?: PointReport[]): {score: number; failure?: string} {
+/**
+ * The score of a list of cases, and the first failure that forced 0.0. A crash says where it was
+ * raised, the solution's file named as `solution` (--solution's file) is.
+ */
+function aggregate(plan: Plan, cases: CaseReport[], points?: PointReport[], solution?: string): {score: number; failure?: string} {
+  const where = (bad: CaseReport) => whereText(bad.where, path.basename(plan.solution), solution && path.basename(solution));
   const describe = (bad: CaseReport) => {
     const point = points && points.length > 1 ? ` of point ${JSON.stringify(points.find((p) => p.cases.includes(bad))?.point)}` : '';
     // A fresh case is named by its seed too: `arbor bundle make --seeds <seed>` makes it again.
-    const where = `${bad.seed === undefined ? '' : ` (seed ${bad.seed})`}${point}`;
+    const at = `${bad.seed === undefined ? '' : ` (seed ${bad.seed})`}${point}`;
     // A verdict that names its first wrong element says so in words; other failures as before.
-    if (bad.failure && (bad.status === 'failed' || bad.status === 'ok')) return `case ${bad.i}${where} failed: ${bad.failure}${bad.note ? `; ${bad.note}` : ''}`;
+    if (bad.failure && (bad.status === 'failed' || bad.status === 'ok')) return `case ${bad.i}${at} failed: ${bad.failure}${bad.note ? `; ${bad.note}` : ''}`;
     const detail = bad.note ?? (bad.metrics ? JSON.stringify(bad.metrics) : undefined);
-    return `case ${bad.i}${where}: ${bad.status === 'ok' ? 'failed' : bad.status}${detail ? ` (${detail})` : ''}`;
+    return `case ${bad.i}${at}: ${bad.status === 'ok' ? 'failed' : bad.status}${detail ? ` (${oneLine(detail)})` : ''}${where(bad)}`;
   };
   if (plan.metric === 'speedup') {
     const bad = cases.find((c) => c.status !== 'ok' || !c.passed);
@@ -634,6 +642,11 @@ function aggregate(plan: Plan, cases: CaseReport[], points?: PointReport[]): {sc
   // An accuracy of 0.0 says why too: the first case that scored nothing (under minimize 0.0 is the best score).
   const nothing = score === 0 && plan.direction !== 'minimize' ? cases.find((c) => c.ratio === 0) : undefined;
   return nothing ? {score, failure: describe(nothing)} : {score};
+}
+
+/** A note on one line (an exception's message may run over several). */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 /** solution_sha256 of the snapshot of the editable files (missing files are left out). */

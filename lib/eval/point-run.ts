@@ -19,6 +19,7 @@ import {speedupRatio, timeOnClock, type CaseTimes} from './score.js';
 import {median, relativeHalfWidth, scoreInterval, speedScore, stoppingResamples, trustedRepetitions, type PointRatios} from './stats.js';
 import type {PointSignature} from './signature.js';
 import {firstDifference, hashTree} from './tamper.js';
+import {sourceFrames} from './failure.js';
 import type {RepetitionReport} from './types.js';
 import {caseSetOf, makeCaseSet, servedCases, type MadePoint} from './point-make.js';
 import {ensureExpected, verifyRun, type SideStage, type Timing} from './point-verify.js';
@@ -173,11 +174,13 @@ async function runSide(ctx: EvalContext, made: MadePoint, state: Repetitions, s:
   const who = ctx.sides.length > 1 ? side.label : 'solution';
   ctx.progress('status', `${step}${who}`);
   const limitFor = (i: number) => solutionLimit(ctx, state, i);
-  const outcome = await runOnce(ctx, made, rep, side.files, limitFor, next, state.service);
+  // Secret cases: a crash's note keeps no message that could carry a value of the case (process.ts).
+  const outcome = await runOnce(ctx, made, rep, side.files, limitFor, next, {...state.service, secretCases: ctx.secretCases});
   const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
   if (statuses.every((status) => status.status === 'ok')) pushFirstCase(state.sides[s]!.firstCase, statuses.map((status) => timingOf(ctx, status).clock));
   if (ctx.clock === 'instructions') crossCheckCounts(statuses, state.reference);
   if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
+  await placeCrashes(side.files, outcome.cases, statuses);
   const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${s}-${rep}`, 'out');
   await writeAnswers(out, outcome.cases, made.signature);
   state.sides[s]!.runs.push({out, statuses, rep});
@@ -320,7 +323,7 @@ async function runOnce(
   files: RunFiles,
   caseTimeout: (i: number) => number,
   next?: RunFiles,
-  options: Pick<RunService, 'warmup' | 'nullCases'> = {},
+  options: Pick<RunService, 'warmup' | 'nullCases' | 'secretCases'> = {},
 ): Promise<RunOutcome> {
   const remaining = ctx.deadline();
   if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${ctx.plan.timeLimit} s (plan.toml)`, 'time-limit');
@@ -430,6 +433,20 @@ function statusOf(c: CaseOutcome, limit: number): RepetitionReport {
     Object.assign(report, {status: 'timeout', note: `took ${c.seconds.toFixed(3)} s, limit ${limit.toFixed(3)} s`});
   }
   return report;
+}
+
+/**
+ * Each crash's frames as the report's: those that name a line of the solution's
+ * files as evaluated (its snapshot), with that line's text read from there.
+ */
+async function placeCrashes(files: RunFiles, cases: CaseOutcome[], statuses: RepetitionReport[]): Promise<void> {
+  const folder = path.join(files.dir, path.dirname(files.entry));
+  const sources = new Map<string, string[] | null>();
+  for (const [k, c] of cases.entries()) {
+    if (!c.where?.length || statuses[k]?.status !== 'crashed') continue;
+    const where = await sourceFrames(folder, c.where, sources);
+    if (where.length) statuses[k]!.where = where;
+  }
 }
 
 /** Without a sandbox the solution could reach the work folder: check that nothing protected changed. */

@@ -77,6 +77,7 @@ export async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: Side
     const failure = ok ? undefined : explainFailure(metrics);
     if (failure) report.failure = failure;
     if (worst.note) report.note = worst.note;
+    if (worst.where) report.where = worst.where;
     // A failure of a fresh case names its seed where the seeds are not secret (dev), so `arbor bundle make --seeds` reproduces it.
     const seed = ok || ctx.secretCases || !made.fresh ? undefined : caseSetOf(made, runs[reps.indexOf(worst)]?.rep ?? 0).seeds[i];
     if (seed !== undefined) report.seed = seed;

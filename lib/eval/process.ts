@@ -82,6 +82,13 @@ export interface RunService {
    * instructions clock, whose held byte orders the messages instead.
    */
   nonces?: boolean;
+  /**
+   * The cases are secret (salted or fresh test data): a crash's note keeps
+   * the exception's type (when it is one of Python's or numpy's own) but
+   * not its message, nor a line of the run's output, which may carry a
+   * value of the case.
+   */
+  secretCases?: boolean;
 }
 
 /** How a run's warm-up case is repeated until its time settles. */
@@ -142,6 +149,20 @@ export interface CaseOutcome {
   note?: string;
   /** The answer: one buffer per result, null where the runner could not convert it. */
   answer?: Array<Buffer | null>;
+  /** A crash the runner reported: where the exception was raised, as the runner says (see RunnerFrame). */
+  where?: RunnerFrame[];
+}
+
+/**
+ * A frame of a crash's traceback in the solution's own files, as the runner
+ * reports it: the file relative to the solution's folder, and the line. Taken
+ * on no trust (the solution shares the runner's process): only the shape is
+ * checked here; failure.ts keeps a frame only when it names a line of a file
+ * of the solution as evaluated, and reads that line's text itself.
+ */
+export interface RunnerFrame {
+  file: string;
+  line: number;
 }
 
 /** How a run ended. */
@@ -150,6 +171,8 @@ export interface RunOutcome {
   started: boolean;
   /** Set when the solution failed to import or init() raised. */
   startError?: string;
+  /** Where the import or init() raised, as the runner says (see RunnerFrame). */
+  startWhere?: RunnerFrame[];
   /** Set when the harness killed the run at a limit. */
   killed?: {i: number | null; limit: number; reason: 'case' | 'start' | 'total'};
   exitCode: number | null;
@@ -405,7 +428,7 @@ async function serveRun(run: RunControl, started: Promise<boolean>, service: Run
     await deliverCases(run, service, outcome);
   } catch (error) {
     // The run ended early: the case in flight failed, the rest did not run.
-    caseInFlight(run, outcome, timed, error);
+    caseInFlight(run, outcome, timed, error, service.secretCases);
   }
   casesNotRun(outcome, timed);
   await endRun(run, service, outcome, total);
@@ -430,7 +453,10 @@ async function deliverCases(run: RunControl, service: RunService, outcome: RunOu
   run.socket.write(`${JSON.stringify(hello)}\n`);
   const ready = await run.reader.next(headerOnly('ready', 'failed'));
   if (ready.header.ev === 'failed') {
-    outcome.startError = String(ready.header.note ?? 'the solution failed to start');
+    // init() sees the point, never a case: its exception is said whole, on secret cases too.
+    outcome.startError = String(ready.header.note ?? 'the solution failed to start').slice(0, 1000);
+    const where = framesOf(ready.header.where);
+    if (where.length) outcome.startWhere = where;
     return;
   }
   if (service.quiet) {
@@ -446,7 +472,7 @@ async function deliverCases(run: RunControl, service: RunService, outcome: RunOu
     const {frame, seconds, cpu} = await exchange(run, service, 'case', item, resultTotal);
     const implausible = service.checkCpu && Number.isFinite(cpu) ? implausibleCpu(cpu, seconds) : undefined;
     if (implausible) outcome.cases.push({i: item.i, status: 'tampered', seconds, cpuSeconds: cpu, note: implausible});
-    else outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, service.resultBytes));
+    else outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, service.resultBytes, service.secretCases));
   }
   run.arm(initTimeout, {i: null, limit: initTimeout, reason: 'start'});
   run.socket.write(`${JSON.stringify({op: 'end'})}\n`);
@@ -491,7 +517,7 @@ async function exchange(run: RunControl, service: RunService, op: 'case' | 'null
  * killed the run, else a crash. Every timed case before it has its outcome
  * (deliverCases pushes one per case answered), so it is timed[cases.length].
  */
-function caseInFlight(run: RunControl, outcome: RunOutcome, timed: CaseInput[], error: unknown): void {
+function caseInFlight(run: RunControl, outcome: RunOutcome, timed: CaseInput[], error: unknown, secret = false): void {
   const current = timed[outcome.cases.length];
   if (!current || !outcome.started || outcome.startError) return;
   const {killed} = run;
@@ -499,14 +525,17 @@ function caseInFlight(run: RunControl, outcome: RunOutcome, timed: CaseInput[], 
     const what = killed.reason === 'total' ? 'whole-run' : killed.i === -1 ? 'warm-up case' : killed.i === nullCaseIndex ? 'null case' : killed.reason === 'start' ? 'start-up/init' : 'case';
     outcome.cases.push({i: current.i, status: 'timeout', seconds: null, cpuSeconds: null, note: `killed at the ${what} time limit of ${killed.limit.toFixed(3)} s`});
   } else {
-    outcome.cases.push({i: current.i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the process ended before answering (${crashNote(error, run.stderrTail)})`});
+    // On secret cases the run's last line of output is not shown: the solution writes it, and it may carry the case.
+    const why = secret ? '' : ` (${crashNote(error, run.stderrTail)})`;
+    outcome.cases.push({i: current.i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the process ended before answering${why}`});
   }
 }
 
 /** The timed cases without an outcome: the first crashed when the solution failed to start, the rest not run. */
 function casesNotRun(outcome: RunOutcome, timed: CaseInput[]): void {
   if (outcome.startError && outcome.cases.length === 0 && timed[0]) {
-    outcome.cases.push({i: timed[0].i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the solution failed to start (${outcome.startError})`});
+    const where = outcome.startWhere ? {where: outcome.startWhere} : {};
+    outcome.cases.push({i: timed[0].i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the solution failed to start (${outcome.startError})`, ...where});
   }
   for (const item of timed.slice(outcome.cases.length)) outcome.cases.push({i: item.i, status: 'not-run', seconds: null, cpuSeconds: null});
 }
@@ -573,9 +602,12 @@ function answerSize(header: Record<string, unknown>, i: number, resultBytes: num
   return sum <= total ? sum : -1;
 }
 
-function caseFrom(frame: Frame, i: number, seconds: number, cpuSeconds: number | null, resultBytes: number[]): CaseOutcome {
+function caseFrom(frame: Frame, i: number, seconds: number, cpuSeconds: number | null, resultBytes: number[], secret = false): CaseOutcome {
   const note = typeof frame.header.note === 'string' ? frame.header.note.slice(0, 1000) : undefined;
-  if (frame.header.status === 'crashed') return {i, status: 'crashed', seconds, cpuSeconds, note};
+  if (frame.header.status === 'crashed') {
+    const where = framesOf(frame.header.where);
+    return {i, status: 'crashed', seconds, cpuSeconds, note: secret ? secretCrashNote(frame.header.error) : note, ...(where.length ? {where} : {})};
+  }
   const sizes = frame.header.sizes as number[];
   let offset = 0;
   const answer = resultBytes.map((_, k) => {
@@ -585,6 +617,47 @@ function caseFrom(frame: Frame, i: number, seconds: number, cpuSeconds: number |
     return part;
   });
   return {i, status: 'ok', seconds, cpuSeconds, note, answer};
+}
+
+/** The most frames of a crash kept (the innermost), and the longest file name taken. */
+const maxFrames = 3;
+const maxFrameFile = 200;
+
+/** The runner's `where` as frames of the right shape (a relative file name and a line), the innermost maxFrames; anything else is left out. */
+export function framesOf(value: unknown): RunnerFrame[] {
+  if (!Array.isArray(value)) return [];
+  const frames: RunnerFrame[] = [];
+  for (const item of value.slice(-maxFrames)) {
+    if (typeof item !== 'object' || item === null) continue;
+    const {file, line} = item as Record<string, unknown>;
+    if (typeof file !== 'string' || !file || file.length > maxFrameFile || !Number.isSafeInteger(line) || (line as number) < 1) continue;
+    frames.push({file, line: line as number});
+  }
+  return frames;
+}
+
+/**
+ * The names of Python's built-in exceptions and numpy's own: on secret cases a
+ * crash is named by its exception's type only when it is one of these. A name
+ * the solution chose could spell out a value of the case.
+ */
+const knownExceptions = new Set([
+  ...'ArithmeticError AssertionError AttributeError BaseException BaseExceptionGroup BlockingIOError BrokenPipeError BufferError BytesWarning ChildProcessError'.split(' '),
+  ...'ConnectionAbortedError ConnectionError ConnectionRefusedError ConnectionResetError DeprecationWarning EOFError EncodingWarning EnvironmentError Exception'.split(' '),
+  ...'ExceptionGroup FileExistsError FileNotFoundError FloatingPointError FutureWarning GeneratorExit IOError ImportError ImportWarning IndentationError IndexError'.split(' '),
+  ...'InterruptedError IsADirectoryError KeyError KeyboardInterrupt LookupError MemoryError ModuleNotFoundError NameError NotADirectoryError NotImplementedError'.split(' '),
+  ...'OSError OverflowError PendingDeprecationWarning PermissionError ProcessLookupError PythonFinalizationError RecursionError ReferenceError ResourceWarning'.split(' '),
+  ...'RuntimeError RuntimeWarning StopAsyncIteration StopIteration SyntaxError SyntaxWarning SystemError SystemExit TabError TimeoutError TypeError UnboundLocalError'.split(' '),
+  ...'UnicodeDecodeError UnicodeEncodeError UnicodeError UnicodeTranslateError UnicodeWarning UserWarning ValueError Warning ZeroDivisionError'.split(' '),
+  // numpy's (numpy.exceptions, numpy.linalg, and the private classes its ufuncs and allocator raise)
+  ...'AxisError ComplexWarning DTypePromotionError LinAlgError TooHardError UFuncTypeError VisibleDeprecationWarning RankWarning _ArrayMemoryError'.split(' '),
+  ...'_UFuncBinaryResolutionError _UFuncCastingError _UFuncInputCastingError _UFuncNoLoopError _UFuncOutputCastingError'.split(' '),
+]);
+
+/** A crash's note on secret cases: the exception's type when it is Python's or numpy's own, never its message (which may carry a value of the case). */
+export function secretCrashNote(error: unknown): string {
+  const name = typeof error === 'string' && knownExceptions.has(error) ? error : "an exception of the solution's own class";
+  return `${name}: message withheld (secret test cases)`;
 }
 
 function crashNote(error: unknown, stderrTail: string): string {

@@ -21,7 +21,9 @@ Protocol (JSON header lines, each followed by raw little-endian tensor bytes):
     runner -> harness  {"ev": "answer", "i": I, "status": "ok", "sizes": [...], "note": ...}
                        + the results' bytes (sizes[k] is the byte size of result k,
                        0 when it could not be converted; the note says why)
-                     | {"ev": "answer", "i": I, "status": "crashed", "note": ...}
+                     | {"ev": "answer", "i": I, "status": "crashed", "note": ..., "error": TYPE, "where": [...]}
+                       (where: [{"file", "line"}] of the solution's own frames, innermost last,
+                       at most 3, files relative to the solution's folder; "failed" has them too)
     harness -> runner  {"op": "null", "i": I} + the arguments' bytes (not under --count-instructions)
     runner -> harness  {"ev": "answer", "i": I, "status": "ok", ...} + zeros of every result's shape
                        (run() is not called: the harness times what delivering a case costs)
@@ -147,6 +149,47 @@ class Counter:
 def note_of(error):
     text = "%s: %s" % (type(error).__name__, error)
     return text if len(text) <= 500 else text[:497] + "..."
+
+
+# Where an exception was raised, in the solution's own files: at most this many frames (the innermost).
+MAX_FRAMES = 3
+_traceback_of = BaseException.__traceback__.__get__   # the real traceback, whatever a subclass defines
+_abspath = os.path.abspath
+_SYNTAX = (SyntaxError, IndentationError, TabError)
+
+
+def frames_of(error, folder):
+    """[{"file", "line"}] of the frames of `error`'s traceback in files under `folder` (the solution's
+    folder), outermost first, at most MAX_FRAMES (the innermost), each file relative to `folder`. A
+    SyntaxError in such a file adds its own line. Only the traceback's C objects are read: no code of
+    the solution runs. The harness takes no frame on trust: it keeps those that name a line of a file
+    of the solution as evaluated, and reads the line's text itself."""
+    prefix = folder.rstrip("/") + "/"
+    frames = []
+
+    def add(filename, line):
+        if type(filename) is not str or type(line) is not int or line < 1:
+            return
+        path = _abspath(filename) if filename.startswith("/") else ""
+        if path.startswith(prefix) and len(path) - len(prefix) <= 200:
+            frames.append({"file": path[len(prefix):], "line": line})
+            del frames[:-MAX_FRAMES]
+
+    try:
+        tb = _traceback_of(error)
+        while tb is not None:
+            add(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+            tb = tb.tb_next
+        if type(error) in _SYNTAX:
+            add(error.filename, error.lineno)
+    except Exception:  # noqa: BLE001 - where is a courtesy: a failure to say it leaves it out
+        pass
+    return frames
+
+
+def failure_of(error, folder):
+    """The fields of a crash's message: the note, the exception's type name and where it was raised."""
+    return {"note": note_of(error), "error": type(error).__name__[:100], "where": frames_of(error, folder)}
 
 
 class Channel:
@@ -395,6 +438,7 @@ def serve(channel, np, solution_path, counter=None):
     if hello.get("cpu") is not None:
         pin(int(hello["cpu"]))
     layout, arg_bytes = input_layout(np, signature["args"])
+    folder = os.path.dirname(os.path.abspath(solution_path))
     try:
         module = load_solution(os.path.abspath(solution_path))
         run = getattr(module, "run", None)
@@ -404,7 +448,7 @@ def serve(channel, np, solution_path, counter=None):
         state = init(dict(point)) if callable(init) else None
     except BaseException as error:  # noqa: BLE001 - SystemExit from a solution is a failure too
         traceback.print_exc()
-        channel.send({"ev": "failed", "note": note_of(error)})
+        channel.send({"ev": "failed", **failure_of(error, folder)})
         return 3
     if counter is None:
         channel.send({"ev": "ready"})
@@ -433,7 +477,7 @@ def serve(channel, np, solution_path, counter=None):
             sizes, parts, note = answer_of(np, run(state, inputs), results)
             answer = ({"ev": "answer", "i": i, "status": "ok", "sizes": sizes, "note": note}, parts)
         except BaseException as error:  # noqa: BLE001
-            answer = ({"ev": "answer", "i": i, "status": "crashed", "note": note_of(error)}, [])
+            answer = ({"ev": "answer", "i": i, "status": "crashed", **failure_of(error, folder)}, [])
         if "n" in request:
             # The case's nonce, echoed: the harness takes no answer written before the case arrived.
             answer[0]["n"] = request["n"]

@@ -68,6 +68,21 @@ export interface RepetitionReport {
   status: CaseStatus;
   passed: boolean;
   note?: string;
+  /** A crash (in run(), init() or the import): where it was raised in the solution's own files (see CaseFrame). */
+  where?: CaseFrame[];
+}
+
+/**
+ * A frame of a crash's traceback in the solution's own files, innermost last
+ * (at most 3): the file relative to the solution's folder as evaluated (the
+ * plan's solution file by its own name, e.g. `solution.py`, whatever file
+ * --solution named), the line, and the line's text as it is in that file
+ * (read by the harness from its snapshot, stripped; left out when blank).
+ */
+export interface CaseFrame {
+  file: string;
+  line: number;
+  text?: string;
 }
 
 /** One case of one point. */
@@ -80,6 +95,8 @@ export interface CaseReport {
   /** A case that did not pass, when its verdict names its first wrong element: `y[0, 4] expected 17, got 18 (1 of 64 elements wrong)`. */
   failure?: string;
   note?: string;
+  /** A crashed case: where its exception was raised in the solution's own files, innermost last (see CaseFrame). */
+  where?: CaseFrame[];
   /**
    * A case that did not pass: the seed of its failing repetition's case, so
    * `arbor bundle make --seeds <seed>` makes it again (never for secret cases:

@@ -56,7 +56,7 @@ async function finishEval(ctx: ServerContext, id: string, name: string, report: 
     interval: report.interval ?? null,
     ...(report.failure ? {failure: report.failure} : {}),
     repetitions: report.repetitions,
-    cases: flatCases(report).map((c) => ({point: c.point, i: c.i, status: c.status, passed: c.passed, ratio: c.ratio, seconds: c.seconds, ...(c.note ? {note: c.note} : {})})),
+    cases: flatCases(report).map((c) => ({point: c.point, i: c.i, status: c.status, passed: c.passed, ratio: c.ratio, seconds: c.seconds, ...(c.note ? {note: c.note} : {}), ...(c.where ? {where: c.where} : {})})),
     runId,
     warnings: [...(report.warnings ?? []), ...warnings],
   };
@@ -82,7 +82,9 @@ function run(ctx: ServerContext, tool: string, request: JobRequest, finish: (ans
   return awaitJob(job, extra, background);
 }
 
-const caseSchema = z.object({point: z.number(), i: z.number(), status: z.string(), passed: z.boolean(), ratio: z.number(), seconds: z.number().nullable(), note: z.string().optional()});
+/** A crash's frame in the solution's own files (lib/eval/types.ts CaseFrame). */
+const frameSchema = z.object({file: z.string(), line: z.number(), text: z.string().optional()});
+const caseSchema = z.object({point: z.number(), i: z.number(), status: z.string(), passed: z.boolean(), ratio: z.number(), seconds: z.number().nullable(), note: z.string().optional(), where: z.array(frameSchema).optional()});
 const sideSchema = z.object({label: z.string(), score: z.number(), interval, failure: z.string().optional()});
 
 /** Register `evaluate` and `compare`. */
@@ -92,7 +94,7 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Evaluate a solution on dev',
       description:
-        "Run a solution on the dev split in the sandbox, with the zoo entry's own protected files: a workspace (its editable files), a solution file, or (name alone) the entry's own solution. Returns score, 95% interval, each case's status and failure note, and the run id. Long: sends progress; cancelling the call stops the eval.",
+        "Run a solution on the dev split in the sandbox, with the zoo entry's own protected files: a workspace (its editable files), a solution file, or (name alone) the entry's own solution. Returns score, 95% interval, each case's status and failure note (a crash: where, the file:line and text of its innermost frames in the solution's files), and the run id. Long: sends progress; cancelling the call stops the eval.",
       inputSchema: {
         name: z.string().optional().describe('The benchmark (default: the one the workspace was checked out from)'),
         workspace: z.string().optional().describe('A workspace checkout returned'),

@@ -33,7 +33,7 @@ function launchOf(kind: SandboxKind, solution: string) {
   return launchRun(kind, bwrap, python, {runner, solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')}, confinement);
 }
 
-async function run(kind: SandboxKind, solution: string, options: {warmup?: boolean; caseTimeout?: number; group?: boolean} = {}): Promise<RunOutcome> {
+async function run(kind: SandboxKind, solution: string, options: {warmup?: boolean; caseTimeout?: number; group?: boolean; secretCases?: boolean} = {}): Promise<RunOutcome> {
   const launch = launchOf(kind, solution);
   const group = options.group ? createGroup() : undefined;
   return runCases({
@@ -46,6 +46,7 @@ async function run(kind: SandboxKind, solution: string, options: {warmup?: boole
     initTimeout: 20,
     caseTimeout: () => options.caseTimeout ?? 20,
     totalTimeout: 60,
+    secretCases: options.secretCases,
   });
 }
 
@@ -76,22 +77,44 @@ describe.each(kinds)('a run (sandbox: %s)', (kind) => {
     expect(outcome.cases[1]).toMatchObject({status: 'ok', answer: [null], note: "result 'y' missing: run() returned an empty dict"});
   });
 
-  it('records a crash per case and goes on', async () => {
-    const outcome = await run(kind, 'def run(state, inputs):\n    raise ValueError("nope")\n');
-    expect(outcome.cases).toMatchObject([
-      {i: 0, status: 'crashed', note: 'ValueError: nope'},
-      {i: 1, status: 'crashed', note: 'ValueError: nope'},
+  it("records a crash per case and goes on, with where it was raised in the solution's files (not the runner's)", async () => {
+    const outcome = await run(kind, 'def check(x):\n    raise ValueError("nope %d" % x[0])\ndef run(state, inputs):\n    return check(inputs["x"])\n');
+    expect(outcome.cases).toEqual([
+      expect.objectContaining({i: 0, status: 'crashed', note: 'ValueError: nope 1', where: [{file: 'solution.py', line: 4}, {file: 'solution.py', line: 2}]}),
+      expect.objectContaining({i: 1, status: 'crashed', note: 'ValueError: nope -4', where: [{file: 'solution.py', line: 4}, {file: 'solution.py', line: 2}]}),
     ]);
   });
 
-  it('reports a solution that fails to import: its first case crashed with the reason, the rest not run', async () => {
-    const outcome = await run(kind, 'raise SystemExit(7)\n');
+  it('keeps the innermost 3 frames of a deep crash', async () => {
+    const outcome = await run(kind, 'def down(n):\n    if n == 0:\n        raise RecursionError("deep")\n    return down(n - 1)\ndef run(state, inputs):\n    return down(5)\n');
+    expect(outcome.cases[0]!.where).toEqual([{file: 'solution.py', line: 4}, {file: 'solution.py', line: 4}, {file: 'solution.py', line: 3}]);
+  });
+
+  it("on secret cases names a crash by its exception's type (Python's or numpy's own), never its message or a type the solution named", async () => {
+    const outcome = await run(kind, 'Leak = type("Leak1", (Exception,), {})\ndef run(state, inputs):\n    if inputs["x"][0] == 1:\n        raise KeyError(int(inputs["x"][1]))\n    raise Leak(5)\n', {secretCases: true});
+    expect(outcome.cases).toEqual([
+      expect.objectContaining({status: 'crashed', note: 'KeyError: message withheld (secret test cases)', where: [{file: 'solution.py', line: 4}]}),
+      expect.objectContaining({status: 'crashed', note: "an exception of the solution's own class: message withheld (secret test cases)", where: [{file: 'solution.py', line: 5}]}),
+    ]);
+  });
+
+  it('reports a solution that fails to import: its first case crashed with the reason and where, the rest not run', async () => {
+    const outcome = await run(kind, 'import os\nraise SystemExit(7)\n');
     expect(outcome.started).toBe(true);
     expect(outcome.startError).toBe('SystemExit: 7');
+    expect(outcome.startWhere).toEqual([{file: 'solution.py', line: 2}]);
     expect(outcome.cases).toMatchObject([
-      {i: 0, status: 'crashed', note: 'the solution failed to start (SystemExit: 7)'},
+      {i: 0, status: 'crashed', note: 'the solution failed to start (SystemExit: 7)', where: [{file: 'solution.py', line: 2}]},
       {i: 1, status: 'not-run'},
     ]);
+  });
+
+  it('says where a SyntaxError is (its own line) and where init() raised, secret cases or not', async () => {
+    const syntax = await run(kind, 'def run(state, inputs):\n    return (\n\nx = 1 +\n', {secretCases: true});
+    expect(syntax.startError).toMatch(/^SyntaxError: /);
+    expect(syntax.cases[0]).toMatchObject({status: 'crashed', where: [{file: 'solution.py', line: expect.any(Number)}]});
+    const init = await run(kind, 'def init(point):\n    return 1 / 0\ndef run(state, inputs):\n    return inputs["x"]\n', {secretCases: true});
+    expect(init.cases[0]).toMatchObject({status: 'crashed', note: 'the solution failed to start (ZeroDivisionError: division by zero)', where: [{file: 'solution.py', line: 2}]});
   });
 
   it("times the whole call on the harness's clock, whatever the solution does to Python's clocks", async () => {

@@ -41,7 +41,7 @@ describe('arbor benchmark run (local)', () => {
       ['abs-b=crash.py', 'dev', '0', '–', 'failed'],
       ['broken', 'dev', '–', '–', 'error'],
     ]);
-    expect(result.stdout).toContain('abs-b=crash.py dev: failed: case 0: crashed (RuntimeError: boom)');
+    expect(result.stdout).toContain('abs-b=crash.py dev: failed: case 0: crashed (RuntimeError: boom) at crash.py:5: `raise RuntimeError("boom")`\n');
     expect(result.stdout).toMatch(/broken dev: error: .*plan\.toml: unknown key "repetitons"/);
     expect(result.stdout).toMatch(/\n1 of 3 eval\(s\) scored \(1 failed, 1 without a score\) in \d+\.\d s\n$/);
     expect(result.stdout).not.toContain('_draft');
@@ -60,7 +60,7 @@ describe('arbor benchmark run (local)', () => {
     const [a, b, broken] = document.results;
     expect(a).toMatchObject({benchmark: 'run_abs_a', entry: 'abs-a', path: 'test/fixtures/run/zoo/abs-a', split: 'dev', solution: null, score: 0.199, ci: null, status: 'ok'});
     expect(a!.environment).toMatch(/^[0-9a-f]{16}$/);
-    expect(b).toMatchObject({benchmark: 'run_abs_b', solution: crash, score: 0, status: 'failed', failure: 'case 0: crashed (RuntimeError: boom)'});
+    expect(b).toMatchObject({benchmark: 'run_abs_b', solution: crash, score: 0, status: 'failed', failure: 'case 0: crashed (RuntimeError: boom) at crash.py:5: `raise RuntimeError("boom")`'});
     expect(broken).toMatchObject({benchmark: 'broken', score: null, status: 'error', environment: null});
     expect(broken!.runId).toBeUndefined();
 
