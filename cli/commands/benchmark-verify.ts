@@ -52,13 +52,13 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
     const dirs = args.dir ?? [];
     if (dirs.length === 0)
       throw new UsageError('Missing argument for `arbor benchmark verify`: expected one or more benchmark folders, e.g. `arbor benchmark verify zoo/demo`');
-    if (args.probe || args.mutants) {
-      // The probes and mutants run the bundle's code, which never shares a process with the test salt (nor the queue key): this command runs again without them.
+    {
+      // The determinism check (and the probes and mutants) run the bundle's code, which never shares a process with the test salt (nor the queue key): this command runs again without them.
       const {holdsSecret, rerunWithoutSecrets} = await import('../../lib/run/eval-process.js');
       if (holdsSecret(process.env)) return rerunWithoutSecrets();
     }
     const [{verifyBenchmarks}, {formatVerify, verifyJson}] = await Promise.all([import('../../lib/zoo/verify.js'), import('../../lib/zoo/report.js')]);
-    const result = await verifyBenchmarks(dirs);
+    const result = await verifyBenchmarks(dirs, {determinism: true});
     if (args.probe) {
       // Imported only here: the probes run the eval, which verify alone never loads. As in `eval`,
       // a SIGUSR1 listener keeps Node's inspector closed to anything that can signal this process.

@@ -10,7 +10,7 @@ import {closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, 
 import path from 'node:path';
 
 /** Bump when the shape or meaning of cached results changes. */
-const cacheFormat = 7;
+const cacheFormat = 8;
 /** Files touched this recently before being read are not cached. */
 export const racyMs = 100;
 
@@ -48,7 +48,8 @@ export function signature(root: string, files: readonly string[]): {sig: string;
   // exists: otherwise it gets the signature of a missing file, as its stat would give.
   let folders: Map<string, boolean> | undefined;
   for (const name of files) {
-    const slash = name.indexOf('/');
+    // An absolute name is a file outside the folder (the determinism cache file of its bundle).
+    const slash = path.isAbsolute(name) ? -1 : name.indexOf('/');
     if (slash !== -1) {
       folders ??= new Map();
       const folder = name.slice(0, slash);
@@ -69,7 +70,7 @@ export function signature(root: string, files: readonly string[]): {sig: string;
       }
     }
     try {
-      const s = statSync(path.join(root, name), {throwIfNoEntry: false});
+      const s = statSync(path.resolve(root, name), {throwIfNoEntry: false});
       if (!s) sig += '-|';
       else {
         const ctime = s.ctimeMs === s.mtimeMs ? '' : s.ctimeMs.toString(36);

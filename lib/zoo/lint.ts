@@ -5,6 +5,7 @@
 import path from 'node:path';
 import {VFileMessage} from 'vfile-message';
 import type {Root} from 'mdast';
+import type {DeterminismOutcome} from './determinism.js';
 import type {Place, Rule, RuleContext, Severity} from './rule.js';
 import {rules as allRules} from './rules/index.js';
 import {loadText, type LoadedFile} from './text.js';
@@ -33,6 +34,8 @@ export interface BenchmarkReport {
   title?: string | null;
   /** Files the findings depend on beyond README, PROVENANCE and the top-level text files (list's cache looks at them). */
   deps?: string[];
+  /** verify's determinism check, when it ran: what was made twice, whether every byte matched, and its wall seconds. */
+  determinism?: {checked: Array<{point: Record<string, number>; seed: number}>; identical: boolean; seconds: number};
   /** `verify --probe`: each probe's outcome, and the battery's wall seconds. */
   probes?: ProbeOutcome[];
   probeSeconds?: number;
@@ -63,6 +66,8 @@ export interface VerifyOptions {
   root?: string;
   /** Also extract the README's first prose line (for `list`). */
   title?: boolean;
+  /** The outcome of the determinism check run for this folder just now (verify and lock; see determinism-run.ts). */
+  determinism?: DeterminismOutcome;
   /** The folder's top-level text files (`topLevelTextFiles`) when the caller already listed them. */
   topLevelFiles?: string[];
 }
@@ -101,6 +106,7 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
   const ctx: RuleContext = {
     dir,
     root,
+    ...(options.determinism ? {determinism: options.determinism} : {}),
     dependsOn(names) {
       for (const name of names) deps.add(name);
     },
@@ -146,6 +152,11 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
     findings,
   };
   if (deps.size > 0) report.deps = [...deps];
+  const determinism = options.determinism;
+  if (determinism) {
+    const checked = determinism.checked.flatMap((t) => t.seeds.map((seed) => ({point: t.point, seed})));
+    report.determinism = {checked, identical: determinism.problems.length === 0, seconds: determinism.seconds};
+  }
   if (options.title) {
     const readme = ctx.file('README.md');
     report.title = readme.status === 'ok' ? firstProseLine(readme.text, parser) : null;

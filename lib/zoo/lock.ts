@@ -2,11 +2,12 @@
  * `arbor benchmark lock`: write (or check) a benchmark's arbor.lock, refusing a
  * folder that verify's runnable rules refuse (a plan that does not parse, a point
  * the bundle lacks, a wrong fingerprint, …): a lock vouches that the eval it
- * protects can run.
+ * protects can run, its bundle's cases and expected results the same bytes when made twice.
  */
 import path from 'node:path';
 import {computeLock, lockDifference, readLock, writeLock} from '../benchmark/lock.js';
 import {loadPlan} from '../benchmark/plan.js';
+import {freshDeterminism} from './determinism-run.js';
 import {type Finding, verifyBenchmark} from './lint.js';
 import {rules, runnableRuleIds} from './rules/index.js';
 
@@ -27,7 +28,9 @@ const refusingRules = rules.filter((rule) => runnableRuleIds.has(rule.id));
 export async function lockBenchmark(dir: string, options: {check?: boolean; cwd?: string} = {}): Promise<LockOutcome> {
   const abs = path.resolve(options.cwd ?? process.cwd(), dir);
   // A folder without plan.toml is a usage error, as before (loadPlan says so).
-  const report = await verifyBenchmark(dir, {root: abs, rules: refusingRules});
+  // Before it vouches for the bundle, lock makes its cases twice (bundle-deterministic); --check only compares hashes.
+  const determinism = options.check ? undefined : await freshDeterminism(abs, dir);
+  const report = await verifyBenchmark(dir, {root: abs, rules: refusingRules, ...(determinism ? {determinism} : {})});
   const findings = report.findings.filter((finding) => finding.severity === 'error');
   if (findings.length > 0 && !options.check) return {dir, files: 0, status: 'refused', findings};
   const plan = await loadPlan(abs);

@@ -37,6 +37,7 @@ export function verifyJson(result: VerifyResult): object {
       errors: b.errors,
       warnings: b.warnings,
       findings: b.findings,
+      ...(b.determinism ? {determinism: b.determinism} : {}),
       ...(b.probes ? {probes: b.probes, probeSeconds: b.probeSeconds} : {}),
     })),
     unusable: result.unusable,

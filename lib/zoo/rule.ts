@@ -3,6 +3,7 @@
  * that only reports. The runner (`lint.ts`) stamps rule id, severity and file.
  */
 import type {Root} from 'mdast';
+import type {DeterminismOutcome} from './determinism.js';
 import type {LoadedFile} from './text.js';
 
 /** How bad a finding is: errors fail verify, warnings do not. */
@@ -34,10 +35,16 @@ export interface RuleContext {
   /** Files the placeholder rule scans: README, PROVENANCE and every template text file present. */
   placeholderFiles(): string[];
   /**
-   * Name files (relative to the folder, `/`-separated; folders too) a finding depends on
-   * beyond README, PROVENANCE and the top-level text files, so that list's cache looks at them.
+   * Name files (relative to the folder, `/`-separated; folders too; or absolute, for a file outside
+   * it) a finding depends on beyond README, PROVENANCE and the top-level text files, so that list's
+   * cache looks at them.
    */
   dependsOn(files: readonly string[]): void;
+  /**
+   * The determinism check's outcome when verify or lock just made the cases twice (`bundle-deterministic`
+   * reports it); absent in list, whose rule reads the cached outcome instead and never runs a make.
+   */
+  readonly determinism?: DeterminismOutcome;
   /** Report a finding; `file` is relative to the folder, absent for folder-level findings. */
   report(message: string, options?: {file?: string; place?: Place}): void;
 }

@@ -1,6 +1,7 @@
 /** `verify` over several folders: checks each is a folder, then lints it. */
 import {statSync} from 'node:fs';
 import path from 'node:path';
+import {freshDeterminism} from './determinism-run.js';
 import {type BenchmarkReport, loadParser, verifyBenchmarkSync} from './lint.js';
 import {describeFsError, kindOf} from './text.js';
 
@@ -19,8 +20,13 @@ export interface VerifyResult {
   warnings: number;
 }
 
-/** Verify every folder of `dirs` (relative to `cwd`), in the order given. */
-export async function verifyBenchmarks(dirs: readonly string[], options: {cwd?: string} = {}): Promise<VerifyResult> {
+/**
+ * Verify every folder of `dirs` (relative to `cwd`), in the order given. With `determinism` (what
+ * `arbor benchmark verify` asks), a folder with a plan is first checked for determinism: its bundle's
+ * cases made twice in fresh processes (determinism-run.ts); without it, `bundle-deterministic`
+ * reports only an outcome cached by an earlier verify or lock, as in list (a zoo's report).
+ */
+export async function verifyBenchmarks(dirs: readonly string[], options: {cwd?: string; determinism?: boolean} = {}): Promise<VerifyResult> {
   const cwd = options.cwd ?? process.cwd();
   const parse = await loadParser();
   const result: VerifyResult = {benchmarks: [], unusable: [], errors: 0, warnings: 0};
@@ -31,7 +37,9 @@ export async function verifyBenchmarks(dirs: readonly string[], options: {cwd?: 
       result.unusable.push({dir, problem: `Benchmark folder \`${dir}\` ${problem}, expected a benchmark folder`});
       continue;
     }
-    const report = verifyBenchmarkSync(dir, parse, {cwd});
+    const root = path.resolve(cwd, dir);
+    const determinism = options.determinism ? await freshDeterminism(root, dir) : undefined;
+    const report = verifyBenchmarkSync(dir, parse, {cwd, ...(determinism ? {determinism} : {})});
     result.benchmarks.push(report);
     result.errors += report.errors;
     result.warnings += report.warnings;

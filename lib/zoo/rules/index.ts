@@ -16,6 +16,7 @@ import {planSeeds} from './plan-seeds.js';
 import {planPoints} from './plan-points.js';
 import {bundleMarker} from './bundle-marker.js';
 import {bundleFingerprint} from './bundle-fingerprint.js';
+import {bundleDeterministic} from './bundle-deterministic.js';
 import {entryPoints} from './entry-points.js';
 import {lockCurrent} from './lock-current.js';
 import {lockPresent} from './lock-present.js';
@@ -38,10 +39,11 @@ export const rules: readonly Rule[] = [
   planPoints,
   bundleMarker,
   bundleFingerprint,
+  bundleDeterministic,
   entryPoints,
   lockCurrent,
   lockPresent,
 ];
 
-/** The rules that say whether the benchmark can run (plan, bundle, points, seeds, entry points, lock): what `lock` refuses on. */
-export const runnableRuleIds: ReadonlySet<string> = new Set([planToml, planValid, planSeeds, planPoints, bundleMarker, bundleFingerprint, entryPoints].map((rule) => rule.id));
+/** The rules that say whether the benchmark can run (plan, bundle, points, seeds, a deterministic bundle, entry points): what `lock` refuses on. */
+export const runnableRuleIds: ReadonlySet<string> = new Set([planToml, planValid, planSeeds, planPoints, bundleMarker, bundleFingerprint, bundleDeterministic, entryPoints].map((rule) => rule.id));

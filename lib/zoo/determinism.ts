@@ -1,0 +1,153 @@
+/**
+ * The determinism check (rule `bundle-deterministic`): the zoo promises the same case bytes on every
+ * machine, so verify and lock make the first published seed of every point twice, each time in a
+ * fresh `arbor bundle … make` process, and compare every file of `cases/` (the generator) and of
+ * `expected/` (the oracle, which both makes run over byte-identical cases). A Python bundle's host
+ * process starts with `-I`, so each make draws its own random hash seed: an order taken from a set
+ * or dict of strings differs between them.
+ *
+ * This module is the synchronous part, which list's worker threads load: what is checked, the
+ * cache key and the cache file (keyed by the bundle's fingerprint and the bytes of its files). The
+ * makes themselves are in determinism-run.ts.
+ */
+import {createHash} from 'node:crypto';
+import {lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync} from 'node:fs';
+import path from 'node:path';
+import type {Bundle} from '../bundle/bundle.js';
+import {splits, type Plan, type PlanPoint, type Split} from '../benchmark/plan.js';
+import {cacheDir, writeFileAtomic} from '../files.js';
+import {arborVersion} from '../version.js';
+
+/** One make the check runs twice: a point and the seeds it makes (the first seed of each split with that point). */
+export interface DeterminismTarget {
+  point: PlanPoint;
+  seeds: number[];
+  splits: Split[];
+}
+
+/** A difference (or a make that failed), as the rule reports it. */
+export interface DeterminismProblem {
+  message: string;
+}
+
+/** What the check found for one bundle and plan. */
+export interface DeterminismOutcome {
+  /** The bundle's signature fingerprint. */
+  fingerprint: string;
+  /** The cache key: fingerprint, the bytes of every bundle file, arbor's version and the targets. */
+  key: string;
+  /** What was made twice. */
+  checked: DeterminismTarget[];
+  problems: DeterminismProblem[];
+  /** Wall seconds of the makes. */
+  seconds: number;
+  /** Whether the outcome settles the question (no make failed): only such outcomes are cached. */
+  conclusive: boolean;
+}
+
+/** Files of a bundle folder that are never part of what it makes (tool caches). */
+const ignoredNames = new Set(['__pycache__', '.DS_Store', 'node_modules', '.pytest_cache']);
+
+/**
+ * The points and seeds to make: every point of every seed split, once, with the first published seed
+ * of the first split (dev, then test) that has it. Path splits have no seeds to make.
+ */
+export function determinismTargets(plan: Plan): DeterminismTarget[] {
+  if (plan.splitKind === 'path') return [];
+  const byPoint = new Map<string, DeterminismTarget>();
+  for (const split of splits) {
+    const seed = plan[split].seeds[0];
+    if (seed === undefined) continue;
+    for (const point of plan[split].points) {
+      const text = JSON.stringify(point);
+      const target = byPoint.get(text);
+      if (target) target.splits.push(split);
+      else byPoint.set(text, {point, seeds: [seed], splits: [split]});
+    }
+  }
+  return [...byPoint.values()];
+}
+
+/** The files of the bundle folder (relative, `/`-separated, sorted) with their SHA-256. */
+export function bundleFiles(dir: string): Array<[string, string]> {
+  const files: Array<[string, string]> = [];
+  const visit = (rel: string): void => {
+    const file = path.join(dir, rel);
+    let info;
+    try {
+      info = lstatSync(file, {throwIfNoEntry: false});
+    } catch {
+      info = undefined;
+    }
+    if (!info || (rel !== '' && ignoredNames.has(path.basename(rel)))) return;
+    const key = rel.split(path.sep).join('/');
+    if (info.isDirectory()) {
+      let names: string[] = [];
+      try {
+        names = readdirSync(file).sort();
+      } catch {
+        // an unreadable folder hashes as empty; the make reports what it cannot read
+      }
+      for (const name of names) visit(rel === '' ? name : path.join(rel, name));
+    } else if (info.isSymbolicLink()) {
+      let target = '';
+      try {
+        target = createHash('sha256').update(readFileSync(file)).digest('hex');
+      } catch {
+        target = `dangling:${readlinkSync(file)}`;
+      }
+      files.push([key, target]);
+    } else if (info.isFile()) {
+      try {
+        files.push([key, createHash('sha256').update(readFileSync(file)).digest('hex')]);
+      } catch (error) {
+        files.push([key, `unreadable:${(error as NodeJS.ErrnoException).code}`]);
+      }
+    }
+  };
+  visit('');
+  return files;
+}
+
+/** The cache key of a bundle's determinism for these targets (`files`: `bundleFiles` of the bundle, when already read). */
+export function determinismKey(bundle: Bundle, targets: readonly DeterminismTarget[], files = bundleFiles(bundle.dir)): string {
+  const hash = createHash('sha256');
+  hash.update(`arbor ${arborVersion()}\0${bundle.fingerprint}\0${JSON.stringify(targets.map((t) => [t.point, t.seeds]))}\0`);
+  for (const [name, digest] of files) hash.update(`${name}\0${digest}\0`);
+  return hash.digest('hex');
+}
+
+/** The cache file of a key: `<cache>/determinism/<fingerprint hex, 16>-<key, 32>.json`. */
+export function determinismCacheFile(fingerprint: string, key: string, env: NodeJS.ProcessEnv = process.env): string {
+  const hex = fingerprint.replace(/^sha256:/, '').slice(0, 16) || 'none';
+  return path.join(cacheDir(env), 'determinism', `${hex}-${key.slice(0, 32)}.json`);
+}
+
+/** The cached outcome for this bundle and plan, if a verify or lock stored one; never runs anything. */
+export function cachedDeterminism(bundle: Bundle, plan: Plan, env: NodeJS.ProcessEnv = process.env): {file: string; names: string[]; outcome?: DeterminismOutcome} {
+  const targets = determinismTargets(plan);
+  const files = bundleFiles(bundle.dir);
+  const names = files.map(([name]) => name);
+  const key = determinismKey(bundle, targets, files);
+  const file = determinismCacheFile(bundle.fingerprint, key, env);
+  try {
+    const outcome = JSON.parse(readFileSync(file, 'utf8')) as DeterminismOutcome;
+    if (outcome.key === key && outcome.fingerprint === bundle.fingerprint && Array.isArray(outcome.problems)) return {file, names, outcome};
+  } catch {
+    // no cache (or a broken one): not checked
+  }
+  return {file, names};
+}
+
+/** Store a conclusive outcome (best effort: a cache that cannot be written is no error). */
+export function storeDeterminism(outcome: DeterminismOutcome, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!outcome.conclusive) return undefined;
+  const file = determinismCacheFile(outcome.fingerprint, outcome.key, env);
+  try {
+    mkdirSync(path.dirname(file), {recursive: true});
+    writeFileAtomic(file, `${JSON.stringify(outcome)}\n`);
+    return file;
+  } catch {
+    return undefined;
+  }
+}

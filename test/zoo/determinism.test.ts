@@ -1,0 +1,123 @@
+// bundle-deterministic: verify and lock make the first seed of each point twice in fresh processes
+// and compare the bytes of cases/ (the generator) and expected/ (the oracle); a bundle that makes
+// different bytes fails verify with the point, seed, file and first differing offset, and lock
+// refuses it. list never makes: it reports the outcome a verify or lock cached under the bundle's
+// fingerprint and the bytes of its files.
+import {cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {fixtures, runCli, tempDir} from '../helpers/cli.js';
+
+const base = path.join(fixtures, 'determinism');
+const fingerprint = '360c9a19cf142f94';
+
+/** A zoo holding a copy of the fixture entry as `entry`, with a variant's bundle files laid over it; and its own cache folder. */
+function entry(variant?: 'math-random' | 'random-oracle' | 'python-hash'): {zoo: string; dir: string; env: Record<string, string>} {
+  const zoo = tempDir('arbor-determinism-');
+  const dir = path.join(zoo, 'entry');
+  cpSync(path.join(base, 'entry'), dir, {recursive: true});
+  if (variant) cpSync(path.join(base, variant), dir, {recursive: true});
+  if (variant === 'python-hash') rmSync(path.join(dir, 'bundle/generate.mjs'));
+  return {zoo, dir, env: {ARBOR_CACHE_DIR: path.join(zoo, '.cache')}};
+}
+
+const jsFix = '(use the seeded random stream the bundle gets, never Math.random or the clock) (bundle-deterministic)';
+
+describe('verify and lock: the same bytes twice', () => {
+  it('Math.random in the generator: verify names the point, seed, case file and offset; lock refuses and writes nothing', () => {
+    const {zoo, dir, env} = entry('math-random');
+    const verify = runCli(['benchmark', 'verify', 'entry'], {cwd: zoo, env});
+    expect(verify.code).toBe(1);
+    expect(verify.stdout.split('\n')).toContain(
+      `entry/bundle: error: the generator is not deterministic: point {"M":16} seed 0 made cases/000000/x.bin twice and the bytes differ from offset 0 ${jsFix}`,
+    );
+    // The test split's own point is made with its first seed.
+    expect(verify.stdout).toContain('point {"M":4} seed 10 made cases/000000/x.bin twice');
+    const lock = runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env});
+    expect(lock.code).toBe(1);
+    expect(lock.stdout).toContain('entry/bundle: error: the generator is not deterministic: point {"M":16} seed 0 made cases/000000/x.bin');
+    expect(lock.stdout).toContain('entry: not locked: fix the error(s) above first');
+    expect(existsSync(path.join(dir, 'arbor.lock'))).toBe(false);
+  });
+
+  it('an oracle that is not deterministic: the expected file and its first differing byte, from the same cases', () => {
+    const {zoo, dir, env} = entry('random-oracle');
+    const verify = runCli(['benchmark', 'verify', '--json', 'entry'], {cwd: zoo, env});
+    expect(verify.code).toBe(1);
+    const report = (JSON.parse(verify.stdout) as {benchmarks: Array<{findings: Array<{file: string; ruleId: string; message: string}>; determinism: object}>}).benchmarks[0]!;
+    const finding = report.findings.find((f) => f.ruleId === 'bundle-deterministic')!;
+    expect(finding.file).toBe('entry/bundle');
+    // Noise of 1e-9 on values near 0.5 changes low mantissa bytes: the first difference is in the first element (bytes 0-7).
+    expect(finding.message).toMatch(
+      /^the oracle is not deterministic: point \{"M":16\} seed 0 made expected\/000000\/y\.bin twice from the same cases and the bytes differ from offset [0-7] \(compute the expected results from the case's arguments alone, without Math\.random or the clock\)$/,
+    );
+    expect(report.determinism).toMatchObject({checked: [{point: {M: 16}, seed: 0}, {point: {M: 4}, seed: 10}], identical: false});
+    expect(runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env}).code).toBe(1);
+    expect(existsSync(path.join(dir, 'arbor.lock'))).toBe(false);
+  });
+
+  it("a Python generator ordering values by a set of strings differs between two makes (each its own hash seed)", () => {
+    const {zoo, dir, env} = entry('python-hash');
+    const verify = runCli(['benchmark', 'verify', 'entry'], {cwd: zoo, env});
+    expect(verify.code).toBe(1);
+    expect(verify.stdout.split('\n')).toContain(
+      'entry/bundle: error: the generator is not deterministic: point {"M":16} seed 0 made cases/000000/x.bin twice and the bytes differ from offset 0 ' +
+        "(use the seeded random stream the bundle gets, never random, numpy.random or the clock, and sort what you take from a set or dict of strings (its order changes with Python's hash seed)) (bundle-deterministic)",
+    );
+    expect(runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env}).code).toBe(1);
+    expect(existsSync(path.join(dir, 'arbor.lock'))).toBe(false);
+  });
+
+  it('the deterministic fixture entry passes verify and is locked; the JSON says what was made twice', () => {
+    const {zoo, dir, env} = entry();
+    const verify = runCli(['benchmark', 'verify', '--json', 'entry'], {cwd: zoo, env});
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    const report = (JSON.parse(verify.stdout) as {benchmarks: Array<{findings: unknown[]; determinism: {identical: boolean; checked: unknown[]}}>}).benchmarks[0]!;
+    expect(report.determinism).toMatchObject({identical: true, checked: [{point: {M: 16}, seed: 0}, {point: {M: 4}, seed: 10}]});
+    const lock = runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env});
+    expect(lock).toMatchObject({code: 0, stdout: 'entry: wrote arbor.lock (6 protected files)\n'});
+    expect(existsSync(path.join(dir, 'arbor.lock'))).toBe(true);
+  });
+
+  it('a shipped zoo entry and a shipped eval fixture make the same bytes twice', () => {
+    const env = {ARBOR_CACHE_DIR: tempDir('arbor-cache-')};
+    const result = runCli(['benchmark', 'verify', '--json', 'zoo/algotune_knn', 'test/fixtures/eval/accuracy-abs'], {env});
+    const reports = (JSON.parse(result.stdout) as {benchmarks: Array<{dir: string; ok: boolean; findings: Array<{ruleId: string}>; determinism: {identical: boolean; checked: unknown[]}}>}).benchmarks;
+    for (const report of reports) {
+      expect(report.findings.filter((f) => f.ruleId === 'bundle-deterministic'), report.dir).toEqual([]);
+      expect(report.determinism.identical, report.dir).toBe(true);
+    }
+    expect(reports[0]).toMatchObject({dir: 'zoo/algotune_knn', ok: true, determinism: {checked: [{point: {N: 4096, Q: 256, D: 16, K: 10}, seed: 0}]}});
+    // accuracy-abs has no PROVENANCE (an eval fixture): only its bundle is of interest here.
+    expect(reports[1]!.determinism.checked).toEqual([{point: {M: 1000}, seed: 0}]);
+  });
+});
+
+describe('list: the cached outcome, never a make', () => {
+  it("reports verify's outcome from the cache file named by the bundle's fingerprint, and a changed bundle file is a miss", () => {
+    const {zoo, dir, env} = entry('math-random');
+    // Before any verify, list has no outcome to show and runs no make: the entry is ok.
+    expect(runCli(['benchmark', 'list', '.', '--no-cache'], {cwd: zoo, env}).stdout).toMatch(/^entry +ok /m);
+    expect(runCli(['benchmark', 'verify', 'entry'], {cwd: zoo, env}).code).toBe(1);
+    const cached = readdirSync(path.join(env.ARBOR_CACHE_DIR, 'determinism'));
+    expect(cached).toHaveLength(1);
+    expect(cached[0]).toMatch(new RegExp(`^${fingerprint}-[0-9a-f]{32}\\.json$`));
+    const outcome = JSON.parse(readFileSync(path.join(env.ARBOR_CACHE_DIR, 'determinism', cached[0]!), 'utf8')) as {fingerprint: string; problems: unknown[]};
+    expect(outcome.fingerprint.startsWith(`sha256:${fingerprint}`)).toBe(true);
+    expect(outcome.problems).toHaveLength(2);
+    // Both lists (the first after verify, the second warm) show verify's finding: it comes from the cache.
+    for (let k = 0; k < 2; k++) {
+      const list = runCli(['benchmark', 'list', '.', '--json'], {cwd: zoo, env});
+      const row = (JSON.parse(list.stdout) as {benchmarks: Array<{name: string; errors: number; findings?: Array<{ruleId: string}>}>}).benchmarks.find((b) => b.name === 'entry')!;
+      expect(row.errors, list.stdout).toBe(2);
+    }
+    // The same fingerprint with a fixed generator is another key: nothing cached for it, so list shows no finding.
+    cpSync(path.join(base, 'entry/bundle/generate.mjs'), path.join(dir, 'bundle/generate.mjs'));
+    expect(runCli(['benchmark', 'list', '.'], {cwd: zoo, env}).stdout).toMatch(/^entry +ok /m);
+    // Removing the cached outcome of the broken generator and putting it back: list follows the cache file alone.
+    writeFileSync(path.join(dir, 'bundle/generate.mjs'), readFileSync(path.join(base, 'math-random/bundle/generate.mjs')));
+    expect(runCli(['benchmark', 'list', '.'], {cwd: zoo, env}).stdout).toMatch(/^entry +2 errors /m);
+    rmSync(path.join(env.ARBOR_CACHE_DIR, 'determinism', cached[0]!));
+    expect(runCli(['benchmark', 'list', '.'], {cwd: zoo, env}).stdout).toMatch(/^entry +ok /m);
+  });
+});
