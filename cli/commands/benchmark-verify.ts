@@ -72,7 +72,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       // The trivial answers join --probe (on stderr, as its progress); --mutants shows them and the mutants on stdout.
       const probe = await import('../../lib/probe/index.js');
       formatChecker = probe.formatChecker;
-      checkers = await probe.checkVerifiers(result, {mutants: args.mutants, planReported: args.probe});
+      checkers = await probe.checkVerifiers(result, {mutants: args.mutants, planReported: args.probe, onProgress: (line) => process.stderr.write(`${line}\n`)});
       if (!args.mutants && !args.json) for (const [dir, report] of checkers) for (const line of formatChecker(dir, report)) process.stderr.write(`${line}\n`);
     }
     if (args.json) {
@@ -97,7 +97,7 @@ function checkerJson(report: import('../../lib/probe/index.js').CheckerReport): 
     answers: report.answers,
     answerCases: report.cases,
     ...(report.floor ? {probeFloor: report.floor} : {}),
-    ...(report.mutants ? {mutants: report.mutants, killRate: report.killRate} : {}),
+    ...(report.mutants ? {mutants: report.mutants, killRate: report.killRate, mutantPoint: report.mutantPoint} : {}),
     checkerSeconds: report.seconds,
   };
 }

@@ -6,17 +6,18 @@
  * per-case verdict (passed, and for an accuracy entry the case's score) than
  * under the real verifier. No solution runs and no sandbox starts.
  */
-import {cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import type {Bundle} from '../bundle/bundle.js';
 import type {Verdicts} from '../bundle/workdir.js';
 import type {Plan} from '../benchmark/plan.js';
 import type {Finding} from '../zoo/lint.js';
-import {buildAnswers, layOutBattery, layOutViewed, readDevCases, viewApplies, viewedCases, writeAnswers, type BatteryPoint} from './battery-dir.js';
+import {buildAnswers, layOutBattery, readDevCases, writeAnswers, type BatteryPoint} from './battery-dir.js';
 import {trivialAnswers, type AnswerKind} from './answers.js';
-import {sourceMutants} from './source.js';
-import {viewMutants} from './views.js';
+import {outcomeOf, type MutantOutcome, type Outcome} from './mutants.js';
+
+export type {MutantEvidence, MutantOutcome} from './mutants.js';
 
 /** The share of an entry's observable mutants its answers must kill. */
 export const killTarget = 0.9;
@@ -39,20 +40,6 @@ export interface AnswerOutcome {
   ok: boolean;
 }
 
-/** What a mutant is, and whether the answers killed it. */
-export interface MutantOutcome {
-  mutant: string;
-  kind: 'source' | 'accept' | 'wrapper';
-  changes: string;
-  status: 'killed' | 'survived' | 'unobservable';
-  /** The first answer whose verdict the mutant changed. */
-  killedBy?: string;
-  /** What changed in that answer's verdict: whether it passed, its score (accuracy), or only its metrics or error. */
-  killedOn?: 'passed' | 'score' | 'metrics';
-  /** Why the mutant cannot be observed. */
-  note?: string;
-}
-
 /** The checker's report on one entry. */
 export interface CheckerReport {
   findings: Finding[];
@@ -62,7 +49,9 @@ export interface CheckerReport {
   /** accuracy: the floor trivial answers are held to, and where it comes from. */
   floor?: {value: number; from: 'probe_floor' | 'zeros'};
   mutants?: MutantOutcome[];
-  /** Killed / (killed + survived), when mutants ran. */
+  /** The dev point the mutants ran at (the smallest), and its number among the plan's dev points. */
+  mutantPoint?: {point: Record<string, number>; index: number; of: number};
+  /** Killed / (killed + survived), when mutants ran (equivalent and unobservable mutants are not counted). */
   killRate?: number;
   seconds: number;
 }
@@ -72,10 +61,10 @@ export interface CheckerOptions {
   cwd?: string;
   /** Also run the verifier's mutants. */
   mutants?: boolean;
+  /** Progress lines of the mutant phase (`<dir>: mutants: 12 of 40 ...`), at most one a second. */
+  onProgress?: (line: string) => void;
 }
 
-/** Per-case verdict of one battery case, as the kill compares it: passed, the score the eval reads, and the rest of the record. */
-type Outcome = {passed: boolean; score: number | null; rest: string};
 
 /** Score the trivial answers (and with `mutants` the mutants) of one entry. Never throws for a broken entry: that is a finding. */
 export async function checkVerifier(dir: string, options: CheckerOptions = {}): Promise<CheckerReport> {
@@ -100,26 +89,37 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
       return {...report, seconds: seconds()};
     }
     const {verifyWorkDir} = await import('../bundle/index.js');
-    const verify = async (variant: Bundle, workDir: string) => outcomes(plan, await verifyWorkDir(variant, workDir));
-    const score = async (variant: Bundle): Promise<Outcome[][]> => {
-      const all: Outcome[][] = [];
-      for (const p of points) all.push(await verify(variant, p.dir));
-      return all;
-    };
-    for (const p of points) writeAnswers(bundle, p);
-    const baseline = await score(bundle);
+    const baseline: Outcome[][] = [];
+    for (const p of points) {
+      writeAnswers(bundle, p);
+      baseline.push((await verifyWorkDir(bundle, p.dir)).cases.map((v) => outcomeOf(plan, v)));
+    }
     judgeAnswers(plan, points, baseline, report, finding);
     if (options.mutants) {
-      report.mutants = await runMutants(bundle, points, baseline, scratch, score, verify);
+      const {mutantPoint, runMutants} = await import('./mutants.js');
+      const {bindingBytes} = await import('../bundle/index.js');
+      const k = mutantPoint(bundle, points, (b, p) => Number(bindingBytes(b, p.point)));
+      const p = points[k]!;
+      report.mutantPoint = {point: {...p.point}, index: k, of: points.length};
+      const say = options.onProgress ?? (() => {});
+      const where = Object.entries(p.point).map(([name, v]) => `${name} = ${v}`).join(', ');
+      let last = process.hrtime.bigint();
+      say(`${dir}: mutants: at ${where}${points.length > 1 ? ` (the smallest of ${points.length} dev points)` : ''}, ${p.cases.length} cases`);
+      report.mutants = await runMutants(plan, bundle, p, scratch, (done, total, killed) => {
+        const now = process.hrtime.bigint();
+        if (now - last < 1_000_000_000n || done === total) return;
+        last = now;
+        say(`${dir}: mutants: ${done} of ${total} (${killed} killed) in ${seconds().toFixed(1)} s`);
+      });
       const killed = report.mutants.filter((m) => m.status === 'killed').length;
-      const counted = report.mutants.filter((m) => m.status !== 'unobservable').length;
+      const counted = report.mutants.filter((m) => m.status === 'killed' || m.status === 'survived').length;
       report.killRate = counted === 0 ? 1 : killed / counted;
       if (report.killRate < killTarget) {
         const survivors = report.mutants.filter((m) => m.status === 'survived');
         finding(
           'probe-mutants',
           `The trivial answers kill ${killed} of ${counted} mutants of the verifier (${percent(report.killRate)}), expected at least ${percent(killTarget)}: ` +
-            `${survivors.map((m) => `\`${m.mutant}\` (${m.changes})`).join('; ')} survived; make the verifier check what these skip, or add answers that tell them apart`,
+            `${survivors.map((m) => `\`${m.mutant}\` (${m.changes}${m.answer ? `; ${shownAnswer(m)}` : ''})`).join('; ')} survived; make the verifier check what these skip, or, where the answer shown is one the verifier rejects, make the dev cases hold what the trivial answers need to show it`,
         );
       }
     }
@@ -154,17 +154,6 @@ async function makeBattery(abs: string, scratch: string): Promise<{plan: Plan; b
     points.push({point, made, dir, cases, answers, shapes: bundle.results.map((b) => bindingShape(b, point).map(Number))});
   }
   return {plan, bundle, points};
-}
-
-/** A verdict's outcome: passed, and on an accuracy entry the case's score (the plan's fail_score without metrics, as the eval scores it). */
-function outcomes(plan: Plan, verdicts: Verdicts): Outcome[] {
-  return verdicts.cases.map((v) => {
-    const rest = JSON.stringify({metrics: v.metrics, error: v.error});
-    if (plan.metric !== 'accuracy') return {passed: v.passed, score: null, rest};
-    const n = Number(v.metrics?.[plan.numerator!]);
-    const d = Number(v.metrics?.[plan.denominator!]);
-    return {passed: v.passed, score: v.error === undefined && Number.isFinite(n) && Number.isFinite(d) && d > 0 ? n / d : plan.failScore, rest};
-  });
 }
 
 /** Each answer's outcome over every dev case, and a finding for each a loose verifier rewards. */
@@ -227,103 +216,14 @@ function judgeAnswers(plan: Plan, points: BatteryPoint[], baseline: Outcome[][],
   }
 }
 
-/** Run every mutant of the verifier and say which the answers killed. */
-async function runMutants(
-  bundle: Bundle,
-  points: BatteryPoint[],
-  baseline: Outcome[][],
-  scratch: string,
-  score: (variant: Bundle) => Promise<Outcome[][]>,
-  verify: (variant: Bundle, dir: string) => Promise<Outcome[]>,
-): Promise<MutantOutcome[]> {
-  const results: MutantOutcome[] = [];
-  const judge = async (mutant: string, kind: MutantOutcome['kind'], changes: string, scoring: () => Promise<Outcome[][]>) => {
-    let scored: Outcome[][];
-    try {
-      scored = await scoring();
-    } catch (error) {
-      // A mutant the host refuses to run at all (a module that no longer loads) is caught by any answer.
-      results.push({mutant, kind, changes, status: 'killed', killedBy: 'expected', killedOn: 'passed', note: `the verifier no longer runs: ${messageOf(error)}`});
-      return;
-    }
-    const kill = firstDifference(points, baseline, scored);
-    results.push({mutant, kind, changes, status: kill === undefined ? 'survived' : 'killed', ...(kill === undefined ? {} : {killedBy: kill.name, killedOn: kill.on})});
-  };
-  // Source mutants, in a copy of the bundle folder so the verifier's own imports resolve.
-  if (bundle.entry.verify) {
-    const copy = path.join(scratch, 'bundle');
-    cpSync(bundle.dir, copy, {recursive: true});
-    const file = bundle.entry.verify;
-    const language = file.endsWith('.py') ? 'py' : 'js';
-    const mutants = sourceMutants(readFileSync(file, 'utf8'), language);
-    for (const [k, m] of mutants.entries()) {
-      const base = path.basename(file).replace(/\.[^.]+$/, '');
-      const target = path.join(copy, path.dirname(path.relative(bundle.dir, file)), `${base}_mutant_${k}${path.extname(file)}`);
-      writeFileSync(target, m.text);
-      await judge(m.name, 'source', m.changes, () => score({...bundle, dir: copy, entry: {...bundle.entry, verify: target}}));
-    }
-  }
-  // Every number of [accept] loosened: 1000 times larger, or 1 for a zero (a count of rows allowed wrong).
-  for (const [key, value] of Object.entries(bundle.accept)) {
-    if (typeof value !== 'number' && typeof value !== 'bigint') continue;
-    const loosened = Number(value) === 0 ? 1 : Number(value) * 1000;
-    await judge(`accept-${key}`, 'accept', `[accept] ${key} = ${value} -> ${loosened}`, () => score({...bundle, accept: {...bundle.accept, [key]: loosened}}));
-  }
-  for (const view of viewMutants) {
-    if (!viewApplies(bundle, points[0]!, view)) continue;
-    const why = bundle.results.map((b) => view.unobservable?.(b)).find((x) => x !== undefined);
-    if (why !== undefined) {
-      results.push({mutant: view.name, kind: 'wrapper', changes: view.changes, status: 'unobservable', note: why});
-      continue;
-    }
-    await judge(view.name, 'wrapper', view.changes, () => scoreViewed(bundle, points, baseline, scratch, view, verify));
-  }
-  return results;
-}
-
-/** The battery's outcomes under a wrapper mutant: the baseline's, with the cases its view changes verified again. */
-async function scoreViewed(
-  bundle: Bundle,
-  points: BatteryPoint[],
-  baseline: Outcome[][],
-  scratch: string,
-  view: (typeof viewMutants)[number],
-  verify: (variant: Bundle, dir: string) => Promise<Outcome[]>,
-): Promise<Outcome[][]> {
-  const scored: Outcome[][] = [];
-  for (const [k, p] of points.entries()) {
-    const mine = baseline[k]!.slice();
-    const viewed = viewedCases(bundle, p, view);
-    if (viewed.length > 0) {
-      const dir = path.join(scratch, 'viewed');
-      layOutViewed(bundle, p, dir, viewed);
-      const outcomes = await verify(bundle, dir);
-      viewed.forEach(({a, i}, j) => (mine[a * p.cases.length + i] = outcomes[j]!));
-    }
-    scored.push(mine);
-  }
-  return scored;
-}
-
-/**
- * The answer that tells two scorings apart, and how: the first (in battery order) whose pass or
- * score differs, else the first whose metrics or error differ (a mutant that changes only what
- * the verifier reports is killed, and said to be so).
- */
-function firstDifference(points: BatteryPoint[], a: Outcome[][], b: Outcome[][]): {name: string; on: NonNullable<MutantOutcome['killedOn']>} | undefined {
-  let best: {rank: number; name: string; on: NonNullable<MutantOutcome['killedOn']>} | undefined;
-  points.forEach((p, k) => {
-    const n = p.cases.length;
-    a[k]!.forEach((o, c) => {
-      const other = b[k]![c]!;
-      const on = o.passed !== other.passed ? 'passed' : o.score !== other.score ? 'score' : o.rest !== other.rest ? 'metrics' : undefined;
-      if (on === undefined) return;
-      const answer = Math.floor(c / n);
-      const rank = (on === 'metrics' ? 1e9 : 0) + answer;
-      if (!best || rank < best.rank) best = {rank, name: p.answers[answer]!.answer.name, on};
-    });
-  });
-  return best && {name: best.name, on: best.on};
+/** A survivor's concrete answer in words. */
+export function shownAnswer(m: MutantOutcome): string {
+  const a = m.answer!;
+  const where = `case ${a.case}, element ${a.element} of ${a.result} = ${a.value} (expected ${a.expected})`;
+  const score = a.verifierScore !== undefined ? ` (score ${a.verifierScore} under the verifier, ${a.mutantScore} under the mutant)` : '';
+  if (a.differs === 'none') return `the verifier accepts a wrong answer, ${a.answer}: ${where}`;
+  const tail = a.differs === 'passed' ? '' : a.differs === 'score' ? ', with another score' : ', with other metrics';
+  return `answer ${a.answer}: ${where}: the mutant ${a.mutant === 'accepts' ? 'accepts' : 'rejects'} it, the verifier ${a.verifier === 'accepts' ? 'accepts' : 'rejects'} it${tail}${score}`;
 }
 
 const percent = (x: number) => `${Math.floor(x * 1000) / 10}%`;

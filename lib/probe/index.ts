@@ -22,7 +22,7 @@ export async function probeBenchmarks(result: VerifyResult, options: ProbeOption
 }
 
 export {answerSlack, checkVerifier, killTarget} from './checker.js';
-export type {AnswerOutcome, CheckerOptions, CheckerReport, MutantOutcome} from './checker.js';
+export type {AnswerOutcome, CheckerOptions, CheckerReport, MutantEvidence, MutantOutcome} from './checker.js';
 export {formatChecker} from './report.js';
 
 /** Options of checkVerifiers. */
@@ -31,13 +31,15 @@ export interface CheckersOptions {
   mutants?: boolean;
   /** The eval probes ran: a folder without plan.toml, or one whose eval could not run, was reported by them. */
   planReported?: boolean;
+  /** Progress lines of the mutant phase, at most one a second per folder. */
+  onProgress?: (line: string) => void;
 }
 
 /** Score the trivial answers (and the mutants) of every folder verify could lint; findings join its report, the reports come back by folder. */
 export async function checkVerifiers(result: VerifyResult, options: CheckersOptions = {}): Promise<Map<string, CheckerReport>> {
   const reports = new Map<string, CheckerReport>();
   for (const report of result.benchmarks) {
-    const checked = await checkVerifier(report.dir, {mutants: options.mutants});
+    const checked = await checkVerifier(report.dir, {mutants: options.mutants, onProgress: options.onProgress});
     // What the eval probes already said (no plan, a plan or bundle that does not load) is said once.
     const said = new Set<string>();
     if (options.planReported) {

@@ -12,7 +12,7 @@ interface MutantJson {
   mutant: string;
   kind: 'source' | 'accept' | 'wrapper';
   changes: string;
-  status: 'killed' | 'survived' | 'unobservable';
+  status: 'killed' | 'survived' | 'equivalent' | 'unobservable';
   killedBy?: string;
   killedOn?: string;
   note?: string;
@@ -21,14 +21,15 @@ interface MutantJson {
 describe('verify --mutants', {timeout: 300_000}, () => {
   it('the shipped entries kill at least 90% of at least 20 mutants each, and every trivial answer fails', () => {
     const result = runCli(['benchmark', 'verify', '--mutants', '--json', ...shipped]);
-    expect(result.stderr).toBe('');
+    // stderr holds only the mutant phase's progress: where it runs, then at most a line a second.
+    for (const line of result.stderr.trimEnd().split('\n')) expect(line).toMatch(/^zoo\/\w+: mutants: (at .+, \d+ cases|\d+ of \d+ \(\d+ killed\) in \d+\.\d s)$/);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.benchmarks.map((b: {dir: string}) => b.dir)).toEqual(shipped);
     for (const b of report.benchmarks) {
       expect(b.findings, b.dir).toEqual([]);
       const mutants = b.mutants as MutantJson[];
-      const counted = mutants.filter((m) => m.status !== 'unobservable');
+      const counted = mutants.filter((m) => m.status === 'killed' || m.status === 'survived');
       expect(counted.length, b.dir).toBeGreaterThanOrEqual(20);
       expect(b.killRate, b.dir).toBeGreaterThanOrEqual(0.9);
       expect(b.killRate).toBeCloseTo(counted.filter((m) => m.status === 'killed').length / counted.length, 12);
@@ -83,7 +84,16 @@ describe('verify --mutants', {timeout: 300_000}, () => {
       `${loose}: error: Trivial answer \`alternate\` (the expected answer at even elements and zeros at odd ones) passed 2 of 2 dev cases: the verifier accepts a wrong answer; make the verifier check the answer (probe-answer)`,
     );
     expect(findings.map((l) => /Trivial answer `([a-z-]+)`/.exec(l)?.[1]).slice(0, 4)).toEqual(['alternate', 'wrong-last', 'duplicate', 'negated']);
-    expect(findings[4]).toContain('The trivial answers kill 23 of 30 mutants of the verifier (76.6%), expected at least 90%: `even-elements-only` (checks every other element); ');
+    expect(findings[4]).toContain(
+      'The trivial answers kill 23 of 30 mutants of the verifier (76.6%), expected at least 90%: `even-elements-only` (checks every other element; the verifier accepts a wrong answer, alternate: case 0, element 1 of s = 0 (expected -78)); ',
+    );
+    // Each survivor is shown with a concrete answer: a wrong one the verifier accepts, or one only the mutant accepts.
+    const after = (name: string) => lines[lines.findIndex((l) => l.startsWith(`${loose}: mutant survived: ${name} `)) + 1];
+    expect(after('sign-ignored')).toBe(`${loose}:   the verifier accepts a wrong answer, negated: case 0, element 0 of s = 180 (expected -180)`);
+    expect(after('off-by-one-accepted')).toBe(`${loose}:   answer edge: +1 at element 0 of s: case 0, element 0 of s = -179 (expected -180): the mutant accepts it, the verifier rejects it`);
+    expect(after('tolerance-1e-3')).toMatch(/^\S+:   the verifier accepts a wrong answer, edge: x\(1\+2\^-10\) at element 0 of s: case 0, element 0 of s = -180\.17\d+ \(expected -180\)$/);
+    // The mutant phase says where it runs and how far it is, on stderr.
+    expect(result.stderr.split('\n')[0]).toBe(`${loose}: mutants: at N = 1000, 2 cases`);
     expect(lines.at(-1)).toBe(`${loose}: 5 errors`);
     // The near answers pass a tolerance verifier without being findings; the oracle's passes everything.
     expect(lines[0]).toMatch(new RegExp(`^${loose}: trivial answers on 2 dev cases \\(cases passed\\): expected 2/2, zeros 0/2, .*f32 2/2, f16 2/2, noise-1e-3 2/2, noise-1e-6 2/2, `));
@@ -108,6 +118,9 @@ describe('verify --mutants', {timeout: 300_000}, () => {
       mutant: 'passed-true@9',
       kind: 'source',
       changes: 'line 9: `passed: wrong === 0` -> true',
+      line: 9,
+      before: 'return {passed: wrong === 0, metrics: {wrong, of: expected.s.length}};',
+      after: 'return {passed: true, metrics: {wrong, of: expected.s.length}};',
       status: 'killed',
       killedBy: 'zeros',
       killedOn: 'passed',
@@ -184,3 +197,69 @@ function planCopy(entry: string, line: string): string {
   writeFileSync(path.join(dest, 'plan.toml'), `${line}\n${readFileSync(path.join(repoRoot, entry, 'plan.toml'), 'utf8')}`);
   return dest;
 }
+
+describe('verify --mutants: equivalent mutants and progress', {timeout: 120_000}, () => {
+  // A strict verifier with a redundant guard: the comparison after it already rejects NaN and ±Infinity.
+  const guarded = [
+    '// Strict, with a redundant guard (a fixture for `verify --mutants`): the comparison rejects NaN and infinities anyway.',
+    'export default function verify(point, args, expected, actual) {',
+    '  let wrong = 0;',
+    '  for (let i = 0; i < expected.s.length; i++) {',
+    '    const a = actual.s[i];',
+    '    if (!Number.isFinite(a)) {',
+    '      wrong++;',
+    '      continue;',
+    '    }',
+    '    if (!(Math.abs(a - expected.s[i]) <= 1e-7 * Math.abs(expected.s[i]))) wrong++;',
+    '  }',
+    '  return {passed: wrong === 0, metrics: {wrong, of: expected.s.length}};',
+    '}',
+    '',
+  ].join('\n');
+
+  it('a redundant Number.isFinite guard is an equivalent mutant, shown and not counted; the verifier passes', () => {
+    const copy = changedCopy(path.join(repoRoot, loose), {'bundle/verify.mjs': guarded});
+    const result = runCli(['benchmark', 'verify', '--mutants', copy]);
+    const dir = path.relative(repoRoot, copy) === copy ? copy : copy;
+    const lines = result.stdout.trimEnd().split('\n');
+    const at = lines.findIndex((l) => l.includes(': mutant equivalent: condition-dropped@6 (source): '));
+    expect(at, result.stdout).toBeGreaterThan(0);
+    expect(lines[at + 1]).toBe(`${dir}:   line 6: \`if (!Number.isFinite(a)) {\` -> \`if (false) {\``);
+    expect(lines[at + 2]).toMatch(/:   not counted: no trivial or edge answer tells it apart from the verifier \(NaN, ±Infinity, /);
+    expect(lines.find((l) => l.includes(': mutants: '))).toMatch(/: mutants: \d+ of 31 killed \(9\d\.\d%, at least 90% needed\).*; 1 equivalent; 1 not observable in \d+\.\d s$/);
+    expect(result.code, result.stdout).toBe(0);
+    const json = JSON.parse(runCli(['benchmark', 'verify', '--mutants', '--json', copy]).stdout).benchmarks[0];
+    expect(json.mutants.find((m: MutantJson) => m.mutant === 'condition-dropped@6')).toMatchObject({
+      kind: 'source',
+      status: 'equivalent',
+      line: 6,
+      before: 'if (!Number.isFinite(a)) {',
+      after: 'if (false) {',
+    });
+    expect(json.killRate).toBeGreaterThanOrEqual(0.9);
+    expect(json.mutantPoint).toEqual({point: {N: 1000}, index: 0, of: 1});
+  });
+
+  it('a guard that is not redundant is no equivalent mutant: its survivor is shown with the line and the answer that tells it apart', () => {
+    // Without the guard, -Infinity would pass (the comparison lets it through), and no trivial answer is -Infinity.
+    const weak = guarded.replace('if (!Number.isFinite(a)) {', 'if (a === -Infinity) {').replace('if (!(Math.abs(a - expected.s[i]) <= 1e-7 * Math.abs(expected.s[i]))) wrong++;', 'if (Math.abs(a - expected.s[i]) > 1e-7 * Math.abs(expected.s[i]) && a !== -Infinity) wrong++;');
+    const copy = changedCopy(path.join(repoRoot, loose), {'bundle/verify.mjs': weak});
+    const result = runCli(['benchmark', 'verify', '--mutants', '--json', copy]);
+    const [b] = JSON.parse(result.stdout).benchmarks;
+    const m = (b.mutants as Array<MutantJson & {answer?: Record<string, unknown>; before?: string; after?: string}>).find((x) => x.mutant === 'condition-dropped@6')!;
+    expect(m.status).toBe('survived');
+    expect(m.after).toBe('if (false) {');
+    expect(m.answer).toMatchObject({case: 0, result: 's', value: '-Infinity', verifier: 'rejects', mutant: 'accepts', differs: 'passed'});
+    const text = runCli(['benchmark', 'verify', '--mutants', copy]).stdout;
+    expect(text).toMatch(/:   answer edge: -Infinity at element 0 of s: case 0, element 0 of s = -Infinity \(expected -180\): the mutant accepts it, the verifier rejects it\n/);
+  });
+
+  it('progress lines go to stderr while the mutants run, at most one a second', () => {
+    const result = runCli(['benchmark', 'verify', '--mutants', loose]);
+    const progress = result.stderr.trimEnd().split('\n');
+    expect(progress[0]).toBe(`${loose}: mutants: at N = 1000, 2 cases`);
+    for (const line of progress.slice(1)) expect(line).toMatch(new RegExp(`^${loose}: mutants: \\d+ of 31 \\(\\d+ killed\\) in \\d+\\.\\d s$`));
+    const times = progress.slice(1).map((l) => Number(/in (\d+\.\d) s$/.exec(l)![1]));
+    for (let k = 1; k < times.length; k++) expect(times[k]! - times[k - 1]!).toBeGreaterThanOrEqual(0.9);
+  });
+});

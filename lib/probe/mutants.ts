@@ -1,0 +1,528 @@
+/**
+ * The mutant phase of the checker test, in memory: every mutant is judged at one small dev
+ * point (`mutantPoint`) on the answers already built for it (made once, shared by every mutant),
+ * by calling the verifier (or the exact rule) on the tensors themselves, with no work directory
+ * written or read. A source mutant is imported once; a Python verifier's mutants all run in one
+ * host process (one authored scope). A mutant stops at its first decisive answer, in battery
+ * order. A mutant no trivial answer kills is tried on the edge answers (edgeAnswers): one that
+ * tells it apart is shown as the answer it accepts (or rejects) and the verifier does not; a
+ * source or accept mutant none tells apart is `equivalent` (a heuristic: see lib/probe/README.md).
+ */
+import {cpSync, readFileSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import type {Binding, Bundle} from '../bundle/bundle.js';
+import type {Tensor} from '../bundle/codec.js';
+import type {Plan} from '../benchmark/plan.js';
+import type {BatteryPoint} from './battery-dir.js';
+import {isFloat, isSigned, sameTensor} from './answers.js';
+import {sourceMutants} from './source.js';
+import {viewMutants, type ViewMutant} from './views.js';
+
+/** Per-case verdict as the kill compares it: passed, the score the eval reads, and the rest of the record. */
+export type Outcome = {passed: boolean; score: number | null; rest: string};
+
+/** A concrete answer that tells a mutant apart from the verifier (or, for a wrapper mutant as weak as the verifier, a wrong answer both accept). */
+export interface MutantEvidence {
+  /** The answer: a trivial answer's name, or `edge: <what>`. */
+  answer: string;
+  /** The dev case (its number at the mutant point) and the result and element where the answer differs from the expected one. */
+  case: number;
+  result: string;
+  element: number;
+  expected: number | string;
+  value: number | string;
+  verifier: 'accepts' | 'rejects';
+  mutant: 'accepts' | 'rejects';
+  /** accuracy: the case's score under each. */
+  verifierScore?: number | null;
+  mutantScore?: number | null;
+  /** What differs when both pass or both fail: the score, or only the metrics or error. */
+  differs: 'passed' | 'score' | 'metrics' | 'none';
+}
+
+/** What a mutant is, and whether the answers killed it. */
+export interface MutantOutcome {
+  mutant: string;
+  kind: 'source' | 'accept' | 'wrapper';
+  changes: string;
+  status: 'killed' | 'survived' | 'equivalent' | 'unobservable';
+  /** A source mutant's line, as it is and as the mutant has it. */
+  line?: number;
+  before?: string;
+  after?: string;
+  /** The first answer whose verdict the mutant changed. */
+  killedBy?: string;
+  /** What changed in that answer's verdict: whether it passed, its score (accuracy), or only its metrics or error. */
+  killedOn?: 'passed' | 'score' | 'metrics';
+  /** A survivor's concrete answer. */
+  answer?: MutantEvidence;
+  /** Why the mutant cannot be observed, or why it is equivalent. */
+  note?: string;
+}
+
+/** The dev point mutants run at: the one whose case holds the fewest bytes (arguments and results). */
+export function mutantPoint(bundle: Bundle, points: BatteryPoint[], bytes: (b: Binding, p: BatteryPoint) => number): number {
+  let best = 0;
+  let least = Number.POSITIVE_INFINITY;
+  points.forEach((p, k) => {
+    const size = [...bundle.args, ...bundle.results].reduce((n, b) => n + bytes(b, p), 0);
+    if (size < least) {
+      least = size;
+      best = k;
+    }
+  });
+  return best;
+}
+
+type Verify = (tensors: Tensor[], i: number) => Promise<Outcome>;
+
+/** Run every mutant at one point. `say(done, total)` is called after each. */
+export async function runMutants(
+  plan: Plan,
+  bundle: Bundle,
+  p: BatteryPoint,
+  scratch: string,
+  say: (done: number, total: number, killed: number) => void,
+): Promise<MutantOutcome[]> {
+  const {withAuthored, importAuthored} = await import('../bundle/authored.js');
+  const {describeThrown, elementValue} = await import('../bundle/index.js');
+  const n = p.cases.length;
+
+  /** One case judged in memory, as verifyWorkDir would judge it (verifyCase / the exact rule), then read as the kill reads it. */
+  // `answer` is what the host checks for NaN (the answer itself: a wrapper mutant's view is only what its verifier sees).
+  const judge = async (fn: ((...args: never[]) => unknown) | undefined, accept: Record<string, unknown>, tensors: Tensor[], i: number, answer = tensors): Promise<Outcome> => {
+    const c = p.cases[i]!;
+    let nans = 0;
+    bundle.results.forEach((b, r) => {
+      if (isFloat(b.type)) nans += countNaNs(answer[r]!);
+    });
+    let verdict: {passed: boolean; metrics?: Record<string, unknown>; error?: string};
+    if (!fn) verdict = exact(bundle, p, c.expected, tensors, elementValue);
+    else {
+      const record = (bindings: Binding[], ts: Tensor[]) => Object.fromEntries(bindings.map((b, r) => [b.name, ts[r]!.slice()]));
+      let value: unknown;
+      try {
+        value = await (fn as (...a: unknown[]) => unknown)({...p.point}, record(bundle.args, c.args), record(bundle.results, c.expected), record(bundle.results, tensors), structuredClone(accept));
+        const v = value as {passed?: unknown; metrics?: unknown};
+        if (typeof v !== 'object' || v === null || typeof v.passed !== 'boolean') verdict = {passed: false, error: 'verify returned no boolean `passed`'};
+        else if (v.metrics !== undefined && (typeof v.metrics !== 'object' || v.metrics === null || Array.isArray(v.metrics))) verdict = {passed: false, error: 'verify returned metrics that are not an object'};
+        else verdict = {passed: v.passed, metrics: jsonSafe(v.metrics ?? {}) as Record<string, unknown>};
+      } catch (error) {
+        verdict = {passed: false, error: describeThrown(error).split('\n', 1)[0]};
+      }
+    }
+    if (nans > 0) verdict.passed = false;
+    return outcomeOf(plan, verdict);
+  };
+
+  // The verifier itself, and its outcomes on the battery and on edge answers (computed once, as they are asked for).
+  const verifierFile = bundle.entry.verify;
+  const copy = path.join(scratch, 'bundle');
+  if (verifierFile) cpSync(bundle.dir, copy, {recursive: true});
+  return withAuthored(bundle, async () => {
+    const original = verifierFile ? await importAuthored(verifierFile, 'verifier') : undefined;
+    const reference = new Map<string, Promise<Outcome>>();
+    const referenceOf = (key: string, tensors: Tensor[], i: number) => {
+      let o = reference.get(key);
+      if (!o) reference.set(key, (o = judge(original, bundle.accept, tensors, i)));
+      return o;
+    };
+    const batteryKey = (a: number, i: number) => `battery ${a} ${i}`;
+
+    interface Candidate {
+      name: string;
+      kind: MutantOutcome['kind'];
+      changes: string;
+      extra?: Partial<MutantOutcome>;
+      /** The mutant's verify of one answer; undefined when it sees the answer as the verifier does (same outcome). */
+      load(): Promise<(tensors: Tensor[], i: number) => Promise<Outcome> | undefined>;
+    }
+    const candidates: Candidate[] = [];
+    if (verifierFile) {
+      const language = verifierFile.endsWith('.py') ? 'py' : 'js';
+      const text = readFileSync(verifierFile, 'utf8');
+      for (const [k, m] of sourceMutants(text, language).entries()) {
+        const base = path.basename(verifierFile).replace(/\.[^.]+$/, '');
+        const target = path.join(copy, path.dirname(path.relative(bundle.dir, verifierFile)), `${base}_mutant_${k}${path.extname(verifierFile)}`);
+        candidates.push({
+          name: m.name,
+          kind: 'source',
+          changes: m.changes,
+          extra: changedLine(text, m.text),
+          load: async () => {
+            writeFileSync(target, m.text);
+            const fn = await importAuthored(target, 'verifier');
+            return (tensors, i) => judge(fn, bundle.accept, tensors, i);
+          },
+        });
+      }
+    }
+    for (const [key, value] of Object.entries(bundle.accept)) {
+      if (typeof value !== 'number' && typeof value !== 'bigint') continue;
+      const loosened = Number(value) === 0 ? 1 : Number(value) * 1000;
+      const accept = {...bundle.accept, [key]: loosened};
+      candidates.push({name: `accept-${key}`, kind: 'accept', changes: `[accept] ${key} = ${value} -> ${loosened}`, load: async () => (tensors, i) => judge(original, accept, tensors, i)});
+    }
+    const unobservable: MutantOutcome[] = [];
+    const views = new Map<string, ViewMutant>();
+    for (const view of viewMutants) {
+      if (!bundle.results.some((b, r) => view.applies(b, p.shapes[r]!, p.cases[0]!.expected[r]!))) continue;
+      const why = bundle.results.map((b) => view.unobservable?.(b)).find((x) => x !== undefined);
+      if (why !== undefined) {
+        unobservable.push({mutant: view.name, kind: 'wrapper', changes: view.changes, status: 'unobservable', note: why});
+        continue;
+      }
+      views.set(view.name, view);
+      candidates.push({
+        name: view.name,
+        kind: 'wrapper',
+        changes: view.changes,
+        load: async () => (tensors, i) => {
+          const seen = viewOf(bundle, p, view, tensors, i);
+          return seen && judge(original, bundle.accept, seen, i, tensors);
+        },
+      });
+    }
+
+    const total = candidates.length + unobservable.length;
+    const results: MutantOutcome[] = [];
+    let killed = 0;
+    for (const c of candidates) {
+      const head = {mutant: c.name, kind: c.kind, changes: c.changes, ...c.extra};
+      let verify: (tensors: Tensor[], i: number) => Promise<Outcome> | undefined;
+      try {
+        verify = await c.load();
+      } catch (error) {
+        // A mutant that no longer loads is caught by any answer.
+        results.push({...head, status: 'killed', killedBy: 'expected', killedOn: 'passed', note: `the verifier no longer runs: ${messageOf(error)}`});
+        killed++;
+        say(results.length, total, killed);
+        continue;
+      }
+      // The trivial answers, in battery order; the first whose pass or score differs kills it.
+      let onMetrics: string | undefined;
+      let on: MutantOutcome['killedOn'] | undefined;
+      let by: string | undefined;
+      for (let a = 0; a < p.answers.length && !by; a++) {
+        for (let i = 0; i < n; i++) {
+          const tensors = p.answers[a]!.out[i]!;
+          const mine = verify(tensors, i);
+          if (!mine) continue;
+          const d = differs(await referenceOf(batteryKey(a, i), tensors, i), await mine);
+          if (d === 'metrics') onMetrics ??= p.answers[a]!.answer.name;
+          else if (d) {
+            by = p.answers[a]!.answer.name;
+            on = d;
+            break;
+          }
+        }
+      }
+      if (!by && onMetrics) {
+        by = onMetrics;
+        on = 'metrics';
+      }
+      if (by) {
+        killed++;
+        results.push({...head, status: 'killed', killedBy: by, killedOn: on});
+        say(results.length, total, killed);
+        continue;
+      }
+      // A survivor: an edge answer that tells it apart, else equivalent (source, accept) or as weak as the verifier (wrapper).
+      let evidence: MutantEvidence | undefined;
+      for (const edge of edgeAnswers(bundle, p)) {
+        const mine = verify(edge.tensors, edge.i);
+        if (!mine) continue;
+        const ref = await referenceOf(edge.key, edge.tensors, edge.i);
+        const m = await mine;
+        const d = differs(ref, m);
+        if (d) {
+          evidence = describe(bundle, p, edge.name, edge.i, edge.tensors, ref, m, d, elementValue);
+          break;
+        }
+      }
+      if (evidence) results.push({...head, status: 'survived', answer: evidence});
+      else if (c.kind !== 'wrapper') {
+        results.push({...head, status: 'equivalent', note: 'no trivial or edge answer tells it apart from the verifier (NaN, ±Infinity, -0, 0, huge and tiny values, relative steps from 1/2 to 2^-52, ±1, the type\'s extremes, a swap and a copy, at the first, second, middle and last element of the first two cases)'});
+      } else {
+        // The verifier is as weak as the view: a wrong answer it accepts that the view changes.
+        const view = views.get(c.name)!;
+        let shown: MutantEvidence | undefined;
+        // Wrong trivial answers first, then the edge answers, then the near ones (whose difference may be the tolerance's).
+        const trivial = (near: boolean) =>
+          p.answers.flatMap((x, a) => (x.answer.kind === 'control' || (x.answer.kind === 'near') !== near ? [] : p.cases.map((_c, i) => ({name: x.answer.name, key: batteryKey(a, i), tensors: x.out[i]!, i, right: x.right[i]!}))));
+        const tries = function* () {
+          yield* trivial(false);
+          for (const e of edgeAnswers(bundle, p)) yield {...e, right: false};
+          yield* trivial(true);
+        };
+        // Best an answer the view turns into the expected one (all it gets wrong, the view hides), else any the view changes.
+        for (const whole of [true, false]) {
+          for (const t of tries()) {
+            if (t.right) continue;
+            const seen = viewOf(bundle, p, view, t.tensors, t.i);
+            if (!seen || (whole && !seen.every((x, r) => sameTensor(x, p.cases[t.i]!.expected[r]!)))) continue;
+            const ref = await referenceOf(t.key, t.tensors, t.i);
+            if (ref.passed) {
+              shown = describe(bundle, p, t.name, t.i, t.tensors, ref, ref, 'none', elementValue);
+              break;
+            }
+          }
+          if (shown) break;
+        }
+        results.push({...head, status: 'survived', ...(shown ? {answer: shown} : {})});
+      }
+      say(results.length, total, killed);
+    }
+    for (const u of unobservable) {
+      results.push(u);
+      say(results.length, total, killed);
+    }
+    // Source, accept, wrapper order as before (unobservable wrappers among the wrappers).
+    const order = new Map([...candidates.map((c) => c.name), ...unobservable.map((u) => u.mutant)].map((name, k) => [name, k]));
+    const wrapperOrder = new Map(viewMutants.map((v, k) => [v.name, k]));
+    return results.sort((x, y) =>
+      x.kind === 'wrapper' && y.kind === 'wrapper' ? wrapperOrder.get(x.mutant)! - wrapperOrder.get(y.mutant)! : order.get(x.mutant)! - order.get(y.mutant)!,
+    );
+  });
+}
+
+/** The answer as a wrapper mutant's verifier sees it; undefined when the view changes nothing. */
+function viewOf(bundle: Bundle, p: BatteryPoint, view: ViewMutant, tensors: Tensor[], i: number): Tensor[] | undefined {
+  let changed = false;
+  const seen = bundle.results.map((b, r) => {
+    if (!view.applies(b, p.shapes[r]!, p.cases[0]!.expected[r]!)) return tensors[r]!;
+    const t = view.see({binding: b, shape: p.shapes[r]!, actual: tensors[r]!, expected: p.cases[i]!.expected[r]!, args: p.cases[i]!.args, caseIndex: i, cases: p.cases.length});
+    if (!sameTensor(t, tensors[r]!)) changed = true;
+    return t;
+  });
+  return changed ? seen : undefined;
+}
+
+/** What tells two outcomes apart: pass, score, or only the rest of the record. */
+function differs(a: Outcome, b: Outcome): MutantOutcome['killedOn'] | undefined {
+  return a.passed !== b.passed ? 'passed' : a.score !== b.score ? 'score' : a.rest !== b.rest ? 'metrics' : undefined;
+}
+
+/** A verdict's outcome: passed, and on an accuracy entry the case's score (the plan's fail_score without metrics, as the eval scores it). */
+export function outcomeOf(plan: Plan, v: {passed: boolean; metrics?: Record<string, unknown>; error?: string}): Outcome {
+  const rest = JSON.stringify({metrics: v.metrics, error: v.error});
+  if (plan.metric !== 'accuracy') return {passed: v.passed, score: null, rest};
+  const num = Number(v.metrics?.[plan.numerator!]);
+  const den = Number(v.metrics?.[plan.denominator!]);
+  return {passed: v.passed, score: v.error === undefined && Number.isFinite(num) && Number.isFinite(den) && den > 0 ? num / den : plan.failScore, rest};
+}
+
+/** The exact rule on tensors, as exact.ts judges files: byte equality per element, the first wrong element named. */
+function exact(bundle: Bundle, p: BatteryPoint, expected: Tensor[], actual: Tensor[], elementValue: (type: Binding['type'], bytes: Uint8Array) => number | string) {
+  let wrong = 0;
+  let of = 0;
+  let first: Record<string, unknown> | undefined;
+  bundle.results.forEach((b, r) => {
+    const e = expected[r]!;
+    const a = actual[r]!;
+    of += e.length;
+    const width = e.BYTES_PER_ELEMENT;
+    const x = new Uint8Array(e.buffer, e.byteOffset, e.byteLength);
+    const y = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    if (Buffer.compare(x, y) === 0) return;
+    for (let k = 0; k < e.length; k++) {
+      let same = true;
+      for (let o = k * width; o < (k + 1) * width; o++) {
+        if (x[o] !== y[o]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) continue;
+      wrong++;
+      if (!first) {
+        const shape = p.shapes[r]!;
+        first = {result: b.name, index: unflatten(k, shape), flat: k, expected: elementValue(b.type, x.slice(k * width, (k + 1) * width)), got: elementValue(b.type, y.slice(k * width, (k + 1) * width))};
+      }
+    }
+  });
+  return wrong === 0 ? {passed: true, metrics: {rule: 'exact'}} : {passed: false, metrics: {rule: 'exact', wrong, of, first}};
+}
+
+function unflatten(flat: number, shape: number[]): number[] {
+  const index: number[] = [];
+  for (let d = shape.length - 1; d >= 0; d--) {
+    index.unshift(flat % shape[d]!);
+    flat = Math.floor(flat / shape[d]!);
+  }
+  return index;
+}
+
+function countNaNs(t: Tensor): number {
+  let k = 0;
+  for (let i = 0; i < t.length; i++) if (Number.isNaN(t[i] as number)) k++;
+  return k;
+}
+
+function jsonSafe(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? (Number.isSafeInteger(Number(v)) ? Number(v) : String(v)) : v)));
+}
+
+/** One edge answer: the expected answer of case `i` with one element of one result changed (or two swapped, or one copied). */
+export interface EdgeAnswer {
+  name: string;
+  key: string;
+  i: number;
+  tensors: Tensor[];
+}
+
+type Num = number | bigint;
+
+/** The integer types' extremes. */
+const extremes: Record<string, [Num, Num]> = {
+  i8: [-128, 127],
+  u8: [0, 255],
+  i16: [-32768, 32767],
+  u16: [0, 65535],
+  i32: [-2147483648, 2147483647],
+  u32: [0, 4294967295],
+  i64: [-(2n ** 63n), 2n ** 63n - 1n],
+  u64: [0n, 2n ** 64n - 1n],
+};
+
+/** The values an edge answer puts in place of element value `e` of a result of this type. */
+function edgeValues(type: Binding['type'], e: Num): Array<[string, Num]> {
+  if (typeof e === 'bigint') {
+    const [lo, hi] = extremes[type]!;
+    return [['+1', e + 1n], ['-1', e - 1n], ['+2', e + 2n], ['0', 0n], ['-x', -e], ['x2', e * 2n], ['min', lo], ['max', hi]];
+  }
+  if (isFloat(type)) {
+    const out: Array<[string, Num]> = [
+      ['NaN', Number.NaN],
+      ['+Infinity', Number.POSITIVE_INFINITY],
+      ['-Infinity', Number.NEGATIVE_INFINITY],
+      ['-0', -0],
+      ['0', 0],
+      ['-x', -e],
+      ['huge', Number.MAX_VALUE],
+      ['-huge', -Number.MAX_VALUE],
+      ['tiny', Number.MIN_VALUE],
+      ['+1', e + 1],
+      ['-1', e - 1],
+    ];
+    for (const k of [1, 2, 4, 7, 10, 13, 16, 20, 23, 26, 30, 36, 42, 52]) {
+      out.push([`x(1+2^-${k})`, e * (1 + 2 ** -k)], [`x(1-2^-${k})`, e * (1 - 2 ** -k)]);
+      if (k >= 10) out.push([`+2^-${k}`, e + 2 ** -k]);
+    }
+    if (type === 'f64') out.push(['f32', Math.fround(e)]);
+    return out;
+  }
+  const [lo, hi] = extremes[type]!;
+  const out: Array<[string, Num]> = [['+1', e + 1], ['-1', e - 1], ['+2', e + 2], ['0', 0], ['x2', e * 2], ['min', lo], ['max', hi]];
+  if (isSigned(type)) out.push(['-x', -e]);
+  return out;
+}
+
+/** The edge answers at one point: for each of the first two cases, result and element (first, second, middle, last), each edge value; then a swap and a copy. */
+export function* edgeAnswers(bundle: Bundle, p: BatteryPoint): Generator<EdgeAnswer> {
+  for (let i = 0; i < Math.min(2, p.cases.length); i++) {
+    const expected = p.cases[i]!.expected;
+    for (const [r, b] of bundle.results.entries()) {
+      const e = expected[r]!;
+      const len = e.length;
+      if (len === 0) continue;
+      const positions = [...new Set([0, 1, len >> 1, len - 1].filter((k) => k < len))];
+      for (const k of positions) {
+        const v = (e as unknown as Num[])[k]!;
+        for (const [what, value] of edgeValues(b.type, v)) {
+          const t = e.slice();
+          (t as unknown as Num[])[k] = value;
+          if (sameTensor(t, e)) continue;
+          const tensors = expected.slice();
+          tensors[r] = t;
+          yield {name: `edge: ${what} at element ${k} of ${b.name}`, key: `edge ${i} ${r} ${k} ${what}`, i, tensors};
+        }
+      }
+      if (len >= 2) {
+        const swapped = e.slice();
+        const cells = swapped as unknown as Num[];
+        [cells[0], cells[1]] = [cells[1]!, cells[0]!];
+        if (!sameTensor(swapped, e)) {
+          const tensors = expected.slice();
+          tensors[r] = swapped;
+          yield {name: `edge: elements 0 and 1 of ${b.name} swapped`, key: `edge ${i} ${r} swap`, i, tensors};
+        }
+        const copied = e.slice();
+        (copied as unknown as Num[])[1] = (copied as unknown as Num[])[0]!;
+        if (!sameTensor(copied, e)) {
+          const tensors = expected.slice();
+          tensors[r] = copied;
+          yield {name: `edge: element 0 of ${b.name} copied to element 1`, key: `edge ${i} ${r} copy`, i, tensors};
+        }
+      }
+    }
+  }
+}
+
+/** A concrete answer as people read it: its first element that differs from the expected answer, and each verdict. */
+function describe(
+  bundle: Bundle,
+  p: BatteryPoint,
+  answer: string,
+  i: number,
+  tensors: Tensor[],
+  verifier: Outcome,
+  mutant: Outcome,
+  d: MutantEvidence['differs'],
+  elementValue: (type: Binding['type'], bytes: Uint8Array) => number | string,
+): MutantEvidence {
+  let result = bundle.results[0]!.name;
+  let element = 0;
+  let expected: number | string = '';
+  let value: number | string = '';
+  for (const [r, b] of bundle.results.entries()) {
+    const e = p.cases[i]!.expected[r]!;
+    const a = tensors[r]!;
+    const w = e.BYTES_PER_ELEMENT;
+    const x = new Uint8Array(e.buffer, e.byteOffset, e.byteLength);
+    const y = new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    let k = -1;
+    for (let o = 0; o < x.length; o++) {
+      if (x[o] !== y[o]) {
+        k = Math.floor(o / w);
+        break;
+      }
+    }
+    if (k < 0) continue;
+    result = b.name;
+    element = k;
+    expected = elementValue(b.type, x.slice(k * w, (k + 1) * w));
+    value = elementValue(b.type, y.slice(k * w, (k + 1) * w));
+    break;
+  }
+  return {
+    answer,
+    case: i,
+    result,
+    element,
+    expected,
+    value,
+    verifier: verifier.passed ? 'accepts' : 'rejects',
+    mutant: mutant.passed ? 'accepts' : 'rejects',
+    ...(verifier.score !== null ? {verifierScore: verifier.score, mutantScore: mutant.score} : {}),
+    differs: d,
+  };
+}
+
+/** The one line a source mutant changes: its number, and the line before and after (trimmed). */
+function changedLine(before: string, after: string): Partial<MutantOutcome> {
+  let k = 0;
+  while (k < before.length && before[k] === after[k]) k++;
+  const start = before.lastIndexOf('\n', k - 1) + 1;
+  const line = before.slice(0, start).split('\n').length;
+  const endOf = (text: string) => {
+    const e = text.indexOf('\n', start);
+    return e < 0 ? text.length : e;
+  };
+  return {line, before: before.slice(start, endOf(before)).trim(), after: after.slice(start, endOf(after)).trim()};
+}
+
+function messageOf(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n', 1)[0] ?? '';
+}
