@@ -41,7 +41,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
       printer.progress('line', `eval ${k + 1}/${args.runs}: score ${report.score.toPrecision(6)}${report.interval ? ` [${report.interval.map((v) => v.toPrecision(4)).join(', ')}]` : ''}, ${report.repetitions} repetition(s), ${report.seconds.toFixed(1)} s`);
     };
     try {
-      const {holdsSecret} = await import('../../lib/run/eval-process.js');
+      const {holdsSecret} = await import('../../lib/secrets.js');
       if (holdsSecret(process.env)) {
         // The bundle's code never shares a process with the salt: the seeds are derived here, the evals run in a child without it.
         const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');

@@ -73,7 +73,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     };
     let report;
     try {
-      const {holdsSecret} = await import('../../lib/run/eval-process.js');
+      const {holdsSecret} = await import('../../lib/secrets.js');
       if (holdsSecret(env)) {
         // The bundle's code never shares a process with the salt: the seeds are derived here, both sides run in a child without it.
         const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');

@@ -67,7 +67,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     const request = {benchmark: args.benchmark, split: args.split ?? '', solution: args.solution, data: args.data, keep: args.keep, unsandboxed: args.unsandboxed};
     let report;
     try {
-      const {holdsSecret} = await import('../../lib/run/eval-process.js');
+      const {holdsSecret} = await import('../../lib/secrets.js');
       if (holdsSecret(process.env)) {
         // The bundle's code never shares a process with the salt: the seeds are derived here, the eval runs in a child without it.
         const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');

@@ -31,8 +31,8 @@ export const lockCommand: CommandModule<object, LockArgs> = {
     if (dirs.length === 0) throw new UsageError('Missing argument for `arbor benchmark lock`: expected one or more benchmark folders, e.g. `arbor benchmark lock zoo/demo`');
     if (!args.check) {
       // Lock makes the bundle's cases twice first (bundle-deterministic): bundle code never shares a process with the test salt (nor the queue key).
-      const {holdsSecret, rerunWithoutSecrets} = await import('../../lib/run/eval-process.js');
-      if (holdsSecret(process.env)) return rerunWithoutSecrets();
+      const {holdsSecret} = await import('../../lib/secrets.js');
+      if (holdsSecret(process.env)) return (await import('../../lib/run/eval-process.js')).rerunWithoutSecrets();
     }
     const [{lockBenchmark}, {formatFinding}] = await Promise.all([import('../../lib/zoo/lock.js'), import('../../lib/zoo/report.js')]);
     const results = [];

@@ -54,8 +54,8 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       throw new UsageError('Missing argument for `arbor benchmark verify`: expected one or more benchmark folders, e.g. `arbor benchmark verify zoo/demo`');
     {
       // The determinism check (and the probes and mutants) run the bundle's code, which never shares a process with the test salt (nor the queue key): this command runs again without them.
-      const {holdsSecret, rerunWithoutSecrets} = await import('../../lib/run/eval-process.js');
-      if (holdsSecret(process.env)) return rerunWithoutSecrets();
+      const {holdsSecret} = await import('../../lib/secrets.js');
+      if (holdsSecret(process.env)) return (await import('../../lib/run/eval-process.js')).rerunWithoutSecrets();
     }
     const [{verifyBenchmarks}, {formatVerify, verifyJson}] = await Promise.all([import('../../lib/zoo/verify.js'), import('../../lib/zoo/report.js')]);
     const result = await verifyBenchmarks(dirs, {determinism: true});

@@ -4,9 +4,10 @@
  */
 import {createHash} from 'node:crypto';
 import type {Plan, Split} from '../benchmark/plan.js';
+import {saltVariable} from '../secrets.js';
 
-/** Environment variable holding the test salt. */
-export const saltVariable = 'ARBOR_TEST_SALT';
+/** Environment variable holding the test salt (lib/secrets.ts, with the other secrets). */
+export {saltVariable};
 
 /**
  * Derive `count` test seeds from a salt: candidate k is the first 6 bytes

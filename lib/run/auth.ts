@@ -12,11 +12,12 @@ import {readFileSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {canonicalJson} from '../environment.js';
 import {UsageError} from '../errors.js';
+import {queueKeyFileVariable, queueKeyVariable} from '../secrets.js';
 
 /** The environment variable holding the key itself. */
-export const queueKeyVariable = 'ARBOR_QUEUE_KEY';
+export {queueKeyVariable} from '../secrets.js';
 /** The environment variable naming a file that holds the key. */
-export const queueKeyFileVariable = 'ARBOR_QUEUE_KEY_FILE';
+export {queueKeyFileVariable} from '../secrets.js';
 /** The fewest characters a key may have (`openssl rand -hex 32` makes 64). */
 export const queueKeyMinLength = 32;
 

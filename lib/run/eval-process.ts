@@ -16,19 +16,11 @@ import {HarnessError} from '../eval/errors.js';
 import type {Plan, Split} from '../benchmark/plan.js';
 import {drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from '../eval/seeds.js';
 import type {EvalReport} from '../eval/types.js';
-import {queueKeyFileVariable, queueKeyVariable} from './auth.js';
-import {sealedQueueVariable} from './redis.js';
+import {evalEnvironment, holdsSecret, secretVariables} from '../secrets.js';
 import type {EvalChildAnswer, EvalChildMessage, EvalChildRequest} from './eval-child.js';
 
 /** Variables an eval process never gets: the test salt, the queue key, and the sealed queue's URL (which may hold a Redis password). */
-export const secretVariables: readonly string[] = [saltVariable, queueKeyVariable, queueKeyFileVariable, sealedQueueVariable];
-
-/** The environment of an eval process: the caller's, without the secrets. */
-export function evalEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const copy = {...env};
-  for (const name of secretVariables) delete copy[name];
-  return copy;
-}
+export {evalEnvironment, holdsSecret, secretVariables} from '../secrets.js';
 
 /**
  * The salted test seeds of a plan, derived here from `env`'s salt exactly as
@@ -67,10 +59,6 @@ export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   return value;
 }
 
-/** Whether `env` holds a secret (the test salt, the queue key): a command running bundle code then runs it in a child without them. */
-export function holdsSecret(env: NodeJS.ProcessEnv): boolean {
-  return secretVariables.some((name) => env[name] !== undefined && env[name] !== '');
-}
 
 let scrubbed = false;
 

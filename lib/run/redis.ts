@@ -7,7 +7,7 @@
 import {UsageError} from '../errors.js';
 
 /** The environment variable `arbor mcp` takes its sealed queue's URL from (where a Redis password stays out of the process list). */
-export const sealedQueueVariable = 'ARBOR_SEALED_QUEUE';
+export {sealedQueueVariable} from '../secrets.js';
 
 /** The queue's name when none is given. */
 export const defaultQueueName = 'arbor-eval';

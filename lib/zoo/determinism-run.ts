@@ -14,7 +14,7 @@ import {fileURLToPath} from 'node:url';
 import {readBundle, type Bundle} from '../bundle/bundle.js';
 import {parsePoint} from '../bundle/point.js';
 import {planFromText, splits, type Plan} from '../benchmark/plan.js';
-import {evalEnvironment} from '../run/eval-process.js';
+import {evalEnvironment} from '../secrets.js';
 import {determinismKey, determinismTargets, storeDeterminism, type DeterminismOutcome, type DeterminismProblem, type DeterminismTarget} from './determinism.js';
 
 /** Options of `checkDeterminism`. */
