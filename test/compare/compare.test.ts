@@ -160,14 +160,19 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
 });
 
 describe('arbor benchmark compare (accuracy and usage)', () => {
-  it('compares accuracy entries per case: worse for a weaker candidate, same for itself', () => {
+  it('compares accuracy entries per case: worse for a weaker candidate, same for itself; a partial-credit case is scored, never a failure', () => {
     const weaker = compare([accuracy, path.join(accuracy, 'solution.py'), path.join(solutions, 'zeros-abs.py')]);
     expect(weaker.result.code, weaker.result.stderr).toBe(0);
-    expect(weaker.report).toMatchObject({verdict: 'worse', metric: 'accuracy'});
+    // No case can be perfect on either side (rounded and zero answers): none "fails", each is worse for the candidate.
+    expect(weaker.report).toMatchObject({verdict: 'worse', metric: 'accuracy', correctness: []});
+    expect(weaker.report.cases.map((c: {outcome: string}) => c.outcome)).toEqual(['worse', 'worse']);
+    expect(weaker.result.stdout).not.toMatch(/fails/);
+    expect(weaker.result.stdout).toContain('per case: the candidate scores better on 0, worse on 2 and the same on 0 of 2 case(s) (an imperfect score is partial credit, not a failure)');
     expect(weaker.report.ratio).toBeLessThan(1);
     expect(weaker.report.ratio).toBeCloseTo(weaker.report.candidate.score / weaker.report.baseline.score, 12);
     const itself = compare([accuracy, path.join(accuracy, 'solution.py'), path.join(accuracy, 'solution.py')]);
-    expect(itself.report).toMatchObject({verdict: 'same', ratio: 1, ci: [1, 1]});
+    expect(itself.report).toMatchObject({verdict: 'same', ratio: 1, ci: [1, 1], correctness: []});
+    expect(itself.result.stdout).toContain('better on 0, worse on 0 and the same on 2 of 2 case(s)');
   });
 
   it('under direction = "minimize" a lower score is better: the ratio is baseline over candidate, and a crash scores fail_score, not 0.0', {timeout: 240_000}, () => {
@@ -182,7 +187,11 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     for (const c of finer.report.cases) expect(c.ratio).toBeGreaterThan(5);
     const crash = compare([minimize, path.join(minimize, 'solution.py'), path.join(solutions, 'crash-abs.py')]);
     expect(crash.result.code, crash.result.stderr).toBe(0);
-    expect(crash.report).toMatchObject({verdict: 'worse', candidate: {score: 1}});
+    expect(crash.report).toMatchObject({verdict: 'worse', candidate: {score: 1}, correctness: [{point: 0, i: 0, failing: 'candidate'}, {point: 0, i: 1, failing: 'candidate'}]});
+    expect(crash.result.stdout).toMatch(/p0 #0 +0\.00499\d +1\.000 \(crashed\)/);
+    expect(crash.result.stdout).toContain("cases without a scorable answer (scored as the plan's fail_score):\n  p0 #0: the candidate crashed\n  p0 #1: the candidate crashed\n");
+    // Under minimize the finer candidate's lower errors are better on every case.
+    expect(finer.result.stdout).toContain('better on 2, worse on 0 and the same on 0 of 2 case(s)');
     expect(crash.report.candidate.failure).toBeUndefined();
     expect(crash.report.ratio).toBeLessThan(1);
   });
