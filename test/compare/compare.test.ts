@@ -91,6 +91,18 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
     expect(runs[0].solutionSha256).toBe(report.candidate.solutionSha256);
   });
 
+  it("names the compare's budget the same way in its opening line and its precision warning: 1.5 x max_seconds for two sides", () => {
+    const result = runCli(['benchmark', 'compare', speed, baseline, baseline, '--split', 'dev'], {env: ledgerEnv()});
+    expect(result.code, result.stderr).toBe(0);
+    // prefix-speed's plan: max_seconds = 0, two repetitions and no more.
+    expect(result.stderr).toMatch(/^eval prefix-speed dev \(baseline vs candidate\): .*, 2\+ repetitions to ±5% \(budget 0 s: 1\.5 x max_seconds = 0\),/m);
+    // Two repetitions are too few to trust an interval: both sides warn, naming the same budget.
+    const warnings = result.stderr.split('\n').filter((l) => /^warning: .*precision target/.test(l));
+    expect(warnings).toHaveLength(2);
+    for (const line of warnings) expect(line).toContain('the budget (0 s: 1.5 x plan.toml max_seconds = 0, for 2 sides) ended');
+    expect(result.stderr).not.toMatch(/\(budget \d+ s\)/);
+  });
+
   it('says worse for a candidate that fails a case, lists the case, and the package BLOCKs in both gates', () => {
     const pkg = path.join(tempDir(), 'package');
     const {result, report} = compare([speed, baseline, path.join(solutions, 'wrong.py'), '--package', pkg]);
