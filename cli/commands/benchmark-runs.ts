@@ -48,12 +48,14 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
       return report;
     };
     if (args.changes) {
-      const {findChanges, formatChanges} = await import('../../lib/ledger/changes.js');
+      const {changesCoverage, findChanges, formatChanges} = await import('../../lib/ledger/changes.js');
       const report = await read(false);
       // On a benchmark where lower is better, a step down is an improvement.
       const changes = findChanges(report.runs, {minimize: await minimizedBenchmarks(report.runs)});
-      if (args.json) printJson({ledger: report.ledger, changes});
-      else process.stdout.write(formatChanges(changes, {ledger: report.ledger}));
+      // Which runs the series hold, and which were left out and why: "nothing found" must say what was looked at.
+      const coverage = changesCoverage(report.runs);
+      if (args.json) printJson({ledger: report.ledger, changes, coverage});
+      else process.stdout.write(formatChanges(changes, {ledger: report.ledger, coverage}));
       return;
     }
     const report = await read(args.json);

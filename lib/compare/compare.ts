@@ -71,6 +71,11 @@ export interface CaseComparison {
   ratio: number | null;
   baseline: {status: CaseStatus; passed: boolean; seconds: number | null; score: number};
   candidate: {status: CaseStatus; passed: boolean; seconds: number | null; score: number};
+  /**
+   * accuracy: the candidate's share on this case against the baseline's, under the
+   * plan's direction (a partial-credit case that neither side gets perfect is no failure).
+   */
+  outcome?: 'better' | 'worse' | 'same';
 }
 
 /** The report (`--json FILE`). */
@@ -96,7 +101,12 @@ export interface CompareReport {
   baseline: SideSummary;
   candidate: SideSummary;
   cases: CaseComparison[];
-  /** Cases that one side (or both) fails. */
+  /**
+   * Cases that one side (or both) fails. speed: a wrong answer or none (the
+   * side scores 0.0). accuracy: no answer the verifier could score (crashed,
+   * timeout, no-answer, not-run, tampered: the case scores the plan's
+   * fail_score); an imperfect answer is partial credit, never listed here.
+   */
   correctness: Array<{point: number; i: number; failing: 'baseline' | 'candidate' | 'both'}>;
   /** The environment of this run (the candidate's). */
   environment?: EvalReport['environment'];
@@ -185,7 +195,7 @@ function buildReport(input: BuildInput): CompareReport {
   const speed = plan.metric === 'speedup';
   const judgement = speed ? judgeSpeed(input, matched, baseFailure, candFailure) : judgeAccuracy(matched, plan.direction === 'minimize');
   const {ratio, ci, verdict, reason, pairing} = judgement;
-  const {cases, correctness} = caseRows(matched, judgement.perCase, speed);
+  const {cases, correctness} = caseRows(matched, judgement.perCase, speed ? undefined : plan.direction === 'minimize');
   const report: CompareReport = {
     benchmark: candidateReport.benchmark,
     name: candidateReport.name,
@@ -321,14 +331,24 @@ function judgeAccuracy(matched: MatchedCases, minimize: boolean): Judgement {
   return {ratio, ci, verdict, reason, perCase};
 }
 
-/** Each case both ways, and the cases one side (or both) fails. */
-function caseRows(matched: MatchedCases, perCase: Map<string, number | null>, speed: boolean): Pick<CompareReport, 'cases' | 'correctness'> {
+/** Case statuses whose answer the verifier scored, right or wrong (an accuracy case in any other status scores fail_score). */
+export const scorableStatuses: ReadonlySet<CaseStatus> = new Set<CaseStatus>(['ok', 'failed']);
+
+/**
+ * Each case both ways, and the cases one side (or both) fails: for speed
+ * (minimize undefined) a wrong answer or none; for accuracy only no scorable
+ * answer, as a share below 1 is partial credit, and each case says which side scores better.
+ */
+function caseRows(matched: MatchedCases, perCase: Map<string, number | null>, minimize: boolean | undefined): Pick<CompareReport, 'cases' | 'correctness'> {
   const {candCases, baseByKey} = matched;
-  const fails = (c: SideCase) => (speed ? c.status !== 'ok' || !c.passed : !c.passed);
+  const speed = minimize === undefined;
+  const fails = (c: SideCase) => (speed ? c.status !== 'ok' || !c.passed : !scorableStatuses.has(c.status));
   const cases: CaseComparison[] = candCases.map((c) => {
     const b = baseByKey.get(caseKey(c))!;
     const side = (s: SideCase) => ({status: s.status, passed: s.passed, seconds: s.seconds, score: s.ratio});
-    return {point: c.point, i: c.i, ratio: perCase.get(caseKey(c)) ?? null, baseline: side(b), candidate: side(c)};
+    const row: CaseComparison = {point: c.point, i: c.i, ratio: perCase.get(caseKey(c)) ?? null, baseline: side(b), candidate: side(c)};
+    if (!speed) row.outcome = c.ratio === b.ratio ? 'same' : (c.ratio > b.ratio) !== minimize ? 'better' : 'worse';
+    return row;
   });
   const correctness = candCases.flatMap((c) => {
     const b = baseByKey.get(caseKey(c))!;

@@ -228,7 +228,7 @@ function announce(run: SidesRun, ctx: EvalContext, where: {dir: string; cwd: str
   const {plan, split, sides, progress, reports} = run;
   const {dir, cwd, env, folder, sources} = where;
   const minimum = Math.max(plan.repetitions, where.minRepetitions ?? 0);
-  const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions to ±${100 * plan.precision}% (budget ${budgetSeconds(plan, sides.length)} s)` : '';
+  const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions to ±${100 * plan.precision}% (${budgetText(plan, sides.length)})` : '';
   const cases = folder
     ? `${sources.length} work director${sources.length === 1 ? 'y' : 'ies'} (${reports[0]!.seeds.count} case(s)) from ${path.relative(cwd, folder) || folder}`
     : ctx.nonce
@@ -317,7 +317,7 @@ function scoreSides(run: SidesRun, ctx: EvalContext, scored: SidesScored): void 
       each.precision = {target: plan.precision, halfWidth: relativeHalfWidth(each.interval, score), reached: scored.precise[s]!};
       const who = sides.length > 1 ? `${sides[s]!.label}: ` : '';
       progress('line', `${who}${closingLine(each, ctx.clock)}`);
-      const missed = precisionMissed(each, plan);
+      const missed = precisionMissed(each, plan, sides.length);
       if (missed) run.warn(each, `${who}${missed}`);
     }
   }
@@ -331,11 +331,21 @@ export function closingLine(report: Pick<EvalReport, 'score' | 'interval' | 'rep
   return `speedup ${report.score.toPrecision(4)}, 95% interval [${low.toPrecision(4)}, ${high.toPrecision(4)}] (${width}; ${report.repetitions} repetition(s), ${clock ?? 'wall'} clock)${repeat}`;
 }
 
-/** When the interval is wider than the plan's precision: by how much, and what ended the repetitions. */
-export function precisionMissed(report: Pick<EvalReport, 'precision' | 'repetitions'>, plan: Pick<Plan, 'precision' | 'maxSeconds'>): string | undefined {
+/**
+ * The budget as the opening line names it: its seconds and how max_seconds gives them
+ * (`budget 60 s: 1.5 x max_seconds = 40` for a compare's two sides).
+ */
+function budgetText(plan: Pick<Plan, 'maxSeconds'>, sides: number): string {
+  const factor = (1 + sides) / 2;
+  return `budget ${budgetSeconds(plan, sides)} s: ${factor === 1 ? '' : `${factor} x `}max_seconds = ${plan.maxSeconds}`;
+}
+
+/** When the interval is wider than the plan's precision: by how much, and what ended the repetitions (the budget as the opening line named it). */
+export function precisionMissed(report: Pick<EvalReport, 'precision' | 'repetitions'>, plan: Pick<Plan, 'precision' | 'maxSeconds'>, sides = 1): string | undefined {
   const precision = report.precision!;
   if (precision.reached) return undefined;
-  const why = report.repetitions >= maxRepetitions ? `the cap of ${maxRepetitions} repetitions` : `the budget (plan.toml max_seconds = ${plan.maxSeconds})`;
+  const budget = sides > 1 ? `the budget (${budgetSeconds(plan, sides)} s: ${(1 + sides) / 2} x plan.toml max_seconds = ${plan.maxSeconds}, for ${sides} sides)` : `the budget (plan.toml max_seconds = ${plan.maxSeconds})`;
+  const why = report.repetitions >= maxRepetitions ? `the cap of ${maxRepetitions} repetitions` : budget;
   const factor = precision.halfWidth / precision.target;
   // An interval narrow enough from too few repetitions is not yet trusted (the stopping rule): saying it
   // "missed" a target it is within reads as a contradiction.

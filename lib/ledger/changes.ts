@@ -40,6 +40,8 @@ export interface Lineage {
   kind: LineageKind;
   /** The digest every run shares (`solution`); null for `commits`, which spans digests. */
   solutionSha256: string | null;
+  /** The runs' metric (`speedup` runs carry intervals, `accuracy` runs none: their scores are deterministic per case). */
+  metric: string;
   runs: LedgerRun[];
 }
 
@@ -117,6 +119,8 @@ export interface Change {
   lineage: LineageKind;
   /** The lineage's digest (`solution`), null for `commits`. */
   solutionSha256: string | null;
+  /** The runs' metric: an `accuracy` series has no per-run intervals, so its levels rest on their scatter alone. */
+  metric: string;
   /** Scores are higher-is-better, so a ratio below 1 is a regression. */
   direction: 'regression' | 'improvement';
   /** The level after over the level before. */
@@ -148,7 +152,7 @@ export function lineagesOf(runs: readonly LedgerRun[], kinds: readonly LineageKi
   const add = (run: LedgerRun, kind: LineageKind, sha: string | null): void => {
     const key = [run.benchmark.name, run.split, kind, sha ?? ''].join('\0');
     let group = groups.get(key);
-    if (!group) groups.set(key, (group = {benchmark: run.benchmark.name, split: run.split, kind, solutionSha256: sha, runs: []}));
+    if (!group) groups.set(key, (group = {benchmark: run.benchmark.name, split: run.split, kind, solutionSha256: sha, metric: run.metric, runs: []}));
     group.runs.push(run);
   };
   for (const run of runs) {
@@ -394,6 +398,7 @@ export function findChanges(runs: readonly LedgerRun[], options: FindChangesOpti
         split: lineage.split,
         lineage: lineage.kind,
         solutionSha256: lineage.solutionSha256,
+        metric: lineage.metric,
         direction: step.ratio < 1 !== (options.minimize?.has(lineage.benchmark) ?? false) ? 'regression' : 'improvement',
         ratio: step.ratio,
         interval: step.interval,
@@ -423,22 +428,109 @@ function side(segment: Segment, run: LedgerRun): ChangeSide {
   };
 }
 
-/** The changes as text, one line per step; one line saying so when there are none. */
-export function formatChanges(changes: readonly Change[], context: {ledger: string; minRuns?: number}): string {
-  if (changes.length === 0) {
-    const minRuns = context.minRuns ?? 3;
-    return `No regression or improvement found in ${context.ledger} (a step needs ${minRuns} scored eval runs on each side whose intervals separate).\n`;
+/** What the series of a `--changes` report were made of: the runs read, those left out of every series and why, and those left out of the commits series. */
+export interface ChangesCoverage {
+  /** Runs read (after `--split` and `<benchmark>`). */
+  runs: number;
+  /** Runs a series may hold: the ok eval runs with a positive score this ledger recorded. */
+  counted: number;
+  /** Runs in no series, by reason (only reasons with runs). */
+  leftOut: Array<{reason: 'imported' | 'compare' | 'not-ok' | 'no-positive-score'; runs: number}>;
+  /** Counted runs made at an uncommitted state (a dirty working tree) or outside git: in their digest's series, never in the commits series. */
+  uncommitted: number;
+  /** How many series there are, and how many runs the longest holds. */
+  series: number;
+  longest: number;
+  /** The metrics of the counted runs (an `accuracy` run has no interval). */
+  metrics: string[];
+}
+
+/** How `findChanges` saw `runs` (any order): which runs it read, left out and why, and the series they formed. */
+export function changesCoverage(runs: readonly LedgerRun[], options: Pick<FindChangesOptions, 'lineages'> = {}): ChangesCoverage {
+  const reasons = new Map<ChangesCoverage['leftOut'][number]['reason'], number>();
+  const kinds = options.lineages ?? lineageKinds;
+  let counted = 0;
+  let uncommitted = 0;
+  const metrics = new Set<string>();
+  for (const run of runs) {
+    if (counts(run)) {
+      counted++;
+      metrics.add(run.metric);
+      if (kinds.includes('commits') && !(run.git && !run.git.dirty)) uncommitted++;
+      continue;
+    }
+    const reason = run.importedFrom ? 'imported' : run.kind !== 'eval' ? 'compare' : run.status !== 'ok' ? 'not-ok' : 'no-positive-score';
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
   }
-  const lines = [`Run ledger ${context.ledger}: ${changes.length} step(s) in the score series`];
-  for (const c of changes) {
-    const lineage = c.lineage === 'solution' ? `solution ${c.solutionSha256!.slice(0, 12)}` : 'commits';
+  const lineages = lineagesOf(runs, kinds);
+  const order = ['not-ok', 'compare', 'imported', 'no-positive-score'] as const;
+  return {
+    runs: runs.length,
+    counted,
+    leftOut: order.filter((reason) => reasons.has(reason)).map((reason) => ({reason, runs: reasons.get(reason)!})),
+    uncommitted,
+    series: lineages.length,
+    longest: Math.max(0, ...lineages.map((l) => l.runs.length)),
+    metrics: [...metrics].sort(compareText),
+  };
+}
+
+const leftOutText: Record<ChangesCoverage['leftOut'][number]['reason'], string> = {
+  'not-ok': 'failed or gave no score',
+  compare: 'compare run(s), not evals',
+  imported: 'imported from another ledger (runs --merge)',
+  'no-positive-score': 'scored 0 (a step is a ratio of scores)',
+};
+
+/**
+ * The changes as text, one line per step (an accuracy series' step without an
+ * interval: its runs have none), or one line saying none was found; then,
+ * given the coverage, how many runs the series were made of and which were
+ * left out and why.
+ */
+export function formatChanges(changes: readonly Change[], context: {ledger: string; minRuns?: number; coverage?: ChangesCoverage}): string {
+  const minRuns = context.minRuns ?? 3;
+  const lines: string[] = [];
+  if (changes.length === 0) {
+    const metrics = context.coverage?.metrics ?? [];
+    const accuracy = metrics.includes('accuracy');
+    const speed = !accuracy || metrics.some((m) => m !== 'accuracy');
+    const rule = accuracy
+      ? speed
+        ? 'whose intervals separate (speed) or whose scores differ by more than the series scatters: accuracy runs have no interval'
+        : 'whose scores differ by more than the series scatters: accuracy runs have no interval'
+      : 'whose intervals separate';
+    lines.push(`No regression or improvement found in ${context.ledger} (a step needs ${minRuns} scored eval runs on each side ${rule}).`);
+  } else {
+    lines.push(`Run ledger ${context.ledger}: ${changes.length} step(s) in the score series`);
+    for (const c of changes) {
+      const lineage = c.lineage === 'solution' ? `solution ${c.solutionSha256!.slice(0, 12)}` : 'commits';
+      const interval = c.metric === 'accuracy' ? '' : ` [${c.interval[0].toFixed(3)}, ${c.interval[1].toFixed(3)}]`;
+      lines.push(
+        `  ${c.benchmark} ${c.split} ${lineage}: ${c.direction} x${c.ratio.toFixed(3)}${interval}` +
+          ` between ${runText(c.before.run)} and ${runText(c.after.run)}` +
+          ` (${c.before.runs} run(s) at ${num(c.before.level)}, then ${c.after.runs} at ${num(c.after.level)}${c.metric === 'accuracy' ? ' (accuracy scores, no intervals)' : ''}${c.environmentChanged ? '; environment changed' : ''})`,
+      );
+    }
+  }
+  if (context.coverage) lines.push(...coverageLines(context.coverage, minRuns));
+  return `${lines.join('\n')}\n`;
+}
+
+/** Which runs the series were made of, and which were left out and why. */
+function coverageLines(coverage: ChangesCoverage, minRuns: number): string[] {
+  const lines: string[] = [];
+  const leftOut = coverage.leftOut.map((l) => `${l.runs} ${leftOutText[l.reason]}`);
+  lines.push(
+    `  Read ${coverage.runs} run(s): ${coverage.counted} ok eval run(s) in ${coverage.series} series (the longest holds ${coverage.longest}; a step needs ${2 * minRuns})` +
+      (leftOut.length ? `; left out of every series: ${leftOut.join(', ')}.` : '.'),
+  );
+  if (coverage.uncommitted) {
     lines.push(
-      `  ${c.benchmark} ${c.split} ${lineage}: ${c.direction} x${c.ratio.toFixed(3)} [${c.interval[0].toFixed(3)}, ${c.interval[1].toFixed(3)}]` +
-        ` between ${runText(c.before.run)} and ${runText(c.after.run)}` +
-        ` (${c.before.runs} run(s) at ${num(c.before.level)}, then ${c.after.runs} at ${num(c.after.level)}${c.environmentChanged ? '; environment changed' : ''})`,
+      `  ${coverage.uncommitted} of the ok eval run(s) were made at an uncommitted state (a dirty working tree, or outside git): left out of the commits series, each only in the series of its own solution digest; commit, then eval, for a run to count in the commits series.`,
     );
   }
-  return `${lines.join('\n')}\n`;
+  return lines;
 }
 
 function runText(run: ChangeRun): string {

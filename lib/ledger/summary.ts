@@ -58,12 +58,14 @@ export interface BenchmarkInfo {
   testBudget: number | null;
   /** Whether the plan says direction = "minimize" (a lower score is better). */
   minimize: boolean;
+  /** The plan's `metric` (`speedup`, `accuracy`), null when the plan does not say or cannot be read. */
+  metric: string | null;
 }
 
 /** Read `name` and `test_budget` of a benchmark's plan.toml, leniently: `runs` must list a ledger even when a plan is broken. */
 export async function benchmarkInfo(dir: string): Promise<BenchmarkInfo> {
   const folder = path.resolve(dir);
-  const fallback = {path: folder, name: path.basename(folder), testBudget: null, minimize: false};
+  const fallback = {path: folder, name: path.basename(folder), testBudget: null, minimize: false, metric: null};
   let text: string;
   try {
     text = await readFile(path.join(folder, 'plan.toml'), 'utf8');
@@ -79,6 +81,7 @@ export async function benchmarkInfo(dir: string): Promise<BenchmarkInfo> {
       name: typeof plan.name === 'string' && plan.name ? plan.name : fallback.name,
       testBudget: typeof budget === 'number' && Number.isInteger(budget) && budget >= 0 ? budget : defaultTestBudget,
       minimize: plan.direction === 'minimize',
+      metric: typeof plan.metric === 'string' && plan.metric ? plan.metric : null,
     };
   } catch {
     return fallback;

@@ -63,6 +63,7 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
         verify: report ?? {problem: unusable?.problem ?? `Benchmark folder \`${shown}\` could not be verified`},
         exposure: {count: ledger ? ledger.testExposure(info.name) : 0, budget: info.testBudget},
         minimize: info.minimize,
+        metric: info.metric,
       });
     }
     return buildReport({

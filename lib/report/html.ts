@@ -76,7 +76,8 @@ ${renderNotices(model)}
 </header>
 <main>
 ${renderSummary(model)}
-${model.entries.map(renderEntry).join('\n')}
+${model.entries.map((entry, index) => (entry.runs > 0 ? renderEntry(entry, index) : '')).filter(Boolean).join('\n')}
+${renderEntriesWithoutRuns(model.entries)}
 </main>
 <script type="application/json" id="report-data">${jsonForScript(pageData(model))}</script>
 <script>${inlineScript(library.script)}</script>
@@ -166,6 +167,19 @@ function renderExposureCell(exposure: TestExposure): string {
   if (exposure.budget === null) return `<td class="exposure">${exposure.count}</td>`;
   const over = exposure.count > exposure.budget;
   return `<td class="exposure${over ? ' over' : ''}">${exposure.count} of ${exposure.budget}${over ? ' <span class="failed">over budget</span>' : ''}</td>`;
+}
+
+/**
+ * The entries no run was recorded for, on one line (each name keeps its
+ * `entry-N` anchor, so the table's links land on it) instead of a card each.
+ */
+function renderEntriesWithoutRuns(entries: readonly EntryReport[]): string {
+  const none = entries.flatMap((entry, index) => (entry.runs > 0 ? [] : [`<span class="entry-name" id="entry-${index}">${escapeHtml(entry.folder)}</span>`]));
+  if (none.length === 0) return '';
+  const which = none.length === entries.length ? 'any entry' : plural(none.length, 'entry', 'entries');
+  return `<section id="entries-without-runs">
+<p class="empty">No runs recorded yet for ${which}: ${none.join(', ')}.</p>
+</section>`;
 }
 
 function renderEntry(entry: EntryReport, index: number): string {
@@ -313,6 +327,10 @@ const pageStyle = `
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f8fafc; }
 header, main { max-width: 1240px; margin: 0 auto; padding: 0 20px; }
+#entries thead th { white-space: normal; }
+#entries tbody th .aka { display: block; font-weight: 400; }
+#entries .finding { max-width: 18rem; }
+.solutions tbody th { white-space: normal; overflow-wrap: anywhere; min-width: 12rem; }
 header { padding-top: 20px; }
 h1 { font-size: 1.6rem; margin: 0 0 4px; }
 h2 { font-size: 1.25rem; margin: 0 0 6px; }
@@ -329,7 +347,7 @@ a { color: #1d4ed8; text-decoration: none; }
 a:hover { text-decoration: underline; }
 .aka, .none, .run, .ci { color: var(--muted); }
 .score { font-weight: 600; font-variant-numeric: tabular-nums; }
-.score-cell { min-width: 7.5rem; }
+.score-cell { min-width: 6.5rem; }
 .scroll { overflow-x: auto; }
 .health.ok .status { color: var(--ok); font-weight: 600; }
 .health.failing .status, .health.broken .status { color: var(--bad); font-weight: 600; }
@@ -345,10 +363,14 @@ a:hover { text-decoration: underline; }
 .panel figcaption strong { color: var(--ink); }
 .chart { min-height: 300px; margin: 4px 0; }
 .solution { font-weight: 600; }
-.score-cell .solution { font-weight: 400; color: var(--muted); margin-left: 0.3em; }
+.score-cell .solution { font-weight: 400; color: var(--muted); margin-left: 0.3em; overflow-wrap: anywhere; }
 .sha { color: var(--muted); font-size: 0.8em; }
 .swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.45em; vertical-align: -0.05em; }
 .u-legend .u-value { font-variant-numeric: tabular-nums; }
+.panel .uplot, .panel .u-legend { max-width: 100%; }
+.panel .u-legend th { white-space: normal; }
+.panel .u-legend .u-label { overflow-wrap: anywhere; }
 .chart-error { color: var(--bad); }
 .empty { color: var(--muted); font-style: italic; }
+.empty .entry-name { font-style: normal; font-weight: 600; color: var(--ink); }
 `;

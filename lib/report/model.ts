@@ -122,8 +122,10 @@ export interface EntryReport {
   /** The name its runs are recorded under (the plan's `name`, else the folder's). */
   name: string;
   health: EntryHealth;
-  /** The metric of its newest run, or null with no runs. */
+  /** The metric of its newest run, else its plan's (null when neither says). */
   metric: string | null;
+  /** How many ledger runs are recorded under its name (0: the page lists it on one line with the others that have none). */
+  runs: number;
   /** Every solution its runs name, in order of first run. */
   solutions: SolutionInfo[];
   /** dev, then test. */
@@ -169,6 +171,8 @@ export interface EntrySource {
   exposure: TestExposure;
   /** Whether its plan says direction = "minimize": its best score is the lowest. */
   minimize?: boolean;
+  /** Its plan's metric, shown while no run has one. */
+  metric?: string | null;
 }
 
 /** An entry's health from its verify report (or the reason it could not be verified). */
@@ -319,7 +323,8 @@ export function entryReport(source: EntrySource, runs: readonly LedgerRun[]): En
     folder: source.folder,
     name: source.name,
     health: entryHealth(source.verify),
-    metric: newest?.metric ?? null,
+    metric: newest?.metric ?? source.metric ?? null,
+    runs: runs.length,
     solutions,
     splits: splitScores(runs, source.minimize),
     history: scoreHistory(runs),

@@ -91,6 +91,18 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
     expect(runs[0].solutionSha256).toBe(report.candidate.solutionSha256);
   });
 
+  it("names the compare's budget the same way in its opening line and its precision warning: 1.5 x max_seconds for two sides", () => {
+    const result = runCli(['benchmark', 'compare', speed, baseline, baseline, '--split', 'dev'], {env: ledgerEnv()});
+    expect(result.code, result.stderr).toBe(0);
+    // prefix-speed's plan: max_seconds = 0, two repetitions and no more.
+    expect(result.stderr).toMatch(/^eval prefix-speed dev \(baseline vs candidate\): .*, 2\+ repetitions to ±5% \(budget 0 s: 1\.5 x max_seconds = 0\),/m);
+    // Two repetitions are too few to trust an interval: both sides warn, naming the same budget.
+    const warnings = result.stderr.split('\n').filter((l) => /^warning: .*precision target/.test(l));
+    expect(warnings).toHaveLength(2);
+    for (const line of warnings) expect(line).toContain('the budget (0 s: 1.5 x plan.toml max_seconds = 0, for 2 sides) ended');
+    expect(result.stderr).not.toMatch(/\(budget \d+ s\)/);
+  });
+
   it('says worse for a candidate that fails a case, lists the case, and the package BLOCKs in both gates', () => {
     const pkg = path.join(tempDir(), 'package');
     const {result, report} = compare([speed, baseline, path.join(solutions, 'wrong.py'), '--package', pkg]);
@@ -160,14 +172,19 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
 });
 
 describe('arbor benchmark compare (accuracy and usage)', () => {
-  it('compares accuracy entries per case: worse for a weaker candidate, same for itself', () => {
+  it('compares accuracy entries per case: worse for a weaker candidate, same for itself; a partial-credit case is scored, never a failure', () => {
     const weaker = compare([accuracy, path.join(accuracy, 'solution.py'), path.join(solutions, 'zeros-abs.py')]);
     expect(weaker.result.code, weaker.result.stderr).toBe(0);
-    expect(weaker.report).toMatchObject({verdict: 'worse', metric: 'accuracy'});
+    // No case can be perfect on either side (rounded and zero answers): none "fails", each is worse for the candidate.
+    expect(weaker.report).toMatchObject({verdict: 'worse', metric: 'accuracy', correctness: []});
+    expect(weaker.report.cases.map((c: {outcome: string}) => c.outcome)).toEqual(['worse', 'worse']);
+    expect(weaker.result.stdout).not.toMatch(/fails/);
+    expect(weaker.result.stdout).toContain('per case: the candidate scores better on 0, worse on 2 and the same on 0 of 2 case(s) (an imperfect score is partial credit, not a failure)');
     expect(weaker.report.ratio).toBeLessThan(1);
     expect(weaker.report.ratio).toBeCloseTo(weaker.report.candidate.score / weaker.report.baseline.score, 12);
     const itself = compare([accuracy, path.join(accuracy, 'solution.py'), path.join(accuracy, 'solution.py')]);
-    expect(itself.report).toMatchObject({verdict: 'same', ratio: 1, ci: [1, 1]});
+    expect(itself.report).toMatchObject({verdict: 'same', ratio: 1, ci: [1, 1], correctness: []});
+    expect(itself.result.stdout).toContain('better on 0, worse on 0 and the same on 2 of 2 case(s)');
   });
 
   it('under direction = "minimize" a lower score is better: the ratio is baseline over candidate, and a crash scores fail_score, not 0.0', {timeout: 240_000}, () => {
@@ -182,7 +199,11 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     for (const c of finer.report.cases) expect(c.ratio).toBeGreaterThan(5);
     const crash = compare([minimize, path.join(minimize, 'solution.py'), path.join(solutions, 'crash-abs.py')]);
     expect(crash.result.code, crash.result.stderr).toBe(0);
-    expect(crash.report).toMatchObject({verdict: 'worse', candidate: {score: 1}});
+    expect(crash.report).toMatchObject({verdict: 'worse', candidate: {score: 1}, correctness: [{point: 0, i: 0, failing: 'candidate'}, {point: 0, i: 1, failing: 'candidate'}]});
+    expect(crash.result.stdout).toMatch(/p0 #0 +0\.00499\d +1\.000 \(crashed\)/);
+    expect(crash.result.stdout).toContain("cases without a scorable answer (scored as the plan's fail_score):\n  p0 #0: the candidate crashed\n  p0 #1: the candidate crashed\n");
+    // Under minimize the finer candidate's lower errors are better on every case.
+    expect(finer.result.stdout).toContain('better on 2, worse on 0 and the same on 0 of 2 case(s)');
     expect(crash.report.candidate.failure).toBeUndefined();
     expect(crash.report.ratio).toBeLessThan(1);
   });

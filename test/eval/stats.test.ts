@@ -94,6 +94,8 @@ describe('the closing lines', () => {
     expect(precisionMissed(report, {precision: 0.02, maxSeconds: 40})).toBe(
       'the precision target was missed: ±2.8% against ±2.0% (plan.toml precision = 0.02), 1.4x the target; the budget (plan.toml max_seconds = 40) ended the repetitions, so the score is less certain than the plan asks',
     );
+    // A compare's two sides: the budget as its opening line names it (budget 60 s: 1.5 x max_seconds = 40).
+    expect(precisionMissed(report, {precision: 0.02, maxSeconds: 40}, 2)).toMatch(/; the budget \(60 s: 1\.5 x plan\.toml max_seconds = 40, for 2 sides\) ended the repetitions,/);
     expect(precisionMissed({...report, repetitions: 100}, {precision: 0.02, maxSeconds: 40})).toMatch(/; the cap of 100 repetitions ended the repetitions/);
     expect(precisionMissed({...report, precision: {...report.precision, reached: true}}, {precision: 0.02, maxSeconds: 40})).toBeUndefined();
   });

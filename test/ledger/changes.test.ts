@@ -232,7 +232,12 @@ describe('arbor benchmark runs --changes', () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`Run ledger ${file}: 1 step(s) in the score series`);
-    expect(lines).toHaveLength(2);
+    expect(lines).toHaveLength(4);
+    // What the series were made of: the 14 dev runs at an uncommitted state are in their digest's series only.
+    expect(lines.slice(2)).toEqual([
+      '  Read 22 run(s): 22 ok eval run(s) in 3 series (the longest holds 14; a step needs 6).',
+      '  14 of the ok eval run(s) were made at an uncommitted state (a dirty working tree, or outside git): left out of the commits series, each only in the series of its own solution digest; commit, then eval, for a run to count in the commits series.',
+    ]);
     expect(lines[1]).toMatch(
       new RegExp(
         `^ {2}knn dev solution ${'a'.repeat(12)}: regression x0\\.9[2-4]\\d \\[0\\.\\d+, 0\\.\\d+\\] between #${last} \\(2026-03-01 09:00:00Z, d{10}\\+dirty\\) and #${first} \\(2026-03-01 10:00:00Z, d{10}\\+dirty\\) \\(10 run\\(s\\) at 1\\.\\d+, then 4 at 1\\.\\d+\\)$`,
@@ -253,6 +258,43 @@ describe('arbor benchmark runs --changes', () => {
     expect(report.changes[0]!.interval[0]).toBeLessThan(report.changes[0]!.ratio);
     const test = runCli(['benchmark', 'runs', '--changes', '--split', 'test'], {cwd: dir, env: {ARBOR_LEDGER: file}});
     expect(test.code).toBe(0);
-    expect(test.stdout).toBe(`No regression or improvement found in ${file} (a step needs 3 scored eval runs on each side whose intervals separate).\n`);
+    expect(test.stdout).toBe(
+      `No regression or improvement found in ${file} (a step needs 3 scored eval runs on each side whose intervals separate).\n` +
+        '  Read 8 run(s): 8 ok eval run(s) in 2 series (the longest holds 8; a step needs 6).\n',
+    );
+    const coverage = JSON.parse(runCli(['benchmark', 'runs', '--changes', '--json', '--split', 'test'], {cwd: dir, env: {ARBOR_LEDGER: file}}).stdout).coverage;
+    expect(coverage).toEqual({runs: 8, counted: 8, leftOut: [], uncommitted: 0, series: 2, longest: 8, metrics: ['speedup']});
+  });
+
+  it("says how many runs it left out and why when it finds nothing, and speaks of an accuracy entry's scores without intervals", () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'runs.db');
+    const record = (i: number, overrides: Partial<RunRecord>) => {
+      const outcome = recordRun(file, sampleRecord({time: hour(i), metric: 'accuracy', interval: null, ...overrides}));
+      if (!outcome.ok) throw new Error(outcome.warning);
+    };
+    // A new user's history of an accuracy entry: every eval at an uncommitted state of a new edit, one failed eval, one compare.
+    const dirty = {commit: 'd'.repeat(40), dirty: true};
+    for (let i = 0; i < 5; i++) record(i, {score: 0.5 + i / 100, solutionSha256: sha(i + 1), git: dirty});
+    record(5, {score: 0, status: 'failed', solutionSha256: sha(6), git: dirty});
+    record(6, {kind: 'compare', score: 0.55, solutionSha256: sha(7), git: dirty, compare: {verdict: 'better', ratio: 1.1, interval: [1, 1.2], baselineSha256: sha(5), baselineRun: null, baselineLabel: 'solution.py'}});
+    const none = runCli(['benchmark', 'runs', '--changes'], {cwd: dir, env: {ARBOR_LEDGER: file}});
+    expect(none.code, none.stderr).toBe(0);
+    expect(none.stdout).toBe(
+      `No regression or improvement found in ${file} (a step needs 3 scored eval runs on each side whose scores differ by more than the series scatters: accuracy runs have no interval).\n` +
+        '  Read 7 run(s): 5 ok eval run(s) in 5 series (the longest holds 1; a step needs 6); left out of every series: 1 failed or gave no score, 1 compare run(s), not evals.\n' +
+        '  5 of the ok eval run(s) were made at an uncommitted state (a dirty working tree, or outside git): left out of the commits series, each only in the series of its own solution digest; commit, then eval, for a run to count in the commits series.\n',
+    );
+    // The same entry committed before each eval: a step at a commit, its scores without an interval.
+    const committed = path.join(tempDir(), 'runs.db');
+    [...repeat(0.8, 6), ...repeat(0.7, 6)].forEach((score, i) => {
+      const outcome = recordRun(committed, sampleRecord({time: hour(i), metric: 'accuracy', score, interval: null, solutionSha256: sha(i < 6 ? 1 : 2), git: clean(i + 1)}));
+      if (!outcome.ok) throw new Error(outcome.warning);
+    });
+    const step = runCli(['benchmark', 'runs', '--changes'], {cwd: dir, env: {ARBOR_LEDGER: committed}});
+    expect(step.code, step.stderr).toBe(0);
+    const lines = step.stdout.trimEnd().split('\n');
+    expect(lines[1]).toMatch(/^ {2}knn dev commits: regression x0\.875 between #6 \(.*\) and #7 \(.*\) \(6 run\(s\) at 0\.8, then 6 at 0\.7 \(accuracy scores, no intervals\)\)$/);
+    expect(step.stdout).not.toMatch(/\[/);
   });
 });

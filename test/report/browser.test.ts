@@ -3,14 +3,16 @@
  * (never a browser Playwright downloads). Skipped only where /usr/bin/chromium
  * is missing; CI installs it (.ci/run).
  */
-import {existsSync} from 'node:fs';
+import {existsSync, readFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import type {Browser} from 'playwright-core';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {recordRun} from '../../lib/ledger/index.js';
 import {runCli, tempDir} from '../helpers/cli.js';
-import {knnSolutions, shippedEntries, writeHistory} from './helpers.js';
+import {sampleRecord, sha} from '../ledger/helpers.js';
+import {knnSolutions, shippedEntries, shippedZoo, writeHistory} from './helpers.js';
 
 const chromiumPath = '/usr/bin/chromium';
 const haveChromium = existsSync(chromiumPath);
@@ -87,9 +89,9 @@ describe.skipIf(!haveChromium)('the report in Chromium', () => {
   });
 
   /** Open the report file; every request the page makes is recorded, and any that is not the file itself is refused. */
-  async function open(file: string) {
+  async function open(file: string, width = 1200) {
     const url = pathToFileURL(file).href;
-    const context = await browser.newContext({viewport: {width: 1200, height: 900}, offline: true});
+    const context = await browser.newContext({viewport: {width, height: 900}, offline: true});
     const page = await context.newPage();
     const requests: string[] = [];
     const problems: string[] = [];
@@ -204,6 +206,63 @@ describe.skipIf(!haveChromium)('the report in Chromium', () => {
     }
   });
 
+  it('fits the entries table in 1280 px with long solution names, shows the plan\'s metric while no run has one, and lists the entries without runs on one line', async () => {
+    const dir = tempDir();
+    const ledger = path.join(dir, 'runs.db');
+    writeHistory(ledger);
+    // A solution named by a long path with no space to break at, on dev and test.
+    const label = '/home/someone/projects/benchmark-solutions/modmatmul_montgomery_limbs_v2.py';
+    for (const split of ['dev', 'test']) {
+      const outcome = recordRun(ledger, sampleRecord({benchmark: {path: path.join(shippedZoo, 'modmatmul'), name: 'modmatmul'}, split, solutionSha256: sha(4), solutionLabel: label, score: 12.345, interval: [12.11, 12.62]}));
+      if (!outcome.ok) throw new Error(outcome.warning);
+    }
+    const out = path.join(dir, 'report.html');
+    const result = runCli(['benchmark', 'report', 'zoo', '--out', out], {env: {ARBOR_LEDGER: ledger}});
+    expect(result.code, result.stderr).toBe(0);
+
+    const {page, problems, close} = await open(out, 1280);
+    try {
+      const layout = await page.evaluate(() => {
+        const doc = (globalThis as any).document;
+        const table = doc.querySelector('#entries');
+        const right = (e: any) => e.getBoundingClientRect().right;
+        return {
+          page: doc.documentElement.scrollWidth,
+          table: table.scrollWidth,
+          box: table.parentElement.clientWidth,
+          boxRight: right(table.parentElement),
+          headers: [...table.querySelectorAll('thead th')].map((th: any) => ({text: th.textContent, right: right(th), clipped: th.scrollWidth > th.clientWidth})),
+        };
+      });
+      // Nothing scrolls sideways at 1280 px: the table fits its box, every header whole inside it.
+      expect(layout.page).toBeLessThanOrEqual(1280);
+      expect(layout.table).toBeLessThanOrEqual(layout.box);
+      expect(layout.headers.map((h: {text: string}) => h.text)).toEqual(['entry', 'verify', 'metric', 'dev latest', 'dev best', 'test latest', 'test best', 'test exposure']);
+      for (const header of layout.headers) {
+        expect(header.clipped, header.text).toBe(false);
+        expect(header.right, header.text).toBeLessThanOrEqual(layout.boxRight + 0.5);
+      }
+      // Every entry's metric: its newest run's, else its plan's (never "-" for a metric plan.toml knows).
+      const planMetric = (entry: string) => /^metric\s*=\s*"(\w+)"/m.exec(readFileSync(path.join(shippedZoo, entry, 'plan.toml'), 'utf8'))![1];
+      expect(await page.locator('#entries tbody td:nth-child(3)').allTextContents()).toEqual(shippedEntries.map(planMetric));
+      // Entries with runs get a card; the others share one line, each still the target of its table link.
+      const withRuns = ['algotune_knn', 'modmatmul', 'relu_poly'];
+      expect(await page.locator('section.entry h2').allTextContents()).toEqual(withRuns);
+      const without = shippedEntries.filter((e) => !withRuns.includes(e));
+      expect(await page.locator('#entries-without-runs .entry-name').allTextContents()).toEqual(without);
+      expect(await page.locator('#entries-without-runs .empty').textContent()).toBe(`No runs recorded yet for ${without.length} entries: ${without.join(', ')}.`);
+      const link = await page.locator(`#entries a[href="#entry-${shippedEntries.indexOf(without[0]!)}"]`).count();
+      expect(link).toBe(1);
+      expect(await page.locator(`#entry-${shippedEntries.indexOf(without[0]!)}`).textContent()).toBe(without[0]);
+      const screenshot = path.join(tmpdir(), 'arbor-report-1280-screenshot.png');
+      await page.screenshot({path: screenshot});
+      console.log(`report screenshot at 1280 px: ${screenshot} (${JSON.stringify(layout)})`);
+      expect(problems).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('stays readable with an empty ledger: every entry with its health, "no runs recorded yet", no chart, no error', async () => {
     const dir = tempDir();
     const out = path.join(dir, 'report.html');
@@ -217,7 +276,10 @@ describe.skipIf(!haveChromium)('the report in Chromium', () => {
       expect(await page.locator('#no-runs').isVisible()).toBe(true);
       expect(await page.locator('#no-runs').textContent()).toMatch(/^No runs recorded yet in .*runs\.db \(no ledger there yet\)\./);
       expect(await page.getAttribute('html', 'data-charts')).toBe('0');
-      expect(await page.locator('.empty').count()).toBe(shippedEntries.length);
+      // One line names every entry (each keeps its anchor), instead of an empty card each.
+      expect(await page.locator('section.entry').count()).toBe(0);
+      expect(await page.locator('.empty').count()).toBe(1);
+      expect(await page.locator('#entries-without-runs .entry-name').allTextContents()).toEqual(shippedEntries);
       const screenshot = path.join(tmpdir(), 'arbor-report-empty-screenshot.png');
       await page.screenshot({path: screenshot, fullPage: true});
       console.log(`empty-ledger report screenshot: ${screenshot}`);

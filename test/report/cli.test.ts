@@ -38,7 +38,9 @@ describe('arbor benchmark report', () => {
     expect(html).toContain('id="no-runs"');
     expect(html).toContain('(no ledger there yet)');
     expect(html.match(/<td class="health ok">/g)).toHaveLength(shippedEntries.length);
-    expect(html.match(/No runs recorded yet for this entry/g)).toHaveLength(shippedEntries.length);
+    // One line for every entry without runs, not a card each.
+    expect(html.match(/No runs recorded yet for/g)).toHaveLength(1);
+    expect(html).toContain(`No runs recorded yet for any entry: ${shippedEntries.map((e, i) => `<span class="entry-name" id="entry-${i}">${e}</span>`).join(', ')}.`);
     expect(outsideReferences(html)).toEqual([]);
     expect(html).toMatch(/<\/html>\n$/);
     expect(readdirSync(dir).sort()).toEqual(['report.html', 'zoo']);
