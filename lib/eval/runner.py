@@ -359,7 +359,8 @@ def convert(np, value, result):
         return None, "result %r: dtype %s is not numeric" % (name, array.dtype)
     if dtype.kind in "iu":
         if array.dtype.kind == "f":
-            return None, "result %r: dtype %s cannot be converted to %s without rounding" % (name, array.dtype, result["type"])
+            # The rule is about the dtype's kind, whatever the values: a float array is refused even when every value is whole.
+            return None, "result %r: dtype %s is a float kind, which an integer result (%s) does not accept: return an integer array, e.g. .astype(np.int64)" % (name, array.dtype, result["type"])
         if array.size:
             info = np.iinfo(dtype)
             low, high = int(array.min()), int(array.max())

@@ -151,7 +151,7 @@ print(json.dumps(out))`,
     );
     expect(notes).toEqual([
       [0, 1, 2, 3, 4, 5],
-      "result 'A': dtype float64 cannot be converted to u32 without rounding",
+      "result 'A': dtype float64 is a float kind, which an integer result (u32) does not accept: return an integer array, e.g. .astype(np.int64)",
       "result 'A': values out of range for u32",
       "result 'A': shape (6,), expected (2, 3)",
     ]);
