@@ -113,9 +113,10 @@ export class JobStore {
         return this.#answer(child, request, options, () => cancelled);
       },
       waitCancelled,
-      () => {
+      // Told after fork returns (start then holds the job the progress belongs to).
+      () => queueMicrotask(() => {
         if (!options.sealed) options.onProgress?.('waiting for its turn: a sealed test eval runs alone on this machine');
-      },
+      }),
     );
     return {answer, stop, stopped: () => cancelled};
   }
