@@ -9,7 +9,7 @@ import {findPython, implausibleCpu} from '../../lib/eval/process.js';
 import {confinementFor, findBwrap, launchRun, resolvePython, runsAsRoot} from '../../lib/eval/sandbox.js';
 import {deniedSyscalls, enosysSyscalls} from '../../lib/eval/seccomp.js';
 import {cliPath, fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
-import {evaluate, hasBundle, sandboxed, unsandboxedEnv} from './adversaries.js';
+import {canRunAsUser, evaluate, evaluateAsNobody, hasBundle, sandboxed, unsandboxedEnv} from './adversaries.js';
 
 const EPERM = 1;
 const ENOSYS = 38;
@@ -100,15 +100,6 @@ describe.skipIf(!hasBundle || !sandboxed)('confinement: what a run may use and w
   });
 });
 
-/** Root can show what an ordinary user's eval does: as nobody, when nobody can read arbor, node and a python3 with numpy. */
-const asNobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
-const userPython = unsandboxedEnv.ARBOR_PYTHON ?? process.env.ARBOR_PYTHON ?? 'python3';
-const canRunAsUser =
-  sandboxed &&
-  process.getuid?.() === 0 &&
-  spawnSync(asNobody[0]!, [...asNobody.slice(1), process.execPath, cliPath, '--version'], {cwd: '/'}).status === 0 &&
-  spawnSync(asNobody[0]!, [...asNobody.slice(1), userPython, '-I', '-c', 'import numpy'], {cwd: '/'}).status === 0;
-
 describe.skipIf(!hasBundle || !canRunAsUser)('confinement when an ordinary user runs arbor', () => {
   it('every way out is closed as well, and the report says the run is the caller in a user namespace', () => {
     const dir = tempDir();
@@ -118,12 +109,8 @@ describe.skipIf(!hasBundle || !canRunAsUser)('confinement when an ordinary user 
     writeFileSync(plan, readFileSync(plan, 'utf8').replace('metric = "speedup"', 'metric = "speedup"\nprocesses = 32\ntmpfs_mb = 16'));
     expect(runCli(['benchmark', 'lock', entry]).code).toBe(0);
     cpSync(path.join(fixtures, 'eval/solutions/escape.py'), path.join(entry, 'candidate.py'));
-    spawnSync('chown', ['-R', '65534:65534', dir]);
-    const json = path.join(dir, 'report.json');
-    const env = {PATH: process.env.PATH, HOME: dir, TMPDIR: dir, ARBOR_PYTHON: userPython, ARBOR_LEDGER: path.join(dir, 'runs.db'), NO_COLOR: '1'};
-    const result = spawnSync(asNobody[0]!, [...asNobody.slice(1), process.execPath, cliPath, 'benchmark', 'eval', entry, 'dev', '--solution', path.join(entry, 'candidate.py'), '--json-file', json, '--quiet'], {cwd: dir, env, encoding: 'utf8'});
-    expect(result.stdout, result.stderr).toBe('score: 0.0\n');
-    const report = JSON.parse(readFileSync(json, 'utf8'));
+    const {stdout, stderr, report} = evaluateAsNobody(dir, entry);
+    expect(stdout, stderr).toBe('score: 0.0\n');
     expect(report).toMatchObject({sandbox: 'bwrap', runUser: 'caller'});
     // Without a delegated cgroup, processes are bounded by RLIMIT_NPROC, counted per user namespace (Linux 5.14+).
     const open = report.limits.enforcedBy.processes === 'none' ? "\\['fork 64 processes'\\]" : '\\[\\]';

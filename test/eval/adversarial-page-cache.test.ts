@@ -6,7 +6,7 @@ import {cpSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cliPath, fixtures, tempDir} from '../helpers/cli.js';
-import {evaluate, hasBundle, sandboxed, solutions, unsandboxedEnv} from './adversaries.js';
+import {canRunAsUser, evaluate, evaluateAsNobody, hasBundle, sandboxed, solutions} from './adversaries.js';
 
 const refused = ['fadvise DONTNEED', 'fadvise WILLNEED', 'readahead', 'mincore', 'cachestat', 'move_pages', 'madvise PAGEOUT', 'madvise COLD', 'madvise PAGEOUT high bits', 'process_madvise PAGEOUT', 'preadv2 NOWAIT', 'os.preadv NOWAIT', 'pwritev2 NOWAIT', 'aio NOWAIT'];
 const honest = ['pread', 'preadv2', 'madvise DONTNEED'];
@@ -42,27 +42,14 @@ describe.skipIf(!hasBundle || !sandboxed)('the page cache: no run can drop, load
   });
 });
 
-/** Root can show what an ordinary user's eval does: as nobody, when nobody can read arbor, node and a python3 with numpy. */
-const asNobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
-const userPython = unsandboxedEnv.ARBOR_PYTHON ?? process.env.ARBOR_PYTHON ?? 'python3';
-const canRunAsUser =
-  sandboxed &&
-  process.getuid?.() === 0 &&
-  spawnSync(asNobody[0]!, [...asNobody.slice(1), process.execPath, cliPath, '--version'], {cwd: '/'}).status === 0 &&
-  spawnSync(asNobody[0]!, [...asNobody.slice(1), userPython, '-I', '-c', 'import numpy'], {cwd: '/'}).status === 0;
-
 describe.skipIf(!hasBundle || !canRunAsUser)('the page cache when an ordinary user runs arbor', () => {
   it('the same primitives fail with EPERM in a user namespace', () => {
     const dir = tempDir();
     const entry = path.join(dir, 'entry');
     cpSync(path.join(fixtures, 'eval/prefix-speed'), entry, {recursive: true});
     cpSync(path.join(solutions, 'page-cache.py'), path.join(entry, 'candidate.py'));
-    spawnSync('chown', ['-R', '65534:65534', dir]);
-    const json = path.join(dir, 'report.json');
-    const env = {PATH: process.env.PATH, HOME: dir, TMPDIR: dir, ARBOR_PYTHON: userPython, ARBOR_LEDGER: path.join(dir, 'runs.db'), NO_COLOR: '1'};
-    const result = spawnSync(asNobody[0]!, [...asNobody.slice(1), process.execPath, cliPath, 'benchmark', 'eval', entry, 'dev', '--solution', path.join(entry, 'candidate.py'), '--json-file', json, '--quiet'], {cwd: dir, env, encoding: 'utf8'});
-    expect(result.stdout, result.stderr).toBe('score: 0.0\n');
-    const report = JSON.parse(readFileSync(json, 'utf8'));
+    const {stdout, stderr, report} = evaluateAsNobody(dir, entry);
+    expect(stdout, stderr).toBe('score: 0.0\n');
     expect(report).toMatchObject({sandbox: 'bwrap', runUser: 'caller'});
     expectRefused(found(report.failure));
   });

@@ -8,7 +8,7 @@ import {cpSync, existsSync, readFileSync, readdirSync, writeFileSync} from 'node
 import {randomBytes} from 'node:crypto';
 import path from 'node:path';
 import {expect} from 'vitest';
-import {fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+import {cliPath, fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
 
 export const hasBundle = existsSync(path.join(repoRoot, 'lib/bundle/index.ts'));
 export const solutions = path.join(fixtures, 'eval/solutions');
@@ -102,3 +102,25 @@ export function evaluate(
   return {score: Number(result.stdout.slice(7)), stdout: result.stdout, stderr: result.stderr, report: JSON.parse(readFileSync(json, 'utf8')), dir};
 }
 
+
+/** Root shows what an ordinary user's eval does: as nobody, where nobody can read arbor, node and a python3 with numpy. */
+const asNobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
+const userPython = unsandboxedEnv.ARBOR_PYTHON ?? process.env.ARBOR_PYTHON ?? 'python3';
+export const canRunAsUser =
+  sandboxed &&
+  process.getuid?.() === 0 &&
+  spawnSync(asNobody[0]!, [...asNobody.slice(1), process.execPath, cliPath, '--version'], {cwd: '/'}).status === 0 &&
+  spawnSync(asNobody[0]!, [...asNobody.slice(1), userPython, '-I', '-c', 'import numpy'], {cwd: '/'}).status === 0;
+
+/**
+ * `arbor benchmark eval <entry> dev` of `entry/candidate.py`, run by nobody in `dir` (which holds
+ * the entry, chowned to nobody first): its streams and its report.
+ */
+export function evaluateAsNobody(dir: string, entry: string): {stdout: string; stderr: string; report: any} { // eslint-disable-line @typescript-eslint/no-explicit-any
+  spawnSync('chown', ['-R', '65534:65534', dir]);
+  const json = path.join(dir, 'report.json');
+  const env = {PATH: process.env.PATH, HOME: dir, TMPDIR: dir, ARBOR_PYTHON: userPython, ARBOR_LEDGER: path.join(dir, 'runs.db'), NO_COLOR: '1'};
+  const args = [process.execPath, cliPath, 'benchmark', 'eval', entry, 'dev', '--solution', path.join(entry, 'candidate.py'), '--json-file', json, '--quiet'];
+  const result = spawnSync(asNobody[0]!, [...asNobody.slice(1), ...args], {cwd: dir, env, encoding: 'utf8'});
+  return {stdout: result.stdout, stderr: result.stderr, report: existsSync(json) ? JSON.parse(readFileSync(json, 'utf8')) : undefined};
+}
