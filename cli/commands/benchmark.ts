@@ -13,10 +13,11 @@ import {compareCommand} from './benchmark-compare.js';
 import {reportCommand} from './benchmark-report.js';
 import {runCommand} from './benchmark-run.js';
 import {workerCommand} from './benchmark-worker.js';
+import {importCommand} from './benchmark-import.js';
 
 export const benchmarkCommand: CommandModule = {
   command: 'benchmark <command>',
-  describe: 'Scaffold, verify, list, check out, lock, evaluate, compare and calibrate benchmarks; list recorded runs, report on them; gate result packages',
+  describe: 'Scaffold, verify, list, check out, lock, evaluate, compare and calibrate benchmarks; list recorded runs, report on them; gate result packages; import a public suite',
   builder: (yargs) =>
     yargs
       .command(scaffoldCommand)
@@ -32,6 +33,7 @@ export const benchmarkCommand: CommandModule = {
       .command(reportCommand)
       .command(runCommand)
       .command(workerCommand)
+      .command(importCommand)
       .demandCommand(1, 'Missing benchmark command: expected one of the commands below.'),
   handler: () => {},
 };

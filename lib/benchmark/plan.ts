@@ -56,6 +56,12 @@ export interface Plan {
    */
   editable: string[];
   metric: 'speedup' | 'accuracy';
+  /**
+   * How the runner calls the solution: `run` (init(point) / run(state, inputs), the default) or
+   * `solve` (AlgoTune's solve(problem): the bundle's one u8 argument and one u8 result carry
+   * objects in arbor's object encoding, lib/eval/objects.py).
+   */
+  interface: 'run' | 'solve';
   /** Distinct solutions that may be scored on test before evals warn (advisory, counted in the run ledger). */
   testBudget: number;
   /** Whether a higher or a lower score is better (informational for the eval; a speedup is always maximize). */
@@ -125,6 +131,7 @@ const knownKeys = new Set([
   'split_kind',
   'test_budget',
   'metric',
+  'interface',
   'reference',
   'repetitions',
   'clock',
@@ -249,6 +256,7 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
     solution: path.resolve(dir, solutionRel),
     editable: readEditable(data.editable, solutionRel, fail),
     metric: metric as Plan['metric'],
+    interface: solveOrRun(str('interface', 'run')!, fail),
     direction: direction as Plan['direction'],
     failScore: 0,
     testBudget: num('test_budget', 5, {integer: true, min: 0}),
@@ -281,6 +289,11 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
     if (overlap) throw new HarnessError(`${file}: ${overlap}`, 'seed-overlap');
   }
   return plan;
+}
+
+function solveOrRun(value: string, fail: (message: string) => never): Plan['interface'] {
+  if (value !== 'run' && value !== 'solve') fail(`"interface" must be "run" (init/run, the default) or "solve" (AlgoTune's solve(problem)), got ${JSON.stringify(value)}`);
+  return value as Plan['interface'];
 }
 
 /** An accuracy plan's own keys: the verifier's metric names, the probe floor and the score of a case that could not be scored. */

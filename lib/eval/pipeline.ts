@@ -432,6 +432,8 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   await cp(plan.bundle, bundleDir, {recursive: true, dereference: true});
   const runner = path.join(protectedDir, 'runner.py');
   await cp(runnerPath(), runner);
+  // runner.py loads the object encoding of interface = "solve" from its own folder.
+  await cp(path.join(path.dirname(runnerPath()), 'objects.py'), path.join(protectedDir, 'objects.py'));
   const entry = path.relative(plan.dir, plan.solution);
   const sides: Side[] = [];
   for (const [s, side] of input.sides.entries()) {
@@ -467,7 +469,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     describeConfinement(input, sandbox.confinement, sandbox.kind === 'bwrap' ? sandbox.bwrap : undefined);
     // Started by root, a run reads its files as a uid of its own: the snapshots it sees (never the protected ones) are opened to it.
     if (sandbox.confinement.dropToOwnUid) {
-      openToRuns([runner, ...sides.map((side) => side.files.dir), ...(referenceFiles ? [referenceFiles.dir] : [])]);
+      openToRuns([runner, path.join(protectedDir, 'objects.py'), ...sides.map((side) => side.files.dir), ...(referenceFiles ? [referenceFiles.dir] : [])]);
       if (sandbox.kind === 'none') await openWorkFolder(tmp, protectedDir);
     }
   }

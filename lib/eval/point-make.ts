@@ -80,7 +80,10 @@ export async function makePoint(ctx: EvalContext, index: number, source: PointSo
     const where = source.folder ? `${path.join(source.folder, 'manifest.json')}: its point` : `plan.toml: ${label}`;
     throw new HarnessError(`${where} does not fit the bundle: ${messageOf(error)}`, source.folder ? 'bad-data' : 'bad-plan');
   }
-  const signature = pointSignature(bundle, parsed);
+  const signature = pointSignature(bundle, parsed, plan.interface === 'solve');
+  if (plan.interface === 'solve' && !(signature.args.length === 1 && signature.results.length === 1 && signature.args[0]!.type === 'u8' && signature.results[0]!.type === 'u8')) {
+    throw new HarnessError('plan.toml: interface = "solve" needs a bundle with exactly one u8 argument (the encoded problem) and one u8 result (the encoded answer); use interface = "run" for this bundle', 'bad-plan');
+  }
   const fresh = ctx.nonce !== undefined && !source.folder;
   const n = source.folder ? source.cases! : ctx.seeds.length;
   const made: MadePoint = {label, index, dir, point, parsed, signature, resultBytes: signature.results.map(byteSize), n, sets: [], fresh};

@@ -30,7 +30,10 @@ Protocol (JSON header lines, each followed by raw little-endian tensor bytes):
     harness -> runner  {"op": "end"}   (free(state), then exit 0)
 
 SIG = {"args": [{"name", "type", "shape"}], "results": [...]}, every dimension
-evaluated at the point. The solution module provides init(point) -> state (not
+evaluated at the point. With "interface": "solve" in SIG (a plan with
+interface = "solve"), the solution provides AlgoTune's solve(problem) instead
+(solve_interface): the one u8 argument is decoded with objects.py, beside this
+file, and solve's return value encoded into the one u8 result. The solution module provides init(point) -> state (not
 timed, sees no data), run(state, inputs) -> outputs and optionally
 free(state). inputs maps each argument name to a writable numpy array;
 outputs is a dict of result name -> value (a bare value when there is one
@@ -418,6 +421,46 @@ def load_solution(path):
     return module
 
 
+def load_objects():
+    """arbor's object encoding (objects.py, beside this file): loaded before any solution code runs."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("arbor_objects", os.path.join(os.path.dirname(os.path.abspath(__file__)), "objects.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def solve_interface(np, objects, module, signature):
+    """(run, state) for a plan with interface = "solve": the solution's solve(problem), AlgoTune's
+    signature, as a class Solver with a solve(self, problem) method (made once, not timed) or a
+    module-level solve(problem). The single argument is decoded to the problem and what solve
+    returns is encoded into the single result, both inside the timed span: the answer leaves this
+    process as bytes, so no object of the solution's reaches the verifier."""
+    solver_class = getattr(module, "Solver", None)
+    if isinstance(solver_class, type):
+        solve = getattr(solver_class(), "solve", None)
+    else:
+        solve = getattr(module, "solve", None)
+    if not callable(solve):
+        raise AttributeError("the solution defines neither a class Solver with a solve(self, problem) method nor a solve(problem) function")
+    (arg,), (result,) = signature["args"], signature["results"]
+    name, capacity, out = arg["name"], element_count(result["shape"]), result["name"]
+
+    def run(_state, inputs):
+        answer = solve(objects.unpack(inputs[name]))
+        try:
+            data = objects.pack(answer, capacity)
+        except objects.EncodingError as error:
+            raise AnswerNotCarried("solve() returned %s" % error) from None
+        return {out: np.frombuffer(data, dtype=np.uint8)}
+
+    return run, None
+
+
+class AnswerNotCarried(Exception):
+    """solve() returned what the object encoding cannot carry (the solution's fault, a failed case)."""
+
+
 def pin(cpu):
     """Move every thread of this process to one CPU (before any solution code loads)."""
     try:
@@ -440,13 +483,17 @@ def serve(channel, np, solution_path, counter=None):
         pin(int(hello["cpu"]))
     layout, arg_bytes = input_layout(np, signature["args"])
     folder = os.path.dirname(os.path.abspath(solution_path))
+    objects = load_objects() if signature.get("interface") == "solve" else None
     try:
         module = load_solution(os.path.abspath(solution_path))
-        run = getattr(module, "run", None)
-        if not callable(run):
-            raise AttributeError("the solution defines no run(state, inputs) function")
-        init = getattr(module, "init", None)
-        state = init(dict(point)) if callable(init) else None
+        if objects is not None:
+            run, state = solve_interface(np, objects, module, signature)
+        else:
+            run = getattr(module, "run", None)
+            if not callable(run):
+                raise AttributeError("the solution defines no run(state, inputs) function")
+            init = getattr(module, "init", None)
+            state = init(dict(point)) if callable(init) else None
     except BaseException as error:  # noqa: BLE001 - SystemExit from a solution is a failure too
         traceback.print_exc()
         channel.send({"ev": "failed", **failure_of(error, folder)})

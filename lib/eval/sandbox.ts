@@ -373,6 +373,8 @@ export function bwrapArguments(bwrap: string, python: PythonInstall, mounts: Run
     ...sized(uid !== undefined ? '0777' : '0700'), '--tmpfs', inside.home,
     '--perms', '0755', '--dir', path.dirname(inside.runner),
     '--ro-bind', mounts.runner, inside.runner,
+    // The object encoding of interface = "solve" (runner.py loads it from its own folder).
+    '--ro-bind', path.join(path.dirname(mounts.runner), 'objects.py'), path.join(path.dirname(inside.runner), 'objects.py'),
     '--ro-bind', mounts.solutionDir, inside.solution,
   );
   if (counter) args.push('--bind', counter.folder, counterFolderInside);

@@ -15,16 +15,20 @@ export interface Binding {
 export interface PointSignature {
   args: Binding[];
   results: Binding[];
+  /** The plan's `interface = "solve"`: the runner calls `solve(problem)` on the decoded argument (lib/eval/objects.py). */
+  interface?: 'solve';
 }
 
 /** Evaluate every binding of the loaded bundle's signature at `point`. */
-export function pointSignature(bundle: Bundle, point: Point): PointSignature {
+export function pointSignature(bundle: Bundle, point: Point, solveInterface = false): PointSignature {
   const evaluate = (binding: BundleBinding): Binding => ({
     name: binding.name,
     type: binding.type,
     shape: bindingShape(binding, point).map(Number),
   });
-  return {args: bundle.args.map(evaluate), results: bundle.results.map(evaluate)};
+  const signature: PointSignature = {args: bundle.args.map(evaluate), results: bundle.results.map(evaluate)};
+  if (solveInterface) signature.interface = 'solve';
+  return signature;
 }
 
 /** The byte size of one binding's tensor file (element size x element count). */

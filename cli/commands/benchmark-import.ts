@@ -1,0 +1,52 @@
+/** `arbor benchmark import algotune <source> <zoo>`: AlgoTune's tasks as zoo entries. */
+import type {CommandModule} from 'yargs';
+import {setExitCode} from '../exit.js';
+import {jsonOption, printJson} from '../options.js';
+
+interface ImportArgs {
+  suite: string;
+  source: string;
+  zoo: string;
+  task?: string[];
+  'target-ms': number;
+  jobs: number;
+  json: boolean;
+}
+
+export const importCommand: CommandModule<object, ImportArgs> = {
+  command: 'import <suite> <source> <zoo>',
+  describe: "Import a public suite's tasks as zoo entries (algotune: AlgoTune's AlgoTuneTasks/<task>/<task>.py)",
+  builder: (yargs) =>
+    yargs
+      .positional('suite', {type: 'string', choices: ['algotune'], demandOption: true, describe: 'The suite: algotune'})
+      .positional('source', {type: 'string', demandOption: true, describe: 'An AlgoTune checkout (any commit) or its AlgoTuneTasks folder'})
+      .positional('zoo', {type: 'string', demandOption: true, describe: 'The zoo folder to write algotune_<task>/ entries into (made when missing)'})
+      .option('task', {type: 'string', array: true, describe: 'Only these tasks (AlgoTune names; repeat or list several)'})
+      .option('target-ms', {type: 'number', default: 50, describe: "n is chosen so that the task's own solve takes about this long here (ms)"})
+      .option('jobs', {type: 'number', default: 2, describe: 'Tasks inspected at once'})
+      .option('json', jsonOption)
+      .example('$0 benchmark import algotune ~/AlgoTune zoo', 'every task this machine can run')
+      .example('$0 benchmark import algotune ~/AlgoTune zoo --task kmeans --task qr_factorization', 'two tasks')
+      .epilogue(
+        "Each task becomes <zoo>/algotune_<task>: the task's module with arbor's stand-in for AlgoTune's base, a Python bundle whose " +
+          "generator, oracle and verifier are the task's generate_problem, solve and is_solution, a plan with interface = \"solve\" " +
+          "(the solution is AlgoTune's Solver().solve(problem)), README and PROVENANCE; every entry is locked. " +
+          'A task that cannot be imported (a module missing here, a generator that is not deterministic, a solve its own validator rejects, ' +
+          'an answer the object encoding cannot carry) is skipped with its reason. Importing again updates an entry only when its source ' +
+          'changed, and never a file its user changed. The python is ARBOR_PYTHON, else python3. ' +
+          'Exit 0 when every task was imported, updated or unchanged; 1 when any was skipped; 2 bad usage (no such source or task).',
+      ) as never,
+  handler: async (args) => {
+    const {importAlgoTune} = await import('../../lib/import/algotune.js');
+    const {formatImportLine, formatImportSummary} = await import('../../lib/import/format.js');
+    const summary = await importAlgoTune(args.source, args.zoo, {
+      tasks: args.task,
+      targetMs: args['target-ms'],
+      jobs: args.jobs,
+      onTask: args.json ? undefined : (outcome, done, total) => process.stderr.write(`${formatImportLine(outcome, done, total)}\n`),
+    });
+    if (args.json) printJson(summary);
+    else process.stdout.write(formatImportSummary(summary));
+    setExitCode(summary.counts.skipped > 0 ? 1 : 0);
+  },
+};

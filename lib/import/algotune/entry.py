@@ -1,0 +1,49 @@
+"""The AlgoTune task this bundle wraps, and arbor's object encoding (written by `arbor benchmark import algotune`).
+
+The task's module lies in AlgoTuneTasks/<task>/<task>.py as AlgoTune ships it; AlgoTuneTasks/base.py
+is arbor's stand-in for AlgoTune's base class. generate.py, oracle.py and verify.py use this file.
+"""
+import importlib.util
+import os
+import sys
+
+TASK = "{{task}}"
+HERE = os.path.dirname(os.path.abspath(__file__))
+_task = None
+
+
+def _load(name, file):
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+objects = _load("arbor_objects", os.path.join(HERE, "arbor_objects.py"))
+
+
+def task():
+    """The task's instance (one per process)."""
+    global _task
+    if _task is None:
+        package = _load("AlgoTuneTasks", os.path.join(HERE, "AlgoTuneTasks", "__init__.py"))
+        base = _load("AlgoTuneTasks.base", os.path.join(HERE, "AlgoTuneTasks", "base.py"))
+        package.base = base
+        _load("AlgoTuneTasks.%s.%s" % (TASK, TASK), os.path.join(HERE, "AlgoTuneTasks", TASK, TASK + ".py"))
+        _task = base.TASK_REGISTRY[TASK]()
+    return _task
+
+
+def seed_of(stream):
+    """AlgoTune's random_seed for one case: 31 bits of the case's stream."""
+    return int.from_bytes(stream.bytes(4), "little") >> 1
+
+
+def tensor(value, capacity):
+    """`value` encoded as the u8 tensor of a binding of `capacity` bytes."""
+    import numpy as np
+
+    return np.frombuffer(objects.pack(value, int(capacity)), dtype=np.uint8)

@@ -1,0 +1,280 @@
+"""Inspect one AlgoTune task for `arbor benchmark import algotune` (run once per task, in its own process).
+
+    python3 -I -B inspect_task.py '<json: {"file", "task", "target_ms", "search_seconds", "seeds"}>'
+
+Prints one JSON object on stdout (the task's own prints go to stderr):
+
+    {"ok": true, "n": N, "solve_ms": [...], "problem_bytes": B, "solution_bytes": S, "imports": [...],
+     "search": [[n, solve ms, make ms, bytes], ...], "codec_ms": ..., "probes": [{"probe", "accepted", "case"}]}
+    {"ok": false, "reason": "missing-module" | "no-task" | "generator-fails" | "not-deterministic" |
+     "solve-fails" | "own-answer-rejected" | "not-encodable" | "too-slow", "detail": "...", "module": ...}
+
+n is chosen as AlgoTune chooses it: the size at which the task's own solve takes about the target
+time on this machine (doubling n from 1, then keeping the size closest to the target in log scale).
+"""
+import ast
+import importlib.util
+import json
+import math
+import os
+import sys
+import time
+import types
+
+sys.dont_write_bytecode = True
+_OUT = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The search stops before a size whose problem takes longer than this to make, or more bytes than this.
+MAX_MAKE_SECONDS = 2.0
+MAX_PROBLEM_BYTES = 64 << 20
+
+
+def load(name, file):
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def top_level_imports(file):
+    """The top-level package of every import in the task's source (AlgoTuneTasks left out)."""
+    with open(file, "rb") as handle:
+        tree = ast.parse(handle.read(), file)
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module.split(".")[0])
+    names.discard("AlgoTuneTasks")
+    names.discard("__future__")
+    return sorted(n for n in names if n not in sys.stdlib_module_names)
+
+
+def finish(result):
+    _OUT.write(json.dumps(result) + "\n")
+    _OUT.flush()
+    os._exit(0)
+
+
+def fail(reason, detail, **extra):
+    finish({"ok": False, "reason": reason, "detail": str(detail)[:400], **extra})
+
+
+def describe(error):
+    return "%s: %s" % (type(error).__name__, str(error).splitlines()[0] if str(error) else "")
+
+
+def main(options):
+    file, name = options["file"], options["task"]
+    objects = load("arbor_objects", os.path.join(HERE, "..", "..", "eval", "objects.py"))
+    package = types.ModuleType("AlgoTuneTasks")
+    package.__path__ = []
+    sys.modules["AlgoTuneTasks"] = package
+    base = load("AlgoTuneTasks.base", os.path.join(HERE, "base.py"))
+    package.base = base
+    try:
+        imports = top_level_imports(file)
+    except SyntaxError as error:
+        fail("no-task", "the task's module does not parse: %s" % describe(error))
+    try:
+        load("AlgoTuneTasks.%s.%s" % (name, name), file)
+    except ModuleNotFoundError as error:
+        fail("missing-module", describe(error), module=(error.name or "").split(".")[0], imports=imports)
+    except Exception as error:  # noqa: BLE001 - any failure to import is a skip with its reason
+        fail("no-task", "the task's module does not import: %s" % describe(error), imports=imports)
+    cls = base.TASK_REGISTRY.get(name)
+    if cls is None:
+        fail("no-task", "the module registers no task named %r (registered: %s)" % (name, ", ".join(sorted(base.TASK_REGISTRY)) or "none"), imports=imports)
+    try:
+        task = cls()
+    except Exception as error:  # noqa: BLE001
+        fail("no-task", "the task cannot be constructed: %s" % describe(error), imports=imports)
+
+    target = options["target_ms"] / 1000.0
+    budget = options["search_seconds"]
+    started = time.perf_counter()
+
+    def timed_solve(problem):
+        t0 = time.perf_counter()
+        solution = task.solve(problem)
+        return solution, time.perf_counter() - t0
+
+    # The target-time search: double n until the task's solve takes the target time (or the budget runs out).
+    search = []
+    n, failures = 1, []
+    while n <= 1 << 20 and time.perf_counter() - started < budget:
+        t0 = time.perf_counter()
+        try:
+            problem = task.generate_problem(n, random_seed=1)
+            size = len(objects.encode(problem))
+        except objects.EncodingError as error:
+            fail("not-encodable", "the problem (n = %d) holds %s" % (n, error), imports=imports)
+        except Exception as error:  # noqa: BLE001 - some generators need a larger n
+            failures.append("n = %d: %s" % (n, describe(error)))
+            if search or n >= 64:
+                break
+            n *= 2
+            continue
+        made = time.perf_counter() - t0
+        try:
+            _, seconds = timed_solve(problem)
+        except Exception as error:  # noqa: BLE001
+            fail("solve-fails", "the task's solve raised at n = %d: %s" % (n, describe(error)), imports=imports)
+        search.append([n, round(seconds * 1000, 3), round(made * 1000, 3), size])
+        # Past the target, or where one more doubling would make problems too slow to make or too large to carry.
+        if seconds >= target or made > MAX_MAKE_SECONDS / 2 or size > MAX_PROBLEM_BYTES / 2:
+            break
+        n *= 2
+    if not search:
+        fail("generator-fails", "generate_problem raised for every n tried (%s)" % "; ".join(failures[:3]), imports=imports)
+    n, ms = min(search, key=lambda entry: abs(math.log(max(entry[1], 1e-3) / (target * 1000))))[:2]
+    if ms > 20 * target * 1000:
+        fail("too-slow", "the task's solve takes %.0f ms at its smallest n = %d, over 20 x the target" % (ms, n), imports=imports)
+
+    # Every seed: the generator twice (same bytes), the task's solve accepted by its own is_solution, through the encoding.
+    solve_ms, codec_ms, problem_bytes, solution_bytes = [], [], 0, 0
+    problems = []
+    for seed in options["seeds"]:
+        try:
+            first = task.generate_problem(n, random_seed=seed)
+            encoded = objects.encode(first)
+            again = objects.encode(task.generate_problem(n, random_seed=seed))
+        except objects.EncodingError as error:
+            fail("not-encodable", "the problem (n = %d, seed %d) holds %s" % (n, seed, error), imports=imports)
+        except Exception as error:  # noqa: BLE001
+            fail("generator-fails", "generate_problem(%d, %d) raised: %s" % (n, seed, describe(error)), imports=imports)
+        if encoded != again:
+            at = next((k for k in range(min(len(encoded), len(again))) if encoded[k] != again[k]), min(len(encoded), len(again)))
+            fail("not-deterministic", "generate_problem(%d, %d) made two different problems (first difference at byte %d of the encoding)" % (n, seed, at), imports=imports)
+        try:
+            solution, seconds = timed_solve(objects.decode(encoded))
+        except Exception as error:  # noqa: BLE001
+            fail("solve-fails", "the task's solve raised (n = %d, seed %d): %s" % (n, seed, describe(error)), imports=imports)
+        solve_ms.append(round(seconds * 1000, 3))
+        t0 = time.perf_counter()
+        try:
+            answer = objects.encode(solution)
+        except objects.EncodingError as error:
+            fail("not-encodable", "the task's answer (n = %d, seed %d) holds %s" % (n, seed, error), imports=imports)
+        problem = objects.decode(encoded)
+        decoded = objects.decode(answer)
+        codec_ms.append(round((time.perf_counter() - t0) * 1000, 3))
+        try:
+            verdict = task.is_solution(problem, decoded)
+        except Exception as error:  # noqa: BLE001
+            fail("own-answer-rejected", "is_solution raised on the task's own answer (seed %d): %s" % (seed, describe(error)), imports=imports)
+        if not (verdict is True or (type(verdict).__name__ == "bool_" and bool(verdict))):
+            fail("own-answer-rejected", "is_solution rejects the task's own answer (n = %d, seed %d, returned %r)" % (n, seed, verdict), imports=imports)
+        problem_bytes = max(problem_bytes, len(encoded))
+        solution_bytes = max(solution_bytes, len(answer))
+        problems.append((encoded, answer))
+
+    finish({
+        "ok": True,
+        "n": n,
+        "search": search,
+        "solve_ms": solve_ms,
+        "codec_ms": codec_ms,
+        "problem_bytes": problem_bytes,
+        "solution_bytes": solution_bytes,
+        "imports": imports,
+        "probes": probe_validator(task, objects, problems[:2]),
+    })
+
+
+def probe_validator(task, objects, cases):
+    """Wrong answers, built from the task's own answer by structure alone, that is_solution accepts:
+    each is evidence of a validator that checks less than the task asks (a finding to read: for
+    a task with several right answers, a changed answer can be right)."""
+    import numpy as np
+
+    def numbers_changed(value, how):
+        kind = type(value)
+        if kind is bool:
+            return value
+        if kind in (int, float):
+            return how(value)
+        if kind is np.ndarray and value.dtype.kind in "iuf" and value.size:
+            return how(value)
+        if kind in (list, tuple):
+            return kind(numbers_changed(item, how) for item in value)
+        if kind is dict:
+            return {key: numbers_changed(item, how) for key, item in value.items()}
+        return value
+
+    def first_changed(value):
+        """The answer with its first number changed (by one, or by 1e-3 of its size)."""
+        state = {"done": False}
+
+        def bump(x):
+            if state["done"]:
+                return x
+            if type(x) is np.ndarray:
+                y = x.copy().reshape(-1)
+                y[0] = y[0] + (1 if y.dtype.kind in "iu" else max(abs(float(y[0])) * 1e-3, 1e-3))
+                state["done"] = True
+                return y.reshape(x.shape)
+            state["done"] = True
+            return x + 1 if type(x) is int else x + max(abs(x) * 1e-3, 1e-3)
+
+        return numbers_changed(value, bump)
+
+    def empty_like(value):
+        kind = type(value)
+        if kind in (list, tuple, dict, str, bytes):
+            return kind()
+        if kind is np.ndarray:
+            return value[:0]
+        return None
+
+    def truncated(value):
+        kind = type(value)
+        if kind in (list, tuple, str, bytes) and len(value) > 1:
+            return value[:-1]
+        if kind is np.ndarray and value.ndim and value.shape[0] > 1:
+            return value[:-1]
+        return None
+
+    probes = [
+        ("none", lambda v: None),
+        ("empty", empty_like),
+        ("zeros", lambda v: numbers_changed(v, lambda x: x * 0)),
+        ("negated", lambda v: numbers_changed(v, lambda x: -x)),
+        ("first-number-changed", first_changed),
+        ("truncated", truncated),
+    ]
+    found = []
+    for name, make in probes:
+        for index, (problem_bytes, answer_bytes) in enumerate(cases):
+            right = objects.decode(answer_bytes)
+            try:
+                wrong = make(objects.decode(answer_bytes))
+                if wrong is None and name != "none":
+                    continue
+                if objects.encode(wrong) == answer_bytes:
+                    continue
+                verdict = task.is_solution(objects.decode(problem_bytes), wrong)
+            except Exception:  # noqa: BLE001 - a probe that cannot be built or is refused by raising is not accepted
+                continue
+            if verdict is True or (type(verdict).__name__ == "bool_" and bool(verdict)):
+                found.append({"probe": name, "case": index, "answer": short(wrong), "right": short(right)})
+                break
+    return found
+
+
+def short(value):
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+if __name__ == "__main__":
+    try:
+        main(json.loads(sys.argv[1]))
+    except SystemExit:
+        raise
+    except BaseException as error:  # noqa: BLE001 - the importer reads one line whatever happened
+        fail("no-task", "inspecting the task failed: %s" % describe(error))
