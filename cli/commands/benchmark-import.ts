@@ -43,7 +43,7 @@ export const importCommand: CommandModule<object, ImportArgs> = {
       tasks: args.task,
       targetMs: args['target-ms'],
       jobs: args.jobs,
-      onTask: args.json ? undefined : (outcome, done, total) => process.stderr.write(`${formatImportLine(outcome, done, total)}\n`),
+      onTask: (outcome, done, total) => process.stderr.write(`${formatImportLine(outcome, done, total)}\n`),
     });
     if (args.json) printJson(summary);
     else process.stdout.write(formatImportSummary(summary));

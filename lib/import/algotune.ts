@@ -14,7 +14,7 @@
  */
 import {execFile} from 'node:child_process';
 import {createHash} from 'node:crypto';
-import {existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync} from 'node:fs';
+import {existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {UsageError} from '../errors.js';
@@ -164,9 +164,11 @@ function run(command: string, args: string[], options: {cwd?: string; timeout?: 
 
 /** The commit of the checkout `root` (null when it is not a git checkout). */
 async function sourceCommit(root: string): Promise<string | null> {
-  const result = await run('git', ['-C', root, 'rev-parse', 'HEAD'], {});
-  const commit = result.stdout.trim();
-  return result.code === 0 && /^[0-9a-f]{40}$/.test(commit) ? commit : null;
+  // Only a checkout of its own: a folder inside another repository (a copy, a fixture) has no commit of AlgoTune's.
+  const result = await run('git', ['-C', root, 'rev-parse', '--show-toplevel', 'HEAD'], {});
+  const [top, commit] = result.stdout.trim().split('\n');
+  if (result.code !== 0 || !top || !commit || !/^[0-9a-f]{40}$/.test(commit)) return null;
+  return realpathSync(top) === realpathSync(root) ? commit : null;
 }
 
 /** What inspect_task.py answered. */

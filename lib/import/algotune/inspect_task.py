@@ -121,7 +121,12 @@ def main(options):
             continue
         made = time.perf_counter() - t0
         try:
-            _, seconds = timed_solve(problem)
+            # The least of up to three solves (as AlgoTune times): one slow moment of the machine does not choose n.
+            seconds = timed_solve(problem)[1]
+            for _ in range(2):
+                if seconds >= target:
+                    break
+                seconds = min(seconds, timed_solve(problem)[1])
         except Exception as error:  # noqa: BLE001
             fail("solve-fails", "the task's solve raised at n = %d: %s" % (n, describe(error)), imports=imports)
         search.append([n, round(seconds * 1000, 3), round(made * 1000, 3), size])

@@ -1,0 +1,160 @@
+// `arbor benchmark import algotune`: AlgoTune-shaped tasks written here (test/fixtures/algotune), imported,
+// verified, evaluated, imported again; and the object encoding at the boundary a solution's answer crosses.
+import {createHash} from 'node:crypto';
+import {cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+
+const source = path.join(fixtures, 'algotune');
+const shared = mkdtempSync(path.join(tmpdir(), 'arbor-import-'));
+const zoo = path.join(shared, 'zoo');
+interface Summary {
+  commit: string | null;
+  counts: Record<string, number>;
+  skippedBy: Record<string, number>;
+  packages: {package: string; module: string; tasks: string[]}[];
+  tasks: {task: string; entry: string; status: string; reason?: string; detail?: string; module?: string; point?: {n: number; B: number; S: number}; probes?: {probe: string}[]; kept?: string[]}[];
+}
+let first: {code: number | null; summary: Summary; stderr: string};
+
+/** Import `tasks` of `from` into `into` with a small target time (the fixtures' solves are quick). */
+function importTasks(from: string, into: string, ...tasks: string[]) {
+  const result = runCli(['benchmark', 'import', 'algotune', from, into, '--target-ms', '2', '--json', ...tasks.flatMap((t) => ['--task', t])]);
+  let summary: Summary;
+  try {
+    summary = JSON.parse(result.stdout) as Summary;
+  } catch {
+    throw new Error(`import printed no JSON (exit ${result.code}): ${result.stderr}`);
+  }
+  return {code: result.code, summary, stderr: result.stderr};
+}
+
+beforeAll(() => {
+  first = importTasks(source, zoo);
+}, 240_000);
+afterAll(() => rmSync(shared, {recursive: true, force: true}));
+
+describe('import algotune', () => {
+  it('imports the tasks it can, and skips each other one with its reason, the module it lacks and what would bring it', () => {
+    const {code, summary, stderr} = first;
+    expect(code).toBe(1); // some task was skipped
+    // The fixtures lie inside arbor's own repository: no AlgoTune commit is claimed for them.
+    expect(summary.commit).toBeNull();
+    expect(summary.counts).toEqual({imported: 4, updated: 0, unchanged: 0, skipped: 2});
+    expect(summary.skippedBy).toEqual({'missing-module': 1, 'not-deterministic': 1});
+    const byTask = Object.fromEntries(summary.tasks.map((t) => [t.task, t]));
+    expect(byTask.needs_missing).toMatchObject({status: 'skipped', reason: 'missing-module', module: 'arbor_fixture_missing_module'});
+    expect(byTask.unseeded).toMatchObject({status: 'skipped', reason: 'not-deterministic'});
+    expect(byTask.unseeded!.detail).toMatch(/generate_problem\(\d+, 0\) made two different problems \(first difference at byte \d+/);
+    expect(summary.packages).toEqual([{package: '(none: arbor_fixture_missing_module is not packaged by Debian)', module: 'arbor_fixture_missing_module', tasks: ['needs_missing']}]);
+    // One line per task on stderr as it finishes; nothing of a skipped task is left in the zoo (nor a hidden build folder).
+    expect(stderr.trim().split('\n')).toHaveLength(6);
+    expect(stderr).toMatch(/^\[\d\/6\] algotune_needs_missing: skipped \(missing-module\): ModuleNotFoundError: No module named 'arbor_fixture_missing_module'$/m);
+    expect(existsSync(path.join(zoo, 'algotune_needs_missing'))).toBe(false);
+    expect(existsSync(path.join(zoo, 'algotune_unseeded'))).toBe(false);
+    expect(readdirNames(zoo)).toEqual(['algotune_loose_sort', 'algotune_matvec', 'algotune_sorted_chunks', 'algotune_xor_bytes']);
+    for (const name of ['matvec', 'sorted_chunks', 'xor_bytes', 'loose_sort']) {
+      const {point} = byTask[name]!;
+      expect(point!.n).toBeGreaterThanOrEqual(1);
+      // The capacities hold what the import measured, in whole 4 KiB pages.
+      expect(point!.B % 4096).toBe(0);
+      expect(point!.S % 4096).toBe(0);
+    }
+  });
+
+  it('writes complete entries that verify, list and lock --check accept, the task copied unchanged with its license', () => {
+    const dirs = readdirNames(zoo).map((name) => path.join(zoo, name));
+    const verified = runCli(['benchmark', 'verify', ...dirs]);
+    expect(verified.stderr).toBe('');
+    expect(verified.code).toBe(0);
+    expect(runCli(['benchmark', 'lock', '--check', ...dirs]).code).toBe(0);
+    const listed = runCli(['benchmark', 'list', zoo, '--json']);
+    expect(listed.code).toBe(0);
+    const entries = (JSON.parse(listed.stdout) as {benchmarks: {name: string; ok?: boolean; status?: string}[]}).benchmarks;
+    expect(entries.map((e) => e.name)).toEqual(['algotune_loose_sort', 'algotune_matvec', 'algotune_sorted_chunks', 'algotune_xor_bytes']);
+    const entry = path.join(zoo, 'algotune_matvec');
+    expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/matvec/matvec.py'))).toEqual(readFileSync(path.join(source, 'AlgoTuneTasks/matvec/matvec.py')));
+    expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/LICENSE'), 'utf8')).toBe(readFileSync(path.join(source, 'LICENSE'), 'utf8'));
+    // arbor's own stand-in for the base, never the source's (the fixture's base.py raises when imported).
+    expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/base.py'), 'utf8')).toContain("arbor's stand-in");
+    // The encoding the bundle decodes answers with is the one the runner encodes them with.
+    expect(readFileSync(path.join(entry, 'bundle/arbor_objects.py'))).toEqual(readFileSync(path.join(repoRoot, 'lib/eval/objects.py')));
+    const plan = readFileSync(path.join(entry, 'plan.toml'), 'utf8');
+    expect(plan).toContain('interface = "solve"');
+    expect(plan).toMatch(/\[dev\]\nseeds = "0-3"/);
+    expect(plan).toMatch(/\[test\]\nseeds = "1000-1007"/);
+    const readme = readFileSync(path.join(entry, 'README.md'), 'utf8');
+    expect(readme).toContain('Multiply a square matrix A by a vector x.');
+    const provenance = readFileSync(path.join(entry, 'PROVENANCE.md'), 'utf8');
+    expect(provenance).toContain(`sha256 \`${sha256(readFileSync(path.join(source, 'AlgoTuneTasks/matvec/matvec.py')))}\``);
+    expect(provenance).toContain('unknown (the source was not a git checkout)');
+  });
+
+  it("records the wrong answers a validator accepts in the summary and in the entry's caveats", () => {
+    const loose = first.summary.tasks.find((t) => t.task === 'loose_sort')!;
+    expect(loose.probes!.map((p) => p.probe)).toEqual(expect.arrayContaining(['zeros', 'negated']));
+    const caveats = readFileSync(path.join(zoo, 'algotune_loose_sort/PROVENANCE.md'), 'utf8').split('## Caveats')[1]!;
+    expect(caveats).toMatch(/`zeros` \(case \d\): accepted `array\(\[/);
+    // A strict validator: nothing accepted, and the caveats say what was tried.
+    expect(first.summary.tasks.find((t) => t.task === 'sorted_chunks')!.probes).toBeUndefined();
+    expect(readFileSync(path.join(zoo, 'algotune_sorted_chunks/PROVENANCE.md'), 'utf8')).toContain('rejected every structural wrong answer tried');
+  });
+
+  it('refuses a source that is not AlgoTune, and a task it does not hold, with exit 2 and one line', () => {
+    const none = runCli(['benchmark', 'import', 'algotune', path.join(shared, 'nowhere'), zoo]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/nowhere: no such folder; give an AlgoTune checkout or its AlgoTuneTasks folder/);
+    const unknown = runCli(['benchmark', 'import', 'algotune', source, zoo, '--task', 'no_such_task']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--task no_such_task: no such task in .*AlgoTuneTasks/);
+    expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('import algotune again', () => {
+  it('leaves an entry whose source is unchanged alone, and updates one whose source changed, keeping the files its user changed', () => {
+    const dir = tempDir();
+    const from = path.join(dir, 'source');
+    cpSync(source, from, {recursive: true});
+    const into = path.join(dir, 'zoo');
+    expect(importTasks(from, into, 'xor_bytes').summary.counts.imported).toBe(1);
+    const entry = path.join(into, 'algotune_xor_bytes');
+    const before = statSync(path.join(entry, 'plan.toml')).mtimeMs;
+
+    const again = importTasks(from, into, 'xor_bytes');
+    expect(again.code).toBe(0);
+    expect(again.summary.tasks[0]).toMatchObject({status: 'unchanged'});
+    expect(statSync(path.join(entry, 'plan.toml')).mtimeMs).toBe(before);
+
+    // The user's own solution, and an upstream change to the task.
+    const mine = '# my solver\nclass Solver:\n    def solve(self, problem):\n        return bytes(b ^ problem["key"] for b in problem["data"])\n';
+    writeFileSync(path.join(entry, 'solution.py'), mine);
+    const task = path.join(from, 'AlgoTuneTasks/xor_bytes/xor_bytes.py');
+    writeFileSync(task, readFileSync(task, 'utf8').replace('"""A bytes answer', '"""A bytes answer (changed upstream)'));
+    const updated = importTasks(from, into, 'xor_bytes');
+    expect(updated.code).toBe(0);
+    expect(updated.summary.tasks[0]).toMatchObject({status: 'updated', kept: ['solution.py']});
+    expect(readFileSync(path.join(entry, 'solution.py'), 'utf8')).toBe(mine);
+    expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/xor_bytes/xor_bytes.py'), 'utf8')).toContain('(changed upstream)');
+    expect(readFileSync(path.join(entry, 'reference.py'), 'utf8')).toContain('(changed upstream)');
+    // Relocked: the eval would run.
+    expect(runCli(['benchmark', 'lock', '--check', entry]).code).toBe(0);
+  }, 120_000);
+
+  it("never writes into a folder of the same name that arbor did not import", () => {
+    const dir = tempDir();
+    const into = path.join(dir, 'zoo');
+    const own = path.join(into, 'algotune_xor_bytes');
+    mkdirSync(own, {recursive: true});
+    writeFileSync(path.join(own, 'notes.md'), 'mine\n');
+    const result = importTasks(source, into, 'xor_bytes');
+    expect(result.code).toBe(1);
+    expect(result.summary.tasks[0]).toMatchObject({status: 'skipped', reason: 'user-folder'});
+    expect(readdirNames(own)).toEqual(['notes.md']);
+  }, 60_000);
+});
+
+const readdirNames = (dir: string): string[] => readdirSync(dir).sort();
+const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
