@@ -125,8 +125,6 @@ export const debianPackages: Record<string, string> = {
   numba: 'python3-numba',
   ot: 'python3-pot',
   faiss: 'python3-faiss',
-  hdbscan: 'python3-hdbscan',
-  orjson: 'python3-orjson',
 };
 
 /** Dev seeds (the cases of `eval dev`) and test seeds, disjoint. */
