@@ -11,7 +11,7 @@ const usageErrors: [string[], string][] = [
   [['benchmark', 'verfy', 'x'], 'arbor: Unknown command `verfy` for `arbor benchmark`, did you mean `verify`?'],
   [['benchmark', 'scafold'], 'arbor: Unknown command `scafold` for `arbor benchmark`, did you mean `scaffold`?'],
   [['frobnicate'], 'arbor: Unknown command `frobnicate`; expected one of `benchmark`, `bundle`, `mcp`'],
-  [['benchmark'], 'arbor: Missing command for `arbor benchmark`: expected one of `scaffold`, `verify`, `list`, `checkout`, `eval`, `gate`, `calibrate`, `compare`, `lock`, `runs`, `report`, `run`, `worker`'],
+  [['benchmark'], 'arbor: Missing command for `arbor benchmark`: expected one of `scaffold`, `verify`, `list`, `checkout`, `eval`, `gate`, `calibrate`, `compare`, `lock`, `runs`, `report`, `run`, `worker`, `import`'],
   [['benchmark', 'list', 'a', 'b'], 'arbor: Unexpected extra argument `b` for `arbor benchmark list`: usage `arbor benchmark list [zoo]`'],
   [['benchmark', 'list', '--frob'], 'arbor: Unknown option `--frob` for `arbor benchmark list`; run `arbor benchmark list --help` for usage'],
   [['benchmark', 'scaffold'], 'arbor: Missing argument <dir> for `arbor benchmark scaffold`: usage `arbor benchmark scaffold <dir>`'],
