@@ -23,10 +23,14 @@ A payload is one value; every value is a tag byte and its body (counts and lengt
   S set         u32 n, n values sorted by their bytes   Z frozenset: the same
   a ndarray     u8 n, dtype text (n bytes), u8 ndim, ndim x u64 dims, the data C-ordered LE
   g numpy scalar  u8 n, dtype text, the value's bytes LE
+  x scipy sparse  u8 n, the class name (csr_matrix, csc_matrix, coo_matrix, csr_array, csc_array,
+                coo_array), 2 x u64 shape, then three arrays (tag a): data, indices, indptr (coo: data,
+                row, col), as the matrix stores them
 
 Only the exact types above are encoded (bool, int, float, complex, str, bytes, bytearray,
 list, tuple, dict, set, frozenset, numpy.ndarray and numpy's own scalar types, with numeric or
-bool dtypes); anything else is refused with its type's name. Equal values encode to the same
+bool dtypes, and scipy's compressed and coordinate sparse matrices and arrays); anything else is
+refused with its type's name. Equal values encode to the same
 bytes, and decoding then encoding gives the same bytes back. Only this file's own code runs on
 a value while it is encoded or decoded.
 """
@@ -43,6 +47,13 @@ _I64 = 1 << 63
 # decoded with numpy at once (the same bytes as item by item: _encode_run and _decode_run).
 FAST = 8
 _RUN_TAGS = {float: (ord("f"), "<f8"), int: (ord("i"), "<i8")}
+SPARSE = ("csr_matrix", "csc_matrix", "coo_matrix", "csr_array", "csc_array", "coo_array")
+
+
+def _sparse_class(name):
+    import scipy.sparse
+
+    return getattr(scipy.sparse, name, None)
 
 _np = None
 
@@ -128,8 +139,16 @@ def _encode(value, out, depth):
             dtype = np.dtype(kind)
             text = _dtype_text(dtype)
             out.append(b"g" + bytes([len(text)]) + text + np.asarray(value, dtype=np.dtype(text.decode("ascii"))).tobytes())
+        elif kind.__module__.startswith("scipy.sparse") and kind.__name__ in SPARSE and _sparse_class(kind.__name__) is kind:
+            parts = (value.data, value.row, value.col) if kind.__name__.startswith("coo") else (value.data, value.indices, value.indptr)
+            name = kind.__name__.encode("ascii")
+            out.append(b"x" + bytes([len(name)]) + name + b"".join(struct.pack("<Q", d) for d in value.shape))
+            for part in parts:
+                if type(part) is not _numpy().ndarray:
+                    raise EncodingError("a sparse matrix whose parts are not numpy arrays")
+                _encode(part, out, depth + 1)
         else:
-            raise EncodingError("a value of type %s.%s (the encoding carries None, bool, int, float, complex, str, bytes, list, tuple, dict, set and numpy arrays and scalars)" % (kind.__module__, kind.__qualname__))
+            raise EncodingError("a value of type %s.%s (the encoding carries None, bool, int, float, complex, str, bytes, list, tuple, dict, set, numpy arrays and scalars and scipy csr, csc and coo matrices)" % (kind.__module__, kind.__qualname__))
 
 
 def _encode_run(value, out):
@@ -319,6 +338,31 @@ def _decode(reader, depth):
             count *= dim
         data = reader.take(count * dtype.itemsize)
         return np.frombuffer(data, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="), copy=True)
+    if tag == b"x":
+        name = bytes(reader.take(reader.u8())).decode("ascii", "replace")
+        if name not in SPARSE:
+            raise EncodingError("a sparse class %r the encoding does not carry" % name)
+        shape = tuple(struct.unpack("<Q", reader.take(8))[0] for _ in range(2))
+        parts = []
+        for _ in range(3):
+            if bytes(reader.take(1)) != b"a":
+                raise EncodingError("a sparse matrix whose parts are not arrays")
+            reader.at -= 1
+            parts.append(_decode(reader, depth + 1))
+        cls = _sparse_class(name)
+        if cls is None:
+            raise EncodingError("scipy here has no sparse class %r" % name)
+        try:
+            if name.startswith("coo"):
+                matrix = cls((parts[0], (parts[1], parts[2])), shape=shape)
+                matrix.row, matrix.col = parts[1], parts[2]
+            else:
+                matrix = cls((parts[0], parts[1], parts[2]), shape=shape)
+                matrix.indices, matrix.indptr = parts[1], parts[2]
+            matrix.data = parts[0]
+        except (ValueError, TypeError) as error:
+            raise EncodingError("a sparse matrix that does not hold together (%s)" % error) from None
+        return matrix
     raise EncodingError("an unknown tag %r at byte %d" % (tag, reader.at - 1))
 
 

@@ -7,9 +7,9 @@ import {describe, expect, it} from 'vitest';
 import {repoRoot} from '../helpers/cli.js';
 
 /** Run `body` (Python, with `o` the encoding module and `np` numpy) and return what it prints as JSON. */
-function python(body: string): unknown {
+function python(body: string, interpreter = process.env.ARBOR_PYTHON || 'python3'): unknown {
   const script = `import json, math, struct, sys\nsys.path.insert(0, ${JSON.stringify(path.join(repoRoot, 'lib/eval'))})\nimport objects as o\nimport numpy as np\n${body}`;
-  const result = spawnSync(process.env.ARBOR_PYTHON || 'python3', ['-I', '-B', '-c', script], {encoding: 'utf8'});
+  const result = spawnSync(interpreter, ['-I', '-B', '-c', script], {encoding: 'utf8'});
   if (result.status !== 0) throw new Error(result.stderr);
   return JSON.parse(result.stdout);
 }
@@ -110,6 +110,30 @@ print(json.dumps(refused))`) as Record<string, string | null>;
     expect(out.map).toMatch(/builtins\.map/);
     expect(out.range).toMatch(/builtins\.range/);
     expect(out.deep).toBe('nested more than 200 levels deep');
+  });
+
+  // Debian's python3 with python3-scipy (.ci/run installs it): four AlgoTune tasks carry sparse matrices.
+  it("carries scipy's csr, csc and coo matrices and arrays exactly (index dtypes kept), and refuses a subclass or another format", () => {
+    const out = python(`
+import scipy.sparse as sp
+same = {}
+for cls in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix, sp.csr_array, sp.csc_array, sp.coo_array):
+    m = cls(sp.random(30, 20, density=0.2, random_state=3, format="coo"))
+    if hasattr(m, "indices"):
+        m.indices = m.indices.astype(np.int64); m.indptr = m.indptr.astype(np.int64)
+    back = o.decode(o.encode(m))
+    same[cls.__name__] = [type(back).__name__, o.encode(back) == o.encode(m), float(abs(back - m).max()), str((back.indices if hasattr(back, "indices") else back.row).dtype)]
+class Mine(sp.csr_matrix): pass
+refused = []
+for value in (Mine(np.eye(3)), sp.lil_matrix(np.eye(3)), sp.dok_matrix(np.eye(3))):
+    try:
+        o.encode(value); refused.append(None)
+    except o.EncodingError as error:
+        refused.append(str(error).split(" (")[0])
+print(json.dumps({"same": same, "refused": refused}))`, '/usr/bin/python3') as {same: Record<string, unknown[]>; refused: string[]};
+    for (const name of ['csr_matrix', 'csc_matrix', 'csr_array', 'csc_array']) expect(out.same[name]).toEqual([name, true, 0, 'int64']);
+    for (const name of ['coo_matrix', 'coo_array']) expect(out.same[name]!.slice(0, 3)).toEqual([name, true, 0]);
+    expect(out.refused).toEqual(['a value of type __main__.Mine', 'a value of type scipy.sparse._lil.lil_matrix', 'a value of type scipy.sparse._dok.dok_matrix']);
   });
 
   it('reads only what pack wrote: a wrong header, trailing bytes or a short tensor are errors, never a value', () => {
