@@ -26,8 +26,9 @@ _OUT = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)
 sys.stdout = sys.stderr
 HERE = os.path.dirname(os.path.abspath(__file__))
-# The search stops before a size whose problem takes longer than this to make, or more bytes than this.
+# The search stops before a size whose problem takes longer than this to make or to check, or more bytes than this.
 MAX_MAKE_SECONDS = 2.0
+MAX_CHECK_SECONDS = 1.0
 MAX_PROBLEM_BYTES = 64 << 20
 
 
@@ -100,7 +101,11 @@ def main(options):
 
     def timed_solve(problem):
         t0 = time.perf_counter()
-        solution = task.solve(problem)
+        try:
+            solution = task.solve(problem)
+        except ModuleNotFoundError as error:
+            # A module the task imports only inside solve (ortools, pysat): missing, like one imported at the top.
+            fail("missing-module", describe(error), module=(error.name or "").split(".")[0], imports=imports)
         return solution, time.perf_counter() - t0
 
     # The target-time search: double n until the task's solve takes the target time (or the budget runs out).
@@ -122,16 +127,25 @@ def main(options):
         made = time.perf_counter() - t0
         try:
             # The least of up to three solves (as AlgoTune times): one slow moment of the machine does not choose n.
-            seconds = timed_solve(problem)[1]
+            solution, seconds = timed_solve(problem)
             for _ in range(2):
                 if seconds >= target:
                     break
                 seconds = min(seconds, timed_solve(problem)[1])
         except Exception as error:  # noqa: BLE001
             fail("solve-fails", "the task's solve raised at n = %d: %s" % (n, describe(error)), imports=imports)
+        # The validator runs on every case of every repetition too: a size it takes seconds to check is too large.
+        t0 = time.perf_counter()
+        try:
+            task.is_solution(problem, solution)
+        except Exception:  # noqa: BLE001 - judged below, on the encoded answer
+            pass
+        checked = time.perf_counter() - t0
+        if search and checked > MAX_CHECK_SECONDS:
+            break
         search.append([n, round(seconds * 1000, 3), round(made * 1000, 3), size])
-        # Past the target, or where one more doubling would make problems too slow to make or too large to carry.
-        if seconds >= target or made > MAX_MAKE_SECONDS / 2 or size > MAX_PROBLEM_BYTES / 2:
+        # Past the target, or where one more doubling would make problems too slow to make, check or carry.
+        if seconds >= target or made > MAX_MAKE_SECONDS / 2 or checked > MAX_CHECK_SECONDS / 2 or size > MAX_PROBLEM_BYTES / 2:
             break
         n *= 2
     if not search:
