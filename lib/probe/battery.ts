@@ -7,7 +7,7 @@
  */
 import {randomInt} from 'node:crypto';
 import {existsSync} from 'node:fs';
-import {mkdtemp, rm, writeFile} from 'node:fs/promises';
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
@@ -17,7 +17,7 @@ import type {Plan, PlanOverride} from '../benchmark/plan.js';
 import type {Finding, ProbeOutcome} from '../zoo/lint.js';
 
 export type {ProbeOutcome};
-import {probeSource, probes, type Probe, type ProbeConfig} from './probes.js';
+import {probeSource, probes, solveProbeSource, solveProbes, type Probe, type ProbeConfig} from './probes.js';
 
 /** How much more than all zeros an accuracy probe may score (seeded random answers hit a few points by chance). */
 export const accuracySlack = 0.01;
@@ -55,8 +55,8 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
   const finding = (ruleId: string, message: string) => findings.push({file: dir, severity: 'error', ruleId, message});
   const done = (): ProbeReport => ({findings, probes: outcomes, seconds: elapsed()});
 
-  const unknown = options.only?.find((name) => !probes.some((p) => p.name === name));
-  if (unknown !== undefined) throw new UsageError(`unknown probe "${unknown}", expected one of ${probes.map((p) => p.name).join(', ')}`);
+  const unknown = options.only?.find((name) => !probes.some((p) => p.name === name) && !solveProbes.some((p) => p.name === name));
+  if (unknown !== undefined) throw new UsageError(`unknown probe "${unknown}", expected one of ${probes.map((p) => p.name).join(', ')} (interface = "solve": ${solveProbes.map((p) => p.name).join(', ')})`);
   if (!existsSync(path.join(abs, 'plan.toml'))) {
     finding('probe-plan', 'No `plan.toml`, so `--probe` has no eval to run the probes through; add one (its format is in lib/eval/README.md)');
     return done();
@@ -82,11 +82,15 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
 
   const scratch = await mkdtemp(path.join(tmpdir(), 'arbor-probe-'));
   try {
-    const chosen = probes.filter((p) => !options.only || options.only.includes(p.name) || (p.name === 'zeros' && plan.metric === 'accuracy'));
+    // An entry with AlgoTune's solver signature gets wrong answers built from its reference's own (probe_solve.py).
+    const solve = plan.interface === 'solve' && plan.reference !== undefined;
+    const battery = solve ? solveProbes : probes;
+    const reference = solve ? await readFile(plan.reference!, 'utf8') : '';
+    const chosen = battery.filter((p) => !options.only || options.only.includes(p.name) || (p.name === 'zeros' && plan.metric === 'accuracy'));
     let zeros: ZerosOutcome | undefined;
     for (const probe of chosen) {
       const file = path.join(scratch, `${probe.name}.py`);
-      await writeFile(file, probeSource({probe: probe.name, ...config}));
+      await writeFile(file, solve ? solveProbeSource(probe.name, reference) : probeSource({probe: probe.name, ...config}));
       const probeStarted = elapsed();
       let report: EvalReport;
       try {

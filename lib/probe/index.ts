@@ -5,7 +5,7 @@ import {checkVerifier, type CheckerReport} from './checker.js';
 
 export {accuracySlack, probeBenchmark, probeCaseTimeout} from './battery.js';
 export type {ProbeOptions, ProbeOutcome, ProbeReport} from './battery.js';
-export {probes, probeSource, probeTemplatePath} from './probes.js';
+export {probes, probeSource, probeTemplatePath, solveProbes, solveProbeSource} from './probes.js';
 export type {Probe, ProbeConfig} from './probes.js';
 
 /** Probe every folder verify could lint, adding the findings (errors) and outcomes to its report. */

@@ -74,3 +74,49 @@ export function probeSource(config: ProbeConfig, template = readFileSync(probeTe
   lines[at] = `CONFIG = json.loads(${JSON.stringify(JSON.stringify(config))})`;
   return lines.join('\n');
 }
+
+const checkValidator = "the task's validator accepts it on every dev case; make is_solution check what this answer gets wrong (for a task with several right answers, read it: it may be right)";
+
+/**
+ * The battery of an entry with `interface = "solve"` (AlgoTune's solver signature): wrong answers
+ * built from the reference solver's own answer by structure (lib/probe/probe_solve.py).
+ */
+export const solveProbes: readonly Probe[] = [
+  {name: 'none', tries: 'solve() returns None', rewarded: 'an answer of None was scored'},
+  {name: 'empty', tries: "an empty value of the answer's type", rewarded: checkValidator},
+  {name: 'zeros', tries: "the reference's answer with every number zero", rewarded: checkValidator},
+  {name: 'negated', tries: "the reference's answer with every number negated", rewarded: checkValidator},
+  {name: 'first-number-changed', tries: "the reference's answer with its first number changed", rewarded: checkValidator},
+  {name: 'truncated', tries: "the reference's answer without its last item", rewarded: checkValidator},
+  {name: 'echo', tries: 'the problem given back as the answer', rewarded: checkValidator},
+  {name: 'liar', tries: 'a bytes subclass whose __eq__ and __len__ agree with anything', rewarded: "an object of the solution's reached the validator: the answer must cross as bytes (interface = \"solve\")"},
+];
+
+/** Where the solve probes' transformations live (lib/probe/probe_solve.py). */
+export function solveProbeTemplatePath(): string {
+  return path.join(path.dirname(probeTemplatePath()), 'probe_solve.py');
+}
+
+/**
+ * One solve probe's file: the reference solver (self-contained, as the eval requires), the
+ * transformations, and a Solver that answers the probe's wrong answer in place of the reference's.
+ */
+export function solveProbeSource(probe: string, reference: string, template = readFileSync(solveProbeTemplatePath(), 'utf8')): string {
+  return [
+    reference.trimEnd(),
+    '',
+    `# ---- arbor verify --probe: probe ${JSON.stringify(probe)} (lib/probe/probe_solve.py) ----`,
+    template.trimEnd(),
+    '',
+    '_ArborReference = Solver',
+    '',
+    '',
+    'class Solver:',
+    '    def __init__(self):',
+    '        self._reference = _ArborReference()',
+    '',
+    '    def solve(self, problem, **kwargs):',
+    `        return arbor_wrong_answer(${JSON.stringify(probe)}, self._reference.solve(problem), problem)`,
+    '',
+  ].join('\n');
+}

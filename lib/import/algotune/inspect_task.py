@@ -206,75 +206,18 @@ def main(options):
 
 
 def probe_validator(task, objects, cases):
-    """Wrong answers, built from the task's own answer by structure alone, that is_solution accepts:
-    each is evidence of a validator that checks less than the task asks (a finding to read: for
-    a task with several right answers, a changed answer can be right)."""
-    import numpy as np
-
-    def numbers_changed(value, how):
-        kind = type(value)
-        if kind is bool:
-            return value
-        if kind in (int, float):
-            return how(value)
-        if kind is np.ndarray and value.dtype.kind in "iuf" and value.size:
-            return how(value)
-        if kind in (list, tuple):
-            return kind(numbers_changed(item, how) for item in value)
-        if kind is dict:
-            return {key: numbers_changed(item, how) for key, item in value.items()}
-        return value
-
-    def first_changed(value):
-        """The answer with its first number changed (by one, or by 1e-3 of its size)."""
-        state = {"done": False}
-
-        def bump(x):
-            if state["done"]:
-                return x
-            if type(x) is np.ndarray:
-                y = x.copy().reshape(-1)
-                y[0] = y[0] + (1 if y.dtype.kind in "iu" else max(abs(float(y[0])) * 1e-3, 1e-3))
-                state["done"] = True
-                return y.reshape(x.shape)
-            state["done"] = True
-            return x + 1 if type(x) is int else x + max(abs(x) * 1e-3, 1e-3)
-
-        return numbers_changed(value, bump)
-
-    def empty_like(value):
-        kind = type(value)
-        if kind in (list, tuple, dict, str, bytes):
-            return kind()
-        if kind is np.ndarray:
-            return value[:0]
-        return None
-
-    def truncated(value):
-        kind = type(value)
-        if kind in (list, tuple, str, bytes) and len(value) > 1:
-            return value[:-1]
-        if kind is np.ndarray and value.ndim and value.shape[0] > 1:
-            return value[:-1]
-        return None
-
-    probes = [
-        ("none", lambda v: None),
-        ("empty", empty_like),
-        ("zeros", lambda v: numbers_changed(v, lambda x: x * 0)),
-        ("negated", lambda v: numbers_changed(v, lambda x: -x)),
-        ("first-number-changed", first_changed),
-        ("truncated", truncated),
-    ]
+    """Wrong answers, built from the task's own answer by structure alone (lib/probe/probe_solve.py,
+    the transformations `verify --probe` runs through the eval), that is_solution accepts: each is
+    evidence of a validator that checks less than the task asks (a finding to read: for a task with
+    several right answers, a changed answer can be right)."""
+    probes = load("arbor_probe_solve", os.path.join(HERE, "..", "..", "probe", "probe_solve.py"))
     found = []
-    for name, make in probes:
+    for name in ("none", "empty", "zeros", "negated", "first-number-changed", "truncated"):
         for index, (problem_bytes, answer_bytes) in enumerate(cases):
             right = objects.decode(answer_bytes)
             try:
-                wrong = make(objects.decode(answer_bytes))
-                if wrong is None and name != "none":
-                    continue
-                if objects.encode(wrong) == answer_bytes:
+                wrong = probes.arbor_wrong_answer(name, objects.decode(answer_bytes), objects.decode(problem_bytes))
+                if (wrong is None and name != "none") or objects.encode(wrong) == answer_bytes:
                     continue
                 verdict = task.is_solution(objects.decode(problem_bytes), wrong)
             except Exception:  # noqa: BLE001 - a probe that cannot be built or is refused by raising is not accepted
