@@ -98,7 +98,7 @@ export interface ImportOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const importer = 'arbor-import-algotune/1';
+const importer = 'arbor-import-algotune/2';
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** lib/import/algotune (the Python files), from lib/import (sources) or dist/lib/import (built). */
 function assetDir(): string {
@@ -182,6 +182,8 @@ interface Inspection {
   problem_bytes?: number;
   solution_bytes?: number;
   imports?: string[];
+  submodules?: string[];
+  python?: {executable: string; version: string; numpy: string | null};
   probes?: ProbeFinding[];
 }
 
@@ -332,7 +334,8 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
   if (locked.status !== 'written') {
     if (fresh) rmSync(target, {recursive: true, force: true});
     const first = locked.findings?.[0];
-    const nondeterministic = locked.findings?.some((f) => f.ruleId === 'bundle-deterministic');
+    // A bundle that cannot make its cases at all is not shown deterministic either: that is not-locked, with the reason.
+    const nondeterministic = locked.findings?.some((f) => f.ruleId === 'bundle-deterministic' && !/could not make/.test(f.message));
     return skip(nondeterministic ? 'not-deterministic' : 'not-locked', first ? `${first.ruleId}: ${first.message}` : 'the entry could not be locked');
   }
   writeFileAtomic(path.join(target, '.arbor-import.json'), `${JSON.stringify(newRecord, null, 2)}\n`);
@@ -374,7 +377,7 @@ function entryFiles(task: string, source: string, digest: string, ctx: TaskConte
   const read = (name: string) => readFileSync(path.join(assets, name), 'utf8');
   const name = `algotune_${task}`;
   const description = readDescription(path.join(ctx.tasksDir, task));
-  const solver = solverModule(task, source, read('base.py'));
+  const solver = solverModule(task, source, read('base.py'), inspection.submodules ?? []);
   const files: Record<string, string> = {
     'README.md': readme(name, task, description, point),
     'PROVENANCE.md': provenance(name, task, digest, ctx, inspection, point),
@@ -383,7 +386,7 @@ function entryFiles(task: string, source: string, digest: string, ctx: TaskConte
     'reference.py': solver,
     'solution.py': solver,
     'bundle/fherma.toml': fherma(task, digest),
-    'bundle/algotune_entry.py': read('entry.py').replace('{{task}}', task),
+    'bundle/algotune_entry.py': read('entry.py').replace('{{task}}', task).replace('{{preimport}}', JSON.stringify(inspection.submodules ?? [])),
     'bundle/generate.py': read('generate.py'),
     'bundle/oracle.py': read('oracle.py'),
     'bundle/verify.py': read('verify.py'),
@@ -407,7 +410,7 @@ function readDescription(folder: string): string {
  * task's module follows unchanged (a `from __future__` import moved to the top, where Python wants
  * it), and `Solver` calls the task's own solve.
  */
-export function solverModule(task: string, source: string, base: string): string {
+export function solverModule(task: string, source: string, base: string, submodules: string[] = []): string {
   const lines = source.replace(/\r\n?/g, '\n').split('\n');
   const future = lines.filter((line) => /^from __future__ import /.test(line));
   const body = lines.filter((line) => !/^from __future__ import /.test(line)).join('\n');
@@ -432,6 +435,7 @@ export function solverModule(task: string, source: string, base: string): string
     '_arbor_package.base = _arbor_base',
     '_arbor_sys.modules.setdefault("AlgoTuneTasks", _arbor_package)',
     '_arbor_sys.modules.setdefault("AlgoTuneTasks.base", _arbor_base)',
+    ...(submodules.length ? ['', '# Submodules the task uses after a bare import of their package.', ...submodules.map((name) => `import ${name}  # noqa: F401`)] : []),
     '',
     `# ---- AlgoTuneTasks/${task}/${task}.py, as AlgoTune ships it ----`,
     body.trimEnd(),
@@ -588,7 +592,8 @@ stand-in for AlgoTune's base class (no AlgoTuner code). Written by \`arbor bench
 
 ## Setup & environment
 
-Python 3 with ${imports.length ? imports.map((m) => `\`${m}\``).join(', ') : 'numpy'} (Debian: ${packages.length ? packages.join(', ') : 'python3-numpy'}).
+${inspection.python ? `Imported with \`${inspection.python.executable}\` (Python ${inspection.python.version}, numpy ${inspection.python.numpy ?? 'none'}): evaluate with the same interpreter (\`ARBOR_PYTHON=${inspection.python.executable}\`), since another numpy or scipy may answer differently.
+` : ''}Python 3 with ${imports.length ? imports.map((m) => `\`${m}\``).join(', ') : 'numpy'} (Debian: ${packages.length ? packages.join(', ') : 'python3-numpy'}).
 \`n = ${point.n}\` was chosen as AlgoTune chooses it: the size at which the task's own solve takes about
 ${ctx.targetMs} ms on the importing machine (\`arbor benchmark import algotune <source> <zoo> --task ${task}\`;
 tried: ${search || 'none'}).

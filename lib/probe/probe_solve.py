@@ -11,6 +11,7 @@ should accept on every case, built from the right answer by structure alone:
     negated               every number negated
     first-number-changed  the first number changed (by one, or by a thousandth of its size)
     truncated             the last item of the outermost list, tuple, string or array dropped
+    nan                   every float NaN, the structure kept (a validator whose error > tol never fires)
     echo                  the problem itself
     liar                  a bytes subclass whose __eq__ and __len__ agree with anything (the
                           object encoding must refuse it before any validator sees it)
@@ -53,6 +54,19 @@ def _arbor_first_changed(value):
     return _arbor_numbers_changed(value, bump)
 
 
+def _arbor_floats_nan(value):
+    kind = type(value)
+    if kind is float:
+        return float("nan")
+    if kind is _arbor_np.ndarray and value.dtype.kind in "fc":
+        return _arbor_np.full_like(value, _arbor_np.nan)
+    if kind in (list, tuple):
+        return kind(_arbor_floats_nan(item) for item in value)
+    if kind is dict:
+        return {key: _arbor_floats_nan(item) for key, item in value.items()}
+    return value
+
+
 def _arbor_empty(value):
     kind = type(value)
     if kind in (list, tuple, dict, str, bytes):
@@ -91,6 +105,7 @@ ARBOR_PROBES = {
     "negated": lambda right, problem: _arbor_numbers_changed(right, lambda x: -x),
     "first-number-changed": lambda right, problem: _arbor_first_changed(right),
     "truncated": lambda right, problem: _arbor_truncated(right),
+    "nan": lambda right, problem: _arbor_floats_nan(right),
     "echo": lambda right, problem: problem,
     "liar": lambda right, problem: _ArborLiar(b"arbor"),
 }

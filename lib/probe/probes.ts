@@ -88,6 +88,7 @@ export const solveProbes: readonly Probe[] = [
   {name: 'negated', tries: "the reference's answer with every number negated", rewarded: checkValidator},
   {name: 'first-number-changed', tries: "the reference's answer with its first number changed", rewarded: checkValidator},
   {name: 'truncated', tries: "the reference's answer without its last item", rewarded: checkValidator},
+  {name: 'nan', tries: "the reference's answer with every float NaN", rewarded: checkValidator},
   {name: 'echo', tries: 'the problem given back as the answer', rewarded: checkValidator},
   {name: 'liar', tries: 'a bytes subclass whose __eq__ and __len__ agree with anything', rewarded: "an object of the solution's reached the validator: the answer must cross as bytes (interface = \"solve\")"},
 ];

@@ -42,16 +42,19 @@ describe('import algotune', () => {
     expect(code).toBe(1); // some task was skipped
     // The fixtures lie inside arbor's own repository: no AlgoTune commit is claimed for them.
     expect(summary.commit).toBeNull();
-    expect(summary.counts).toEqual({imported: 4, updated: 0, unchanged: 0, skipped: 2});
-    expect(summary.skippedBy).toEqual({'missing-module': 1, 'not-deterministic': 1});
+    expect(summary.counts).toEqual({imported: 4, updated: 0, unchanged: 0, skipped: 3});
+    expect(summary.skippedBy).toEqual({'missing-module': 1, 'not-deterministic': 1, 'solve-fails': 1});
     const byTask = Object.fromEntries(summary.tasks.map((t) => [t.task, t]));
     expect(byTask.needs_missing).toMatchObject({status: 'skipped', reason: 'missing-module', module: 'arbor_fixture_missing_module'});
     expect(byTask.unseeded).toMatchObject({status: 'skipped', reason: 'not-deterministic'});
+    // A solve that swallows its own failure and answers a fallback is caught by what it logs.
+    expect(byTask.swallowed).toMatchObject({status: 'skipped', reason: 'solve-fails'});
+    expect(byTask.swallowed!.detail).toMatch(/^the task's solve logged an error and answered anyway: Error: name 'undefined_name' is not defined$/);
     expect(byTask.unseeded!.detail).toMatch(/generate_problem\(\d+, 0\) made two different problems \(first difference at byte \d+/);
     expect(summary.packages).toEqual([{package: '(none: arbor_fixture_missing_module is not packaged by Debian)', module: 'arbor_fixture_missing_module', tasks: ['needs_missing']}]);
     // One line per task on stderr as it finishes; nothing of a skipped task is left in the zoo (nor a hidden build folder).
-    expect(stderr.trim().split('\n')).toHaveLength(6);
-    expect(stderr).toMatch(/^\[\d\/6\] algotune_needs_missing: skipped \(missing-module\): ModuleNotFoundError: No module named 'arbor_fixture_missing_module'$/m);
+    expect(stderr.trim().split('\n')).toHaveLength(7);
+    expect(stderr).toMatch(/^\[\d\/7\] algotune_needs_missing: skipped \(missing-module\): ModuleNotFoundError: No module named 'arbor_fixture_missing_module'$/m);
     expect(existsSync(path.join(zoo, 'algotune_needs_missing'))).toBe(false);
     expect(existsSync(path.join(zoo, 'algotune_unseeded'))).toBe(false);
     expect(readdirNames(zoo)).toEqual(['algotune_loose_sort', 'algotune_matvec', 'algotune_sorted_chunks', 'algotune_xor_bytes']);

@@ -8,6 +8,8 @@ import os
 import sys
 
 TASK = "{{task}}"
+# Submodules the task uses after a bare `import sklearn` (or scipy, skimage), imported first.
+PREIMPORT = {{preimport}}
 HERE = os.path.dirname(os.path.abspath(__file__))
 _task = None
 
@@ -29,6 +31,8 @@ def task():
     """The task's instance (one per process)."""
     global _task
     if _task is None:
+        for name in PREIMPORT:
+            importlib.import_module(name)
         package = _load("AlgoTuneTasks", os.path.join(HERE, "AlgoTuneTasks", "__init__.py"))
         base = _load("AlgoTuneTasks.base", os.path.join(HERE, "AlgoTuneTasks", "base.py"))
         package.base = base

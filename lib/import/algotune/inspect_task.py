@@ -55,6 +55,41 @@ def top_level_imports(file):
     return sorted(n for n in names if n not in sys.stdlib_module_names)
 
 
+def submodules(file):
+    """`package.sub` attributes the task's source uses (sklearn.cluster after a bare `import sklearn`):
+    AlgoTune's own harness happens to have imported them; a process of the task's own must."""
+    import re
+
+    with open(file, encoding="utf-8", errors="replace") as handle:
+        text = handle.read()
+    found = set()
+    for package in ("sklearn", "scipy", "skimage"):
+        if re.search(r"^\s*import %s\b" % package, text, re.M):
+            found.update("%s.%s" % (package, sub) for sub in re.findall(r"\b%s\.([a-z_]+)\b" % package, text))
+    return sorted(found)
+
+
+def preimport(names):
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
+class ErrorLog:
+    """The ERROR records the task logs while it solves: a solve that catches its own failure and
+    answers a fallback says so only there."""
+
+    def __init__(self):
+        import logging
+
+        self.records = []
+        handler = logging.Handler(logging.ERROR)
+        handler.emit = self.records.append
+        logging.getLogger().addHandler(handler)
+
+
 def finish(result):
     _OUT.write(json.dumps(result) + "\n")
     _OUT.flush()
@@ -81,6 +116,8 @@ def main(options):
         imports = top_level_imports(file)
     except SyntaxError as error:
         fail("no-task", "the task's module does not parse: %s" % describe(error))
+    wanted = submodules(file)
+    preimport(wanted)
     try:
         load("AlgoTuneTasks.%s.%s" % (name, name), file)
     except ModuleNotFoundError as error:
@@ -95,17 +132,21 @@ def main(options):
     except Exception as error:  # noqa: BLE001
         fail("no-task", "the task cannot be constructed: %s" % describe(error), imports=imports)
 
+    errors = ErrorLog()
     target = options["target_ms"] / 1000.0
     budget = options["search_seconds"]
     started = time.perf_counter()
 
     def timed_solve(problem):
+        logged = len(errors.records)
         t0 = time.perf_counter()
         try:
             solution = task.solve(problem)
         except ModuleNotFoundError as error:
             # A module the task imports only inside solve (ortools, pysat): missing, like one imported at the top.
             fail("missing-module", describe(error), module=(error.name or "").split(".")[0], imports=imports)
+        if len(errors.records) > logged:
+            fail("solve-fails", "the task's solve logged an error and answered anyway: %s" % errors.records[logged].getMessage()[:200], imports=imports)
         return solution, time.perf_counter() - t0
 
     # The target-time search: double n until the task's solve takes the target time (or the budget runs out).
@@ -201,6 +242,8 @@ def main(options):
         "problem_bytes": problem_bytes,
         "solution_bytes": solution_bytes,
         "imports": imports,
+        "submodules": wanted,
+        "python": {"executable": sys.executable, "version": sys.version.split()[0], "numpy": sys.modules["numpy"].__version__ if "numpy" in sys.modules else None},
         "probes": probe_validator(task, objects, problems[:2]),
     })
 
@@ -212,7 +255,7 @@ def probe_validator(task, objects, cases):
     several right answers, a changed answer can be right)."""
     probes = load("arbor_probe_solve", os.path.join(HERE, "..", "..", "probe", "probe_solve.py"))
     found = []
-    for name in ("none", "empty", "zeros", "negated", "first-number-changed", "truncated"):
+    for name in ("none", "empty", "zeros", "negated", "first-number-changed", "truncated", "nan"):
         for index, (problem_bytes, answer_bytes) in enumerate(cases):
             right = objects.decode(answer_bytes)
             try:
