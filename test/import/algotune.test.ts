@@ -21,7 +21,7 @@ let first: {code: number | null; summary: Summary; stderr: string};
 
 /** Import `tasks` of `from` into `into` with a small target time (the fixtures' solves are quick). */
 function importTasks(from: string, into: string, ...tasks: string[]) {
-  const result = runCli(['benchmark', 'import', 'algotune', from, into, '--target-ms', '2', '--json', ...tasks.flatMap((t) => ['--task', t])]);
+  const result = runCli(['benchmark', 'import', 'algotune', from, into, '--target-ms', '1', '--json', ...tasks.flatMap((t) => ['--task', t])]);
   let summary: Summary;
   try {
     summary = JSON.parse(result.stdout) as Summary;
@@ -89,7 +89,7 @@ describe('import algotune', () => {
     expect(plan).toMatch(/\[dev\]\nseeds = "0-3"/);
     expect(plan).toMatch(/\[test\]\nseeds = "1000-1007"/);
     const readme = readFileSync(path.join(entry, 'README.md'), 'utf8');
-    expect(readme).toContain('Multiply a square matrix A by a vector x.');
+    expect(readme).toContain('Multiply a square matrix A by a block X of 64 vectors.');
     const provenance = readFileSync(path.join(entry, 'PROVENANCE.md'), 'utf8');
     expect(provenance).toContain(`sha256 \`${sha256(readFileSync(path.join(source, 'AlgoTuneTasks/matvec/matvec.py')))}\``);
     expect(provenance).toContain('unknown (the source was not a git checkout)');
