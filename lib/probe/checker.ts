@@ -90,9 +90,11 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
     }
     const {verifyWorkDir} = await import('../bundle/index.js');
     const baseline: Outcome[][] = [];
+    const verdicts: Verdicts[] = [];
     for (const p of points) {
       writeAnswers(bundle, p);
-      baseline.push((await verifyWorkDir(bundle, p.dir)).cases.map((v) => outcomeOf(plan, v)));
+      verdicts.push(await verifyWorkDir(bundle, p.dir));
+      baseline.push(verdicts.at(-1)!.cases.map((v) => outcomeOf(plan, v)));
     }
     judgeAnswers(plan, points, baseline, report, finding);
     if (options.mutants) {
@@ -105,12 +107,21 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
       const where = Object.entries(p.point).map(([name, v]) => `${name} = ${v}`).join(', ');
       let last = process.hrtime.bigint();
       say(`${dir}: mutants: at ${where}${points.length > 1 ? ` (the smallest of ${points.length} dev points)` : ''}, ${p.cases.length} cases`);
-      report.mutants = await runMutants(plan, bundle, p, scratch, (done, total, killed) => {
-        const now = process.hrtime.bigint();
-        if (now - last < 1_000_000_000n || done === total) return;
-        last = now;
-        say(`${dir}: mutants: ${done} of ${total} (${killed} killed) in ${seconds().toFixed(1)} s`);
-      });
+      // The verifier's verdicts on the battery are shared with the mutant phase, where they read the same in memory (no error).
+      const known = bundle.entry.verify ? verdicts[k]!.cases.map((v, j) => (v.error === undefined ? baseline[k]![j] : undefined)) : [];
+      report.mutants = await runMutants(
+        plan,
+        bundle,
+        p,
+        scratch,
+        (done, total, killed) => {
+          const now = process.hrtime.bigint();
+          if (now - last < 1_000_000_000n || done === total) return;
+          last = now;
+          say(`${dir}: mutants: ${done} of ${total} (${killed} killed) in ${seconds().toFixed(1)} s`);
+        },
+        known,
+      );
       const killed = report.mutants.filter((m) => m.status === 'killed').length;
       const counted = report.mutants.filter((m) => m.status === 'killed' || m.status === 'survived').length;
       report.killRate = counted === 0 ? 1 : killed / counted;

@@ -76,42 +76,58 @@ export function mutantPoint(bundle: Bundle, points: BatteryPoint[], bytes: (b: B
 
 type Verify = (tensors: Tensor[], i: number) => Promise<Outcome>;
 
-/** Run every mutant at one point. `say(done, total)` is called after each. */
+/**
+ * Run every mutant at one point. `say(done, total)` is called after each. `known`: the verifier's
+ * outcomes on the battery cases already scored (battery order, case a * cases + i), as verifyWorkDir
+ * gave them; only a verifier's, and only one with no error (the exact rule and an error read
+ * differently in memory), and each is not computed again.
+ */
 export async function runMutants(
   plan: Plan,
   bundle: Bundle,
   p: BatteryPoint,
   scratch: string,
   say: (done: number, total: number, killed: number) => void,
+  known: ReadonlyArray<Outcome | undefined> = [],
 ): Promise<MutantOutcome[]> {
   const {withAuthored, importAuthored} = await import('../bundle/authored.js');
   const {describeThrown, elementValue} = await import('../bundle/index.js');
   const n = p.cases.length;
+  // Sets of buffers the verifier's copies are made in (one set per pending call), and each answer tensor's NaN count (the battery's tensors are never written to).
+  const buffers: Array<Map<string, Tensor>> = [];
+  const nanCounts = new WeakMap<Tensor, number>();
+  const nansOf = (t: Tensor) => {
+    let k = nanCounts.get(t);
+    if (k === undefined) nanCounts.set(t, (k = countNaNs(t)));
+    return k;
+  };
+  /** Whether an answer holds NaN in a float result (the host then fails the case whatever the verifier says). */
+  const hasNaN = (answer: Tensor[]) => bundle.results.some((b, r) => isFloat(b.type) && nansOf(answer[r]!) > 0);
 
   /** One case judged in memory, as verifyWorkDir would judge it (verifyCase / the exact rule), then read as the kill reads it. */
   // `answer` is what the host checks for NaN (the answer itself: a wrapper mutant's view is only what its verifier sees).
   const judge = async (fn: ((...args: never[]) => unknown) | undefined, accept: Record<string, unknown>, tensors: Tensor[], i: number, answer = tensors): Promise<Outcome> => {
     const c = p.cases[i]!;
-    let nans = 0;
-    bundle.results.forEach((b, r) => {
-      if (isFloat(b.type)) nans += countNaNs(answer[r]!);
-    });
     let verdict: {passed: boolean; metrics?: Record<string, unknown>; error?: string};
     if (!fn) verdict = exact(bundle, p, c.expected, tensors, elementValue);
     else {
-      const record = (bindings: Binding[], ts: Tensor[]) => Object.fromEntries(bindings.map((b, r) => [b.name, ts[r]!.slice()]));
+      // Each call gets copies (the verifier may write to what it is given), in buffers of a set no other pending call holds.
+      const set = buffers.pop() ?? new Map<string, Tensor>();
+      const record = (group: string, bindings: Binding[], ts: Tensor[]) => Object.fromEntries(bindings.map((b, r) => [b.name, copyInto(set, `${group} ${r}`, ts[r]!)]));
       let value: unknown;
       try {
-        value = await (fn as (...a: unknown[]) => unknown)({...p.point}, record(bundle.args, c.args), record(bundle.results, c.expected), record(bundle.results, tensors), structuredClone(accept));
+        value = await (fn as (...a: unknown[]) => unknown)({...p.point}, record('args', bundle.args, c.args), record('expected', bundle.results, c.expected), record('actual', bundle.results, tensors), structuredClone(accept));
         const v = value as {passed?: unknown; metrics?: unknown};
         if (typeof v !== 'object' || v === null || typeof v.passed !== 'boolean') verdict = {passed: false, error: 'verify returned no boolean `passed`'};
         else if (v.metrics !== undefined && (typeof v.metrics !== 'object' || v.metrics === null || Array.isArray(v.metrics))) verdict = {passed: false, error: 'verify returned metrics that are not an object'};
         else verdict = {passed: v.passed, metrics: jsonSafe(v.metrics ?? {}) as Record<string, unknown>};
       } catch (error) {
         verdict = {passed: false, error: describeThrown(error).split('\n', 1)[0]};
+      } finally {
+        buffers.push(set);
       }
     }
-    if (nans > 0) verdict.passed = false;
+    if (hasNaN(answer)) verdict.passed = false;
     return outcomeOf(plan, verdict);
   };
 
@@ -128,6 +144,16 @@ export async function runMutants(
       return o;
     };
     const batteryKey = (a: number, i: number) => `battery ${a} ${i}`;
+    // The oracle's own answer in the battery (its tensors are each case's expected ones).
+    const control = p.answers.findIndex((x) => x.answer.kind === 'control' && x.out.every((ts, i) => ts.every((t, r) => t === p.cases[i]!.expected[r])));
+    if (original) {
+      for (let a = 0; a < p.answers.length; a++) {
+        for (let i = 0; i < n; i++) {
+          const o = known[a * n + i];
+          if (o) reference.set(batteryKey(a, i), Promise.resolve(o));
+        }
+      }
+    }
 
     interface Candidate {
       name: string;
@@ -179,7 +205,11 @@ export async function runMutants(
         changes: view.changes,
         load: async () => (tensors, i) => {
           const seen = viewOf(bundle, p, view, tensors, i);
-          return seen && judge(original, bundle.accept, seen, i, tensors);
+          if (!seen) return undefined;
+          // Seen as the expected answer itself: the verifier's verdict on the expected answer (when that holds no NaN), failed when the answer holds NaN.
+          const expected = p.cases[i]!.expected;
+          if (control >= 0 && seen.every((t, r) => t === expected[r]) && !hasNaN(expected)) return referenceOf(batteryKey(control, i), expected, i).then((o) => (hasNaN(tensors) ? {...o, passed: false} : o));
+          return judge(original, bundle.accept, seen, i, tensors);
         },
       });
     }
@@ -351,6 +381,14 @@ function unflatten(flat: number, shape: number[]): number[] {
     flat = Math.floor(flat / shape[d]!);
   }
   return index;
+}
+
+/** `t` copied into the set's buffer `key` (made, or made again, when it does not fit): what a fresh read of `t` would give. */
+function copyInto(set: Map<string, Tensor>, key: string, t: Tensor): Tensor {
+  let buffer = set.get(key);
+  if (!buffer || buffer.constructor !== t.constructor || buffer.length !== t.length) set.set(key, (buffer = new (t.constructor as new (n: number) => Tensor)(t.length)));
+  (buffer as unknown as {set(source: Tensor): void}).set(t);
+  return buffer;
 }
 
 function countNaNs(t: Tensor): number {
