@@ -43,7 +43,7 @@ describe('wrapper views', () => {
     expect(Array.from(actual)).toEqual(Array(9).fill(0));
   });
 
-  it('order-ignored on a large answer takes milliseconds, not seconds (it ran once per answer and case of every mutant phase)', () => {
+  it('the order views on a large answer take a fraction of a second, not seconds (they run on every answer and case of a mutant phase)', () => {
     const n = 1 << 19;
     const expected = Float64Array.from({length: n}, (_x, i) => Math.sin(i) * 1e3);
     const reversed = expected.slice().reverse();
@@ -52,7 +52,7 @@ describe('wrapper views', () => {
     const started = performance.now();
     for (let k = 0; k < 4; k++) expect(see('order-ignored', reversed, expected)).toBe(expected);
     for (let k = 0; k < 4; k++) expect(Buffer.from(see('order-in-row-ignored', rowsReversed, expected, [512, n / 512]).buffer).equals(Buffer.from(expected.buffer))).toBe(true);
-    // Sorting the elements as text took seconds per call on the shared 2-core machine; as numbers, tens of milliseconds.
-    expect(performance.now() - started).toBeLessThan(4000);
+    // On the shared 2-core machine (load 5): about 1.5 s for these 8 calls; sorting the elements as text took about 14 s.
+    expect(performance.now() - started).toBeLessThan(8000);
   });
 });
