@@ -51,12 +51,22 @@ export const isSigned = (type: ElementType): boolean => type.startsWith('i') || 
 /** A fresh tensor like `t` (same class and length), filled by `f` of each index. */
 export function mapTensor(t: Tensor, f: (value: Num, i: number) => Num): Tensor {
   const out = new (t.constructor as new (n: number) => Tensor)(t.length);
-  const big = typeof (out as unknown as Num[])[0] === 'bigint' || out instanceof BigInt64Array || out instanceof BigUint64Array;
+  const big = typeof (out as unknown as Num[])[0] === 'bigint' || isBig(out);
   const cell = out as unknown as Num[];
   for (let i = 0; i < t.length; i++) {
     const v = f((t as unknown as Num[])[i]!, i);
     cell[i] = big ? toBig(v) : Number(v);
   }
+  return out;
+}
+
+const isBig = (t: Tensor): boolean => t instanceof BigInt64Array || t instanceof BigUint64Array;
+
+/** A fresh tensor like `t` with every element `value` (a bigint in a 64-bit integer tensor), as mapTensor would store it. */
+function filled(t: Tensor, value: number): Tensor {
+  const out = new (t.constructor as new (n: number) => Tensor)(t.length);
+  if (isBig(out)) (out as BigInt64Array).fill(toBig(value));
+  else (out as Float64Array).fill(value);
   return out;
 }
 
@@ -123,17 +133,20 @@ const oneChanged = (input: AnswerInput, at: (n: number) => number) => {
 /** The battery, in order; `expected` first (the control every other verdict is read against). */
 export const trivialAnswers: readonly TrivialAnswer[] = [
   {name: 'expected', kind: 'control', tries: "the oracle's own answer", make: (a) => a.expected},
-  {name: 'zeros', kind: 'wrong', blind: true, tries: 'every element 0', make: (a) => mapTensor(a.expected, zeroLike)},
-  {name: 'ones', kind: 'wrong', blind: true, tries: 'every element 1', make: (a) => mapTensor(a.expected, (v) => plus(zeroLike(v), 1))},
+  {name: 'zeros', kind: 'wrong', blind: true, tries: 'every element 0', make: (a) => filled(a.expected, 0)},
+  {name: 'ones', kind: 'wrong', blind: true, tries: 'every element 1', make: (a) => filled(a.expected, 1)},
   {
     name: 'constant',
     kind: 'wrong',
     blind: true,
     tries: "every element the expected answer's middle element",
-    make: (a) => mapTensor(a.expected, () => (a.expected as unknown as Num[])[a.expected.length >> 1]!),
+    make: (a) => {
+      const middle = (a.expected as unknown as Num[])[a.expected.length >> 1]!;
+      return typeof middle === 'bigint' ? mapTensor(a.expected, () => middle) : filled(a.expected, middle);
+    },
   },
-  {name: 'nan', kind: 'wrong', blind: true, tries: 'every element NaN, for a float result', make: floatOnly((a) => mapTensor(a.expected, () => Number.NaN))},
-  {name: 'infinity', kind: 'wrong', blind: true, tries: 'every element +Infinity, for a float result', make: floatOnly((a) => mapTensor(a.expected, () => Number.POSITIVE_INFINITY))},
+  {name: 'nan', kind: 'wrong', blind: true, tries: 'every element NaN, for a float result', make: floatOnly((a) => filled(a.expected, Number.NaN))},
+  {name: 'infinity', kind: 'wrong', blind: true, tries: 'every element +Infinity, for a float result', make: floatOnly((a) => filled(a.expected, Number.POSITIVE_INFINITY))},
   {name: 'echo', kind: 'wrong', blind: true, tries: 'the first argument, cast and repeated to fill the result', make: echo},
   {name: 'f32', kind: 'near', tries: 'the expected answer rounded to f32, for an f64 result', make: (a) => (a.binding.type === 'f64' ? mapTensor(a.expected, (v) => Math.fround(Number(v))) : undefined)},
   {name: 'f16', kind: 'near', tries: 'the expected answer rounded to 11 significant bits as f16 holds it, for a float result', make: floatOnly((a) => mapTensor(a.expected, (v) => roundBits(Number(v), 11)))},
@@ -187,9 +200,19 @@ export const trivialAnswers: readonly TrivialAnswer[] = [
     blind: true,
     tries: "seeded random values between the expected answer's least and greatest element",
     make: (a) => {
-      const values = Array.from(a.expected as unknown as Num[], Number).filter(Number.isFinite);
-      const lo = values.length ? Math.min(...values.slice(0, 1 << 16)) : 0;
-      const hi = values.length ? Math.max(...values.slice(0, 1 << 16)) : 1;
+      // The least and greatest of the first 2^16 finite elements (0 and 1 when there is none).
+      let lo = Number.POSITIVE_INFINITY;
+      let hi = Number.NEGATIVE_INFINITY;
+      let seen = 0;
+      const cells = a.expected as unknown as Num[];
+      for (let i = 0; i < cells.length && seen < 1 << 16; i++) {
+        const x = Number(cells[i]!);
+        if (!Number.isFinite(x)) continue;
+        seen++;
+        if (x < lo || (x === 0 && lo === 0 && Object.is(x, -0))) lo = x;
+        if (x > hi || (x === 0 && hi === 0 && Object.is(hi, -0))) hi = x;
+      }
+      if (seen === 0) [lo, hi] = [0, 1];
       const next = lcg(a.expected.length);
       const float = isFloat(a.binding.type);
       return mapTensor(a.expected, () => {

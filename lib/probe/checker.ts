@@ -10,12 +10,11 @@ import {existsSync, mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import type {Bundle} from '../bundle/bundle.js';
-import type {Verdicts} from '../bundle/workdir.js';
 import type {Plan} from '../benchmark/plan.js';
 import type {Finding} from '../zoo/lint.js';
-import {buildAnswers, layOutBattery, readDevCases, writeAnswers, type BatteryPoint} from './battery-dir.js';
+import {buildAnswers, readDevCases, type BatteryPoint} from './battery-dir.js';
 import {trivialAnswers, type AnswerKind} from './answers.js';
-import {outcomeOf, type MutantOutcome, type Outcome} from './mutants.js';
+import type {MutantOutcome, Outcome} from './mutants.js';
 
 export type {MutantEvidence, MutantOutcome} from './mutants.js';
 
@@ -88,15 +87,15 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
       finding('probe-harness', `The dev cases cannot be made, so no trivial answer could be scored: ${messageOf(error)}`);
       return {...report, seconds: seconds()};
     }
-    const {verifyWorkDir} = await import('../bundle/index.js');
-    const baseline: Outcome[][] = [];
-    for (const p of points) {
-      writeAnswers(bundle, p);
-      baseline.push((await verifyWorkDir(bundle, p.dir)).cases.map((v) => outcomeOf(plan, v)));
-    }
-    judgeAnswers(plan, points, baseline, report, finding);
-    if (options.mutants) {
-      const {mutantPoint, runMutants} = await import('./mutants.js');
+    // The verifier judges every answer in memory, as verifyWorkDir would judge it from files; then the mutants run in the same scope.
+    const {withAuthored} = await import('../bundle/authored.js');
+    const {makeScorer, mutantPoint, runMutants} = await import('./mutants.js');
+    const mutantsRun = await withAuthored(bundle, async () => {
+      const scorer = await makeScorer(plan, bundle);
+      const baseline: Outcome[][] = [];
+      for (const p of points) baseline.push(await scorer.battery(p));
+      judgeAnswers(plan, points, baseline, report, finding);
+      if (!options.mutants) return undefined;
       const {bindingBytes} = await import('../bundle/index.js');
       const k = mutantPoint(bundle, points, (b, p) => Number(bindingBytes(b, p.point)));
       const p = points[k]!;
@@ -105,12 +104,16 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
       const where = Object.entries(p.point).map(([name, v]) => `${name} = ${v}`).join(', ');
       let last = process.hrtime.bigint();
       say(`${dir}: mutants: at ${where}${points.length > 1 ? ` (the smallest of ${points.length} dev points)` : ''}, ${p.cases.length} cases`);
-      report.mutants = await runMutants(plan, bundle, p, scratch, (done, total, killed) => {
+      const progress = (done: number, total: number, killed: number) => {
         const now = process.hrtime.bigint();
         if (now - last < 1_000_000_000n || done === total) return;
         last = now;
         say(`${dir}: mutants: ${done} of ${total} (${killed} killed) in ${seconds().toFixed(1)} s`);
-      });
+      };
+      return runMutants(plan, bundle, p, scratch, progress, scorer, baseline[k]!);
+    });
+    if (mutantsRun) {
+      report.mutants = mutantsRun;
       const killed = report.mutants.filter((m) => m.status === 'killed').length;
       const counted = report.mutants.filter((m) => m.status === 'killed' || m.status === 'survived').length;
       report.killRate = counted === 0 ? 1 : killed / counted;
@@ -129,7 +132,7 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
   return {...report, seconds: seconds()};
 }
 
-/** Make the dev work directories (a path split's are read in place) and lay out the battery of each point. */
+/** Make the dev work directories (a path split's are read in place) and build the battery of each point. */
 async function makeBattery(abs: string, scratch: string): Promise<{plan: Plan; bundle: Bundle; points: BatteryPoint[]}> {
   const [{loadPlan}, {loadBundle, parsePoint, makeWorkDir}, {dataFolder, splitPoints}] = await Promise.all([
     import('../benchmark/plan.js'),
@@ -148,10 +151,8 @@ async function makeBattery(abs: string, scratch: string): Promise<{plan: Plan; b
     }
     const {point, cases} = readDevCases(bundle, made);
     const answers = buildAnswers(bundle, point, cases);
-    const dir = path.join(scratch, `battery-${k}`);
-    layOutBattery(bundle, made, dir, point, cases.length, answers.length);
     const {bindingShape} = await import('../bundle/bundle.js');
-    points.push({point, made, dir, cases, answers, shapes: bundle.results.map((b) => bindingShape(b, point).map(Number))});
+    points.push({point, made, cases, answers, shapes: bundle.results.map((b) => bindingShape(b, point).map(Number))});
   }
   return {plan, bundle, points};
 }

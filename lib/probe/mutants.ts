@@ -74,53 +74,101 @@ export function mutantPoint(bundle: Bundle, points: BatteryPoint[], bytes: (b: B
   return best;
 }
 
-type Verify = (tensors: Tensor[], i: number) => Promise<Outcome>;
+/** A verifier's entry point (`verify(point, args, expected, actual, accept)`), as importAuthored gives it. */
+export type Verifier = (...args: never[]) => unknown;
 
-/** Run every mutant at one point. `say(done, total)` is called after each. */
+/**
+ * The entry's verifier (or the exact rule) judging answers in memory, each case as verifyWorkDir
+ * would judge it from files (verifyCase, the exact rule, the host's NaN rule), read as the checker
+ * reads a verdict. Made inside `withAuthored` (a Python verifier's host lives in that scope), where
+ * the battery's baseline and the mutants then run.
+ */
+export interface Scorer {
+  /** The verifier, imported once; undefined for the exact rule. */
+  readonly original: Verifier | undefined;
+  /** Case `i` of point `p` with these result tensors, judged by `fn` (the exact rule when undefined) with this [accept]; `answer` is what the host checks for NaN. */
+  judge(p: BatteryPoint, fn: Verifier | undefined, accept: Record<string, unknown>, tensors: Tensor[], i: number, answer?: Tensor[]): Promise<Outcome>;
+  /** Whether an answer holds NaN in a float result (the host then fails the case whatever the verifier says). */
+  hasNaN(answer: Tensor[]): boolean;
+  /** The verifier's outcome on every answer of a point's battery, in battery order (answer a on case i is a * cases + i). */
+  battery(p: BatteryPoint): Promise<Outcome[]>;
+}
+
+/** The scorer of an entry (call it inside `withAuthored(bundle, ...)`). */
+export async function makeScorer(plan: Plan, bundle: Bundle): Promise<Scorer> {
+  const {importAuthored} = await import('../bundle/authored.js');
+  const [{describeThrown, elementValue}, {describeValue}] = await Promise.all([import('../bundle/index.js'), import('../bundle/codec.js')]);
+  // Sets of buffers the verifier's copies are made in (one set per pending call), and each answer tensor's NaN count (the battery's tensors are never written to).
+  const buffers: Array<Map<string, Tensor>> = [];
+  const nanCounts = new WeakMap<Tensor, number>();
+  const nansOf = (t: Tensor) => {
+    let k = nanCounts.get(t);
+    if (k === undefined) nanCounts.set(t, (k = countNaNs(t)));
+    return k;
+  };
+  const hasNaN = (answer: Tensor[]) => bundle.results.some((b, r) => isFloat(b.type) && nansOf(answer[r]!) > 0);
+  const judge: Scorer['judge'] = async (p, fn, accept, tensors, i, answer = tensors) => {
+    const c = p.cases[i]!;
+    let verdict: {passed: boolean; metrics?: Record<string, unknown>; error?: string};
+    if (!fn) verdict = exact(bundle, p, c.expected, tensors, elementValue);
+    else {
+      // Each call gets copies (the verifier may write to what it is given, as it may to what it reads from files), in buffers of a set no other pending call holds.
+      const set = buffers.pop() ?? new Map<string, Tensor>();
+      const record = (group: string, bindings: Binding[], ts: Tensor[]) => Object.fromEntries(bindings.map((b, r) => [b.name, copyInto(set, `${group} ${r}`, ts[r]!)]));
+      let value: unknown;
+      try {
+        value = await (fn as (...a: unknown[]) => unknown)({...p.point}, record('args', bundle.args, c.args), record('expected', bundle.results, c.expected), record('actual', bundle.results, tensors), structuredClone(accept));
+        const v = value as {passed?: unknown; metrics?: unknown};
+        // As verifyCase reads it, in its words, so a verdict reads the same here as in verdicts.json.
+        const metrics = v?.metrics ?? {};
+        if (typeof v !== 'object' || v === null || typeof v.passed !== 'boolean') {
+          verdict = {passed: false, error: `BundleError: verify returned ${describeValue(value)} without a boolean \`passed\`, expected {passed, metrics}`};
+        } else if (typeof metrics !== 'object' || metrics === null || Array.isArray(metrics)) {
+          verdict = {passed: false, error: `BundleError: verify returned metrics of type ${describeValue(metrics)}, expected an object`};
+        } else verdict = {passed: v.passed, metrics: jsonSafe(metrics) as Record<string, unknown>};
+      } catch (error) {
+        verdict = {passed: false, error: describeThrown(error).split('\n', 1)[0]};
+      } finally {
+        buffers.push(set);
+      }
+    }
+    if (hasNaN(answer)) verdict.passed = false;
+    return outcomeOf(plan, verdict);
+  };
+  const original = bundle.entry.verify ? await importAuthored(bundle.entry.verify, 'verifier') : undefined;
+  const battery = async (p: BatteryPoint) => {
+    const outcomes: Outcome[] = [];
+    for (const answer of p.answers) for (let i = 0; i < p.cases.length; i++) outcomes.push(await judge(p, original, bundle.accept, answer.out[i]!, i));
+    return outcomes;
+  };
+  return {original, judge, hasNaN, battery};
+}
+
+/**
+ * Run every mutant at one point, inside the scorer's `withAuthored` scope (a Python verifier's
+ * mutants then share its host). `say(done, total)` is called after each. `baseline`: the verifier's
+ * outcomes on this point's battery (scorer.battery), not computed again.
+ */
 export async function runMutants(
   plan: Plan,
   bundle: Bundle,
   p: BatteryPoint,
   scratch: string,
   say: (done: number, total: number, killed: number) => void,
+  scorer: Scorer,
+  baseline: readonly Outcome[],
 ): Promise<MutantOutcome[]> {
-  const {withAuthored, importAuthored} = await import('../bundle/authored.js');
-  const {describeThrown, elementValue} = await import('../bundle/index.js');
+  const {importAuthored} = await import('../bundle/authored.js');
+  const {elementValue} = await import('../bundle/index.js');
   const n = p.cases.length;
+  const {original, hasNaN} = scorer;
+  const judge = (fn: Verifier | undefined, accept: Record<string, unknown>, tensors: Tensor[], i: number, answer = tensors) => scorer.judge(p, fn, accept, tensors, i, answer);
 
-  /** One case judged in memory, as verifyWorkDir would judge it (verifyCase / the exact rule), then read as the kill reads it. */
-  // `answer` is what the host checks for NaN (the answer itself: a wrapper mutant's view is only what its verifier sees).
-  const judge = async (fn: ((...args: never[]) => unknown) | undefined, accept: Record<string, unknown>, tensors: Tensor[], i: number, answer = tensors): Promise<Outcome> => {
-    const c = p.cases[i]!;
-    let nans = 0;
-    bundle.results.forEach((b, r) => {
-      if (isFloat(b.type)) nans += countNaNs(answer[r]!);
-    });
-    let verdict: {passed: boolean; metrics?: Record<string, unknown>; error?: string};
-    if (!fn) verdict = exact(bundle, p, c.expected, tensors, elementValue);
-    else {
-      const record = (bindings: Binding[], ts: Tensor[]) => Object.fromEntries(bindings.map((b, r) => [b.name, ts[r]!.slice()]));
-      let value: unknown;
-      try {
-        value = await (fn as (...a: unknown[]) => unknown)({...p.point}, record(bundle.args, c.args), record(bundle.results, c.expected), record(bundle.results, tensors), structuredClone(accept));
-        const v = value as {passed?: unknown; metrics?: unknown};
-        if (typeof v !== 'object' || v === null || typeof v.passed !== 'boolean') verdict = {passed: false, error: 'verify returned no boolean `passed`'};
-        else if (v.metrics !== undefined && (typeof v.metrics !== 'object' || v.metrics === null || Array.isArray(v.metrics))) verdict = {passed: false, error: 'verify returned metrics that are not an object'};
-        else verdict = {passed: v.passed, metrics: jsonSafe(v.metrics ?? {}) as Record<string, unknown>};
-      } catch (error) {
-        verdict = {passed: false, error: describeThrown(error).split('\n', 1)[0]};
-      }
-    }
-    if (nans > 0) verdict.passed = false;
-    return outcomeOf(plan, verdict);
-  };
-
-  // The verifier itself, and its outcomes on the battery and on edge answers (computed once, as they are asked for).
+  // The verifier's outcomes on the battery and on edge answers (computed once, as they are asked for).
   const verifierFile = bundle.entry.verify;
   const copy = path.join(scratch, 'bundle');
   if (verifierFile) cpSync(bundle.dir, copy, {recursive: true});
-  return withAuthored(bundle, async () => {
-    const original = verifierFile ? await importAuthored(verifierFile, 'verifier') : undefined;
+  {
     const reference = new Map<string, Promise<Outcome>>();
     const referenceOf = (key: string, tensors: Tensor[], i: number) => {
       let o = reference.get(key);
@@ -128,6 +176,9 @@ export async function runMutants(
       return o;
     };
     const batteryKey = (a: number, i: number) => `battery ${a} ${i}`;
+    baseline.forEach((o, k) => reference.set(batteryKey(Math.floor(k / n), k % n), Promise.resolve(o)));
+    // The oracle's own answer in the battery (its tensors are each case's expected ones).
+    const control = p.answers.findIndex((x) => x.answer.kind === 'control' && x.out.every((ts, i) => ts.every((t, r) => t === p.cases[i]!.expected[r])));
 
     interface Candidate {
       name: string;
@@ -179,7 +230,11 @@ export async function runMutants(
         changes: view.changes,
         load: async () => (tensors, i) => {
           const seen = viewOf(bundle, p, view, tensors, i);
-          return seen && judge(original, bundle.accept, seen, i, tensors);
+          if (!seen) return undefined;
+          // Seen as the expected answer itself: the verifier's verdict on the expected answer (when that holds no NaN), failed when the answer holds NaN.
+          const expected = p.cases[i]!.expected;
+          if (control >= 0 && seen.every((t, r) => t === expected[r]) && !hasNaN(expected)) return referenceOf(batteryKey(control, i), expected, i).then((o) => (hasNaN(tensors) ? {...o, passed: false} : o));
+          return judge(original, bundle.accept, seen, i, tensors);
         },
       });
     }
@@ -283,7 +338,7 @@ export async function runMutants(
     return results.sort((x, y) =>
       x.kind === 'wrapper' && y.kind === 'wrapper' ? wrapperOrder.get(x.mutant)! - wrapperOrder.get(y.mutant)! : order.get(x.mutant)! - order.get(y.mutant)!,
     );
-  });
+  }
 }
 
 /** The answer as a wrapper mutant's verifier sees it; undefined when the view changes nothing. */
@@ -351,6 +406,14 @@ function unflatten(flat: number, shape: number[]): number[] {
     flat = Math.floor(flat / shape[d]!);
   }
   return index;
+}
+
+/** `t` copied into the set's buffer `key` (made, or made again, when it does not fit): what a fresh read of `t` would give. */
+function copyInto(set: Map<string, Tensor>, key: string, t: Tensor): Tensor {
+  let buffer = set.get(key);
+  if (!buffer || buffer.constructor !== t.constructor || buffer.length !== t.length) set.set(key, (buffer = new (t.constructor as new (n: number) => Tensor)(t.length)));
+  (buffer as unknown as {set(source: Tensor): void}).set(t);
+  return buffer;
 }
 
 function countNaNs(t: Tensor): number {

@@ -254,6 +254,16 @@ describe('verify --mutants: equivalent mutants and progress', {timeout: 120_000}
     expect(text).toMatch(/:   answer edge: -Infinity at element 0 of s: case 0, element 0 of s = -Infinity \(expected -180\): the mutant accepts it, the verifier rejects it\n/);
   });
 
+  it('a verifier that returns `metrics: null` is read as the eval reads it (no metrics): its mutants are judged on what it passes, not all failed', () => {
+    const copy = changedCopy(path.join(repoRoot, loose), {'bundle/verify.mjs': guarded.replace('metrics: {wrong, of: expected.s.length}', 'metrics: null')});
+    const json = JSON.parse(runCli(['benchmark', 'verify', '--mutants', '--json', copy]).stdout).benchmarks[0];
+    expect(json.answers[0]).toMatchObject({answer: 'expected', passed: json.answers[0].cases});
+    const mutants = json.mutants as MutantJson[];
+    expect(mutants.find((m) => m.mutant === 'shapes-only')).toMatchObject({status: 'killed', killedBy: 'zeros', killedOn: 'passed'});
+    expect(mutants.find((m) => m.mutant.startsWith('passed-true@'))).toMatchObject({status: 'killed', killedOn: 'passed'});
+    expect(json.killRate).toBeGreaterThanOrEqual(0.9);
+  });
+
   it('progress lines go to stderr while the mutants run, at most one a second', () => {
     const result = runCli(['benchmark', 'verify', '--mutants', loose]);
     const progress = result.stderr.trimEnd().split('\n');
