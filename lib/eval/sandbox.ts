@@ -131,6 +131,9 @@ export interface Counter {
   runId: string;
 }
 
+/** The object encoding's file beside a runner (lib/eval/objects.py, copied next to each eval's runner.py). */
+const objectsBeside = (runner: string) => path.join(path.dirname(runner), 'objects.py');
+
 /** Where things appear inside the sandbox. */
 const inside = {runner: '/arbor/runner.py', solution: '/solution', home: '/home/solver'};
 
@@ -373,8 +376,8 @@ export function bwrapArguments(bwrap: string, python: PythonInstall, mounts: Run
     ...sized(uid !== undefined ? '0777' : '0700'), '--tmpfs', inside.home,
     '--perms', '0755', '--dir', path.dirname(inside.runner),
     '--ro-bind', mounts.runner, inside.runner,
-    // The object encoding of interface = "solve" (runner.py loads it from its own folder).
-    '--ro-bind', path.join(path.dirname(mounts.runner), 'objects.py'), path.join(path.dirname(inside.runner), 'objects.py'),
+    // The object encoding of interface = "solve", beside the runner's copy (runner.py loads it from its own folder).
+    ...(existsSync(objectsBeside(mounts.runner)) ? ['--ro-bind', objectsBeside(mounts.runner), objectsBeside(inside.runner)] : []),
     '--ro-bind', mounts.solutionDir, inside.solution,
   );
   if (counter) args.push('--bind', counter.folder, counterFolderInside);
