@@ -35,6 +35,7 @@ bytes, and decoding then encoding gives the same bytes back. Only this file's ow
 a value while it is encoded or decoded.
 """
 
+import itertools
 import struct
 
 MAGIC = b"AOB1"
@@ -175,8 +176,6 @@ def _encode_run(value, out):
         if len(lengths) != 1:
             return False
         width = lengths.pop()
-        import itertools
-
         inner = set(map(type, itertools.chain.from_iterable(value)))
         if len(inner) != 1 or width == 0:
             return False

@@ -19,7 +19,7 @@ import {loadPlan, overridePlan, type Clock, type Plan, type Split} from '../benc
 import {bundleFailure, maxRepetitions, runPoint, type PointOutcome} from './point.js';
 import {pinCpu, type PinnedCpu} from './pin.js';
 import {findPython, killActiveRuns} from './process.js';
-import {confinementFor, counterProblem, droppedRunProblem, nprocPerNamespace, runsAsRoot, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
+import {confinementFor, counterProblem, objectsBeside, droppedRunProblem, nprocPerNamespace, runsAsRoot, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
 import {overheadRatio, overheadWarning} from './overhead.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, repeatInterval, scoreInterval, trustedRepetitions, type PointRatios} from './stats.js';
@@ -433,7 +433,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   const runner = path.join(protectedDir, 'runner.py');
   await cp(runnerPath(), runner);
   // runner.py loads the object encoding of interface = "solve" from its own folder.
-  await cp(path.join(path.dirname(runnerPath()), 'objects.py'), path.join(protectedDir, 'objects.py'));
+  await cp(objectsBeside(runnerPath()), objectsBeside(runner));
   const entry = path.relative(plan.dir, plan.solution);
   const sides: Side[] = [];
   for (const [s, side] of input.sides.entries()) {
@@ -469,7 +469,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     describeConfinement(input, sandbox.confinement, sandbox.kind === 'bwrap' ? sandbox.bwrap : undefined);
     // Started by root, a run reads its files as a uid of its own: the snapshots it sees (never the protected ones) are opened to it.
     if (sandbox.confinement.dropToOwnUid) {
-      openToRuns([runner, path.join(protectedDir, 'objects.py'), ...sides.map((side) => side.files.dir), ...(referenceFiles ? [referenceFiles.dir] : [])]);
+      openToRuns([runner, objectsBeside(runner), ...sides.map((side) => side.files.dir), ...(referenceFiles ? [referenceFiles.dir] : [])]);
       if (sandbox.kind === 'none') await openWorkFolder(tmp, protectedDir);
     }
   }

@@ -132,7 +132,7 @@ export interface Counter {
 }
 
 /** The object encoding's file beside a runner (lib/eval/objects.py, copied next to each eval's runner.py). */
-const objectsBeside = (runner: string) => path.join(path.dirname(runner), 'objects.py');
+export const objectsBeside = (runner: string): string => path.join(path.dirname(runner), 'objects.py');
 
 /** Where things appear inside the sandbox. */
 const inside = {runner: '/arbor/runner.py', solution: '/solution', home: '/home/solver'};

@@ -65,6 +65,12 @@ describe('interface = "solve"', () => {
     expect(types).toEqual(['builtins.generator', 'solution.Arrayish', 'solution.Liar', 'solution.Sized']);
   });
 
+  it("cannot reach the validator from its own process: patched numpy and is_solution leave a wrong answer failed", () => {
+    const {report} = evalDev('xor_bytes_patcher.py');
+    expect(report.score).toBe(0);
+    expect(report.points[0]!.cases.map((c) => [c.status, c.passed])).toEqual([['failed', false], ['failed', false], ['failed', false], ['failed', false]]);
+  });
+
   it("probes the task's validator with wrong answers built from the reference's own (verify --probe): a loose one is found, a strict one and the object boundary hold", async () => {
     const {probeBenchmark} = await import('../../lib/probe/index.js');
     const found = await probeBenchmark(loose, {only: ['zeros', 'liar']});

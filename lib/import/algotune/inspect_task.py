@@ -90,6 +90,11 @@ class ErrorLog:
         logging.getLogger().addHandler(handler)
 
 
+def accepted(verdict):
+    """is_solution's True (Python's or numpy's), as the bundle's verify.py reads it."""
+    return verdict is True or (type(verdict).__name__ == "bool_" and bool(verdict))
+
+
 def finish(result):
     _OUT.write(json.dumps(result) + "\n")
     _OUT.flush()
@@ -227,7 +232,7 @@ def main(options):
             verdict = task.is_solution(problem, decoded)
         except Exception as error:  # noqa: BLE001
             fail("own-answer-rejected", "is_solution raised on the task's own answer (seed %d): %s" % (seed, describe(error)), imports=imports)
-        if not (verdict is True or (type(verdict).__name__ == "bool_" and bool(verdict))):
+        if not accepted(verdict):
             fail("own-answer-rejected", "is_solution rejects the task's own answer (n = %d, seed %d, returned %r)" % (n, seed, verdict), imports=imports)
         problem_bytes = max(problem_bytes, len(encoded))
         solution_bytes = max(solution_bytes, len(answer))
@@ -265,7 +270,7 @@ def probe_validator(task, objects, cases):
                 verdict = task.is_solution(objects.decode(problem_bytes), wrong)
             except Exception:  # noqa: BLE001 - a probe that cannot be built or is refused by raising is not accepted
                 continue
-            if verdict is True or (type(verdict).__name__ == "bool_" and bool(verdict)):
+            if accepted(verdict):
                 found.append({"probe": name, "case": index, "answer": short(wrong), "right": short(right)})
                 break
     return found
