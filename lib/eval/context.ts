@@ -4,7 +4,7 @@ import type {Clock, Plan} from '../benchmark/plan.js';
 import type {StartedRun} from './process.js';
 import type {Confinement, Counter, PythonInstall, SandboxKind} from './sandbox.js';
 import type {TreeHash} from './tamper.js';
-import type {BundleApi, EvalOptions, EvalReport} from './types.js';
+import type {BundleApi, EvalOptions, EvalReport, ReferenceDifference} from './types.js';
 
 /** A folder of snapshot files a run sees as its solution, and the file the runner imports. */
 export interface RunFiles {
@@ -58,6 +58,8 @@ export interface EvalContext {
   /** The split's seeds (fixed cases; with fresh cases only their count matters). */
   seeds: number[];
   warmupSeed: number;
+  /** EvalOptions.compareWithReference: the differences found so far, else undefined (nothing compared). */
+  referenceDifferences?: ReferenceDifference[];
   /**
    * Fresh cases (drawsFreshCases): the eval's secret nonce, from which every
    * repetition's seeds are drawn (seeds.ts freshSeeds). Never given to a run.

@@ -86,8 +86,8 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   };
   const outcome: SidesOutcome = {reports, pairs: [], precise: true};
 
-  // Stage 1: the protected files must be the ones arbor.lock names.
-  await checkLock(run, dir, options.benchmark);
+  // Stage 1: the protected files must be the ones arbor.lock names (lock's own checks run before it vouches for them).
+  if (!options.beforeLock) await checkLock(run, dir, options.benchmark);
 
   // One CPU per eval on this host: leased until the eval ends (released in the finally below, or by the kernel with this process).
   const pinned: PinnedCpu = await pinCpu(env, {
@@ -119,7 +119,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     announce(run, ctx, {dir, cwd, env, folder, sources, minRepetitions: options.minRepetitions});
     // Stage 3: every point, made, run and verified.
     const scored = await runPoints(run, ctx, sources, outcome);
-    run.share({runs: ctx.runCount});
+    run.share({runs: ctx.runCount, ...(ctx.referenceDifferences ? {referenceDifferences: ctx.referenceDifferences} : {})});
     run.share({environment: await environment.catch(() => undefined)});
     // Stage 4: the scores.
     scoreSides(run, ctx, scored);
@@ -514,6 +514,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     secretCases,
     hiddenSeeds: derived ? [...seeds, warmupSeed(plan, seeds)] : [],
     runCount: 0,
+    ...(options.compareWithReference && plan.metric === 'speedup' ? {referenceDifferences: []} : {}),
     progress,
     report,
     deadline: input.deadline,

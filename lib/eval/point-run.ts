@@ -77,6 +77,7 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
       if (item === 'reference') await runReference(ctx, made, state, rep, step, next);
       else await runSide(ctx, made, state, item, rep, step, next);
     }
+    if (ctx.referenceDifferences) await compareAnswers(ctx, made, state, rep);
     // Every run of this repetition is over: its inputs are on disk for verification, no longer needed in memory.
     if (made.fresh) caseSetOf(made, rep).cases = [];
     if (plan.metric !== 'speedup') break;
@@ -111,6 +112,8 @@ interface Repetitions extends Omit<RunStage, 'repetitions' | 'precise'> {
   failed: boolean;
   /** How every run warms up: until its time settles (speedup on the cpu and wall clocks), else one call. */
   service: Pick<RunService, 'warmup'>;
+  /** EvalOptions.compareWithReference: the reference's answers of the repetition being run, by case. */
+  referenceAnswers?: Map<number, Array<Buffer | null> | undefined>;
 }
 
 /** Nothing run yet: no reference time, no side's run. */
@@ -159,6 +162,7 @@ async function runReference(ctx: EvalContext, made: MadePoint, state: Repetition
   }
   const {reference} = state;
   for (const c of ref.cases) reference[c.i]!.push(timingOf(ctx, c));
+  if (ctx.referenceDifferences) state.referenceAnswers = new Map(ref.cases.map((c) => [c.i, c.answer]));
   if (ref.warmup[0]) state.referenceWarmup.push(ref.warmup[0].seconds);
   state.nullCalls.push(...ref.nullCalls);
   pushFirstCase(state.referenceFirstCase, ref.cases.map((c) => timingOf(ctx, c).clock));
@@ -199,6 +203,43 @@ function pushSpeedups(ctx: EvalContext, state: Repetitions, rep: number): void {
     const statuses = side.runs[rep]!.statuses;
     if (statuses.every((status) => status.status === 'ok')) side.ratios.push(statuses.map((status, i) => speedupRatio(state.reference[i]![rep]!.clock, timingOf(ctx, status).clock)));
   }
+}
+
+/**
+ * EvalOptions.compareWithReference: each side's answers of repetition `rep`
+ * (as written for verification) against the reference's to the same cases,
+ * byte for byte; a case the side did not answer is the eval's failure, not a
+ * difference.
+ */
+async function compareAnswers(ctx: EvalContext, made: MadePoint, state: Repetitions, rep: number): Promise<void> {
+  const answers = state.referenceAnswers;
+  if (!answers) return;
+  const {seeds} = caseSetOf(made, rep);
+  for (const side of state.sides) {
+    const run = side.runs.find((each) => each.rep === rep);
+    if (!run) continue;
+    for (const [i, status] of run.statuses.entries()) {
+      if (status.status !== 'ok') continue;
+      for (const [k, result] of made.signature.results.entries()) {
+        const theirs = answers.get(i)?.[k] ?? null;
+        const ours = await readFile(path.join(run.out, String(i).padStart(6, '0'), `${result.name}.bin`)).catch(() => null);
+        const offset = firstByteDifference(theirs, ours);
+        if (offset === undefined) continue;
+        ctx.referenceDifferences!.push({point: made.point, ...(seeds[i] === undefined ? {} : {seed: seeds[i]}), case: i, result: result.name, offset});
+        break;
+      }
+    }
+  }
+  state.referenceAnswers = undefined;
+}
+
+/** The first byte where two answers differ (-1: one is missing), undefined when they are the same bytes. */
+function firstByteDifference(a: Buffer | null, b: Buffer | null): number | undefined {
+  if (a === null || b === null) return a === b ? undefined : -1;
+  if (a.equals(b)) return undefined;
+  let at = 0;
+  while (at < a.length && at < b.length && a[at] === b[at]) at++;
+  return at;
 }
 
 /** Verify each side's run of repetition `rep` now (expected/ written first); a side that did not pass every case fails. */

@@ -26,6 +26,27 @@ export interface EvalOptions {
   bundleApi?: BundleApi;
   /** Plan values replaced for this eval only (`verify --probe` keeps its runs short); arbor.lock is still checked against the files. */
   planOverride?: PlanOverride;
+  /**
+   * speedup: compare each side's answers byte for byte with the reference's answers to the same
+   * cases; differences go in the report's `referenceDifferences`. verify runs the reference as the
+   * solution this way, so two fresh runs of it on the same cases must agree (a deterministic reference).
+   */
+  compareWithReference?: boolean;
+  /** Run although the protected files differ from arbor.lock: only for `lock`'s own checks before it vouches for them, never for a solution's eval. */
+  beforeLock?: boolean;
+}
+
+/** Where a side's answer to a case differs from the reference's answer to the same case (EvalOptions.compareWithReference). */
+export interface ReferenceDifference {
+  point: Record<string, number>;
+  /** The case's seed (a path split's case has none). */
+  seed?: number;
+  /** The case's index in its point. */
+  case: number;
+  /** The result (its file is `out/<case>/<result>.bin`). */
+  result: string;
+  /** The first differing byte, or -1 when one side gave no bytes for the result. */
+  offset: number;
 }
 
 /** One solution of a multi-solution eval (`runSides`): the plan's editable files, with `solution` in place of its solution file, or those found in `folder`. */
@@ -203,4 +224,6 @@ export interface EvalReport {
   kept?: string;
   /** What the eval warned about on stderr that bears on the score (a solution near the delivery overhead, a precision target missed). */
   warnings?: string[];
+  /** EvalOptions.compareWithReference: every case whose answer differed from the reference's (empty when all agreed). */
+  referenceDifferences?: ReferenceDifference[];
 }

@@ -330,7 +330,9 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
   const newRecord: ImportRecord = {importer, source: {suite: 'algotune', commit: ctx.commit, task, file: `AlgoTuneTasks/${task}/${task}.py`, sha256: digest}, files: {...(record?.files ?? {}), ...written}};
 
   const {lockBenchmark} = await import('../zoo/lock.js');
-  const locked = await lockBenchmark(target, {cwd: ctx.zooDir});
+  // The reference is the task's own solve, the oracle whose answers the lock's makes already showed to be
+  // the same bytes in two processes: its sandboxed run twice (seconds per task) is left to the user's first verify.
+  const locked = await lockBenchmark(target, {cwd: ctx.zooDir, reference: false});
   if (locked.status !== 'written') {
     if (fresh) rmSync(target, {recursive: true, force: true});
     const first = locked.findings?.[0];
@@ -607,7 +609,9 @@ problem and encoding an answer took ${codec.length ? `${Math.min(...codec)}-${Ma
 What was checked at the import: the module imports with arbor's base; \`generate_problem\` gives the same
 encoded bytes twice for each seed; the task's own answer passes its own \`is_solution\` after a round trip
 through the object encoding, for all ${devSeeds.length + testSeeds.length} seeds; \`arbor benchmark lock\` made every dev and test
-case twice in fresh processes (with another PYTHONHASHSEED) and compared the bytes.
+case twice in fresh processes (with another PYTHONHASHSEED) and compared the bytes. \`reference.py\` runs the same
+\`solve\` as the oracle; \`arbor benchmark verify\` runs it twice in the sandbox on the same dev cases and compares
+its answers (rule \`reference-deterministic\`).
 
 ## Contamination assessment
 

@@ -15,7 +15,18 @@ import {readBundle, type Bundle} from '../bundle/bundle.js';
 import {parsePoint} from '../bundle/point.js';
 import {planFromText, splits, type Plan} from '../benchmark/plan.js';
 import {evalEnvironment} from '../secrets.js';
-import {determinismKey, determinismTargets, storeDeterminism, type DeterminismOutcome, type DeterminismProblem, type DeterminismTarget} from './determinism.js';
+import type {ReferenceDifference} from '../eval/types.js';
+import {
+  cachedDeterminism,
+  checksReference,
+  determinismKey,
+  determinismTargets,
+  storeDeterminism,
+  type DeterminismOutcome,
+  type DeterminismProblem,
+  type DeterminismTarget,
+  type ReferenceCheck,
+} from './determinism.js';
 
 /** Options of `checkDeterminism`. */
 export interface DeterminismOptions {
@@ -27,6 +38,10 @@ export interface DeterminismOptions {
   store?: boolean;
   /** The bundle folder as the user names it, for the command in a message (default its absolute path). */
   shown?: string;
+  /** The benchmark folder as the user names it (default its absolute path). */
+  shownRoot?: string;
+  /** Run the plan's reference twice on the same cases (speedup plans; default true). */
+  reference?: boolean;
 }
 
 /**
@@ -47,7 +62,7 @@ export async function freshDeterminism(root: string, dir: string, options: Deter
     return undefined;
   }
   if (determinismTargets(plan).length === 0) return undefined;
-  return checkDeterminism(plan, bundle, {shown: path.join(dir, path.relative(root, bundle.dir)), ...options});
+  return checkDeterminism(plan, bundle, {shown: path.join(dir, path.relative(root, bundle.dir)), shownRoot: dir, ...options});
 }
 
 /** The built CLI (from dist/lib/zoo, and from lib/zoo when the sources run under a test runner). */
@@ -66,7 +81,7 @@ export async function checkDeterminism(plan: Plan, bundle: Bundle, options: Dete
   const started = performance.now();
   const outcome: DeterminismOutcome = {
     fingerprint: bundle.fingerprint,
-    key: determinismKey(bundle, targets),
+    key: determinismKey(bundle, plan, targets),
     checked: targets,
     problems: [],
     seconds: 0,
@@ -97,8 +112,59 @@ export async function checkDeterminism(plan: Plan, bundle: Bundle, options: Dete
     rmSync(temp, {recursive: true, force: true});
   }
   outcome.seconds = Math.round((performance.now() - started) / 10) / 100;
+  // The reference runs on cases the bundle makes: only once every make worked.
+  if (options.reference !== false && checksReference(plan) && plan.dev.seeds.length > 0 && outcome.conclusive) {
+    // A pass is reused for the same bytes (bundle, plan, reference, arbor): the reference's eval costs seconds.
+    const cached = cachedDeterminism(bundle, plan, env).outcome;
+    const passed = cached?.reference?.conclusive === true && !cached.problems.some((problem) => problem.of === 'reference');
+    outcome.reference = passed ? {conclusive: true, seconds: 0, reused: true} : await checkReference(plan, outcome.problems, env, options.shownRoot ?? plan.dir);
+  }
   if (options.store !== false) storeDeterminism(outcome, env);
   return outcome;
+}
+
+/**
+ * The reference check: a one-repetition dev eval whose solution is the plan's reference, so the
+ * reference and its copy each answer the same cases in fresh sandboxed runs, compared byte for byte
+ * (EvalOptions.compareWithReference). The reference's answers must pass the verifier too.
+ */
+async function checkReference(plan: Plan, problems: DeterminismProblem[], env: NodeJS.ProcessEnv, shown: string): Promise<ReferenceCheck> {
+  const started = performance.now();
+  const seconds = () => Math.round((performance.now() - started) / 10) / 100;
+  const reference = path.relative(plan.dir, plan.reference!);
+  const {runEval} = await import('../eval/pipeline.js');
+  let report;
+  try {
+    report = await runEval({
+      benchmark: plan.dir,
+      split: 'dev',
+      solution: plan.reference!,
+      env: evalEnvironment(env),
+      planOverride: {repetitions: 1, maxSeconds: 0},
+      compareWithReference: true,
+      beforeLock: true,
+    });
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).replace(/^arbor: /, '');
+    problems.push({of: 'reference', message: `the reference ${reference} could not be run twice on the same cases, so it is not shown to answer the same bytes twice: ${message} (run \`arbor benchmark eval ${shown} --solution ${path.join(shown, reference)}\`)`});
+    return {conclusive: false, seconds: seconds()};
+  }
+  // One problem per point: its first difference, and how many other cases differed.
+  const byPoint = new Map<string, ReferenceDifference[]>();
+  for (const difference of report.referenceDifferences ?? []) {
+    const key = JSON.stringify(difference.point);
+    byPoint.set(key, [...(byPoint.get(key) ?? []), difference]);
+  }
+  for (const [point, [difference, ...others]] of byPoint) {
+    const seed = difference!.seed === undefined ? `case ${difference!.case}` : `seed ${difference!.seed}`;
+    const how = difference!.offset < 0 ? `answered \`${difference!.result}\` in only one of them` : `answered \`${difference!.result}\` with bytes that differ from offset ${difference!.offset}`;
+    const more = others.length ? ` (and ${others.length} other case${others.length > 1 ? 's' : ''})` : '';
+    problems.push({of: 'reference', message: `the reference ${reference} is not deterministic: point ${point} ${seed}: two fresh runs on the same case ${how}${more} (${fix('expected', reference.endsWith('.py'))})`});
+  }
+  if (!report.referenceDifferences?.length && report.score === 0 && report.failure) {
+    problems.push({of: 'reference', message: `the reference ${reference} does not pass the bundle's verifier: ${report.failure} (run \`arbor benchmark eval ${shown} --solution ${path.join(shown, reference)}\`)`});
+  }
+  return {conclusive: true, seconds: seconds()};
 }
 
 /** Run one make; undefined when it succeeded, else why it failed (one line). */

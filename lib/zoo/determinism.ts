@@ -25,9 +25,21 @@ export interface DeterminismTarget {
   splits: Split[];
 }
 
-/** A difference (or a make that failed), as the rule reports it. */
+/** A difference (or a make or run that failed), as the rule reports it. */
 export interface DeterminismProblem {
   message: string;
+  /** What is not shown deterministic: the bundle's makes (`bundle-deterministic`, the default) or the plan's reference (`reference-deterministic`). */
+  of?: 'reference';
+}
+
+/** The reference check: the plan's reference run twice on the same cases (speedup plans with a reference). */
+export interface ReferenceCheck {
+  /** Whether it settles the question (the eval ran): only then is a pass reused. */
+  conclusive: boolean;
+  /** Wall seconds of the eval that ran it (0 when a cached pass was reused). */
+  seconds: number;
+  /** Set when the pass was reused from an earlier check of the same bytes. */
+  reused?: boolean;
 }
 
 /** What the check found for one bundle and plan. */
@@ -41,6 +53,8 @@ export interface DeterminismOutcome {
   problems: DeterminismProblem[];
   /** Wall seconds of the makes. */
   seconds: number;
+  /** The reference check, for a speedup plan with a reference (its problems are among `problems`, `of: 'reference'`). */
+  reference?: ReferenceCheck;
   /** Whether the outcome settles the question (no make failed): only such outcomes are cached. */
   conclusive: boolean;
 }
@@ -109,11 +123,32 @@ export function bundleFiles(dir: string): Array<[string, string]> {
   return files;
 }
 
-/** The cache key of a bundle's determinism for these targets (`files`: `bundleFiles` of the bundle, when already read). */
-export function determinismKey(bundle: Bundle, targets: readonly DeterminismTarget[], files = bundleFiles(bundle.dir)): string {
+/**
+ * The files besides the bundle's that the check depends on: plan.toml and, for a speedup plan, its
+ * reference (relative to the benchmark folder, with their SHA-256), since the reference is run too.
+ */
+export function planFiles(plan: Plan): Array<[string, string]> {
+  const names = ['plan.toml', ...(plan.metric === 'speedup' && plan.reference ? [path.relative(plan.dir, plan.reference)] : [])];
+  return names.map((name) => {
+    try {
+      return [name, createHash('sha256').update(readFileSync(path.join(plan.dir, name))).digest('hex')];
+    } catch (error) {
+      return [name, `unreadable:${(error as NodeJS.ErrnoException).code}`];
+    }
+  });
+}
+
+/** Whether the plan's reference is checked too: a speedup plan with a reference. */
+export function checksReference(plan: Plan): boolean {
+  return plan.metric === 'speedup' && plan.reference !== undefined;
+}
+
+/** The cache key of a bundle's determinism for these targets (`files`: `bundleFiles` of the bundle, when already read), and of the plan's files. */
+export function determinismKey(bundle: Bundle, plan: Plan, targets: readonly DeterminismTarget[], files = bundleFiles(bundle.dir)): string {
   const hash = createHash('sha256');
   hash.update(`arbor ${arborVersion()}\0${bundle.fingerprint}\0${JSON.stringify(targets.map((t) => [t.point, t.seeds]))}\0`);
   for (const [name, digest] of files) hash.update(`${name}\0${digest}\0`);
+  for (const [name, digest] of planFiles(plan)) hash.update(`plan:${name}\0${digest}\0`);
   return hash.digest('hex');
 }
 
@@ -124,19 +159,20 @@ export function determinismCacheFile(fingerprint: string, key: string, env: Node
 }
 
 /** The cached outcome for this bundle and plan, if a verify or lock stored one; never runs anything. */
-export function cachedDeterminism(bundle: Bundle, plan: Plan, env: NodeJS.ProcessEnv = process.env): {file: string; names: string[]; outcome?: DeterminismOutcome} {
+export function cachedDeterminism(bundle: Bundle, plan: Plan, env: NodeJS.ProcessEnv = process.env): {file: string; names: string[]; planNames: string[]; outcome?: DeterminismOutcome} {
   const targets = determinismTargets(plan);
   const files = bundleFiles(bundle.dir);
   const names = files.map(([name]) => name);
-  const key = determinismKey(bundle, targets, files);
+  const planNames = planFiles(plan).map(([name]) => name);
+  const key = determinismKey(bundle, plan, targets, files);
   const file = determinismCacheFile(bundle.fingerprint, key, env);
   try {
     const outcome = JSON.parse(readFileSync(file, 'utf8')) as DeterminismOutcome;
-    if (outcome.key === key && outcome.fingerprint === bundle.fingerprint && Array.isArray(outcome.problems)) return {file, names, outcome};
+    if (outcome.key === key && outcome.fingerprint === bundle.fingerprint && Array.isArray(outcome.problems)) return {file, names, planNames, outcome};
   } catch {
     // no cache (or a broken one): not checked
   }
-  return {file, names};
+  return {file, names, planNames};
 }
 
 /** Store a conclusive outcome (best effort: a cache that cannot be written is no error). */

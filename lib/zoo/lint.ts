@@ -35,7 +35,13 @@ export interface BenchmarkReport {
   /** Files the findings depend on beyond README, PROVENANCE and the top-level text files (list's cache looks at them). */
   deps?: string[];
   /** verify's determinism check, when it ran: what was made twice, whether every byte matched, and its wall seconds. */
-  determinism?: {checked: Array<{point: Record<string, number>; seed: number}>; identical: boolean; seconds: number};
+  determinism?: {
+    checked: Array<{point: Record<string, number>; seed: number}>;
+    identical: boolean;
+    seconds: number;
+    /** A speedup plan's reference, run twice on the same dev cases: whether its answers agreed (and passed), and whether an earlier pass of the same bytes was reused. */
+    reference?: {identical: boolean; reused: boolean; seconds: number};
+  };
   /** `verify --probe`: each probe's outcome, and the battery's wall seconds. */
   probes?: ProbeOutcome[];
   probeSeconds?: number;
@@ -155,7 +161,13 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
   const determinism = options.determinism;
   if (determinism) {
     const checked = determinism.checked.flatMap((t) => t.seeds.map((seed) => ({point: t.point, seed})));
-    report.determinism = {checked, identical: determinism.problems.length === 0, seconds: determinism.seconds};
+    const reference = determinism.reference;
+    report.determinism = {
+      checked,
+      identical: !determinism.problems.some((problem) => problem.of === undefined),
+      seconds: determinism.seconds,
+      ...(reference ? {reference: {identical: reference.conclusive && !determinism.problems.some((problem) => problem.of === 'reference'), reused: reference.reused === true, seconds: reference.seconds}} : {}),
+    };
   }
   if (options.title) {
     const readme = ctx.file('README.md');

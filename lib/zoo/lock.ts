@@ -2,7 +2,8 @@
  * `arbor benchmark lock`: write (or check) a benchmark's arbor.lock, refusing a
  * folder that verify's runnable rules refuse (a plan that does not parse, a point
  * the bundle lacks, a wrong fingerprint, …): a lock vouches that the eval it
- * protects can run, its bundle's cases and expected results the same bytes when made twice.
+ * protects can run, its bundle's cases and expected results the same bytes when made twice, and a speedup
+ * plan's reference the same answers when run twice on the same cases.
  */
 import path from 'node:path';
 import {computeLock, lockDifference, readLock, writeLock} from '../benchmark/lock.js';
@@ -25,11 +26,12 @@ export interface LockOutcome {
 const refusingRules = rules.filter((rule) => runnableRuleIds.has(rule.id));
 
 /** Write `<dir>/arbor.lock`, or with `check` compare it; a folder with runnable errors is refused and nothing is written. */
-export async function lockBenchmark(dir: string, options: {check?: boolean; cwd?: string} = {}): Promise<LockOutcome> {
+export async function lockBenchmark(dir: string, options: {check?: boolean; cwd?: string; reference?: boolean} = {}): Promise<LockOutcome> {
   const abs = path.resolve(options.cwd ?? process.cwd(), dir);
   // A folder without plan.toml is a usage error, as before (loadPlan says so).
-  // Before it vouches for the bundle, lock makes its cases twice (bundle-deterministic); --check only compares hashes.
-  const determinism = options.check ? undefined : await freshDeterminism(abs, dir);
+  // Before it vouches for the bundle, lock makes its cases twice (bundle-deterministic) and runs a speedup plan's
+  // reference twice on the same cases (reference-deterministic; `reference: false` leaves that out); --check only compares hashes.
+  const determinism = options.check ? undefined : await freshDeterminism(abs, dir, {reference: options.reference});
   const report = await verifyBenchmark(dir, {root: abs, rules: refusingRules, ...(determinism ? {determinism} : {})});
   const findings = report.findings.filter((finding) => finding.severity === 'error');
   if (findings.length > 0 && !options.check) return {dir, files: 0, status: 'refused', findings};

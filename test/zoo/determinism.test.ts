@@ -12,11 +12,12 @@ const base = path.join(fixtures, 'determinism');
 const fingerprint = '360c9a19cf142f94';
 
 /** A zoo holding a copy of the fixture entry as `entry`, with a variant's bundle files laid over it; and its own cache folder. */
-function entry(variant?: 'math-random' | 'random-oracle' | 'python-hash'): {zoo: string; dir: string; env: Record<string, string>} {
+function entry(...variants: Array<'math-random' | 'random-oracle' | 'python-hash' | 'speedup' | 'random-reference' | 'wrong-reference'>): {zoo: string; dir: string; env: Record<string, string>} {
   const zoo = tempDir('arbor-determinism-');
   const dir = path.join(zoo, 'entry');
   cpSync(path.join(base, 'entry'), dir, {recursive: true});
-  if (variant) cpSync(path.join(base, variant), dir, {recursive: true});
+  for (const variant of variants) cpSync(path.join(base, variant), dir, {recursive: true});
+  const variant = variants[0];
   if (variant === 'python-hash') rmSync(path.join(dir, 'bundle/generate.mjs'));
   return {zoo, dir, env: {ARBOR_CACHE_DIR: path.join(zoo, '.cache')}};
 }
@@ -94,6 +95,48 @@ describe('verify and lock: the same bytes twice', () => {
     expect(reports[0]).toMatchObject({dir: 'zoo/algotune_knn', ok: true, determinism: {checked: [{point: {N: 4096, Q: 256, D: 16, K: 10}, seed: 0}]}});
     // accuracy-abs has no PROVENANCE (an eval fixture): only its bundle is of interest here.
     expect(reports[1]!.determinism.checked).toEqual([{point: {M: 1000}, seed: 0}]);
+  });
+});
+
+describe("verify and lock: a speedup plan's reference answers the same bytes twice", () => {
+  const referenceFix =
+    "(compute the expected results from the case's arguments alone, without random, numpy.random or the clock, and sort what you take from a set or dict of strings (its order changes with Python's hash seed)) (reference-deterministic)";
+
+  it('a reference with unseeded noise: verify names the point, seed, result and offset; lock refuses; a deterministic one passes and its pass is reused', () => {
+    const {zoo, dir, env} = entry('speedup', 'random-reference');
+    const verify = runCli(['benchmark', 'verify', '--json', 'entry'], {cwd: zoo, env});
+    expect(verify.code, verify.stderr).toBe(1);
+    const report = (JSON.parse(verify.stdout) as {benchmarks: Array<{findings: Array<{file: string; ruleId: string; message: string}>; determinism: Record<string, unknown>}>}).benchmarks[0]!;
+    const findings = report.findings.filter((f) => f.ruleId === 'reference-deterministic');
+    // Both dev cases differ: one finding for the point, the first case's seed, result and offset. Noise of 1e-9 on values below 1 changes low mantissa bytes of the first element.
+    expect(findings.map((f) => f.file)).toEqual(['entry/reference.py']);
+    expect(findings[0]!.message).toMatch(
+      /^the reference reference\.py is not deterministic: point \{"M":16\} seed \d+: two fresh runs on the same case answered `y` with bytes that differ from offset [0-7] \(and 1 other case\) \(compute the expected results/,
+    );
+    expect(report.findings.filter((f) => f.ruleId === 'bundle-deterministic')).toEqual([]);
+    expect(report.determinism).toMatchObject({identical: true, reference: {identical: false, reused: false}});
+    const lock = runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env});
+    expect(lock.code).toBe(1);
+    expect(lock.stdout).toContain('entry/reference.py: error: the reference reference.py is not deterministic: point {"M":16} seed');
+    expect(lock.stdout.split('\n').find((line) => line.includes('(reference-deterministic)'))!.endsWith(referenceFix)).toBe(true);
+    expect(existsSync(path.join(dir, 'arbor.lock'))).toBe(false);
+
+    // The deterministic reference passes; its pass is reused by the next verify of the same bytes (list shows it too).
+    cpSync(path.join(base, 'speedup/reference.py'), path.join(dir, 'reference.py'));
+    const first = runCli(['benchmark', 'verify', '--json', 'entry'], {cwd: zoo, env});
+    expect(first.code, first.stdout).toBe(0);
+    expect((JSON.parse(first.stdout) as {benchmarks: Array<{determinism: unknown}>}).benchmarks[0]!.determinism).toMatchObject({identical: true, reference: {identical: true, reused: false}});
+    const again = runCli(['benchmark', 'verify', '--json', 'entry'], {cwd: zoo, env});
+    expect((JSON.parse(again.stdout) as {benchmarks: Array<{determinism: unknown}>}).benchmarks[0]!.determinism).toMatchObject({reference: {identical: true, reused: true, seconds: 0}});
+    expect(runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env})).toMatchObject({code: 0});
+  });
+
+  it("a reference that answers the same wrong bytes every time fails verify: the bundle's verifier refuses it", () => {
+    const {zoo, env} = entry('speedup', 'wrong-reference');
+    const verify = runCli(['benchmark', 'verify', 'entry'], {cwd: zoo, env});
+    expect(verify.code).toBe(1);
+    expect(verify.stdout).toMatch(/^entry\/reference\.py: error: the reference reference\.py does not pass the bundle's verifier: .+ \(run `arbor benchmark eval entry --solution entry\/reference\.py`\) \(reference-deterministic\)$/m);
+    expect(verify.stdout).not.toContain('is not deterministic');
   });
 });
 

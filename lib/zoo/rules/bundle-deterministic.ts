@@ -22,9 +22,9 @@ export const bundleDeterministic: Rule = {
     if (!outcome) {
       const cached = cachedDeterminism(bundle, plan);
       // list's cache: the row changes when a verify or lock stores an outcome, or a bundle file changes.
-      ctx.dependsOn([cached.file, ...cached.names.map((name) => path.join(rel, name))]);
+      ctx.dependsOn([cached.file, ...cached.names.map((name) => path.join(rel, name)), ...cached.planNames]);
       outcome = cached.outcome;
     }
-    for (const problem of outcome?.problems ?? []) ctx.report(problem.message, {file: rel});
+    for (const problem of outcome?.problems ?? []) if (problem.of === undefined) ctx.report(problem.message, {file: rel});
   },
 };

@@ -17,6 +17,7 @@ import {planPoints} from './plan-points.js';
 import {bundleMarker} from './bundle-marker.js';
 import {bundleFingerprint} from './bundle-fingerprint.js';
 import {bundleDeterministic} from './bundle-deterministic.js';
+import {referenceDeterministic} from './reference-deterministic.js';
 import {entryPoints} from './entry-points.js';
 import {lockCurrent} from './lock-current.js';
 import {lockPresent} from './lock-present.js';
@@ -40,10 +41,11 @@ export const rules: readonly Rule[] = [
   bundleMarker,
   bundleFingerprint,
   bundleDeterministic,
+  referenceDeterministic,
   entryPoints,
   lockCurrent,
   lockPresent,
 ];
 
 /** The rules that say whether the benchmark can run (plan, bundle, points, seeds, a deterministic bundle, entry points): what `lock` refuses on. */
-export const runnableRuleIds: ReadonlySet<string> = new Set([planToml, planValid, planSeeds, planPoints, bundleMarker, bundleFingerprint, bundleDeterministic, entryPoints].map((rule) => rule.id));
+export const runnableRuleIds: ReadonlySet<string> = new Set([planToml, planValid, planSeeds, planPoints, bundleMarker, bundleFingerprint, bundleDeterministic, referenceDeterministic, entryPoints].map((rule) => rule.id));
