@@ -22,5 +22,18 @@ export function changedCopy(source: string, files: Record<string, string>): stri
   return dest;
 }
 
+/**
+ * Like changedCopy, with the lock written by the library without lock's checks: an entry `lock`
+ * refuses (a reference that crashes), as a hand-made lock would leave it, so what an eval of it does shows.
+ */
+export async function changedCopyLockedAnyway(source: string, files: Record<string, string>): Promise<string> {
+  const dest = path.join(tempDir('arbor-probe-test-'), path.basename(source));
+  cpSync(source, dest, {recursive: true});
+  for (const [rel, text] of Object.entries(files)) writeFileSync(path.join(dest, rel), text);
+  const {writeLock} = (await import(path.join(repoRoot, 'dist/lib/benchmark/lock.js'))) as typeof import('../../lib/benchmark/lock.js');
+  await writeLock(dest);
+  return dest;
+}
+
 /** A verifier that accepts every answer: all of a case's metric counts (accuracy) or just passed (speedup). */
 export const acceptEverything = (metrics: string) => `export default function verify(point) {\n  return {passed: true, metrics: ${metrics}};\n}\n`;

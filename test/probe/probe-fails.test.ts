@@ -3,7 +3,7 @@ import {writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {runCli} from '../helpers/cli.js';
-import {acceptEverything, changedCopy, probeLib, speedFixture} from './helpers.js';
+import {acceptEverything, changedCopy, changedCopyLockedAnyway, probeLib, speedFixture} from './helpers.js';
 
 describe('verify --probe on entries that fail it', {timeout: 240_000}, () => {
   it('a copy whose verifier accepts everything fails on the probes that answer', async () => {
@@ -25,14 +25,19 @@ describe('verify --probe on entries that fail it', {timeout: 240_000}, () => {
     expect(report.findings[0]!.file).toBe(copy);
   });
 
-  it('an eval that cannot run is one probe-harness finding, not a score', () => {
-    const copy = changedCopy(speedFixture, {'reference.py': 'def run(state, inputs):\n    raise RuntimeError("broken reference")\n'});
+  it('an eval that cannot run is one probe-harness finding, not a score', async () => {
+    // lock refuses a reference that crashes (reference-deterministic): the lock is written as by hand.
+    const copy = await changedCopyLockedAnyway(speedFixture, {'reference.py': 'def run(state, inputs):\n    raise RuntimeError("broken reference")\n'});
+    const refused = runCli(['benchmark', 'lock', copy]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/reference\.py: error: the reference reference\.py could not be run twice on the same cases, .*broken reference.* \(reference-deterministic\)/);
     const result = runCli(['benchmark', 'verify', '--probe', '--json', copy]);
     expect(result.code).toBe(1);
     const [benchmark] = JSON.parse(result.stdout).benchmarks;
-    expect(benchmark.findings).toHaveLength(1);
-    expect(benchmark.findings[0]).toMatchObject({file: copy, severity: 'error', ruleId: 'probe-harness'});
-    expect(benchmark.findings[0].message).toMatch(/^The eval cannot run, so no probe could be scored \(probe `zeros`\): the reference solver failed on case 0 of .*broken reference/);
+    // verify's own finding on the reference, then the one probe finding: the battery stops at its first eval.
+    expect(benchmark.findings.map((f: {ruleId: string}) => f.ruleId)).toEqual(['reference-deterministic', 'probe-harness']);
+    expect(benchmark.findings[1]).toMatchObject({file: copy, severity: 'error', ruleId: 'probe-harness'});
+    expect(benchmark.findings[1].message).toMatch(/^The eval cannot run, so no probe could be scored \(probe `zeros`\): the reference solver failed on case 0 of .*broken reference/);
     expect(benchmark.probes).toEqual([expect.objectContaining({probe: 'zeros', score: null, ok: false})]);
     expect(result.stderr).toContain(`${copy}: probe zeros: the eval could not run (error)`);
   });

@@ -69,6 +69,8 @@ describe('verify: benchmarks that cannot run', () => {
       file('plan.toml', (text) => text.replaceAll('K = 10', 'KK = 10'));
       // The bundle's code reads the renamed parameter too: lock makes its cases (bundle-deterministic).
       for (const code of ['bundle/generate.mjs', 'bundle/oracle.mjs']) file(code, (text) => text.replace('const {N, Q, D, K} = point;', 'const {N, Q, D, KK: K} = point;'));
+      // And the reference: lock runs it twice on the same cases (reference-deterministic).
+      file('reference.py', (text) => text.replace('int(point["K"])', 'int(point["KK"])'));
     });
     const found = verify(zoo);
     expect(found.code).toBe(1);
