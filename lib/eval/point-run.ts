@@ -77,6 +77,7 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
       if (item === 'reference') await runReference(ctx, made, state, rep, step, next);
       else await runSide(ctx, made, state, item, rep, step, next);
     }
+    judgeAgainstSameCase(ctx, made, state, rep, step);
     if (ctx.referenceDifferences) await compareAnswers(ctx, made, state, rep);
     // Every run of this repetition is over: its inputs are on disk for verification, no longer needed in memory.
     if (made.fresh) caseSetOf(made, rep).cases = [];
@@ -137,15 +138,58 @@ function timingOf(ctx: EvalContext, c: CaseTimes): Timing {
   return {wall: c.seconds!, clock: timeOnClock(ctx.clock, c)!, cpu: c.cpuSeconds ?? null};
 }
 
-/** The limit of the solution's case i (-1: the warm-up), from the reference's times so far (speedup) or the plan's timeout (accuracy). */
-function solutionLimit(ctx: EvalContext, state: Repetitions, i: number): number {
+/**
+ * The limit of the solution's case i (-1: the warm-up) in repetition `rep`, from the reference's
+ * times (speedup) or the plan's timeout (accuracy). With fixed cases, the reference's fastest time
+ * on the case. With fresh cases each repetition's case i is another problem, whose difficulty may
+ * differ many times over (AlgoTune's least_squares: 0.03-1.4 s): the reference's time on this
+ * repetition's own case, once it ran; before it ran (the solution goes first in every other
+ * repetition), nothing bounds the case but the plan's `timeout` (as for a reference run), and
+ * judgeAgainstSameCase judges it once the reference has timed it: a limit taken from another draw
+ * killed correct solutions (the baseline of least_squares at 1.0 s on a case the reference took
+ * 1.37 s). A side that already failed a case (its score is 0.0 whatever comes next; a compare
+ * still runs it) gets 10 x the slowest reference time so far instead, so a hang costs seconds.
+ */
+function solutionLimit(ctx: EvalContext, made: MadePoint, state: Repetitions, i: number, rep: number, sideFailed = false): number {
   const {plan} = ctx;
   if (plan.metric !== 'speedup') return plan.timeout;
   // The warm-up absorbs first-call costs (caches, lazy set-up) and is untimed, but it is limited
   // like a case, relative to the reference's warm-up: a hang costs seconds, not init_timeout.
   if (i < 0) return state.referenceWarmup.length ? Math.max(plan.minTimeout, plan.timeoutFactor * Math.max(...state.referenceWarmup)) : plan.initTimeout * slowdown(ctx);
   // The kill limit stays on wall time: it is about hangs, not speed.
-  return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...state.reference[i]!.map((t) => t.wall)));
+  if (!made.fresh) return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...state.reference[i]!.map((t) => t.wall)));
+  const same = state.reference[i]![rep];
+  if (same) return Math.max(plan.minTimeout, plan.timeoutFactor * same.wall);
+  if (!sideFailed) return plan.timeout;
+  const slowest = Math.max(...state.reference.flatMap((times) => times.map((t) => t.wall)));
+  return Math.max(plan.minTimeout, plan.timeoutFactor * slowest);
+}
+
+/**
+ * Fresh cases, a side that ran before the reference in repetition `rep`: each case it answered is
+ * judged now against the reference's time on that same case (a timeout when over the limit), as
+ * when the reference goes first.
+ */
+function judgeAgainstSameCase(ctx: EvalContext, made: MadePoint, state: Repetitions, rep: number, step: string): void {
+  if (!made.fresh || ctx.plan.metric !== 'speedup') return;
+  for (const [s, side] of state.sides.entries()) {
+    const run = side.runs.find((each) => each.rep === rep);
+    if (!run?.judgedBefore) continue;
+    run.judgedBefore = false;
+    let late = 0;
+    for (const [i, status] of run.statuses.entries()) {
+      const limit = solutionLimit(ctx, made, state, i, rep);
+      if (status.status === 'ok' && status.seconds !== null && status.seconds > limit) {
+        Object.assign(status, {status: 'timeout', note: `took ${status.seconds.toFixed(3)} s, limit ${limit.toFixed(3)} s`});
+        late++;
+      }
+    }
+    if (late > 0) {
+      const answered = run.statuses.filter((status) => status.status === 'ok').length;
+      ctx.progress('line', `${step}${ctx.sides.length > 1 ? ctx.sides[s]!.label : 'solution'} returned ${answered}/${made.n} case(s) in time`);
+      state.failed = true;
+    }
+  }
 }
 
 /** A reference run (with its null cases, until enough): its times kept; a case it fails is a harness failure. */
@@ -177,7 +221,10 @@ async function runSide(ctx: EvalContext, made: MadePoint, state: Repetitions, s:
   const side = ctx.sides[s]!;
   const who = ctx.sides.length > 1 ? side.label : 'solution';
   ctx.progress('status', `${step}${who}`);
-  const limitFor = (i: number) => solutionLimit(ctx, state, i);
+  const sideFailed = state.sides[s]!.runs.some((run) => run.statuses.some((status) => status.status !== 'ok' || (run.verdicts !== undefined && !status.passed)));
+  const limitFor = (i: number) => solutionLimit(ctx, made, state, i, rep, sideFailed);
+  // Fresh cases before the reference ran on them: judged again once it has (judgeAgainstSameCase).
+  const judgedBefore = made.fresh && plan.metric === 'speedup' && state.reference[0]?.[rep] === undefined;
   // Secret cases: a crash's note keeps no message that could carry a value of the case (process.ts).
   const outcome = await runOnce(ctx, made, rep, side.files, limitFor, next, {...state.service, secretCases: ctx.secretCases});
   const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
@@ -187,7 +234,7 @@ async function runSide(ctx: EvalContext, made: MadePoint, state: Repetitions, s:
   await placeCrashes(side.files, outcome.cases, statuses);
   const out = path.join(ctx.tmp, 'runs', `${path.basename(made.dir)}-${s}-${rep}`, 'out');
   await writeAnswers(out, outcome.cases, made.signature);
-  state.sides[s]!.runs.push({out, statuses, rep});
+  state.sides[s]!.runs.push({out, statuses, rep, ...(judgedBefore ? {judgedBefore} : {})});
   const answered = statuses.filter((status) => status.status === 'ok').length;
   if (plan.metric !== 'speedup' || answered < n) ctx.progress('line', `${step}${who} returned ${answered}/${n} case(s) in time`);
   // A failed repetition already makes a speedup score 0.0: do not spend more time on it.

@@ -20,6 +20,8 @@ export interface SolutionRun {
   /** The repetition it ran in (its cases are that repetition's set). */
   rep: number;
   statuses: RepetitionReport[];
+  /** Fresh cases: the run went before the reference's run on the same cases, so its limits are judged again after it (point-run.ts). */
+  judgedBefore?: boolean;
   /** Set once the run's answers were verified. */
   verdicts?: Verdict[];
 }

@@ -43,3 +43,21 @@ describe.skipIf(!hasBundle)('fresh cases every repetition', () => {
     expect(metrics(reports[1])).toEqual(metrics(reports[0]));
   });
 });
+
+describe('fresh cases of uneven difficulty', () => {
+  it("a case's limit comes from the reference's time on that same case: the baseline passes every draw, the slow ones too", () => {
+    // Half the draws sleep 0.2 s, half 0.01 s. A limit from another draw (10 x 0.01 s) killed the baseline
+    // on a slow draw, most often in a repetition where the solution runs before the reference.
+    const result = runCli(['benchmark', 'eval', path.join(fixtures, 'eval/uneven-speed'), 'dev', '--json'], {});
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as {score: number; failure?: string; points: Array<{repetitions: number; cases: Array<{status: string; passed: boolean; referenceRepetitions: number[]}>}>};
+    expect(report.failure).toBeUndefined();
+    expect(report.points[0]!.repetitions).toBe(4);
+    const cases = report.points[0]!.cases;
+    expect(cases.map((c) => [c.status, c.passed])).toEqual(cases.map(() => ['ok', true]));
+    // What makes the test bite: some case slot drew both a quick and a slow case (all but (1/8)^6 of evals).
+    expect(cases.some((c) => Math.max(...c.referenceRepetitions) > 10 * Math.min(...c.referenceRepetitions))).toBe(true);
+    expect(report.score).toBeGreaterThan(0.8);
+    expect(report.score).toBeLessThan(1.25);
+  });
+});
