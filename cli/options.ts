@@ -2,11 +2,11 @@
 import type {Options} from 'yargs';
 
 /** `--json`: print the stable machine-readable shape on stdout instead of text. */
-export const jsonOption: Options = {
+export const jsonOption = {
   type: 'boolean',
   default: false,
   describe: 'Print the result as JSON on stdout (shape documented in the README)',
-};
+} as const satisfies Options;
 
 /** Write a JSON document on stdout (two-space indent, trailing newline). */
 export function printJson(value: unknown): void {

@@ -25,7 +25,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
       .option('json', jsonOption)
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr'})
       .example('$0 benchmark calibrate zoo/algotune_knn --runs 5', 'the numbers for PROVENANCE\'s "how much the score varies"')
-      .epilogue('Exit 0 when every eval scored; 1 when the harness failed; 2 bad usage; 3 a protected file differs from arbor.lock.') as never,
+      .epilogue('Exit 0 when every eval scored; 1 when the harness failed; 2 bad usage; 3 a protected file differs from arbor.lock.'),
   handler: async (args) => {
     if (!Number.isInteger(args.runs) || args.runs < 2) throw new UsageError(`--runs ${args.runs}: expected a whole number of evals, at least 2`);
     process.on('SIGUSR1', () => {});

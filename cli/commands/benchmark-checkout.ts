@@ -30,7 +30,7 @@ export const checkoutCommand: CommandModule<object, CheckoutArgs> = {
       .positional('benchmark', {type: 'string', demandOption: true, describe: 'Benchmark folder (or a name in ./arbor-zoo or ./zoo)'})
       .positional('dest', {type: 'string', demandOption: true, describe: 'New folder to create (refused when it exists and is not empty)'})
       .option('json', jsonOption)
-      .example('$0 benchmark checkout zoo/algotune_knn /tmp/knn', 'then run the "Next:" line it prints (cd /tmp/knn && bash eval.sh dev)') as never,
+      .example('$0 benchmark checkout zoo/algotune_knn /tmp/knn', 'then run the "Next:" line it prints (cd /tmp/knn && bash eval.sh dev)'),
   handler: async (args) => {
     const {checkoutBenchmark} = await import('../../lib/zoo/checkout.js');
     const result = await checkoutBenchmark(args.benchmark, args.dest);

@@ -43,7 +43,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
           'better (the ratio\'s 95% interval lies above 1), worse (below 1) or same (it contains 1). ' +
           'Exit 0 whenever the comparison ran (the verdict and the gate\'s action are data), 1 when the harness failed, 2 for bad usage, 3 when a protected file differs from arbor.lock. ' +
           'A file or folder of that name wins over a git revision. Every compare is recorded in the run ledger.',
-      ) as never,
+      ),
   handler: async (args) => {
     const sides = [args.baseline, args.candidate].filter((side): side is string => side !== undefined);
     if (args.baselineRun !== undefined) {
@@ -100,7 +100,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       baselineLabel: report.baseline.label,
     };
     for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare, solutionLabel: report.candidate.label})) process.stderr.write(`${warning}\n`);
-    if (args.jsonFile) await writeReport(args.jsonFile, report as never);
+    if (args.jsonFile) await writeReport(args.jsonFile, report);
     const text = args.json ? process.stderr : process.stdout;
     text.write(formatCompare(report));
     if (args.json) printJson(report);

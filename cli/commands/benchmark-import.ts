@@ -35,7 +35,7 @@ export const importCommand: CommandModule<object, ImportArgs> = {
           'an answer the object encoding cannot carry) is skipped with its reason. Importing again updates an entry only when its source ' +
           'changed, and never a file its user changed. The python is ARBOR_PYTHON, else python3. ' +
           'Exit 0 when every task was imported, updated or unchanged; 1 when any was skipped; 2 bad usage (no such source or task).',
-      ) as never,
+      ),
   handler: async (args) => {
     const {importAlgoTune} = await import('../../lib/import/algotune.js');
     const {formatImportLine, formatImportSummary} = await import('../../lib/import/format.js');

@@ -21,7 +21,7 @@ export const listCommand: CommandModule<object, ListArgs> = {
         default: true,
         describe: 'Reuse verify results of unchanged folders (--no-cache to verify everything; cache in $ARBOR_CACHE_DIR, $XDG_CACHE_HOME/arbor or ~/.cache/arbor)',
       })
-      .example('$0 benchmark list zoo', 'one row per benchmark: name, verify status, first prose line of its README') as never,
+      .example('$0 benchmark list zoo', 'one row per benchmark: name, verify status, first prose line of its README'),
   handler: async (args) => {
     const [{listZooInThread}, report] = await Promise.all([import('../../lib/zoo/list.js'), import('../../lib/zoo/report.js')]);
     // Rows go out as they are decided, in name order, through one buffered writer.

@@ -23,9 +23,9 @@ export const lockCommand: CommandModule<object, LockArgs> = {
       .epilogue(
         'Protected files: eval.sh, eval.py, plan.toml, the bundle folder, the reference solver and data/, ' +
           "except the plan's editable files. An eval whose protected files differ from arbor.lock refuses to run (exit 3). " +
-          'A folder verify finds unable to run (plan.toml that does not parse or check, a point the bundle lacks, a wrong bundle fingerprint, a bundle that makes different bytes twice, overlapping seeds, a missing baseline) is refused: nothing is written. ' +
+          'A folder verify finds unable to run (plan.toml that does not parse or check, a point the bundle lacks, a wrong bundle fingerprint, a bundle that makes different bytes twice, a speedup plan reference that answers different bytes twice or fails the verifier, overlapping seeds, a missing baseline) is refused: nothing is written. ' +
           'Exit 0 written (or, with --check, matching); 1 refused, or (--check) a lock differs or is missing; 2 a folder without plan.toml.',
-      ) as never,
+      ),
   handler: async (args) => {
     const dirs = args.dir ?? [];
     if (dirs.length === 0) throw new UsageError('Missing argument for `arbor benchmark lock`: expected one or more benchmark folders, e.g. `arbor benchmark lock zoo/demo`');

@@ -46,7 +46,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
           'A queue needs a key shared with its workers and never sent (ARBOR_QUEUE_KEY, or a key file; make one with `openssl rand -hex 32`): jobs are signed with it, and a report it does not verify is refused, never recorded. ' +
           'Exit 0 when every eval scored without a failure; 1 when any failed (scored 0.0) or gave no score, or the run was interrupted; ' +
           '2 for bad usage, a missing folder or queue key, or a Redis that cannot be reached; 3 when an entry\'s protected files differ from its arbor.lock (that entry is not evaluated).',
-      ) as never,
+      ),
   handler: async (args) => {
     process.on('SIGUSR1', () => {});
     const cwd = process.cwd();

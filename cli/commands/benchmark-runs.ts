@@ -38,7 +38,7 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
       .example('$0 benchmark runs --changes', 'the steps in every series, with the runs either side')
       .epilogue(
         'Exit 0 when the history was listed (an empty or missing ledger included; with --changes, whether or not a step was found), 1 when the ledger is corrupt or unreadable, 2 for bad usage (with --merge: a missing FILE, one that is not an arbor ledger, is damaged, was written by a newer arbor or is the ledger itself; then neither file is changed).',
-      ) as never,
+      ),
   handler: async (args) => {
     const [{readRuns, formatRuns, minimizedBenchmarks}, {mergedNote, strayNotes}] = await Promise.all([import('../../lib/ledger/summary.js'), import('../../lib/ledger/merge.js')]);
     const read = async (withCases: boolean) => {

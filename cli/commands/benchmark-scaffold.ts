@@ -40,7 +40,7 @@ export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
       .option('json', jsonOption)
       .example('$0 benchmark scaffold zoo/my_task', 'then fill in every TODO(arbor) placeholder')
       .example('$0 benchmark scaffold zoo/my_task --split-kind path', 'cases are files under data/; scored by accuracy')
-      .example('$0 benchmark scaffold . --style light --name my_task --edit kernel.py', 'turn the current folder into a benchmark') as never,
+      .example('$0 benchmark scaffold . --style light --name my_task --edit kernel.py', 'turn the current folder into a benchmark'),
   handler: async (args) => {
     const {scaffoldBenchmark} = await import('../../lib/zoo/scaffold.js');
     const result = await scaffoldBenchmark(args.dir, {

@@ -42,7 +42,7 @@ export const workerCommand: CommandModule<object, WorkerArgs> = {
           "Test-split seeds come from this machine's ARBOR_TEST_SALT, derived in this process: the eval's own process (which runs the bundle) gets neither the salt nor the key. " +
           'Runs until SIGINT or SIGTERM (a job running then returns to the queue for another worker). ' +
           'Exit 0 when stopped by SIGINT or SIGTERM; 2 for bad usage, a missing zoo or queue key, or a Redis that cannot be reached.',
-      ) as never,
+      ),
   handler: async (args) => {
     process.on('SIGUSR1', () => {});
     const [{parseQueueUrl, defaultQueueName}, {startWorker, resolveStalledSeconds}, {resolveQueueKey}, {resolveZoo}] = await Promise.all([

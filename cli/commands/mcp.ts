@@ -47,7 +47,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
           'No queue key, or a queue that cannot be reached, is one line and exit 2 at startup; a worker that refuses the job, fails it or does not answer makes that call\'s sealed failure answer (the reason on stderr). ' +
           'Evals use the zoo entry\'s protected files and record to the zoo\'s run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. ' +
           'The tools, schemas and guarantees: lib/mcp/README.md.',
-      ) as never,
+      ),
   handler: async (args) => {
     const [{resolveZoo}, {createContext}] = await Promise.all([import('../../lib/zoo/list.js'), import('../../lib/mcp/server.js')]);
     let zoo: string;

@@ -6,7 +6,6 @@ import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
 import type {EvalReport} from './types.js';
 
-/** Write the report as JSON atomically (temp file + rename). */
 /** Check before an eval runs that `--json-file FILE` can be written, so a finished eval is never lost to a bad path. */
 export function checkReportPath(file: string): void {
   const folder = path.dirname(path.resolve(file));
@@ -26,7 +25,8 @@ export function checkReportPath(file: string): void {
   if (existing && !existing.isFile()) throw new UsageError(`--json-file ${file}: exists and is not a regular file, expected a new path or a regular file`);
 }
 
-export async function writeReport(file: string, report: EvalReport): Promise<void> {
+/** Write a JSON report (an eval's, or a compare's) to `file` atomically: a temporary file renamed over it. */
+export async function writeReport(file: string, report: EvalReport | object): Promise<void> {
   const target = path.resolve(file);
   const temp = `${target}.tmp-${process.pid}`;
   try {
