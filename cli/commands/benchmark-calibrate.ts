@@ -35,7 +35,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
     let result;
     const reports: EvalReport[] = [];
     const request = {benchmark: args.benchmark, split: args.split, solution: args.solution, runs: args.runs};
-    const onProgress = (kind: 'line' | 'status', text: string) => printer.progress('status', text);
+    const onProgress = (_kind: 'line' | 'status', text: string) => printer.progress('status', text);
     const onEval = (k: number, report: EvalReport) => {
       reports.push(report);
       printer.progress('line', `eval ${k + 1}/${args.runs}: score ${report.score.toPrecision(6)}${report.interval ? ` [${report.interval.map((v) => v.toPrecision(4)).join(', ')}]` : ''}, ${report.repetitions} repetition(s), ${report.seconds.toFixed(1)} s`);

@@ -146,7 +146,7 @@ class PythonHost {
 
   private constructor(
     private readonly child: ChildProcessByStdio<Writable, Readable, null>,
-    private readonly python: string,
+    python: string,
   ) {
     child.stdout.on('data', (chunk: Buffer) => this.input.push(chunk));
     child.stdin.on('error', () => {

@@ -110,7 +110,7 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
         last = now;
         say(`${dir}: mutants: ${done} of ${total} (${killed} killed) in ${seconds().toFixed(1)} s`);
       };
-      return runMutants(plan, bundle, p, scratch, progress, scorer, baseline[k]!);
+      return runMutants(bundle, p, scratch, progress, scorer, baseline[k]!);
     });
     if (mutantsRun) {
       report.mutants = mutantsRun;

@@ -150,7 +150,6 @@ export async function makeScorer(plan: Plan, bundle: Bundle): Promise<Scorer> {
  * outcomes on this point's battery (scorer.battery), not computed again.
  */
 export async function runMutants(
-  plan: Plan,
   bundle: Bundle,
   p: BatteryPoint,
   scratch: string,

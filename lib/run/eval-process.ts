@@ -16,7 +16,7 @@ import {HarnessError} from '../eval/errors.js';
 import type {Plan, Split} from '../benchmark/plan.js';
 import {drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from '../eval/seeds.js';
 import type {EvalReport} from '../eval/types.js';
-import {evalEnvironment, holdsSecret, secretVariables} from '../secrets.js';
+import {evalEnvironment, secretVariables} from '../secrets.js';
 import type {EvalChildAnswer, EvalChildMessage, EvalChildRequest} from './eval-child.js';
 
 /** Variables an eval process never gets: the test salt, the queue key, and the sealed queue's URL (which may hold a Redis password). */
