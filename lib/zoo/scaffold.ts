@@ -18,7 +18,7 @@ import {arborCliPath, isArborRoot} from '../invocation.js';
 import {makeTempSibling, removeStaleTemps, writeNewFile} from './copy.js';
 import {checkBenchmarkName} from './names.js';
 import {findPlaceholders} from './rules/placeholder.js';
-import {listFiles, templatesRoot} from './templates.js';
+import {templatesRoot} from './templates.js';
 import {describeFsError, kindOf} from './text.js';
 
 export const STYLES = ['light', 'zoo'] as const;
@@ -124,7 +124,11 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
   if (style === 'zoo') parts.push('docs');
   const variables = templateVariables({name, ...choices, editable, arborCli: recordedArbor(options.arborCli ?? arborCliPath(), target)});
   const planned = new Map<string, Planned[]>();
-  for (const part of parts) planned.set(part, render(templates, part, variables));
+  // globby (a few hundred ms to load) only here, where the template parts are read.
+  const {globbySync} = await import('globby');
+  // Every regular file of a part, dot files included, symlinks left out (a template is plain files).
+  const listPart = (source: string) => globbySync('**', {cwd: source, dot: true, onlyFiles: true, followSymbolicLinks: false, suppressErrors: false}).sort();
+  for (const part of parts) planned.set(part, render(templates, part, variables, listPart));
 
   const existing = inspectTarget(target, dir);
   const result: ScaffoldResult = {dir, name, ...choices, editable, created: [], skipped: [], withheld: [], lockStale: false, placeholders: []};
@@ -374,11 +378,12 @@ function metricVariables(v: {entrypoint: string; metric: string; bundleLang: str
 }
 
 /** The files of one template part with their variables filled in (a line that is only an empty variable goes). */
-function render(templates: string, part: string, variables: Record<string, string>): Planned[] {
+function render(templates: string, part: string, variables: Record<string, string>, listPart: (source: string) => string[]): Planned[] {
   const source = path.join(templates, part);
   let files: string[];
   try {
-    files = listFiles(source);
+    if (!statSync(source).isDirectory()) throw Object.assign(new Error('not a folder'), {code: 'ENOTDIR'});
+    files = listPart(source);
   } catch (error) {
     throw new UsageError(`The templates folder ${templates} has no readable part \`${part}\` (${describeFsError(error)}); reinstall arbor`, 'bad-templates');
   }

@@ -20,7 +20,7 @@ export function isTextName(name: string): boolean {
 }
 
 /** Every file of a folder, recursively, as `/`-separated relative paths, sorted. */
-export function listFiles(root: string): string[] {
+function listFiles(root: string): string[] {
   const out: string[] = [];
   const walk = (dir: string, prefix: string) => {
     for (const entry of readdirSync(dir, {withFileTypes: true})) {
