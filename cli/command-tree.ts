@@ -60,8 +60,7 @@ export function suggest(node: CommandNode, word: string): string | undefined {
   const candidates: {name: string; score: number}[] = [];
   for (const child of node.children) {
     candidates.push({name: child.name, score: score(word, child.name)});
-    for (const grandchild of child.children)
-      candidates.push({name: `${child.name} ${grandchild.name}`, score: score(word, grandchild.name) + 0.5});
+    for (const grandchild of child.children) candidates.push({name: `${child.name} ${grandchild.name}`, score: score(word, grandchild.name) + 0.5});
   }
   candidates.sort((a, b) => a.score - b.score);
   const best = candidates[0];
@@ -152,5 +151,9 @@ export function rewordYargsMessage(message: string, root: CommandNode, argv: rea
   if (match) return `Missing required argument \`${match[1]}\` for \`${name}\`: usage ${usage}`;
   match = /^Not enough arguments following: (.+)$/.exec(message);
   if (match) return `Option \`--${match[1]}\` of \`${name}\` needs a value; ${help}`;
-  return `${message.split('\n').map((line) => line.trim()).filter(Boolean).join(' ')} (${help})`;
+  return `${message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ')} (${help})`;
 }

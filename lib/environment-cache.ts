@@ -48,7 +48,13 @@ export function readCachedPythonInfo(executable: string, script: string, env: No
 }
 
 /** Keep the answer of `executable` (a binary) to `script`, with the stamps of the folders on its sys.path. */
-export function writeCachedPythonInfo(executable: string, script: string, info: CachedPythonInfo, sysPath: unknown, env: NodeJS.ProcessEnv = process.env): void {
+export function writeCachedPythonInfo(
+  executable: string,
+  script: string,
+  info: CachedPythonInfo,
+  sysPath: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+): void {
   const file = entryFile(executable, env);
   const valid = validInfo(info);
   if (!file || !valid || !isBinary(executable) || !Array.isArray(sysPath)) return;

@@ -83,7 +83,13 @@ function npmProject(cwd: string): string | undefined {
 function shellEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   if (!env.npm_command) return env;
   const injected = (folder: string) => /(^|\/)node_modules\/\.bin\/?$/.test(folder) || /\/node-gyp-bin\/?$/.test(folder);
-  return {...env, PATH: (env.PATH ?? '').split(path.delimiter).filter((folder) => !injected(folder)).join(path.delimiter)};
+  return {
+    ...env,
+    PATH: (env.PATH ?? '')
+      .split(path.delimiter)
+      .filter((folder) => !injected(folder))
+      .join(path.delimiter),
+  };
 }
 
 /** Options of `arborCommand`: where the printed line is run from, and its environment. */
@@ -104,7 +110,11 @@ export function arborCommand(options: InvocationOptions = {}): string {
   const cwd = options.cwd ?? process.cwd();
   if (isThisArbor(onPath('arbor', shellEnv(env)))) return 'arbor';
   const project = npmProject(cwd);
-  if (project !== undefined && onPath('npx', env) && (isThisArbor(path.join(project, 'node_modules/.bin/arbor')) || (isArborRoot(project) && isThisArbor(path.join(project, 'dist/cli/index.js')))))
+  if (
+    project !== undefined &&
+    onPath('npx', env) &&
+    (isThisArbor(path.join(project, 'node_modules/.bin/arbor')) || (isArborRoot(project) && isThisArbor(path.join(project, 'dist/cli/index.js'))))
+  )
     return 'npx arbor';
   const node = onPath('node', env);
   const nodeWord = node !== undefined && real(node) === real(process.execPath) ? 'node' : shellWord(process.execPath);

@@ -20,7 +20,9 @@ export interface TomlProblem {
  */
 export function locateTomlError(error: unknown, text: string): TomlProblem {
   const {line, column} = error as {line?: number; column?: number};
-  let message = String((error as Error)?.message ?? error).split('\n', 1)[0]!.replace(/^Invalid TOML document: /, '');
+  let message = String((error as Error)?.message ?? error)
+    .split('\n', 1)[0]!
+    .replace(/^Invalid TOML document: /, '');
   if (typeof line !== 'number' || typeof column !== 'number') return {message};
   const lines = text.split(/\r?\n/);
   if (/control characters/.test(message) && lines[line - 1]?.[column - 1] === undefined) {
@@ -31,7 +33,11 @@ export function locateTomlError(error: unknown, text: string): TomlProblem {
     const open = unclosedBracket(lines, line, 1);
     if (open && open.line < line) {
       const kind = open.char === '[' ? 'an array' : 'an inline table';
-      return {message: `${kind} opened here is not closed (close it with "${open.char === '[' ? ']' : '}'}" before line ${line})`, line: open.line, column: open.column};
+      return {
+        message: `${kind} opened here is not closed (close it with "${open.char === '[' ? ']' : '}'}" before line ${line})`,
+        line: open.line,
+        column: open.column,
+      };
     }
   }
   return {message, line, column};

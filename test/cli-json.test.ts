@@ -37,7 +37,9 @@ describe('--json, the same in every command', () => {
   const commands = benchmarkCommands();
 
   it('finds the commands to walk', () => {
-    expect(commands).toEqual(expect.arrayContaining(['scaffold', 'verify', 'list', 'checkout', 'eval', 'calibrate', 'compare', 'lock', 'runs', 'report', 'run']));
+    expect(commands).toEqual(
+      expect.arrayContaining(['scaffold', 'verify', 'list', 'checkout', 'eval', 'calibrate', 'compare', 'lock', 'runs', 'report', 'run']),
+    );
   });
 
   it.each(benchmarkCommands())('benchmark %s: --json is a flag that prints JSON on stdout, or the command says why it has none', (command) => {
@@ -78,7 +80,9 @@ describe('--json, the same in every command', () => {
   it('takes the earlier `--json FILE` of eval, compare and run as --json-file, with a deprecation warning', () => {
     const dir = tempDir();
     const file = path.join(dir, 'report.json');
-    const result = runCli(['benchmark', 'eval', path.join(fixtures, 'eval/accuracy-abs'), 'dev', '--quiet', '--json', file], {env: {ARBOR_LEDGER: path.join(dir, 'runs.db')}});
+    const result = runCli(['benchmark', 'eval', path.join(fixtures, 'eval/accuracy-abs'), 'dev', '--quiet', '--json', file], {
+      env: {ARBOR_LEDGER: path.join(dir, 'runs.db')},
+    });
     expect(result).toEqual({
       code: 0,
       stdout: 'score: 0.199\n',

@@ -11,13 +11,19 @@ const usageErrors: [string[], string][] = [
   [['benchmark', 'verfy', 'x'], 'arbor: Unknown command `verfy` for `arbor benchmark`, did you mean `verify`?'],
   [['benchmark', 'scafold'], 'arbor: Unknown command `scafold` for `arbor benchmark`, did you mean `scaffold`?'],
   [['frobnicate'], 'arbor: Unknown command `frobnicate`; expected one of `benchmark`, `bundle`, `mcp`'],
-  [['benchmark'], 'arbor: Missing command for `arbor benchmark`: expected one of `scaffold`, `verify`, `list`, `checkout`, `eval`, `gate`, `calibrate`, `compare`, `lock`, `runs`, `report`, `run`, `worker`, `import`'],
+  [
+    ['benchmark'],
+    'arbor: Missing command for `arbor benchmark`: expected one of `scaffold`, `verify`, `list`, `checkout`, `eval`, `gate`, `calibrate`, `compare`, `lock`, `runs`, `report`, `run`, `worker`, `import`',
+  ],
   [['benchmark', 'list', 'a', 'b'], 'arbor: Unexpected extra argument `b` for `arbor benchmark list`: usage `arbor benchmark list [zoo]`'],
   [['benchmark', 'list', '--frob'], 'arbor: Unknown option `--frob` for `arbor benchmark list`; run `arbor benchmark list --help` for usage'],
   [['benchmark', 'scaffold'], 'arbor: Missing argument <dir> for `arbor benchmark scaffold`: usage `arbor benchmark scaffold <dir>`'],
   [['benchmark', 'scaffold', 'a', 'b'], 'arbor: Unexpected extra argument `b` for `arbor benchmark scaffold`: usage `arbor benchmark scaffold <dir>`'],
   [['benchmark', 'checkout', 'x'], 'arbor: Missing argument <dest> for `arbor benchmark checkout`: usage `arbor benchmark checkout <benchmark> <dest>`'],
-  [['benchmark', 'checkout', 'a', 'b', 'c'], 'arbor: Unexpected extra argument `c` for `arbor benchmark checkout`: usage `arbor benchmark checkout <benchmark> <dest>`'],
+  [
+    ['benchmark', 'checkout', 'a', 'b', 'c'],
+    'arbor: Unexpected extra argument `c` for `arbor benchmark checkout`: usage `arbor benchmark checkout <benchmark> <dest>`',
+  ],
 ];
 
 describe('arbor (top level)', () => {
@@ -46,7 +52,13 @@ describe('arbor (top level)', () => {
   });
 
   it('help examples name zoo folders that exist, and the bundle example runs as written', () => {
-    const helps = [[], ['benchmark'], ...['scaffold', 'verify', 'list', 'checkout', 'eval', 'gate'].map((c) => ['benchmark', c]), ['bundle', 'x'], ['bundle', 'x', 'make']];
+    const helps = [
+      [],
+      ['benchmark'],
+      ...['scaffold', 'verify', 'list', 'checkout', 'eval', 'gate'].map((c) => ['benchmark', c]),
+      ['bundle', 'x'],
+      ['bundle', 'x', 'make'],
+    ];
     const named = new Set<string>();
     for (const args of helps) for (const m of runCli([...args, '--help']).stdout.matchAll(/\bzoo\/[\w/]+/g)) named.add(m[0]);
     expect([...named].filter((p) => p !== 'zoo/my_task' && !existsSync(path.join(repoRoot, p)))).toEqual([]);
@@ -62,7 +74,9 @@ describe('arbor (top level)', () => {
       stdout: '',
       stderr: 'arbor: benchmark zoo/relu_poly/README.md is a file: pass the benchmark folder holding plan.toml, e.g. arbor benchmark eval zoo/relu_poly dev\n',
     });
-    expect(runCli(['benchmark', 'eval', 'package.json', 'dev']).stderr).toBe('arbor: benchmark package.json is a file: pass the benchmark folder holding plan.toml\n');
+    expect(runCli(['benchmark', 'eval', 'package.json', 'dev']).stderr).toBe(
+      'arbor: benchmark package.json is a file: pass the benchmark folder holding plan.toml\n',
+    );
   });
 
   it.each(usageErrors)('%j -> one line, exit 2', (args, line) => {
@@ -78,7 +92,8 @@ describe('arbor (top level)', () => {
     const loaded = readFileSync(log, 'utf8');
     expect(loaded).toContain('/dist/cli/index.js');
     expect(loaded).toContain('/dist/cli/yargs.js');
-    for (const heavy of ['remark-parse', 'micromark', 'unified', 'simple-git', 'mdast-util', 'better-sqlite3', 'smol-toml']) expect(loaded).not.toContain(`/${heavy}`);
+    for (const heavy of ['remark-parse', 'micromark', 'unified', 'simple-git', 'mdast-util', 'better-sqlite3', 'smol-toml'])
+      expect(loaded).not.toContain(`/${heavy}`);
   });
 });
 

@@ -24,7 +24,11 @@ const python = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'],
 
 /** Run `command` through bash in a clean environment (`env -i`), in `cwd`. */
 function clean(command: string, cwd: string, home: string, extra: Record<string, string> = {}) {
-  const result = spawnSync('env', ['-i', `PATH=${cleanPath}`, `HOME=${home}`, `ARBOR_PYTHON=${python}`, ...Object.entries(extra).map(([k, v]) => `${k}=${v}`), 'bash', '-c', command], {cwd, encoding: 'utf8'});
+  const result = spawnSync(
+    'env',
+    ['-i', `PATH=${cleanPath}`, `HOME=${home}`, `ARBOR_PYTHON=${python}`, ...Object.entries(extra).map(([k, v]) => `${k}=${v}`), 'bash', '-c', command],
+    {cwd, encoding: 'utf8'},
+  );
   return {code: result.status, stdout: result.stdout, stderr: result.stderr};
 }
 
@@ -43,22 +47,28 @@ describe('printed next steps run as printed in a clean environment', () => {
   it.each([
     ['a speed task (zoo style, eval.sh)', ['demo'], 3],
     ['a data task (path split, light style, eval.py)', ['data_task', '--split-kind', 'path', '--style', 'light', '--entrypoint', 'eval.py'], 6],
-  ])('scaffold, %s: every command of "Next steps" runs; none is 127', (_what, args, count) => {
-    const work = tempDir();
-    const home = tempDir('arbor-home-');
-    const made = clean(`${arborFromRepo} benchmark scaffold ${args.join(' ')}`, work, home);
-    expect(made.code, made.stderr).toBe(0);
-    const commands = nextCommands(made.stdout);
-    expect(commands).toHaveLength(count);
-    // Outside arbor's repository, with no arbor on the PATH: arbor is named by its path.
-    expect(commands.filter((c) => c.includes(' benchmark ')).every((c) => c.startsWith(`node ${cliPath} `) || c.startsWith(`${process.execPath} ${cliPath} `))).toBe(true);
-    for (const command of commands) {
-      const run = clean(command, work, home);
-      const expected = / benchmark verify /.test(command) ? 1 : 0;
-      expect({command, code: run.code}, run.stderr).toEqual({command, code: expected});
-      if (/eval\.(sh|py)/.test(command)) expect(run.stdout).toBe('score: 0.0\n');
-    }
-  }, 180_000); // a sandboxed eval and a handful of CLI starts, in sequence
+  ])(
+    'scaffold, %s: every command of "Next steps" runs; none is 127',
+    (_what, args, count) => {
+      const work = tempDir();
+      const home = tempDir('arbor-home-');
+      const made = clean(`${arborFromRepo} benchmark scaffold ${args.join(' ')}`, work, home);
+      expect(made.code, made.stderr).toBe(0);
+      const commands = nextCommands(made.stdout);
+      expect(commands).toHaveLength(count);
+      // Outside arbor's repository, with no arbor on the PATH: arbor is named by its path.
+      expect(
+        commands.filter((c) => c.includes(' benchmark ')).every((c) => c.startsWith(`node ${cliPath} `) || c.startsWith(`${process.execPath} ${cliPath} `)),
+      ).toBe(true);
+      for (const command of commands) {
+        const run = clean(command, work, home);
+        const expected = / benchmark verify /.test(command) ? 1 : 0;
+        expect({command, code: run.code}, run.stderr).toEqual({command, code: expected});
+        if (/eval\.(sh|py)/.test(command)) expect(run.stdout).toBe('score: 0.0\n');
+      }
+    },
+    180_000,
+  ); // a sandboxed eval and a handful of CLI starts, in sequence
 
   it('checkout of a scaffolded benchmark: the "Next:" line evaluates it, found through the arbor that made it', () => {
     const work = tempDir();
@@ -116,9 +126,11 @@ describe('arborCommand: how this arbor is named in a printed command', () => {
     expect(invocation.arborCommand({cwd: tempDir(), env})).toBe(`${node(env)} ${cliPath}`);
   });
 
-  it('`npx arbor` in arbor\'s own repository, not in a folder whose npm project lacks it', () => {
+  it("`npx arbor` in arbor's own repository, not in a folder whose npm project lacks it", () => {
     const env = {PATH: cleanPath};
-    expect(invocation.arborCommand({cwd: path.join(repoRoot, 'test'), env})).toBe(existsSync('/usr/bin/npx') || existsSync('/bin/npx') ? 'npx arbor' : `${node(env)} ${cliPath}`);
+    expect(invocation.arborCommand({cwd: path.join(repoRoot, 'test'), env})).toBe(
+      existsSync('/usr/bin/npx') || existsSync('/bin/npx') ? 'npx arbor' : `${node(env)} ${cliPath}`,
+    );
     // A nested project without arbor: npx would ask the registry, so the path is printed.
     const nested = tempDir();
     writeFileSync(path.join(nested, 'package.json'), '{}\n');
@@ -126,7 +138,7 @@ describe('arborCommand: how this arbor is named in a printed command', () => {
   });
 
   it('quotes a path with spaces as one shell word', () => {
-    expect(invocation.shellWord('/a b/it\'s')).toBe(`'/a b/it'\\''s'`);
+    expect(invocation.shellWord("/a b/it's")).toBe(`'/a b/it'\\''s'`);
     expect(invocation.shellWord('/plain/path-1.js')).toBe('/plain/path-1.js');
   });
 });

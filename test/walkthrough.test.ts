@@ -13,9 +13,7 @@ import {describe, expect, it} from 'vitest';
 import {cliPath, repoRoot, tempDir} from './helpers/cli.js';
 
 /** One marked block of the walkthrough. */
-type Step =
-  | {kind: 'file'; path: string; content: string; line: number}
-  | {kind: 'run'; script: string; exit: number; expect: string[]; line: number};
+type Step = {kind: 'file'; path: string; content: string; line: number} | {kind: 'run'; script: string; exit: number; expect: string[]; line: number};
 
 const heading = '## Write your first benchmark';
 
@@ -70,12 +68,33 @@ describe('the README walkthrough', () => {
   const steps = walkthroughSteps(readme);
 
   it('has the steps the section promises: scaffold, bundle, solutions, plan, verify, lock, eval, calibrate, compare', () => {
-    const scripts = steps.filter((s) => s.kind === 'run').map((s) => s.script).join('\n');
-    for (const command of ['benchmark scaffold', 'fingerprint --write', 'benchmark verify', 'benchmark lock', 'eval.sh dev', 'benchmark calibrate', 'benchmark compare']) {
+    const scripts = steps
+      .filter((s) => s.kind === 'run')
+      .map((s) => s.script)
+      .join('\n');
+    for (const command of [
+      'benchmark scaffold',
+      'fingerprint --write',
+      'benchmark verify',
+      'benchmark lock',
+      'eval.sh dev',
+      'benchmark calibrate',
+      'benchmark compare',
+    ]) {
       expect(scripts).toContain(command);
     }
     const files = steps.filter((s) => s.kind === 'file').map((s) => s.path);
-    expect(files).toEqual(expect.arrayContaining(['window_sums/bundle/fherma.toml', 'window_sums/bundle/generate.mjs', 'window_sums/bundle/oracle.mjs', 'window_sums/reference.py', 'window_sums/solution.py', 'window_sums/plan.toml', 'fast.py']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'window_sums/bundle/fherma.toml',
+        'window_sums/bundle/generate.mjs',
+        'window_sums/bundle/oracle.mjs',
+        'window_sums/reference.py',
+        'window_sums/solution.py',
+        'window_sums/plan.toml',
+        'fast.py',
+      ]),
+    );
   });
 
   it('runs as written: verify exits 0, eval prints one score line, compare says better', {timeout: 600_000}, () => {
@@ -86,7 +105,12 @@ describe('the README walkthrough', () => {
     for (const dir of [zoo, home, bin]) mkdirSync(dir);
     // What `npm link` puts on the PATH: a link to the package's bin.
     symlinkSync(cliPath, path.join(bin, 'arbor'));
-    const env = [`PATH=${cleanPath(bin)}`, `HOME=${home}`, `TMPDIR=${root}`, ...(process.env.ARBOR_CPU_LEASES ? [`ARBOR_CPU_LEASES=${process.env.ARBOR_CPU_LEASES}`] : [])];
+    const env = [
+      `PATH=${cleanPath(bin)}`,
+      `HOME=${home}`,
+      `TMPDIR=${root}`,
+      ...(process.env.ARBOR_CPU_LEASES ? [`ARBOR_CPU_LEASES=${process.env.ARBOR_CPU_LEASES}`] : []),
+    ];
     const seen: string[] = [];
     for (const step of steps) {
       if (step.kind === 'file') {

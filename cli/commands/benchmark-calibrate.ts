@@ -38,7 +38,10 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
     const onProgress = (_kind: 'line' | 'status', text: string) => printer.progress('status', text);
     const onEval = (k: number, report: EvalReport) => {
       reports.push(report);
-      printer.progress('line', `eval ${k + 1}/${args.runs}: score ${report.score.toPrecision(6)}${report.interval ? ` [${report.interval.map((v) => v.toPrecision(4)).join(', ')}]` : ''}, ${report.repetitions} repetition(s), ${report.seconds.toFixed(1)} s`);
+      printer.progress(
+        'line',
+        `eval ${k + 1}/${args.runs}: score ${report.score.toPrecision(6)}${report.interval ? ` [${report.interval.map((v) => v.toPrecision(4)).join(', ')}]` : ''}, ${report.repetitions} repetition(s), ${report.seconds.toFixed(1)} s`,
+      );
     };
     try {
       const {holdsSecret} = await import('../../lib/secrets.js');
@@ -47,7 +50,10 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
         const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');
         const cwd = process.cwd();
         const {testSeeds, redact} = await localSecrets(request.benchmark, request.split, process.env, cwd);
-        const answer = await runInChild({kind: 'calibrate', ...request, testSeeds}, {env: process.env, cwd, redact, interruptible: true, onProgress, onEvaluated: onEval});
+        const answer = await runInChild(
+          {kind: 'calibrate', ...request, testSeeds},
+          {env: process.env, cwd, redact, interruptible: true, onProgress, onEvaluated: onEval},
+        );
         result = (answer as {report: import('../../lib/eval/calibrate.js').CalibrationReport}).report;
       } else {
         result = await calibrate({...request, onProgress, onEval});

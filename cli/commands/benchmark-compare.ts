@@ -24,33 +24,60 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
   builder: (yargs) =>
     yargs
       .positional('benchmark', {type: 'string', demandOption: true, describe: 'The benchmark folder (holding plan.toml)'})
-      .positional('baseline', {type: 'string', describe: "A solution file, a folder of editable files, or a git revision (the plan's editable files at that commit)"})
+      .positional('baseline', {
+        type: 'string',
+        describe: "A solution file, a folder of editable files, or a git revision (the plan's editable files at that commit)",
+      })
       .positional('candidate', {type: 'string', describe: 'The same kinds as baseline'})
       .option('split', {type: 'string', choices: ['dev', 'test'], default: 'dev', requiresArg: true, describe: 'The split both run on'})
-      .option('json', {type: 'boolean', default: false, describe: 'Print the comparison (verdict, ratio, ci, cases, environment, both eval reports) as JSON on stdout; the text goes to stderr'})
-      .option('json-file', {type: 'string', requiresArg: true, describe: 'Also write the comparison as JSON to this file (replaced whole); the text stays on stdout'})
-      .option('package', {type: 'string', requiresArg: true, describe: 'Also write the comparison as a gate result package into this folder and gate it (speed benchmarks)'})
-      .option('baseline-run', {type: 'number', requiresArg: true, describe: 'Reuse this ledger run as the baseline instead of running it (give only the candidate)'})
-      .option('ledger', {type: 'string', requiresArg: true, describe: 'The run ledger to read --baseline-run from and record to (default $ARBOR_LEDGER, else .arbor/runs.db at the git root)'})
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print the comparison (verdict, ratio, ci, cases, environment, both eval reports) as JSON on stdout; the text goes to stderr',
+      })
+      .option('json-file', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Also write the comparison as JSON to this file (replaced whole); the text stays on stdout',
+      })
+      .option('package', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Also write the comparison as a gate result package into this folder and gate it (speed benchmarks)',
+      })
+      .option('baseline-run', {
+        type: 'number',
+        requiresArg: true,
+        describe: 'Reuse this ledger run as the baseline instead of running it (give only the candidate)',
+      })
+      .option('ledger', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'The run ledger to read --baseline-run from and record to (default $ARBOR_LEDGER, else .arbor/runs.db at the git root)',
+      })
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
       .option('keep', {type: 'boolean', default: false, describe: 'Keep the temporary work folders and say where they are'})
       .option('unsandboxed', {type: 'boolean', default: false, describe: 'Run both solutions without the bubblewrap sandbox'})
-      .example('$0 benchmark compare zoo/algotune_knn HEAD~1 zoo/algotune_knn/solution.py', 'the last commit\'s solution against the working tree\'s')
+      .example('$0 benchmark compare zoo/algotune_knn HEAD~1 zoo/algotune_knn/solution.py', "the last commit's solution against the working tree's")
       .example('$0 benchmark compare zoo/algotune_knn zoo/algotune_knn/solution.py fast.py --package /tmp/pkg', 'and let the gate decide')
       .example('$0 benchmark compare zoo/algotune_knn fast.py --baseline-run 12', 'against a baseline eval recorded as run 12')
       .epilogue(
-        'Prints both sides, each case\'s ratio (candidate over baseline; above 1 is better), the cases one side fails, and one verdict: ' +
-          'better (the ratio\'s 95% interval lies above 1), worse (below 1) or same (it contains 1). ' +
-          'Exit 0 whenever the comparison ran (the verdict and the gate\'s action are data), 1 when the harness failed, 2 for bad usage, 3 when a protected file differs from arbor.lock. ' +
+        "Prints both sides, each case's ratio (candidate over baseline; above 1 is better), the cases one side fails, and one verdict: " +
+          "better (the ratio's 95% interval lies above 1), worse (below 1) or same (it contains 1). " +
+          "Exit 0 whenever the comparison ran (the verdict and the gate's action are data), 1 when the harness failed, 2 for bad usage, 3 when a protected file differs from arbor.lock. " +
           'A file or folder of that name wins over a git revision. Every compare is recorded in the run ledger.',
       ),
   handler: async (args) => {
     const sides = [args.baseline, args.candidate].filter((side): side is string => side !== undefined);
     if (args.baselineRun !== undefined) {
-      if (!Number.isInteger(args.baselineRun) || args.baselineRun < 1) throw new UsageError(`--baseline-run ${args.baselineRun}: expected a run id (a whole number, see 'arbor benchmark runs')`);
-      if (sides.length !== 1) throw new UsageError(`--baseline-run takes the baseline from the ledger: give only the candidate (got ${sides.length} solutions)`);
+      if (!Number.isInteger(args.baselineRun) || args.baselineRun < 1)
+        throw new UsageError(`--baseline-run ${args.baselineRun}: expected a run id (a whole number, see 'arbor benchmark runs')`);
+      if (sides.length !== 1)
+        throw new UsageError(`--baseline-run takes the baseline from the ledger: give only the candidate (got ${sides.length} solutions)`);
     } else if (sides.length !== 2) {
-      throw new UsageError(`missing ${sides.length === 0 ? 'baseline and candidate' : 'candidate'}: expected arbor benchmark compare <benchmark> <baseline> <candidate> (or <candidate> --baseline-run ID)`);
+      throw new UsageError(
+        `missing ${sides.length === 0 ? 'baseline and candidate' : 'candidate'}: expected arbor benchmark compare <benchmark> <baseline> <candidate> (or <candidate> --baseline-run ID)`,
+      );
     }
     process.on('SIGUSR1', () => {});
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
@@ -99,7 +126,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       baselineRun: report.baseline.run ?? null,
       baselineLabel: report.baseline.label,
     };
-    for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare, solutionLabel: report.candidate.label})) process.stderr.write(`${warning}\n`);
+    for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare, solutionLabel: report.candidate.label}))
+      process.stderr.write(`${warning}\n`);
     if (args.jsonFile) await writeReport(args.jsonFile, report);
     const text = args.json ? process.stderr : process.stdout;
     text.write(formatCompare(report));

@@ -16,7 +16,10 @@ function checkNotAFile(benchmark: string): void {
   if (stats && !stats.isDirectory()) {
     const parent = path.dirname(benchmark);
     const hint = existsSync(path.join(parent, 'plan.toml')) ? `, e.g. arbor benchmark eval ${parent} dev` : '';
-    throw new UsageError(`benchmark ${benchmark} is ${stats.isFile() ? 'a file' : 'not a folder'}: pass the benchmark folder holding plan.toml${hint}`, 'not-a-folder');
+    throw new UsageError(
+      `benchmark ${benchmark} is ${stats.isFile() ? 'a file' : 'not a folder'}: pass the benchmark folder holding plan.toml${hint}`,
+      'not-a-folder',
+    );
   }
 }
 
@@ -40,10 +43,22 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       .positional('benchmark', {type: 'string', demandOption: true, describe: 'The benchmark folder (holding plan.toml)'})
       .positional('split', {type: 'string', describe: 'dev or test'})
       .option('solution', {type: 'string', requiresArg: true, describe: "Evaluate this solution file instead of the plan's solution.py"})
-      .option('data', {type: 'string', requiresArg: true, describe: 'Path split: read the work directories from this folder instead of the plan\'s (a private copy of the test data)'})
+      .option('data', {
+        type: 'string',
+        requiresArg: true,
+        describe: "Path split: read the work directories from this folder instead of the plan's (a private copy of the test data)",
+      })
       .option('keep', {type: 'boolean', default: false, describe: 'Keep the temporary work folders and say where they are'})
-      .option('json', {type: 'boolean', default: false, describe: 'Print the full report (per point and case) as JSON on stdout; the score line goes to stderr'})
-      .option('json-file', {type: 'string', requiresArg: true, describe: 'Also write the full report to this file (replaced whole); the score line stays on stdout'})
+      .option('json', {
+        type: 'boolean',
+        default: false,
+        describe: 'Print the full report (per point and case) as JSON on stdout; the score line goes to stderr',
+      })
+      .option('json-file', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Also write the full report to this file (replaced whole); the score line stays on stdout',
+      })
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
       .option('unsandboxed', {
         type: 'boolean',
@@ -64,7 +79,14 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);
     const printer = progressPrinter(process.stderr, args.quiet);
-    const request = {benchmark: args.benchmark, split: args.split ?? '', solution: args.solution, data: args.data, keep: args.keep, unsandboxed: args.unsandboxed};
+    const request = {
+      benchmark: args.benchmark,
+      split: args.split ?? '',
+      solution: args.solution,
+      data: args.data,
+      keep: args.keep,
+      unsandboxed: args.unsandboxed,
+    };
     let report;
     try {
       const {holdsSecret} = await import('../../lib/secrets.js');
@@ -73,7 +95,10 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
         const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');
         const cwd = process.cwd();
         const {testSeeds, redact} = await localSecrets(request.benchmark, request.split, process.env, cwd);
-        const answer = await runInChild({kind: 'eval', ...request, testSeeds}, {env: process.env, cwd, redact, interruptible: true, onProgress: printer.progress});
+        const answer = await runInChild(
+          {kind: 'eval', ...request, testSeeds},
+          {env: process.env, cwd, redact, interruptible: true, onProgress: printer.progress},
+        );
         report = (answer as {report: import('../../lib/eval/types.js').EvalReport}).report;
       } else {
         report = await runEval({...request, onProgress: printer.progress});

@@ -28,7 +28,8 @@ export async function runGateCommand(words: readonly string[]): Promise<void> {
 
 export const gateCommand: CommandModule = {
   command: 'gate',
-  describe: 'Gate a result package: PASS, REVIEW, BLOCK or INCOMPARABLE (exit 0 PASS, 1 otherwise, 2 error); options as the reference: --spec, --cases, --results, --candidate',
+  describe:
+    'Gate a result package: PASS, REVIEW, BLOCK or INCOMPARABLE (exit 0 PASS, 1 otherwise, 2 error); options as the reference: --spec, --cases, --results, --candidate',
   builder: (yargs) => yargs.strict(false),
   handler: async () => {
     // Reached only when yargs parses a gate command line itself (the entry point routes them around it).

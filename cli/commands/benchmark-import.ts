@@ -29,7 +29,7 @@ export const importCommand: CommandModule<object, ImportArgs> = {
       .example('$0 benchmark import algotune ~/AlgoTune zoo --task kmeans --task qr_factorization', 'two tasks')
       .epilogue(
         "Each task becomes <zoo>/algotune_<task>: the task's module with arbor's stand-in for AlgoTune's base, a Python bundle whose " +
-          "generator, oracle and verifier are the task's generate_problem, solve and is_solution, a plan with interface = \"solve\" " +
+          'generator, oracle and verifier are the task\'s generate_problem, solve and is_solution, a plan with interface = "solve" ' +
           "(the solution is AlgoTune's Solver().solve(problem)), README and PROVENANCE; every entry is locked. " +
           'A task that cannot be imported (a module missing here, a generator that is not deterministic, a solve its own validator rejects, ' +
           'an answer the object encoding cannot carry) is skipped with its reason. Importing again updates an entry only when its source ' +

@@ -19,7 +19,8 @@ export const listCommand: CommandModule<object, ListArgs> = {
       .option('cache', {
         type: 'boolean',
         default: true,
-        describe: 'Reuse verify results of unchanged folders (--no-cache to verify everything; cache in $ARBOR_CACHE_DIR, $XDG_CACHE_HOME/arbor or ~/.cache/arbor)',
+        describe:
+          'Reuse verify results of unchanged folders (--no-cache to verify everything; cache in $ARBOR_CACHE_DIR, $XDG_CACHE_HOME/arbor or ~/.cache/arbor)',
       })
       .example('$0 benchmark list zoo', 'one row per benchmark: name, verify status, first prose line of its README'),
   handler: async (args) => {

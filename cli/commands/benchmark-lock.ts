@@ -28,7 +28,8 @@ export const lockCommand: CommandModule<object, LockArgs> = {
       ),
   handler: async (args) => {
     const dirs = args.dir ?? [];
-    if (dirs.length === 0) throw new UsageError('Missing argument for `arbor benchmark lock`: expected one or more benchmark folders, e.g. `arbor benchmark lock zoo/demo`');
+    if (dirs.length === 0)
+      throw new UsageError('Missing argument for `arbor benchmark lock`: expected one or more benchmark folders, e.g. `arbor benchmark lock zoo/demo`');
     if (!args.check) {
       // Lock makes the bundle's cases twice first (bundle-deterministic): bundle code never shares a process with the test salt (nor the queue key).
       const {holdsSecret} = await import('../../lib/secrets.js');
@@ -46,7 +47,13 @@ export const lockCommand: CommandModule<object, LockArgs> = {
           continue;
         }
         const what =
-          r.status === 'written' ? `wrote arbor.lock (${r.files} protected files)` : r.status === 'ok' ? `arbor.lock matches (${r.files} protected files)` : r.status === 'missing' ? 'no arbor.lock' : `differs from arbor.lock: ${r.difference}`;
+          r.status === 'written'
+            ? `wrote arbor.lock (${r.files} protected files)`
+            : r.status === 'ok'
+              ? `arbor.lock matches (${r.files} protected files)`
+              : r.status === 'missing'
+                ? 'no arbor.lock'
+                : `differs from arbor.lock: ${r.difference}`;
         process.stdout.write(`${r.dir}: ${what}\n`);
       }
     }

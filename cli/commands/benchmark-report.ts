@@ -17,10 +17,19 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     yargs
       .positional('zoo', {type: 'string', describe: 'The zoo folder (default: ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)'})
       .option('out', {type: 'string', default: 'report.html', requiresArg: true, describe: 'The HTML file to write (replaced whole, never half-written)'})
-      .option('ledger', {type: 'string', requiresArg: true, describe: "The ledger file (default $ARBOR_LEDGER, else .arbor/runs.db at the zoo's git root, else in the zoo folder)"})
-      .option('json', {...jsonOption, describe: "Also print the report's data (entries, scores, series, compare rows) as JSON on stdout; the line saying where the page went goes to stderr"})
+      .option('ledger', {
+        type: 'string',
+        requiresArg: true,
+        describe: "The ledger file (default $ARBOR_LEDGER, else .arbor/runs.db at the zoo's git root, else in the zoo folder)",
+      })
+      .option('json', {
+        ...jsonOption,
+        describe: "Also print the report's data (entries, scores, series, compare rows) as JSON on stdout; the line saying where the page went goes to stderr",
+      })
       .example('$0 benchmark report zoo --out report.html', 'open report.html in any browser: it loads nothing from the network')
-      .epilogue('Exit 0 when the report was written (an empty or missing ledger and entries that fail verify included), 1 when the ledger is corrupt or unreadable or the file cannot be written, 2 for bad usage (missing zoo, --out in a missing folder).'),
+      .epilogue(
+        'Exit 0 when the report was written (an empty or missing ledger and entries that fail verify included), 1 when the ledger is corrupt or unreadable or the file cannot be written, 2 for bad usage (missing zoo, --out in a missing folder).',
+      ),
   handler: async (args) => {
     const {checkOutput, collectReport, loadChartLibrary, renderReport, writeReport} = await import('../../lib/report/index.js');
     checkOutput(args.out); // a bad --out fails before the zoo is verified

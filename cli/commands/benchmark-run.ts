@@ -24,28 +24,49 @@ export const runCommand: CommandModule<object, RunArgs> = {
   describe: 'Evaluate every entry of a zoo (or the benchmarks named), here one at a time or on queue workers; a summary table at the end',
   builder: (yargs) =>
     yargs
-      .positional('benchmarks', {type: 'string', array: true, describe: 'A zoo folder (its entries with a plan.toml) or benchmark folders (default: ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)'})
+      .positional('benchmarks', {
+        type: 'string',
+        array: true,
+        describe:
+          'A zoo folder (its entries with a plan.toml) or benchmark folders (default: ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)',
+      })
       .option('split', {type: 'string', requiresArg: true, describe: 'dev (default) or test; give it twice for both'})
       .option('solution', {type: 'string', requiresArg: true, describe: "ENTRY=FILE: evaluate FILE in place of entry ENTRY's solution (repeatable)"})
       .option('json', {type: 'boolean', default: false, describe: 'Print every result as JSON ({results: [...]}) on stdout; the summary goes to stderr'})
-      .option('json-file', {type: 'string', requiresArg: true, describe: 'Also write every result as JSON to this file (replaced whole); the summary stays on stdout'})
+      .option('json-file', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Also write every result as JSON to this file (replaced whole); the summary stays on stdout',
+      })
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
-      .option('queue', {type: 'string', requiresArg: true, describe: 'redis://HOST:PORT[/DB]: put one job per eval on this queue for `arbor benchmark worker`s instead of running here'})
-      .option('queue-name', {type: 'string', requiresArg: true, describe: 'The queue\'s name in that Redis (default arbor-eval)'})
+      .option('queue', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'redis://HOST:PORT[/DB]: put one job per eval on this queue for `arbor benchmark worker`s instead of running here',
+      })
+      .option('queue-name', {type: 'string', requiresArg: true, describe: "The queue's name in that Redis (default arbor-eval)"})
       .option('queue-key-file', {
         type: 'string',
         requiresArg: true,
-        describe: 'A file holding the queue key (mode 600) that signs jobs and checks reports (default $ARBOR_QUEUE_KEY, else the file $ARBOR_QUEUE_KEY_FILE names)',
+        describe:
+          'A file holding the queue key (mode 600) that signs jobs and checks reports (default $ARBOR_QUEUE_KEY, else the file $ARBOR_QUEUE_KEY_FILE names)',
       })
-      .option('unsandboxed', {type: 'boolean', default: false, describe: 'Run solutions without the bubblewrap sandbox (local runs only; a worker decides for itself)'})
+      .option('unsandboxed', {
+        type: 'boolean',
+        default: false,
+        describe: 'Run solutions without the bubblewrap sandbox (local runs only; a worker decides for itself)',
+      })
       .example('$0 benchmark run zoo', 'every entry of zoo/, dev split, one at a time')
       .example('$0 benchmark run zoo --solution relu_poly=try/relu.py --json-file results.json', 'another solution for one entry; every result as JSON')
-      .example('ARBOR_QUEUE_KEY=$(cat key) $0 benchmark run zoo --queue redis://10.0.0.5:6379/0', 'one job per entry for the workers started with `arbor benchmark worker` and the same key')
+      .example(
+        'ARBOR_QUEUE_KEY=$(cat key) $0 benchmark run zoo --queue redis://10.0.0.5:6379/0',
+        'one job per entry for the workers started with `arbor benchmark worker` and the same key',
+      )
       .epilogue(
-        'Every result goes into the run ledger (as with `arbor benchmark eval`); through --queue, into this machine\'s ledger with the worker\'s environment. ' +
+        "Every result goes into the run ledger (as with `arbor benchmark eval`); through --queue, into this machine's ledger with the worker's environment. " +
           'A queue needs a key shared with its workers and never sent (ARBOR_QUEUE_KEY, or a key file; make one with `openssl rand -hex 32`): jobs are signed with it, and a report it does not verify is refused, never recorded. ' +
           'Exit 0 when every eval scored without a failure; 1 when any failed (scored 0.0) or gave no score, or the run was interrupted; ' +
-          '2 for bad usage, a missing folder or queue key, or a Redis that cannot be reached; 3 when an entry\'s protected files differ from its arbor.lock (that entry is not evaluated).',
+          "2 for bad usage, a missing folder or queue key, or a Redis that cannot be reached; 3 when an entry's protected files differ from its arbor.lock (that entry is not evaluated).",
       ),
   handler: async (args) => {
     process.on('SIGUSR1', () => {});

@@ -14,12 +14,20 @@ interface RunsArgs {
 /** `arbor benchmark runs`: summary (best and latest), runs newest first, test exposure; or, with --changes, the steps in the score series. */
 export const runsCommand: CommandModule<object, RunsArgs> = {
   command: 'runs [benchmark]',
-  describe: 'List the recorded eval and compare runs: best and latest per split, every run, test exposure (or, with --changes, the regressions and improvements)',
+  describe:
+    'List the recorded eval and compare runs: best and latest per split, every run, test exposure (or, with --changes, the regressions and improvements)',
   builder: (yargs) =>
     yargs
-      .positional('benchmark', {type: 'string', describe: "A benchmark folder (or name) to list; default: every benchmark in the ledger of the current folder's zoo"})
+      .positional('benchmark', {
+        type: 'string',
+        describe: "A benchmark folder (or name) to list; default: every benchmark in the ledger of the current folder's zoo",
+      })
       .option('split', {type: 'string', choices: ['dev', 'test'], requiresArg: true, describe: 'Only runs on this split'})
-      .option('ledger', {type: 'string', requiresArg: true, describe: "The ledger file (default $ARBOR_LEDGER, else the zoo's: .arbor/runs.db at its git root, else in the zoo folder)"})
+      .option('ledger', {
+        type: 'string',
+        requiresArg: true,
+        describe: "The ledger file (default $ARBOR_LEDGER, else the zoo's: .arbor/runs.db at its git root, else in the zoo folder)",
+      })
       .option('changes', {
         type: 'boolean',
         default: false,
@@ -40,7 +48,10 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
         'Exit 0 when the history was listed (an empty or missing ledger included; with --changes, whether or not a step was found), 1 when the ledger is corrupt or unreadable, 2 for bad usage (with --merge: a missing FILE, one that is not an arbor ledger, is damaged, was written by a newer arbor or is the ledger itself; then neither file is changed).',
       ),
   handler: async (args) => {
-    const [{readRuns, formatRuns, minimizedBenchmarks}, {mergedNote, strayNotes}] = await Promise.all([import('../../lib/ledger/summary.js'), import('../../lib/ledger/merge.js')]);
+    const [{readRuns, formatRuns, minimizedBenchmarks}, {mergedNote, strayNotes}] = await Promise.all([
+      import('../../lib/ledger/summary.js'),
+      import('../../lib/ledger/merge.js'),
+    ]);
     const read = async (withCases: boolean) => {
       const report = await readRuns({benchmark: args.benchmark, split: args.split, ledger: args.ledger, withCases, merge: args.merge});
       for (const merged of report.merged) process.stderr.write(`arbor: ${mergedNote(merged, report.ledger)}\n`);

@@ -25,17 +25,43 @@ export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
   builder: (yargs) =>
     yargs
       .positional('dir', {type: 'string', demandOption: true, describe: 'Benchmark folder, new or existing'})
-      .option('style', {type: 'string', default: 'zoo', describe: 'light: eval entrypoint, plan.toml, bundle skeleton and editable baseline; zoo: also README.md and PROVENANCE.md'})
-      .option('entrypoint', {type: 'string', default: 'eval.sh', describe: 'eval.sh (`bash eval.sh dev|test`) or eval.py (`python3 eval.py --split dev|test`); both run `arbor benchmark eval`'})
-      .option('direction', {type: 'string', default: 'maximize', describe: 'maximize or minimize: README says higher or lower is better; minimize is written into plan.toml'})
-      .option('split-kind', {type: 'string', default: 'seed_range', describe: 'seed_range (cases generated from disjoint seeds) or path (cases are files under data/dev/ and data/test/)'})
+      .option('style', {
+        type: 'string',
+        default: 'zoo',
+        describe: 'light: eval entrypoint, plan.toml, bundle skeleton and editable baseline; zoo: also README.md and PROVENANCE.md',
+      })
+      .option('entrypoint', {
+        type: 'string',
+        default: 'eval.sh',
+        describe: 'eval.sh (`bash eval.sh dev|test`) or eval.py (`python3 eval.py --split dev|test`); both run `arbor benchmark eval`',
+      })
+      .option('direction', {
+        type: 'string',
+        default: 'maximize',
+        describe: 'maximize or minimize: README says higher or lower is better; minimize is written into plan.toml',
+      })
+      .option('split-kind', {
+        type: 'string',
+        default: 'seed_range',
+        describe: 'seed_range (cases generated from disjoint seeds) or path (cases are files under data/dev/ and data/test/)',
+      })
       .option('metric', {
         type: 'string',
-        describe: 'speedup (timed against reference.py) or accuracy (the bundle verifier scores each answer; no reference); default: the metric of the folder\'s plan.toml, else accuracy for --split-kind path or --direction minimize, else speedup',
+        describe:
+          "speedup (timed against reference.py) or accuracy (the bundle verifier scores each answer; no reference); default: the metric of the folder's plan.toml, else accuracy for --split-kind path or --direction minimize, else speedup",
       })
-      .option('edit', {type: 'string', array: true, default: ['solution.py'], describe: 'The files an agent may edit (README and plan.toml `editable`); the first is the solution module'})
+      .option('edit', {
+        type: 'string',
+        array: true,
+        default: ['solution.py'],
+        describe: 'The files an agent may edit (README and plan.toml `editable`); the first is the solution module',
+      })
       .option('name', {type: 'string', describe: 'Benchmark name, [a-z0-9][a-z0-9_-]* (default: the folder name)'})
-      .option('bundle-lang', {type: 'string', default: 'js', describe: 'Language of the bundle skeleton: js (generate.mjs, oracle.mjs) or py (generate.py, oracle.py)'})
+      .option('bundle-lang', {
+        type: 'string',
+        default: 'js',
+        describe: 'Language of the bundle skeleton: js (generate.mjs, oracle.mjs) or py (generate.py, oracle.py)',
+      })
       .option('allow-underscore', {type: 'boolean', default: false, describe: 'Allow a name starting with `_` (scaffolding that list skips)'})
       .option('json', jsonOption)
       .example('$0 benchmark scaffold zoo/my_task', 'then fill in every TODO(arbor) placeholder')
@@ -68,7 +94,9 @@ export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
     const files = [...new Set(result.placeholders.map((p) => p.file))];
     const protectedFiles = `plan.toml, bundle/, ${result.metric === 'speedup' ? 'reference.py, ' : ''}the eval entrypoint`;
     const steps = [
-      result.placeholders.length > 0 ? `Replace the ${result.placeholders.length} \`TODO(arbor): …\` placeholders in ${files.join(', ')} with your own text.` : undefined,
+      result.placeholders.length > 0
+        ? `Replace the ${result.placeholders.length} \`TODO(arbor): …\` placeholders in ${files.join(', ')} with your own text.`
+        : undefined,
       `Write the baseline (${result.editable[0]}), the testing bundle (bundle/${result.metric === 'accuracy' ? ', whose verifier scores each answer' : ''}) and the eval plan (plan.toml).`,
       result.lockStale
         ? `Run \`${arbor} benchmark lock ${dir}\` now: the folder's arbor.lock does not cover the protected files just written, and an eval whose protected files differ from it refuses to run.`
@@ -84,9 +112,16 @@ export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
     const wrote = result.created.length > 0 ? `wrote ${result.created.join(', ')}` : 'wrote nothing';
     const kept = result.skipped.length > 0 ? `; kept the existing ${result.skipped.join(', ')}` : '';
     const withheld =
-      result.withheld.length > 0 ? `; left out ${result.withheld.join(', ')}, which the author removed from the locked folder (delete its line in ${result.dir}/.arbor-scaffold to have it written again)` : '';
+      result.withheld.length > 0
+        ? `; left out ${result.withheld.join(', ')}, which the author removed from the locked folder (delete its line in ${result.dir}/.arbor-scaffold to have it written again)`
+        : '';
     process.stdout.write(
-      [`Scaffolded ${result.dir} (style ${result.style}, metric ${result.metric}): ${wrote}${kept}${withheld}.`, 'Next steps:', ...steps.map((step, k) => `  ${k + 1}. ${step}`), ''].join('\n'),
+      [
+        `Scaffolded ${result.dir} (style ${result.style}, metric ${result.metric}): ${wrote}${kept}${withheld}.`,
+        'Next steps:',
+        ...steps.map((step, k) => `  ${k + 1}. ${step}`),
+        '',
+      ].join('\n'),
     );
   },
 };

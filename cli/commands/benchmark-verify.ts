@@ -15,7 +15,8 @@ interface VerifyArgs {
 /** `arbor benchmark verify`: lint folders, print findings, exit 0/1/2. */
 export const verifyCommand: CommandModule<object, VerifyArgs> = {
   command: 'verify [dir..]',
-  describe: 'Lint benchmark folders: README, PROVENANCE sections, eval entrypoint, unfilled placeholders; --probe runs wrong-on-purpose solutions through each eval',
+  describe:
+    'Lint benchmark folders: README, PROVENANCE sections, eval entrypoint, unfilled placeholders; --probe runs wrong-on-purpose solutions through each eval',
   builder: (yargs) =>
     yargs
       .positional('dir', {type: 'string', array: true, describe: 'Benchmark folder(s) to verify'})
@@ -35,7 +36,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       })
       .example('$0 benchmark verify zoo/algotune_knn', 'exit 0 when clean, 1 with findings, 2 when a folder is missing')
       .example('$0 benchmark verify --probe zoo/relu_poly', 'also check that no probe (zeros, NaN, random, crash, ...) scores more than it may')
-      .example('$0 benchmark verify --mutants zoo/toeplitz_solve', "test the verifier with its mutants (seconds; no eval runs)")
+      .example('$0 benchmark verify --mutants zoo/toeplitz_solve', 'test the verifier with its mutants (seconds; no eval runs)')
       .example('$0 benchmark verify --list-rules', 'the rules verify runs')
       .epilogue(
         'Exit 0 when no folder has an error (warnings allowed), 1 when any has (with --probe: also a probe the eval rewards, or an eval that cannot run; ' +
@@ -83,7 +84,8 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       }
       printJson(json);
     } else {
-      if (args.mutants && checkers && formatChecker) for (const [dir, report] of checkers) for (const line of formatChecker(dir, report)) process.stdout.write(`${line}\n`);
+      if (args.mutants && checkers && formatChecker)
+        for (const [dir, report] of checkers) for (const line of formatChecker(dir, report)) process.stdout.write(`${line}\n`);
       process.stdout.write(formatVerify(result));
     }
     for (const unusable of result.unusable) process.stderr.write(`arbor: ${unusable.problem}\n`);

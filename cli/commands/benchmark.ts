@@ -17,7 +17,8 @@ import {importCommand} from './benchmark-import.js';
 
 export const benchmarkCommand: CommandModule = {
   command: 'benchmark <command>',
-  describe: 'Scaffold, verify, list, check out, lock, evaluate, compare and calibrate benchmarks; list recorded runs, report on them; gate result packages; import a public suite',
+  describe:
+    'Scaffold, verify, list, check out, lock, evaluate, compare and calibrate benchmarks; list recorded runs, report on them; gate result packages; import a public suite',
   builder: (yargs) =>
     yargs
       .command(scaffoldCommand)

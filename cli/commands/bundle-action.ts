@@ -39,7 +39,8 @@ export const ACTIONS: Record<string, Action> = {
   },
   fingerprint: {
     usage: '$0 bundle <bundle-dir> fingerprint [--check | --write]',
-    describe: "Print the signature's fingerprint: the value fherma.toml's `fingerprint` must hold. --write sets it in fherma.toml (after a signature change made on purpose).",
+    describe:
+      "Print the signature's fingerprint: the value fherma.toml's `fingerprint` must hold. --write sets it in fherma.toml (after a signature change made on purpose).",
     options: ['check', 'write'],
     takesDir: false,
   },
@@ -65,9 +66,7 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
   const action = Object.hasOwn(ACTIONS, argv.command) ? ACTIONS[argv.command] : undefined;
   if (!action) {
     const near = Object.keys(ACTIONS).find((name) => name.startsWith(argv.command!.slice(0, 2)));
-    throw new UsageError(
-      `unknown bundle command \`${argv.command}\`, expected make, verify, info or fingerprint${near ? ` (did you mean ${near}?)` : ''}`,
-    );
+    throw new UsageError(`unknown bundle command \`${argv.command}\`, expected make, verify, info or fingerprint${near ? ` (did you mean ${near}?)` : ''}`);
   }
   if (action.takesDir && !argv.dir) throw new UsageError(`${argv.command} needs a work directory: ${action.usage.replace('$0', 'arbor')}`);
   if (!action.takesDir && argv.dir !== undefined) throw new UsageError(`${argv.command} takes no work directory, got ${argv.dir}`);
@@ -106,7 +105,11 @@ export async function runBundleAction(argv: BundleArgv): Promise<void> {
       if (argv.write) {
         const {fingerprint, changed} = lib.writeFingerprint(argv.bundleDir);
         stdout.write(fingerprint + '\n');
-        stderr.write(changed ? `arbor: wrote fingerprint = "${fingerprint}" into ${argv.bundleDir}/fherma.toml; ${await relockLine(argv.bundleDir)}\n` : `arbor: ${argv.bundleDir}/fherma.toml already holds this fingerprint\n`);
+        stderr.write(
+          changed
+            ? `arbor: wrote fingerprint = "${fingerprint}" into ${argv.bundleDir}/fherma.toml; ${await relockLine(argv.bundleDir)}\n`
+            : `arbor: ${argv.bundleDir}/fherma.toml already holds this fingerprint\n`,
+        );
         return;
       }
       const bundle = await lib.loadBundle(argv.bundleDir, {checkFingerprint: false});
@@ -130,7 +133,10 @@ const PROGRESS_AFTER_MS = 1000;
  * "made N cases"), then at most one line a second, `arbor: make: case 3 of 8, oracle (1.2 GiB of
  * 2.0 GiB written)`, rewritten in place on a terminal.
  */
-export function makeProgressPrinter(stream: {readonly isTTY?: boolean; write(text: string): unknown}, now: () => number = Date.now): (step: MakeProgress) => void {
+export function makeProgressPrinter(
+  stream: {readonly isTTY?: boolean; write(text: string): unknown},
+  now: () => number = Date.now,
+): (step: MakeProgress) => void {
   const start = now();
   let last = start;
   let shown = false;

@@ -73,7 +73,10 @@ export const bundleCommand: CommandModule<object, BundleArgv> = {
       );
     }
     if (!action || action === ACTIONS.make) {
-      y = y.example(`$0 bundle zoo/algotune_knn/bundle make /tmp/w --point '{"N": 1000, "Q": 10, "D": 8, "K": 5}' --seeds 0-2,7`, 'four cases, numbered 000000-000003');
+      y = y.example(
+        `$0 bundle zoo/algotune_knn/bundle make /tmp/w --point '{"N": 1000, "Q": 10, "D": 8, "K": 5}' --seeds 0-2,7`,
+        'four cases, numbered 000000-000003',
+      );
     }
     return y as unknown as Argv<BundleArgv>;
   },

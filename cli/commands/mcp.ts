@@ -19,12 +19,22 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
   builder: (yargs) =>
     yargs
       .positional('zoo', {type: 'string', describe: 'The zoo folder (default ./arbor-zoo, else ./zoo, else the current folder when it holds benchmarks)'})
-      .option('http', {type: 'string', requiresArg: true, describe: 'Serve Streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio, behind a bearer token (ARBOR_MCP_TOKEN, else one generated and printed on stderr)'})
-      .option('workspaces', {type: 'string', requiresArg: true, describe: 'Where checkout creates workspaces (default: a new folder under the system temp folder, made by the first checkout)'})
+      .option('http', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'Serve Streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio, behind a bearer token (ARBOR_MCP_TOKEN, else one generated and printed on stderr)',
+      })
+      .option('workspaces', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Where checkout creates workspaces (default: a new folder under the system temp folder, made by the first checkout)',
+      })
       .option('sealed-release', {
         type: 'string',
         requiresArg: true,
-        describe: "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each entry's own, twice its compare budget of 1.5 x max_seconds plus a minute, rounded up to 30 s, at least 60, at most its time_limit; also ARBOR_SEALED_RELEASE)",
+        describe:
+          "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each entry's own, twice its compare budget of 1.5 x max_seconds plus a minute, rounded up to 30 s, at least 60, at most its time_limit; also ARBOR_SEALED_RELEASE)",
       })
       .option('sealed-queue', {
         type: 'string',
@@ -33,19 +43,23 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
           "redis://HOST:PORT[/DB]: run submit_test's compare on the `arbor benchmark worker`s of this queue (their own machine, zoo and ARBOR_TEST_SALT), not on this machine, whose page cache, CPUs and load the agent's own evals share; " +
           'signed with the queue key from ARBOR_QUEUE_KEY or ARBOR_QUEUE_KEY_FILE. Also ARBOR_SEALED_QUEUE (a password in the URL stays out of the process list there). evaluate and compare stay here',
       })
-      .option('sealed-queue-name', {type: 'string', requiresArg: true, describe: "The sealed queue's name in that Redis (default arbor-eval; its workers take jobs with the same --queue-name)"})
+      .option('sealed-queue-name', {
+        type: 'string',
+        requiresArg: true,
+        describe: "The sealed queue's name in that Redis (default arbor-eval; its workers take jobs with the same --queue-name)",
+      })
       .example('$0 mcp zoo', 'in an MCP client\'s configuration: {"command": "npx", "args": ["arbor", "mcp", "zoo"]}')
       .example('ARBOR_MCP_TOKEN=secret $0 mcp zoo --http 8765', 'clients connect to http://127.0.0.1:8765/mcp with Authorization: Bearer secret')
       .epilogue(
         'Tools: list_benchmarks, get_benchmark {name}, checkout {name, dest?}, evaluate {name?|workspace?, solution?} (dev), compare {name, baseline, candidate} (dev), ' +
           'list_runs {name?} (dev history), get_run {id} (poll a long call), submit_test {name?, solution} (sealed: a verdict and a coarse bucket, never the test score, cases or seeds; ' +
           'every call counts against test_budget, a resubmitted solution too, which gets its first answer without a rerun; past it the tool refuses; ' +
-          'every answer comes at the entry\'s fixed release time after the call, --sealed-release). evaluate, compare and submit_test send progress notifications (submit_test\'s from a clock) and take background (return the run id at once); ' +
-          'evaluate and compare stop their eval when the call is cancelled (submit_test\'s runs on to its answer) and take repetitions / maxSeconds (the cost of a run). ARBOR_TEST_SALT is read here and never appears in a result; without it the server uses its own salt, ' +
+          "every answer comes at the entry's fixed release time after the call, --sealed-release). evaluate, compare and submit_test send progress notifications (submit_test's from a clock) and take background (return the run id at once); " +
+          "evaluate and compare stop their eval when the call is cancelled (submit_test's runs on to its answer) and take repetitions / maxSeconds (the cost of a run). ARBOR_TEST_SALT is read here and never appears in a result; without it the server uses its own salt, " +
           'made once in $XDG_CONFIG_HOME/arbor/test-salt (else ~/.config/arbor/test-salt, mode 0600; its path is said on stderr at startup), so test seeds are never the published ones. ' +
-          'With --sealed-queue, submit_test signs a compare job (the candidate\'s editable files) and waits for a worker\'s signed answer; the budget, the first answer, the release time, the answer and the ledger record stay here. ' +
-          'No queue key, or a queue that cannot be reached, is one line and exit 2 at startup; a worker that refuses the job, fails it or does not answer makes that call\'s sealed failure answer (the reason on stderr). ' +
-          'Evals use the zoo entry\'s protected files and record to the zoo\'s run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. ' +
+          "With --sealed-queue, submit_test signs a compare job (the candidate's editable files) and waits for a worker's signed answer; the budget, the first answer, the release time, the answer and the ledger record stay here. " +
+          "No queue key, or a queue that cannot be reached, is one line and exit 2 at startup; a worker that refuses the job, fails it or does not answer makes that call's sealed failure answer (the reason on stderr). " +
+          "Evals use the zoo entry's protected files and record to the zoo's run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. " +
           'The tools, schemas and guarantees: lib/mcp/README.md.',
       ),
   handler: async (args) => {
@@ -65,7 +79,9 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     const release = args.sealedRelease ?? process.env.ARBOR_SEALED_RELEASE;
     const sealedRelease = release === undefined || release === '' ? undefined : Number(release);
     if (sealedRelease !== undefined && !(sealedRelease > 0 && sealedRelease <= 86_400)) {
-      throw new UsageError(`${args.sealedRelease === undefined ? 'ARBOR_SEALED_RELEASE=' : '--sealed-release '}${release}: expected seconds (more than 0, at most 86400)`);
+      throw new UsageError(
+        `${args.sealedRelease === undefined ? 'ARBOR_SEALED_RELEASE=' : '--sealed-release '}${release}: expected seconds (more than 0, at most 86400)`,
+      );
     }
     const sealedQueue = await openSealedQueue(args, zoo);
     // Bundle code of a dev eval runs as this user: it finds no secret of this process (the salt, the queue key, the queue's URL) in /proc/<pid>/environ.
@@ -92,7 +108,9 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     }
     const token = process.env.ARBOR_MCP_TOKEN || serve.generatedToken();
     const {url, close} = await serve.serveHttp(ctx, {port, token});
-    process.stderr.write(`arbor mcp: serving ${zoo} at ${url}${process.env.ARBOR_MCP_TOKEN ? ' (bearer token from ARBOR_MCP_TOKEN)' : `\narbor mcp: bearer token ${token}`}\n`);
+    process.stderr.write(
+      `arbor mcp: serving ${zoo} at ${url}${process.env.ARBOR_MCP_TOKEN ? ' (bearer token from ARBOR_MCP_TOKEN)' : `\narbor mcp: bearer token ${token}`}\n`,
+    );
     await new Promise<void>((resolve) => {
       for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void close().then(resolve));
     });

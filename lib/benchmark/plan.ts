@@ -175,7 +175,10 @@ export async function loadPlan(dir: string): Promise<Plan> {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
       // Not a benchmark with an eval at all (a wrong folder): bad usage, not a broken harness.
-      throw new UsageError(`${file}: no eval plan (plan.toml) in this folder; give a benchmark folder that has one (its format is in lib/eval/README.md)`, 'no-plan');
+      throw new UsageError(
+        `${file}: no eval plan (plan.toml) in this folder; give a benchmark folder that has one (its format is in lib/eval/README.md)`,
+        'no-plan',
+      );
     }
     throw new HarnessError(`${file}: cannot read: ${(error as Error).message}`, 'no-plan');
   }
@@ -261,7 +264,7 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
     failScore: 0,
     testBudget: num('test_budget', 5, {integer: true, min: 0}),
     repetitions: num('repetitions', 3, {integer: true, min: 2}),
-    clock: (str('clock', 'cpu') as Plan['clock']),
+    clock: str('clock', 'cpu') as Plan['clock'],
     precision: num('precision', 0.01, {min: 0}),
     maxSeconds: num('max_seconds', 120, {min: 0}),
     timeout: num('timeout', 60, {min: 0.001}),
@@ -292,7 +295,8 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
 }
 
 function solveOrRun(value: string, fail: (message: string) => never): Plan['interface'] {
-  if (value !== 'run' && value !== 'solve') fail(`"interface" must be "run" (init/run, the default) or "solve" (AlgoTune's solve(problem)), got ${JSON.stringify(value)}`);
+  if (value !== 'run' && value !== 'solve')
+    fail(`"interface" must be "run" (init/run, the default) or "solve" (AlgoTune's solve(problem)), got ${JSON.stringify(value)}`);
   return value as Plan['interface'];
 }
 
@@ -316,7 +320,9 @@ function readAccuracyKeys(plan: Plan, data: Record<string, unknown>, str: (key: 
   const worst = anyNumber('fail_score', 'the score of a case with no scorable answer');
   if (worst !== undefined) plan.failScore = worst;
   else if (plan.direction === 'minimize') {
-    fail('direction = "minimize" needs "fail_score": the score of a case with no scorable answer (crash, timeout, wrong shape), at least the worst score the verifier reports; without it such a case would score 0, the best');
+    fail(
+      'direction = "minimize" needs "fail_score": the score of a case with no scorable answer (crash, timeout, wrong shape), at least the worst score the verifier reports; without it such a case would score 0, the best',
+    );
   }
 }
 
@@ -353,12 +359,14 @@ function readPathSplit(data: Record<string, unknown>, split: Split, dir: string,
   if (typeof table !== 'object' || table === null || Array.isArray(table)) fail(`[${split}] must be a table`);
   const t = table as Record<string, unknown>;
   for (const key of Object.keys(t)) {
-    if (key !== 'path') fail(`unknown key "${split}.${key}" in a plan with split_kind = "path", expected path (the seeds and points are in each work directory)`);
+    if (key !== 'path')
+      fail(`unknown key "${split}.${key}" in a plan with split_kind = "path", expected path (the seeds and points are in each work directory)`);
   }
   if (typeof t.path !== 'string' || t.path.trim() === '') fail(`"${split}.path" must be a folder name like "data/${split}"`);
   const rel = path.normalize(t.path as string);
   // Under data/: the folder arbor.lock protects and no editable file may be in.
-  if (!rel.startsWith(`data${path.sep}`) || rel.split(path.sep).includes('..')) fail(`"${split}.path" = "${t.path as string}" must be a folder under data/ (protected by arbor.lock), e.g. "data/${split}"`);
+  if (!rel.startsWith(`data${path.sep}`) || rel.split(path.sep).includes('..'))
+    fail(`"${split}.path" = "${t.path as string}" must be a folder under data/ (protected by arbor.lock), e.g. "data/${split}"`);
   return {seedsText: '', seeds: [], points: [], path: path.join(dir, rel)};
 }
 

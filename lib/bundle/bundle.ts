@@ -149,7 +149,11 @@ function parseMarker(raw: Record<string, unknown>, root: string, where: string):
     if (min > max) fail(`${at} (${name}): min ${min} is above max ${max}`);
     return {name, type: 'int' as const, min, max};
   });
-  unique(point.map((p) => p.name), '[[point]]', fail);
+  unique(
+    point.map((p) => p.name),
+    '[[point]]',
+    fail,
+  );
   const pointNames = new Set(point.map((p) => p.name));
 
   const bindings = (value: unknown, table: string): Binding[] => {
@@ -179,7 +183,11 @@ function parseMarker(raw: Record<string, unknown>, root: string, where: string):
       }
       return {name, type: item.type as ElementType, dims, dimExprs};
     });
-    unique(list.map((b) => b.name), table, fail);
+    unique(
+      list.map((b) => b.name),
+      table,
+      fail,
+    );
     return list;
   };
   const args = bindings(raw.args, '[[args]]');
@@ -235,7 +243,6 @@ export function bindingLength(binding: Binding, point: Record<string, number>): 
 export function bindingShape(binding: Binding, point: Record<string, number>): bigint[] {
   return binding.dimExprs.map((expr) => evalDim(expr, point));
 }
-
 
 function isTable(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);

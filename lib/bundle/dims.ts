@@ -6,10 +6,7 @@
  */
 
 /** A parsed dimension expression. */
-export type DimExpr =
-  | {kind: 'int'; value: number}
-  | {kind: 'name'; name: string}
-  | {kind: 'op'; op: '+' | '-' | '*'; left: DimExpr; right: DimExpr};
+export type DimExpr = {kind: 'int'; value: number} | {kind: 'name'; name: string} | {kind: 'op'; op: '+' | '-' | '*'; left: DimExpr; right: DimExpr};
 
 /** Parse a dimension expression; throws Error with a readable reason. */
 export function parseDim(text: string): DimExpr {

@@ -12,7 +12,33 @@
  * The module is assembled here, byte by byte, as in sha256-simd.ts; where WebAssembly SIMD is
  * missing, `nanKernel()` returns undefined and the JavaScript count does the work.
  */
-import {uleb, sleb, section, BLOCK, LOOP, END, BR, BR_IF, LOCAL_GET, LOCAL_SET, LOCAL_TEE, F32_LOAD, F64_LOAD, VOID, I32_CONST, I32_EQZ, I32_GE_U, F32_NE, F64_NE, I32_ADD, I32_SUB, I32_AND, I32_SHL, I64_ADD, I32_WRAP_I64} from '../wasm.js';
+import {
+  uleb,
+  sleb,
+  section,
+  BLOCK,
+  LOOP,
+  END,
+  BR,
+  BR_IF,
+  LOCAL_GET,
+  LOCAL_SET,
+  LOCAL_TEE,
+  F32_LOAD,
+  F64_LOAD,
+  VOID,
+  I32_CONST,
+  I32_EQZ,
+  I32_GE_U,
+  F32_NE,
+  F64_NE,
+  I32_ADD,
+  I32_SUB,
+  I32_AND,
+  I32_SHL,
+  I64_ADD,
+  I32_WRAP_I64,
+} from '../wasm.js';
 
 // The ES2023 lib and @types/node 20 do not declare WebAssembly; this is the little used here.
 declare const WebAssembly: {
@@ -33,7 +59,17 @@ export interface NanKernel {
 const PAGE = 1 << 16;
 
 // SIMD opcodes, each after the 0xfd prefix (the core opcodes come from lib/wasm.ts).
-const SIMD = {load: 0x00, i32x4ExtractLane: 0x1b, i64x2ExtractLane: 0x1d, f32x4Ne: 0x42, f64x2Ne: 0x48, i32x4Add: 0xae, i32x4Sub: 0xb1, i64x2Add: 0xce, i64x2Sub: 0xd1};
+const SIMD = {
+  load: 0x00,
+  i32x4ExtractLane: 0x1b,
+  i64x2ExtractLane: 0x1d,
+  f32x4Ne: 0x42,
+  f64x2Ne: 0x48,
+  i32x4Add: 0xae,
+  i32x4Sub: 0xb1,
+  i64x2Add: 0xce,
+  i64x2Sub: 0xd1,
+};
 
 /**
  * One counting function, `(p, n) -> count` over n elements of `width` bytes at byte address p:
@@ -93,7 +129,23 @@ function countBody(width: 4 | 8): number[] {
   op(LOCAL_GET, N, I32_CONST, 2 * perVector - 1, I32_AND, LOCAL_SET, N);
   op(BLOCK, VOID, LOOP, VOID);
   op(LOCAL_GET, N, I32_EQZ, BR_IF, 1);
-  op(LOCAL_GET, COUNT, LOCAL_GET, P, width === 8 ? F64_LOAD : F32_LOAD, alignLog2, 0, LOCAL_TEE, X, LOCAL_GET, X, width === 8 ? F64_NE : F32_NE, I32_ADD, LOCAL_SET, COUNT);
+  op(
+    LOCAL_GET,
+    COUNT,
+    LOCAL_GET,
+    P,
+    width === 8 ? F64_LOAD : F32_LOAD,
+    alignLog2,
+    0,
+    LOCAL_TEE,
+    X,
+    LOCAL_GET,
+    X,
+    width === 8 ? F64_NE : F32_NE,
+    I32_ADD,
+    LOCAL_SET,
+    COUNT,
+  );
   op(LOCAL_GET, P, I32_CONST, width, I32_ADD, LOCAL_SET, P);
   op(LOCAL_GET, N, I32_CONST, 1, I32_SUB, LOCAL_SET, N);
   op(BR, 0, END, END);
@@ -106,7 +158,14 @@ function countBody(width: 4 | 8): number[] {
 function assemble(pages: number): Uint8Array {
   const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
   return Uint8Array.from([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     // One type: (i32, i32) -> i32.
     ...section(1, [1, 0x60, 2, 0x7f, 0x7f, 1, 0x7f]),
     ...section(3, [2, 0, 0]),

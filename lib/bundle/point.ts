@@ -76,7 +76,11 @@ export function parsePoint(bundle: Bundle, json: string | object): Point {
   const names = bundle.point.map((p) => p.name);
   const extra = Object.keys(given).filter((key) => !names.includes(key));
   if (extra.length > 0) {
-    const shown = extra.slice(0, 3).map((key) => clip(key)).join(', ') + (extra.length > 3 ? ` and ${extra.length - 3} more` : '');
+    const shown =
+      extra
+        .slice(0, 3)
+        .map((key) => clip(key))
+        .join(', ') + (extra.length > 3 ? ` and ${extra.length - 3} more` : '');
     throw new UsageError(`--point has unknown parameter${extra.length > 1 ? 's' : ''} ${shown}; the point parameters are ${names.join(', ') || '(none)'}`);
   }
   const missing = names.filter((name) => !Object.hasOwn(given, name));
@@ -178,7 +182,9 @@ export function parseSeeds(text: string, label = '--seeds'): number[] {
   const seeds = parseSeedList(text, label);
   const big = seeds.find((seed) => typeof seed === 'bigint');
   if (big !== undefined) {
-    throw new UsageError(`${label} ${clip(JSON.stringify(text))} has seed ${clip(big.toString())}, above 2^53 - 1; seeds here must be at most 9007199254740991`);
+    throw new UsageError(
+      `${label} ${clip(JSON.stringify(text))} has seed ${clip(big.toString())}, above 2^53 - 1; seeds here must be at most 9007199254740991`,
+    );
   }
   return seeds as number[];
 }

@@ -66,8 +66,7 @@ export async function importPython(scope: PythonScope, file: string, role: strin
     if (!answer.header.ok) throw pythonError(answer.header.error);
     return answer;
   };
-  const asTensors = (bindings: Binding[], answer: Reply) =>
-    Object.fromEntries(bindings.map((b, k) => [b.name, toTensor(b.type, answer.payloads[k]!)]));
+  const asTensors = (bindings: Binding[], answer: Reply) => Object.fromEntries(bindings.map((b, k) => [b.name, toTensor(b.type, answer.payloads[k]!)]));
 
   if (fn === 'generate') {
     return async (point, stream) => {
@@ -80,7 +79,10 @@ export async function importPython(scope: PythonScope, file: string, role: strin
   if (fn === 'oracle') {
     return async (point, args) => {
       const p = point as Record<string, number>;
-      const answer = await reply({op: 'oracle', file, point: p, bindings: shapes(bundle.results, p)}, tensors('args', bundle.args, args as Record<string, Tensor>, p));
+      const answer = await reply(
+        {op: 'oracle', file, point: p, bindings: shapes(bundle.results, p)},
+        tensors('args', bundle.args, args as Record<string, Tensor>, p),
+      );
       return asTensors(bundle.results, answer);
     };
   }
@@ -157,7 +159,11 @@ class PythonHost {
       this.input.fail(new BundleError(`the Python process of the bundle ${why}`));
     };
     child.on('error', (error: NodeJS.ErrnoException) =>
-      gone(error.code === 'ENOENT' ? `could not start: ${python} not found (install Python 3 with numpy, or set ARBOR_PYTHON)` : `could not start: ${error.message}`),
+      gone(
+        error.code === 'ENOENT'
+          ? `could not start: ${python} not found (install Python 3 with numpy, or set ARBOR_PYTHON)`
+          : `could not start: ${error.message}`,
+      ),
     );
     child.on('close', (code, signal) => gone(`exited (${signal ?? `code ${code}`}) during a call`));
   }

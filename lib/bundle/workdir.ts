@@ -9,18 +9,7 @@ import path from 'node:path';
 import {ArborError, RefusedError, UsageError} from '../errors.js';
 import {importAuthored, withAuthored} from './authored.js';
 import {bindingBytes, bindingLength, type Binding, type Bundle} from './bundle.js';
-import {
-  arrayName,
-  countNaN,
-  describeValue,
-  fileSize,
-  isTensorOf,
-  readTensor,
-  writeFileAtomic,
-  writeTensor,
-  type ElementType,
-  type Tensor,
-} from './codec.js';
+import {arrayName, countNaN, describeValue, fileSize, isTensorOf, readTensor, writeFileAtomic, writeTensor, type ElementType, type Tensor} from './codec.js';
 import {BundleError, describeThrown} from './errors.js';
 import {exactRule} from './exact.js';
 import {MAX_CASES, parsePoint, type Point, type Seed} from './point.js';
@@ -138,7 +127,9 @@ export function checkCapacity(bundle: Bundle, dir: string, point: Point, cases: 
   const disk = BigInt(cases) * (args + (expected ? results : 0n));
   const free = freeDisk(dir);
   if (free !== undefined && disk > BigInt(free)) {
-    throw new RefusedError(`the point ${JSON.stringify(point)} with ${cases} cases needs ${formatBytes(disk)} on disk, but only ${formatBytes(free)} is free under ${dir}`);
+    throw new RefusedError(
+      `the point ${JSON.stringify(point)} with ${cases} cases needs ${formatBytes(disk)} on disk, but only ${formatBytes(free)} is free under ${dir}`,
+    );
   }
 }
 
@@ -180,7 +171,13 @@ async function callAuthored(fn: Authored, role: string, file: string, where: str
 }
 
 /** Fill `dir` for one point: for each seed, generate -> cases/NNNNNN/, oracle -> expected/NNNNNN/; manifest.json last. */
-export async function makeWorkDir(bundle: Bundle, dir: string, point: Point | string, seeds: readonly Seed[], options: MakeOptions = {}): Promise<{cases: number}> {
+export async function makeWorkDir(
+  bundle: Bundle,
+  dir: string,
+  point: Point | string,
+  seeds: readonly Seed[],
+  options: MakeOptions = {},
+): Promise<{cases: number}> {
   return withIoErrors(dir, () => withAuthored(bundle, () => make(bundle, dir, point, seeds, options)));
 }
 
@@ -190,7 +187,8 @@ async function make(bundle: Bundle, dir: string, point: Point | string, seeds: r
   if (seeds.length > MAX_CASES) throw new UsageError(`--seeds lists ${seeds.length} seeds, more than ${MAX_CASES}`);
   const seen = new Set<string>();
   for (const seed of seeds) {
-    if (typeof seed === 'bigint' ? seed < 0n : !Number.isSafeInteger(seed) || seed < 0) throw new UsageError(`seed ${String(seed)} is not a non-negative integer`);
+    if (typeof seed === 'bigint' ? seed < 0n : !Number.isSafeInteger(seed) || seed < 0)
+      throw new UsageError(`seed ${String(seed)} is not a non-negative integer`);
     const key = String(seed);
     if (seen.has(key)) throw new UsageError(`seed ${key} is listed twice`);
     seen.add(key);
@@ -329,7 +327,6 @@ function readBindings(bindings: Binding[], folder: string, point: Point, what: s
   }
   return out;
 }
-
 
 /** Verify out/ against expected/ for every case of the manifest; writes verdicts.json atomically and returns it. */
 export async function verifyWorkDir(bundle: Bundle, dir: string): Promise<Verdicts> {

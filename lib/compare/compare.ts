@@ -141,7 +141,8 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
   const env = options.env ?? process.env;
   const dir = path.resolve(cwd, options.benchmark);
   const info = await stat(dir).catch(() => undefined);
-  if (!info?.isDirectory()) throw new UsageError(`benchmark folder ${options.benchmark} ${info ? 'is not a folder' : 'does not exist'}: pass a folder holding plan.toml`, 'not-found');
+  if (!info?.isDirectory())
+    throw new UsageError(`benchmark folder ${options.benchmark} ${info ? 'is not a folder' : 'does not exist'}: pass a folder holding plan.toml`, 'not-found');
   if (options.split !== 'dev' && options.split !== 'test') throw new UsageError(`unknown split "${options.split}": expected dev or test`, 'usage');
   const plan = await loadPlan(dir);
   const recorded = options.baselineRun === undefined ? undefined : await readBaselineRun(options, plan, env, cwd);
@@ -249,10 +250,16 @@ function matchCases(input: BuildInput): MatchedCases {
   const baseByKey = new Map(baseCases.map((c) => [caseKey(c), c]));
   if (recorded && (recorded.seeds.source !== candidateReport.seeds.source || recorded.seeds.count !== candidateReport.seeds.count)) {
     const seeds = (s: {source: string; count: number}) => `${s.count} ${s.source} seed(s)`;
-    throw new HarnessError(`ledger run ${recorded.id} ran on ${seeds(recorded.seeds)}, this eval on ${seeds(candidateReport.seeds)}: not the same cases, so they cannot be compared`, 'not-comparable');
+    throw new HarnessError(
+      `ledger run ${recorded.id} ran on ${seeds(recorded.seeds)}, this eval on ${seeds(candidateReport.seeds)}: not the same cases, so they cannot be compared`,
+      'not-comparable',
+    );
   }
   if (candCases.some((c) => !baseByKey.has(caseKey(c))) || baseCases.length !== candCases.length) {
-    throw new HarnessError(`ledger run ${recorded?.id} has ${baseCases.length} case(s), this eval ${candCases.length}: not the same cases, so they cannot be compared`, 'not-comparable');
+    throw new HarnessError(
+      `ledger run ${recorded?.id} has ${baseCases.length} case(s), this eval ${candCases.length}: not the same cases, so they cannot be compared`,
+      'not-comparable',
+    );
   }
   return {baseCases, candCases, baseByKey};
 }
@@ -280,11 +287,14 @@ function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: strin
   if (baseFailure || candFailure) {
     const verdict: Verdict = baseFailure && candFailure ? 'same' : candFailure ? 'worse' : 'better';
     const ratio = candFailure && !baseFailure ? 0 : null;
-    const reason = baseFailure && candFailure ? 'both sides fail a case, so both score 0.0' : `the ${candFailure ? 'candidate' : 'baseline'} fails a case, so it scores 0.0`;
+    const reason =
+      baseFailure && candFailure ? 'both sides fail a case, so both score 0.0' : `the ${candFailure ? 'candidate' : 'baseline'} fails a case, so it scores 0.0`;
     return {ratio, ci: null, verdict, reason, perCase};
   }
   const pairing = recorded ? 'unpaired' : 'paired';
-  const result = recorded ? unpairedRatio(speedups(baseCases, (recorded.environment.clock as Clock | undefined) ?? clock), speedups(candCases, clock)) : pairedRatio(input.pairs);
+  const result = recorded
+    ? unpairedRatio(speedups(baseCases, (recorded.environment.clock as Clock | undefined) ?? clock), speedups(candCases, clock))
+    : pairedRatio(input.pairs);
   const verdict = verdictOf(result.interval);
   const reason = `the ratio's 95% interval ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
   if (recorded) {
@@ -347,7 +357,7 @@ function caseRows(matched: MatchedCases, perCase: Map<string, number | null>, mi
     const b = baseByKey.get(caseKey(c))!;
     const side = (s: SideCase) => ({status: s.status, passed: s.passed, seconds: s.seconds, score: s.ratio});
     const row: CaseComparison = {point: c.point, i: c.i, ratio: perCase.get(caseKey(c)) ?? null, baseline: side(b), candidate: side(c)};
-    if (!speed) row.outcome = c.ratio === b.ratio ? 'same' : (c.ratio > b.ratio) !== minimize ? 'better' : 'worse';
+    if (!speed) row.outcome = c.ratio === b.ratio ? 'same' : c.ratio > b.ratio !== minimize ? 'better' : 'worse';
     return row;
   });
   const correctness = candCases.flatMap((c) => {
@@ -393,7 +403,12 @@ function recordedSummary(recorded: RecordedBaseline, failure: string | undefined
 /** Per point, [rep][case] speedups over the reference on the given clock, rebuilt from the per-repetition times. */
 function speedups(cases: SideCase[], clock: Clock | null | undefined): PointRatios[] {
   const points = [...new Set(cases.map((c) => c.point))].sort((a, b) => a - b);
-  return points.map((p) => repetitionSpeedups(cases.filter((c) => c.point === p), clock));
+  return points.map((p) =>
+    repetitionSpeedups(
+      cases.filter((c) => c.point === p),
+      clock,
+    ),
+  );
 }
 
 /** Read and check `--baseline-run ID`: a scored run of this benchmark, split and metric, with its per-repetition times. */

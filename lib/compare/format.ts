@@ -27,7 +27,10 @@ function caseCell(c: CaseComparison['baseline'], speed: boolean): string {
 /** accuracy: how the cases' shares differ, in one line, and the cases a side gave no scorable answer to. */
 function accuracyCases(report: CompareReport): string[] {
   const count = (outcome: CaseComparison['outcome']) => report.cases.filter((c) => c.outcome === outcome).length;
-  const lines = ['', `per case: the candidate scores better on ${count('better')}, worse on ${count('worse')} and the same on ${count('same')} of ${report.cases.length} case(s) (an imperfect score is partial credit, not a failure)`];
+  const lines = [
+    '',
+    `per case: the candidate scores better on ${count('better')}, worse on ${count('worse')} and the same on ${count('same')} of ${report.cases.length} case(s) (an imperfect score is partial credit, not a failure)`,
+  ];
   if (report.correctness.length) {
     lines.push('', "cases without a scorable answer (scored as the plan's fail_score):");
     for (const c of report.correctness) {
@@ -42,10 +45,17 @@ function accuracyCases(report: CompareReport): string[] {
 export function formatCompare(report: CompareReport): string {
   const speed = report.metric === 'speedup';
   const lines: string[] = [];
-  const how = speed ? `, ${report.clock} clock, ${report.repetitions} repetition(s)${report.pairing === 'unpaired' ? ' (candidate only, against a recorded baseline)' : ', interleaved'}` : '';
+  const how = speed
+    ? `, ${report.clock} clock, ${report.repetitions} repetition(s)${report.pairing === 'unpaired' ? ' (candidate only, against a recorded baseline)' : ', interleaved'}`
+    : '';
   lines.push(`compare ${report.name} ${report.split}${how}, sandbox ${report.sandbox}`);
   lines.push(side('baseline', report.baseline, report.metric), side('candidate', report.candidate, report.metric), '');
-  const rows = report.cases.map((c) => [`p${c.point} #${c.i}`, caseCell(c.baseline, speed), caseCell(c.candidate, speed), c.ratio === null ? '-' : number(c.ratio)]);
+  const rows = report.cases.map((c) => [
+    `p${c.point} #${c.i}`,
+    caseCell(c.baseline, speed),
+    caseCell(c.candidate, speed),
+    c.ratio === null ? '-' : number(c.ratio),
+  ]);
   const header = ['case', speed ? 'baseline' : 'baseline share', speed ? 'candidate' : 'candidate share', 'ratio'];
   const widths = header.map((title, k) => Math.max(title.length, ...rows.map((row) => row[k]!.length)));
   for (const row of [header, ...rows]) lines.push(`  ${row.map((cell, k) => (k === 0 ? cell.padEnd(widths[k]!) : cell.padStart(widths[k]!))).join('  ')}`);

@@ -46,7 +46,12 @@ import {flatCases, timeOnClock} from '../eval/score.js';
 import type {CompareReport, SideCase} from './compare.js';
 
 /** The three files, as the gate's --spec, --cases and --results take them. */
-export const packageFiles = {spec: 'benchmark_spec.json', cases: 'benchmark_cases.json', results: 'benchmark_results.json', decision: 'gate_decision.json'} as const;
+export const packageFiles = {
+  spec: 'benchmark_spec.json',
+  cases: 'benchmark_cases.json',
+  results: 'benchmark_results.json',
+  decision: 'gate_decision.json',
+} as const;
 
 /** What writing and gating a package gave. */
 export interface PackageOutcome {
@@ -149,7 +154,13 @@ export async function buildPackage(report: CompareReport, plan: Plan): Promise<{
     const what = fresh ? `case slot ${c.i} of the ${report.split} split, a fresh case every trial` : `case ${c.i} of the ${report.split} split`;
     caseList.push(task(taskId(c), `test:${pointText(c.point)}`, 'test', c.point, `point ${pointText(c.point)}, ${what}`));
   }
-  const cases: Json = {schema_version: 'agent-benchmark-cases-v1', benchmark_id: plan.name, benchmark_version: benchmarkVersion, dataset_version: datasetVersion, cases: caseList};
+  const cases: Json = {
+    schema_version: 'agent-benchmark-cases-v1',
+    benchmark_id: plan.name,
+    benchmark_version: benchmarkVersion,
+    dataset_version: datasetVersion,
+    cases: caseList,
+  };
   const results: Json = {
     schema_version: 'agent-benchmark-results-v1',
     benchmark_id: plan.name,
@@ -226,7 +237,10 @@ export async function writePackage(dir: string, report: CompareReport, plan: Pla
     writeFileAtomic(path.join(dir, packageFiles.cases), text(documents.cases));
     writeFileAtomic(path.join(dir, packageFiles.results), text(documents.results));
   } catch (error) {
-    throw new HarnessError(`--package ${dir}: cannot write the package (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the comparison above is recorded, pass a writable folder to package it`, 'write-failed');
+    throw new HarnessError(
+      `--package ${dir}: cannot write the package (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); the comparison above is recorded, pass a writable folder to package it`,
+      'write-failed',
+    );
   }
   const {runGate} = await import('../gate/index.js');
   const outcome = runGate({spec: packageFiles.spec, cases: packageFiles.cases, results: packageFiles.results, candidate: 'candidate', cwd: dir});

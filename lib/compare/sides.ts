@@ -43,7 +43,10 @@ export async function resolveSide(label: SideLabel, argument: string, context: {
   }
   const revision = await git.resolveRevision(plan.dir, argument);
   if (!revision) {
-    throw new UsageError(`${label} ${argument}: neither a file, a folder, nor a git revision of the repository holding ${path.relative(cwd, plan.dir) || '.'}`, 'not-found');
+    throw new UsageError(
+      `${label} ${argument}: neither a file, a folder, nor a git revision of the repository holding ${path.relative(cwd, plan.dir) || '.'}`,
+      'not-found',
+    );
   }
   const inRepository = (rel: string) => path.relative(revision.root, path.join(plan.dir, rel)).split(path.sep).join('/');
   const files = await git.filesAtRevision(revision, plan.editable.map(inRepository));

@@ -56,7 +56,9 @@ export function spread(values: number[]): Spread {
 
 /** Per-repetition scores of one eval: mean over cases of each repetition's paired ratio (first point). */
 function repetitionScores(report: EvalReport): number[] {
-  return repetitionSpeedups(report.points[0]?.cases ?? [], report.clock).map((ratios) => ratios.reduce((a, b) => a + b, 0) / ratios.length).filter(Number.isFinite);
+  return repetitionSpeedups(report.points[0]?.cases ?? [], report.clock)
+    .map((ratios) => ratios.reduce((a, b) => a + b, 0) / ratios.length)
+    .filter(Number.isFinite);
 }
 
 export async function calibrate(options: EvalOptions & {runs: number; onEval?: (k: number, report: EvalReport) => void}): Promise<CalibrationReport> {
@@ -79,13 +81,21 @@ export async function calibrate(options: EvalOptions & {runs: number; onEval?: (
     scores,
     score: {...score, maxOverMin: score.min > 0 ? score.max / score.min : Infinity},
     cases,
-    evals: reports.map((r) => ({score: r.score, ...(r.interval ? {interval: r.interval} : {}), repetitions: r.repetitions, seconds: r.seconds, ...(r.precision ? {precisionReached: r.precision.reached} : {})})),
+    evals: reports.map((r) => ({
+      score: r.score,
+      ...(r.interval ? {interval: r.interval} : {}),
+      repetitions: r.repetitions,
+      seconds: r.seconds,
+      ...(r.precision ? {precisionReached: r.precision.reached} : {}),
+    })),
   };
   if (first.metric === 'speedup' && first.precision) {
     const perRepetition = reports.flatMap(repetitionScores);
     const seconds = median(reports.map((r) => r.seconds / Math.max(1, r.repetitions)));
     // Every eval's repetitions of a point pooled: the draws behind `needed` come from all of them.
-    const pools = first.points.map((_, p) => reports.flatMap((r) => repetitionSpeedups(r.points[p]?.cases ?? [], r.clock)).filter((ratios) => ratios.every(Number.isFinite)));
+    const pools = first.points.map((_, p) =>
+      reports.flatMap((r) => repetitionSpeedups(r.points[p]?.cases ?? [], r.clock)).filter((ratios) => ratios.every(Number.isFinite)),
+    );
     const plan = await loadPlan(first.benchmark);
     const needed = repetitionsForPrecision(pools, first.precision.target, {from: plan.repetitions, cap: maxRepetitions});
     result.repetition = {
@@ -112,7 +122,9 @@ export function formatCalibration(result: CalibrationReport): string {
   const r = result.repetition;
   if (r) {
     const needs = r.needed === null ? `more repetitions than the cap (${maxRepetitions})` : `about ${r.needed} repetitions (${r.neededSeconds!.toFixed(0)} s)`;
-    lines.push(`one repetition: CV ${pct(r.cv)}, ${r.seconds.toFixed(2)} s; for +-${pct(r.target)} (plan's precision) an eval needs ${needs}; max_seconds allows about ${r.budget} (read from ${r.measured} measured repetitions)`);
+    lines.push(
+      `one repetition: CV ${pct(r.cv)}, ${r.seconds.toFixed(2)} s; for +-${pct(r.target)} (plan's precision) an eval needs ${needs}; max_seconds allows about ${r.budget} (read from ${r.measured} measured repetitions)`,
+    );
   }
   lines.push('point  case  mean       CV');
   for (const c of result.cases) lines.push(`${String(c.point).padEnd(5)}  ${String(c.i).padEnd(4)}  ${c.mean.toPrecision(6).padEnd(9)}  ${pct(c.cv)}`);

@@ -244,11 +244,13 @@ export function createGroup(limits?: GroupLimits): CpuGroup | undefined {
   const bytes = String(limits?.memoryBytes ?? 0);
   let memory = false;
   if (memoryDir !== undefined) {
-    memory = version === 1
-      ? setLimit(path.join(memoryDir, 'memory.limit_in_bytes'), bytes) &&
-        // With swap accounting, memory + swap gets the same bound: a run does not swap its way past it.
-        (!existsSync(path.join(memoryDir, 'memory.memsw.limit_in_bytes')) || setLimit(path.join(memoryDir, 'memory.memsw.limit_in_bytes'), bytes))
-      : setLimit(path.join(memoryDir, 'memory.max'), bytes) && (!existsSync(path.join(memoryDir, 'memory.swap.max')) || setLimit(path.join(memoryDir, 'memory.swap.max'), '0'));
+    memory =
+      version === 1
+        ? setLimit(path.join(memoryDir, 'memory.limit_in_bytes'), bytes) &&
+          // With swap accounting, memory + swap gets the same bound: a run does not swap its way past it.
+          (!existsSync(path.join(memoryDir, 'memory.memsw.limit_in_bytes')) || setLimit(path.join(memoryDir, 'memory.memsw.limit_in_bytes'), bytes))
+        : setLimit(path.join(memoryDir, 'memory.max'), bytes) &&
+          (!existsSync(path.join(memoryDir, 'memory.swap.max')) || setLimit(path.join(memoryDir, 'memory.swap.max'), '0'));
   }
   const processes = pidsDir !== undefined && setLimit(path.join(pidsDir, 'pids.max'), String(limits!.processes));
   const dirs = [...new Set([dir, memoryDir, pidsDir].filter((each): each is string => each !== undefined))];

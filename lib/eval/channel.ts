@@ -110,7 +110,9 @@ export class FrameReader {
         if (this.closed) this.settle({error: this.closed});
         return;
       }
-      const line = this.take(newline + 1).subarray(0, newline).toString('utf8');
+      const line = this.take(newline + 1)
+        .subarray(0, newline)
+        .toString('utf8');
       let header: unknown;
       try {
         header = JSON.parse(line);

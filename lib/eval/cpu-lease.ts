@@ -177,7 +177,9 @@ function openLockFile(folder: string, cpu: number, folderFd: number): {fd: numbe
     if (code === 'ELOOP') throw new LeaseUntrusted(`${file} is not trusted: a symlink`);
     if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
       const missing = !existsSync(via);
-      throw new LeaseUntrusted(missing ? `${file} is missing, and only the folder's owner (uid ${folderUid}) can make it` : `${file} cannot be opened by this user`);
+      throw new LeaseUntrusted(
+        missing ? `${file} is missing, and only the folder's owner (uid ${folderUid}) can make it` : `${file} cannot be opened by this user`,
+      );
     }
     throw new LeaseUnavailable(`cannot open ${file}: ${(error as Error).message}`);
   }
@@ -371,7 +373,14 @@ const holderCheckMs = 5000;
 export async function leaseOneOf(
   folder: string,
   cpus: readonly number[],
-  options: {onWait?: (waitedSeconds: number) => void; onWarning?: (text: string) => void; pollMs?: number; reportEvery?: number; foreignWait?: number; signal?: AbortSignal} = {},
+  options: {
+    onWait?: (waitedSeconds: number) => void;
+    onWarning?: (text: string) => void;
+    pollMs?: number;
+    reportEvery?: number;
+    foreignWait?: number;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<CpuLease> {
   const {onWait, onWarning, pollMs = 250, reportEvery = 30, foreignWait = Infinity} = options;
   const started = Date.now();

@@ -29,7 +29,11 @@ export interface PointSource {
 export function dataFolder(plan: Plan, split: Split, options: {data?: string; env?: NodeJS.ProcessEnv; cwd?: string}): string | undefined {
   const cwd = options.cwd ?? process.cwd();
   if (plan.splitKind !== 'path') {
-    if (options.data !== undefined) throw new UsageError(`--data ${options.data}: ${plan.name} generates its ${split} cases from seeds (split_kind = "seed_range"); --data is for benchmarks whose cases are files`, 'usage');
+    if (options.data !== undefined)
+      throw new UsageError(
+        `--data ${options.data}: ${plan.name} generates its ${split} cases from seeds (split_kind = "seed_range"); --data is for benchmarks whose cases are files`,
+        'usage',
+      );
     return undefined;
   }
   if (options.data !== undefined) return path.resolve(cwd, options.data);
@@ -42,7 +46,10 @@ export function dataFolder(plan: Plan, split: Split, options: {data?: string; en
 export async function splitPoints(plan: Plan, split: Split, folder: string | undefined): Promise<PointSource[]> {
   if (folder === undefined) return plan[split].points.map((point) => ({point}));
   if (folder === plan[split].path && (await lstat(folder).catch(() => undefined))?.isSymbolicLink()) {
-    throw new HarnessError(`${folder}: a symbolic link; the plan's data folder must be a plain folder inside the benchmark (a private copy elsewhere is given with --data or ${testDataVariable})`, 'bad-data');
+    throw new HarnessError(
+      `${folder}: a symbolic link; the plan's data folder must be a plain folder inside the benchmark (a private copy elsewhere is given with --data or ${testDataVariable})`,
+      'bad-data',
+    );
   }
   let names: string[];
   try {
@@ -50,13 +57,20 @@ export async function splitPoints(plan: Plan, split: Split, folder: string | und
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'does not exist' : code === 'ENOTDIR' ? 'is not a folder' : `cannot be read (${code ?? String(error)})`;
-    throw new HarnessError(`the ${split} data folder ${folder} ${why}: it should hold one made work directory per subfolder (manifest.json, cases/, expected/)`, 'no-data');
+    throw new HarnessError(
+      `the ${split} data folder ${folder} ${why}: it should hold one made work directory per subfolder (manifest.json, cases/, expected/)`,
+      'no-data',
+    );
   }
   const sources: PointSource[] = [];
   for (const name of names.sort()) {
     const dir = path.join(folder, name);
     const info = await lstat(dir).catch(() => undefined);
-    if (info?.isSymbolicLink()) throw new HarnessError(`${dir}: a symbolic link; each work directory of a path split is a plain folder (arbor.lock hashes a link's text, not what it points to)`, 'bad-data');
+    if (info?.isSymbolicLink())
+      throw new HarnessError(
+        `${dir}: a symbolic link; each work directory of a path split is a plain folder (arbor.lock hashes a link's text, not what it points to)`,
+        'bad-data',
+      );
     if (!info?.isDirectory()) continue;
     sources.push({...(await readManifest(dir)), folder: dir});
   }
@@ -78,17 +92,24 @@ async function readManifest(dir: string): Promise<{point: PlanPoint; cases: numb
     value = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw bad(code === 'ENOENT' ? 'missing: every subfolder of a data folder is a made work directory, and manifest.json is written last' : `not readable JSON (${(error as Error).message})`);
+    throw bad(
+      code === 'ENOENT'
+        ? 'missing: every subfolder of a data folder is a made work directory, and manifest.json is written last'
+        : `not readable JSON (${(error as Error).message})`,
+    );
   }
   const manifest = value as {point?: unknown; cases?: unknown; sealed?: unknown};
   // A checkout's stand-in for test data it left out (lib/zoo/checkout.ts) says why, in its own words.
-  if (typeof manifest === 'object' && manifest !== null && typeof manifest.sealed === 'string') throw new HarnessError(manifest.sealed.split('\n', 1)[0]!, 'sealed-data');
+  if (typeof manifest === 'object' && manifest !== null && typeof manifest.sealed === 'string')
+    throw new HarnessError(manifest.sealed.split('\n', 1)[0]!, 'sealed-data');
   if (typeof manifest !== 'object' || manifest === null || typeof manifest.point !== 'object' || manifest.point === null || Array.isArray(manifest.point)) {
     throw bad('must hold {"point": {...}, "cases": n}');
   }
-  if (!Number.isSafeInteger(manifest.cases) || (manifest.cases as number) < 1) throw bad(`"cases" must be a whole number of cases, at least 1, got ${JSON.stringify(manifest.cases)}`);
+  if (!Number.isSafeInteger(manifest.cases) || (manifest.cases as number) < 1)
+    throw bad(`"cases" must be a whole number of cases, at least 1, got ${JSON.stringify(manifest.cases)}`);
   for (const sub of ['cases', 'expected']) {
-    if (!(await stat(path.join(dir, sub)).catch(() => undefined))?.isDirectory()) throw bad(`the work directory has no ${sub}/ folder (a path split needs its cases and their expected answers)`);
+    if (!(await stat(path.join(dir, sub)).catch(() => undefined))?.isDirectory())
+      throw bad(`the work directory has no ${sub}/ folder (a path split needs its cases and their expected answers)`);
   }
   const cases = manifest.cases as number;
   for (const sub of ['cases', 'expected']) {
@@ -110,6 +131,10 @@ async function refuseLinks(dir: string): Promise<void> {
   for (const entry of await readdir(dir, {withFileTypes: true})) {
     const file = path.join(dir, entry.name);
     if (entry.isDirectory()) await refuseLinks(file);
-    else if (!entry.isFile()) throw new HarnessError(`${file}: ${entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}; a work directory of a path split holds plain files and folders only`, 'bad-data');
+    else if (!entry.isFile())
+      throw new HarnessError(
+        `${file}: ${entry.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}; a work directory of a path split holds plain files and folders only`,
+        'bad-data',
+      );
   }
 }

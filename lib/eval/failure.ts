@@ -67,7 +67,11 @@ const MAX_SOURCE_BYTES = 8 << 20;
  * trust: a frame can name only a line of the solution's own files, and its text
  * is always that line's (a case's value can never be passed off as one).
  */
-export async function sourceFrames(folder: string, frames: ReadonlyArray<{file: string; line: number}>, sources = new Map<string, string[] | null>()): Promise<CaseFrame[]> {
+export async function sourceFrames(
+  folder: string,
+  frames: ReadonlyArray<{file: string; line: number}>,
+  sources = new Map<string, string[] | null>(),
+): Promise<CaseFrame[]> {
   const kept: CaseFrame[] = [];
   for (const {file, line} of frames) {
     const lines = await sourceLines(folder, file, sources);
@@ -89,7 +93,8 @@ async function sourceLines(folder: string, file: string, sources: Map<string, st
     try {
       const [real, realFolder] = await Promise.all([realpath(inside), realpath(folder)]);
       const info = await lstat(inside);
-      if (info.isFile() && info.size <= MAX_SOURCE_BYTES && real === path.join(realFolder, relative)) lines = (await readFile(inside, 'utf8')).split(/\r\n|\r|\n/);
+      if (info.isFile() && info.size <= MAX_SOURCE_BYTES && real === path.join(realFolder, relative))
+        lines = (await readFile(inside, 'utf8')).split(/\r\n|\r|\n/);
     } catch {
       lines = null;
     }

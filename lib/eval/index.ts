@@ -1,6 +1,17 @@
 /** The eval pipeline: plans, seeds, the runner and scoring. */
 export {budgetSeconds, runEval, runSides, runnerPath} from './pipeline.js';
-export type {BundleApi, CaseReport, CaseStatus, EvalOptions, EvalReport, PointReport, RepetitionReport, SideRequest, SidesOptions, SidesOutcome} from './pipeline.js';
+export type {
+  BundleApi,
+  CaseReport,
+  CaseStatus,
+  EvalOptions,
+  EvalReport,
+  PointReport,
+  RepetitionReport,
+  SideRequest,
+  SidesOptions,
+  SidesOutcome,
+} from './pipeline.js';
 export {HarnessError} from './errors.js';
 export {checkPlan, loadPlan, overridePlan, parseSeedSpec, splits} from '../benchmark/plan.js';
 export type {Plan, PlanOverride, PlanPoint, PlanSplit, Split} from '../benchmark/plan.js';

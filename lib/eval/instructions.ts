@@ -220,7 +220,9 @@ export function readCounts(input: CountInput): Map<number, CountResult> {
     const part = dump.file === undefined ? undefined : parts.get(dump.file);
     const totals = part && totalsOf(part);
     if (totals !== undefined && totals > maxOpenInstructions) {
-      blameAll(`the part ${part!.name} (${dump.trigger.slice('Client Request: '.length)}) holds ${totals} instructions, at most ${maxOpenInstructions} run between the runner's two requests: a part file was rewritten`);
+      blameAll(
+        `the part ${part!.name} (${dump.trigger.slice('Client Request: '.length)}) holds ${totals} instructions, at most ${maxOpenInstructions} run between the runner's two requests: a part file was rewritten`,
+      );
     }
   }
   // Without the final block nothing checks the parts: a run that did not exit normally counts nothing.
@@ -384,7 +386,11 @@ function partsOf(input: CountInput, runner: number, dumps: Dump[], blameAll: (pr
 function checkTotals(own: LogEvent[], parts: Map<string, PartFile & {tooLarge?: boolean}>, blameAll: (problem: string) => void): void {
   const collected = own.filter((event) => event.text.startsWith('Collected :'));
   if (collected.length !== 1) {
-    blameAll(collected.length ? `${collected.length} "Collected :" lines in valgrind's log, expected one` : `valgrind wrote no final count ("Collected :"): the runner did not exit normally`);
+    blameAll(
+      collected.length
+        ? `${collected.length} "Collected :" lines in valgrind's log, expected one`
+        : `valgrind wrote no final count ("Collected :"): the runner did not exit normally`,
+    );
     return;
   }
   const final = Number(collected[0]!.text.slice('Collected :'.length).trim());
@@ -401,18 +407,23 @@ function checkTotals(own: LogEvent[], parts: Map<string, PartFile & {tooLarge?: 
 function caseCount(span: Span, parts: Map<string, PartFile & {tooLarge?: boolean}>, held: number | undefined): CountResult {
   if (!span.pre || !span.post) return {problem: `instructions clock: case ${span.i} has no ${span.pre || span.from !== Infinity ? 'closing' : 'opening'} dump`};
   if (held !== undefined && held !== span.held) {
-    return {problem: `instructions clock: the answer to case ${span.i} ends in byte ${hex(held)}, but ${hex(span.held!)} when its count was closed: it was changed after`};
+    return {
+      problem: `instructions clock: the answer to case ${span.i} ends in byte ${hex(held)}, but ${hex(span.held!)} when its count was closed: it was changed after`,
+    };
   }
   const part = span.post.file === undefined ? undefined : parts.get(span.post.file);
   if (!part) return {problem: `instructions clock: the dump of case ${span.i} was not written`};
   const trigger = /^desc: Trigger: (.*)$/m.exec(part.text)?.[1];
-  if (trigger !== span.post.trigger) return {problem: `instructions clock: the part ${part.name} is not the dump of case ${span.i} (its trigger is ${JSON.stringify(trigger ?? null)})`};
+  if (trigger !== span.post.trigger)
+    return {problem: `instructions clock: the part ${part.name} is not the dump of case ${span.i} (its trigger is ${JSON.stringify(trigger ?? null)})`};
   const instructions = totalsOf(part);
   if (instructions === undefined) return {problem: `instructions clock: the part ${part.name} has no "totals:" line`};
   const blocks = span.post.block - span.pre.block;
   // Every executed block has at least one instruction; fewer instructions than blocks means the count was lowered.
   if (!(blocks >= 0) || instructions < blocks) {
-    return {problem: `instructions clock: case ${span.i} counted ${instructions} instructions in ${blocks} executed basic blocks: collection was switched off, or its part rewritten`};
+    return {
+      problem: `instructions clock: case ${span.i} counted ${instructions} instructions in ${blocks} executed basic blocks: collection was switched off, or its part rewritten`,
+    };
   }
   return {instructions, blocks};
 }

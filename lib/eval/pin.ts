@@ -6,13 +6,24 @@
 import {spawnSync} from 'node:child_process';
 import {readFileSync} from 'node:fs';
 import {UsageError} from '../errors.js';
-import {CpusHeldByOthers, defaultForeignWait, describeUids, foreignWaitVariable, leaseFolder, leaseOneOf, LeaseUnavailable, type CpuLease} from './cpu-lease.js';
+import {
+  CpusHeldByOthers,
+  defaultForeignWait,
+  describeUids,
+  foreignWaitVariable,
+  leaseFolder,
+  leaseOneOf,
+  LeaseUnavailable,
+  type CpuLease,
+} from './cpu-lease.js';
 
 /** ARBOR_EVAL_CPU: "auto" (the default), "none" or a CPU number; anything else is a usage error. */
 function cpuSetting(env: NodeJS.ProcessEnv): string {
   const cpu = (env.ARBOR_EVAL_CPU ?? 'auto').trim();
   if (cpu !== 'none' && cpu !== 'auto' && !/^\d+$/.test(cpu)) {
-    throw new UsageError(`ARBOR_EVAL_CPU=${env.ARBOR_EVAL_CPU} is not a CPU number, expected e.g. 0, "auto" (a free allowed CPU, leased for the eval; the default) or "none" (no pinning)`);
+    throw new UsageError(
+      `ARBOR_EVAL_CPU=${env.ARBOR_EVAL_CPU} is not a CPU number, expected e.g. 0, "auto" (a free allowed CPU, leased for the eval; the default) or "none" (no pinning)`,
+    );
   }
   return cpu;
 }
@@ -23,7 +34,9 @@ function foreignWait(env: NodeJS.ProcessEnv): number {
   if (!text) return defaultForeignWait;
   const seconds = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || !Number.isFinite(seconds)) {
-    throw new UsageError(`${foreignWaitVariable}=${env[foreignWaitVariable]} is not a number of seconds, expected e.g. 60 (the default): how long an eval waits while processes of other users hold every CPU's lease`);
+    throw new UsageError(
+      `${foreignWaitVariable}=${env[foreignWaitVariable]} is not a number of seconds, expected e.g. 60 (the default): how long an eval waits while processes of other users hold every CPU's lease`,
+    );
   }
   return seconds;
 }
@@ -52,7 +65,10 @@ export interface PinnedCpu {
  * without one, and `onWarning` says why; it also says when the shared lease
  * folder is not trusted and the eval leases in its user's own.
  */
-export async function pinCpu(env: NodeJS.ProcessEnv = process.env, hooks: {onWait?: (text: string) => void; onWarning?: (text: string) => void} = {}): Promise<PinnedCpu> {
+export async function pinCpu(
+  env: NodeJS.ProcessEnv = process.env,
+  hooks: {onWait?: (text: string) => void; onWarning?: (text: string) => void} = {},
+): Promise<PinnedCpu> {
   const setting = cpuSetting(env);
   if (process.platform !== 'linux' || setting === 'none') return {};
   if (setting !== 'auto') return tasksetWorks(setting) ? {cpu: setting} : {};
@@ -64,7 +80,9 @@ export async function pinCpu(env: NodeJS.ProcessEnv = process.env, hooks: {onWai
   try {
     lease = await leaseOneOf(leaseFolder(env), order, {
       onWait: (waited) =>
-        hooks.onWait?.(`waiting for a CPU: every allowed CPU (${allowed.join(',')}) is leased by another eval on this host${waited ? ` (${Math.round(waited)} s so far)` : ''}; ARBOR_EVAL_CPU=<n> pins to one regardless`),
+        hooks.onWait?.(
+          `waiting for a CPU: every allowed CPU (${allowed.join(',')}) is leased by another eval on this host${waited ? ` (${Math.round(waited)} s so far)` : ''}; ARBOR_EVAL_CPU=<n> pins to one regardless`,
+        ),
       onWarning: hooks.onWarning,
       foreignWait: bound,
     });

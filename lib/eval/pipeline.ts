@@ -19,7 +19,23 @@ import {loadPlan, overridePlan, type Clock, type Plan, type Split} from '../benc
 import {bundleFailure, maxRepetitions, runPoint, type PointOutcome} from './point.js';
 import {pinCpu, type PinnedCpu} from './pin.js';
 import {findPython, killActiveRuns} from './process.js';
-import {confinementFor, counterProblem, objectsBeside, droppedRunProblem, nprocPerNamespace, runsAsRoot, findBwrap, findValgrind, mountedRootOf, openToRuns, resolvePython, sandboxProblem, tmpfsBounded, type Confinement, type SandboxKind} from './sandbox.js';
+import {
+  confinementFor,
+  counterProblem,
+  objectsBeside,
+  droppedRunProblem,
+  nprocPerNamespace,
+  runsAsRoot,
+  findBwrap,
+  findValgrind,
+  mountedRootOf,
+  openToRuns,
+  resolvePython,
+  sandboxProblem,
+  tmpfsBounded,
+  type Confinement,
+  type SandboxKind,
+} from './sandbox.js';
 import {overheadRatio, overheadWarning} from './overhead.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, repeatInterval, scoreInterval, trustedRepetitions, type PointRatios} from './stats.js';
@@ -31,7 +47,18 @@ import {whereText} from './failure.js';
 import type {CaseReport, EvalOptions, EvalReport, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
 import {createWorkFolder, keepWorkFolder, snapshotFiles} from './workspace.js';
 
-export type {BundleApi, CaseReport, CaseStatus, EvalOptions, EvalReport, PointReport, RepetitionReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
+export type {
+  BundleApi,
+  CaseReport,
+  CaseStatus,
+  EvalOptions,
+  EvalReport,
+  PointReport,
+  RepetitionReport,
+  SideRequest,
+  SidesOptions,
+  SidesOutcome,
+} from './types.js';
 
 /** Where the protected runner lives: in the package, next to this module's source. */
 export function runnerPath(): string {
@@ -67,7 +94,10 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   const python = resolvePython(findPython(env));
   const visible = folder === undefined ? undefined : mountedRootOf(folder, python);
   if (visible) {
-    throw new HarnessError(`the ${split} data folder ${folder} lies under ${visible}, which every run sees (read-only): its expected answers would be readable by the solution; keep the data elsewhere (e.g. under /srv or a home folder)`, 'data-visible');
+    throw new HarnessError(
+      `the ${split} data folder ${folder} lies under ${visible}, which every run sees (read-only): its expected answers would be readable by the solution; keep the data elsewhere (e.g. under /srv or a home folder)`,
+      'data-visible',
+    );
   }
   const reports = sides.map((side) => blankReport(options, {dir, plan, split, folder, sources}, side));
   const run: SidesRun = {
@@ -111,7 +141,21 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   const phases: Record<string, number> = {};
   try {
     // Stage 2: snapshots, bundle, sandbox, seeds.
-    const ctx = await prepare({options, env, plan, split, sides, python, cpu, tmp, report: reports[0]!, share: run.share, progress, timed: phaseTimer(phases), deadline: () => plan.timeLimit - elapsed()});
+    const ctx = await prepare({
+      options,
+      env,
+      plan,
+      split,
+      sides,
+      python,
+      cpu,
+      tmp,
+      report: reports[0]!,
+      share: run.share,
+      progress,
+      timed: phaseTimer(phases),
+      deadline: () => plan.timeLimit - elapsed(),
+    });
     // Described while the runs go (a Python start and a numpy import, outside every run's cgroup).
     const environment = import('../environment.js').then(({describeEnvironment}) => describeEnvironment({python: python.executable, clock: ctx.clock}));
     environment.catch(() => {});
@@ -168,7 +212,9 @@ function blankReport(options: SidesOptions, cases: SplitCases, side: SideRequest
     metric: plan.metric,
     solution: side.solution ?? side.folder!,
     score: 0,
-    seeds: folder ? {source: 'files', count: sources.reduce((total, source) => total + source.cases!, 0)} : {source: 'published', count: plan[split].seeds.length},
+    seeds: folder
+      ? {source: 'files', count: sources.reduce((total, source) => total + source.cases!, 0)}
+      : {source: 'published', count: plan[split].seeds.length},
     repetitions: 0,
     sandbox: options.unsandboxed ? 'none' : 'bwrap',
     cgroup: true,
@@ -184,7 +230,10 @@ function blankReport(options: SidesOptions, cases: SplitCases, side: SideRequest
 async function checkLock(run: SidesRun, dir: string, benchmark: string): Promise<void> {
   const lock = await readLock(dir);
   if (!lock) {
-    run.progress('line', `warning: ${path.basename(dir)} has no arbor.lock, so changes to its protected files go unnoticed; write one with 'arbor benchmark lock ${benchmark}'`);
+    run.progress(
+      'line',
+      `warning: ${path.basename(dir)} has no arbor.lock, so changes to its protected files go unnoticed; write one with 'arbor benchmark lock ${benchmark}'`,
+    );
     return;
   }
   const difference = lockDifference(lock, await computeLock(dir, run.plan));
@@ -224,11 +273,16 @@ function phaseTimer(phases: Record<string, number>): EvalContext['timed'] {
 }
 
 /** The eval's opening line (what runs, on what clock, pinned where, in which sandbox), and the note that a salt does not reach fixed test files. */
-function announce(run: SidesRun, ctx: EvalContext, where: {dir: string; cwd: string; env: NodeJS.ProcessEnv; folder: string | undefined; sources: PointSource[]; minRepetitions?: number}): void {
+function announce(
+  run: SidesRun,
+  ctx: EvalContext,
+  where: {dir: string; cwd: string; env: NodeJS.ProcessEnv; folder: string | undefined; sources: PointSource[]; minRepetitions?: number},
+): void {
   const {plan, split, sides, progress, reports} = run;
   const {dir, cwd, env, folder, sources} = where;
   const minimum = Math.max(plan.repetitions, where.minRepetitions ?? 0);
-  const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions to ±${100 * plan.precision}% (${budgetText(plan, sides.length)})` : '';
+  const speed =
+    plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions to ±${100 * plan.precision}% (${budgetText(plan, sides.length)})` : '';
   const cases = folder
     ? `${sources.length} work director${sources.length === 1 ? 'y' : 'ies'} (${reports[0]!.seeds.count} case(s)) from ${path.relative(cwd, folder) || folder}`
     : ctx.nonce
@@ -240,7 +294,10 @@ function announce(run: SidesRun, ctx: EvalContext, where: {dir: string; cwd: str
       `metric ${plan.metric}${speed}${ctx.cpu !== undefined ? `, pinned to CPU ${ctx.cpu}` : ''}, sandbox ${ctx.sandbox}`,
   );
   if (folder && split === 'test' && env[saltVariable]) {
-    progress('line', `note: ${saltVariable} does not apply to a path split's fixed files; keep the test data private and point the eval at it with --data DIR or ${testDataVariable}`);
+    progress(
+      'line',
+      `note: ${saltVariable} does not apply to a path split's fixed files; keep the test data private and point the eval at it with --data DIR or ${testDataVariable}`,
+    );
   }
 }
 
@@ -260,7 +317,10 @@ async function runPoints(run: SidesRun, ctx: EvalContext, sources: PointSource[]
   for (let index = 0; index < points.length; index++) {
     // A speedup score is already 0.0 once a case failed: skip the remaining points (once every side failed).
     if (plan.metric === 'speedup' && reports.every(failedSide)) {
-      const cases = Array.from({length: sources[index]!.cases ?? ctx.seeds.length}, (_, i): CaseReport => ({i, status: 'not-run', passed: false, seconds: null, ratio: 0, repetitions: []}));
+      const cases = Array.from(
+        {length: sources[index]!.cases ?? ctx.seeds.length},
+        (_, i): CaseReport => ({i, status: 'not-run', passed: false, seconds: null, ratio: 0, repetitions: []}),
+      );
       for (const each of reports) each.points.push({index, point: points[index]!, score: 0, cases, repetitions: 0, seconds: 0});
       continue;
     }
@@ -286,7 +346,14 @@ function recordPoint(run: SidesRun, s: number, at: {index: number; count: number
   const side = result.sides[s]!;
   const each = run.reports[s]!;
   each.repetitions = Math.max(each.repetitions, result.repetitions);
-  const point: PointReport = {index, point: source.point, score: aggregate(plan, side.cases).score, cases: side.cases, repetitions: result.repetitions, seconds: run.elapsed() - at.started};
+  const point: PointReport = {
+    index,
+    point: source.point,
+    score: aggregate(plan, side.cases).score,
+    cases: side.cases,
+    repetitions: result.repetitions,
+    seconds: run.elapsed() - at.started,
+  };
   if (source.folder) point.folder = source.folder;
   const who = sides.length > 1 ? `${sides[s]!.label} ` : '';
   if (plan.metric === 'speedup') {
@@ -300,15 +367,26 @@ function recordPoint(run: SidesRun, s: number, at: {index: number; count: number
   }
   each.points.push(point);
   // speedup: cases that passed; accuracy: cases whose answer the verifier could score (a NaN or a wrong length cannot be).
-  const good = plan.metric === 'speedup' ? side.cases.filter((c) => c.status === 'ok' && c.passed).length : side.cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
-  run.progress('line', `point ${index + 1}/${count}: ${who}${plan.metric} ${point.score.toPrecision(4)} (${good}/${side.cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'with a valid answer'})`);
+  const good =
+    plan.metric === 'speedup'
+      ? side.cases.filter((c) => c.status === 'ok' && c.passed).length
+      : side.cases.filter((c) => c.status === 'ok' || c.status === 'failed').length;
+  run.progress(
+    'line',
+    `point ${index + 1}/${count}: ${who}${plan.metric} ${point.score.toPrecision(4)} (${good}/${side.cases.length} cases ${plan.metric === 'speedup' ? 'passed' : 'with a valid answer'})`,
+  );
 }
 
 /** Stage 4: each side's score over all its cases, the first failure that forced 0.0, and (speedup) its interval, closing line and precision. */
 function scoreSides(run: SidesRun, ctx: EvalContext, scored: SidesScored): void {
   const {plan, sides, progress} = run;
   for (const [s, each] of run.reports.entries()) {
-    const {score, failure} = aggregate(plan, each.points.flatMap((point) => point.cases), each.points, sides[s]!.solution);
+    const {score, failure} = aggregate(
+      plan,
+      each.points.flatMap((point) => point.cases),
+      each.points,
+      sides[s]!.solution,
+    );
     each.score = score;
     if (failure) each.failure = failure;
     if (plan.metric === 'speedup' && !failure) {
@@ -341,10 +419,17 @@ function budgetText(plan: Pick<Plan, 'maxSeconds'>, sides: number): string {
 }
 
 /** When the interval is wider than the plan's precision: by how much, and what ended the repetitions (the budget as the opening line named it). */
-export function precisionMissed(report: Pick<EvalReport, 'precision' | 'repetitions'>, plan: Pick<Plan, 'precision' | 'maxSeconds'>, sides = 1): string | undefined {
+export function precisionMissed(
+  report: Pick<EvalReport, 'precision' | 'repetitions'>,
+  plan: Pick<Plan, 'precision' | 'maxSeconds'>,
+  sides = 1,
+): string | undefined {
   const precision = report.precision!;
   if (precision.reached) return undefined;
-  const budget = sides > 1 ? `the budget (${budgetSeconds(plan, sides)} s: ${(1 + sides) / 2} x plan.toml max_seconds = ${plan.maxSeconds}, for ${sides} sides)` : `the budget (plan.toml max_seconds = ${plan.maxSeconds})`;
+  const budget =
+    sides > 1
+      ? `the budget (${budgetSeconds(plan, sides)} s: ${(1 + sides) / 2} x plan.toml max_seconds = ${plan.maxSeconds}, for ${sides} sides)`
+      : `the budget (plan.toml max_seconds = ${plan.maxSeconds})`;
   const why = report.repetitions >= maxRepetitions ? `the cap of ${maxRepetitions} repetitions` : budget;
   const factor = precision.halfWidth / precision.target;
   // An interval narrow enough from too few repetitions is not yet trusted (the stopping rule): saying it
@@ -378,7 +463,8 @@ async function readRequest(options: SidesOptions, cwd: string): Promise<{split: 
   for (const side of options.sides) {
     if (side.solution !== undefined) {
       const solution = path.resolve(cwd, side.solution);
-      if (!(await stat(solution).catch(() => undefined))?.isFile()) throw new UsageError(`${side.label === 'solution' ? '--solution ' : `${side.label} `}${side.solution}: no such file`, 'not-found');
+      if (!(await stat(solution).catch(() => undefined))?.isFile())
+        throw new UsageError(`${side.label === 'solution' ? '--solution ' : `${side.label} `}${side.solution}: no such file`, 'not-found');
       sides.push({...side, solution});
     } else if (side.folder !== undefined) {
       const folder = path.resolve(cwd, side.folder);
@@ -395,7 +481,10 @@ async function readRequest(options: SidesOptions, cwd: string): Promise<{split: 
   for (const side of sides) {
     const file = side.solution ?? path.join(side.folder!, path.relative(plan.dir, plan.solution));
     if (!(await stat(file).catch(() => undefined))?.isFile()) {
-      throw new HarnessError(`${path.relative(cwd, file) || file}: the ${side.solution === plan.solution ? "plan's " : ''}solution file is missing`, 'no-solution');
+      throw new HarnessError(
+        `${path.relative(cwd, file) || file}: the ${side.solution === plan.solution ? "plan's " : ''}solution file is missing`,
+        'no-solution',
+      );
     }
   }
   return {split: options.split, dir, sides, plan};
@@ -479,7 +568,8 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   const spec = (bundle as {spec?: unknown}).spec;
   const seedName = plan.named || typeof spec !== 'string' ? plan.name : spec;
   const fresh = drawsFreshCases(plan);
-  const {seeds, derived} = plan.splitKind === 'path' ? {seeds: [], derived: false} : fresh ? {seeds: plan[split].seeds, derived: false} : splitSeeds(plan, split, input.env, seedName);
+  const {seeds, derived} =
+    plan.splitKind === 'path' ? {seeds: [], derived: false} : fresh ? {seeds: plan[split].seeds, derived: false} : splitSeeds(plan, split, input.env, seedName);
   if (plan.splitKind !== 'path') input.share({seeds: {source: fresh ? 'fresh' : derived ? 'derived' : 'published', count: report.seeds.count}});
   // A salted test split runs in a child that never holds the salt (lib/run/eval-child.ts): its derived seeds
   // arrive as an override of the plan's test seeds, and its cases are as secret as derived ones.
@@ -528,7 +618,10 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
  */
 function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxProblem>[2]): {kind: SandboxKind; bwrap?: string; confinement?: Confinement} {
   if (input.options.unsandboxed) {
-    input.progress('line', `warning: --unsandboxed: the solution runs WITHOUT a sandbox, with ${runsAsRoot() ? 'the access of an unprivileged uid' : 'your user\'s access'} to this machine; its score is not proof against cheating`);
+    input.progress(
+      'line',
+      `warning: --unsandboxed: the solution runs WITHOUT a sandbox, with ${runsAsRoot() ? 'the access of an unprivileged uid' : "your user's access"} to this machine; its score is not proof against cheating`,
+    );
     return unsandboxed(input);
   }
   const bwrap = findBwrap(input.env);
@@ -543,9 +636,15 @@ function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxPro
   }
   if (!problem) return {kind: 'bwrap', bwrap, confinement};
   if (input.split === 'test') {
-    throw new HarnessError(`${problem}: the test split is scored only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap), or pass --unsandboxed to score it without one`, 'no-sandbox');
+    throw new HarnessError(
+      `${problem}: the test split is scored only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap), or pass --unsandboxed to score it without one`,
+      'no-sandbox',
+    );
   }
-  input.progress('line', `warning: ${problem}; running the solution WITHOUT a sandbox (install bubblewrap, e.g. apt-get install bubblewrap): this score is not proof against cheating`);
+  input.progress(
+    'line',
+    `warning: ${problem}; running the solution WITHOUT a sandbox (install bubblewrap, e.g. apt-get install bubblewrap): this score is not proof against cheating`,
+  );
   return unsandboxed(input);
 }
 
@@ -568,18 +667,32 @@ function unsandboxed(input: PrepareInput): {kind: SandboxKind; confinement?: Con
  * where no cgroup can count CPU; the cpu clock (or wall) where valgrind is
  * missing or cannot count a run in the sandbox.
  */
-async function chooseClock(input: PrepareInput, sandbox: {kind: SandboxKind; bwrap?: string; confinement?: Confinement}, mounts: Parameters<typeof sandboxProblem>[2]): Promise<{clock: Clock; valgrind?: string}> {
+async function chooseClock(
+  input: PrepareInput,
+  sandbox: {kind: SandboxKind; bwrap?: string; confinement?: Confinement},
+  mounts: Parameters<typeof sandboxProblem>[2],
+): Promise<{clock: Clock; valgrind?: string}> {
   const {plan, share, progress} = input;
   if (plan.metric !== 'speedup') return {clock: 'wall'};
   if (plan.clock === 'instructions') {
     const valgrind = findValgrind(input.env);
     const folder = path.join(input.tmp, 'counter-probe');
     await mkdir(folder);
-    const problem = counterProblem(sandbox.kind, sandbox.bwrap, input.python, mounts, sandbox.confinement, valgrind ? {valgrind, folder, runId: 'probe'} : undefined);
+    const problem = counterProblem(
+      sandbox.kind,
+      sandbox.bwrap,
+      input.python,
+      mounts,
+      sandbox.confinement,
+      valgrind ? {valgrind, folder, runId: 'probe'} : undefined,
+    );
     await rm(folder, {recursive: true, force: true});
     if (!problem) {
       share({clock: 'instructions'});
-      progress('line', `note: the instructions clock counts inside the solution's own process, and a determined solution can hide part of its work from it; for an untrusted solution, confirm a gain on the cpu clock`);
+      progress(
+        'line',
+        `note: the instructions clock counts inside the solution's own process, and a determined solution can hide part of its work from it; for an untrusted solution, confirm a gain on the cpu clock`,
+      );
       return {clock: 'instructions', valgrind};
     }
     const fallback = cgroupsWork() ? 'cpu' : 'wall';
@@ -627,9 +740,18 @@ function describeConfinement(input: PrepareInput, confinement: Confinement, bwra
     processes: bounds.processes ? 'cgroup' : confinement.dropToOwnUid || (bwrap && nprocPerNamespace()) ? 'rlimit' : 'none',
     tmpfs: tmpfsBounded(bwrap) ? 'size' : bounds.memory ? 'cgroup' : 'none',
   } as const;
-  input.share({runUser: confinement.dropToOwnUid ? 'own-uid' : 'caller', limits: {memoryMb: plan.memoryMb, processes: plan.processes, tmpfsMb: plan.tmpfsMb, enforcedBy}});
-  const loose = Object.entries(enforcedBy).filter(([, how]) => how === 'none').map(([what]) => what);
-  if (loose.length && bwrap) input.progress('line', `warning: this machine cannot bound a run's ${loose.join(' and ')} (no cgroup controller for it, or an old bubblewrap): the plan's limits hold only in part`);
+  input.share({
+    runUser: confinement.dropToOwnUid ? 'own-uid' : 'caller',
+    limits: {memoryMb: plan.memoryMb, processes: plan.processes, tmpfsMb: plan.tmpfsMb, enforcedBy},
+  });
+  const loose = Object.entries(enforcedBy)
+    .filter(([, how]) => how === 'none')
+    .map(([what]) => what);
+  if (loose.length && bwrap)
+    input.progress(
+      'line',
+      `warning: this machine cannot bound a run's ${loose.join(' and ')} (no cgroup controller for it, or an old bubblewrap): the plan's limits hold only in part`,
+    );
 }
 
 /**

@@ -81,8 +81,14 @@ export async function makePoint(ctx: EvalContext, index: number, source: PointSo
     throw new HarnessError(`${where} does not fit the bundle: ${messageOf(error)}`, source.folder ? 'bad-data' : 'bad-plan');
   }
   const signature = pointSignature(bundle, parsed, plan.interface === 'solve');
-  if (plan.interface === 'solve' && !(signature.args.length === 1 && signature.results.length === 1 && signature.args[0]!.type === 'u8' && signature.results[0]!.type === 'u8')) {
-    throw new HarnessError('plan.toml: interface = "solve" needs a bundle with exactly one u8 argument (the encoded problem) and one u8 result (the encoded answer); use interface = "run" for this bundle', 'bad-plan');
+  if (
+    plan.interface === 'solve' &&
+    !(signature.args.length === 1 && signature.results.length === 1 && signature.args[0]!.type === 'u8' && signature.results[0]!.type === 'u8')
+  ) {
+    throw new HarnessError(
+      'plan.toml: interface = "solve" needs a bundle with exactly one u8 argument (the encoded problem) and one u8 result (the encoded answer); use interface = "run" for this bundle',
+      'bad-plan',
+    );
   }
   const fresh = ctx.nonce !== undefined && !source.folder;
   const n = source.folder ? source.cases! : ctx.seeds.length;
@@ -184,7 +190,10 @@ async function readInputs(caseDir: string, signature: PointSignature, data?: str
   const parts = await Promise.all(
     signature.args.map((arg) =>
       readFile(path.join(caseDir, `${arg.name}.bin`)).catch((error: NodeJS.ErrnoException) => {
-        throw new HarnessError(`${name(arg)}: cannot read (${error.code ?? error.message}); every case holds one file per argument of the bundle's signature`, data ? 'bad-data' : 'bad-bundle');
+        throw new HarnessError(
+          `${name(arg)}: cannot read (${error.code ?? error.message}); every case holds one file per argument of the bundle's signature`,
+          data ? 'bad-data' : 'bad-bundle',
+        );
       }),
     ),
   );

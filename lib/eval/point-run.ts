@@ -155,7 +155,8 @@ function solutionLimit(ctx: EvalContext, made: MadePoint, state: Repetitions, i:
   if (plan.metric !== 'speedup') return plan.timeout;
   // The warm-up absorbs first-call costs (caches, lazy set-up) and is untimed, but it is limited
   // like a case, relative to the reference's warm-up: a hang costs seconds, not init_timeout.
-  if (i < 0) return state.referenceWarmup.length ? Math.max(plan.minTimeout, plan.timeoutFactor * Math.max(...state.referenceWarmup)) : plan.initTimeout * slowdown(ctx);
+  if (i < 0)
+    return state.referenceWarmup.length ? Math.max(plan.minTimeout, plan.timeoutFactor * Math.max(...state.referenceWarmup)) : plan.initTimeout * slowdown(ctx);
   // The kill limit stays on wall time: it is about hangs, not speed.
   if (!made.fresh) return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...state.reference[i]!.map((t) => t.wall)));
   const same = state.reference[i]![rep];
@@ -198,10 +199,13 @@ async function runReference(ctx: EvalContext, made: MadePoint, state: Repetition
   ctx.progress('status', `${step}reference`);
   const counted = ctx.clock === 'instructions';
   const nullCases = counted || state.nullCalls.length >= nullCasesEnough ? 0 : nullCasesPerRun;
-  const ref = await runOnce(ctx, made, rep, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next, {...state.service, nullCases});
+  const ref = await runOnce(ctx, made, rep, ctx.referenceFiles!, (i) => (i < 0 ? plan.initTimeout : plan.timeout) * slowdown(ctx), next, {
+    ...state.service,
+    nullCases,
+  });
   const bad = ref.cases.find((c) => c.status !== 'ok' || c.answer?.includes(null));
   if (bad) {
-    const why = bad.status === 'ok' ? bad.note ?? 'no answer' : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
+    const why = bad.status === 'ok' ? (bad.note ?? 'no answer') : `${bad.status}${bad.note ? ` (${bad.note})` : ''}`;
     throw new HarnessError(`the reference solver failed on case ${bad.i} of ${made.label}: ${why}`, 'bad-reference');
   }
   const {reference} = state;
@@ -209,9 +213,17 @@ async function runReference(ctx: EvalContext, made: MadePoint, state: Repetition
   if (ctx.referenceDifferences) state.referenceAnswers = new Map(ref.cases.map((c) => [c.i, c.answer]));
   if (ref.warmup[0]) state.referenceWarmup.push(ref.warmup[0].seconds);
   state.nullCalls.push(...ref.nullCalls);
-  pushFirstCase(state.referenceFirstCase, ref.cases.map((c) => timingOf(ctx, c).clock));
+  pushFirstCase(
+    state.referenceFirstCase,
+    ref.cases.map((c) => timingOf(ctx, c).clock),
+  );
   // Counts are not seconds: the round trip the warning is about is on the wall clock then.
-  if (rep === 0) warnIfQuick(ctx, made.label, reference.map((times) => (ctx.clock === 'instructions' ? times[0]!.wall / slowdown(ctx) : times[0]!.clock)));
+  if (rep === 0)
+    warnIfQuick(
+      ctx,
+      made.label,
+      reference.map((times) => (ctx.clock === 'instructions' ? times[0]!.wall / slowdown(ctx) : times[0]!.clock)),
+    );
 }
 
 /** A run of side s: its cases' statuses (checked for tampering), its answers written out for verification; a case not answered in time fails the side. */
@@ -221,14 +233,20 @@ async function runSide(ctx: EvalContext, made: MadePoint, state: Repetitions, s:
   const side = ctx.sides[s]!;
   const who = ctx.sides.length > 1 ? side.label : 'solution';
   ctx.progress('status', `${step}${who}`);
-  const sideFailed = state.sides[s]!.runs.some((run) => run.statuses.some((status) => status.status !== 'ok' || (run.verdicts !== undefined && !status.passed)));
+  const sideFailed = state.sides[s]!.runs.some((run) =>
+    run.statuses.some((status) => status.status !== 'ok' || (run.verdicts !== undefined && !status.passed)),
+  );
   const limitFor = (i: number) => solutionLimit(ctx, made, state, i, rep, sideFailed);
   // Fresh cases before the reference ran on them: judged again once it has (judgeAgainstSameCase).
   const judgedBefore = made.fresh && plan.metric === 'speedup' && state.reference[0]?.[rep] === undefined;
   // Secret cases: a crash's note keeps no message that could carry a value of the case (process.ts).
   const outcome = await runOnce(ctx, made, rep, side.files, limitFor, next, {...state.service, secretCases: ctx.secretCases});
   const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
-  if (statuses.every((status) => status.status === 'ok')) pushFirstCase(state.sides[s]!.firstCase, statuses.map((status) => timingOf(ctx, status).clock));
+  if (statuses.every((status) => status.status === 'ok'))
+    pushFirstCase(
+      state.sides[s]!.firstCase,
+      statuses.map((status) => timingOf(ctx, status).clock),
+    );
   if (ctx.clock === 'instructions') crossCheckCounts(statuses, state.reference);
   if (ctx.tamperCheck) await markTampered(ctx, made, statuses);
   await placeCrashes(side.files, outcome.cases, statuses);
@@ -248,7 +266,8 @@ async function runSide(ctx: EvalContext, made: MadePoint, state: Repetitions, s:
 function pushSpeedups(ctx: EvalContext, state: Repetitions, rep: number): void {
   for (const side of state.sides) {
     const statuses = side.runs[rep]!.statuses;
-    if (statuses.every((status) => status.status === 'ok')) side.ratios.push(statuses.map((status, i) => speedupRatio(state.reference[i]![rep]!.clock, timingOf(ctx, status).clock)));
+    if (statuses.every((status) => status.status === 'ok'))
+      side.ratios.push(statuses.map((status, i) => speedupRatio(state.reference[i]![rep]!.clock, timingOf(ctx, status).clock)));
   }
 }
 
@@ -319,11 +338,17 @@ function stoppingHalfWidth(ctx: EvalContext, state: Repetitions, rep: number, st
     const ratio = speedScore([pairs]);
     halfWidth = pairs.length >= 2 ? relativeHalfWidth(scoreInterval([pairs], stoppingResamples), ratio) : Infinity;
     const scores = sides.map((side) => speedScore([side.ratios]).toPrecision(4)).join(' / ');
-    ctx.progress('line', `${step}speedup ${scores}, ratio ${ratio.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
+    ctx.progress(
+      'line',
+      `${step}speedup ${scores}, ratio ${ratio.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`,
+    );
   } else {
     const score = speedScore([sides[0]!.ratios]);
     halfWidth = rep >= 1 ? relativeHalfWidth(scoreInterval([sides[0]!.ratios], stoppingResamples), score) : Infinity;
-    ctx.progress('line', `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`);
+    ctx.progress(
+      'line',
+      `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`,
+    );
   }
   return halfWidth;
 }
@@ -363,7 +388,10 @@ function prepareRun(ctx: EvalContext, files: RunFiles): PreparedRun {
   const scratch = path.join(ctx.tmp, 'runs', `scratch-${run}`);
   mkdirSync(scratch, {recursive: true});
   // Instructions clock: callgrind's output goes to a folder of the harness's, writable by this run only, read once the run is over.
-  const counter: Counter | undefined = ctx.clock === 'instructions' ? {valgrind: ctx.valgrind!, folder: path.join(ctx.tmp, 'runs', `callgrind-${run}`), runId: `run${run}-${randomBytes(4).toString('hex')}`} : undefined;
+  const counter: Counter | undefined =
+    ctx.clock === 'instructions'
+      ? {valgrind: ctx.valgrind!, folder: path.join(ctx.tmp, 'runs', `callgrind-${run}`), runId: `run${run}-${randomBytes(4).toString('hex')}`}
+      : undefined;
   if (counter) mkdirSync(counter.folder, {recursive: true});
   const group = createGroup(ctx.limits);
   // Where the group bounds memory, no address-space rlimit is needed (it would also count what numpy only reserves).
@@ -371,7 +399,8 @@ function prepareRun(ctx: EvalContext, files: RunFiles): PreparedRun {
   const launch = launchRun(ctx.sandbox, ctx.bwrap, ctx.python, {runner: ctx.runner, solutionDir: files.dir, entry: files.entry, scratch}, confinement, counter);
   ctx.report.cgroup &&= group !== undefined;
   // Times on the CPU clock come from the run's cgroup: never mix in a wall time for a run without one.
-  if (!group && ctx.clock === 'cpu') throw new HarnessError(`no cgroup could be made for a run, though the eval times on the CPU clock; run it again`, 'no-cgroup');
+  if (!group && ctx.clock === 'cpu')
+    throw new HarnessError(`no cgroup could be made for a run, though the eval times on the CPU clock; run it again`, 'no-cgroup');
   const started = startRun({
     launch,
     group,
@@ -507,7 +536,10 @@ function crossCheckCounts(statuses: RepetitionReport[], reference: Timing[][]): 
     const times = reference[i] ?? [];
     const cpus = times.flatMap((t) => (t.cpu === null ? [] : [t.cpu]));
     if (status.status !== 'ok' || !status.instructions || status.cpuSeconds == null || !times.length || cpus.length < times.length) continue;
-    const problem = crossCheck({instructions: median(times.map((t) => t.clock)), cpuSeconds: median(cpus)}, {instructions: status.instructions, cpuSeconds: status.cpuSeconds});
+    const problem = crossCheck(
+      {instructions: median(times.map((t) => t.clock)), cpuSeconds: median(cpus)},
+      {instructions: status.instructions, cpuSeconds: status.cpuSeconds},
+    );
     if (problem) Object.assign(status, {status: 'tampered', note: problem});
   }
 }
@@ -562,7 +594,14 @@ async function writeAnswers(out: string, cases: CaseOutcome[], signature: PointS
       if (bytes) await writeFile(path.join(caseDir, `${result.name}.bin`), bytes);
     }
   }
-  const records = cases.map(({i, seconds, cpuSeconds, instructions, status, note}) => ({i, seconds, cpuSeconds, ...(instructions === undefined ? {} : {instructions}), status, note: note ?? null}));
+  const records = cases.map(({i, seconds, cpuSeconds, instructions, status, note}) => ({
+    i,
+    seconds,
+    cpuSeconds,
+    ...(instructions === undefined ? {} : {instructions}),
+    status,
+    note: note ?? null,
+  }));
   await writeFile(path.join(out, 'results.json'), JSON.stringify({cases: records}));
 }
 

@@ -35,9 +35,17 @@ export async function runPoint(ctx: EvalContext, index: number, source: PointSou
     await dropRunAhead(ctx);
   }
   const sides: SideOutcome[] = [];
-  for (const side of stage.sides) sides.push({cases: await verifyPoint(ctx, made, side, stage.reference), ratios: side.ratios, firstCase: firstCaseEffect(side.firstCase)});
+  for (const side of stage.sides)
+    sides.push({cases: await verifyPoint(ctx, made, side, stage.reference), ratios: side.ratios, firstCase: firstCaseEffect(side.firstCase)});
   const overhead = overheadOf(ctx, stage.nullCalls);
-  return {sides, pairs: stage.pairs, repetitions: stage.repetitions, precise: stage.precise, ...(overhead ? {overhead} : {}), referenceFirstCase: firstCaseEffect(stage.referenceFirstCase)};
+  return {
+    sides,
+    pairs: stage.pairs,
+    repetitions: stage.repetitions,
+    precise: stage.precise,
+    ...(overhead ? {overhead} : {}),
+    referenceFirstCase: firstCaseEffect(stage.referenceFirstCase),
+  };
 }
 
 /** What delivering one case costs, from the null cases of the reference's runs (speedup, not under the instructions clock). */

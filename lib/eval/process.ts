@@ -420,7 +420,17 @@ class RunControl {
 async function serveRun(run: RunControl, started: Promise<boolean>, service: RunService): Promise<RunOutcome> {
   const servedAt = process.hrtime.bigint();
   const total = setTimeout(() => run.kill({i: null, limit: service.totalTimeout, reason: 'total'}), timerMs(service.totalTimeout));
-  const outcome: RunOutcome = {started: false, exitCode: null, signal: null, wallSeconds: 0, cases: [], stdoutTail: '', stderrTail: '', warmup: [], nullCalls: []};
+  const outcome: RunOutcome = {
+    started: false,
+    exitCode: null,
+    signal: null,
+    wallSeconds: 0,
+    cases: [],
+    stdoutTail: '',
+    stderrTail: '',
+    warmup: [],
+    nullCalls: [],
+  };
   const timed = service.cases.filter((c) => c.i >= 0);
   try {
     outcome.started = await started;
@@ -485,7 +495,12 @@ async function warmUp(run: RunControl, service: RunService, item: CaseInput, out
   do {
     const {seconds, cpu} = await exchange(run, service, 'case', item, resultTotal);
     outcome.warmup.push(untimed(seconds, cpu));
-  } while (warmupContinues(rule, outcome.warmup.map((call) => call.seconds)));
+  } while (
+    warmupContinues(
+      rule,
+      outcome.warmup.map((call) => call.seconds),
+    )
+  );
   for (let k = 0; k < (service.nullCases ?? 0); k++) {
     const {seconds, cpu} = await exchange(run, service, 'null', {i: nullCaseIndex, inputs: item.inputs}, resultTotal);
     outcome.nullCalls.push(untimed(seconds, cpu));
@@ -493,7 +508,13 @@ async function warmUp(run: RunControl, service: RunService, item: CaseInput, out
 }
 
 /** One exchange: the inputs delivered under the case's limit, the answer taken; its wall and CPU seconds (NaN without a cgroup). */
-async function exchange(run: RunControl, service: RunService, op: 'case' | 'null', item: CaseInput, resultTotal: number): Promise<{frame: Frame; seconds: number; cpu: number}> {
+async function exchange(
+  run: RunControl,
+  service: RunService,
+  op: 'case' | 'null',
+  item: CaseInput,
+  resultTotal: number,
+): Promise<{frame: Frame; seconds: number; cpu: number}> {
   const {reader, socket, group} = run;
   if (reader.pending) throw new Error(`the runner sent ${reader.pending} byte(s) before case ${item.i} was delivered`);
   // A nonce the answer must echo: an answer written before its case arrived (by a thread, or during
@@ -506,7 +527,10 @@ async function exchange(run: RunControl, service: RunService, op: 'case' | 'null
   socket.write(`${JSON.stringify(nonce === undefined ? {op, i: item.i} : {op, i: item.i, n: nonce})}\n`);
   socket.write(item.inputs);
   // Only a timed case's answer is read (verified); the warm-up's and the null cases' are consumed unread.
-  const frame = await reader.next((header) => (nonce === undefined || header.n === nonce ? answerSize(header, item.i, service.resultBytes, resultTotal) : -1), op === 'case' && item.i >= 0);
+  const frame = await reader.next(
+    (header) => (nonce === undefined || header.n === nonce ? answerSize(header, item.i, service.resultBytes, resultTotal) : -1),
+    op === 'case' && item.i >= 0,
+  );
   const seconds = Number(reader.lastAt - sentAt) / 1e9;
   const cpu = group ? group.cpuSeconds() - cpuBefore : NaN;
   return {frame, seconds, cpu};
@@ -522,8 +546,23 @@ function caseInFlight(run: RunControl, outcome: RunOutcome, timed: CaseInput[], 
   if (!current || !outcome.started || outcome.startError) return;
   const {killed} = run;
   if (killed) {
-    const what = killed.reason === 'total' ? 'whole-run' : killed.i === -1 ? 'warm-up case' : killed.i === nullCaseIndex ? 'null case' : killed.reason === 'start' ? 'start-up/init' : 'case';
-    outcome.cases.push({i: current.i, status: 'timeout', seconds: null, cpuSeconds: null, note: `killed at the ${what} time limit of ${killed.limit.toFixed(3)} s`});
+    const what =
+      killed.reason === 'total'
+        ? 'whole-run'
+        : killed.i === -1
+          ? 'warm-up case'
+          : killed.i === nullCaseIndex
+            ? 'null case'
+            : killed.reason === 'start'
+              ? 'start-up/init'
+              : 'case';
+    outcome.cases.push({
+      i: current.i,
+      status: 'timeout',
+      seconds: null,
+      cpuSeconds: null,
+      note: `killed at the ${what} time limit of ${killed.limit.toFixed(3)} s`,
+    });
   } else {
     // On secret cases the run's last line of output is not shown: the solution writes it, and it may carry the case.
     const why = secret ? '' : ` (${crashNote(error, run.stderrTail)})`;
@@ -535,7 +574,14 @@ function caseInFlight(run: RunControl, outcome: RunOutcome, timed: CaseInput[], 
 function casesNotRun(outcome: RunOutcome, timed: CaseInput[]): void {
   if (outcome.startError && outcome.cases.length === 0 && timed[0]) {
     const where = outcome.startWhere ? {where: outcome.startWhere} : {};
-    outcome.cases.push({i: timed[0].i, status: 'crashed', seconds: null, cpuSeconds: null, note: `the solution failed to start (${outcome.startError})`, ...where});
+    outcome.cases.push({
+      i: timed[0].i,
+      status: 'crashed',
+      seconds: null,
+      cpuSeconds: null,
+      note: `the solution failed to start (${outcome.startError})`,
+      ...where,
+    });
   }
   for (const item of timed.slice(outcome.cases.length)) outcome.cases.push({i: item.i, status: 'not-run', seconds: null, cpuSeconds: null});
 }
@@ -564,7 +610,8 @@ async function endRun(run: RunControl, service: RunService, outcome: RunOutcome,
  * loaded machine may keep an honest run waiting for its CPU for tens of ms.
  */
 export function implausibleCpu(cpuSeconds: number, wallSeconds: number): string | undefined {
-  if (cpuSeconds < 0) return `the run's CPU counter went backwards over the case (${(cpuSeconds * 1e3).toFixed(3)} ms in ${(wallSeconds * 1e3).toFixed(3)} ms of wall time): it was tampered with`;
+  if (cpuSeconds < 0)
+    return `the run's CPU counter went backwards over the case (${(cpuSeconds * 1e3).toFixed(3)} ms in ${(wallSeconds * 1e3).toFixed(3)} ms of wall time): it was tampered with`;
   if (wallSeconds > 0.5 && cpuSeconds < wallSeconds / 100) {
     return `the case took ${(cpuSeconds * 1e3).toFixed(3)} ms of CPU time in ${(wallSeconds * 1e3).toFixed(1)} ms of wall time, too little to be its work: the run waited instead of computing, or its CPU counter was tampered with`;
   }
@@ -642,12 +689,24 @@ export function framesOf(value: unknown): RunnerFrame[] {
  * the solution chose could spell out a value of the case.
  */
 const knownExceptions = new Set([
-  ...'ArithmeticError AssertionError AttributeError BaseException BaseExceptionGroup BlockingIOError BrokenPipeError BufferError BytesWarning ChildProcessError'.split(' '),
-  ...'ConnectionAbortedError ConnectionError ConnectionRefusedError ConnectionResetError DeprecationWarning EOFError EncodingWarning EnvironmentError Exception'.split(' '),
-  ...'ExceptionGroup FileExistsError FileNotFoundError FloatingPointError FutureWarning GeneratorExit IOError ImportError ImportWarning IndentationError IndexError'.split(' '),
-  ...'InterruptedError IsADirectoryError KeyError KeyboardInterrupt LookupError MemoryError ModuleNotFoundError NameError NotADirectoryError NotImplementedError'.split(' '),
-  ...'OSError OverflowError PendingDeprecationWarning PermissionError ProcessLookupError PythonFinalizationError RecursionError ReferenceError ResourceWarning'.split(' '),
-  ...'RuntimeError RuntimeWarning StopAsyncIteration StopIteration SyntaxError SyntaxWarning SystemError SystemExit TabError TimeoutError TypeError UnboundLocalError'.split(' '),
+  ...'ArithmeticError AssertionError AttributeError BaseException BaseExceptionGroup BlockingIOError BrokenPipeError BufferError BytesWarning ChildProcessError'.split(
+    ' ',
+  ),
+  ...'ConnectionAbortedError ConnectionError ConnectionRefusedError ConnectionResetError DeprecationWarning EOFError EncodingWarning EnvironmentError Exception'.split(
+    ' ',
+  ),
+  ...'ExceptionGroup FileExistsError FileNotFoundError FloatingPointError FutureWarning GeneratorExit IOError ImportError ImportWarning IndentationError IndexError'.split(
+    ' ',
+  ),
+  ...'InterruptedError IsADirectoryError KeyError KeyboardInterrupt LookupError MemoryError ModuleNotFoundError NameError NotADirectoryError NotImplementedError'.split(
+    ' ',
+  ),
+  ...'OSError OverflowError PendingDeprecationWarning PermissionError ProcessLookupError PythonFinalizationError RecursionError ReferenceError ResourceWarning'.split(
+    ' ',
+  ),
+  ...'RuntimeError RuntimeWarning StopAsyncIteration StopIteration SyntaxError SyntaxWarning SystemError SystemExit TabError TimeoutError TypeError UnboundLocalError'.split(
+    ' ',
+  ),
   ...'UnicodeDecodeError UnicodeEncodeError UnicodeError UnicodeTranslateError UnicodeWarning UserWarning ValueError Warning ZeroDivisionError'.split(' '),
   // numpy's (numpy.exceptions, numpy.linalg, and the private classes its ufuncs and allocator raise)
   ...'AxisError ComplexWarning DTypePromotionError LinAlgError TooHardError UFuncTypeError VisibleDeprecationWarning RankWarning _ArrayMemoryError'.split(' '),
@@ -661,7 +720,10 @@ export function secretCrashNote(error: unknown): string {
 }
 
 function crashNote(error: unknown, stderrTail: string): string {
-  const lines = stderrTail.trim().split('\n').filter((line) => !line.startsWith('runner.py: protocol error'));
+  const lines = stderrTail
+    .trim()
+    .split('\n')
+    .filter((line) => !line.startsWith('runner.py: protocol error'));
   const last = lines[lines.length - 1]?.trim();
   const message = error instanceof Error ? error.message : String(error);
   return (last && message === 'the runner closed its channel' ? last : message).slice(0, 300);

@@ -146,7 +146,17 @@ const systemPaths = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
  * resolve through (BLAS on Debian), the time zone, and Python's own. Never the
  * rest: /etc/shadow, keys, the host's configuration.
  */
-const etcPaths = ['/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/alternatives', '/etc/localtime', '/etc/python3', '/etc/python3.11', '/etc/python3.12', '/etc/python3.13'];
+const etcPaths = [
+  '/etc/ld.so.cache',
+  '/etc/ld.so.conf',
+  '/etc/ld.so.conf.d',
+  '/etc/alternatives',
+  '/etc/localtime',
+  '/etc/python3',
+  '/etc/python3.11',
+  '/etc/python3.12',
+  '/etc/python3.13',
+];
 
 /** The folder every run sees read-only (a system folder or the Python installation's) that holds `file`, if any. */
 export function mountedRootOf(file: string, python: PythonInstall): string | undefined {
@@ -257,7 +267,12 @@ export function findValgrind(env: NodeJS.ProcessEnv): string | undefined {
 
 /** The file an override names, else `name` on the PATH, if it is an executable regular file. */
 function findExecutable(override: string | undefined, name: string, env: NodeJS.ProcessEnv): string | undefined {
-  const candidates = override ? [override] : (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, name));
+  const candidates = override
+    ? [override]
+    : (env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, name));
   for (const file of candidates) {
     try {
       accessSync(file, constants.X_OK);
@@ -315,7 +330,10 @@ function dropTools(): {setpriv: string; prlimit: string} {
   const setpriv = find('setpriv');
   const prlimit = find('prlimit');
   if (!setpriv || !prlimit) {
-    throw new HarnessError(`arbor runs as root, so every run drops to a uid of its own, which needs util-linux's ${!setpriv ? 'setpriv' : 'prlimit'} (e.g. apt-get install util-linux)`, 'no-sandbox');
+    throw new HarnessError(
+      `arbor runs as root, so every run drops to a uid of its own, which needs util-linux's ${!setpriv ? 'setpriv' : 'prlimit'} (e.g. apt-get install util-linux)`,
+      'no-sandbox',
+    );
   }
   return {setpriv, prlimit};
 }
@@ -324,7 +342,12 @@ function dropTools(): {setpriv: string; prlimit: string} {
  * The confinement of every sandboxed run of an eval: the plan's limits, the
  * seccomp filter built with `python`, and whether runs need a uid of their own.
  */
-export function confinementFor(python: PythonInstall, limits: {memoryBytes: number; processes: number; tmpfsBytes: number}, memoryBounded: boolean, sandboxed = true): Confinement {
+export function confinementFor(
+  python: PythonInstall,
+  limits: {memoryBytes: number; processes: number; tmpfsBytes: number},
+  memoryBounded: boolean,
+  sandboxed = true,
+): Confinement {
   return {
     seccomp: sandboxed ? seccompProgram(python.executable) : undefined,
     tmpfsBytes: limits.tmpfsBytes,
@@ -335,13 +358,34 @@ export function confinementFor(python: PythonInstall, limits: {memoryBytes: numb
 }
 
 /** The bwrap arguments that build a run's sandbox, up to the command; `uid` when the run drops to a uid of its own. */
-export function bwrapArguments(bwrap: string, python: PythonInstall, mounts: RunMounts, confinement: Confinement, counter: Counter | undefined, uid: number | undefined, fd = seccompFd): string[] {
+export function bwrapArguments(
+  bwrap: string,
+  python: PythonInstall,
+  mounts: RunMounts,
+  confinement: Confinement,
+  counter: Counter | undefined,
+  uid: number | undefined,
+  fd = seccompFd,
+): string[] {
   const features = bwrapFeatures(bwrap);
   // As root: no user namespace (in one, uid 0 would be the host's root with every capability), just the
   // capabilities setpriv needs to drop the rest. Otherwise: a user namespace that cannot make another.
-  const args = uid !== undefined
-    ? ['--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup', '--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID', '--cap-add', 'CAP_SETPCAP']
-    : ['--unshare-all', '--unshare-user', ...(features.disableUserns ? ['--disable-userns'] : [])];
+  const args =
+    uid !== undefined
+      ? [
+          '--unshare-pid',
+          '--unshare-net',
+          '--unshare-ipc',
+          '--unshare-uts',
+          '--unshare-cgroup',
+          '--cap-add',
+          'CAP_SETUID',
+          '--cap-add',
+          'CAP_SETGID',
+          '--cap-add',
+          'CAP_SETPCAP',
+        ]
+      : ['--unshare-all', '--unshare-user', ...(features.disableUserns ? ['--disable-userns'] : [])];
   args.push('--die-with-parent', '--new-session', '--seccomp', String(fd));
   for (const root of systemPaths) {
     let info;
@@ -368,17 +412,34 @@ export function bwrapArguments(bwrap: string, python: PythonInstall, mounts: Run
   }
   const sized = (mode: string) => [...(features.size ? ['--size', String(confinement.tmpfsBytes)] : []), '--perms', mode];
   args.push(
-    '--proc', '/proc',
-    '--ro-bind', '/proc/sys', '/proc/sys',
-    '--dev', '/dev',
-    ...sized('01777'), '--tmpfs', '/dev/shm',
-    ...sized('01777'), '--tmpfs', '/tmp',
-    ...sized(uid !== undefined ? '0777' : '0700'), '--tmpfs', inside.home,
-    '--perms', '0755', '--dir', path.dirname(inside.runner),
-    '--ro-bind', mounts.runner, inside.runner,
+    '--proc',
+    '/proc',
+    '--ro-bind',
+    '/proc/sys',
+    '/proc/sys',
+    '--dev',
+    '/dev',
+    ...sized('01777'),
+    '--tmpfs',
+    '/dev/shm',
+    ...sized('01777'),
+    '--tmpfs',
+    '/tmp',
+    ...sized(uid !== undefined ? '0777' : '0700'),
+    '--tmpfs',
+    inside.home,
+    '--perms',
+    '0755',
+    '--dir',
+    path.dirname(inside.runner),
+    '--ro-bind',
+    mounts.runner,
+    inside.runner,
     // The object encoding of interface = "solve", beside the runner's copy (runner.py loads it from its own folder).
     ...(existsSync(objectsBeside(mounts.runner)) ? ['--ro-bind', objectsBeside(mounts.runner), objectsBeside(inside.runner)] : []),
-    '--ro-bind', mounts.solutionDir, inside.solution,
+    '--ro-bind',
+    mounts.solutionDir,
+    inside.solution,
   );
   if (counter) args.push('--bind', counter.folder, counterFolderInside);
   args.push('--chdir', inside.home, '--clearenv');
@@ -398,7 +459,10 @@ function dropCommand(confinement: Confinement, uid: number | undefined, counted:
   const limits = ['--core=0'];
   if (uid !== undefined || (confinement.seccomp && nprocPerNamespace())) limits.push(`--nproc=${confinement.processes}`);
   if (confinement.addressSpace !== undefined && !counted) limits.push(`--as=${confinement.addressSpace}`);
-  const setpriv = uid === undefined ? [] : [tools.setpriv, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
+  const setpriv =
+    uid === undefined
+      ? []
+      : [tools.setpriv, `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--'];
   return [...setpriv, tools.prlimit, ...limits, '--'];
 }
 /**
@@ -423,12 +487,22 @@ function runnerCommand(python: PythonInstall, runner: string, solution: string, 
  * sandboxed run started by root gets a fresh uid, which then owns the run's
  * counter folder (callgrind writes there as the run).
  */
-export function launchRun(kind: SandboxKind, bwrap: string | undefined, python: PythonInstall, mounts: RunMounts, confinement?: Confinement, counter?: Counter): Launch {
+export function launchRun(
+  kind: SandboxKind,
+  bwrap: string | undefined,
+  python: PythonInstall,
+  mounts: RunMounts,
+  confinement?: Confinement,
+  counter?: Counter,
+): Launch {
   if (kind === 'bwrap') {
     if (!confinement?.seccomp) throw new Error('a sandboxed run needs its confinement and seccomp filter');
     const uid = confinement.dropToOwnUid ? runUid() : undefined;
     if (counter && uid !== undefined) chownSync(counter.folder, uid, uid);
-    const command = [...dropCommand(confinement, uid, counter !== undefined), ...runnerCommand(python, inside.runner, `${inside.solution}/${mounts.entry}`, counter, counterFolderInside)];
+    const command = [
+      ...dropCommand(confinement, uid, counter !== undefined),
+      ...runnerCommand(python, inside.runner, `${inside.solution}/${mounts.entry}`, counter, counterFolderInside),
+    ];
     return {
       command: bwrap!,
       args: [...bwrapArguments(bwrap!, python, mounts, confinement, counter, uid), '--', ...command],
@@ -477,7 +551,11 @@ export function sandboxProblem(bwrap: string | undefined, python: PythonInstall,
   // starts without site (-S): whether it starts is the question, and site's imports are most of a start's CPU.
   const uid = confinement.dropToOwnUid ? runUid() : undefined;
   const command = [...dropCommand(confinement, uid, false), python.executable, '-I', '-S', '-c', ''];
-  const probe = spawnSync(bwrap, [...bwrapArguments(bwrap, python, mounts, confinement, undefined, uid, 0), '--', ...command], {encoding: 'utf8', timeout: 60_000, input: confinement.seccomp});
+  const probe = spawnSync(bwrap, [...bwrapArguments(bwrap, python, mounts, confinement, undefined, uid, 0), '--', ...command], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    input: confinement.seccomp,
+  });
   if (probe.status === 0) return undefined;
   const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
   return `bwrap cannot start a sandbox here (${last.slice(0, 200)})`;
@@ -488,7 +566,14 @@ export function sandboxProblem(bwrap: string | undefined, python: PythonInstall,
  * sandbox when there is one, its output folder bound writable): undefined when
  * it can, else why not. Starts the interpreter once under callgrind (~1 s).
  */
-export function counterProblem(kind: SandboxKind, bwrap: string | undefined, python: PythonInstall, mounts: RunMounts, confinement: Confinement | undefined, counter: Counter | undefined): string | undefined {
+export function counterProblem(
+  kind: SandboxKind,
+  bwrap: string | undefined,
+  python: PythonInstall,
+  mounts: RunMounts,
+  confinement: Confinement | undefined,
+  counter: Counter | undefined,
+): string | undefined {
   if (!counter) return 'valgrind is not installed (e.g. apt-get install valgrind, or set ARBOR_VALGRIND)';
   const launch = launchRun(kind, bwrap, python, mounts, confinement, counter);
   // The interpreter alone, not the runner and not site (-S, seconds under callgrind): `-c ''` in place of the runner's arguments, logging to stderr; the filter on stdin.
@@ -498,6 +583,12 @@ export function counterProblem(kind: SandboxKind, bwrap: string | undefined, pyt
     .map((arg, index, all) => (all[index - 1] === '--seccomp' ? '0' : arg));
   const probe = spawnSync(launch.command, args, {cwd: launch.cwd, env: launch.env, encoding: 'utf8', timeout: 120_000, input: launch.input?.bytes});
   if (probe.status === 0) return undefined;
-  const last = `${probe.stderr ?? ''}`.trim().split('\n').filter((line) => !/^--\d+--/.test(line)).pop() || (probe.error?.message ?? `exit code ${probe.status}`);
+  const last =
+    `${probe.stderr ?? ''}`
+      .trim()
+      .split('\n')
+      .filter((line) => !/^--\d+--/.test(line))
+      .pop() ||
+    (probe.error?.message ?? `exit code ${probe.status}`);
   return `valgrind cannot count a run here (${last.slice(0, 200)})`;
 }

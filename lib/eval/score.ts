@@ -44,7 +44,9 @@ export function timeOnClock(clock: Clock | null | undefined, times: CaseTimes): 
 export function repetitionSpeedups(cases: CaseReport[], clock: Clock | null | undefined): number[][] {
   const own = [...cases].sort((a, b) => a.i - b.i);
   const count = Math.min(...own.map((c) => Math.min(c.repetitions.length, c.referenceRepetitions?.length ?? 0)));
-  return Array.from({length: Number.isFinite(count) ? count : 0}, (_, k) => own.map((c) => speedupRatio(c.referenceRepetitions![k]!, timeOnClock(clock, c.repetitions[k]!) ?? NaN)));
+  return Array.from({length: Number.isFinite(count) ? count : 0}, (_, k) =>
+    own.map((c) => speedupRatio(c.referenceRepetitions![k]!, timeOnClock(clock, c.repetitions[k]!) ?? NaN)),
+  );
 }
 
 /** Every case of every point of a report, with the index of its point. */

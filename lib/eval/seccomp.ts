@@ -16,26 +16,76 @@ import {HarnessError} from './errors.js';
 /** Syscalls that fail with EPERM in every run (names this architecture lacks are skipped). */
 export const deniedSyscalls: readonly string[] = [
   // Keyrings: shared by every process of a session or user, so a place to leave answers for a later run.
-  'add_key', 'keyctl', 'request_key',
+  'add_key',
+  'keyctl',
+  'request_key',
   // Mounts and namespaces: a run's view of the machine is the sandbox's, and stays so.
-  'mount', 'umount2', 'pivot_root', 'chroot', 'unshare', 'setns',
-  'fsopen', 'fsconfig', 'fsmount', 'fspick', 'move_mount', 'open_tree', 'mount_setattr',
+  'mount',
+  'umount2',
+  'pivot_root',
+  'chroot',
+  'unshare',
+  'setns',
+  'fsopen',
+  'fsconfig',
+  'fsmount',
+  'fspick',
+  'move_mount',
+  'open_tree',
+  'mount_setattr',
   // Other processes' memory, and the kernel's tracing and counting machinery.
-  'ptrace', 'process_vm_readv', 'process_vm_writev', 'kcmp', 'pidfd_getfd',
-  'bpf', 'perf_event_open', 'userfaultfd', 'fanotify_init', 'lookup_dcookie',
-  'io_uring_setup', 'io_uring_enter', 'io_uring_register',
+  'ptrace',
+  'process_vm_readv',
+  'process_vm_writev',
+  'kcmp',
+  'pidfd_getfd',
+  'bpf',
+  'perf_event_open',
+  'userfaultfd',
+  'fanotify_init',
+  'lookup_dcookie',
+  'io_uring_setup',
+  'io_uring_enter',
+  'io_uring_register',
   // Kernel code, the machine's state and its clocks.
-  'kexec_load', 'kexec_file_load', 'init_module', 'finit_module', 'delete_module',
-  'reboot', 'swapon', 'swapoff', 'acct', 'syslog', 'quotactl', 'quotactl_fd',
-  'settimeofday', 'clock_settime', 'clock_adjtime', 'adjtimex',
-  'sethostname', 'setdomainname', 'iopl', 'ioperm', 'uselib', 'vhangup',
-  'open_by_handle_at', 'name_to_handle_at', 'nfsservctl', '_sysctl',
+  'kexec_load',
+  'kexec_file_load',
+  'init_module',
+  'finit_module',
+  'delete_module',
+  'reboot',
+  'swapon',
+  'swapoff',
+  'acct',
+  'syslog',
+  'quotactl',
+  'quotactl_fd',
+  'settimeofday',
+  'clock_settime',
+  'clock_adjtime',
+  'adjtimex',
+  'sethostname',
+  'setdomainname',
+  'iopl',
+  'ioperm',
+  'uselib',
+  'vhangup',
+  'open_by_handle_at',
+  'name_to_handle_at',
+  'nfsservctl',
+  '_sysctl',
   // The page cache is the machine's, shared by every run: dropping or loading a page of a /usr file and asking
   // later whether it is cached carries bits from one run to the next. These drop, load or ask without reading.
-  'fadvise64', 'fadvise64_64', 'readahead', 'mincore', 'cachestat',
+  'fadvise64',
+  'fadvise64_64',
+  'readahead',
+  'mincore',
+  'cachestat',
   // process_madvise takes madvise's COLD and PAGEOUT for the caller's own pidfd; Linux AIO carries RWF_NOWAIT in
   // an iocb in memory, where a filter cannot read it (io_submit's read of an uncached page then fails with EAGAIN).
-  'process_madvise', 'io_setup', 'io_submit',
+  'process_madvise',
+  'io_setup',
+  'io_submit',
   // move_pages without target nodes says which pages of a mapping are mapped: after a fault has mapped the cached
   // pages around it (fault-around), which pages of a file are cached. Python and numpy never call it.
   'move_pages',
@@ -110,14 +160,23 @@ const programs = new Map<string, Buffer>();
 export function seccompProgram(python: string): Buffer {
   const cached = programs.get(python);
   if (cached) return cached;
-  const spec = JSON.stringify({deny: deniedSyscalls, enosys: enosysSyscalls, clone_flags: namespaceCloneFlags, deny_when: argumentRules, numbers: syscallNumbers});
+  const spec = JSON.stringify({
+    deny: deniedSyscalls,
+    enosys: enosysSyscalls,
+    clone_flags: namespaceCloneFlags,
+    deny_when: argumentRules,
+    numbers: syscallNumbers,
+  });
   // -S: the script needs the standard library only, and site's imports are most of a start's CPU.
   const built = spawnSync(python, ['-I', '-S', '-B', scriptPath(), spec], {timeout: 60_000, maxBuffer: 1 << 20});
   const program = built.stdout;
   // A BPF program is whole 8-byte instructions, and libseccomp's is never empty.
   if (built.status !== 0 || !program || program.length === 0 || program.length % 8 !== 0) {
     const why = `${built.stderr ?? ''}`.trim().split('\n').pop() || built.error?.message || `exit code ${built.status}`;
-    throw new HarnessError(`cannot build the sandbox's seccomp filter: ${why.slice(0, 200)}; install libseccomp (e.g. apt-get install libseccomp2)`, 'no-sandbox');
+    throw new HarnessError(
+      `cannot build the sandbox's seccomp filter: ${why.slice(0, 200)}; install libseccomp (e.g. apt-get install libseccomp2)`,
+      'no-sandbox',
+    );
   }
   programs.set(python, program);
   return program;

@@ -29,12 +29,7 @@ export function deriveSeeds(salt: string, name: string, count: number, exclude: 
 }
 
 /** The seeds of a split, and whether they were derived from the salt. */
-export function splitSeeds(
-  plan: Plan,
-  split: Split,
-  env: NodeJS.ProcessEnv = process.env,
-  name = plan.name,
-): {seeds: number[]; derived: boolean} {
+export function splitSeeds(plan: Plan, split: Split, env: NodeJS.ProcessEnv = process.env, name = plan.name): {seeds: number[]; derived: boolean} {
   const salt = env[saltVariable];
   if (split === 'test' && salt !== undefined && salt !== '') {
     return {seeds: deriveSeeds(salt, name, plan.test.seeds.length, plan.dev.seeds), derived: true};

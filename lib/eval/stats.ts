@@ -95,7 +95,11 @@ export const stoppingResamples = 500;
  * like their mean; the per-case medians ignore the spikes that dominate that
  * spread, so such a formula overstated the count 2-8x on the zoo's entries.
  */
-export function repetitionsForPrecision(pools: PointRatios[], precision: number, options: {from?: number; cap?: number; draws?: number; seed?: number} = {}): number | null {
+export function repetitionsForPrecision(
+  pools: PointRatios[],
+  precision: number,
+  options: {from?: number; cap?: number; draws?: number; seed?: number} = {},
+): number | null {
   const {from = 2, cap = 100, draws = 15, seed = 1} = options;
   if (!(precision > 0) || pools.some((pool) => pool.length < 2)) return null;
   let needed = Math.max(2, from);

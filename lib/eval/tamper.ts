@@ -20,7 +20,12 @@ export async function hashTree(roots: string[]): Promise<TreeHash> {
       hashes.set(file, 'dir');
       for (const name of (await readdir(file)).sort()) await visit(path.join(file, name));
     } else if (info.isFile()) {
-      hashes.set(file, createHash('sha256').update(await readFile(file)).digest('hex'));
+      hashes.set(
+        file,
+        createHash('sha256')
+          .update(await readFile(file))
+          .digest('hex'),
+      );
     } else {
       hashes.set(file, `other:${info.mode}`);
     }

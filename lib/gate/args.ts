@@ -23,9 +23,7 @@
 import {reprString} from './py.js';
 
 /** What the command line asks for: run the gate with these options, or print and exit. */
-export type GateArgs =
-  | {kind: 'run'; options: GateArgValues}
-  | {kind: 'exit'; stdout: string; stderr: string; exitCode: 0 | 2};
+export type GateArgs = {kind: 'run'; options: GateArgValues} | {kind: 'exit'; stdout: string; stderr: string; exitCode: 0 | 2};
 
 /** Option values as argparse leaves them: a string, or an empty list for `--opt=--`. */
 export interface GateArgValues {

@@ -27,22 +27,46 @@ import {
 const SPLITS = ['development', 'test', 'train'];
 const STATUSES = ['error', 'success', 'timeout', 'unknown'];
 const SPEC_KEYS = [
-  'schema_version', 'benchmark_id', 'benchmark_version', 'private_test_frozen', 'claim', 'target_population',
-  'baseline_system_id', 'primary_metric', 'protocol', 'gates', 'bootstrap',
+  'schema_version',
+  'benchmark_id',
+  'benchmark_version',
+  'private_test_frozen',
+  'claim',
+  'target_population',
+  'baseline_system_id',
+  'primary_metric',
+  'protocol',
+  'gates',
+  'bootstrap',
 ];
-const PROTOCOL_KEYS = [
-  'protocol_version', 'environment_id', 'toolset_id', 'reset_policy', 'max_steps', 'timeout_seconds', 'retry_limit', 'trial_count',
-];
+const PROTOCOL_KEYS = ['protocol_version', 'environment_id', 'toolset_id', 'reset_policy', 'max_steps', 'timeout_seconds', 'retry_limit', 'trial_count'];
 const GATE_KEYS = [
-  'task_min_trial_success_rate', 'min_primary_task_success_rate', 'critical_task_min_trial_success_rate',
-  'min_final_state_trial_rate', 'min_side_effect_free_trial_rate', 'min_trial_stability_rate', 'max_slice_task_success_gap',
-  'max_mean_latency_ms', 'max_p95_latency_ms', 'max_mean_cost_units', 'min_paired_delta_ci_low',
+  'task_min_trial_success_rate',
+  'min_primary_task_success_rate',
+  'critical_task_min_trial_success_rate',
+  'min_final_state_trial_rate',
+  'min_side_effect_free_trial_rate',
+  'min_trial_stability_rate',
+  'max_slice_task_success_gap',
+  'max_mean_latency_ms',
+  'max_p95_latency_ms',
+  'max_mean_cost_units',
+  'min_paired_delta_ci_low',
 ];
 const BOOTSTRAP_KEYS = ['samples', 'seed', 'confidence'];
 const CASES_KEYS = ['schema_version', 'benchmark_id', 'benchmark_version', 'dataset_version', 'cases'];
 const CASE_KEYS = [
-  'id', 'family_id', 'split', 'slice', 'critical', 'task_type', 'is_private', 'initial_state', 'expected_final_state',
-  'allowed_tools', 'forbidden_side_effects',
+  'id',
+  'family_id',
+  'split',
+  'slice',
+  'critical',
+  'task_type',
+  'is_private',
+  'initial_state',
+  'expected_final_state',
+  'allowed_tools',
+  'forbidden_side_effects',
 ];
 const RESULTS_KEYS = ['schema_version', 'benchmark_id', 'benchmark_version', 'dataset_version', 'result_set_version', 'systems'];
 const SYSTEM_KEYS = ['system_id', 'role', 'protocol', 'records'];
@@ -275,7 +299,14 @@ function comparePairs(a: [string, bigint], b: [string, bigint]): number {
 }
 
 function reprPairs(pairs: [string, bigint][]): string {
-  return '[' + pairs.sort(comparePairs).map((pair) => repr({tuple: pair})).join(', ') + ']';
+  return (
+    '[' +
+    pairs
+      .sort(comparePairs)
+      .map((pair) => repr({tuple: pair}))
+      .join(', ') +
+    ']'
+  );
 }
 
 /** `validate_results`. */
@@ -328,9 +359,7 @@ export function validateResults(value: PyValue, spec: PyDict, caseFile: PyDict):
     if (!same) {
       const missing = [...expected].filter(([key]) => !actual.has(key)).map(([, pair]) => pair);
       const unknown = [...actual].filter(([key]) => !expected.has(key)).map(([, pair]) => pair);
-      fail(
-        `${context}.records must exactly cover frozen private test trials; missing=${reprPairs(missing)}, unknown=${reprPairs(unknown)}`,
-      );
+      fail(`${context}.records must exactly cover frozen private test trials; missing=${reprPairs(missing)}, unknown=${reprPairs(unknown)}`);
     }
   });
   if (new Set(systemIds).size !== systemIds.length) fail('system IDs must be unique');
@@ -563,15 +592,9 @@ export function evaluate(spec: PyDict, caseFile: PyDict, results: PyDict, candid
   });
   if (mismatches.length > 0) {
     return {
-      document: document(
-        'INCOMPARABLE',
-        'run protocol does not match frozen benchmark protocol',
-        mismatches,
-        false,
-        null,
-        null,
-        {protocol_mismatches: mismatches},
-      ),
+      document: document('INCOMPARABLE', 'run protocol does not match frozen benchmark protocol', mismatches, false, null, null, {
+        protocol_mismatches: mismatches,
+      }),
       pass: false,
     };
   }

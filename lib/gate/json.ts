@@ -96,14 +96,30 @@ export function parseJson(s: string): PyValue {
         end = next + 1;
         let out: string | undefined;
         switch (c) {
-          case 0x22: out = '"'; break;
-          case 0x5c: out = '\\'; break;
-          case 0x2f: out = '/'; break;
-          case 0x62: out = '\b'; break;
-          case 0x66: out = '\f'; break;
-          case 0x6e: out = '\n'; break;
-          case 0x72: out = '\r'; break;
-          case 0x74: out = '\t'; break;
+          case 0x22:
+            out = '"';
+            break;
+          case 0x5c:
+            out = '\\';
+            break;
+          case 0x2f:
+            out = '/';
+            break;
+          case 0x62:
+            out = '\b';
+            break;
+          case 0x66:
+            out = '\f';
+            break;
+          case 0x6e:
+            out = '\n';
+            break;
+          case 0x72:
+            out = '\r';
+            break;
+          case 0x74:
+            out = '\t';
+            break;
         }
         if (out === undefined) fail(depth, 'Invalid \\escape', end - 2);
         chunks += out;

@@ -18,7 +18,45 @@
  * second half, 227 >= 4 words back), so 4 neighbours can be rewritten at once.
  * 227 and 623 are not multiples of 4: words 224..226 and 623 are done one by one.
  */
-import {uleb, sleb, section, LOOP, IF, END, BR_IF, RETURN, CALL, LOCAL_GET, LOCAL_SET, LOCAL_TEE, I32_LOAD, I64_LOAD, I32_STORE, I64_STORE, I32_CONST, I64_CONST, I32_EQZ, I32_EQ, I32_LT_U, I64_GE_U, I32_ADD, I32_SUB, I32_AND, I32_OR, I32_XOR, I32_SHL, I32_SHR_U, V128, I64_ADD, I64_SUB, I64, I32, I32_WRAP_I64, I64_EXTEND_I32_U, SIMD_PREFIX} from '../wasm.js';
+import {
+  uleb,
+  sleb,
+  section,
+  LOOP,
+  IF,
+  END,
+  BR_IF,
+  RETURN,
+  CALL,
+  LOCAL_GET,
+  LOCAL_SET,
+  LOCAL_TEE,
+  I32_LOAD,
+  I64_LOAD,
+  I32_STORE,
+  I64_STORE,
+  I32_CONST,
+  I64_CONST,
+  I32_EQZ,
+  I32_EQ,
+  I32_LT_U,
+  I64_GE_U,
+  I32_ADD,
+  I32_SUB,
+  I32_AND,
+  I32_OR,
+  I32_XOR,
+  I32_SHL,
+  I32_SHR_U,
+  V128,
+  I64_ADD,
+  I64_SUB,
+  I64,
+  I32,
+  I32_WRAP_I64,
+  I64_EXTEND_I32_U,
+  SIMD_PREFIX,
+} from '../wasm.js';
 
 // The project's TypeScript libs do not declare WebAssembly: the little used here.
 declare const WebAssembly:
@@ -62,7 +100,6 @@ const UPPER = 0x80000000;
 const LOWER = 0x7fffffff;
 const MATRIX = 0x9908b0df;
 
-
 const i32 = (value: number): number[] => [I32_CONST, ...sleb(value)];
 const splat = (value: number): number[] => {
   const bytes: number[] = [];
@@ -81,54 +118,93 @@ const sload = (offset: number): number[] => [...i32(0), I32_LOAD, ...memarg(offs
  */
 function twistChunk(at: number, far: number): number[] {
   return [
-    ...vload(at), ...splat(UPPER), ...V128_AND,
-    ...vload(at + 4), ...splat(LOWER), ...V128_AND,
-    ...V128_OR, LOCAL_SET, VEC,
+    ...vload(at),
+    ...splat(UPPER),
+    ...V128_AND,
+    ...vload(at + 4),
+    ...splat(LOWER),
+    ...V128_AND,
+    ...V128_OR,
+    LOCAL_SET,
+    VEC,
     ...get(ADDR),
     ...vload(far),
-    ...get(VEC), ...i32(1), ...I32X4_SHR_U, ...V128_XOR,
-    ...splat(0), ...get(VEC), ...splat(1), ...V128_AND, ...I32X4_SUB, ...splat(MATRIX), ...V128_AND, ...V128_XOR,
-    ...V128_STORE, ...memarg(at),
+    ...get(VEC),
+    ...i32(1),
+    ...I32X4_SHR_U,
+    ...V128_XOR,
+    ...splat(0),
+    ...get(VEC),
+    ...splat(1),
+    ...V128_AND,
+    ...I32X4_SUB,
+    ...splat(MATRIX),
+    ...V128_AND,
+    ...V128_XOR,
+    ...V128_STORE,
+    ...memarg(at),
   ];
 }
 
 /** The same for one word kk, reading mt[next] and mt[far] (word indices). */
 function twistWord(kk: number, next: number, far: number): number[] {
   return [
-    ...sload(4 * kk), ...i32(UPPER), I32_AND,
-    ...sload(4 * next), ...i32(LOWER), I32_AND,
-    I32_OR, LOCAL_SET, WORD,
+    ...sload(4 * kk),
+    ...i32(UPPER),
+    I32_AND,
+    ...sload(4 * next),
+    ...i32(LOWER),
+    I32_AND,
+    I32_OR,
+    LOCAL_SET,
+    WORD,
     ...i32(0),
     ...sload(4 * far),
-    ...get(WORD), ...i32(1), I32_SHR_U, I32_XOR,
-    ...i32(0), ...get(WORD), ...i32(1), I32_AND, I32_SUB, ...i32(MATRIX), I32_AND, I32_XOR,
-    I32_STORE, ...memarg(4 * kk),
+    ...get(WORD),
+    ...i32(1),
+    I32_SHR_U,
+    I32_XOR,
+    ...i32(0),
+    ...get(WORD),
+    ...i32(1),
+    I32_AND,
+    I32_SUB,
+    ...i32(MATRIX),
+    I32_AND,
+    I32_XOR,
+    I32_STORE,
+    ...memarg(4 * kk),
   ];
 }
 
 /** for (ADDR = 0; ADDR < end; ADDR += 16) body */
 function loop(end: number, body: number[]): number[] {
-  return [
-    ...i32(0), LOCAL_SET, ADDR,
-    LOOP, 0x40,
-    ...body,
-    ...get(ADDR), ...i32(16), I32_ADD, LOCAL_TEE, ADDR, ...i32(end), I32_LT_U, BR_IF, 0,
-    END,
-  ];
+  return [...i32(0), LOCAL_SET, ADDR, LOOP, 0x40, ...body, ...get(ADDR), ...i32(16), I32_ADD, LOCAL_TEE, ADDR, ...i32(end), I32_LT_U, BR_IF, 0, END];
 }
 
 function temperChunk(): number[] {
   const step = (shift: number[], mask: number | null): number[] => [
-    ...get(VEC), ...get(VEC), ...shift, ...(mask === null ? [] : [...splat(mask), ...V128_AND]), ...V128_XOR, LOCAL_SET, VEC,
+    ...get(VEC),
+    ...get(VEC),
+    ...shift,
+    ...(mask === null ? [] : [...splat(mask), ...V128_AND]),
+    ...V128_XOR,
+    LOCAL_SET,
+    VEC,
   ];
   return [
     ...get(ADDR),
-    ...vload(0), LOCAL_SET, VEC,
+    ...vload(0),
+    LOCAL_SET,
+    VEC,
     ...step([...i32(11), ...I32X4_SHR_U], null),
     ...step([...i32(7), ...I32X4_SHL], 0x9d2c5680),
     ...step([...i32(15), ...I32X4_SHL], 0xefc60000),
-    ...get(VEC), ...get(SHIFT), ...I32X4_SHR_U,
-    ...V128_STORE, ...memarg(4 * OUT_WORD),
+    ...get(VEC),
+    ...get(SHIFT),
+    ...I32X4_SHR_U,
+    ...V128_STORE,
+    ...memarg(4 * OUT_WORD),
   ];
 }
 
@@ -141,31 +217,113 @@ function temperChunk(): number[] {
 function countBody(): number[] {
   const [addr, acc, target, done, at] = [0, 1, 2, 3, 4];
   const saveAndReturn = (flag: number): number[] => [
-    ...i32(0), ...get(acc), I64_STORE, 3, ...uleb(ACC),
-    ...i32(0), ...get(done), I32_STORE, ...memarg(DONE),
-    ...i32(flag), RETURN,
+    ...i32(0),
+    ...get(acc),
+    I64_STORE,
+    3,
+    ...uleb(ACC),
+    ...i32(0),
+    ...get(done),
+    I32_STORE,
+    ...memarg(DONE),
+    ...i32(flag),
+    RETURN,
   ];
   return [
-    3, 1, I32, 2, I64, 2, I32,
-    ...i32(0), I64_LOAD, 3, ...uleb(ACC), LOCAL_SET, acc,
-    ...i32(0), I64_LOAD, 3, ...uleb(TARGET), LOCAL_SET, target,
-    ...i32(0), I32_LOAD, ...memarg(DONE), LOCAL_SET, done,
-    ...i32(0), LOCAL_SET, addr,
-    LOOP, 0x40,
+    3,
+    1,
+    I32,
+    2,
+    I64,
+    2,
+    I32,
+    ...i32(0),
+    I64_LOAD,
+    3,
+    ...uleb(ACC),
+    LOCAL_SET,
+    acc,
+    ...i32(0),
+    I64_LOAD,
+    3,
+    ...uleb(TARGET),
+    LOCAL_SET,
+    target,
+    ...i32(0),
+    I32_LOAD,
+    ...memarg(DONE),
+    LOCAL_SET,
+    done,
+    ...i32(0),
+    LOCAL_SET,
+    addr,
+    LOOP,
+    0x40,
     // acc += table[out[addr]]
     ...get(acc),
-    ...get(addr), I32_LOAD, ...memarg(4 * OUT_WORD), ...i32(2), I32_SHL, I32_LOAD, ...memarg(TABLE_BYTE),
-    I64_EXTEND_I32_U, I64_ADD, LOCAL_SET, acc,
-    ...get(acc), ...get(target), I64_GE_U, IF, 0x40,
+    ...get(addr),
+    I32_LOAD,
+    ...memarg(4 * OUT_WORD),
+    ...i32(2),
+    I32_SHL,
+    I32_LOAD,
+    ...memarg(TABLE_BYTE),
+    I64_EXTEND_I32_U,
+    I64_ADD,
+    LOCAL_SET,
+    acc,
+    ...get(acc),
+    ...get(target),
+    I64_GE_U,
+    IF,
+    0x40,
     // counts[acc - target]++
-    ...get(acc), ...get(target), I64_SUB, I32_WRAP_I64, ...i32(2), I32_SHL,
-    ...i32(0), I32_LOAD, ...memarg(COUNTS), I32_ADD, LOCAL_TEE, at,
-    ...get(at), I32_LOAD, ...memarg(0), ...i32(1), I32_ADD, I32_STORE, ...memarg(0),
-    I64_CONST, 0, LOCAL_SET, acc,
-    ...get(done), ...i32(1), I32_ADD, LOCAL_TEE, done,
-    ...i32(0), I32_LOAD, ...memarg(SAMPLES), I32_EQ, IF, 0x40, ...saveAndReturn(1), END,
+    ...get(acc),
+    ...get(target),
+    I64_SUB,
+    I32_WRAP_I64,
+    ...i32(2),
+    I32_SHL,
+    ...i32(0),
+    I32_LOAD,
+    ...memarg(COUNTS),
+    I32_ADD,
+    LOCAL_TEE,
+    at,
+    ...get(at),
+    I32_LOAD,
+    ...memarg(0),
+    ...i32(1),
+    I32_ADD,
+    I32_STORE,
+    ...memarg(0),
+    I64_CONST,
+    0,
+    LOCAL_SET,
+    acc,
+    ...get(done),
+    ...i32(1),
+    I32_ADD,
+    LOCAL_TEE,
+    done,
+    ...i32(0),
+    I32_LOAD,
+    ...memarg(SAMPLES),
+    I32_EQ,
+    IF,
+    0x40,
+    ...saveAndReturn(1),
     END,
-    ...get(addr), ...i32(4), I32_ADD, LOCAL_TEE, addr, ...i32(4 * N), I32_LT_U, BR_IF, 0,
+    END,
+    ...get(addr),
+    ...i32(4),
+    I32_ADD,
+    LOCAL_TEE,
+    addr,
+    ...i32(4 * N),
+    I32_LT_U,
+    BR_IF,
+    0,
     END,
     ...saveAndReturn(0),
     END,
@@ -186,7 +344,11 @@ function moduleBytes(): Uint8Array {
   const firstChunks = first - (first % 4);
   const body = [
     // locals: ADDR, WORD (i32), VEC (v128)
-    2, 2, I32, 1, V128,
+    2,
+    2,
+    I32,
+    1,
+    V128,
     ...loop(4 * firstChunks, twistChunk(0, 4 * M)),
     ...[224, 225, 226].flatMap((kk) => twistWord(kk, kk + 1, kk + M)),
     // words 227..622 (99 chunks): ADDR runs over mt[kk - 227], so every offset is >= 0.
@@ -198,7 +360,14 @@ function moduleBytes(): Uint8Array {
   const count = countBody();
   const run = runBody();
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
     ...section(1, [2, 0x60, 1, I32, 0, 0x60, 0, 1, I32]), // type 0: (i32) -> (), type 1: () -> i32
     ...section(3, [3, 0, 1, 0]), // block, count, run
     ...section(5, [1, 0x00, 1]), // one memory, 1 page (run() callers grow it)
@@ -212,14 +381,7 @@ function moduleBytes(): Uint8Array {
  * the module: `state` is a fresh generator's mt[], table[r] as above (length
  * 2**(32 - shift)), K = 2**bits > 2n. Null where WebAssembly SIMD is missing.
  */
-export function simdBootstrapCounts(
-  state: Uint32Array,
-  table: Int32Array,
-  n: number,
-  bits: number,
-  shift: number,
-  samples: number,
-): Uint32Array | null {
+export function simdBootstrapCounts(state: Uint32Array, table: Int32Array, n: number, bits: number, shift: number, samples: number): Uint32Array | null {
   const bytes = moduleBytes();
   if (typeof WebAssembly === 'undefined' || !WebAssembly.validate(bytes)) return null;
   const {exports} = new WebAssembly.Instance(new WebAssembly.Module(bytes));

@@ -342,15 +342,7 @@ export function backslashReplaceSurrogates(text: string): string {
 // ---------------------------------------------------------------- json.dumps
 
 /** A value json.dumps can write: PyValue, or a plain object with fixed keys. */
-export type DumpValue =
-  | null
-  | boolean
-  | bigint
-  | number
-  | string
-  | readonly DumpValue[]
-  | Map<string, DumpValue>
-  | {readonly [key: string]: DumpValue};
+export type DumpValue = null | boolean | bigint | number | string | readonly DumpValue[] | Map<string, DumpValue> | {readonly [key: string]: DumpValue};
 
 const ESCAPES: Record<string, string> = {'"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f'};
 
@@ -564,7 +556,7 @@ export function dumpsText(value: DumpValue, indent?: number): string {
     out = '{';
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
-      const item = isMap ? (v.get(key) as DumpValue) : (v as {readonly [key: string]: DumpValue})[key] as DumpValue;
+      const item = isMap ? (v.get(key) as DumpValue) : ((v as {readonly [key: string]: DumpValue})[key] as DumpValue);
       out += (i > 0 ? ',' : '') + inner + dumpString(key) + keySeparator + write(item, level + 1);
     }
     out += indent === undefined ? '}' : pad(level) + '}';

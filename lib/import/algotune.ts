@@ -133,13 +133,17 @@ const testSeeds = [1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007];
 
 /** The tasks folder of an AlgoTune checkout (or the folder itself), and the checkout's root. */
 export function tasksFolder(source: string): {tasks: string; root: string} {
-  if (!existsSync(source) || !statSync(source).isDirectory()) throw new UsageError(`${source}: no such folder; give an AlgoTune checkout or its AlgoTuneTasks folder`, 'no-source');
+  if (!existsSync(source) || !statSync(source).isDirectory())
+    throw new UsageError(`${source}: no such folder; give an AlgoTune checkout or its AlgoTuneTasks folder`, 'no-source');
   const nested = path.join(source, 'AlgoTuneTasks');
   if (existsSync(nested) && statSync(nested).isDirectory()) return {tasks: nested, root: source};
   if (existsSync(path.join(source, 'base.py')) || readdirSync(source).some((name) => existsSync(path.join(source, name, `${name}.py`)))) {
     return {tasks: source, root: path.dirname(source)};
   }
-  throw new UsageError(`${source}: neither an AlgoTune checkout (no AlgoTuneTasks folder) nor a tasks folder (no <task>/<task>.py); give the folder you cloned github.com/oripress/AlgoTune into`, 'no-source');
+  throw new UsageError(
+    `${source}: neither an AlgoTune checkout (no AlgoTuneTasks folder) nor a tasks folder (no <task>/<task>.py); give the folder you cloned github.com/oripress/AlgoTune into`,
+    'no-source',
+  );
 }
 
 /** Every task of the folder: a subfolder holding `<name>/<name>.py`, sorted. */
@@ -151,12 +155,21 @@ export function listTasks(tasks: string): string[] {
 
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 
-function run(command: string, args: string[], options: {cwd?: string; timeout?: number; env?: NodeJS.ProcessEnv}): Promise<{code: number | null; stdout: string; stderr: string; timedOut: boolean}> {
+function run(
+  command: string,
+  args: string[],
+  options: {cwd?: string; timeout?: number; env?: NodeJS.ProcessEnv},
+): Promise<{code: number | null; stdout: string; stderr: string; timedOut: boolean}> {
   return new Promise((resolve) => {
-    execFile(command, args, {cwd: options.cwd, timeout: options.timeout, env: options.env, maxBuffer: 16 << 20, killSignal: 'SIGKILL'}, (error, stdout, stderr) => {
-      const code = error ? (typeof (error as NodeJS.ErrnoException & {code?: unknown}).code === 'number' ? ((error as {code: number}).code) : null) : 0;
-      resolve({code, stdout: String(stdout), stderr: String(stderr), timedOut: Boolean(error && (error as {killed?: boolean}).killed)});
-    });
+    execFile(
+      command,
+      args,
+      {cwd: options.cwd, timeout: options.timeout, env: options.env, maxBuffer: 16 << 20, killSignal: 'SIGKILL'},
+      (error, stdout, stderr) => {
+        const code = error ? (typeof (error as NodeJS.ErrnoException & {code?: unknown}).code === 'number' ? (error as {code: number}).code : null) : 0;
+        resolve({code, stdout: String(stdout), stderr: String(stderr), timedOut: Boolean(error && (error as {killed?: boolean}).killed)});
+      },
+    );
   });
 }
 
@@ -228,7 +241,8 @@ export async function importAlgoTune(source: string, zoo: string, options: Impor
   let names = all;
   if (options.tasks?.length) {
     const unknown = options.tasks.filter((name) => !all.includes(name));
-    if (unknown.length) throw new UsageError(`--task ${unknown.join(', ')}: no such task in ${tasksDir}; its tasks are the folders holding <task>/<task>.py`, 'no-task');
+    if (unknown.length)
+      throw new UsageError(`--task ${unknown.join(', ')}: no such task in ${tasksDir}; its tasks are the folders holding <task>/<task>.py`, 'no-task');
     names = all.filter((name) => options.tasks!.includes(name));
   }
   const commit = await sourceCommit(root);
@@ -286,7 +300,15 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
   const taskFile = path.join(ctx.tasksDir, task, `${task}.py`);
   const source = readFileSync(taskFile);
   const digest = sha256(source);
-  const skip = (reason: SkipReason, detail: string, extra: Partial<TaskOutcome> = {}): TaskOutcome => ({task, entry: entryName, status: 'skipped', reason, detail, ...extra, seconds: seconds()});
+  const skip = (reason: SkipReason, detail: string, extra: Partial<TaskOutcome> = {}): TaskOutcome => ({
+    task,
+    entry: entryName,
+    status: 'skipped',
+    reason,
+    detail,
+    ...extra,
+    seconds: seconds(),
+  });
 
   const record = readRecord(dir);
   if (existsSync(dir) && !record) {
@@ -297,7 +319,8 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
   }
 
   const inspection = await inspectTask(ctx.python, taskFile, task, ctx.targetMs, ctx.env);
-  if (!inspection.ok) return skip(inspection.reason ?? 'no-task', inspection.detail ?? 'inspecting the task failed', inspection.module ? {module: inspection.module} : {});
+  if (!inspection.ok)
+    return skip(inspection.reason ?? 'no-task', inspection.detail ?? 'inspecting the task failed', inspection.module ? {module: inspection.module} : {});
   const {B, S} = capacities(inspection.problem_bytes!, inspection.solution_bytes!);
   const point = {n: inspection.n!, B, S};
   const files = entryFiles(task, source.toString('utf8'), digest, ctx, inspection, point);
@@ -327,7 +350,11 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
   const {writeFingerprint} = await import('../bundle/bundle.js');
   writeFingerprint(path.join(target, 'bundle'));
   written['bundle/fherma.toml'] = sha256(readFileSync(path.join(target, 'bundle', 'fherma.toml')));
-  const newRecord: ImportRecord = {importer, source: {suite: 'algotune', commit: ctx.commit, task, file: `AlgoTuneTasks/${task}/${task}.py`, sha256: digest}, files: {...(record?.files ?? {}), ...written}};
+  const newRecord: ImportRecord = {
+    importer,
+    source: {suite: 'algotune', commit: ctx.commit, task, file: `AlgoTuneTasks/${task}/${task}.py`, sha256: digest},
+    files: {...(record?.files ?? {}), ...written},
+  };
 
   const {lockBenchmark} = await import('../zoo/lock.js');
   // The reference is the task's own solve, the oracle whose answers the lock's makes already showed to be
@@ -374,7 +401,14 @@ function median(values: number[]): number | undefined {
 }
 
 /** Every file of the entry, by path relative to it. */
-function entryFiles(task: string, source: string, digest: string, ctx: TaskContext, inspection: Inspection, point: {n: number; B: number; S: number}): Record<string, string> {
+function entryFiles(
+  task: string,
+  source: string,
+  digest: string,
+  ctx: TaskContext,
+  inspection: Inspection,
+  point: {n: number; B: number; S: number},
+): Record<string, string> {
   const assets = assetDir();
   const read = (name: string) => readFileSync(path.join(assets, name), 'utf8');
   const name = `algotune_${task}`;
@@ -388,7 +422,9 @@ function entryFiles(task: string, source: string, digest: string, ctx: TaskConte
     'reference.py': solver,
     'solution.py': solver,
     'bundle/fherma.toml': fherma(task, digest),
-    'bundle/algotune_entry.py': read('entry.py').replace('{{task}}', task).replace('{{preimport}}', JSON.stringify(inspection.submodules ?? [])),
+    'bundle/algotune_entry.py': read('entry.py')
+      .replace('{{task}}', task)
+      .replace('{{preimport}}', JSON.stringify(inspection.submodules ?? [])),
     'bundle/generate.py': read('generate.py'),
     'bundle/oracle.py': read('oracle.py'),
     'bundle/verify.py': read('verify.py'),
@@ -437,7 +473,9 @@ export function solverModule(task: string, source: string, base: string, submodu
     '_arbor_package.base = _arbor_base',
     '_arbor_sys.modules.setdefault("AlgoTuneTasks", _arbor_package)',
     '_arbor_sys.modules.setdefault("AlgoTuneTasks.base", _arbor_base)',
-    ...(submodules.length ? ['', '# Submodules the task uses after a bare import of their package.', ...submodules.map((name) => `import ${name}  # noqa: F401`)] : []),
+    ...(submodules.length
+      ? ['', '# Submodules the task uses after a bare import of their package.', ...submodules.map((name) => `import ${name}  # noqa: F401`)]
+      : []),
     '',
     `# ---- AlgoTuneTasks/${task}/${task}.py, as AlgoTune ships it ----`,
     body.trimEnd(),
@@ -594,8 +632,12 @@ stand-in for AlgoTune's base class (no AlgoTuner code). Written by \`arbor bench
 
 ## Setup & environment
 
-${inspection.python ? `Imported with \`${inspection.python.executable}\` (Python ${inspection.python.version}, numpy ${inspection.python.numpy ?? 'none'}): evaluate with the same interpreter (\`ARBOR_PYTHON=${inspection.python.executable}\`), since another numpy or scipy may answer differently.
-` : ''}Python 3 with ${imports.length ? imports.map((m) => `\`${m}\``).join(', ') : 'numpy'} (Debian: ${packages.length ? packages.join(', ') : 'python3-numpy'}).
+${
+  inspection.python
+    ? `Imported with \`${inspection.python.executable}\` (Python ${inspection.python.version}, numpy ${inspection.python.numpy ?? 'none'}): evaluate with the same interpreter (\`ARBOR_PYTHON=${inspection.python.executable}\`), since another numpy or scipy may answer differently.
+`
+    : ''
+}Python 3 with ${imports.length ? imports.map((m) => `\`${m}\``).join(', ') : 'numpy'} (Debian: ${packages.length ? packages.join(', ') : 'python3-numpy'}).
 \`n = ${point.n}\` was chosen as AlgoTune chooses it: the size at which the task's own solve takes about
 ${ctx.targetMs} ms on the importing machine (\`arbor benchmark import algotune <source> <zoo> --task ${task}\`;
 tried: ${search || 'none'}).
@@ -622,12 +664,16 @@ problems themselves are drawn fresh for every repetition from a secret nonce, an
 
 ## Caveats
 
-- The verdict is AlgoTune's \`is_solution\`, as strict as its authors made it.${probes.length ? `
+- The verdict is AlgoTune's \`is_solution\`, as strict as its authors made it.${
+    probes.length
+      ? `
 - At the import, \`is_solution\` accepted wrong answers built from the task's own answer by structure
   (for a task with several right answers, some may be right; read each):
-${probes.map((p) => `  - \`${p.probe}\` (case ${p.case}): accepted \`${p.answer.replace(/`/g, "'").replace(/\n/g, ' ')}\``).join('\n')}` : `
+${probes.map((p) => `  - \`${p.probe}\` (case ${p.case}): accepted \`${p.answer.replace(/`/g, "'").replace(/\n/g, ' ')}\``).join('\n')}`
+      : `
 - At the import, \`is_solution\` rejected every structural wrong answer tried (none, empty, zeros,
-  negated, first number changed, truncated).`}
+  negated, first number changed, truncated).`
+  }
 - Every timed case includes decoding the problem and encoding the answer (same code for both sides), which
   bounds the speedup a solver can show when solve itself becomes very fast.
 - The problem and answer capacities (B, S) hold the sizes measured at the import with room to spare; a

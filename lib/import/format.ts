@@ -16,7 +16,9 @@ export function formatImportLine(o: TaskOutcome, done: number, total: number): s
 export function formatImportSummary(s: ImportSummary): string {
   const lines: string[] = [];
   const {imported, updated, unchanged, skipped} = s.counts;
-  lines.push(`${s.tasks.length} task(s) from ${s.source}${s.commit ? ` at ${s.commit.slice(0, 12)}` : ''} into ${s.zoo} in ${s.seconds.toFixed(0)} s: ${imported} imported, ${updated} updated, ${unchanged} unchanged, ${skipped} skipped`);
+  lines.push(
+    `${s.tasks.length} task(s) from ${s.source}${s.commit ? ` at ${s.commit.slice(0, 12)}` : ''} into ${s.zoo} in ${s.seconds.toFixed(0)} s: ${imported} imported, ${updated} updated, ${unchanged} unchanged, ${skipped} skipped`,
+  );
   const reasons = Object.entries(s.skippedBy).sort((a, b) => b[1] - a[1]);
   if (reasons.length) lines.push(`skipped: ${reasons.map(([reason, n]) => `${n} ${reason}`).join(', ')}`);
   for (const o of s.tasks.filter((t) => t.status === 'skipped')) lines.push(`  ${o.task}: ${o.reason}: ${o.detail}`);
@@ -27,7 +29,8 @@ export function formatImportSummary(s: ImportSummary): string {
   const accepted = s.tasks.filter((t) => t.probes?.length);
   if (accepted.length) {
     lines.push(`validators that accepted a wrong answer (${accepted.length}):`);
-    for (const o of accepted) lines.push(`  ${o.task}: ${o.probes!.map((p) => `${p.probe} (accepted ${p.answer.replace(/\s+/g, ' ').slice(0, 60)})`).join('; ')}`);
+    for (const o of accepted)
+      lines.push(`  ${o.task}: ${o.probes!.map((p) => `${p.probe} (accepted ${p.answer.replace(/\s+/g, ' ').slice(0, 60)})`).join('; ')}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -164,7 +164,10 @@ export function lineagesOf(runs: readonly LedgerRun[], kinds: readonly LineageKi
   for (const group of groups.values()) group.runs.sort(order);
   return [...groups.values()].sort(
     (a, b) =>
-      compareText(a.benchmark, b.benchmark) || compareText(a.split, b.split) || compareText(a.kind, b.kind) || compareText(a.solutionSha256 ?? '', b.solutionSha256 ?? ''),
+      compareText(a.benchmark, b.benchmark) ||
+      compareText(a.split, b.split) ||
+      compareText(a.kind, b.kind) ||
+      compareText(a.solutionSha256 ?? '', b.solutionSha256 ?? ''),
   );
 }
 
@@ -256,7 +259,10 @@ export function detectSteps(points: readonly SeriesPoint[], options: DetectOptio
   if (n < 2 * minRuns) return [];
   const x = points.map((p) => Math.log(p.value));
   const noise = noiseModel(points);
-  const fit = new Fit(x, noise.variances.map((v) => 1 / v));
+  const fit = new Fit(
+    x,
+    noise.variances.map((v) => 1 / v),
+  );
   let bounds = fit.partition(minRuns, stepPenalty(n, minRuns, options.falseAlarm ?? 0.01, noise.dof));
   // Confirm: merge the least separated pair of segments until every step separates.
   for (;;) {
@@ -560,7 +566,9 @@ export function normalQuantile(p: number): number {
   if (p > 1 - 0.02425) return -tail(Math.sqrt(-2 * Math.log(1 - p)));
   const q = p - 0.5;
   const r = q * q;
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+  return (
+    ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1)
+  );
 }
 
 function normalDensity(x: number): number {

@@ -15,7 +15,9 @@ export interface SolutionFile {
  * so a later change of framing cannot collide with this one.
  */
 export function solutionDigest(files: readonly SolutionFile[]): string {
-  const sorted = files.map((file) => ({path: file.path.split('\\').join('/'), bytes: file.bytes})).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const sorted = files
+    .map((file) => ({path: file.path.split('\\').join('/'), bytes: file.bytes}))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const hash = createHash('sha256').update('arbor-solution-v1\n');
   for (let i = 0; i < sorted.length; i++) {
     const {path, bytes} = sorted[i]!;

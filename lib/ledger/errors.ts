@@ -33,7 +33,9 @@ export function ledgerFailure(error: unknown, file: string, doing: string): Ledg
   const code = String((error as {code?: unknown})?.code ?? '');
   const reason = error instanceof Error ? error.message : String(error);
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
-    return new LedgerError(`run ledger ${file} is corrupt (${reason}) while ${doing}: move it aside to start a new one`, 'ledger-corrupt', file, {cause: error});
+    return new LedgerError(`run ledger ${file} is corrupt (${reason}) while ${doing}: move it aside to start a new one`, 'ledger-corrupt', file, {
+      cause: error,
+    });
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return new LedgerError(`run ledger ${file} stayed locked by another process while ${doing} (${reason})`, 'ledger-busy', file, {cause: error});

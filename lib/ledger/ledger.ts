@@ -277,10 +277,14 @@ export class Ledger {
       const ids = new Map<number, number>();
       const insert = (row: Omit<Row, 'id'>) => {
         const columns = Object.keys(row);
-        return Number(this.#db.prepare(`INSERT INTO runs (${columns.join(', ')}) VALUES (${columns.map((name) => `@${name}`).join(', ')})`).run(row).lastInsertRowid);
+        return Number(
+          this.#db.prepare(`INSERT INTO runs (${columns.join(', ')}) VALUES (${columns.map((name) => `@${name}`).join(', ')})`).run(row).lastInsertRowid,
+        );
       };
       for (const run of [...runs].sort(byTime)) {
-        const compare = run.compare ? {...run.compare, baselineRun: run.compare.baselineRun === null ? null : (ids.get(run.compare.baselineRun) ?? null)} : null;
+        const compare = run.compare
+          ? {...run.compare, baselineRun: run.compare.baselineRun === null ? null : (ids.get(run.compare.baselineRun) ?? null)}
+          : null;
         const row = toRow({...run, compare}, source);
         ids.set(run.id, insert({...row, imported_from: source}));
       }
@@ -385,8 +389,8 @@ export function openLedger(file: string, options: OpenOptions = {}): Ledger {
 
 /** Outcome of `recordRun`: the run's id, or a warning to print instead. */
 export type RecordOutcome =
-  | {ok: true; path: string; id: number; /** Distinct solutions scored on test so far (test runs only). */ testExposure: number | null}
-  | {ok: false; path: string; /** One line for stderr, e.g. `arbor: warning: run ledger …`. */ warning: string};
+  | {ok: true; path: string; id: number /** Distinct solutions scored on test so far (test runs only). */; testExposure: number | null}
+  | {ok: false; path: string /** One line for stderr, e.g. `arbor: warning: run ledger …`. */; warning: string};
 
 /**
  * Append a run to the ledger at `file` and close it, never throwing for a
@@ -426,7 +430,11 @@ function checkVersion(db: Database, version: number, file: string): void {
     const tables = db.prepare<[], {name: string}>("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all();
     if (tables.length > 0) {
       const names = tables.map((table) => table.name).join(', ');
-      throw new LedgerError(`run ledger ${file} is a SQLite database arbor did not create (tables: ${names}): point ARBOR_LEDGER elsewhere`, 'ledger-foreign', file);
+      throw new LedgerError(
+        `run ledger ${file} is a SQLite database arbor did not create (tables: ${names}): point ARBOR_LEDGER elsewhere`,
+        'ledger-foreign',
+        file,
+      );
     }
   }
 }
@@ -456,15 +464,22 @@ function toRow(record: RunRecord, file: string): Omit<Row, 'id'> {
   if (record.score !== null && !Number.isFinite(record.score)) throw invalid(`score ${record.score} is not a finite number`);
   if (record.score === null && record.status !== 'error') throw invalid(`score is null but status is ${record.status}`);
   checkInterval(record.interval, 'interval', invalid);
-  for (const [name, sha] of [['solutionSha256', record.solutionSha256], ['compare.baselineSha256', record.compare?.baselineSha256 ?? null]] as const) {
+  for (const [name, sha] of [
+    ['solutionSha256', record.solutionSha256],
+    ['compare.baselineSha256', record.compare?.baselineSha256 ?? null],
+  ] as const) {
     if (sha !== null && !sha256Pattern.test(sha)) throw invalid(`${name} ${JSON.stringify(sha)} is not 64 lowercase hex digits`);
   }
   if (typeof record.environment?.fingerprint !== 'string' || !record.environment.fingerprint) throw invalid('environment has no fingerprint');
   if (!seedSources.includes(record.seeds?.source)) throw invalid(`seeds.source must be one of ${seedSources.join(', ')}`);
   if (!Number.isInteger(record.seeds.count) || record.seeds.count < 0) throw invalid('seeds.count must be a whole number');
   if (!Array.isArray(record.cases)) throw invalid('cases must be an array');
-  for (const [name, label] of [['solutionLabel', record.solutionLabel], ['compare.baselineLabel', record.compare?.baselineLabel]] as const) {
-    if (label !== undefined && label !== null && (typeof label !== 'string' || label === '')) throw invalid(`${name} ${JSON.stringify(label)} is not a non-empty string or null`);
+  for (const [name, label] of [
+    ['solutionLabel', record.solutionLabel],
+    ['compare.baselineLabel', record.compare?.baselineLabel],
+  ] as const) {
+    if (label !== undefined && label !== null && (typeof label !== 'string' || label === ''))
+      throw invalid(`${name} ${JSON.stringify(label)} is not a non-empty string or null`);
   }
   const compare = record.compare ?? null;
   if (compare) {
@@ -521,7 +536,11 @@ function checkInterval(interval: [number, number] | null, name: string, invalid:
 function withoutSeeds<T>(value: T): T {
   if (Array.isArray(value)) return value.map(withoutSeeds) as T;
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'seed' && key !== 'seeds').map(([key, item]) => [key, withoutSeeds(item)])) as T;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== 'seed' && key !== 'seeds')
+      .map(([key, item]) => [key, withoutSeeds(item)]),
+  ) as T;
 }
 
 function fromRow(row: Row, file: string): LedgerRun {

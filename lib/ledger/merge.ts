@@ -59,7 +59,9 @@ export function importLedger(target: string, source: string, options: ImportOpti
   if (!stats.isFile()) throw refuse(`${shown(from)} is not a file: name the run ledger to import (an .arbor/runs.db)`);
   if (sameFile(from, into)) throw refuse(`${shown(from)} is the ledger it would be imported into: name another ledger`);
   if (/\.merged(\.\d+)?$/.test(from)) {
-    throw refuse(`${shown(from)} is a ledger arbor already merged or imported (it renamed it so): its runs are in the ledger it went into; rename the file first to import it again`);
+    throw refuse(
+      `${shown(from)} is a ledger arbor already merged or imported (it renamed it so): its runs are in the ledger it went into; rename the file first to import it again`,
+    );
   }
   // Checked before the target is created or opened for writing: a bad source changes neither file.
   readSource(from, shown, refuse, false);

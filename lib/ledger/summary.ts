@@ -105,7 +105,8 @@ export function summarizeRuns(runs: readonly LedgerRun[], minimize: ReadonlySet<
     if (run.kind !== 'eval' || run.importedFrom) continue;
     if (!group.latest || byTime(run, group.latest) > 0) group.latest = run;
     const better = (a: number, b: number) => (minimize.has(run.benchmark.name) ? a < b : a > b);
-    if (run.score !== null && (!group.best || better(run.score, group.best.score!) || (run.score === group.best.score && byTime(run, group.best) > 0))) group.best = run;
+    if (run.score !== null && (!group.best || better(run.score, group.best.score!) || (run.score === group.best.score && byTime(run, group.best) > 0)))
+      group.best = run;
   }
   return [...groups.values()].sort((a, b) => compareText(a.benchmark, b.benchmark) || compareText(a.split, b.split));
 }

@@ -55,7 +55,10 @@ function write(file: string, state: State): void {
 const queues = new Map<string, Promise<unknown>>();
 function serialized<T>(file: string, change: () => T): Promise<T> {
   const next = (queues.get(file) ?? Promise.resolve()).then(change, change);
-  queues.set(file, next.catch(() => {}));
+  queues.set(
+    file,
+    next.catch(() => {}),
+  );
   return next;
 }
 

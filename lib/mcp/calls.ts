@@ -28,7 +28,9 @@ export function progressTo(extra: Extra): (job: Job) => void {
   const token = extra._meta?.progressToken;
   return (job) => {
     if (token === undefined || extra.signal.aborted) return;
-    extra.sendNotification({method: 'notifications/progress', params: {progressToken: token, progress: job.updates, message: `${job.id}: ${job.last}`}}).catch(() => {});
+    extra
+      .sendNotification({method: 'notifications/progress', params: {progressToken: token, progress: job.updates, message: `${job.id}: ${job.last}`}})
+      .catch(() => {});
   };
 }
 

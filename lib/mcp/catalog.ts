@@ -8,11 +8,27 @@ import {entryDir, type ServerContext} from './context.js';
 import {shownLabel} from './names.js';
 import {toolResult} from './result.js';
 
-const devScore = z.object({run: z.number(), score: z.number().nullable(), interval: z.tuple([z.number(), z.number()]).nullable(), solution: z.string().nullable(), time: z.string()}).nullable();
+const devScore = z
+  .object({
+    run: z.number(),
+    score: z.number().nullable(),
+    interval: z.tuple([z.number(), z.number()]).nullable(),
+    solution: z.string().nullable(),
+    time: z.string(),
+  })
+  .nullable();
 
 /** A ledger run as a dev score: its id, score, interval, solution and time. */
 function scoreOf(ctx: ServerContext, run: LedgerRun | null): z.infer<typeof devScore> {
-  return run && {run: run.id, score: run.score, interval: run.interval, solution: shownLabel(ctx, run.solutionLabel, run.benchmark.path, run.solutionSha256), time: run.time};
+  return (
+    run && {
+      run: run.id,
+      score: run.score,
+      interval: run.interval,
+      solution: shownLabel(ctx, run.solutionLabel, run.benchmark.path, run.solutionSha256),
+      time: run.time,
+    }
+  );
 }
 
 /** Every entry of the zoo: verify status, metric, direction, best and latest dev score. */
@@ -41,7 +57,11 @@ async function listBenchmarks(ctx: ServerContext) {
 /** One entry: README, the solution's contract, the plan's splits (dev in full; test as its size only). */
 async function getBenchmark(ctx: ServerContext, name: string) {
   const dir = entryDir(ctx, name);
-  const [{loadPlan}, {loadBundle}, {pointSignature}] = await Promise.all([import('../benchmark/plan.js'), import('../bundle/index.js'), import('../eval/signature.js')]);
+  const [{loadPlan}, {loadBundle}, {pointSignature}] = await Promise.all([
+    import('../benchmark/plan.js'),
+    import('../bundle/index.js'),
+    import('../eval/signature.js'),
+  ]);
   const plan = await loadPlan(dir);
   const readme = await readFile(path.join(dir, 'README.md'), 'utf8').catch(() => null);
   const bundle = await loadBundle(plan.bundle, {checkFingerprint: false}).catch(() => undefined);
@@ -70,7 +90,8 @@ export function registerCatalog(server: McpServer, ctx: ServerContext): void {
     'list_benchmarks',
     {
       title: 'List the zoo',
-      description: "Every benchmark of the zoo: name, metric (speedup or accuracy), direction, verify status (ok, failing, broken), and the best and latest dev score from the zoo's run ledger.",
+      description:
+        "Every benchmark of the zoo: name, metric (speedup or accuracy), direction, verify status (ok, failing, broken), and the best and latest dev score from the zoo's run ledger.",
       inputSchema: {},
       outputSchema: {
         benchmarks: z.array(
@@ -93,7 +114,8 @@ export function registerCatalog(server: McpServer, ctx: ServerContext): void {
     'get_benchmark',
     {
       title: 'Describe a benchmark',
-      description: "One benchmark: its README, the solution's contract (the solution file, the files a solution may edit, the arguments and results with their types and shapes at each dev point), the dev split (seeds and points) and the test split's size (its seeds are sealed).",
+      description:
+        "One benchmark: its README, the solution's contract (the solution file, the files a solution may edit, the arguments and results with their types and shapes at each dev point), the dev split (seeds and points) and the test split's size (its seeds are sealed).",
       inputSchema: {name: z.string().describe('The benchmark (a folder name of the zoo, as list_benchmarks gives it)')},
       outputSchema: {
         name: z.string(),
@@ -101,7 +123,12 @@ export function registerCatalog(server: McpServer, ctx: ServerContext): void {
         readme: z.string().nullable(),
         metric: z.enum(['speedup', 'accuracy']),
         direction: z.enum(['maximize', 'minimize']),
-        contract: z.object({solution: z.string(), editable: z.array(z.string()), signatures: z.array(z.record(z.string(), z.unknown())), clock: z.string().optional()}),
+        contract: z.object({
+          solution: z.string(),
+          editable: z.array(z.string()),
+          signatures: z.array(z.record(z.string(), z.unknown())),
+          clock: z.string().optional(),
+        }),
         splits: z.object({kind: z.string(), dev: z.record(z.string(), z.unknown()), test: z.record(z.string(), z.unknown())}),
         testBudget: z.number(),
       },

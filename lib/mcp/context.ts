@@ -82,11 +82,18 @@ export function entryDir(ctx: ServerContext, name: string): string {
 export async function confinedPath(ctx: ServerContext, given: string, what: string): Promise<string> {
   if (given.trim() === '') throw new UsageError(`${what}: an empty path: pass a file or folder in a workspace from checkout`, 'usage');
   const abs = realOrResolved(path.resolve(ctx.zoo, given));
-  const refuse = () => new UsageError(`${what} ${given}: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout`, 'outside');
+  const refuse = () =>
+    new UsageError(`${what} ${given}: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout`, 'outside');
   const workspace = [...ctx.made.keys()].find((each) => isInside(abs, each));
   if (workspace === undefined) {
     if (!isInside(abs, ctx.zoo)) throw refuse();
-    if (path.relative(ctx.zoo, abs).split(path.sep).some((part) => part.startsWith('.'))) throw refuse();
+    if (
+      path
+        .relative(ctx.zoo, abs)
+        .split(path.sep)
+        .some((part) => part.startsWith('.'))
+    )
+      throw refuse();
   }
   if ((await testFolders(ctx)).some((folder) => isInside(abs, folder))) throw refuse();
   if (!statSync(abs, {throwIfNoEntry: false})) throw new UsageError(`${what} ${given} does not exist: pass a solution file or a workspace folder`, 'not-found');

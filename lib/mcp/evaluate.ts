@@ -24,11 +24,12 @@ function devOnly(tool: string, split: string): void {
 /** The benchmark and the solution a call names: a solution path, a workspace, or a name alone (its own solution). */
 export async function resolveSolution(ctx: ServerContext, input: {name?: string; workspace?: string; solution?: string}, what = 'solution') {
   const workspace = input.workspace === undefined ? undefined : await confinedPath(ctx, input.workspace, 'workspace');
-  if (workspace !== undefined && !ctx.made.has(workspace)) throw new UsageError(`workspace ${input.workspace} was not made by this server: pass a workspace path checkout returned`, 'outside');
+  if (workspace !== undefined && !ctx.made.has(workspace))
+    throw new UsageError(`workspace ${input.workspace} was not made by this server: pass a workspace path checkout returned`, 'outside');
   const solution = input.solution === undefined ? undefined : await confinedPath(ctx, input.solution, what);
   const origin = workspaceOf(ctx, solution ?? workspace ?? '\0');
   const name = input.name ?? origin?.name;
-  if (name === undefined) throw new UsageError('name: pass the benchmark\'s name, or a workspace (or a file in one) from checkout', 'usage');
+  if (name === undefined) throw new UsageError("name: pass the benchmark's name, or a workspace (or a file in one) from checkout", 'usage');
   const benchmark = entryDir(ctx, name);
   const path = solution ?? workspace;
   const folder = path !== undefined && statSync(path).isDirectory();
@@ -45,7 +46,11 @@ export function costOf(input: {repetitions?: number; maxSeconds?: number}): JobR
 
 /** Record a dev eval as `arbor benchmark eval` does and shape the tool's result. */
 async function finishEval(ctx: ServerContext, id: string, name: string, report: EvalReport) {
-  const [{recordEvalRun}, {loadPlan}, {flatCases}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js'), import('../eval/score.js')]);
+  const [{recordEvalRun}, {loadPlan}, {flatCases}] = await Promise.all([
+    import('../eval/record.js'),
+    import('../benchmark/plan.js'),
+    import('../eval/score.js'),
+  ]);
   const {runId, warnings} = await recordEvalRun(report, {plan: await loadPlan(report.benchmark), env: ctx.env, cwd: ctx.zoo});
   return {
     id,
@@ -56,7 +61,16 @@ async function finishEval(ctx: ServerContext, id: string, name: string, report: 
     interval: report.interval ?? null,
     ...(report.failure ? {failure: report.failure} : {}),
     repetitions: report.repetitions,
-    cases: flatCases(report).map((c) => ({point: c.point, i: c.i, status: c.status, passed: c.passed, ratio: c.ratio, seconds: c.seconds, ...(c.note ? {note: c.note} : {}), ...(c.where ? {where: c.where} : {})})),
+    cases: flatCases(report).map((c) => ({
+      point: c.point,
+      i: c.i,
+      status: c.status,
+      passed: c.passed,
+      ratio: c.ratio,
+      seconds: c.seconds,
+      ...(c.note ? {note: c.note} : {}),
+      ...(c.where ? {where: c.where} : {}),
+    })),
     runId,
     warnings: [...(report.warnings ?? []), ...warnings],
   };
@@ -65,26 +79,74 @@ async function finishEval(ctx: ServerContext, id: string, name: string, report: 
 /** Record a dev compare as `arbor benchmark compare` does and shape the tool's result. */
 export async function recordCompare(ctx: ServerContext, report: CompareReport): Promise<{runId: number | null; warnings: string[]}> {
   const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js')]);
-  const compare = {verdict: report.verdict, ratio: report.ratio, interval: report.ci, baselineSha256: report.baseline.solutionSha256, baselineRun: report.baseline.run ?? null, baselineLabel: report.baseline.label};
-  return recordEvalRun(report.reports.candidate, {plan: await loadPlan(report.benchmark), env: ctx.env, cwd: ctx.zoo, kind: 'compare', compare, solutionLabel: report.candidate.label});
+  const compare = {
+    verdict: report.verdict,
+    ratio: report.ratio,
+    interval: report.ci,
+    baselineSha256: report.baseline.solutionSha256,
+    baselineRun: report.baseline.run ?? null,
+    baselineLabel: report.baseline.label,
+  };
+  return recordEvalRun(report.reports.candidate, {
+    plan: await loadPlan(report.benchmark),
+    env: ctx.env,
+    cwd: ctx.zoo,
+    kind: 'compare',
+    compare,
+    solutionLabel: report.candidate.label,
+  });
 }
 
-const side = (ctx: ServerContext, benchmark: string, s: CompareReport['baseline']) => ({label: shownLabel(ctx, s.label, benchmark, s.solutionSha256) ?? '-', score: s.score, interval: s.interval, ...(s.failure ? {failure: s.failure} : {})});
+const side = (ctx: ServerContext, benchmark: string, s: CompareReport['baseline']) => ({
+  label: shownLabel(ctx, s.label, benchmark, s.solutionSha256) ?? '-',
+  score: s.score,
+  interval: s.interval,
+  ...(s.failure ? {failure: s.failure} : {}),
+});
 
 async function finishCompare(ctx: ServerContext, id: string, name: string, report: CompareReport) {
   const {runId, warnings} = await recordCompare(ctx, report);
-  return {id, name, split: report.split, verdict: report.verdict, ratio: report.ratio, interval: report.ci, reason: report.reason, baseline: side(ctx, report.benchmark, report.baseline), candidate: side(ctx, report.benchmark, report.candidate), correctness: report.correctness, runId, warnings};
+  return {
+    id,
+    name,
+    split: report.split,
+    verdict: report.verdict,
+    ratio: report.ratio,
+    interval: report.ci,
+    reason: report.reason,
+    baseline: side(ctx, report.benchmark, report.baseline),
+    candidate: side(ctx, report.benchmark, report.candidate),
+    correctness: report.correctness,
+    runId,
+    warnings,
+  };
 }
 
 /** Start a job for a call and wait on it. */
-function run(ctx: ServerContext, tool: string, request: JobRequest, finish: (answer: JobMessage, id: string) => Promise<Record<string, unknown>>, extra: Extra, background?: boolean) {
+function run(
+  ctx: ServerContext,
+  tool: string,
+  request: JobRequest,
+  finish: (answer: JobMessage, id: string) => Promise<Record<string, unknown>>,
+  extra: Extra,
+  background?: boolean,
+) {
   const job = ctx.jobs.start(tool, request, (answer) => finish(answer, job.id), {env: evalEnvironment(ctx.env), onProgress: progressTo(extra)});
   return awaitJob(job, extra, background);
 }
 
 /** A crash's frame in the solution's own files (lib/eval/types.ts CaseFrame). */
 const frameSchema = z.object({file: z.string(), line: z.number(), text: z.string().optional()});
-const caseSchema = z.object({point: z.number(), i: z.number(), status: z.string(), passed: z.boolean(), ratio: z.number(), seconds: z.number().nullable(), note: z.string().optional(), where: z.array(frameSchema).optional()});
+const caseSchema = z.object({
+  point: z.number(),
+  i: z.number(),
+  status: z.string(),
+  passed: z.boolean(),
+  ratio: z.number(),
+  seconds: z.number().nullable(),
+  note: z.string().optional(),
+  where: z.array(frameSchema).optional(),
+});
 const sideSchema = z.object({label: z.string(), score: z.number(), interval, failure: z.string().optional()});
 
 /** Register `evaluate` and `compare`. */
@@ -160,7 +222,14 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
       devOnly('compare', input.split);
       const benchmark = entryDir(ctx, input.name);
       const sidePath = (given: string, what: string) => (given === 'baseline' ? benchmarkSolution(benchmark) : confinedPath(ctx, given, what));
-      const request: JobRequest = {kind: 'compare', benchmark, split: 'dev', baseline: await sidePath(input.baseline, 'baseline'), candidate: await sidePath(input.candidate, 'candidate'), cost: costOf(input)};
+      const request: JobRequest = {
+        kind: 'compare',
+        benchmark,
+        split: 'dev',
+        baseline: await sidePath(input.baseline, 'baseline'),
+        candidate: await sidePath(input.candidate, 'candidate'),
+        cost: costOf(input),
+      };
       const finish = async (answer: JobMessage, id: string) => finishCompare(ctx, id, input.name, (answer as {report: CompareReport}).report);
       return toolResult(await run(ctx, 'compare', request, finish, extra, input.background));
     },

@@ -56,7 +56,14 @@ async function run(request: JobRequest): Promise<JobMessage> {
   const override = await planOverride(request);
   if (request.kind === 'compare') {
     const {runCompare} = await import('../compare/index.js');
-    const report = await runCompare({benchmark: request.benchmark, split: request.split, baseline: request.baseline, candidate: request.candidate!, planOverride: override, onProgress});
+    const report = await runCompare({
+      benchmark: request.benchmark,
+      split: request.split,
+      baseline: request.baseline,
+      candidate: request.candidate!,
+      planOverride: override,
+      onProgress,
+    });
     if (request.testSeeds) for (const each of [report.reports.baseline, report.reports.candidate]) if (each) each.seeds = {...each.seeds, source: 'derived'};
     return {type: 'compare', report};
   }

@@ -70,11 +70,14 @@ export class JobStore {
   /** Start `request` in a child; `finish` turns its answer into the tool's result (recording it on the way). */
   start(tool: string, request: JobRequest, finish: (answer: JobMessage) => Promise<Record<string, unknown>>, options: JobOptions): Job {
     let job: Job | undefined;
-    const child = this.fork(request, {...options, onProgress: (text) => {
-      job!.updates++;
-      job!.last = text;
-      options.onProgress?.(job!);
-    }});
+    const child = this.fork(request, {
+      ...options,
+      onProgress: (text) => {
+        job!.updates++;
+        job!.last = text;
+        options.onProgress?.(job!);
+      },
+    });
     job = this.track(tool, child.answer.then(finish), {...options, cancel: child.stop, cancelled: child.stopped});
     return job;
   }
@@ -114,15 +117,21 @@ export class JobStore {
       },
       waitCancelled,
       // Told after fork returns (start then holds the job the progress belongs to).
-      () => queueMicrotask(() => {
-        if (!options.sealed) options.onProgress?.('waiting for its turn: a sealed test eval runs alone on this machine');
-      }),
+      () =>
+        queueMicrotask(() => {
+          if (!options.sealed) options.onProgress?.('waiting for its turn: a sealed test eval runs alone on this machine');
+        }),
     );
     return {answer, stop, stopped: () => cancelled};
   }
 
   /** What the eval process `child` answers to `request`: its report, or why it ended without one. */
-  #answer(child: ChildProcess, request: JobRequest, options: {sealed?: boolean; onProgress?: (text: string) => void}, cancelled: () => boolean): Promise<JobMessage> {
+  #answer(
+    child: ChildProcess,
+    request: JobRequest,
+    options: {sealed?: boolean; onProgress?: (text: string) => void},
+    cancelled: () => boolean,
+  ): Promise<JobMessage> {
     this.#children.add(child);
     return new Promise<JobMessage>((resolve, reject) => {
       let stderr = '';
@@ -139,7 +148,11 @@ export class JobStore {
         if (answer?.type === 'error') return reject(new Error(answer.message));
         if (answer) return resolve(answer);
         const last = stderr.trim().split('\n').pop() ?? '';
-        reject(new Error(`the eval process ended without a report (${signal ? `signal ${signal}` : `exit code ${code}`})${last && !options.sealed ? `: ${last}` : ''}`));
+        reject(
+          new Error(
+            `the eval process ended without a report (${signal ? `signal ${signal}` : `exit code ${code}`})${last && !options.sealed ? `: ${last}` : ''}`,
+          ),
+        );
       });
       child.send(request);
     });
@@ -151,7 +164,16 @@ export class JobStore {
    * absent: a sealed job runs on to its answer); `cancelled` says whether it did.
    */
   track(tool: string, work: Promise<Record<string, unknown>>, options: Omit<JobOptions, 'env'> & {cancel?: () => void; cancelled?: () => boolean}): Job {
-    const job: Job = {id: `run-${this.#next++}`, tool, status: 'running', started: new Date().toISOString(), updates: 0, last: null, done: Promise.resolve({}), cancel: () => {}};
+    const job: Job = {
+      id: `run-${this.#next++}`,
+      tool,
+      status: 'running',
+      started: new Date().toISOString(),
+      updates: 0,
+      last: null,
+      done: Promise.resolve({}),
+      cancel: () => {},
+    };
     const cancelled = () => options.cancelled?.() ?? false;
     job.cancel = () => {
       if (job.status === 'running') options.cancel?.();

@@ -22,9 +22,25 @@ async function listRuns(ctx: ServerContext, name: string | undefined) {
     status: run.status,
     // A run imported from another ledger (runs --merge) is not this zoo's measurement: said, never its file's path.
     ...(run.importedFrom ? {imported: true} : {}),
-    ...(run.compare ? {compare: {verdict: run.compare.verdict, ratio: run.compare.ratio, interval: run.compare.interval, baseline: shownLabel(ctx, run.compare.baselineLabel, run.benchmark.path, run.compare.baselineSha256)}} : {}),
+    ...(run.compare
+      ? {
+          compare: {
+            verdict: run.compare.verdict,
+            ratio: run.compare.ratio,
+            interval: run.compare.interval,
+            baseline: shownLabel(ctx, run.compare.baselineLabel, run.benchmark.path, run.compare.baselineSha256),
+          },
+        }
+      : {}),
   }));
-  const summary = report.summary.map((each) => ({benchmark: each.benchmark, runs: each.runs, best: each.best?.id ?? null, bestScore: each.best?.score ?? null, latest: each.latest?.id ?? null, latestScore: each.latest?.score ?? null}));
+  const summary = report.summary.map((each) => ({
+    benchmark: each.benchmark,
+    runs: each.runs,
+    best: each.best?.id ?? null,
+    bestScore: each.best?.score ?? null,
+    latest: each.latest?.id ?? null,
+    latestScore: each.latest?.score ?? null,
+  }));
   return {summary, runs};
 }
 
@@ -34,10 +50,20 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
     'list_runs',
     {
       title: 'Dev history',
-      description: "The zoo ledger's dev runs (evals and compares), newest first, with the best and latest eval per benchmark. A run imported from another ledger says imported: true and is never a best. Test runs are the owner's (arbor benchmark runs --split test).",
+      description:
+        "The zoo ledger's dev runs (evals and compares), newest first, with the best and latest eval per benchmark. A run imported from another ledger says imported: true and is never a best. Test runs are the owner's (arbor benchmark runs --split test).",
       inputSchema: {name: z.string().optional().describe('Only this benchmark')},
       outputSchema: {
-        summary: z.array(z.object({benchmark: z.string(), runs: z.number(), best: z.number().nullable(), bestScore: z.number().nullable(), latest: z.number().nullable(), latestScore: z.number().nullable()})),
+        summary: z.array(
+          z.object({
+            benchmark: z.string(),
+            runs: z.number(),
+            best: z.number().nullable(),
+            bestScore: z.number().nullable(),
+            latest: z.number().nullable(),
+            latestScore: z.number().nullable(),
+          }),
+        ),
         runs: z.array(z.record(z.string(), z.unknown())),
       },
     },
@@ -47,7 +73,8 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
     'get_run',
     {
       title: 'Poll a run',
-      description: 'A run (evaluate, compare or submit_test) this server started, by the id its first progress notification or a background call gave: running (with its progress), done (with the tool\'s result), failed or cancelled (with why).',
+      description:
+        "A run (evaluate, compare or submit_test) this server started, by the id its first progress notification or a background call gave: running (with its progress), done (with the tool's result), failed or cancelled (with why).",
       inputSchema: {id: z.string().describe('The run id, e.g. run-3')},
       outputSchema: {
         id: z.string(),
@@ -61,7 +88,8 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
     },
     async ({id}) => {
       const job = ctx.jobs.get(id);
-      if (!job) throw new UsageError(`run ${JSON.stringify(id)} is not a run of this server: pass the id an evaluate, compare or submit_test call gave`, 'not-found');
+      if (!job)
+        throw new UsageError(`run ${JSON.stringify(id)} is not a run of this server: pass the id an evaluate, compare or submit_test call gave`, 'not-found');
       return toolResult({
         id: job.id,
         tool: job.tool,

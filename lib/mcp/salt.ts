@@ -43,11 +43,16 @@ export function serverSalt(env: NodeJS.ProcessEnv): {salt: string; source: 'envi
       made = true;
     }
   } catch (error) {
-    throw new UsageError(`cannot make the test salt ${file} (${(error as Error).message}): set ${saltVariable}, or make ${path.dirname(file)} writable`, 'salt');
+    throw new UsageError(
+      `cannot make the test salt ${file} (${(error as Error).message}): set ${saltVariable}, or make ${path.dirname(file)} writable`,
+      'salt',
+    );
   }
   const mode = statSync(file).mode & 0o777;
-  if (mode & 0o077) throw new UsageError(`the test salt ${file} is readable by others (mode ${mode.toString(8)}): chmod 600 it, or delete it for a new salt`, 'salt');
+  if (mode & 0o077)
+    throw new UsageError(`the test salt ${file} is readable by others (mode ${mode.toString(8)}): chmod 600 it, or delete it for a new salt`, 'salt');
   const salt = readFileSync(file, 'utf8').trim();
-  if (salt.length < 16) throw new UsageError(`the test salt ${file} is ${salt ? 'too short' : 'empty'}: delete it for a new salt, or set ${saltVariable}`, 'salt');
+  if (salt.length < 16)
+    throw new UsageError(`the test salt ${file} is ${salt ? 'too short' : 'empty'}: delete it for a new salt, or set ${saltVariable}`, 'salt');
   return {salt, source: 'file', file, made};
 }

@@ -44,13 +44,22 @@ const scorable = new Set(['ok', 'failed']);
  * failed only when there is no ratio, or the candidate gave no scorable answer
  * on a case where the baseline gave one.
  */
-export function bucketOf(report: Pick<CompareReport, 'ratio' | 'correctness'> & {cases?: Pick<CompareReport['cases'][number], 'baseline' | 'candidate'>[]}, metric: Plan['metric'] = 'speedup'): (typeof buckets)[number] {
+export function bucketOf(
+  report: Pick<CompareReport, 'ratio' | 'correctness'> & {cases?: Pick<CompareReport['cases'][number], 'baseline' | 'candidate'>[]},
+  metric: Plan['metric'] = 'speedup',
+): (typeof buckets)[number] {
   const ratio = report.ratio;
   if (ratio === null || !Number.isFinite(ratio)) return 'failed';
   if (metric === 'accuracy') {
     if ((report.cases ?? []).some((c) => !scorable.has(c.candidate.status) && scorable.has(c.baseline.status))) return 'failed';
   } else if (report.correctness.some((c) => c.failing !== 'baseline')) return 'failed';
-  const edges: Array<[number, (typeof buckets)[number]]> = [[0.5, '<0.5x'], [0.9, '0.5-0.9x'], [1.1, '0.9-1.1x'], [2, '1.1-2x'], [10, '2-10x']];
+  const edges: Array<[number, (typeof buckets)[number]]> = [
+    [0.5, '<0.5x'],
+    [0.9, '0.5-0.9x'],
+    [1.1, '0.9-1.1x'],
+    [2, '1.1-2x'],
+    [10, '2-10x'],
+  ];
   return edges.find(([edge]) => ratio < edge)?.[1] ?? '>=10x';
 }
 
@@ -162,7 +171,8 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
         const settled = await outcome!;
         await released(started, releaseMs, settled.ready);
         // The same text for every failure: why it failed is the owner's (the server's stderr), not a channel.
-        if (!settled.ok) throw new Error(`submit_test: the test eval of ${name} gave no verdict (this submission counted; the owner finds why in the server's log)`);
+        if (!settled.ok)
+          throw new Error(`submit_test: the test eval of ${name} gave no verdict (this submission counted; the owner finds why in the server's log)`);
         return {id, name, verdict: settled.answer.verdict, bucket: settled.answer.bucket, budget: {used, of: plan.testBudget}};
       })();
       const job = ctx.jobs.track('submit_test', work, {sealed: true, onProgress: progressTo(extra)});
@@ -219,7 +229,14 @@ async function score(
 }
 
 /** The test run to the ledger (for the owner), the answer to the budget file (for the next call of the same digest). */
-async function recordAndRemember(ctx: ServerContext, report: CompareReport, file: string, name: string, digest: string, answer: SealedAnswer): Promise<SealedAnswer> {
+async function recordAndRemember(
+  ctx: ServerContext,
+  report: CompareReport,
+  file: string,
+  name: string,
+  digest: string,
+  answer: SealedAnswer,
+): Promise<SealedAnswer> {
   await recordCompare(ctx, report);
   return rememberAnswer(file, name, digest, answer);
 }

@@ -58,7 +58,10 @@ export async function serveHttp(ctx: ServerContext, options: {port: number; toke
     let transport = typeof id === 'string' ? sessions.get(id) : undefined;
     if (!transport) {
       if (typeof id === 'string' || !isInitializeRequest(body)) return reply(response, 400, 'no such session: start one with an initialize request');
-      const created = new StreamableHTTPServerTransport({sessionIdGenerator: () => randomUUID(), onsessioninitialized: (session) => void sessions.set(session, created)});
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (session) => void sessions.set(session, created),
+      });
       created.onclose = () => created.sessionId && sessions.delete(created.sessionId);
       await createServer(ctx).connect(created);
       transport = created;

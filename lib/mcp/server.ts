@@ -18,7 +18,9 @@ export const toolNames = ['list_benchmarks', 'get_benchmark', 'checkout', 'evalu
 export function createServer(ctx: ServerContext): McpServer {
   const server = new McpServer(
     {name: 'arbor', version: arborVersion()},
-    {instructions: `The benchmark zoo: list_benchmarks, get_benchmark, checkout a workspace, edit its solution, evaluate and compare on dev, then submit_test (sealed: a verdict only, within the test budget).`},
+    {
+      instructions: `The benchmark zoo: list_benchmarks, get_benchmark, checkout a workspace, edit its solution, evaluate and compare on dev, then submit_test (sealed: a verdict only, within the test budget).`,
+    },
   );
   // Every result and error of every tool names zoo files relative to the zoo (names.ts), never by the owner's absolute paths.
   const register = server.registerTool.bind(server);

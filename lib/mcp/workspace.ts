@@ -18,7 +18,8 @@ export function workspaceTarget(ctx: ServerContext, name: string, dest: string |
     return path.join(root, `${name}-${n}`);
   }
   const target = realOrResolved(path.resolve(root, dest));
-  if (!isInside(target, root) || target === root) throw new UsageError(`dest ${dest}: outside the workspaces folder ${root}: pass a new folder name (e.g. ${name}-work)`, 'outside');
+  if (!isInside(target, root) || target === root)
+    throw new UsageError(`dest ${dest}: outside the workspaces folder ${root}: pass a new folder name (e.g. ${name}-work)`, 'outside');
   return target;
 }
 
@@ -38,7 +39,10 @@ export function registerWorkspace(server: McpServer, ctx: ServerContext): void {
         editable: z.array(z.string()),
         files: z.number(),
         commit: z.string(),
-        sealedTestData: z.object({folder: z.string(), files: z.number()}).nullable().describe("A path split's test data folder, left out of the workspace (sealed: submit_test runs it)"),
+        sealedTestData: z
+          .object({folder: z.string(), files: z.number()})
+          .nullable()
+          .describe("A path split's test data folder, left out of the workspace (sealed: submit_test runs it)"),
       },
     },
     async ({name, dest}) => {
@@ -50,7 +54,15 @@ export function registerWorkspace(server: McpServer, ctx: ServerContext): void {
       ctx.made.set(workspace, name);
       const plan = await loadPlan(dir);
       const solution = path.join(workspace, path.relative(dir, plan.solution));
-      return toolResult({name, workspace, solution, editable: plan.editable, files: result.files, commit: result.commit, sealedTestData: result.sealedTestData});
+      return toolResult({
+        name,
+        workspace,
+        solution,
+        editable: plan.editable,
+        files: result.files,
+        commit: result.commit,
+        sealedTestData: result.sealedTestData,
+      });
     },
   );
 }

@@ -36,10 +36,14 @@ export interface BatteryPoint {
 /** Read a made work directory's cases and expected answers. */
 export function readDevCases(bundle: Bundle, dir: string): {point: Point; cases: DevCase[]} {
   const {point, cases} = readManifest(bundle, dir);
-  const read = (group: string, b: Binding, i: number) => readTensor(path.join(dir, group, caseName(i), `${b.name}.bin`), b.type, Number(bindingLength(b, point)));
+  const read = (group: string, b: Binding, i: number) =>
+    readTensor(path.join(dir, group, caseName(i), `${b.name}.bin`), b.type, Number(bindingLength(b, point)));
   return {
     point,
-    cases: Array.from({length: cases}, (_x, i) => ({args: bundle.args.map((b) => read('cases', b, i)), expected: bundle.results.map((b) => read('expected', b, i))})),
+    cases: Array.from({length: cases}, (_x, i) => ({
+      args: bundle.args.map((b) => read('cases', b, i)),
+      expected: bundle.results.map((b) => read('expected', b, i)),
+    })),
   };
 }
 

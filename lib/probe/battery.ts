@@ -56,7 +56,10 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
   const done = (): ProbeReport => ({findings, probes: outcomes, seconds: elapsed()});
 
   const unknown = options.only?.find((name) => !probes.some((p) => p.name === name) && !solveProbes.some((p) => p.name === name));
-  if (unknown !== undefined) throw new UsageError(`unknown probe "${unknown}", expected one of ${probes.map((p) => p.name).join(', ')} (interface = "solve": ${solveProbes.map((p) => p.name).join(', ')})`);
+  if (unknown !== undefined)
+    throw new UsageError(
+      `unknown probe "${unknown}", expected one of ${probes.map((p) => p.name).join(', ')} (interface = "solve": ${solveProbes.map((p) => p.name).join(', ')})`,
+    );
   if (!existsSync(path.join(abs, 'plan.toml'))) {
     finding('probe-plan', 'No `plan.toml`, so `--probe` has no eval to run the probes through; add one (its format is in lib/eval/README.md)');
     return done();
@@ -97,7 +100,10 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
         report = await runEval({benchmark: abs, split: 'dev', solution: file, env: options.env, planOverride, onProgress});
       } catch (error) {
         if (error instanceof StaleLockError) {
-          finding('probe-lock', `Every eval refuses to run while a protected file differs from arbor.lock (${error.difference}), so no probe can be scored; restore it, or if the change is on purpose run 'arbor benchmark lock ${error.shown}'`);
+          finding(
+            'probe-lock',
+            `Every eval refuses to run while a protected file differs from arbor.lock (${error.difference}), so no probe can be scored; restore it, or if the change is on purpose run 'arbor benchmark lock ${error.shown}'`,
+          );
           return done();
         }
         const note = messageOf(error);
@@ -133,7 +139,8 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
 }
 
 /** What a wrong answer that beats all zeros on an accuracy entry means. */
-const partlyRight = 'an answer that is wrong on purpose beats all zeros; check that the verifier checks the answer, or change the task so that this trivial answer earns nothing';
+const partlyRight =
+  'an answer that is wrong on purpose beats all zeros; check that the verifier checks the answer, or change the task so that this trivial answer earns nothing';
 
 /** The zeros probe's score, and whether the eval rewarded it. */
 interface ZerosOutcome {
@@ -142,7 +149,13 @@ interface ZerosOutcome {
 }
 
 /** The limit a probe's score is held to, and what is wrong with it (absent when nothing is). */
-function judge(plan: Plan, probe: Probe, score: number, zeros: ZerosOutcome | undefined, report: EvalReport): {limit?: number; problem?: string; partly?: boolean} {
+function judge(
+  plan: Plan,
+  probe: Probe,
+  score: number,
+  zeros: ZerosOutcome | undefined,
+  report: EvalReport,
+): {limit?: number; problem?: string; partly?: boolean} {
   const scored = `scored ${show(score)} on dev`;
   // A probe that falls back to all zeros scores what zeros does when its trick fails: once zeros
   // is itself rewarded, only a score above it (accuracy) says the trick worked.
@@ -162,7 +175,8 @@ function judge(plan: Plan, probe: Probe, score: number, zeros: ZerosOutcome | un
     return {limit, problem: `passed every case on dev (score ${show(score)}), expected the verifier to fail them`};
   }
   if (minimize ? score < limit : score > limit) {
-    const bar = floor === undefined ? `all zeros scores (${show(zerosScore)}) ${minimize ? '-' : '+'} ${accuracySlack}` : `the plan's probe_floor (${show(floor)})`;
+    const bar =
+      floor === undefined ? `all zeros scores (${show(zerosScore)}) ${minimize ? '-' : '+'} ${accuracySlack}` : `the plan's probe_floor (${show(floor)})`;
     const problem = `${scored}, expected ${minimize ? 'no less' : 'no more'} than ${bar}`;
     // Past all zeros, a trick probe's trick worked; any other may be a loose verifier or a task where it is partly right.
     return {limit, problem, partly: probe.zerosUnlessTrick !== true};

@@ -64,7 +64,6 @@ export interface CheckerOptions {
   onProgress?: (line: string) => void;
 }
 
-
 /** Score the trivial answers (and with `mutants` the mutants) of one entry. Never throws for a broken entry: that is a finding. */
 export async function checkVerifier(dir: string, options: CheckerOptions = {}): Promise<CheckerReport> {
   const started = process.hrtime.bigint();
@@ -101,7 +100,9 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
       const p = points[k]!;
       report.mutantPoint = {point: {...p.point}, index: k, of: points.length};
       const say = options.onProgress ?? (() => {});
-      const where = Object.entries(p.point).map(([name, v]) => `${name} = ${v}`).join(', ');
+      const where = Object.entries(p.point)
+        .map(([name, v]) => `${name} = ${v}`)
+        .join(', ');
       let last = process.hrtime.bigint();
       say(`${dir}: mutants: at ${where}${points.length > 1 ? ` (the smallest of ${points.length} dev points)` : ''}, ${p.cases.length} cases`);
       const progress = (done: number, total: number, killed: number) => {
@@ -158,7 +159,13 @@ async function makeBattery(abs: string, scratch: string): Promise<{plan: Plan; b
 }
 
 /** Each answer's outcome over every dev case, and a finding for each a loose verifier rewards. */
-function judgeAnswers(plan: Plan, points: BatteryPoint[], baseline: Outcome[][], report: CheckerReport, finding: (rule: string, message: string) => void): void {
+function judgeAnswers(
+  plan: Plan,
+  points: BatteryPoint[],
+  baseline: Outcome[][],
+  report: CheckerReport,
+  finding: (rule: string, message: string) => void,
+): void {
   // Every answer that fits some dev point, in battery order (a point of one row has no row answers).
   const names = trivialAnswers.filter((t) => points.some((p) => p.answers.some((a) => a.answer === t)));
   report.cases = points.reduce((n, p) => n + p.cases.length, 0);
@@ -183,7 +190,10 @@ function judgeAnswers(plan: Plan, points: BatteryPoint[], baseline: Outcome[][],
   });
   if (plan.metric === 'accuracy') {
     const zeros = rows.find((r) => r.answer.name === 'zeros')?.score ?? 0;
-    report.floor = plan.probeFloor !== undefined ? {value: plan.probeFloor, from: 'probe_floor'} : {value: minimize ? zeros - answerSlack : zeros + answerSlack, from: 'zeros'};
+    report.floor =
+      plan.probeFloor !== undefined
+        ? {value: plan.probeFloor, from: 'probe_floor'}
+        : {value: minimize ? zeros - answerSlack : zeros + answerSlack, from: 'zeros'};
   }
   for (const row of rows) {
     const {answer} = row;
@@ -199,7 +209,10 @@ function judgeAnswers(plan: Plan, points: BatteryPoint[], baseline: Outcome[][],
         finding('probe-answer', `${what} passed every dev case (score ${show(row.score)}): the verifier accepts it; make the verifier check the answer`);
       } else if (judged && (minimize ? row.score < outcome.limit! : row.score > outcome.limit!)) {
         outcome.ok = false;
-        const bar = report.floor!.from === 'probe_floor' ? `the plan's probe_floor ${show(outcome.limit!)}` : `all zeros' score ${show(report.floor!.value - (minimize ? -answerSlack : answerSlack))} ${minimize ? '-' : '+'} ${answerSlack}`;
+        const bar =
+          report.floor!.from === 'probe_floor'
+            ? `the plan's probe_floor ${show(outcome.limit!)}`
+            : `all zeros' score ${show(report.floor!.value - (minimize ? -answerSlack : answerSlack))} ${minimize ? '-' : '+'} ${answerSlack}`;
         finding(
           'probe-answer',
           `${what} scored ${show(row.score)} on dev, expected ${minimize ? 'no less' : 'no more'} than ${bar}: a trivial answer earns partial credit; ` +
@@ -208,10 +221,16 @@ function judgeAnswers(plan: Plan, points: BatteryPoint[], baseline: Outcome[][],
       }
     } else if (answer.kind === 'wrong' && row.wronglyPassed > 0) {
       outcome.ok = false;
-      finding('probe-answer', `${what} passed ${row.wronglyPassed} of ${row.cases} dev cases: the verifier accepts a wrong answer; make the verifier check the answer`);
+      finding(
+        'probe-answer',
+        `${what} passed ${row.wronglyPassed} of ${row.cases} dev cases: the verifier accepts a wrong answer; make the verifier check the answer`,
+      );
     } else if (answer.kind === 'control' && row.passed < row.cases) {
       outcome.ok = false;
-      finding('probe-answer', `The oracle's own answer failed ${row.cases - row.passed} of ${row.cases} dev cases: the verifier rejects the expected answer; check the verifier against the oracle`);
+      finding(
+        'probe-answer',
+        `The oracle's own answer failed ${row.cases - row.passed} of ${row.cases} dev cases: the verifier rejects the expected answer; check the verifier against the oracle`,
+      );
     }
     report.answers.push(outcome);
   }

@@ -114,10 +114,17 @@ export async function makeScorer(plan: Plan, bundle: Bundle): Promise<Scorer> {
     else {
       // Each call gets copies (the verifier may write to what it is given, as it may to what it reads from files), in buffers of a set no other pending call holds.
       const set = buffers.pop() ?? new Map<string, Tensor>();
-      const record = (group: string, bindings: Binding[], ts: Tensor[]) => Object.fromEntries(bindings.map((b, r) => [b.name, copyInto(set, `${group} ${r}`, ts[r]!)]));
+      const record = (group: string, bindings: Binding[], ts: Tensor[]) =>
+        Object.fromEntries(bindings.map((b, r) => [b.name, copyInto(set, `${group} ${r}`, ts[r]!)]));
       let value: unknown;
       try {
-        value = await (fn as (...a: unknown[]) => unknown)({...p.point}, record('args', bundle.args, c.args), record('expected', bundle.results, c.expected), record('actual', bundle.results, tensors), structuredClone(accept));
+        value = await (fn as (...a: unknown[]) => unknown)(
+          {...p.point},
+          record('args', bundle.args, c.args),
+          record('expected', bundle.results, c.expected),
+          record('actual', bundle.results, tensors),
+          structuredClone(accept),
+        );
         const v = value as {passed?: unknown; metrics?: unknown};
         // As verifyCase reads it, in its words, so a verdict reads the same here as in verdicts.json.
         const metrics = v?.metrics ?? {};
@@ -161,7 +168,8 @@ export async function runMutants(
   const {elementValue} = await import('../bundle/index.js');
   const n = p.cases.length;
   const {original, hasNaN} = scorer;
-  const judge = (fn: Verifier | undefined, accept: Record<string, unknown>, tensors: Tensor[], i: number, answer = tensors) => scorer.judge(p, fn, accept, tensors, i, answer);
+  const judge = (fn: Verifier | undefined, accept: Record<string, unknown>, tensors: Tensor[], i: number, answer = tensors) =>
+    scorer.judge(p, fn, accept, tensors, i, answer);
 
   // The verifier's outcomes on the battery and on edge answers (computed once, as they are asked for).
   const verifierFile = bundle.entry.verify;
@@ -211,7 +219,12 @@ export async function runMutants(
       if (typeof value !== 'number' && typeof value !== 'bigint') continue;
       const loosened = Number(value) === 0 ? 1 : Number(value) * 1000;
       const accept = {...bundle.accept, [key]: loosened};
-      candidates.push({name: `accept-${key}`, kind: 'accept', changes: `[accept] ${key} = ${value} -> ${loosened}`, load: async () => (tensors, i) => judge(original, accept, tensors, i)});
+      candidates.push({
+        name: `accept-${key}`,
+        kind: 'accept',
+        changes: `[accept] ${key} = ${value} -> ${loosened}`,
+        load: async () => (tensors, i) => judge(original, accept, tensors, i),
+      });
     }
     const unobservable: MutantOutcome[] = [];
     const views = new Map<string, ViewMutant>();
@@ -232,7 +245,8 @@ export async function runMutants(
           if (!seen) return undefined;
           // Seen as the expected answer itself: the verifier's verdict on the expected answer (when that holds no NaN), failed when the answer holds NaN.
           const expected = p.cases[i]!.expected;
-          if (control >= 0 && seen.every((t, r) => t === expected[r]) && !hasNaN(expected)) return referenceOf(batteryKey(control, i), expected, i).then((o) => (hasNaN(tensors) ? {...o, passed: false} : o));
+          if (control >= 0 && seen.every((t, r) => t === expected[r]) && !hasNaN(expected))
+            return referenceOf(batteryKey(control, i), expected, i).then((o) => (hasNaN(tensors) ? {...o, passed: false} : o));
           return judge(original, bundle.accept, seen, i, tensors);
         },
       });
@@ -296,14 +310,22 @@ export async function runMutants(
       }
       if (evidence) results.push({...head, status: 'survived', answer: evidence});
       else if (c.kind !== 'wrapper') {
-        results.push({...head, status: 'equivalent', note: 'no trivial or edge answer tells it apart from the verifier (NaN, ±Infinity, -0, 0, huge and tiny values, relative steps from 1/2 to 2^-52, ±1, the type\'s extremes, a swap and a copy, at the first, second, middle and last element of the first two cases)'});
+        results.push({
+          ...head,
+          status: 'equivalent',
+          note: "no trivial or edge answer tells it apart from the verifier (NaN, ±Infinity, -0, 0, huge and tiny values, relative steps from 1/2 to 2^-52, ±1, the type's extremes, a swap and a copy, at the first, second, middle and last element of the first two cases)",
+        });
       } else {
         // The verifier is as weak as the view: a wrong answer it accepts that the view changes.
         const view = views.get(c.name)!;
         let shown: MutantEvidence | undefined;
         // Wrong trivial answers first, then the edge answers, then the near ones (whose difference may be the tolerance's).
         const trivial = (near: boolean) =>
-          p.answers.flatMap((x, a) => (x.answer.kind === 'control' || (x.answer.kind === 'near') !== near ? [] : p.cases.map((_c, i) => ({name: x.answer.name, key: batteryKey(a, i), tensors: x.out[i]!, i, right: x.right[i]!}))));
+          p.answers.flatMap((x, a) =>
+            x.answer.kind === 'control' || (x.answer.kind === 'near') !== near
+              ? []
+              : p.cases.map((_c, i) => ({name: x.answer.name, key: batteryKey(a, i), tensors: x.out[i]!, i, right: x.right[i]!})),
+          );
         const tries = function* () {
           yield* trivial(false);
           for (const e of edgeAnswers(bundle, p)) yield {...e, right: false};
@@ -345,7 +367,15 @@ function viewOf(bundle: Bundle, p: BatteryPoint, view: ViewMutant, tensors: Tens
   let changed = false;
   const seen = bundle.results.map((b, r) => {
     if (!view.applies(b, p.shapes[r]!, p.cases[0]!.expected[r]!)) return tensors[r]!;
-    const t = view.see({binding: b, shape: p.shapes[r]!, actual: tensors[r]!, expected: p.cases[i]!.expected[r]!, args: p.cases[i]!.args, caseIndex: i, cases: p.cases.length});
+    const t = view.see({
+      binding: b,
+      shape: p.shapes[r]!,
+      actual: tensors[r]!,
+      expected: p.cases[i]!.expected[r]!,
+      args: p.cases[i]!.args,
+      caseIndex: i,
+      cases: p.cases.length,
+    });
     if (!sameTensor(t, tensors[r]!)) changed = true;
     return t;
   });
@@ -367,7 +397,13 @@ export function outcomeOf(plan: Plan, v: {passed: boolean; metrics?: Record<stri
 }
 
 /** The exact rule on tensors, as exact.ts judges files: byte equality per element, the first wrong element named. */
-function exact(bundle: Bundle, p: BatteryPoint, expected: Tensor[], actual: Tensor[], elementValue: (type: Binding['type'], bytes: Uint8Array) => number | string) {
+function exact(
+  bundle: Bundle,
+  p: BatteryPoint,
+  expected: Tensor[],
+  actual: Tensor[],
+  elementValue: (type: Binding['type'], bytes: Uint8Array) => number | string,
+) {
   let wrong = 0;
   let of = 0;
   let first: Record<string, unknown> | undefined;
@@ -391,7 +427,13 @@ function exact(bundle: Bundle, p: BatteryPoint, expected: Tensor[], actual: Tens
       wrong++;
       if (!first) {
         const shape = p.shapes[r]!;
-        first = {result: b.name, index: unflatten(k, shape), flat: k, expected: elementValue(b.type, x.slice(k * width, (k + 1) * width)), got: elementValue(b.type, y.slice(k * width, (k + 1) * width))};
+        first = {
+          result: b.name,
+          index: unflatten(k, shape),
+          flat: k,
+          expected: elementValue(b.type, x.slice(k * width, (k + 1) * width)),
+          got: elementValue(b.type, y.slice(k * width, (k + 1) * width)),
+        };
       }
     }
   });
@@ -410,7 +452,8 @@ function unflatten(flat: number, shape: number[]): number[] {
 /** `t` copied into the set's buffer `key` (made, or made again, when it does not fit): what a fresh read of `t` would give. */
 function copyInto(set: Map<string, Tensor>, key: string, t: Tensor): Tensor {
   let buffer = set.get(key);
-  if (!buffer || buffer.constructor !== t.constructor || buffer.length !== t.length) set.set(key, (buffer = new (t.constructor as new (n: number) => Tensor)(t.length)));
+  if (!buffer || buffer.constructor !== t.constructor || buffer.length !== t.length)
+    set.set(key, (buffer = new (t.constructor as new (n: number) => Tensor)(t.length)));
   (buffer as unknown as {set(source: Tensor): void}).set(t);
   return buffer;
 }
@@ -451,7 +494,16 @@ const extremes: Record<string, [Num, Num]> = {
 function edgeValues(type: Binding['type'], e: Num): Array<[string, Num]> {
   if (typeof e === 'bigint') {
     const [lo, hi] = extremes[type]!;
-    return [['+1', e + 1n], ['-1', e - 1n], ['+2', e + 2n], ['0', 0n], ['-x', -e], ['x2', e * 2n], ['min', lo], ['max', hi]];
+    return [
+      ['+1', e + 1n],
+      ['-1', e - 1n],
+      ['+2', e + 2n],
+      ['0', 0n],
+      ['-x', -e],
+      ['x2', e * 2n],
+      ['min', lo],
+      ['max', hi],
+    ];
   }
   if (isFloat(type)) {
     const out: Array<[string, Num]> = [
@@ -475,7 +527,15 @@ function edgeValues(type: Binding['type'], e: Num): Array<[string, Num]> {
     return out;
   }
   const [lo, hi] = extremes[type]!;
-  const out: Array<[string, Num]> = [['+1', e + 1], ['-1', e - 1], ['+2', e + 2], ['0', 0], ['x2', e * 2], ['min', lo], ['max', hi]];
+  const out: Array<[string, Num]> = [
+    ['+1', e + 1],
+    ['-1', e - 1],
+    ['+2', e + 2],
+    ['0', 0],
+    ['x2', e * 2],
+    ['min', lo],
+    ['max', hi],
+  ];
   if (isSigned(type)) out.push(['-x', -e]);
   return out;
 }

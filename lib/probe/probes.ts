@@ -23,22 +23,44 @@ const checkAnswer = 'make the verifier check the answer';
 
 /** The battery, in the order it runs; `zeros` first, since an accuracy entry's threshold is its score. */
 export const probes: readonly Probe[] = [
-  {name: 'zeros', tries: 'every result all zeros, of the right shape and element type', rewarded: `the verifier accepts an answer of all zeros; ${checkAnswer}`},
+  {
+    name: 'zeros',
+    tries: 'every result all zeros, of the right shape and element type',
+    rewarded: `the verifier accepts an answer of all zeros; ${checkAnswer}`,
+  },
   {name: 'empty', tries: 'run() returns {} (no result at all)', rewarded: 'an answer with no results was scored'},
   {name: 'none', tries: 'run() returns None', rewarded: 'an answer of None was scored'},
   {name: 'wrong-shape', tries: 'zeros with one element too many in the first dimension', rewarded: 'an answer of the wrong shape was scored'},
   {name: 'wrong-dtype', tries: 'complex numbers for a float result, fractions for an integer one', rewarded: 'an answer of the wrong element type was scored'},
   {name: 'nan', tries: 'every result all NaN', rewarded: `the verifier accepts NaN; ${checkAnswer}`},
-  {name: 'echo', tries: 'the inputs, flattened, cast and repeated to fill each result', rewarded: `the verifier accepts the inputs given back as the answer; ${checkAnswer}`},
-  {name: 'random', tries: 'random values of the right shape and element type, drawn afresh by each `verify --probe`', rewarded: `the verifier accepts random values; ${checkAnswer}`},
-  {name: 'constant', tries: 'every element of a result one nonzero value, drawn afresh by each `verify --probe`', rewarded: `the verifier accepts one value repeated as the answer; ${checkAnswer}`},
+  {
+    name: 'echo',
+    tries: 'the inputs, flattened, cast and repeated to fill each result',
+    rewarded: `the verifier accepts the inputs given back as the answer; ${checkAnswer}`,
+  },
+  {
+    name: 'random',
+    tries: 'random values of the right shape and element type, drawn afresh by each `verify --probe`',
+    rewarded: `the verifier accepts random values; ${checkAnswer}`,
+  },
+  {
+    name: 'constant',
+    tries: 'every element of a result one nonzero value, drawn afresh by each `verify --probe`',
+    rewarded: `the verifier accepts one value repeated as the answer; ${checkAnswer}`,
+  },
   {name: 'crash', tries: 'run() raises', rewarded: 'a solution that crashes was scored'},
   {name: 'sleep', tries: "run() sleeps past every limit (after answering a speedup eval's warm-up case)", rewarded: 'a solution that hangs was scored'},
-  {name: 'fake-score', tries: 'prints `score: 1.0` on stdout and stderr, then answers zeros', rewarded: 'a printed score line was read as the score', zerosUnlessTrick: true},
+  {
+    name: 'fake-score',
+    tries: 'prints `score: 1.0` on stdout and stderr, then answers zeros',
+    rewarded: 'a printed score line was read as the score',
+    zerosUnlessTrick: true,
+  },
   {
     name: 'hunt',
     tries: 'walks the file system in init() for `<result>.bin` files under an `expected/` folder and returns the one for the inputs given',
-    rewarded: 'a solution can read the expected answers from the file system; run the eval in the sandbox (install bubblewrap) and keep answers out of its reach',
+    rewarded:
+      'a solution can read the expected answers from the file system; run the eval in the sandbox (install bubblewrap) and keep answers out of its reach',
     zerosUnlessTrick: true,
   },
 ];
@@ -53,7 +75,7 @@ export interface ProbeConfig {
 }
 
 /** The line of the template arbor replaces with the configuration. */
-const marker = 'CONFIG = {}  # arbor: replaced by the probe\'s configuration';
+const marker = "CONFIG = {}  # arbor: replaced by the probe's configuration";
 
 /** Where the template lives: in the package, next to this module's source (as runner.py does). */
 export function probeTemplatePath(): string {
@@ -75,7 +97,8 @@ export function probeSource(config: ProbeConfig, template = readFileSync(probeTe
   return lines.join('\n');
 }
 
-const checkValidator = "the task's validator accepts it on every dev case; make is_solution check what this answer gets wrong (for a task with several right answers, read it: it may be right)";
+const checkValidator =
+  "the task's validator accepts it on every dev case; make is_solution check what this answer gets wrong (for a task with several right answers, read it: it may be right)";
 
 /**
  * The battery of an entry with `interface = "solve"` (AlgoTune's solver signature): wrong answers
@@ -90,7 +113,11 @@ export const solveProbes: readonly Probe[] = [
   {name: 'truncated', tries: "the reference's answer without its last item", rewarded: checkValidator},
   {name: 'nan', tries: "the reference's answer with every float NaN", rewarded: checkValidator},
   {name: 'echo', tries: 'the problem given back as the answer', rewarded: checkValidator},
-  {name: 'liar', tries: 'a bytes subclass whose __eq__ and __len__ agree with anything', rewarded: "an object of the solution's reached the validator: the answer must cross as bytes (interface = \"solve\")"},
+  {
+    name: 'liar',
+    tries: 'a bytes subclass whose __eq__ and __len__ agree with anything',
+    rewarded: 'an object of the solution\'s reached the validator: the answer must cross as bytes (interface = "solve")',
+  },
 ];
 
 /** Where the solve probes' transformations live (lib/probe/probe_solve.py). */

@@ -8,9 +8,13 @@ const show = (score: number) => String(Number(score.toPrecision(4)));
 export function formatChecker(dir: string, report: CheckerReport): string[] {
   if (report.answers.length === 0) return [];
   const lines: string[] = [];
-  const floor = report.floor ? `; probe floor ${show(report.floor.value)} (${report.floor.from === 'probe_floor' ? "plan.toml's probe_floor" : 'all zeros + 0.01'})` : '';
+  const floor = report.floor
+    ? `; probe floor ${show(report.floor.value)} (${report.floor.from === 'probe_floor' ? "plan.toml's probe_floor" : 'all zeros + 0.01'})`
+    : '';
   const scored = report.answers.map((a) => (a.score === undefined ? `${a.answer} ${a.passed}/${a.cases}` : `${a.answer} ${show(a.score)}`));
-  lines.push(`${dir}: trivial answers on ${report.cases} dev cases (${report.answers[0]?.score === undefined ? 'cases passed' : 'score'})${floor}: ${scored.join(', ')}`);
+  lines.push(
+    `${dir}: trivial answers on ${report.cases} dev cases (${report.answers[0]?.score === undefined ? 'cases passed' : 'score'})${floor}: ${scored.join(', ')}`,
+  );
   if (report.mutants) {
     const killed = report.mutants.filter((m) => m.status === 'killed');
     const counted = report.mutants.filter((m) => m.status === 'killed' || m.status === 'survived').length;

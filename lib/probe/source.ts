@@ -123,7 +123,13 @@ export function sourceMutants(text: string, language: Language): SourceMutant[] 
     const before = code[m.index - 1] ?? '';
     const after = code[m.index + m[0].length] ?? '';
     if ('<>=!'.includes(before) || '<>='.includes(after) || (m[0] === '>' && before === '-')) continue;
-    add(m.index, m.index + m[0].length, flips[m[0]]!, 'comparison-flipped', `\`${m[0]}\` -> \`${flips[m[0]]}\` in \`${snippet(lineStart(text, m.index), lineEnd(text, m.index))}\``);
+    add(
+      m.index,
+      m.index + m[0].length,
+      flips[m[0]]!,
+      'comparison-flipped',
+      `\`${m[0]}\` -> \`${flips[m[0]]}\` in \`${snippet(lineStart(text, m.index), lineEnd(text, m.index))}\``,
+    );
   }
   // Boolean operators swapped.
   const booleans = language === 'py' ? /\b(and|or)\b/g : /&&|\|\|/g;
@@ -142,14 +148,22 @@ export function sourceMutants(text: string, language: Language): SourceMutant[] 
       const open = m.index + m[0].length - 1;
       const header = code.slice(open, closing(code, open));
       const step = /(\+\+|\+=\s*1\b)(?=[\s)]*$)/.exec(header);
-      if (step) add(open + step.index, open + step.index + step[0].length, step[0] === '++' ? ' += 2' : '+= 2', 'loop-stride-2', `\`for ${snippet(open, open + header.length)}\` visits every other index`);
+      if (step)
+        add(
+          open + step.index,
+          open + step.index + step[0].length,
+          step[0] === '++' ? ' += 2' : '+= 2',
+          'loop-stride-2',
+          `\`for ${snippet(open, open + header.length)}\` visits every other index`,
+        );
     }
   } else {
     for (const m of code.matchAll(/\brange\(/g)) {
       const open = m.index + m[0].length - 1;
       const close = closing(code, open);
       const inner = text.slice(open + 1, close - 1);
-      if (close > 0 && !code.slice(open + 1, close - 1).includes(',')) add(open + 1, close - 1, `0, ${inner}, 2`, 'loop-stride-2', `\`range(${snippet(open + 1, close - 1)})\` visits every other index`);
+      if (close > 0 && !code.slice(open + 1, close - 1).includes(','))
+        add(open + 1, close - 1, `0, ${inner}, 2`, 'loop-stride-2', `\`range(${snippet(open + 1, close - 1)})\` visits every other index`);
     }
   }
   found.sort((a, b) => a.at - b.at);

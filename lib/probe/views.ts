@@ -89,13 +89,15 @@ const withinRelative = (input: ViewInput, rel: number, abs = 0): Tensor => {
   return out;
 };
 const signIgnored = (input: ViewInput): Tensor => {
-  if (isBig(input.actual) || isBig(input.expected)) return ignoring(input, (i) => closeTo(Math.abs(num(at(input.actual, i))), Math.abs(num(at(input.expected, i)))));
+  if (isBig(input.actual) || isBig(input.expected))
+    return ignoring(input, (i) => closeTo(Math.abs(num(at(input.actual, i))), Math.abs(num(at(input.expected, i)))));
   const [a, e, out] = pair(input);
   for (let i = 0; i < out.length; i++) if (closeTo(Math.abs(a[i]!), Math.abs(e[i]!))) out[i] = e[i]!;
   return out;
 };
 const f32Accepted = (input: ViewInput): Tensor => {
-  if (isBig(input.actual) || isBig(input.expected)) return ignoring(input, (i) => Math.fround(num(at(input.actual, i))) === Math.fround(num(at(input.expected, i))));
+  if (isBig(input.actual) || isBig(input.expected))
+    return ignoring(input, (i) => Math.fround(num(at(input.actual, i))) === Math.fround(num(at(input.expected, i))));
   const [a, e, out] = pair(input);
   for (let i = 0; i < out.length; i++) if (Math.fround(a[i]!) === Math.fround(e[i]!)) out[i] = e[i]!;
   return out;
@@ -187,10 +189,30 @@ export const viewMutants: readonly ViewMutant[] = [
   {name: 'even-cases-only', changes: 'checks every other case', applies: all, see: (v) => wholeIf(v, v.caseIndex % 2 === 1)},
   {name: 'even-elements-only', changes: 'checks every other element', applies: (_b, s) => s.length < 2, see: (v) => answerEvery(v, 2)},
   {name: 'stride-4-sample', changes: 'checks every fourth element', applies: all, see: (v) => answerEvery(v, 4)},
-  {name: 'first-half-only', changes: 'checks the first half of the elements', applies: all, see: (v) => expectedIn(v, [[Math.ceil(v.actual.length / 2), v.actual.length]])},
-  {name: 'prefix-16', changes: 'checks the first 16 elements', applies: (_b, s) => s.reduce((a, b) => a * b, 1) > 16, see: (v) => expectedIn(v, [[16, v.actual.length]])},
-  {name: 'first-element-ignored', changes: 'skips the first element, a loop from 1', applies: all, see: (v) => expectedIn(v, [[0, Math.min(1, v.actual.length)]])},
-  {name: 'last-element-ignored', changes: 'skips the last element, a loop bound one short', applies: all, see: (v) => expectedIn(v, [[Math.max(0, v.actual.length - 1), v.actual.length]])},
+  {
+    name: 'first-half-only',
+    changes: 'checks the first half of the elements',
+    applies: all,
+    see: (v) => expectedIn(v, [[Math.ceil(v.actual.length / 2), v.actual.length]]),
+  },
+  {
+    name: 'prefix-16',
+    changes: 'checks the first 16 elements',
+    applies: (_b, s) => s.reduce((a, b) => a * b, 1) > 16,
+    see: (v) => expectedIn(v, [[16, v.actual.length]]),
+  },
+  {
+    name: 'first-element-ignored',
+    changes: 'skips the first element, a loop from 1',
+    applies: all,
+    see: (v) => expectedIn(v, [[0, Math.min(1, v.actual.length)]]),
+  },
+  {
+    name: 'last-element-ignored',
+    changes: 'skips the last element, a loop bound one short',
+    applies: all,
+    see: (v) => expectedIn(v, [[Math.max(0, v.actual.length - 1), v.actual.length]]),
+  },
   {
     name: 'even-rows-only',
     changes: 'checks every other row, a sample of rows',
@@ -202,10 +224,15 @@ export const viewMutants: readonly ViewMutant[] = [
       return expectedIn(v, odd);
     },
   },
-  {name: 'first-row-only', changes: 'checks only the first row', applies: multiRow, see: (v) => {
-    const w = rowLength(v.shape);
-    return expectedIn(v, [[Math.min(w, v.actual.length), v.actual.length]]);
-  }},
+  {
+    name: 'first-row-only',
+    changes: 'checks only the first row',
+    applies: multiRow,
+    see: (v) => {
+      const w = rowLength(v.shape);
+      return expectedIn(v, [[Math.min(w, v.actual.length), v.actual.length]]);
+    },
+  },
   {
     name: 'order-in-row-ignored',
     changes: 'compares each row as a multiset, ignoring the order within a row',
@@ -217,24 +244,80 @@ export const viewMutants: readonly ViewMutant[] = [
       return expectedIn(v, same);
     },
   },
-  {name: 'order-ignored', changes: 'compares the elements as a multiset, ignoring their order', applies: all, see: (v) => wholeIf(v, v.actual.length === v.expected.length && (v.actual.length === 0 || sameRun(v.actual, v.expected, v.actual.length, 0)))},
-  {name: 'sum-only', changes: 'compares only the sum of the elements, a checksum', applies: all, see: (v) => wholeIf(v, closeTo(sum(v.actual), sum(v.expected)))},
-  {name: 'max-only', changes: 'compares only the largest absolute element, a norm', applies: all, see: (v) => wholeIf(v, closeTo(maxAbs(v.actual), maxAbs(v.expected)))},
+  {
+    name: 'order-ignored',
+    changes: 'compares the elements as a multiset, ignoring their order',
+    applies: all,
+    see: (v) => wholeIf(v, v.actual.length === v.expected.length && (v.actual.length === 0 || sameRun(v.actual, v.expected, v.actual.length, 0))),
+  },
+  {
+    name: 'sum-only',
+    changes: 'compares only the sum of the elements, a checksum',
+    applies: all,
+    see: (v) => wholeIf(v, closeTo(sum(v.actual), sum(v.expected))),
+  },
+  {
+    name: 'max-only',
+    changes: 'compares only the largest absolute element, a norm',
+    applies: all,
+    see: (v) => wholeIf(v, closeTo(maxAbs(v.actual), maxAbs(v.expected))),
+  },
   {name: 'sign-ignored', changes: 'compares absolute values, ignoring the sign', applies: (b) => isSigned(b.type), see: signIgnored},
   {name: 'scale-ignored', changes: 'accepts any multiple of the expected answer', applies: all, see: (v) => wholeIf(v, proportional(v.actual, v.expected))},
-  {name: 'zeros-accepted', changes: 'accepts an answer of all zeros', applies: all, see: (v) => wholeIf(v, every(v.actual, (x) => num(x) === 0))},
-  {name: 'constant-accepted', changes: 'accepts an answer whose elements are all equal', applies: (_b, s) => s.reduce((a, b) => a * b, 1) > 1, see: (v) => wholeIf(v, every(v.actual, (x) => equal(x, at(v.actual, 0))))},
+  {
+    name: 'zeros-accepted',
+    changes: 'accepts an answer of all zeros',
+    applies: all,
+    see: (v) =>
+      wholeIf(
+        v,
+        every(v.actual, (x) => num(x) === 0),
+      ),
+  },
+  {
+    name: 'constant-accepted',
+    changes: 'accepts an answer whose elements are all equal',
+    applies: (_b, s) => s.reduce((a, b) => a * b, 1) > 1,
+    see: (v) =>
+      wholeIf(
+        v,
+        every(v.actual, (x) => equal(x, at(v.actual, 0))),
+      ),
+  },
   {
     name: 'echo-accepted',
     changes: 'accepts an argument given back as the answer',
     applies: all,
-    see: (v) => wholeIf(v, v.args.some((arg) => arg.length > 0 && every(v.actual, (x, i) => num(x) === num(at(arg, i % arg.length)) || (typeof x !== 'bigint' && Math.trunc(num(at(arg, i % arg.length))) === x)))),
+    see: (v) =>
+      wholeIf(
+        v,
+        v.args.some(
+          (arg) =>
+            arg.length > 0 &&
+            every(v.actual, (x, i) => num(x) === num(at(arg, i % arg.length)) || (typeof x !== 'bigint' && Math.trunc(num(at(arg, i % arg.length))) === x)),
+        ),
+      ),
   },
-  {name: 'majority-right', changes: 'passes when at least half of the elements are right', applies: all, see: (v) => wholeIf(v, countRight(v) * 2 >= v.actual.length)},
+  {
+    name: 'majority-right',
+    changes: 'passes when at least half of the elements are right',
+    applies: all,
+    see: (v) => wholeIf(v, countRight(v) * 2 >= v.actual.length),
+  },
   {name: 'any-right', changes: 'passes when any element is right', applies: all, see: (v) => wholeIf(v, countRight(v) > 0)},
   {name: 'off-by-one-accepted', changes: 'accepts each element within 1 of the expected one', applies: all, see: (v) => withinRelative(v, 0, 1)},
-  {name: 'tolerance-1e-3', changes: 'accepts each element within 1e-3 relative of the expected one', applies: admitsOther(1e-3), see: (v) => withinRelative(v, 1e-3)},
-  {name: 'tolerance-1e-6', changes: 'accepts each element within 1e-6 relative of the expected one', applies: admitsOther(1e-6), see: (v) => withinRelative(v, 1e-6)},
+  {
+    name: 'tolerance-1e-3',
+    changes: 'accepts each element within 1e-3 relative of the expected one',
+    applies: admitsOther(1e-3),
+    see: (v) => withinRelative(v, 1e-3),
+  },
+  {
+    name: 'tolerance-1e-6',
+    changes: 'accepts each element within 1e-6 relative of the expected one',
+    applies: admitsOther(1e-6),
+    see: (v) => withinRelative(v, 1e-6),
+  },
   {name: 'f32-accepted', changes: 'compares in f32, so the expected answer rounded to f32 passes', applies: (b) => b.type === 'f64', see: f32Accepted},
   {name: 'infinity-accepted', changes: 'skips elements that are infinite', applies: float, see: infinityAccepted},
   {

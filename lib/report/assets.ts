@@ -28,6 +28,8 @@ export function loadChartLibrary(): ChartLibrary {
     };
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n', 1)[0] : String(error);
-    throw new ReportError(`cannot read the chart library uplot from this install (${reason}): run \`npm install\` in arbor's folder`, 'report-assets', {cause: error});
+    throw new ReportError(`cannot read the chart library uplot from this install (${reason}): run \`npm install\` in arbor's folder`, 'report-assets', {
+      cause: error,
+    });
   }
 }

@@ -91,10 +91,12 @@ export function chartPanel(entry: Pick<EntryReport, 'history' | 'baselines' | 's
   const history = entry.history.filter((point) => point.split === split);
   const runs = history.map((point) => point.id);
   const scale: ChartAxis['scale'] = entry.metric === 'speedup' && history.some((point) => (point.score ?? 0) > 0) ? 'log' : 'linear';
-  const drawable = (value: number | null | undefined): number | null => (value === null || value === undefined || (scale === 'log' && value <= 0) ? null : value);
+  const drawable = (value: number | null | undefined): number | null =>
+    value === null || value === undefined || (scale === 'log' && value <= 0) ? null : value;
   const solutionIndex = (sha: string | null) => entry.solutions.findIndex((s) => s.sha256 === sha);
   const nameOf = (sha: string | null) => entry.solutions[solutionIndex(sha)]?.name ?? (sha ? sha.slice(0, 12) : 'unknown solution');
-  const column = (own: (point: Point) => boolean, pick: (point: Point) => number | null | undefined) => history.map((point) => (own(point) ? drawable(pick(point)) : null));
+  const column = (own: (point: Point) => boolean, pick: (point: Point) => number | null | undefined) =>
+    history.map((point) => (own(point) ? drawable(pick(point)) : null));
   const lastOf = (values: (number | null)[]) => {
     for (let k = values.length - 1; k >= 0; k--) if (values[k] !== null) return {index: k, value: values[k]!};
     return null;
@@ -105,12 +107,24 @@ export function chartPanel(entry: Pick<EntryReport, 'history' | 'baselines' | 's
     series.push(hi, lo);
     bands.push({upper: series.length - 2, lower: series.length - 1, role, solution});
   };
-  const edge = (label: string, role: SeriesRole, solution: number | null, values: (number | null)[]): ChartSeries => ({label, role, solution, values, summary: null, last: null});
+  const edge = (label: string, role: SeriesRole, solution: number | null, values: (number | null)[]): ChartSeries => ({
+    label,
+    role,
+    solution,
+    values,
+    summary: null,
+    last: null,
+  });
 
   for (const spread of entry.baselines.filter((s) => s.split === split)) {
     const constant = (value: number) => runs.map(() => drawable(value));
     const who = nameOf(spread.solutionSha256);
-    band('baseline', null, edge(`baseline spread high (${who})`, 'baseline-hi', null, constant(spread.hi)), edge(`baseline spread low (${who})`, 'baseline-lo', null, constant(spread.lo)));
+    band(
+      'baseline',
+      null,
+      edge(`baseline spread high (${who})`, 'baseline-hi', null, constant(spread.hi)),
+      edge(`baseline spread low (${who})`, 'baseline-lo', null, constant(spread.lo)),
+    );
   }
   const evals = history.filter((point) => point.kind === 'eval');
   const inOrder = (points: Point[]) => [...new Set(points.map((point) => point.solutionSha256))].sort((a, b) => solutionIndex(a) - solutionIndex(b));
@@ -122,8 +136,18 @@ export function chartPanel(entry: Pick<EntryReport, 'history' | 'baselines' | 's
     band(
       'interval',
       index,
-      edge(`${nameOf(sha)} interval high`, 'interval-hi', index, column(isEvalOf(sha), (p) => p.interval?.[1])),
-      edge(`${nameOf(sha)} interval low`, 'interval-lo', index, column(isEvalOf(sha), (p) => p.interval?.[0])),
+      edge(
+        `${nameOf(sha)} interval high`,
+        'interval-hi',
+        index,
+        column(isEvalOf(sha), (p) => p.interval?.[1]),
+      ),
+      edge(
+        `${nameOf(sha)} interval low`,
+        'interval-lo',
+        index,
+        column(isEvalOf(sha), (p) => p.interval?.[0]),
+      ),
     );
   }
   for (const sha of evalSolutions) {
@@ -139,7 +163,9 @@ export function chartPanel(entry: Pick<EntryReport, 'history' | 'baselines' | 's
     const range = `${scores.length} run${scores.length === 1 ? '' : 's'}, ${formatValue(Math.min(...scores))} to ${formatValue(Math.max(...scores))}`;
     series.push({label: `calibrate: ${nameOf(sha)}`, role: 'calibrate', solution: solutionIndex(sha), values, summary: range, last: null});
   }
-  const notDrawn = history.filter((point) => point.score !== null && drawable(point.score) === null).map((point) => ({id: point.id, score: point.score!, solution: nameOf(point.solutionSha256)}));
+  const notDrawn = history
+    .filter((point) => point.score !== null && drawable(point.score) === null)
+    .map((point) => ({id: point.id, score: point.score!, solution: nameOf(point.solutionSha256)}));
   const values = series.flatMap((s) => s.values).filter((v): v is number => v !== null);
   const metric = entry.metric ?? 'score';
   return {split, axisLabel: scale === 'log' ? `${metric} (log scale)` : metric, axis: axisFor(scale, values), runs, series, bands, notDrawn};
@@ -162,7 +188,8 @@ export function formatValue(value: number): string {
  * a factor), and ticks at round numbers. With no values, [0, 1].
  */
 export function axisFor(scale: ChartAxis['scale'], values: readonly number[]): ChartAxis {
-  if (values.length === 0) return {scale, min: scale === 'log' ? 0.5 : 0, max: scale === 'log' ? 2 : 1, ticks: scale === 'log' ? logTicks(0.5, 2) : linearTicks(0, 1)};
+  if (values.length === 0)
+    return {scale, min: scale === 'log' ? 0.5 : 0, max: scale === 'log' ? 2 : 1, ticks: scale === 'log' ? logTicks(0.5, 2) : linearTicks(0, 1)};
   let lo = Math.min(...values);
   let hi = Math.max(...values);
   if (scale === 'log') {

@@ -50,7 +50,13 @@ export interface PageData {
 /** The data the page script reads: each entry's charts, by its index in the page. */
 export function pageData(model: ReportModel): PageData {
   return {
-    entries: model.entries.map((entry, index) => ({index, name: entry.name, metric: entry.metric, colours: entry.solutions.map((_, k) => solutionColour(k)), chart: chartData(entry)})),
+    entries: model.entries.map((entry, index) => ({
+      index,
+      name: entry.name,
+      metric: entry.metric,
+      colours: entry.solutions.map((_, k) => solutionColour(k)),
+      chart: chartData(entry),
+    })),
   };
 }
 
@@ -76,7 +82,10 @@ ${renderNotices(model)}
 </header>
 <main>
 ${renderSummary(model)}
-${model.entries.map((entry, index) => (entry.runs > 0 ? renderEntry(entry, index) : '')).filter(Boolean).join('\n')}
+${model.entries
+  .map((entry, index) => (entry.runs > 0 ? renderEntry(entry, index) : ''))
+  .filter(Boolean)
+  .join('\n')}
 ${renderEntriesWithoutRuns(model.entries)}
 </main>
 <script type="application/json" id="report-data">${jsonForScript(pageData(model))}</script>
@@ -101,7 +110,8 @@ function renderNotices(model: ReportModel): string {
     );
   }
   if (model.ledger.otherRuns > 0) {
-    const runs = model.ledger.otherRuns === 1 ? '1 run in this ledger belongs to a benchmark' : `${model.ledger.otherRuns} runs in this ledger belong to benchmarks`;
+    const runs =
+      model.ledger.otherRuns === 1 ? '1 run in this ledger belongs to a benchmark' : `${model.ledger.otherRuns} runs in this ledger belong to benchmarks`;
     notices.push(`<p class="notice">${runs} not in this zoo; they are not shown.</p>`);
   }
   if (model.entries.length === 0) notices.push('<p class="notice">This zoo has no entries.</p>');
@@ -109,7 +119,9 @@ function renderNotices(model: ReportModel): string {
 }
 
 function renderSummary(model: ReportModel): string {
-  const head = ['entry', 'verify', 'metric', 'dev latest', 'dev best', 'test latest', 'test best', 'test exposure'].map((h) => `<th scope="col">${h}</th>`).join('');
+  const head = ['entry', 'verify', 'metric', 'dev latest', 'dev best', 'test latest', 'test best', 'test exposure']
+    .map((h) => `<th scope="col">${h}</th>`)
+    .join('');
   const rows = model.entries.map((entry, index) => {
     const split = (name: string) => entry.splits.find((s) => s.split === name);
     const cells = [
@@ -228,7 +240,9 @@ function renderSolutions(entry: EntryReport): string {
   const rows = entry.solutions.map((solution, k) => {
     const scores = (split: string) => solution.splits.find((s) => s.split === split);
     const calibrated = solution.calibrations ? ` <span class="aka">(${plural(solution.calibrations, 'calibrate run')})</span>` : '';
-    const commit = solution.git ? `<code>${escapeHtml(solution.git.commit.slice(0, 12))}</code>${solution.git.dirty ? ' <span class="aka">dirty</span>' : ''}` : '<span class="none">-</span>';
+    const commit = solution.git
+      ? `<code>${escapeHtml(solution.git.commit.slice(0, 12))}</code>${solution.git.dirty ? ' <span class="aka">dirty</span>' : ''}`
+      : '<span class="none">-</span>';
     const cells = [
       `<th scope="row"><span class="swatch" style="background:${solutionColour(k)}"></span>${escapeHtml(solution.name)}${calibrated}</th>`,
       `<td><code class="sha">${shaText(solution.sha256)}</code></td>`,

@@ -231,7 +231,14 @@ export function baselineSpreads(runs: readonly LedgerRun[]): BaselineSpread[] {
     const onSplit = calibrations.filter((run) => run.split === split);
     const sha = onSplit[0]!.solutionSha256;
     const scores = onSplit.filter((run) => run.solutionSha256 === sha).map((run) => run.score!);
-    spreads.push({split, solutionSha256: sha, runs: scores.length, lo: Math.min(...scores), hi: Math.max(...scores), mean: scores.reduce((a, b) => a + b, 0) / scores.length});
+    spreads.push({
+      split,
+      solutionSha256: sha,
+      runs: scores.length,
+      lo: Math.min(...scores),
+      hi: Math.max(...scores),
+      mean: scores.reduce((a, b) => a + b, 0) / scores.length,
+    });
   }
   return spreads;
 }
@@ -259,7 +266,16 @@ export function solutionCatalogue(runs: readonly LedgerRun[], minimize = false):
     const commit = own.length > 0 && commits.size === 1 && !commits.has(null) ? own[0]!.git!.commit : null;
     const git = commit === null ? null : {commit, dirty: own.some((run) => run.git?.dirty)};
     const name = label ?? (git ? `commit ${git.commit.slice(0, 12)}${git.dirty ? ' (dirty)' : ''}` : sha === null ? 'unknown solution' : sha.slice(0, 12));
-    return {sha256: sha, name, label, git, firstRun: named[0]!.id, runs: own.length, calibrations: own.filter((run) => run.kind === 'calibrate').length, splits: splitScores(own, minimize)};
+    return {
+      sha256: sha,
+      name,
+      label,
+      git,
+      firstRun: named[0]!.id,
+      runs: own.length,
+      calibrations: own.filter((run) => run.kind === 'calibrate').length,
+      splits: splitScores(own, minimize),
+    };
   });
   const counts = new Map<string, number>();
   for (const info of infos) counts.set(info.name, (counts.get(info.name) ?? 0) + 1);

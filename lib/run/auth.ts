@@ -35,7 +35,8 @@ export function resolveQueueKey(file: string | undefined, env: NodeJS.ProcessEnv
   const fromEnv = env[queueKeyVariable] ?? '';
   const fileFromEnv = env[queueKeyFileVariable] ?? '';
   if (file !== undefined) return readKeyFile(file, `--queue-key-file ${file}`, cwd);
-  if (fromEnv !== '' && fileFromEnv !== '') throw new UsageError(`both ${queueKeyVariable} and ${queueKeyFileVariable} are set: set one of them`, 'no-queue-key');
+  if (fromEnv !== '' && fileFromEnv !== '')
+    throw new UsageError(`both ${queueKeyVariable} and ${queueKeyFileVariable} are set: set one of them`, 'no-queue-key');
   if (fileFromEnv !== '') return readKeyFile(fileFromEnv, `${queueKeyFileVariable}=${fileFromEnv}`, cwd);
   if (fromEnv !== '') return checkKey(fromEnv, queueKeyVariable);
   throw new UsageError(
@@ -55,14 +56,21 @@ function readKeyFile(file: string, where: string, cwd: string): Buffer {
     throw new UsageError(`${where}: cannot read the key file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, 'no-queue-key');
   }
   // Others reading it could forge reports; others writing it could swap the key.
-  if (mode & 0o026) throw new UsageError(`${where}: the key file can be ${mode & 0o004 ? 'read' : 'written'} by other users (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 ${file}`, 'no-queue-key');
+  if (mode & 0o026)
+    throw new UsageError(
+      `${where}: the key file can be ${mode & 0o004 ? 'read' : 'written'} by other users (mode ${(mode & 0o777).toString(8).padStart(4, '0')}): chmod 600 ${file}`,
+      'no-queue-key',
+    );
   return checkKey(text, where);
 }
 
 function checkKey(text: string, where: string): Buffer {
   const key = text.trim();
   if (key.length < queueKeyMinLength) {
-    throw new UsageError(`${where}: the queue key is ${key.length} character(s), too short to be a secret: use at least ${queueKeyMinLength} (${howToMake})`, 'no-queue-key');
+    throw new UsageError(
+      `${where}: the queue key is ${key.length} character(s), too short to be a secret: use at least ${queueKeyMinLength} (${howToMake})`,
+      'no-queue-key',
+    );
   }
   return Buffer.from(key, 'utf8');
 }
@@ -111,7 +119,13 @@ export function sign<T extends object>(key: Buffer, purpose: MacPurpose, scope: 
  * are fields the MAC covers that do not travel with it (the job's own MAC, in
  * an answer).
  */
-export function verifySigned(key: Buffer, purpose: MacPurpose, scope: MacScope, data: unknown, bound: Record<string, unknown> = {}): {ok: true; payload: Record<string, unknown>} | {ok: false; reason: string} {
+export function verifySigned(
+  key: Buffer,
+  purpose: MacPurpose,
+  scope: MacScope,
+  data: unknown,
+  bound: Record<string, unknown> = {},
+): {ok: true; payload: Record<string, unknown>} | {ok: false; reason: string} {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return {ok: false, reason: 'it is not a signed message'};
   const {mac, ...payload} = data as Record<string, unknown>;
   if (mac === undefined) return {ok: false, reason: 'it carries no MAC'};

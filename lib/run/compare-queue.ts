@@ -122,7 +122,15 @@ export class CompareQueue {
         events.on('failed', ({jobId}) => jobId === id && look());
         poll = setInterval(look, this.options.pollMs ?? 2000);
         look();
-        deadline = setTimeout(() => reject(new Error(`no worker answered the compare job within ${Math.round(waitMs / 1000)} s (is an \`arbor benchmark worker\` taking jobs from queue ${this.name}?)`)), waitMs);
+        deadline = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `no worker answered the compare job within ${Math.round(waitMs / 1000)} s (is an \`arbor benchmark worker\` taking jobs from queue ${this.name}?)`,
+              ),
+            ),
+          waitMs,
+        );
         onClose = () => reject(new Error('the server closed before a worker answered'));
         if (this.#closing.signal.aborted) onClose();
         else this.#closing.signal.addEventListener('abort', onClose, {once: true});
@@ -142,13 +150,22 @@ export class CompareQueue {
 /** The worker's answer once its MAC verified: the compare report, else why there is none. */
 function readCompareAnswer(key: Buffer, scope: MacScope, jobMac: string, returned: unknown): {report: CompareReport; worker: string} {
   const verified = verifySigned(key, 'answer', scope, returned, {job: jobMac});
-  if (!verified.ok) throw new Error(`the answer to the compare job is not authenticated (${verified.reason}): not recorded; a worker with another queue key, or a process without the key writing to this queue`);
+  if (!verified.ok)
+    throw new Error(
+      `the answer to the compare job is not authenticated (${verified.reason}): not recorded; a worker with another queue key, or a process without the key writing to this queue`,
+    );
   const answer = verified.payload as {compare?: CompareReport; refused?: unknown; error?: unknown; worker?: unknown};
   const worker = typeof answer.worker === 'string' ? answer.worker : '?';
   if (typeof answer.refused === 'string') throw new Error(`worker ${worker}: ${answer.refused}`);
   if (typeof answer.error === 'string') throw new Error(`worker ${worker}: ${answer.error}`);
   const report = answer.compare;
-  if (typeof report !== 'object' || report === null || typeof report.reports?.candidate?.score !== 'number' || typeof report.reports?.baseline?.score !== 'number' || !Array.isArray(report.cases)) {
+  if (
+    typeof report !== 'object' ||
+    report === null ||
+    typeof report.reports?.candidate?.score !== 'number' ||
+    typeof report.reports?.baseline?.score !== 'number' ||
+    !Array.isArray(report.cases)
+  ) {
     throw new Error(`worker ${worker} returned no compare report (a different arbor version?)`);
   }
   return {report, worker};
@@ -159,8 +176,14 @@ function checkReport(report: CompareReport, call: CompareCall, baseline: string)
   const candidate = report.reports.candidate;
   if (report.name !== call.plan.name || candidate.name !== call.plan.name) throw new Error(`the worker compared ${String(report.name)}, not ${call.plan.name}`);
   if (report.split !== call.split || candidate.split !== call.split) throw new Error(`the worker compared on split ${String(report.split)}, not ${call.split}`);
-  if (candidate.solutionSha256 !== call.digest) throw new Error(`the worker's candidate is not the solution submitted (solution digest ${String(candidate.solutionSha256).slice(0, 12)}, submitted ${call.digest.slice(0, 12)})`);
-  if (report.reports.baseline!.solutionSha256 !== baseline) throw new Error(`the worker's baseline is not the entry's own solution (solution digest ${String(report.reports.baseline!.solutionSha256).slice(0, 12)}, expected ${baseline.slice(0, 12)})`);
+  if (candidate.solutionSha256 !== call.digest)
+    throw new Error(
+      `the worker's candidate is not the solution submitted (solution digest ${String(candidate.solutionSha256).slice(0, 12)}, submitted ${call.digest.slice(0, 12)})`,
+    );
+  if (report.reports.baseline!.solutionSha256 !== baseline)
+    throw new Error(
+      `the worker's baseline is not the entry's own solution (solution digest ${String(report.reports.baseline!.solutionSha256).slice(0, 12)}, expected ${baseline.slice(0, 12)})`,
+    );
   const plan = call.plan;
   if (call.split === 'test' && plan.splitKind !== 'path' && !drawsFreshCases(plan) && candidate.seeds?.source !== 'derived') {
     throw new Error(`the worker ran ${call.entry}'s test split on ${String(candidate.seeds?.source)} seeds, not seeds derived from its ARBOR_TEST_SALT`);

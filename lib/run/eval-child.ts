@@ -80,9 +80,15 @@ interface Salted {
 async function saltedAs(request: EvalChildRequest): Promise<Salted | undefined> {
   const seeds = request.testSeeds;
   if (!seeds) return undefined;
-  const [{loadPlan}, {warmupSeed}, {withoutValues, explainFailure}] = await Promise.all([import('../benchmark/plan.js'), import('../eval/seeds.js'), import('../eval/failure.js')]);
+  const [{loadPlan}, {warmupSeed}, {withoutValues, explainFailure}] = await Promise.all([
+    import('../benchmark/plan.js'),
+    import('../eval/seeds.js'),
+    import('../eval/failure.js'),
+  ]);
   const plan = await loadPlan(request.benchmark).catch(() => undefined);
-  const hidden = [...seeds, ...(plan ? [warmupSeed({...plan, test: {...plan.test, seeds: [...seeds]}}, [...seeds])] : [])].map(String).sort((a, b) => b.length - a.length);
+  const hidden = [...seeds, ...(plan ? [warmupSeed({...plan, test: {...plan.test, seeds: [...seeds]}}, [...seeds])] : [])]
+    .map(String)
+    .sort((a, b) => b.length - a.length);
   const text = (value: string) => hidden.reduce((each, seed) => each.split(seed).join('<derived seed>'), value);
   const progress = (value: string) => text(value.replace(/^(eval \S+ test(?: \([^)]*\))?: \d+ point\(s\) x \d+ )seed\(s\)/, '$1salted seed(s)'));
   const answer = async <T>(value: T): Promise<T> => {
@@ -92,7 +98,8 @@ async function saltedAs(request: EvalChildRequest): Promise<Salted | undefined> 
       if (Array.isArray(node)) return node.forEach(walk);
       if (typeof node !== 'object' || node === null) return;
       const record = node as Record<string, unknown>;
-      if (typeof record.seeds === 'object' && record.seeds !== null && (record.seeds as {source?: unknown}).source === 'published') record.seeds = {...record.seeds, source: 'derived'};
+      if (typeof record.seeds === 'object' && record.seeds !== null && (record.seeds as {source?: unknown}).source === 'published')
+        record.seeds = {...record.seeds, source: 'derived'};
       if (typeof record.metrics === 'object' && record.metrics !== null && !Array.isArray(record.metrics)) {
         const before = record.metrics as Record<string, unknown>;
         const after = withoutValues(before);
@@ -128,7 +135,8 @@ async function evaluate(request: EvalChildRequest, salted: Salted | undefined): 
     // (PlanOverride names only the cost of a run; the pipeline applies whatever it is given, which is checked here.)
     const plan = await loadPlan(request.benchmark);
     planOverride = {test: {...plan.test, seeds: request.testSeeds}} as never;
-    if (overridePlan(plan, planOverride).test.seeds !== request.testSeeds) throw new HarnessError('this arbor cannot hand the salted test seeds to the eval (plan override refused); the test split cannot be scored here');
+    if (overridePlan(plan, planOverride).test.seeds !== request.testSeeds)
+      throw new HarnessError('this arbor cannot hand the salted test seeds to the eval (plan override refused); the test split cannot be scored here');
   }
   // A path split derives no seed: a stand-in for the salt only brings back the pipeline's note that the salt does not apply to fixed files.
   let env: NodeJS.ProcessEnv | undefined;
@@ -138,10 +146,25 @@ async function evaluate(request: EvalChildRequest, salted: Salted | undefined): 
   }
   const onProgress = (kind: 'line' | 'status', text: string) => void send({type: 'progress', kind, text: salted ? salted.progress(text) : text});
   const finish = async <T>(value: T) => (salted ? salted.answer(value) : value);
-  const common = {benchmark: request.benchmark, split: request.split, unsandboxed: request.unsandboxed, keep: request.keep, data: request.data, planOverride, onProgress, ...(env ? {env} : {})};
+  const common = {
+    benchmark: request.benchmark,
+    split: request.split,
+    unsandboxed: request.unsandboxed,
+    keep: request.keep,
+    data: request.data,
+    planOverride,
+    onProgress,
+    ...(env ? {env} : {}),
+  };
   if (request.kind === 'compare') {
     const {runCompare} = await import('../compare/index.js');
-    const report = await runCompare({...common, baseline: request.baseline, candidate: request.candidate!, baselineRun: request.baselineRun, ledger: request.ledger});
+    const report = await runCompare({
+      ...common,
+      baseline: request.baseline,
+      candidate: request.candidate!,
+      baselineRun: request.baselineRun,
+      ledger: request.ledger,
+    });
     return {type: 'compare', report: await finish(report)};
   }
   if (request.kind === 'calibrate') {
@@ -175,7 +198,11 @@ if (process.send) {
         await send(await evaluate(request, salted));
       } catch (error) {
         const message = describeFailure(error);
-        await send({type: 'error', message: salted ? salted.text(message) : message, ...(error instanceof ArborError ? {code: error.code, exitCode: error.exitCode} : {})});
+        await send({
+          type: 'error',
+          message: salted ? salted.text(message) : message,
+          ...(error instanceof ArborError ? {code: error.code, exitCode: error.exitCode} : {}),
+        });
       }
       process.removeAllListeners('disconnect');
       process.disconnect();

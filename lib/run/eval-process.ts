@@ -36,7 +36,10 @@ export async function derivedTestSeeds(plan: Plan, split: Split, env: NodeJS.Pro
     // loadBundle reads and checks the marker (fherma.toml) alone: no authored module is imported, nothing of the bundle runs in this process.
     const {loadBundle} = await import('../bundle/index.js');
     // A marker that cannot be read fails the eval itself, with its own message.
-    spec = await loadBundle(plan.bundle, {checkFingerprint: false}).then((bundle) => (bundle as {spec?: unknown}).spec, () => undefined);
+    spec = await loadBundle(plan.bundle, {checkFingerprint: false}).then(
+      (bundle) => (bundle as {spec?: unknown}).spec,
+      () => undefined,
+    );
   }
   const name = plan.named || typeof spec !== 'string' ? plan.name : spec;
   const {seeds, derived} = splitSeeds(plan, split, env, name);
@@ -58,7 +61,6 @@ export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, each]) => [key, redactDeep(each, redact)])) as T;
   return value;
 }
-
 
 let scrubbed = false;
 
@@ -205,7 +207,12 @@ export async function evalInChild(
  * the child), and the redactor that blanks them out of what the child says.
  * A plan that cannot be read is the child's own error, said by it.
  */
-export async function localSecrets(benchmark: string, split: string, env: NodeJS.ProcessEnv, cwd: string): Promise<{testSeeds?: number[]; redact: (text: string) => string}> {
+export async function localSecrets(
+  benchmark: string,
+  split: string,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{testSeeds?: number[]; redact: (text: string) => string}> {
   const {loadPlan} = await import('../benchmark/plan.js');
   const plan = await loadPlan(path.resolve(cwd, benchmark)).catch(() => undefined);
   if (!plan) return {redact: (text) => text};

@@ -9,7 +9,19 @@ export type {RunEvent, RunEventSink} from './events.js';
 export {checkQueueMac, queueKeyFileVariable, queueKeyMinLength, queueKeyVariable, queueMac, resolveQueueKey} from './auth.js';
 export type {MacPurpose, MacScope} from './auth.js';
 export {derivedTestSeeds, evalEnvironment, secretVariables} from './eval-process.js';
-export {checkJob, describeJob, editableDigest, encodeCompareJob, encodeJob, findWorkerEntry, JobRefusedError, jobFormat, jobVersion, materializeJob, readableJobVersions} from './job.js';
+export {
+  checkJob,
+  describeJob,
+  editableDigest,
+  encodeCompareJob,
+  encodeJob,
+  findWorkerEntry,
+  JobRefusedError,
+  jobFormat,
+  jobVersion,
+  materializeJob,
+  readableJobVersions,
+} from './job.js';
 export type {CompareItem, EvalJob, JobFile, MaterializedJob} from './job.js';
 export {CompareQueue} from './compare-queue.js';
 export type {CompareCall, CompareQueueOptions, QueuedCompare} from './compare-queue.js';

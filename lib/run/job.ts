@@ -79,7 +79,15 @@ const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).
  */
 export async function encodeJob(item: RunItem): Promise<EvalJob> {
   const {plan, lock} = await lockedEntry(item.target.dir, item.target.shown);
-  const job: EvalJob = {format: jobFormat, version: jobVersion, kind: 'eval', entry: item.target.entry, split: item.split, lock, files: await editableJobFiles(plan, plan.dir)};
+  const job: EvalJob = {
+    format: jobFormat,
+    version: jobVersion,
+    kind: 'eval',
+    entry: item.target.entry,
+    split: item.split,
+    lock,
+    files: await editableJobFiles(plan, plan.dir),
+  };
   if (item.solution) job.solution = await solutionFile(item.solution);
   return job;
 }
@@ -124,7 +132,10 @@ async function lockedEntry(dir: string, shown: string): Promise<{plan: Plan; loc
   const plan = await loadPlan(dir);
   const lock = await readLock(dir);
   if (!lock) {
-    throw new RefusedError(`${shown} has no arbor.lock: a queue worker evaluates only entries whose protected files match its own lock; write one with 'arbor benchmark lock ${shown}'`, 'no-lock');
+    throw new RefusedError(
+      `${shown} has no arbor.lock: a queue worker evaluates only entries whose protected files match its own lock; write one with 'arbor benchmark lock ${shown}'`,
+      'no-lock',
+    );
   }
   const difference = lockDifference(lock, await computeLock(dir, plan));
   if (difference) throw new StaleLockError(shown, difference);
@@ -174,18 +185,23 @@ export async function editableDigest(dir: string, editable: readonly string[]): 
  */
 export async function findWorkerEntry(zoo: string, job: EvalJob): Promise<{dir: string; plan: Plan}> {
   const dir = path.join(zoo, job.entry);
-  if (!(await stat(path.join(dir, 'plan.toml')).catch(() => undefined))?.isFile()) throw new JobRefusedError(`this worker's zoo (${zoo}) has no entry ${job.entry}`);
+  if (!(await stat(path.join(dir, 'plan.toml')).catch(() => undefined))?.isFile())
+    throw new JobRefusedError(`this worker's zoo (${zoo}) has no entry ${job.entry}`);
   const plan = await loadPlan(dir);
   const lock = await readLock(dir);
   if (!lock) throw new JobRefusedError(`this worker's ${job.entry} has no arbor.lock: a worker evaluates only locked entries of its zoo`);
   const own = lockDifference(lock, await computeLock(dir, plan));
   if (own) throw new JobRefusedError(`this worker's ${job.entry} differs from its own arbor.lock (${own}): restore it on the worker`);
   const theirs = lockDifference(lock, job.lock);
-  if (theirs) throw new JobRefusedError(`the submitter's ${job.entry} is not this worker's (against the worker's arbor.lock, ${theirs}): check out the same zoo on both`);
+  if (theirs)
+    throw new JobRefusedError(`the submitter's ${job.entry} is not this worker's (against the worker's arbor.lock, ${theirs}): check out the same zoo on both`);
   if (job.kind === 'compare') {
     // The baseline is the worker's own solution, which no lock covers: it must be the one the submitter compares against.
     const own = await editableDigest(dir, plan.editable);
-    if (own !== job.baseline!.sha256) throw new JobRefusedError(`this worker's own solution of ${job.entry} is not the submitter's (solution digest ${own.slice(0, 12)}, the job's ${job.baseline!.sha256.slice(0, 12)}): check out the same zoo on both`);
+    if (own !== job.baseline!.sha256)
+      throw new JobRefusedError(
+        `this worker's own solution of ${job.entry} is not the submitter's (solution digest ${own.slice(0, 12)}, the job's ${job.baseline!.sha256.slice(0, 12)}): check out the same zoo on both`,
+      );
   }
   return {dir, plan};
 }
@@ -210,7 +226,9 @@ export async function materializeJob(job: EvalJob, plan: Plan, root: string): Pr
   const editable = plan.editable.map((rel) => rel.split(path.sep).join('/'));
   for (const file of job.files) {
     if (!editable.some((rel) => file.path === rel || file.path.startsWith(`${rel}/`))) {
-      throw new JobRefusedError(`${job.entry}/${file.path} is not an editable file of ${job.entry} (editable: ${editable.join(', ')}): a worker runs only its own protected files`);
+      throw new JobRefusedError(
+        `${job.entry}/${file.path} is not an editable file of ${job.entry} (editable: ${editable.join(', ')}): a worker runs only its own protected files`,
+      );
     }
   }
   const written: {file: string; sha256: string; shown: string}[] = [];
@@ -252,25 +270,42 @@ const fileKeys = new Set(['path', 'sha256', 'content', 'executable']);
 /** Check a job's structure and paths (after its MAC verified); returns it typed, or throws JobRefusedError. */
 export function checkJob(data: unknown): EvalJob {
   const job = data as Partial<EvalJob> | null;
-  if (typeof job !== 'object' || job === null || job.format !== jobFormat) throw new JobRefusedError(`not an arbor eval job (format ${JSON.stringify((job as {format?: unknown})?.format ?? null)})`);
+  if (typeof job !== 'object' || job === null || job.format !== jobFormat)
+    throw new JobRefusedError(`not an arbor eval job (format ${JSON.stringify((job as {format?: unknown})?.format ?? null)})`);
   if (typeof job.version !== 'number' || !readableJobVersions.includes(job.version)) {
-    throw new JobRefusedError(`job format version ${JSON.stringify(job.version)}, this arbor reads versions ${readableJobVersions.join(' and ')}: run the same arbor version on submitter and workers`);
+    throw new JobRefusedError(
+      `job format version ${JSON.stringify(job.version)}, this arbor reads versions ${readableJobVersions.join(' and ')}: run the same arbor version on submitter and workers`,
+    );
   }
   const unknown = Object.keys(job).find((key) => !jobKeys[job.version!]!.has(key));
-  if (unknown !== undefined) throw new JobRefusedError(`the job carries "${unknown}", which a worker never reads: a job names its entry and carries only the solution`);
+  if (unknown !== undefined)
+    throw new JobRefusedError(`the job carries "${unknown}", which a worker never reads: a job names its entry and carries only the solution`);
   // Version 2 knew only evals.
   if (job.version === 2) job.kind = 'eval';
-  if (job.kind !== 'eval' && job.kind !== 'compare') throw new JobRefusedError(`unknown job kind ${JSON.stringify(job.kind ?? null)}, expected eval or compare`);
+  if (job.kind !== 'eval' && job.kind !== 'compare')
+    throw new JobRefusedError(`unknown job kind ${JSON.stringify(job.kind ?? null)}, expected eval or compare`);
   if (job.kind === 'compare') {
-    if (typeof job.baseline !== 'object' || job.baseline === null || Object.keys(job.baseline).join() !== 'sha256' || !/^[0-9a-f]{64}$/.test(String(job.baseline.sha256))) {
+    if (
+      typeof job.baseline !== 'object' ||
+      job.baseline === null ||
+      Object.keys(job.baseline).join() !== 'sha256' ||
+      !/^[0-9a-f]{64}$/.test(String(job.baseline.sha256))
+    ) {
       throw new JobRefusedError("a compare job carries the digest of the entry's own solution (baseline.sha256) and nothing else of it");
     }
   } else if (job.baseline !== undefined) throw new JobRefusedError('an eval job carries no baseline');
   if (typeof job.entry !== 'string' || !isPlainName(job.entry)) throw new JobRefusedError(`entry ${JSON.stringify(job.entry)} is not a folder name`);
   if (job.split !== 'dev' && job.split !== 'test') throw new JobRefusedError(`unknown split ${JSON.stringify(job.split)}, expected dev or test`);
   const lock = job.lock as Partial<Lock> | undefined;
-  if (typeof lock !== 'object' || lock === null || lock.version !== 1 || typeof lock.files !== 'object' || lock.files === null || Object.values(lock.files).some((digest) => typeof digest !== 'string')) {
-    throw new JobRefusedError("the job carries no arbor.lock of its entry");
+  if (
+    typeof lock !== 'object' ||
+    lock === null ||
+    lock.version !== 1 ||
+    typeof lock.files !== 'object' ||
+    lock.files === null ||
+    Object.values(lock.files).some((digest) => typeof digest !== 'string')
+  ) {
+    throw new JobRefusedError('the job carries no arbor.lock of its entry');
   }
   if (!Array.isArray(job.files)) throw new JobRefusedError('the job carries no list of files');
   const seen = new Set<string>();
@@ -295,7 +330,14 @@ export function checkJob(data: unknown): EvalJob {
   }
   if (job.solution !== undefined) {
     const s = job.solution as Partial<NonNullable<EvalJob['solution']>> | null;
-    if (typeof s !== 'object' || s === null || typeof s.name !== 'string' || !isPlainName(s.name) || typeof s.content !== 'string' || typeof s.sha256 !== 'string') {
+    if (
+      typeof s !== 'object' ||
+      s === null ||
+      typeof s.name !== 'string' ||
+      !isPlainName(s.name) ||
+      typeof s.content !== 'string' ||
+      typeof s.sha256 !== 'string'
+    ) {
       throw new JobRefusedError("the job's solution needs a plain file name, content and SHA-256");
     }
   }

@@ -114,7 +114,10 @@ export function runDisplay(stream: DisplayStream, options: DisplayOptions): RunD
           done++;
           for (const warning of event.warnings) line(`${label}: ${warning}`);
           const {result} = event;
-          const outcome = result.status === 'error' ? `error: ${result.failure}` : `${formatScoreCell(result)} ${result.status}${result.failure ? `: ${result.failure}` : ''}`;
+          const outcome =
+            result.status === 'error'
+              ? `error: ${result.failure}`
+              : `${formatScoreCell(result)} ${result.status}${result.failure ? `: ${result.failure}` : ''}`;
           line(`[${done}/${total}] ${label}: ${outcome} · ${clock()}`);
           break;
         }

@@ -104,5 +104,9 @@ export async function checkRedis(address: QueueAddress, where = '--queue'): Prom
 export function queueRefused(address: QueueAddress, error: unknown): unknown {
   if (!(error instanceof Error) || error.name !== 'ReplyError') return error;
   const message = error.message.split('\n', 1)[0];
-  return new UsageError(`Redis at ${address.shown} refuses what the queue needs: ${message}; give this user the queue's keys and commands (lib/run/README.md, "Redis ACLs")`, 'redis-refused', {cause: error});
+  return new UsageError(
+    `Redis at ${address.shown} refuses what the queue needs: ${message}; give this user the queue's keys and commands (lib/run/README.md, "Redis ACLs")`,
+    'redis-refused',
+    {cause: error},
+  );
 }

@@ -100,7 +100,10 @@ export function describeFailure(error: unknown): string {
  * Returns the run's id (null when the ledger could not be written) and the
  * warnings to show.
  */
-export async function recordReport(report: EvalReport, options: {env?: NodeJS.ProcessEnv; cwd?: string} = {}): Promise<{runId: number | null; warnings: string[]}> {
+export async function recordReport(
+  report: EvalReport,
+  options: {env?: NodeJS.ProcessEnv; cwd?: string} = {},
+): Promise<{runId: number | null; warnings: string[]}> {
   const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js')]);
   let plan;
   try {

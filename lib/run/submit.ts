@@ -218,12 +218,32 @@ class JobTracker {
       else if ('report' in answer) {
         const report = answer.report;
         report.benchmark = item.target.dir;
-        report.solution = item.solution ?? (await loadPlan(item.target.dir).then((plan) => plan.solution, () => path.join(item.target.dir, 'solution.py')));
+        report.solution =
+          item.solution ??
+          (await loadPlan(item.target.dir).then(
+            (plan) => plan.solution,
+            () => path.join(item.target.dir, 'solution.py'),
+          ));
         const recordedRun = await recordReport(report, {env: options.env, cwd});
         finish(item, resultFromReport(item, report, {runId: recordedRun.runId ?? undefined, jobId: id, worker: answer.worker}), recordedRun.warnings);
-      } else finish(item, errorResult(item, answer.failure, job!.finishedOn && job!.processedOn ? (job!.finishedOn - job!.processedOn) / 1000 : null, {jobId: id, worker: answer.worker}));
+      } else
+        finish(
+          item,
+          errorResult(item, answer.failure, job!.finishedOn && job!.processedOn ? (job!.finishedOn - job!.processedOn) / 1000 : null, {
+            jobId: id,
+            worker: answer.worker,
+          }),
+        );
     } else if (state === 'failed') {
-      finish(item, errorResult(item, job!.failedReason || 'the job failed without a reason', job!.finishedOn && job!.processedOn ? (job!.finishedOn - job!.processedOn) / 1000 : null, extra));
+      finish(
+        item,
+        errorResult(
+          item,
+          job!.failedReason || 'the job failed without a reason',
+          job!.finishedOn && job!.processedOn ? (job!.finishedOn - job!.processedOn) / 1000 : null,
+          extra,
+        ),
+      );
     } else {
       finish(item, errorResult(item, 'the job disappeared from the queue before it finished (removed from Redis?)', null, extra));
     }
@@ -259,7 +279,9 @@ async function waitForJobs(queue: BullQueue, events: BullQueueEvents, jobs: Sign
     // Take the jobs nobody runs yet off the queue; running ones finish on their workers, unrecorded here.
     let removed = 0;
     for (const id of pending.keys()) if ((await queue.remove(id).catch(() => 0)) === 1) removed++;
-    throw new RunInterruptedError(`interrupted: took ${removed} waiting job(s) off the queue; ${pending.size - removed} running job(s) finish on their workers without being recorded here`);
+    throw new RunInterruptedError(
+      `interrupted: took ${removed} waiting job(s) off the queue; ${pending.size - removed} running job(s) finish on their workers without being recorded here`,
+    );
   } finally {
     clearInterval(poll);
     if (onAbort) options.signal?.removeEventListener('abort', onAbort);
@@ -274,10 +296,18 @@ async function waitForJobs(queue: BullQueue, events: BullQueueEvents, jobs: Sign
  * be an eval report of the job's split), or the worker's refusal or error;
  * else the problem, which makes the item an error.
  */
-function readAnswer(key: Buffer, scope: MacScope, jobMac: string, returned: unknown, item: RunItem): {report: EvalReport; worker: string} | {failure: string; worker: string} | {problem: string} {
+function readAnswer(
+  key: Buffer,
+  scope: MacScope,
+  jobMac: string,
+  returned: unknown,
+  item: RunItem,
+): {report: EvalReport; worker: string} | {failure: string; worker: string} | {problem: string} {
   const verified = verifySigned(key, 'answer', scope, returned, {job: jobMac});
   if (!verified.ok) {
-    return {problem: `the answer to this job is not authenticated (${verified.reason}): not recorded; a worker with another queue key, or a process without the key writing to this queue`};
+    return {
+      problem: `the answer to this job is not authenticated (${verified.reason}): not recorded; a worker with another queue key, or a process without the key writing to this queue`,
+    };
   }
   const answer = verified.payload as {report?: EvalReport; refused?: unknown; error?: unknown; worker?: unknown};
   const worker = typeof answer.worker === 'string' ? answer.worker : '?';

@@ -69,7 +69,11 @@ export function resolveTargets(paths: readonly string[], cwd: string): ResolvedT
     }
     const before = targets.length;
     const names = readdirSync(dir, {withFileTypes: true})
-      .filter((dirent) => !isSkippedName(dirent.name) && (dirent.isDirectory() || (dirent.isSymbolicLink() && statSync(path.join(dir, dirent.name), {throwIfNoEntry: false})?.isDirectory())))
+      .filter(
+        (dirent) =>
+          !isSkippedName(dirent.name) &&
+          (dirent.isDirectory() || (dirent.isSymbolicLink() && statSync(path.join(dir, dirent.name), {throwIfNoEntry: false})?.isDirectory())),
+      )
       .map((dirent) => dirent.name)
       .sort();
     for (const name of names) {
@@ -77,7 +81,8 @@ export function resolveTargets(paths: readonly string[], cwd: string): ResolvedT
       if (hasPlan(entry)) add(entry, path.join(shown, name));
       else withoutPlan.push(path.join(shown, name));
     }
-    if (targets.length === before) throw new UsageError(`${shown} holds no plan.toml and no subfolder with one: pass a zoo or benchmark folders holding plan.toml`, 'no-plan');
+    if (targets.length === before)
+      throw new UsageError(`${shown} holds no plan.toml and no subfolder with one: pass a zoo or benchmark folders holding plan.toml`, 'no-plan');
   }
   return {targets, withoutPlan};
 }
@@ -106,7 +111,8 @@ export function parseSolutions(values: readonly string[], targets: readonly RunT
       const known = targets.map((target) => target.entry).join(', ');
       throw new UsageError(`--solution ${value}: no entry named ${entry} in this run (entries: ${known})`, 'not-found');
     }
-    if (matches.length > 1) throw new UsageError(`--solution ${value}: ${entry} names ${matches.length} folders (${matches.map((m) => m.shown).join(', ')}); run them separately`);
+    if (matches.length > 1)
+      throw new UsageError(`--solution ${value}: ${entry} names ${matches.length} folders (${matches.map((m) => m.shown).join(', ')}); run them separately`);
     const file = path.resolve(cwd, shown);
     if (!statSync(file, {throwIfNoEntry: false})?.isFile()) throw new UsageError(`--solution ${value}: ${shown} is not a file`, 'not-found');
     const list = solutions.get(entry) ?? [];
@@ -117,7 +123,11 @@ export function parseSolutions(values: readonly string[], targets: readonly RunT
 }
 
 /** One item per (entry, solution, split), in the order of the targets. */
-export function planItems(targets: readonly RunTarget[], splits: readonly Split[], solutions: ReadonlyMap<string, {file: string; shown: string}[]> = new Map()): RunItem[] {
+export function planItems(
+  targets: readonly RunTarget[],
+  splits: readonly Split[],
+  solutions: ReadonlyMap<string, {file: string; shown: string}[]> = new Map(),
+): RunItem[] {
   const items: RunItem[] = [];
   for (const target of targets) {
     const files = solutions.get(target.entry) ?? [undefined];

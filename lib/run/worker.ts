@@ -93,7 +93,8 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
   const concurrency = Math.min(asked, cpus);
   if (concurrency < asked) log(`--concurrency ${asked} capped at ${cpus}: this host has ${cpus} CPU(s), and each eval leases one of its own`);
   const name = options.name ?? `${os.hostname()}:${process.pid}`;
-  if (!(await stat(options.zoo).catch(() => undefined))?.isDirectory()) throw new UsageError(`zoo ${options.zoo} is not a folder: a worker evaluates the entries of its own zoo`, 'not-found');
+  if (!(await stat(options.zoo).catch(() => undefined))?.isDirectory())
+    throw new UsageError(`zoo ${options.zoo} is not a folder: a worker evaluates the entries of its own zoo`, 'not-found');
   await checkRedis(options.address);
   await removeStaleJobFolders();
   const {Worker, UnrecoverableError} = await import('bullmq');
@@ -126,11 +127,21 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
       if (request.kind === 'compare') {
         // A sealed compare on the published seeds would answer for cases anyone can look up.
         if (files.split === 'test' && entry.plan.splitKind !== 'path' && !drawsFreshCases(entry.plan) && !env[saltVariable]) {
-          throw new JobRefusedError(`this worker has no ${saltVariable}: ${request.entry}'s test split would run its published seeds; set ${saltVariable} on the worker (a secret of its own)`);
+          throw new JobRefusedError(
+            `this worker has no ${saltVariable}: ${request.entry}'s test split would run its published seeds; set ${saltVariable} on the worker (a secret of its own)`,
+          );
         }
         // The entry's own solution (the worker's copy, checked against the job's digest) against the job's, in one paired eval.
         const child = await runInChild(
-          {kind: 'compare', benchmark: entry.dir, split: files.split, baseline: entry.plan.solution, candidate: files.folder, unsandboxed: options.unsandboxed, ...(testSeeds ? {testSeeds} : {})},
+          {
+            kind: 'compare',
+            benchmark: entry.dir,
+            split: files.split,
+            baseline: entry.plan.solution,
+            candidate: files.folder,
+            unsandboxed: options.unsandboxed,
+            ...(testSeeds ? {testSeeds} : {}),
+          },
           {env, cwd: root, children, onProgress: forward.send},
         );
         await forward.flush();
@@ -219,11 +230,14 @@ function progressForwarder(
       if (kind === 'line') return push({kind, text});
       waiting = {kind, text};
       if (timer) return;
-      timer = setTimeout(() => {
-        timer = undefined;
-        if (waiting) push(waiting);
-        waiting = undefined;
-      }, Math.max(0, 500 - (Date.now() - last)));
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          if (waiting) push(waiting);
+          waiting = undefined;
+        },
+        Math.max(0, 500 - (Date.now() - last)),
+      );
     },
     async flush() {
       if (timer) clearTimeout(timer);

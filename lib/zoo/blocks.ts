@@ -113,7 +113,8 @@ export function parseBlockTree(source: string, {paragraphText = true}: {paragrap
         let parent = top as Parent;
         if (parent.type === 'list') {
           // Content before the first item marker cannot happen; keep it in an item anyway.
-          if (parent.children.length === 0) parent.children.push({type: 'listItem', spread: false, children: [], position: {start: point(token.start), end: point(token.end)}});
+          if (parent.children.length === 0)
+            parent.children.push({type: 'listItem', spread: false, children: [], position: {start: point(token.start), end: point(token.end)}});
           parent = parent.children[parent.children.length - 1] as Parent;
         }
         parent.children.push(node as never);

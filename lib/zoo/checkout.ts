@@ -46,7 +46,8 @@ export function resolveBenchmark(benchmark: string, cwd: string): string {
       throw new UsageError(`Cannot read benchmark \`${benchmark}\` (${describeFsError(error)})`);
     }
     if (!stats) continue;
-    if (!stats.isDirectory()) throw new UsageError(`Benchmark \`${benchmark}\` is ${stats.isFile() ? 'a file' : kindOf(stats)}, expected a benchmark folder`, 'not-a-folder');
+    if (!stats.isDirectory())
+      throw new UsageError(`Benchmark \`${benchmark}\` is ${stats.isFile() ? 'a file' : kindOf(stats)}, expected a benchmark folder`, 'not-a-folder');
     return candidate;
   }
   throw new UsageError(`Benchmark \`${benchmark}\` does not exist, expected a benchmark folder (a path, or a name in ./arbor-zoo or ./zoo)`, 'not-found');
@@ -124,7 +125,9 @@ async function sealTestData(temp: string, source: string, test: string, name: st
   const {readLockSync, lockFile} = await import('../benchmark/lock.js');
   const locked = readLockSync(temp);
   const left = Object.entries(locked?.files ?? {}).filter(([file]) => file.startsWith(`${rel}/`));
-  const digest = createHash('sha256').update(left.map(([file, sha]) => `${sha}  ${file}\n`).join('')).digest('hex');
+  const digest = createHash('sha256')
+    .update(left.map(([file, sha]) => `${sha}  ${file}\n`).join(''))
+    .digest('hex');
   const message =
     `the test data of ${name} (${rel}) is sealed: it is not in this checkout; evaluate the test split with --data DIR or ARBOR_TEST_DATA=DIR naming a copy of it, ` +
     'or submit the solution to the sealed test split (arbor mcp: submit_test)';

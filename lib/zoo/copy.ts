@@ -40,7 +40,8 @@ export function refuseUnlessEmptyFolder(target: string, shown: string, action: s
     throw new UsageError(`Cannot inspect \`${shown}\` (${describeFsError(error)})`);
   }
   if (!existing) return;
-  if (!existing.isDirectory()) throw new RefusedError(`Refusing to ${action} into \`${shown}\`: it is ${existing.isFile() ? 'a file' : kindOf(existing)}, expected a new or empty folder`);
+  if (!existing.isDirectory())
+    throw new RefusedError(`Refusing to ${action} into \`${shown}\`: it is ${existing.isFile() ? 'a file' : kindOf(existing)}, expected a new or empty folder`);
   if (readdirSync(target).length > 0) throw new RefusedError(`Refusing to ${action} into \`${shown}\`: the folder is not empty (nothing was changed)`);
 }
 

@@ -117,7 +117,9 @@ export async function checkDeterminism(plan: Plan, bundle: Bundle, options: Dete
     // A pass is reused for the same bytes (bundle, plan, reference, arbor): the reference's eval costs seconds.
     const cached = cachedDeterminism(bundle, plan, env).outcome;
     const passed = cached?.reference?.conclusive === true && !cached.problems.some((problem) => problem.of === 'reference');
-    outcome.reference = passed ? {conclusive: true, seconds: 0, reused: true} : await checkReference(plan, outcome.problems, env, options.shownRoot ?? plan.dir);
+    outcome.reference = passed
+      ? {conclusive: true, seconds: 0, reused: true}
+      : await checkReference(plan, outcome.problems, env, options.shownRoot ?? plan.dir);
   }
   if (options.store !== false) storeDeterminism(outcome, env);
   return outcome;
@@ -146,7 +148,10 @@ async function checkReference(plan: Plan, problems: DeterminismProblem[], env: N
     });
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).replace(/^arbor: /, '');
-    problems.push({of: 'reference', message: `the reference ${reference} could not be run twice on the same cases, so it is not shown to answer the same bytes twice: ${message} (run \`arbor benchmark eval ${shown} --solution ${path.join(shown, reference)}\`)`});
+    problems.push({
+      of: 'reference',
+      message: `the reference ${reference} could not be run twice on the same cases, so it is not shown to answer the same bytes twice: ${message} (run \`arbor benchmark eval ${shown} --solution ${path.join(shown, reference)}\`)`,
+    });
     return {conclusive: false, seconds: seconds()};
   }
   // One problem per point: its first difference, and how many other cases differed.
@@ -157,18 +162,34 @@ async function checkReference(plan: Plan, problems: DeterminismProblem[], env: N
   }
   for (const [point, [difference, ...others]] of byPoint) {
     const seed = difference!.seed === undefined ? `case ${difference!.case}` : `seed ${difference!.seed}`;
-    const how = difference!.offset < 0 ? `answered \`${difference!.result}\` in only one of them` : `answered \`${difference!.result}\` with bytes that differ from offset ${difference!.offset}`;
+    const how =
+      difference!.offset < 0
+        ? `answered \`${difference!.result}\` in only one of them`
+        : `answered \`${difference!.result}\` with bytes that differ from offset ${difference!.offset}`;
     const more = others.length ? ` (and ${others.length} other case${others.length > 1 ? 's' : ''})` : '';
-    problems.push({of: 'reference', message: `the reference ${reference} is not deterministic: point ${point} ${seed}: two fresh runs on the same case ${how}${more} (${fix('expected', reference.endsWith('.py'))})`});
+    problems.push({
+      of: 'reference',
+      message: `the reference ${reference} is not deterministic: point ${point} ${seed}: two fresh runs on the same case ${how}${more} (${fix('expected', reference.endsWith('.py'))})`,
+    });
   }
   if (!report.referenceDifferences?.length && report.score === 0 && report.failure) {
-    problems.push({of: 'reference', message: `the reference ${reference} does not pass the bundle's verifier: ${report.failure} (run \`arbor benchmark eval ${shown} --solution ${path.join(shown, reference)}\`)`});
+    problems.push({
+      of: 'reference',
+      message: `the reference ${reference} does not pass the bundle's verifier: ${report.failure} (run \`arbor benchmark eval ${shown} --solution ${path.join(shown, reference)}\`)`,
+    });
   }
   return {conclusive: true, seconds: seconds()};
 }
 
 /** Run one make; undefined when it succeeded, else why it failed (one line). */
-function make(bundle: Bundle, target: DeterminismTarget, dir: string, env: NodeJS.ProcessEnv, hashSeed: string, timeoutSeconds: number): Promise<string | undefined> {
+function make(
+  bundle: Bundle,
+  target: DeterminismTarget,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  hashSeed: string,
+  timeoutSeconds: number,
+): Promise<string | undefined> {
   const args = [cliPath(), 'bundle', bundle.dir, 'make', dir, '--point', JSON.stringify(target.point), '--seeds', target.seeds.join(',')];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, {
@@ -194,7 +215,9 @@ function make(bundle: Bundle, target: DeterminismTarget, dir: string, env: NodeJ
         .map((l) => l.replace(/^arbor: /, '').trim())
         .filter(Boolean)
         .at(-1);
-      resolve(line ?? (signal ? `the make was killed (${signal}${signal === 'SIGKILL' ? `, over ${timeoutSeconds} s` : ''})` : `the make exited with code ${code}`));
+      resolve(
+        line ?? (signal ? `the make was killed (${signal}${signal === 'SIGKILL' ? `, over ${timeoutSeconds} s` : ''})` : `the make exited with code ${code}`),
+      );
     });
   });
 }
@@ -212,7 +235,10 @@ function compareMakes(bundle: Bundle, target: DeterminismTarget, a: string, b: s
         if (difference === undefined) continue;
         const role = group === 'cases' ? 'generator' : 'oracle';
         const python = (group === 'cases' ? bundle.entry.generate : bundle.entry.oracle).endsWith('.py');
-        const how = difference === 'missing' ? `made ${rel} in only one of two makes` : `made ${rel} twice${group === 'expected' ? ' from the same cases' : ''} and the bytes differ from offset ${difference}`;
+        const how =
+          difference === 'missing'
+            ? `made ${rel} in only one of two makes`
+            : `made ${rel} twice${group === 'expected' ? ' from the same cases' : ''} and the bytes differ from offset ${difference}`;
         return {message: `the ${role} is not deterministic: point ${point} seed ${seed} ${how} (${fix(group, python)})`};
       }
     }
@@ -222,8 +248,13 @@ function compareMakes(bundle: Bundle, target: DeterminismTarget, a: string, b: s
 
 function fix(group: 'cases' | 'expected', python: boolean): string {
   const order = "and sort what you take from a set or dict of strings (its order changes with Python's hash seed)";
-  if (group === 'cases') return python ? `use the seeded random stream the bundle gets, never random, numpy.random or the clock, ${order}` : 'use the seeded random stream the bundle gets, never Math.random or the clock';
-  return python ? `compute the expected results from the case's arguments alone, without random, numpy.random or the clock, ${order}` : "compute the expected results from the case's arguments alone, without Math.random or the clock";
+  if (group === 'cases')
+    return python
+      ? `use the seeded random stream the bundle gets, never random, numpy.random or the clock, ${order}`
+      : 'use the seeded random stream the bundle gets, never Math.random or the clock';
+  return python
+    ? `compute the expected results from the case's arguments alone, without random, numpy.random or the clock, ${order}`
+    : "compute the expected results from the case's arguments alone, without Math.random or the clock";
 }
 
 function listFiles(dir: string): string[] {

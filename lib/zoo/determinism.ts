@@ -131,7 +131,12 @@ export function planFiles(plan: Plan): Array<[string, string]> {
   const names = ['plan.toml', ...(plan.metric === 'speedup' && plan.reference ? [path.relative(plan.dir, plan.reference)] : [])];
   return names.map((name) => {
     try {
-      return [name, createHash('sha256').update(readFileSync(path.join(plan.dir, name))).digest('hex')];
+      return [
+        name,
+        createHash('sha256')
+          .update(readFileSync(path.join(plan.dir, name)))
+          .digest('hex'),
+      ];
     } catch (error) {
       return [name, `unreadable:${(error as NodeJS.ErrnoException).code}`];
     }
@@ -159,7 +164,11 @@ export function determinismCacheFile(fingerprint: string, key: string, env: Node
 }
 
 /** The cached outcome for this bundle and plan, if a verify or lock stored one; never runs anything. */
-export function cachedDeterminism(bundle: Bundle, plan: Plan, env: NodeJS.ProcessEnv = process.env): {file: string; names: string[]; planNames: string[]; outcome?: DeterminismOutcome} {
+export function cachedDeterminism(
+  bundle: Bundle,
+  plan: Plan,
+  env: NodeJS.ProcessEnv = process.env,
+): {file: string; names: string[]; planNames: string[]; outcome?: DeterminismOutcome} {
   const targets = determinismTargets(plan);
   const files = bundleFiles(bundle.dir);
   const names = files.map(([name]) => name);

@@ -166,7 +166,15 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
       checked,
       identical: !determinism.problems.some((problem) => problem.of === undefined),
       seconds: determinism.seconds,
-      ...(reference ? {reference: {identical: reference.conclusive && !determinism.problems.some((problem) => problem.of === 'reference'), reused: reference.reused === true, seconds: reference.seconds}} : {}),
+      ...(reference
+        ? {
+            reference: {
+              identical: reference.conclusive && !determinism.problems.some((problem) => problem.of === 'reference'),
+              reused: reference.reused === true,
+              seconds: reference.seconds,
+            },
+          }
+        : {}),
     };
   }
   if (options.title) {

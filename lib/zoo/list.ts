@@ -71,7 +71,10 @@ export function holdsBenchmarks(dir: string): boolean {
     return false;
   }
   return dirents.some(
-    (d) => d.isDirectory() && !isSkippedName(d.name) && ['plan.toml', 'eval.sh'].some((file) => statSync(path.join(dir, d.name, file), {throwIfNoEntry: false})?.isFile()),
+    (d) =>
+      d.isDirectory() &&
+      !isSkippedName(d.name) &&
+      ['plan.toml', 'eval.sh'].some((file) => statSync(path.join(dir, d.name, file), {throwIfNoEntry: false})?.isFile()),
   );
 }
 
@@ -98,7 +101,10 @@ export function resolveZoo(zoo: string | undefined, cwd: string, command = 'list
       throw new UsageError(`Zoo \`${shown}\` does not exist, expected a folder of benchmarks`, 'not-found');
     }
     if (!stats.isDirectory())
-      throw new UsageError(`Zoo \`${shown}\` is ${kindOf(stats).replace('not a regular file', 'not a folder')}, expected a folder of benchmarks`, 'not-a-folder');
+      throw new UsageError(
+        `Zoo \`${shown}\` is ${kindOf(stats).replace('not a regular file', 'not a folder')}, expected a folder of benchmarks`,
+        'not-a-folder',
+      );
     return {shown, abs};
   }
   if (holdsBenchmarks(cwd)) return {shown: '.', abs: path.resolve(cwd)};
@@ -164,7 +170,16 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
   const cache = options.cache === false ? undefined : openCache(zoo.abs, options.cacheDir);
   const readAt = Date.now();
   const verifier = new Verifier(options.workers ?? defaultWorkers(), options.workers !== undefined);
-  const summary: ListSummary = {zoo: zoo.shown, skipped, total: candidates.length, ok: 0, failing: 0, broken: 0, cache: {hits: 0, misses: 0, file: cache?.file ?? null}, workers: 0};
+  const summary: ListSummary = {
+    zoo: zoo.shown,
+    skipped,
+    total: candidates.length,
+    ok: 0,
+    failing: 0,
+    broken: 0,
+    cache: {hits: 0, misses: 0, file: cache?.file ?? null},
+    workers: 0,
+  };
   // Rows in name order, each emitted once it and all before it are decided.
   const queue: {row: ListEntry; decided: boolean}[] = [];
   let head = 0;
@@ -258,7 +273,8 @@ function discoverEntries(zoo: {shown: string; abs: string}): {skipped: string[];
       continue;
     }
     if (dirent.isDirectory()) candidates.push(name);
-    else if (dirent.isFile() || dirent.isFIFO() || dirent.isSocket()) continue; // plain files in a zoo are not benchmarks
+    else if (dirent.isFile() || dirent.isFIFO() || dirent.isSocket())
+      continue; // plain files in a zoo are not benchmarks
     else {
       try {
         if (statSync(path.join(zoo.abs, name)).isDirectory()) candidates.push(name);

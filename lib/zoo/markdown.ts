@@ -35,7 +35,9 @@ function remarkParsers(): {full: Parser; blocks: Parser} {
     const {inlineConstructs} = micromarkBlocks();
     remark = {
       full: unified().use(remarkParse),
-      blocks: unified().use(remarkParse).data('micromarkExtensions', [{disable: {null: inlineConstructs}}]),
+      blocks: unified()
+        .use(remarkParse)
+        .data('micromarkExtensions', [{disable: {null: inlineConstructs}}]),
     };
   }
   return remark;

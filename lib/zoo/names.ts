@@ -8,7 +8,7 @@ export function checkBenchmarkName(name: string, options: {allowUnderscore?: boo
   const bare = options.allowUnderscore && name.startsWith('_') ? name.slice(1) : name;
   if (namePattern.test(bare)) return;
   let why = '';
-  if (name === '' ) why = 'it is empty';
+  if (name === '') why = 'it is empty';
   else if (name === '.' || name === '..' || name.includes('..')) why = 'it contains `..`';
   else if (/\s/.test(name)) why = 'it contains whitespace';
   else if (/[A-Z]/.test(name)) why = 'it contains upper-case letters';

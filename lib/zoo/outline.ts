@@ -156,7 +156,10 @@ export function parseOutline(source: string, {paragraphText = false, simpleOnly 
       const inline = tokens[i + 1];
       const raw = inline?.type === 'inline' ? inlineRaw(inline.content, (k) => lineEnding(text, lines, first + k)) : '';
       const children = raw ? [{type: 'text' as const, value: raw}] : [];
-      node = kind === 'heading' ? {type: 'heading', depth: Number(token.tag.slice(1)) as Heading['depth'], children, position} : {type: 'paragraph', children, position};
+      node =
+        kind === 'heading'
+          ? {type: 'heading', depth: Number(token.tag.slice(1)) as Heading['depth'], children, position}
+          : {type: 'paragraph', children, position};
     } else if (token.nesting === 1) {
       node = {type: kind, children: [], position} as Nodes;
       if (kind === 'listItem') (node as {spread?: boolean}).spread = false;

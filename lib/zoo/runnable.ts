@@ -117,7 +117,11 @@ function inspectBundle(ctx: RuleContext, found: Runnable, text: string): void {
         parsePoint(bundle, point);
       } catch (error) {
         const problem = messageOf(error).replace(/^--point /, '');
-        found.points.push({message: `\`plan.toml\`: ${split}.points[${index}] ${JSON.stringify(point)} does not fit the bundle's signature: it ${problem}`, file: 'plan.toml', ...keyPlace(text, `[${split}]`)});
+        found.points.push({
+          message: `\`plan.toml\`: ${split}.points[${index}] ${JSON.stringify(point)} does not fit the bundle's signature: it ${problem}`,
+          file: 'plan.toml',
+          ...keyPlace(text, `[${split}]`),
+        });
       }
     });
   }
@@ -128,12 +132,16 @@ function inspectEntries(ctx: RuleContext, found: Runnable): void {
   const plan = found.plan!;
   const solution = path.relative(ctx.root, plan.solution);
   ctx.dependsOn([solution]);
-  if (!isFile(plan.solution)) found.entries.push({message: `The baseline solution \`${solution}\` named by \`plan.toml\` is missing; write it (the eval scores it as the starting point)`});
+  if (!isFile(plan.solution))
+    found.entries.push({
+      message: `The baseline solution \`${solution}\` named by \`plan.toml\` is missing; write it (the eval scores it as the starting point)`,
+    });
   const dev = plan.dev.path;
   if (dev !== undefined) {
     const rel = path.relative(ctx.root, dev);
     ctx.dependsOn([rel]);
-    if (!existsSync(dev)) found.entries.push({message: `The dev split's folder \`${rel}\` is missing; put the made work directories of the dev cases in it (one per subfolder)`});
+    if (!existsSync(dev))
+      found.entries.push({message: `The dev split's folder \`${rel}\` is missing; put the made work directories of the dev cases in it (one per subfolder)`});
   }
 }
 
@@ -153,7 +161,11 @@ function inspectLock(ctx: RuleContext, found: Runnable): void {
       return;
     }
     const difference = lockDifference(locked, now);
-    if (difference) found.stale = {message: `The protected files differ from \`arbor.lock\` (${difference}); every eval refuses to run until they are restored or, if the change is on purpose, \`arbor benchmark lock ${ctx.dir}\` is run`, file: lockFile};
+    if (difference)
+      found.stale = {
+        message: `The protected files differ from \`arbor.lock\` (${difference}); every eval refuses to run until they are restored or, if the change is on purpose, \`arbor benchmark lock ${ctx.dir}\` is run`,
+        file: lockFile,
+      };
   } catch (error) {
     found.stale = {message: messageOf(error).replace(`${ctx.root}${path.sep}`, ''), file: lockFile};
   }

@@ -105,7 +105,8 @@ interface Planned {
 export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = {}): Promise<ScaffoldResult> {
   const cwd = options.cwd ?? process.cwd();
   if (dir.trim() === '') throw new UsageError('The benchmark folder path is empty, expected e.g. `zoo/my_task`', 'bad-name');
-  if (/(^|[\\/])\.\.([\\/]|$)/.test(dir)) throw new UsageError(`Invalid benchmark folder \`${dir}\`: it contains \`..\`; expected a path inside the zoo`, 'bad-name');
+  if (/(^|[\\/])\.\.([\\/]|$)/.test(dir))
+    throw new UsageError(`Invalid benchmark folder \`${dir}\`: it contains \`..\`; expected a path inside the zoo`, 'bad-name');
   const target = path.resolve(cwd, dir);
   const choices = readChoices(options, folderMetric(target));
   const editable = checkEditable(options.edit ?? ['solution.py']);
@@ -134,7 +135,8 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
   const result: ScaffoldResult = {dir, name, ...choices, editable, created: [], skipped: [], withheld: [], lockStale: false, placeholders: []};
   const memory = existing === 'empty' ? undefined : readMemory(target);
   const locked = existing === 'filled' && lstatSync(path.join(target, 'arbor.lock'), {throwIfNoEntry: false}) !== undefined;
-  const toWrite = existing === 'empty' ? [...planned.values()].flat() : chooseFills(target, dir, planned, result, locked ? (memory ?? LOCK_PROTECTED) : undefined);
+  const toWrite =
+    existing === 'empty' ? [...planned.values()].flat() : chooseFills(target, dir, planned, result, locked ? (memory ?? LOCK_PROTECTED) : undefined);
 
   if (existing === 'empty') writeFolder(target, dir, toWrite);
   else fillFolder(target, dir, toWrite);
@@ -145,7 +147,10 @@ export async function scaffoldBenchmark(dir: string, options: ScaffoldOptions = 
       result.placeholders.push({file: file.rel, line: file.text.slice(0, found.offset).split('\n').length, text: found.text});
   }
   result.lockStale = locked && toWrite.some((file) => LOCK_PROTECTED.test(file.rel));
-  const had = [...planned.values()].flat().map((f) => f.rel).filter((rel) => existsSync(path.join(target, rel)));
+  const had = [...planned.values()]
+    .flat()
+    .map((f) => f.rel)
+    .filter((rel) => existsSync(path.join(target, rel)));
   if (writeMemory(target, memory, [...had, ...result.withheld])) result.created.push(MEMORY);
   await lockScaffold(target, result);
   result.created.sort();
@@ -178,7 +183,10 @@ function readChoices(options: ScaffoldOptions, planMetric: string | undefined) {
   // Cases read from files are scored by how right they are, and a lower-is-better score is no speedup.
   const metric = choice('--metric', options.metric ?? planMetric ?? (splitKind === 'path' || direction === 'minimize' ? 'accuracy' : 'speedup'), METRICS);
   if (metric === 'speedup' && direction === 'minimize')
-    throw new UsageError('--direction minimize does not fit --metric speedup: a speedup is higher-is-better; expected --metric accuracy (or --direction maximize)', 'bad-option');
+    throw new UsageError(
+      '--direction minimize does not fit --metric speedup: a speedup is higher-is-better; expected --metric accuracy (or --direction maximize)',
+      'bad-option',
+    );
   const bundleLang = choice('--bundle-lang', options.bundleLang, BUNDLE_LANGS);
   return {style, entrypoint, direction, splitKind, metric, bundleLang};
 }
@@ -189,7 +197,13 @@ function readChoices(options: ScaffoldOptions, planMetric: string | undefined) {
  * tells which missing files its author removed: those `.arbor-scaffold` lists, or,
  * without one, those the lock protects.
  */
-function chooseFills(target: string, shown: string, planned: Map<string, Planned[]>, result: ScaffoldResult, removed: Set<string> | RegExp | undefined): Planned[] {
+function chooseFills(
+  target: string,
+  shown: string,
+  planned: Map<string, Planned[]>,
+  result: ScaffoldResult,
+  removed: Set<string> | RegExp | undefined,
+): Planned[] {
   const present = (rel: string) => {
     try {
       return lstatSync(path.join(target, rel), {throwIfNoEntry: false}) !== undefined;
@@ -238,7 +252,12 @@ function readMemory(target: string): Set<string> | undefined {
   } catch {
     return undefined;
   }
-  return new Set(text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !line.startsWith('#')));
+  return new Set(
+    text
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#')),
+  );
 }
 
 /** Add `files` to `.arbor-scaffold` (written atomically when it changes); true when the file is new. */
@@ -285,7 +304,11 @@ function checkEditable(files: string[]): string[] {
     if (out.includes(file)) fail('it is listed twice');
     out.push(file);
   }
-  if (!out[0]!.endsWith('.py')) throw new UsageError(`--edit \`${files[0]}\`: the first editable file is the solution module the runner imports; expected a .py file first, e.g. --edit solution.py ${out.join(' ')}`, 'bad-option');
+  if (!out[0]!.endsWith('.py'))
+    throw new UsageError(
+      `--edit \`${files[0]}\`: the first editable file is the solution module the runner imports; expected a .py file first, e.g. --edit solution.py ${out.join(' ')}`,
+      'bad-option',
+    );
   return out;
 }
 
@@ -302,7 +325,16 @@ export function recordedArbor(arborCli: string, target: string): string {
   return !inside.startsWith('..') && !path.isAbsolute(inside) ? '' : arborCli;
 }
 
-function templateVariables(v: {name: string; entrypoint: string; direction: string; splitKind: string; metric: string; bundleLang: string; editable: string[]; arborCli: string}): Record<string, string> {
+function templateVariables(v: {
+  name: string;
+  entrypoint: string;
+  direction: string;
+  splitKind: string;
+  metric: string;
+  bundleLang: string;
+  editable: string[];
+  arborCli: string;
+}): Record<string, string> {
   const quoted = v.editable.map((f) => `\`${f}\``);
   const list = quoted.length === 1 ? quoted[0]! : `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}`;
   const path = v.splitKind === 'path';
@@ -319,7 +351,10 @@ function templateVariables(v: {name: string; entrypoint: string; direction: stri
     run_dev: v.entrypoint === 'eval.sh' ? 'bash eval.sh dev' : 'python3 eval.py --split dev',
     better: v.direction === 'maximize' ? 'higher is better' : 'lower is better',
     // A minimize plan names its worst score, or a crash would score 0.0, the best (the template's share is at most 1).
-    direction: v.direction === 'minimize' ? 'direction = "minimize"        # lower scores are better\nfail_score = 1.0              # the score of a case with no scorable answer (crash, timeout, wrong shape): the worst' : '',
+    direction:
+      v.direction === 'minimize'
+        ? 'direction = "minimize"        # lower scores are better\nfail_score = 1.0              # the score of a case with no scorable answer (crash, timeout, wrong shape): the worst'
+        : '',
     splits: path
       ? [
           'split_kind = "path"           # cases are files, not generated from seeds',
@@ -356,7 +391,7 @@ function metricVariables(v: {entrypoint: string; metric: string; bundleLang: str
         'reference = "reference.py"',
         'repetitions = 3               # the fewest repetitions, each a fresh sandbox for reference and solution',
         'clock = "cpu"                 # cases timed in CPU seconds of the run\'s whole process tree ("wall" for parallel tasks)',
-        'precision = 0.01              # repeat until the score\'s 95% interval is within +-1% of it...',
+        "precision = 0.01              # repeat until the score's 95% interval is within +-1% of it...",
         'max_seconds = 60              # ...or this many seconds of repetitions are spent',
       ].join('\n'),
       verify_entry: `# verify = "${verifier}"   # omit for byte-equality verification`,
@@ -393,7 +428,12 @@ function render(templates: string, part: string, variables: Record<string, strin
       .replace(/^\{\{(\w+)\}\}\n/gm, (line, key: string) => (variables[key] === '' ? '' : line))
       .replace(/\{\{(\w+)\}\}/g, (_m, key: string) => {
         if (!Object.hasOwn(variables, key))
-          throw new UsageError(`${where} uses \`{{${key}}}\`, which scaffold does not fill; expected one of ${Object.keys(variables).map((k) => `{{${k}}}`).join(', ')}`, 'bad-templates');
+          throw new UsageError(
+            `${where} uses \`{{${key}}}\`, which scaffold does not fill; expected one of ${Object.keys(variables)
+              .map((k) => `{{${k}}}`)
+              .join(', ')}`,
+            'bad-templates',
+          );
         return variables[key]!;
       });
   return files.map((rel) => {
@@ -414,7 +454,10 @@ function inspectTarget(target: string, shown: string): 'empty' | 'filled' {
     throw new UsageError(`Cannot inspect \`${shown}\` (${describeFsError(error)})`);
   }
   if (!stats) return 'empty';
-  if (!stats.isDirectory()) throw new RefusedError(`Refusing to scaffold into \`${shown}\`: it is ${stats.isFile() ? 'a file' : kindOf(stats)}, expected a folder (nothing was changed)`);
+  if (!stats.isDirectory())
+    throw new RefusedError(
+      `Refusing to scaffold into \`${shown}\`: it is ${stats.isFile() ? 'a file' : kindOf(stats)}, expected a folder (nothing was changed)`,
+    );
   removeStaleTemps(target);
   return readdirSync(target).length === 0 ? 'empty' : 'filled';
 }
@@ -427,7 +470,9 @@ function checkParents(target: string, shown: string, rel: string): void {
     const stats = lstatSync(path.join(target, sub), {throwIfNoEntry: false});
     if (!stats) return;
     if (!stats.isDirectory())
-      throw new RefusedError(`Refusing to scaffold into \`${shown}\`: \`${sub}\` is ${stats.isFile() ? 'a file' : stats.isSymbolicLink() ? 'a symlink' : kindOf(stats)}, expected a folder for ${rel} (nothing was changed)`);
+      throw new RefusedError(
+        `Refusing to scaffold into \`${shown}\`: \`${sub}\` is ${stats.isFile() ? 'a file' : stats.isSymbolicLink() ? 'a symlink' : kindOf(stats)}, expected a folder for ${rel} (nothing was changed)`,
+      );
   }
 }
 
@@ -466,7 +511,9 @@ function fillFolder(target: string, shown: string, files: Planned[]): void {
       written.push(file.rel);
     } catch (error) {
       if (error instanceof ArborError) throw error;
-      throw new UsageError(`Could not write \`${path.join(shown, file.rel)}\` (${describeFsError(error)})${wroteSoFar(written)}`, 'write-failed', {cause: error});
+      throw new UsageError(`Could not write \`${path.join(shown, file.rel)}\` (${describeFsError(error)})${wroteSoFar(written)}`, 'write-failed', {
+        cause: error,
+      });
     }
   }
 }

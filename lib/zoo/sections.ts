@@ -13,13 +13,7 @@ export const requiredSections = ['Source', 'Setup & environment', 'Baseline', 'C
  * whitespace and a trailing colon removed, whitespace runs collapsed, `&` read as `and`.
  */
 export function normalizeHeading(text: string): string {
-  return text
-    .replace(/&/g, ' and ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(/\s*:$/, '')
-    .trim()
-    .toLowerCase();
+  return text.replace(/&/g, ' and ').replace(/\s+/g, ' ').trim().replace(/\s*:$/, '').trim().toLowerCase();
 }
 
 /** A top-level heading with its normalised text and whether its section has content. */

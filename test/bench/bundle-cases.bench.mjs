@@ -31,9 +31,15 @@ const bare = path.join(work, 'bare');
 const best = {make: Infinity, verify: Infinity, bareWrite: Infinity, bareRead: Infinity};
 for (let round = 0; round < rounds; round++) {
   rmSync(dir, {recursive: true, force: true});
-  best.make = Math.min(best.make, seconds(() => run(['bundle', bundle, 'make', dir, '--point', '{"N": 1}', '--seeds', `0-${CASES - 1}`])));
+  best.make = Math.min(
+    best.make,
+    seconds(() => run(['bundle', bundle, 'make', dir, '--point', '{"N": 1}', '--seeds', `0-${CASES - 1}`])),
+  );
   cpSync(path.join(dir, 'expected'), path.join(dir, 'out'), {recursive: true});
-  best.verify = Math.min(best.verify, seconds(() => run(['bundle', bundle, 'verify', dir])));
+  best.verify = Math.min(
+    best.verify,
+    seconds(() => run(['bundle', bundle, 'verify', dir])),
+  );
   const verdicts = JSON.parse(readFileSync(path.join(dir, 'verdicts.json'), 'utf8'));
   if (verdicts.cases.length !== CASES || !verdicts.cases.every((v) => v.passed)) throw new Error('unexpected verdicts');
 

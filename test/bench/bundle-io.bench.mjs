@@ -39,7 +39,10 @@ writeFileSync(
 writeFileSync(path.join(bundle, 'generate.mjs'), 'let x;\nexport default (p) => ({x: (x ??= new Float64Array(p.N))});\n');
 writeFileSync(path.join(bundle, 'oracle.mjs'), 'let y;\nexport default (p) => ({y: (y ??= new Float64Array(p.N))});\n');
 const loaded = await loadBundle(bundle, {checkFingerprint: false});
-writeFileSync(path.join(bundle, 'fherma.toml'), readFileSync(path.join(bundle, 'fherma.toml'), 'utf8').replace('fingerprint = "x"', `fingerprint = "${loaded.fingerprint}"`));
+writeFileSync(
+  path.join(bundle, 'fherma.toml'),
+  readFileSync(path.join(bundle, 'fherma.toml'), 'utf8').replace('fingerprint = "x"', `fingerprint = "${loaded.fingerprint}"`),
+);
 
 /**
  * Flush dirty pages first: otherwise whichever command runs right after another's writes waits for
@@ -83,7 +86,20 @@ const dir = path.join(work, 'w');
 const raw = path.join(work, 'raw');
 // verify, cat and node -e 0 are short: each round times them several times, in turn.
 const verifyRepeats = Number(process.env.BENCH_IO_VERIFY_REPEATS ?? 3);
-const best = {make: Infinity, dd: Infinity, verify: Infinity, cat: Infinity, bare: Infinity, makeRss: 0, verifyRss: 0, ddRss: 0, bareRss: 0, libMake: Infinity, libVerify: Infinity, libVerifyWrong: Infinity};
+const best = {
+  make: Infinity,
+  dd: Infinity,
+  verify: Infinity,
+  cat: Infinity,
+  bare: Infinity,
+  makeRss: 0,
+  verifyRss: 0,
+  ddRss: 0,
+  bareRss: 0,
+  libMake: Infinity,
+  libVerify: Infinity,
+  libVerifyWrong: Infinity,
+};
 
 /** Overwrite every answer in `dir`/out/ with ones (expected/ holds zeros): every element differs. */
 function writeAllWrong(dir) {
@@ -138,7 +154,7 @@ for (let round = 0; round < rounds; round++) {
   const wrong = JSON.parse(readFileSync(path.join(work, 'lib-w', 'verdicts.json'), 'utf8')).cases;
   if (!wrong.every((v) => !v.passed && v.metrics.wrong === N && v.metrics.first?.flat === 0)) throw new Error('verify did not fail the wrong answers');
 }
-const mb = (s) => ((total / MIB) / s).toFixed(0).padStart(6) + ' MiB/s';
+const mb = (s) => (total / MIB / s).toFixed(0).padStart(6) + ' MiB/s';
 const verifyRead = 2 * CASES * tensorBytes; // expected/ + out/
 console.log(`point: ${CASES} cases x (x f64[${N}] + y f64[${N}]) = ${total / MIB} MiB of cases/ + expected/`);
 console.log(`verify reads expected/ + out/ (${2 * CASES} files, ${verifyRead / MIB} MiB); cat reads the same ${2 * CASES} files`);
@@ -148,12 +164,20 @@ console.log(`arbor bundle verify      ${best.verify.toFixed(2)} s  ${mb(best.ver
 console.log(`cat expected/ out/       ${best.cat.toFixed(2)} s  ${mb(best.cat)}`);
 console.log(`makeWorkDir (library)    ${best.libMake.toFixed(2)} s  ${mb(best.libMake)}   (in-process, as the eval pipeline calls it)`);
 console.log(`verifyWorkDir (library)  ${best.libVerify.toFixed(2)} s  ${mb(best.libVerify)}`);
-console.log(`  every element wrong    ${best.libVerifyWrong.toFixed(2)} s  ${mb(best.libVerifyWrong)}   (each chunk differs: the per-element count and the first wrong element)`);
+console.log(
+  `  every element wrong    ${best.libVerifyWrong.toFixed(2)} s  ${mb(best.libVerifyWrong)}   (each chunk differs: the per-element count and the first wrong element)`,
+);
 console.log(`node -e 0                ${best.bare.toFixed(2)} s   peak RSS ${(best.bareRss / 1024).toFixed(0)} MiB (Node's start-up alone)`);
-console.log(`make: arbor CLI / dd write       ${(best.dd / best.make).toFixed(2)}x ${target('bundle make / dd', best.dd / best.make, '>=', 0.5)} (the CLI's node start-up included)`);
+console.log(
+  `make: arbor CLI / dd write       ${(best.dd / best.make).toFixed(2)}x ${target('bundle make / dd', best.dd / best.make, '>=', 0.5)} (the CLI's node start-up included)`,
+);
 console.log(`make: library / dd write         ${(best.dd / best.libMake).toFixed(2)}x`);
 console.log(`verify: arbor CLI / cat read     ${(best.cat / best.verify).toFixed(2)}x ${target('bundle verify / cat', best.cat / best.verify, '>=', 0.5)}`);
 console.log(`verify: library / cat read       ${(best.cat / best.libVerify).toFixed(2)}x`);
-console.log(`verify: CLI less node -e 0 / cat ${(best.cat / Math.max(best.verify - best.bare, 1e-3)).toFixed(2)}x (arbor's own time: loading, reading, comparing)`);
+console.log(
+  `verify: CLI less node -e 0 / cat ${(best.cat / Math.max(best.verify - best.bare, 1e-3)).toFixed(2)}x (arbor's own time: loading, reading, comparing)`,
+);
 console.log(`ceiling: cat / node -e 0         ${(best.cat / best.bare).toFixed(2)}x (what a Node program that reads nothing would score against cat)`);
-console.log(`peak RSS / point size      make ${((best.makeRss * 1024) / total).toFixed(2)}, verify ${((best.verifyRss * 1024) / total).toFixed(2)} (one case is ${((2 * tensorBytes) / total).toFixed(2)})`);
+console.log(
+  `peak RSS / point size      make ${((best.makeRss * 1024) / total).toFixed(2)}, verify ${((best.verifyRss * 1024) / total).toFixed(2)} (one case is ${((2 * tensorBytes) / total).toFixed(2)})`,
+);

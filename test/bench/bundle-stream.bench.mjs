@@ -66,8 +66,12 @@ const rows = [
 if (openssl) rows.push(['openssl speed -bytes 32 sha256 (1 core)', openssl]);
 for (const [name, v] of rows) console.log(`${name.padEnd(44)} ${v.toFixed(1).padStart(8)} MB/s`);
 const r = (a, b) => (a / b).toFixed(2) + 'x';
-console.log(`small draws: arbor / python            ${r(best.pySmall, best.tsSmall)} ${target('stream small draws / python', best.pySmall / best.tsSmall, '>=', 3)}`);
-console.log(`large draw, 1 thread: arbor / python   ${r(best.pyLarge, best.tsLarge1)} ${target('stream large draw, 1 thread / python', best.pyLarge / best.tsLarge1, '>=', 3)}`);
+console.log(
+  `small draws: arbor / python            ${r(best.pySmall, best.tsSmall)} ${target('stream small draws / python', best.pySmall / best.tsSmall, '>=', 3)}`,
+);
+console.log(
+  `large draw, 1 thread: arbor / python   ${r(best.pyLarge, best.tsLarge1)} ${target('stream large draw, 1 thread / python', best.pyLarge / best.tsLarge1, '>=', 3)}`,
+);
 console.log(`large draw: arbor / python             ${r(best.pyLarge, best.tsLarge)}`);
 if (openssl) console.log(`large draw: arbor / openssl 1 core     ${r(mbs(LARGE, best.tsLarge), openssl)}`);
 console.log(`256 MiB draw vs 64 MiB draw, per byte ${r(best.tsLarge, best.tsHuge)} (>= about 1x: no slowdown with size)`);

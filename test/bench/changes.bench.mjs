@@ -72,7 +72,9 @@ for (const cv of [0.005, 0.01, 0.02]) {
   const hit = detection(cv);
   const alarm = falseAlarms(cv);
   const found = cv <= 0.01 ? target(`changes: 5% steps within ${after} runs at CV ${100 * cv}%`, 100 * hit, '>=', 95, '%') : '(a figure: see the oracle)';
-  console.log(`${label} detected ${pct(hit).padStart(6)} ${found}, false alarms ${pct(alarm).padStart(5)} ${target(`changes: false alarms at CV ${100 * cv}%`, 100 * alarm, '<=', 1, '%')}`);
+  console.log(
+    `${label} detected ${pct(hit).padStart(6)} ${found}, false alarms ${pct(alarm).padStart(5)} ${target(`changes: false alarms at CV ${100 * cv}%`, 100 * alarm, '<=', 1, '%')}`,
+  );
 }
 // With 3 runs after a 5% step at CV 2% the level after is known to 2%/sqrt(3), so the step's z is about 4: even a test
 // told where the step is and what the noise is (an oracle, 1% two-sided) cannot reach 95%. Its rate, and the detector's
@@ -97,7 +99,11 @@ for (const runs of [4, 6, 8]) {
   console.log(`${'noise CV 2.0%'.padEnd(16)} detected ${pct(found / series)} with ${runs} runs after the step`);
 }
 const bare = falseAlarms(0.01, {intervals: false});
-console.log(`${'no intervals'.padEnd(16)} CV 1%: detected ${pct(detection(0.01, {intervals: false}))}, false alarms ${pct(bare)} ${target('changes: false alarms without intervals', 100 * bare, '<=', 1, '%')}`);
+console.log(
+  `${'no intervals'.padEnd(16)} CV 1%: detected ${pct(detection(0.01, {intervals: false}))}, false alarms ${pct(bare)} ${target('changes: false alarms without intervals', 100 * bare, '<=', 1, '%')}`,
+);
 const fast = falseAlarms(0.02, {shown: 0.5});
-console.log(`${'hidden spread'.padEnd(16)} CV 2%, intervals showing 1%: false alarms ${pct(fast)} ${target('changes: false alarms when intervals show half the noise', 100 * fast, '<=', 1, '%')}`);
+console.log(
+  `${'hidden spread'.padEnd(16)} CV 2%, intervals showing 1%: false alarms ${pct(fast)} ${target('changes: false alarms when intervals show half the noise', 100 * fast, '<=', 1, '%')}`,
+);
 console.log(`(${((Date.now() - started) / 1000).toFixed(1)} s)`);

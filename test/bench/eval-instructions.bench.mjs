@@ -34,7 +34,9 @@ const copyOn = (entry, clock) => {
   const dir = path.join(tmp, `${path.basename(entry)}-${clock}`);
   cpSync(entry, dir, {recursive: true});
   rmSync(path.join(dir, 'arbor.lock'), {force: true});
-  let plan = readFileSync(path.join(dir, 'plan.toml'), 'utf8').replace(/^clock = .*$/m, '').replace(/^precision = .*$/m, '');
+  let plan = readFileSync(path.join(dir, 'plan.toml'), 'utf8')
+    .replace(/^clock = .*$/m, '')
+    .replace(/^precision = .*$/m, '');
   plan = plan.replace(/^metric = .*$/m, (line) => `${line}\nclock = "${clock}"\nprecision = 1000`);
   writeFileSync(path.join(dir, 'plan.toml'), plan);
   return dir;

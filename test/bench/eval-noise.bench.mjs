@@ -42,7 +42,13 @@ const evaluate = (dir) => {
   return {score: report.score, wall, repetitions: report.repetitions, reached: report.precision?.reached, clock: report.clock};
 };
 try {
-  console.log(`${busy} busy loop(s) on ${readFileSync('/proc/cpuinfo', 'utf8').split('\n').filter((l) => l.startsWith('processor')).length} core(s); ${evals} evals per entry on dev`);
+  console.log(
+    `${busy} busy loop(s) on ${
+      readFileSync('/proc/cpuinfo', 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('processor')).length
+    } core(s); ${evals} evals per entry on dev`,
+  );
   for (const entry of entries) {
     const name = path.basename(entry);
     // The fixed-repetition reference: a copy whose plan stops at its minimum repetitions.
@@ -50,7 +56,10 @@ try {
     cpSync(entry, fixed, {recursive: true});
     rmSync(path.join(fixed, 'arbor.lock'), {force: true});
     const plan = readFileSync(path.join(fixed, 'plan.toml'), 'utf8').replace(/^precision = .*$/m, 'precision = 1000');
-    writeFileSync(path.join(fixed, 'plan.toml'), plan.includes('precision = 1000') ? plan : plan.replace(/^metric = .*$/m, (line) => `${line}\nprecision = 1000`));
+    writeFileSync(
+      path.join(fixed, 'plan.toml'),
+      plan.includes('precision = 1000') ? plan : plan.replace(/^metric = .*$/m, (line) => `${line}\nprecision = 1000`),
+    );
     const adaptive = Array.from({length: evals}, () => evaluate(entry));
     const baseline = Array.from({length: Math.min(3, evals)}, () => evaluate(fixed));
     const s = stats(adaptive.map((r) => r.score));
@@ -62,9 +71,13 @@ try {
         `fixed minimum: CV ${(100 * f.cv).toFixed(2)}%, max/min ${f.ratio.toFixed(3)}`,
     );
     if (busy > 0) {
-      console.log(`${''.padEnd(20)} CV ${(100 * s.cv).toFixed(2)}% ${target(`eval-noise ${name} CV`, 100 * s.cv, '<=', 1, '%')}, max/min ${s.ratio.toFixed(3)} ${target(`eval-noise ${name} max/min`, s.ratio, '<=', 1.03, '')}; wall time ${wall.toFixed(2)}x the fixed eval's`);
+      console.log(
+        `${''.padEnd(20)} CV ${(100 * s.cv).toFixed(2)}% ${target(`eval-noise ${name} CV`, 100 * s.cv, '<=', 1, '%')}, max/min ${s.ratio.toFixed(3)} ${target(`eval-noise ${name} max/min`, s.ratio, '<=', 1.03, '')}; wall time ${wall.toFixed(2)}x the fixed eval's`,
+      );
     } else {
-      console.log(`${''.padEnd(20)} CV ${(100 * s.cv).toFixed(2)}%, max/min ${s.ratio.toFixed(3)}; wall time ${wall.toFixed(2)}x the fixed eval's ${target(`eval-noise ${name} idle wall time`, wall, '<=', 1.5)}`);
+      console.log(
+        `${''.padEnd(20)} CV ${(100 * s.cv).toFixed(2)}%, max/min ${s.ratio.toFixed(3)}; wall time ${wall.toFixed(2)}x the fixed eval's ${target(`eval-noise ${name} idle wall time`, wall, '<=', 1.5)}`,
+      );
     }
   }
 } finally {

@@ -22,7 +22,10 @@ const entriesIn = (dir) =>
         .sort()
         .map((name) => path.join(dir, name))
     : [];
-const entries = process.argv.length > 2 ? process.argv.slice(2).map((dir) => path.resolve(dir)) : [...entriesIn(path.join(root, 'test/fixtures/eval')), ...entriesIn(path.join(root, 'zoo'))];
+const entries =
+  process.argv.length > 2
+    ? process.argv.slice(2).map((dir) => path.resolve(dir))
+    : [...entriesIn(path.join(root, 'test/fixtures/eval')), ...entriesIn(path.join(root, 'zoo'))];
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'arbor-bench-eval-'));
 let worst = 0;

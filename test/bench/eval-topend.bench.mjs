@@ -37,7 +37,11 @@ const spread = (values) => {
 };
 const evaluate = (entry, solution) => {
   const json = path.join(tmp, 'report.json');
-  const result = spawnSync(process.execPath, [cli, 'benchmark', 'eval', path.join(root, 'zoo', entry), 'dev', '--quiet', '--json-file', json, '--solution', path.join(here, 'solutions', solution)], {encoding: 'utf8'});
+  const result = spawnSync(
+    process.execPath,
+    [cli, 'benchmark', 'eval', path.join(root, 'zoo', entry), 'dev', '--quiet', '--json-file', json, '--solution', path.join(here, 'solutions', solution)],
+    {encoding: 'utf8'},
+  );
   if (result.status !== 0) throw new Error(`${entry} with ${solution}: eval failed (exit ${result.status}): ${result.stderr.trim().split('\n').pop()}`);
   return JSON.parse(readFileSync(json, 'utf8'));
 };
@@ -53,7 +57,9 @@ try {
     const {cv, ratio} = spread(scores);
     const first = median(reports.map((report) => report.points[0].firstCase.solution));
     const overhead = median(reports.map((report) => report.points[0].overhead?.solutionRatio ?? NaN));
-    console.log(`${solution.padEnd(16)} on ${entry}: scores ${scores.map((score) => score.toFixed(2)).join(' ')}; intervals ${reports.map((r) => `[${r.interval[0].toFixed(2)}, ${r.interval[1].toFixed(2)}]`).join(' ')}`);
+    console.log(
+      `${solution.padEnd(16)} on ${entry}: scores ${scores.map((score) => score.toFixed(2)).join(' ')}; intervals ${reports.map((r) => `[${r.interval[0].toFixed(2)}, ${r.interval[1].toFixed(2)}]`).join(' ')}`,
+    );
     console.log(
       `${''.padEnd(16)} CV ${(100 * cv).toFixed(2)}% ${target(`eval-topend ${solution} CV`, 100 * cv, '<=', 2, '%')}, max/min ${ratio.toFixed(3)} ${target(`eval-topend ${solution} max/min`, ratio, '<=', 1.06, '')}, ` +
         `intervals holding the median ${held}/${evals} ${target(`eval-topend ${solution} intervals holding the median`, held, '>=', Math.ceil(0.8 * evals), '')}; ` +

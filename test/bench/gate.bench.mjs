@@ -26,17 +26,36 @@ const rand = () => {
 
 function buildPackage(dir) {
   const protocol = {
-    protocol_version: 'agent-protocol-v1', environment_id: 'sandbox-1', toolset_id: 'tools-1',
-    reset_policy: 'fresh-per-trial', max_steps: 40, timeout_seconds: 30.0, retry_limit: 0, trial_count: 5,
+    protocol_version: 'agent-protocol-v1',
+    environment_id: 'sandbox-1',
+    toolset_id: 'tools-1',
+    reset_policy: 'fresh-per-trial',
+    max_steps: 40,
+    timeout_seconds: 30.0,
+    retry_limit: 0,
+    trial_count: 5,
   };
   const spec = {
-    schema_version: 'agent-benchmark-spec-v1', benchmark_id: 'bench-large', benchmark_version: '1.0.0',
-    private_test_frozen: true, claim: 'Large synthetic package for timing.', target_population: 'agents',
-    baseline_system_id: 'baseline-v1', primary_metric: 'task_success_rate', protocol,
+    schema_version: 'agent-benchmark-spec-v1',
+    benchmark_id: 'bench-large',
+    benchmark_version: '1.0.0',
+    private_test_frozen: true,
+    claim: 'Large synthetic package for timing.',
+    target_population: 'agents',
+    baseline_system_id: 'baseline-v1',
+    primary_metric: 'task_success_rate',
+    protocol,
     gates: {
-      task_min_trial_success_rate: 0.6, min_primary_task_success_rate: 0.5, critical_task_min_trial_success_rate: 0.6,
-      min_final_state_trial_rate: 0.5, min_side_effect_free_trial_rate: 0.5, min_trial_stability_rate: 0.3,
-      max_slice_task_success_gap: 0.5, max_mean_latency_ms: 5000, max_p95_latency_ms: 9000, max_mean_cost_units: 5.0,
+      task_min_trial_success_rate: 0.6,
+      min_primary_task_success_rate: 0.5,
+      critical_task_min_trial_success_rate: 0.6,
+      min_final_state_trial_rate: 0.5,
+      min_side_effect_free_trial_rate: 0.5,
+      min_trial_stability_rate: 0.3,
+      max_slice_task_success_gap: 0.5,
+      max_mean_latency_ms: 5000,
+      max_p95_latency_ms: 9000,
+      max_mean_cost_units: 5.0,
       min_paired_delta_ci_low: -0.5,
     },
     bootstrap: {samples, seed: 20260101, confidence: 0.95},
@@ -45,29 +64,50 @@ function buildPackage(dir) {
   const slices = ['billing', 'account', 'shipping', 'returns'];
   const add = (split, i) =>
     cases.push({
-      id: `${split}-${i}`, family_id: `fam-${split}-${i}`, split, slice: slices[i % slices.length], critical: false,
-      task_type: 'lookup', is_private: split === 'test', initial_state: 'open', expected_final_state: `Resolved ${i % 7}`,
-      allowed_tools: ['search', 'lookup'], forbidden_side_effects: ['charge'],
+      id: `${split}-${i}`,
+      family_id: `fam-${split}-${i}`,
+      split,
+      slice: slices[i % slices.length],
+      critical: false,
+      task_type: 'lookup',
+      is_private: split === 'test',
+      initial_state: 'open',
+      expected_final_state: `Resolved ${i % 7}`,
+      allowed_tools: ['search', 'lookup'],
+      forbidden_side_effects: ['charge'],
     });
   for (let i = 0; i < 5; i++) add('train', i);
   for (let i = 0; i < 5; i++) add('development', i);
   for (let i = 0; i < tasks; i++) add('test', i);
   const system = (id, role, quality) => ({
-    system_id: id, role, protocol,
-    records: cases.filter((c) => c.split === 'test').flatMap((c) => {
-      const good = rand() < quality;
-      return [1, 2, 3, 4, 5].map((trial) => {
-        const ok = good ? rand() < 0.9 : rand() < 0.3;
-        return {
-          case_id: c.id, trial_id: trial, status: ok ? 'success' : 'error', final_state: ok ? c.expected_final_state.toUpperCase() : 'stuck',
-          side_effects: [], tools_used: ['search'], latency_ms: Math.round(rand() * 4000 * 100) / 100, cost_units: Math.round(rand() * 300) / 100,
-        };
-      });
-    }),
+    system_id: id,
+    role,
+    protocol,
+    records: cases
+      .filter((c) => c.split === 'test')
+      .flatMap((c) => {
+        const good = rand() < quality;
+        return [1, 2, 3, 4, 5].map((trial) => {
+          const ok = good ? rand() < 0.9 : rand() < 0.3;
+          return {
+            case_id: c.id,
+            trial_id: trial,
+            status: ok ? 'success' : 'error',
+            final_state: ok ? c.expected_final_state.toUpperCase() : 'stuck',
+            side_effects: [],
+            tools_used: ['search'],
+            latency_ms: Math.round(rand() * 4000 * 100) / 100,
+            cost_units: Math.round(rand() * 300) / 100,
+          };
+        });
+      }),
   });
   const results = {
-    schema_version: 'agent-benchmark-results-v1', benchmark_id: 'bench-large', benchmark_version: '1.0.0',
-    dataset_version: 'd1', result_set_version: 'r1',
+    schema_version: 'agent-benchmark-results-v1',
+    benchmark_id: 'bench-large',
+    benchmark_version: '1.0.0',
+    dataset_version: 'd1',
+    result_set_version: 'r1',
     systems: [system('baseline-v1', 'baseline', 0.55), system('candidate-pass', 'candidate', 0.7)],
   };
   const caseFile = {schema_version: 'agent-benchmark-cases-v1', benchmark_id: 'bench-large', benchmark_version: '1.0.0', dataset_version: 'd1', cases};
@@ -124,7 +164,9 @@ try {
   console.log(`package          ${tasks} test tasks x 5 trials, ${samples} bootstrap samples`);
   console.log(`python reference ${best(py).toFixed(0)} ms (best of ${rounds})`);
   console.log(`arbor port       ${best(port).toFixed(0)} ms`);
-  console.log(`speedup          ${(best(py) / best(port)).toFixed(1)}x wall clock ${target('gate speedup over the reference', best(py) / best(port), '>=', 20)} (aim 50x)`);
+  console.log(
+    `speedup          ${(best(py) / best(port)).toFixed(1)}x wall clock ${target('gate speedup over the reference', best(py) / best(port), '>=', 20)} (aim 50x)`,
+  );
   if (pyCpu.length > 0) {
     console.log(`cpu time         python ${best(pyCpu).toFixed(0)} ms, arbor ${best(portCpu).toFixed(0)} ms: ${(best(pyCpu) / best(portCpu)).toFixed(1)}x`);
   }

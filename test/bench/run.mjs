@@ -23,7 +23,10 @@ const misses = path.join(scratch, 'misses.txt');
 const started = Date.now();
 for (const name of files) {
   console.log(`\n## ${name.replace(/\.bench\.mjs$/, '')}`);
-  const result = spawnSync(process.execPath, [path.join(here, name), ...process.argv.slice(3)], {stdio: 'inherit', env: {...process.env, BENCH_MISSES_FILE: misses}});
+  const result = spawnSync(process.execPath, [path.join(here, name), ...process.argv.slice(3)], {
+    stdio: 'inherit',
+    env: {...process.env, BENCH_MISSES_FILE: misses},
+  });
   if (result.status !== 0) process.exitCode = 1;
 }
 const missed = existsSync(misses) ? readFileSync(misses, 'utf8').trim().split('\n') : [];

@@ -56,10 +56,13 @@ print("\\n".join(out))
 `;
 writeFileSync(path.join(work, 'naive_list.py'), naive);
 
-const words = 'the a solution reads inputs writes answers nearest neighbours query points distance metric baseline numpy brute force seeds split held out data vector matrix kernel speedup reference timing repetitions'.split(' ');
+const words =
+  'the a solution reads inputs writes answers nearest neighbours query points distance metric baseline numpy brute force seeds split held out data vector matrix kernel speedup reference timing repetitions'.split(
+    ' ',
+  );
 function prose(seed, n) {
   let s = '';
-  let x = seed * 2654435761 % 4294967296;
+  let x = (seed * 2654435761) % 4294967296;
   for (let i = 0; i < n; i++) {
     x = (x * 1103515245 + 12345) % 2147483648;
     s += (i ? ' ' : '') + words[x % words.length];
@@ -72,7 +75,8 @@ function readme(i) {
   s += `## Metric\n\nThe eval prints one \`score:\` line, the speedup over the reference solver. Higher is better.\n\n`;
   s += `## What may be edited\n\nOnly \`solution.py\`; \`eval.sh\`, \`bundle/\` and \`reference.py\` are protected.\n\n`;
   s += `## Dev / test\n\nDev uses seeds 0-3, test uses seeds 1000-1007 (disjoint).\n\n`;
-  for (let k = 0; k < 4; k++) s += `### Notes ${k}\n\n${prose(i * 7 + k, 45)}. See [the paper](https://example.com/${i}/${k}) and \`solution.py\`.\n\n- one *point*\n- two\n\n\`\`\`python\ndef run(state, inputs):\n    return {"ids": inputs["db"][:10]}\n\`\`\`\n\n`;
+  for (let k = 0; k < 4; k++)
+    s += `### Notes ${k}\n\n${prose(i * 7 + k, 45)}. See [the paper](https://example.com/${i}/${k}) and \`solution.py\`.\n\n- one *point*\n- two\n\n\`\`\`python\ndef run(state, inputs):\n    return {"ids": inputs["db"][:10]}\n\`\`\`\n\n`;
   return s;
 }
 function provenance(i) {
@@ -89,7 +93,8 @@ function provenance(i) {
 // fingerprint, lock hashes) do their full work. The naive scanner reads what it always read.
 const knnBundle = path.join(path.dirname(cli), '../../zoo/algotune_knn/bundle');
 const bundleFiles = ['fherma.toml', 'generate.mjs', 'oracle.mjs', 'verify.mjs'].map((name) => [name, readFileSync(path.join(knnBundle, name))]);
-const plan = 'bundle = "bundle"\nsolution = "solution.py"\nmetric = "speedup"\nreference = "reference.py"\n\n[dev]\nseeds = "0-3"\npoints = [ { N = 4096, Q = 256, D = 16, K = 10 } ]\n\n[test]\nseeds = "1000-1007"\npoints = [ { N = 4096, Q = 256, D = 16, K = 10 } ]\n';
+const plan =
+  'bundle = "bundle"\nsolution = "solution.py"\nmetric = "speedup"\nreference = "reference.py"\n\n[dev]\nseeds = "0-3"\npoints = [ { N = 4096, Q = 256, D = 16, K = 10 } ]\n\n[test]\nseeds = "1000-1007"\npoints = [ { N = 4096, Q = 256, D = 16, K = 10 } ]\n';
 
 async function generate(n) {
   const zoo = path.join(work, `zoo-${n}`);
@@ -152,11 +157,19 @@ try {
     const cpu = (runs) => median(runs.map((r) => r.cpu));
     const naiveCpu = cpu(naiveRuns);
     const cpuText = (runs) => `cpu ${cpu(runs).toFixed(0).padStart(6)} ms (${(cpu(runs) / naiveCpu).toFixed(1)}x)`;
-    console.log(`zoo of ${n} folders (median of ${rounds}; ${python} naive indexer as reference; load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores)`);
+    console.log(
+      `zoo of ${n} folders (median of ${rounds}; ${python} naive indexer as reference; load average ${os.loadavg()[0].toFixed(1)} on ${os.availableParallelism()} cores)`,
+    );
     console.log(`  naive line scan    ${naiveMs.toFixed(0).padStart(6)} ms                 ${cpuText(naiveRuns)}   peak RSS ${mb(naiveRuns)} MB`);
-    console.log(`  arbor list cold    ${coldMs.toFixed(0).padStart(6)} ms  ${(coldMs / naiveMs).toFixed(2).padStart(6)}x naive   ${cpuText(cold)} ${target(`list cold CPU / naive, ${n} folders`, cpu(cold) / naiveCpu, '<=', 3)}   peak RSS ${mb(cold)} MB ${target(`list cold peak RSS, ${n} folders`, Number(mb(cold)), '<=', 150, ' MB')}`);
-    console.log(`   inline, 0 workers ${poolMs.toFixed(0).padStart(6)} ms  ${(poolMs / naiveMs).toFixed(2).padStart(6)}x naive   ${cpuText(coldPool)}   peak RSS ${mb(coldPool)} MB`);
-    console.log(`  arbor list warm    ${warmMs.toFixed(0).padStart(6)} ms  ${(warmMs / naiveMs).toFixed(2).padStart(6)}x naive   ${cpuText(warm)}   peak RSS ${mb(warm)} MB ${target(`list warm peak RSS, ${n} folders`, Number(mb(warm)), '<=', 150, ' MB')}`);
+    console.log(
+      `  arbor list cold    ${coldMs.toFixed(0).padStart(6)} ms  ${(coldMs / naiveMs).toFixed(2).padStart(6)}x naive   ${cpuText(cold)} ${target(`list cold CPU / naive, ${n} folders`, cpu(cold) / naiveCpu, '<=', 3)}   peak RSS ${mb(cold)} MB ${target(`list cold peak RSS, ${n} folders`, Number(mb(cold)), '<=', 150, ' MB')}`,
+    );
+    console.log(
+      `   inline, 0 workers ${poolMs.toFixed(0).padStart(6)} ms  ${(poolMs / naiveMs).toFixed(2).padStart(6)}x naive   ${cpuText(coldPool)}   peak RSS ${mb(coldPool)} MB`,
+    );
+    console.log(
+      `  arbor list warm    ${warmMs.toFixed(0).padStart(6)} ms  ${(warmMs / naiveMs).toFixed(2).padStart(6)}x naive   ${cpuText(warm)}   peak RSS ${mb(warm)} MB ${target(`list warm peak RSS, ${n} folders`, Number(mb(warm)), '<=', 150, ' MB')}`,
+    );
     rmSync(zoo, {recursive: true, force: true});
   }
 } finally {

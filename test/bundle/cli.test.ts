@@ -121,7 +121,10 @@ describe('fherma.toml and the fingerprint', () => {
 
   it('a marker without fingerprint is refused the same way', async () => {
     const bundle = await bundleCopy(sortExact, {}, {fixFingerprint: false, edit: (t) => t.replace(/^fingerprint = .*$/m, '')});
-    expect(runCli(['bundle', bundle, 'info'])).toMatchObject({code: 1, stderr: expect.stringMatching(/fherma\.toml has no fingerprint, but its signature's fingerprint is "sha256:/)});
+    expect(runCli(['bundle', bundle, 'info'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/fherma\.toml has no fingerprint, but its signature's fingerprint is "sha256:/),
+    });
   });
 
   const broken: [string, (t: string) => string, RegExp][] = [
@@ -131,15 +134,31 @@ describe('fherma.toml and the fingerprint', () => {
       (t) => t.replace('spec = "test/sort-exact@1.0.0"', 'spec = "test/sort-exact@1.0.0'),
       /fherma\.toml is not valid TOML: line 2: a string is not closed before the end of its line \(close it with its quote, or use """ for a multi-line string\)$/m,
     ],
-    ['a control character in a string', (t) => t.replace('spec = "test/', 'spec = "\u0001test/'), /is not valid TOML: line 2: control characters are not allowed in strings$/m],
+    [
+      'a control character in a string',
+      (t) => t.replace('spec = "test/', 'spec = "\u0001test/'),
+      /is not valid TOML: line 2: control characters are not allowed in strings$/m,
+    ],
     ['no spec', (t) => t.replace(/^spec = .*$/m, ''), /`spec` must be a non-empty string/],
     ['an unknown key', (t) => t.replace('name = "x"', 'name = "x"\nshape = ["N"]'), /unknown key `shape` in \[\[args\]\] #1, expected one of name, type, dims/],
-    ['an unknown type', (t) => t.replace('type = "f64"', 'type = "float"'), /\[\[args\]\] #1 \(x\): type must be one of i8 i16 i32 i64 u8 u16 u32 u64 f32 f64, got "float"/],
+    [
+      'an unknown type',
+      (t) => t.replace('type = "f64"', 'type = "float"'),
+      /\[\[args\]\] #1 \(x\): type must be one of i8 i16 i32 i64 u8 u16 u32 u64 f32 f64, got "float"/,
+    ],
     ['a dimension over an unknown name', (t) => t.replace('dims = ["N"]', 'dims = ["M"]'), /dimension `M` uses `M`, which is not a point parameter/],
     ['a bad dimension expression', (t) => t.replace('dims = ["N"]', 'dims = ["N /2"]'), /bad dimension: unexpected `\/` in `N \/2`/],
     ['a point with min above max', (t) => t.replace('min = 1', 'min = 7').replace('max = 1000000', 'max = 3'), /min 7 is above max 3/],
-    ['a duplicate name', (t) => t.replace('name = "y"', 'name = "y"').replace('[[results]]', '[[results]]\nname = "y"\ntype = "u8"\n\n[[results]]'), /\[\[results\]\]: name `y` appears twice/],
-    ['an entry file that is missing', (t) => t.replace('oracle = "oracle.mjs"', 'oracle = "nope.mjs"'), /\[entry\] oracle = "nope\.mjs" does not name a file in the bundle/],
+    [
+      'a duplicate name',
+      (t) => t.replace('name = "y"', 'name = "y"').replace('[[results]]', '[[results]]\nname = "y"\ntype = "u8"\n\n[[results]]'),
+      /\[\[results\]\]: name `y` appears twice/,
+    ],
+    [
+      'an entry file that is missing',
+      (t) => t.replace('oracle = "oracle.mjs"', 'oracle = "nope.mjs"'),
+      /\[entry\] oracle = "nope\.mjs" does not name a file in the bundle/,
+    ],
   ];
   it.each(broken)('a marker with %s: exit 1, naming the file and the problem', async (_name, edit, message) => {
     const bundle = await bundleCopy(sortExact, {}, {fixFingerprint: false, edit});

@@ -121,12 +121,12 @@ describe('NaN counts (countNaN, compareFiles)', () => {
     const f32 = new Float32Array(kernel.b.buffer, kernel.b.byteOffset, (1 << 18) / 4);
     // Every 7th element a NaN, infinity or zero, so each length ends on another mix; odd payloads first.
     const specials = [NaN, Infinity, -Infinity, -0, -NaN];
-    f64.forEach((_, i) => (f64[i] = i % 7 === 3 ? specials[(i / 7) % 5 | 0]! : i / 3));
+    f64.forEach((_, i) => (f64[i] = i % 7 === 3 ? specials[((i / 7) % 5) | 0]! : i / 3));
     new BigUint64Array(kernel.b.buffer, kernel.b.byteOffset, 4).set([0x7ff0000000000001n, 0xfff8000000000000n, 0x7fffffffffffffffn, 0x7ff0000000000000n]);
     for (const n of [...Array.from({length: 40}, (_, k) => k), 1001, 32_767, 32_768]) {
       expect([n, kernel.nan64(n)]).toEqual([n, naive(f64.subarray(0, n))]);
     }
-    f32.forEach((_, i) => (f32[i] = i % 7 === 3 ? specials[(i / 7) % 5 | 0]! : i / 3));
+    f32.forEach((_, i) => (f32[i] = i % 7 === 3 ? specials[((i / 7) % 5) | 0]! : i / 3));
     new Uint32Array(kernel.b.buffer, kernel.b.byteOffset, 4).set([0x7f800001, 0xffc00000, 0x7fffffff, 0x7f800000]);
     for (const n of [...Array.from({length: 40}, (_, k) => k), 1001, 65_535, 65_536]) {
       expect([n, kernel.nan32(n)]).toEqual([n, naive(f32.subarray(0, n))]);

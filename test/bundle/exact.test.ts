@@ -58,7 +58,9 @@ describe('the exact rule names the first wrong element', () => {
   });
 
   it("writes each record as Python's json.dumps does (so a Python implementation writes the same bytes)", () => {
-    const lines = VERDICTS.split('\n').slice(1, -2).map((line) => line.trim().replace(/,$/, ''));
+    const lines = VERDICTS.split('\n')
+      .slice(1, -2)
+      .map((line) => line.trim().replace(/,$/, ''));
     const script = 'import json, sys\nfor line in sys.stdin.read().splitlines(): print(json.dumps(json.loads(line)))';
     const redumped = spawnSync(python, ['-c', script], {input: lines.join('\n'), encoding: 'utf8'});
     expect(redumped.stdout.trim().split('\n')).toEqual(lines);

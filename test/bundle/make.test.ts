@@ -19,7 +19,11 @@ function tree(dir: string): string[] {
 describe('arbor bundle make', () => {
   it.skipIf(!existsSync('/proc/self'))('refuses a work directory on a pseudo file system (exit 2, nothing written)', () => {
     const result = runCli(['bundle', sortExact, 'make', '/proc/arbor-work', '--point', '{"N":3}', '--seeds', '0'], {timeout: 20_000});
-    expect(result).toEqual({code: 2, stdout: '', stderr: 'arbor: cannot write the work directory under /proc: it is a pseudo file system, expected a folder on a disk\n'});
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'arbor: cannot write the work directory under /proc: it is a pseudo file system, expected a folder on a disk\n',
+    });
   });
 
   it('reproduces the golden work directory byte for byte (Python-written)', () => {
@@ -60,7 +64,9 @@ describe('arbor bundle make', () => {
       const block = createHash('sha256').update(`test/sort-exact@1.0.0|${seed}|0`).digest();
       expect(readFileSync(path.join(dir, 'cases', `00000${k}`, 'x.bin'))).toEqual(block);
     });
-    expect(make(bundle, dir, '{"N": 4}', '18446744073709551616-18446744073709551617,18446744073709551616').stderr).toMatch(/lists seed 18446744073709551616 twice/);
+    expect(make(bundle, dir, '{"N": 4}', '18446744073709551616-18446744073709551617,18446744073709551616').stderr).toMatch(
+      /lists seed 18446744073709551616 twice/,
+    );
   });
 
   it('says where it is when a make takes more than a second, one line a second at most', async () => {
@@ -76,7 +82,8 @@ describe('arbor bundle make', () => {
     const progress = lines.slice(0, -1);
     expect(progress.length).toBeGreaterThanOrEqual(1);
     expect(progress.length).toBeLessThanOrEqual(3);
-    for (const line of progress) expect(line).toMatch(/^arbor: make: case [2-4] of 4, (generate|write cases|oracle|write expected) \((64|96|128|160|192) bytes of 256 bytes written\)$/);
+    for (const line of progress)
+      expect(line).toMatch(/^arbor: make: case [2-4] of 4, (generate|write cases|oracle|write expected) \((64|96|128|160|192) bytes of 256 bytes written\)$/);
   });
 
   describe('usage errors (exit 2, one line, nothing written)', () => {
@@ -127,8 +134,14 @@ describe('arbor bundle make', () => {
 
     it('a missing --point or --seeds', () => {
       expect(runCli(['bundle', sortExact, 'make', '/tmp/never', '--seeds', '0'])).toMatchObject({code: 2, stderr: expect.stringMatching(/make needs --point/)});
-      expect(runCli(['bundle', sortExact, 'make', '/tmp/never', '--point', '{"N":1}'])).toMatchObject({code: 2, stderr: expect.stringMatching(/make needs --seeds/)});
-      expect(runCli(['bundle', sortExact, 'make', '--point', '{"N":1}', '--seeds', '0'])).toMatchObject({code: 2, stderr: expect.stringMatching(/make needs a work directory/)});
+      expect(runCli(['bundle', sortExact, 'make', '/tmp/never', '--point', '{"N":1}'])).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/make needs --seeds/),
+      });
+      expect(runCli(['bundle', sortExact, 'make', '--point', '{"N":1}', '--seeds', '0'])).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/make needs a work directory/),
+      });
       expect(existsSync('/tmp/never')).toBe(false);
     });
 
@@ -153,7 +166,10 @@ describe('arbor bundle make', () => {
     });
     it('more memory per case than is available', async () => {
       const many = (toml: string) =>
-        big(toml).replace('[[results]]', Array.from({length: 100}, (_, k) => `[[args]]\nname = "x${k}"\ntype = "u8"\ndims = ["N"]\n\n`).join('') + '[[results]]');
+        big(toml).replace(
+          '[[results]]',
+          Array.from({length: 100}, (_, k) => `[[args]]\nname = "x${k}"\ntype = "u8"\ndims = ["N"]\n\n`).join('') + '[[results]]',
+        );
       const bundle = await bundleCopy(sortExact, {}, {edit: many});
       const dir = path.join(tempDir(), 'w');
       const result = make(bundle, dir, '{"N": 4294967296}', '0');
@@ -204,7 +220,11 @@ describe('arbor bundle make', () => {
         {'generate.mjs': 'export default (p, s) => ({x: new Float64Array(p.N), z: new Float64Array(1)});'},
         /returned unknown binding z; the signature has x/,
       ],
-      ['oracle returns nothing', {'oracle.mjs': 'export default () => undefined;'}, /oracle \(oracle\.mjs\) for seed 0 \(case 000000\) returned undefined, expected an object \{y\}/],
+      [
+        'oracle returns nothing',
+        {'oracle.mjs': 'export default () => undefined;'},
+        /oracle \(oracle\.mjs\) for seed 0 \(case 000000\) returned undefined, expected an object \{y\}/,
+      ],
       ['generate has no default export', {'generate.mjs': 'export const g = 1;'}, /generator .*generate\.mjs must have a default export that is a function/],
       ['generate does not load', {'generate.mjs': 'export default (;'}, /cannot load the generator .*generate\.mjs: SyntaxError/],
     ];
@@ -229,7 +249,20 @@ describe('arbor bundle make', () => {
     writeFileSync(path.join(dir, 'notes.txt'), 'mine');
     expect(make(sortExact, dir, '{"N": 3}', '5,6').code).toBe(0);
     expect(tree(dir)).toEqual(
-      ['cases', 'cases/000000', 'cases/000000/x.bin', 'cases/000001', 'cases/000001/x.bin', 'expected', 'expected/000000', 'expected/000000/y.bin', 'expected/000001', 'expected/000001/y.bin', 'manifest.json', 'notes.txt'].sort(),
+      [
+        'cases',
+        'cases/000000',
+        'cases/000000/x.bin',
+        'cases/000001',
+        'cases/000001/x.bin',
+        'expected',
+        'expected/000000',
+        'expected/000000/y.bin',
+        'expected/000001',
+        'expected/000001/y.bin',
+        'manifest.json',
+        'notes.txt',
+      ].sort(),
     );
   });
 

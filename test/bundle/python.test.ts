@@ -120,7 +120,10 @@ describe('a Python port of zoo/algotune_knn/bundle', () => {
     cpSync(path.join(work, 'expected'), path.join(work, 'out'), {recursive: true});
     expect(arbor(['bundle', knnPython, 'verify', work], env).code).toBe(0);
     const starts = readFileSync(log, 'utf8').trim().split('\n');
-    expect(starts).toEqual([`${knnPython} -I -B ${path.join(repoRoot, 'lib/bundle/host.py')}`, `${knnPython} -I -B ${path.join(repoRoot, 'lib/bundle/host.py')}`]);
+    expect(starts).toEqual([
+      `${knnPython} -I -B ${path.join(repoRoot, 'lib/bundle/host.py')}`,
+      `${knnPython} -I -B ${path.join(repoRoot, 'lib/bundle/host.py')}`,
+    ]);
   });
 
   it('leaves the bundle folder as it found it (no __pycache__)', () => {
@@ -152,14 +155,20 @@ describe('Python entry points that break the contract', () => {
   const prefix = 'arbor: generate (generate.py) threw for seed 0 (case 000000): ';
 
   it.each([
-    [1, 'BundleError: returned x as float64, which does not cast exactly to f32: element 0 is -0.4222272872924805, which f32 holds as -0.42222729325294495; return values f32 holds (or cast with astype yourself)'],
+    [
+      1,
+      'BundleError: returned x as float64, which does not cast exactly to f32: element 0 is -0.4222272872924805, which f32 holds as -0.42222729325294495; return values f32 holds (or cast with astype yourself)',
+    ],
     [2, 'ZeroDivisionError: division by zero (generate.py line 14)'],
     [4, 'BundleError: returned x with shape (1, 5, 1), expected (5,) (or 5 values in row-major order)'],
     [5, 'BundleError: returned unknown binding z; the signature has x, k'],
     [6, 'BundleError: did not return k; the signature has x, k'],
     [7, 'BundleError: returned a list, expected a dict {x, k} of numpy arrays'],
     [8, 'BundleError: the Python process of the bundle exited (code 3) during a call'],
-    [9, 'BundleError: returned k as uint64, which does not cast exactly to i64: element 0 is 9223372036854775808, which i64 holds as -9223372036854775808; return values i64 holds (or cast with astype yourself)'],
+    [
+      9,
+      'BundleError: returned k as uint64, which does not cast exactly to i64: element 0 is 9223372036854775808, which i64 holds as -9223372036854775808; return values i64 holds (or cast with astype yourself)',
+    ],
   ])('mode %i: exit 1, one line naming the function, case and binding, no manifest', (mode, message) => {
     const {code, stdout, stderr, work} = make(mode);
     expect({code, stdout, stderr}).toEqual({code: 1, stdout: '', stderr: `${prefix}${message}\n`});
@@ -211,6 +220,10 @@ describe('Python entry points that break the contract', () => {
     cpSync(modes, bundle, {recursive: true});
     writeFileSync(path.join(bundle, 'oracle.py'), 'import numpy\n\nraise RuntimeError("not today")\n');
     const result = arbor(['bundle', bundle, 'make', path.join(bundle, 'w'), '--point', '{"mode": 0, "N": 2}', '--seeds', '0']);
-    expect(result).toEqual({code: 1, stdout: '', stderr: `arbor: cannot load the oracle ${path.join(bundle, 'oracle.py')}: RuntimeError: not today (oracle.py line 3)\n`});
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `arbor: cannot load the oracle ${path.join(bundle, 'oracle.py')}: RuntimeError: not today (oracle.py line 3)\n`,
+    });
   });
 });

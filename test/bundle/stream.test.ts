@@ -33,7 +33,17 @@ describe('stream against an independent Python implementation', () => {
   });
 
   it('agrees on a large draw crossing digit boundaries (blocks 0 .. 40,000)', () => {
-    const runs: Run[] = [{spec: 'zoo/large@1.0.0', seed: 99, ops: [['bytes', 32 * 40_000 + 5], ['seek', 32 * 99_990 + 7], ['bytes', 1000]]}];
+    const runs: Run[] = [
+      {
+        spec: 'zoo/large@1.0.0',
+        seed: 99,
+        ops: [
+          ['bytes', 32 * 40_000 + 5],
+          ['seek', 32 * 99_990 + 7],
+          ['bytes', 1000],
+        ],
+      },
+    ];
     const result = spawnSync('python3', [python, 'ops'], {input: JSON.stringify(runs), encoding: 'utf8', maxBuffer: 1 << 28});
     expect(result.status, result.stderr).toBe(0);
     expect(runAll(runs)).toEqual(JSON.parse(result.stdout));

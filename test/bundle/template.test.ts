@@ -29,7 +29,7 @@ for i in range(m["cases"]):
     y.tofile(os.path.join(work, "out", c, "y.bin"))
 `;
 
-describe('the scaffold\'s bundle skeletons', () => {
+describe("the scaffold's bundle skeletons", () => {
   it.each(['js', 'py'])('%s: a working bundle with the right fingerprint', (lang) => {
     const entry = scaffoldCopy('demo_sort', lang);
     const info = runCli(['bundle', path.join(entry, 'bundle'), 'info']);

@@ -14,7 +14,11 @@ function made(bundle: string, point: string, seeds: string): string {
 function verify(bundle: string, dir: string) {
   const result = runCli(['bundle', bundle, 'verify', dir]);
   const file = path.join(dir, 'verdicts.json');
-  return {...result, text: existsSync(file) ? readFileSync(file, 'utf8') : undefined, verdicts: existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined};
+  return {
+    ...result,
+    text: existsSync(file) ? readFileSync(file, 'utf8') : undefined,
+    verdicts: existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined,
+  };
 }
 
 function answer(dir: string, i: string, name: string, bytes: Uint8Array | Buffer): void {
@@ -39,7 +43,11 @@ describe('arbor bundle verify (exact rule)', () => {
       cases: [
         {i: 0, passed: true, metrics: {rule: 'exact'}},
         // The first of the two: element 0, its lowest mantissa bit flipped (values checked with numpy).
-        {i: 1, passed: false, metrics: {rule: 'exact', wrong: 2, of: 5, first: {result: 'y', index: [0], flat: 0, expected: 0.061988223491849515, got: 0.06198822349184952}}},
+        {
+          i: 1,
+          passed: false,
+          metrics: {rule: 'exact', wrong: 2, of: 5, first: {result: 'y', index: [0], flat: 0, expected: 0.061988223491849515, got: 0.06198822349184952}},
+        },
         {i: 2, passed: false, note: 'out/000002/y.bin is 12 bytes, expected 40 (5 × f64)'},
         {i: 3, passed: false, note: 'no answer'},
       ],
@@ -61,9 +69,7 @@ describe('arbor bundle verify (exact rule)', () => {
     const nan = new Float64Array([NaN, 1]);
     writeFileSync(path.join(dir, 'expected/000000/y.bin'), Buffer.from(nan.buffer));
     answer(dir, '000000', 'y.bin', Buffer.from(nan.buffer));
-    expect(verify(sortExact, dir).verdicts.cases).toEqual([
-      {i: 0, passed: false, metrics: {rule: 'exact'}, note: 'out/000000/y.bin holds 1 NaN value'},
-    ]);
+    expect(verify(sortExact, dir).verdicts.cases).toEqual([{i: 0, passed: false, metrics: {rule: 'exact'}, note: 'out/000000/y.bin holds 1 NaN value'}]);
   });
 
   it('an empty out/NNNNNN/ folder or an unreadable answer is "no answer"', () => {

@@ -27,12 +27,30 @@ function compare(args: string[], env: NodeJS.ProcessEnv = ledgerEnv()) {
 
 /** The reference gate's stdout and exit code on a package folder. */
 function referenceGate(dir: string): {stdout: string; code: number | null} {
-  const run = spawnSync('python3', [reference, '--spec', 'benchmark_spec.json', '--cases', 'benchmark_cases.json', '--results', 'benchmark_results.json', '--candidate', 'candidate'], {cwd: dir, encoding: 'utf8'});
+  const run = spawnSync(
+    'python3',
+    [reference, '--spec', 'benchmark_spec.json', '--cases', 'benchmark_cases.json', '--results', 'benchmark_results.json', '--candidate', 'candidate'],
+    {cwd: dir, encoding: 'utf8'},
+  );
   return {stdout: run.stdout, code: run.status};
 }
 
 function arborGate(dir: string): {stdout: string; code: number | null} {
-  const run = runCli(['benchmark', 'gate', '--spec', 'benchmark_spec.json', '--cases', 'benchmark_cases.json', '--results', 'benchmark_results.json', '--candidate', 'candidate'], {cwd: dir});
+  const run = runCli(
+    [
+      'benchmark',
+      'gate',
+      '--spec',
+      'benchmark_spec.json',
+      '--cases',
+      'benchmark_cases.json',
+      '--results',
+      'benchmark_results.json',
+      '--candidate',
+      'candidate',
+    ],
+    {cwd: dir},
+  );
   return {stdout: run.stdout, code: run.code};
 }
 
@@ -57,7 +75,9 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
     expect(report.candidate.score).toBeGreaterThan(report.baseline.score);
     expect(result.stdout).toMatch(/^verdict: better \(ratio [\d.]+, 95% interval \[[\d.]+, [\d.]+\]: the ratio's 95% interval lies above 1\)$/m);
     // On a failure, the gate's reasons say which gate the package missed.
-    expect(result.stdout, readFileSync(path.join(pkg, 'gate_decision.json'), 'utf8')).toContain(`gate: PASS (all frozen benchmark gates passed); package in ${pkg}\n`);
+    expect(result.stdout, readFileSync(path.join(pkg, 'gate_decision.json'), 'utf8')).toContain(
+      `gate: PASS (all frozen benchmark gates passed); package in ${pkg}\n`,
+    );
 
     const python = referenceGate(pkg);
     expect(python.code).toBe(0);
@@ -179,7 +199,9 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     expect(weaker.report).toMatchObject({verdict: 'worse', metric: 'accuracy', correctness: []});
     expect(weaker.report.cases.map((c: {outcome: string}) => c.outcome)).toEqual(['worse', 'worse']);
     expect(weaker.result.stdout).not.toMatch(/fails/);
-    expect(weaker.result.stdout).toContain('per case: the candidate scores better on 0, worse on 2 and the same on 0 of 2 case(s) (an imperfect score is partial credit, not a failure)');
+    expect(weaker.result.stdout).toContain(
+      'per case: the candidate scores better on 0, worse on 2 and the same on 0 of 2 case(s) (an imperfect score is partial credit, not a failure)',
+    );
     expect(weaker.report.ratio).toBeLessThan(1);
     expect(weaker.report.ratio).toBeCloseTo(weaker.report.candidate.score / weaker.report.baseline.score, 12);
     const itself = compare([accuracy, path.join(accuracy, 'solution.py'), path.join(accuracy, 'solution.py')]);
@@ -187,7 +209,9 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     expect(itself.result.stdout).toContain('better on 0, worse on 0 and the same on 2 of 2 case(s)');
   });
 
-  it('under direction = "minimize" a lower score is better: the ratio is baseline over candidate, and a crash scores fail_score, not 0.0', {timeout: 240_000}, () => {
+  it('under direction = "minimize" a lower score is better: the ratio is baseline over candidate, and a crash scores fail_score, not 0.0', {
+    timeout: 240_000,
+  }, () => {
     const finer = compare([minimize, path.join(minimize, 'solution.py'), path.join(solutions, 'finer-abs.py')]);
     expect(finer.result.code, finer.result.stderr).toBe(0);
     expect(finer.report).toMatchObject({verdict: 'better', metric: 'accuracy'});
@@ -199,9 +223,18 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     for (const c of finer.report.cases) expect(c.ratio).toBeGreaterThan(5);
     const crash = compare([minimize, path.join(minimize, 'solution.py'), path.join(solutions, 'crash-abs.py')]);
     expect(crash.result.code, crash.result.stderr).toBe(0);
-    expect(crash.report).toMatchObject({verdict: 'worse', candidate: {score: 1}, correctness: [{point: 0, i: 0, failing: 'candidate'}, {point: 0, i: 1, failing: 'candidate'}]});
+    expect(crash.report).toMatchObject({
+      verdict: 'worse',
+      candidate: {score: 1},
+      correctness: [
+        {point: 0, i: 0, failing: 'candidate'},
+        {point: 0, i: 1, failing: 'candidate'},
+      ],
+    });
     expect(crash.result.stdout).toMatch(/p0 #0 +0\.00499\d +1\.000 \(crashed\)/);
-    expect(crash.result.stdout).toContain("cases without a scorable answer (scored as the plan's fail_score):\n  p0 #0: the candidate crashed\n  p0 #1: the candidate crashed\n");
+    expect(crash.result.stdout).toContain(
+      "cases without a scorable answer (scored as the plan's fail_score):\n  p0 #0: the candidate crashed\n  p0 #1: the candidate crashed\n",
+    );
     // Under minimize the finer candidate's lower errors are better on every case.
     expect(finer.result.stdout).toContain('better on 2, worse on 0 and the same on 0 of 2 case(s)');
     expect(crash.report.candidate.failure).toBeUndefined();
@@ -219,7 +252,10 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     const env = ledgerEnv();
     const cases: Array<[string[], RegExp]> = [
       [[speed, baseline], /^arbor: missing candidate: expected arbor benchmark compare <benchmark> <baseline> <candidate>/],
-      [[speed, baseline, slow, '--baseline-run', '1'], /^arbor: --baseline-run takes the baseline from the ledger: give only the candidate \(got 2 solutions\)\n$/],
+      [
+        [speed, baseline, slow, '--baseline-run', '1'],
+        /^arbor: --baseline-run takes the baseline from the ledger: give only the candidate \(got 2 solutions\)\n$/,
+      ],
       [[speed, 'no-such-thing', slow], /^arbor: baseline no-such-thing: neither a file, a folder, nor a git revision of the repository holding /],
       [[speed, slow, '--baseline-run', '99'], /^arbor: --baseline-run 99: (no such run|cannot read the ledger)/],
       [[path.join(speed, 'nope'), baseline, slow], /^arbor: benchmark folder .*nope does not exist/],

@@ -48,7 +48,10 @@ describe.skipIf(!hasBundle || !sandboxed)('confinement: what a run may use and w
     // A case limit well above the nap, so the case ends answered, not killed.
     const {score, report} = evaluate('prefix-speed', 'nap.py', {plan: {'metric = "speedup"': 'metric = "speedup"\nmin_timeout = 10'}});
     expect(score).toBe(0);
-    expect(report.points[0].cases[0]).toMatchObject({status: 'tampered', note: expect.stringMatching(/ms of CPU time in .* ms of wall time, too little to be its work/)});
+    expect(report.points[0].cases[0]).toMatchObject({
+      status: 'tampered',
+      note: expect.stringMatching(/ms of CPU time in .* ms of wall time, too little to be its work/),
+    });
   });
 
   it('the seccomp filter denies every syscall on its list, in the chain a run starts through', () => {
@@ -61,13 +64,24 @@ describe.skipIf(!hasBundle || !sandboxed)('confinement: what a run may use and w
     const confinement = confinementFor(python, limits, false);
     // call-each.py stands in for runner.py: it calls each syscall with every argument -1.
     const script = path.join(fixtures, 'eval/seccomp/call-each.py');
-    const launch = launchRun('bwrap', bwrap, python, {runner: script, solutionDir: path.join(dir, 'solution'), entry: 'names.txt', scratch: path.join(dir, 'scratch')}, confinement);
+    const launch = launchRun(
+      'bwrap',
+      bwrap,
+      python,
+      {runner: script, solutionDir: path.join(dir, 'solution'), entry: 'names.txt', scratch: path.join(dir, 'scratch')},
+      confinement,
+    );
     const program = path.join(dir, 'filter.bpf');
     writeFileSync(program, launch.input!.bytes);
     const fd = openSync(program, 'r');
     let result;
     try {
-      result = spawnSync(launch.command, launch.args, {cwd: launch.cwd, env: launch.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', fd]});
+      result = spawnSync(launch.command, launch.args, {
+        cwd: launch.cwd,
+        env: launch.env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe', 'ignore', 'ignore', fd],
+      });
     } finally {
       closeSync(fd);
     }
@@ -89,11 +103,23 @@ describe.skipIf(!hasBundle || !sandboxed)('confinement: what a run may use and w
     const dir = tempDir();
     for (const sub of ['solution', 'scratch', 'counter']) mkdirSync(path.join(dir, sub));
     const confinement = confinementFor(python, limits, true);
-    const launch = launchRun('bwrap', findBwrap(process.env)!, python, {runner: path.join(repoRoot, 'lib/eval/runner.py'), solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')}, confinement);
+    const launch = launchRun(
+      'bwrap',
+      findBwrap(process.env)!,
+      python,
+      {runner: path.join(repoRoot, 'lib/eval/runner.py'), solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')},
+      confinement,
+    );
     const uid = Number(/--reuid=(\d+)/.exec(launch.args.join(' '))?.[1]);
     expect(uid).toBeGreaterThanOrEqual(0x60000000);
     // Two runs never share a uid (the process limit is per uid).
-    const other = launchRun('bwrap', findBwrap(process.env)!, python, {runner: path.join(repoRoot, 'lib/eval/runner.py'), solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')}, confinement);
+    const other = launchRun(
+      'bwrap',
+      findBwrap(process.env)!,
+      python,
+      {runner: path.join(repoRoot, 'lib/eval/runner.py'), solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')},
+      confinement,
+    );
     expect(/--reuid=(\d+)/.exec(other.args.join(' '))?.[1]).not.toBe(String(uid));
     expect(launch.args).toEqual(expect.arrayContaining(['--bounding-set=-all', '--inh-caps=-all', '--clear-groups', '--core=0']));
     expect(launch.args).not.toContain('--unshare-user');

@@ -25,7 +25,7 @@ describe.skipIf(!hasBundle || !sandboxed)('faults: a killed eval leaves nothing 
     expect(readdirSync(tmp).filter((name) => name.startsWith('arbor-eval-'))).toEqual([]);
   });
 
-  it('a folder kept with --keep survives the next eval (it is not a killed eval\'s folder)', () => {
+  it("a folder kept with --keep survives the next eval (it is not a killed eval's folder)", () => {
     const tmp = tempDir();
     const env = {...process.env, TMPDIR: tmp, NO_COLOR: '1'};
     const speed = path.join(fixtures, 'eval/prefix-speed');
@@ -47,7 +47,11 @@ describe.skipIf(!hasBundle || !sandboxed)('faults: a killed eval leaves nothing 
     const fifo = path.join(dir, 'fifo');
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const result = runCli(['benchmark', 'eval', path.join(fixtures, 'eval/prefix-speed'), 'dev', '--json-file', fifo]);
-    expect(result).toEqual({code: 2, stdout: '', stderr: `arbor: --json-file ${fifo}: exists and is not a regular file, expected a new path or a regular file\n`});
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `arbor: --json-file ${fifo}: exists and is not a regular file, expected a new path or a regular file\n`,
+    });
     expect(readdirSync(dir)).toEqual(['fifo']);
   });
 });
@@ -89,7 +93,9 @@ describe.skipIf(!hasBundle)('arbor.lock', () => {
     const json = path.join(path.dirname(dir), 'report.json');
     const result = runCli(['benchmark', 'eval', dir, 'dev', '--json-file', json]);
     expect(Number(result.stdout.slice(7))).toBeGreaterThan(1);
-    expect(result.stderr).toContain(`warning: entry has no arbor.lock, so changes to its protected files go unnoticed; write one with 'arbor benchmark lock ${dir}'`);
+    expect(result.stderr).toContain(
+      `warning: entry has no arbor.lock, so changes to its protected files go unnoticed; write one with 'arbor benchmark lock ${dir}'`,
+    );
     expect(JSON.parse(readFileSync(json, 'utf8')).lock).toBe('missing');
   });
 });
@@ -142,7 +148,10 @@ describe.skipIf(!hasBundle)('a bundle that fails on the test split', () => {
     const generator = readFileSync(path.join(dir, 'bundle/generate.mjs'), 'utf8');
     writeFileSync(
       path.join(dir, 'bundle/generate.mjs'),
-      generator.replace('export default function generate(point, stream) {\n', "export default function generate(point, stream) {\n  if (process.argv.some((arg) => arg.endsWith('eval-child.js'))) throw new Error('no cases today');\n"),
+      generator.replace(
+        'export default function generate(point, stream) {\n',
+        "export default function generate(point, stream) {\n  if (process.argv.some((arg) => arg.endsWith('eval-child.js'))) throw new Error('no cases today');\n",
+      ),
     );
     expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
     const salt = 'a-secret-salt';

@@ -8,7 +8,22 @@ import {describe, expect, it} from 'vitest';
 import {cliPath, fixtures, tempDir} from '../helpers/cli.js';
 import {canRunAsUser, evaluate, evaluateAsNobody, hasBundle, sandboxed, solutions} from './adversaries.js';
 
-const refused = ['fadvise DONTNEED', 'fadvise WILLNEED', 'readahead', 'mincore', 'cachestat', 'move_pages', 'madvise PAGEOUT', 'madvise COLD', 'madvise PAGEOUT high bits', 'process_madvise PAGEOUT', 'preadv2 NOWAIT', 'os.preadv NOWAIT', 'pwritev2 NOWAIT', 'aio NOWAIT'];
+const refused = [
+  'fadvise DONTNEED',
+  'fadvise WILLNEED',
+  'readahead',
+  'mincore',
+  'cachestat',
+  'move_pages',
+  'madvise PAGEOUT',
+  'madvise COLD',
+  'madvise PAGEOUT high bits',
+  'process_madvise PAGEOUT',
+  'preadv2 NOWAIT',
+  'os.preadv NOWAIT',
+  'pwritev2 NOWAIT',
+  'aio NOWAIT',
+];
 const honest = ['pread', 'preadv2', 'madvise DONTNEED'];
 
 /** What page-cache.py found, from the failure its init() raised. */

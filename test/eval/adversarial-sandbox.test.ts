@@ -18,12 +18,15 @@ describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solu
     for (const rep of report.points[0].cases[0].repetitions) expect(rep.seconds).toBeGreaterThan(0);
   });
 
-  it.skipIf(!debianNumpy)("runs Debian's python3, whose numpy reaches its BLAS through /etc/alternatives, also as the uid a run started by root drops to", () => {
-    const result = runCli(['benchmark', 'eval', 'test/fixtures/eval/accuracy-abs', 'dev', '--quiet'], {env: {ARBOR_PYTHON: '/usr/bin/python3'}});
-    expect(result.stderr).toBe('');
-    expect(result.code).toBe(0);
-    expect(Number(result.stdout.match(/^score: (\S+)\n$/)?.[1])).toBeGreaterThan(0);
-  });
+  it.skipIf(!debianNumpy)(
+    "runs Debian's python3, whose numpy reaches its BLAS through /etc/alternatives, also as the uid a run started by root drops to",
+    () => {
+      const result = runCli(['benchmark', 'eval', 'test/fixtures/eval/accuracy-abs', 'dev', '--quiet'], {env: {ARBOR_PYTHON: '/usr/bin/python3'}});
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(0);
+      expect(Number(result.stdout.match(/^score: (\S+)\n$/)?.[1])).toBeGreaterThan(0);
+    },
+  );
 
   it("sleep.py is killed at the warm-up limit, max(1 s, 10 x the reference's warm-up), and the child it left in its own session dies with the run", () => {
     const mark = marker();
@@ -91,7 +94,11 @@ describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solu
 
   it("forging an answer on the runner's channel gains nothing: the real answer that follows ends the run as a crash", () => {
     const {report} = evaluate('prefix-speed', 'forge-channel.py');
-    expect(report.points[0].cases[0]).toMatchObject({status: 'crashed', passed: false, note: expect.stringMatching(/before case 0 was delivered|the runner's channel carried an unexpected message/)});
+    expect(report.points[0].cases[0]).toMatchObject({
+      status: 'crashed',
+      passed: false,
+      note: expect.stringMatching(/before case 0 was delivered|the runner's channel carried an unexpected message/),
+    });
   });
 
   it('ARBOR_TEST_SALT (and every ARBOR_ variable) is invisible to the solution', () => {
@@ -107,9 +114,14 @@ describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solu
     writeFileSync(path.join(dir, 'VANDAL_OK'), '');
     const digest = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
     const before = ['eval.sh', 'plan.toml'].map((name) => digest(path.join(dir, name)));
-    const python = spawnSync('python3', ['-c', 'import json, site, sys; print(json.dumps([p for p in sys.path if p] + [site.getusersitepackages()]))'], {encoding: 'utf8'});
+    const python = spawnSync('python3', ['-c', 'import json, site, sys; print(json.dumps([p for p in sys.path if p] + [site.getusersitepackages()]))'], {
+      encoding: 'utf8',
+    });
     const sites: string[] = JSON.parse(python.stdout);
-    const planted = () => sites.flatMap((site) => ['arbor_vandal_probe.pth', 'usercustomize.py'].map((name) => path.join(site, name))).filter((file) => existsSync(file) && readFileSync(file, 'utf8').includes('arbor vandal probe'));
+    const planted = () =>
+      sites
+        .flatMap((site) => ['arbor_vandal_probe.pth', 'usercustomize.py'].map((name) => path.join(site, name)))
+        .filter((file) => existsSync(file) && readFileSync(file, 'utf8').includes('arbor vandal probe'));
     try {
       const result = runCli(['benchmark', 'eval', dir, 'dev', '--solution', candidate]);
       expect(result.stdout).toBe('score: 0.0\n');
@@ -132,7 +144,11 @@ describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solu
     // Without the sandbox, a run started by root drops to a uid of its own, which cannot write root's cache either.
     const ways = process.getuid?.() === 0 ? [[], ['--unsandboxed']] : [[]];
     for (const args of ways) {
-      const {score} = evaluate('prefix-speed', 'poison-cache.py', {args, replace: {ARBOR_CACHE_FOLDER: cache}, env: {...env, ...(args.length ? unsandboxedEnv : {})}});
+      const {score} = evaluate('prefix-speed', 'poison-cache.py', {
+        args,
+        replace: {ARBOR_CACHE_FOLDER: cache},
+        env: {...env, ...(args.length ? unsandboxedEnv : {})},
+      });
       expect(score).toBeGreaterThan(1);
       // Each entry as it was (without the sandbox, the run's own python, Debian's, adds its honest entry), none forged.
       const now = kept();

@@ -24,7 +24,18 @@ export const unsandboxedEnv: Record<string, string> = (() => {
   if (process.getuid?.() !== 0) return {};
   // The same drop arbor makes (lib/eval/sandbox.ts dropCommand), prlimit included: setpriv alone can start an interpreter under a
   // 0700 /root that the dropped uid cannot reach through another program (setpriv resolves it first), and arbor's run cannot.
-  const drop = ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs', '--', 'prlimit', '--core=0', '--'];
+  const drop = [
+    '--reuid=65534',
+    '--regid=65534',
+    '--clear-groups',
+    '--inh-caps=-all',
+    '--bounding-set=-all',
+    '--no-new-privs',
+    '--',
+    'prlimit',
+    '--core=0',
+    '--',
+  ];
   const readable = (python: string) => spawnSync('setpriv', [...drop, python, '-I', '-c', 'import numpy'], {cwd: '/'}).status === 0;
   if (readable(process.env.ARBOR_PYTHON ?? 'python3')) return {};
   return readable('/usr/bin/python3') ? {ARBOR_PYTHON: '/usr/bin/python3'} : {};
@@ -95,13 +106,14 @@ export function evaluate(
     expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
   }
   const json = path.join(path.dirname(dir), 'report.json');
-  const result = runCli(['benchmark', 'eval', dir, options.split ?? 'dev', '--solution', candidate, '--json-file', json, ...(options.args ?? [])], {env: options.env});
+  const result = runCli(['benchmark', 'eval', dir, options.split ?? 'dev', '--solution', candidate, '--json-file', json, ...(options.args ?? [])], {
+    env: options.env,
+  });
   expect(result.stderr).not.toMatch(/internal error|Traceback/);
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/^score: \S+\n$/);
   return {score: Number(result.stdout.slice(7)), stdout: result.stdout, stderr: result.stderr, report: JSON.parse(readFileSync(json, 'utf8')), dir};
 }
-
 
 /** Root shows what an ordinary user's eval does: as nobody, where nobody can read arbor, node and a python3 with numpy. */
 const asNobody = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'];
@@ -116,7 +128,8 @@ export const canRunAsUser =
  * `arbor benchmark eval <entry> dev` of `entry/candidate.py`, run by nobody in `dir` (which holds
  * the entry, chowned to nobody first): its streams and its report.
  */
-export function evaluateAsNobody(dir: string, entry: string): {stdout: string; stderr: string; report: any} { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function evaluateAsNobody(dir: string, entry: string): {stdout: string; stderr: string; report: any} {
+  // eslint-disable-line @typescript-eslint/no-explicit-any
   spawnSync('chown', ['-R', '65534:65534', dir]);
   const json = path.join(dir, 'report.json');
   const env = {PATH: process.env.PATH, HOME: dir, TMPDIR: dir, ARBOR_PYTHON: userPython, ARBOR_LEDGER: path.join(dir, 'runs.db'), NO_COLOR: '1'};

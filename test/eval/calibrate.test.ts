@@ -38,8 +38,11 @@ describe('arbor benchmark calibrate', () => {
     // The text the command prints without --json.
     const text = formatCalibration(report).split('\n');
     expect(text[0]).toBe(`calibrate ${report.benchmark} dev: 2 evals (${report.clock} clock)`);
-    const needs = repetition.needed === null ? 'more repetitions than the cap (100)' : `about ${repetition.needed} repetitions (${repetition.neededSeconds.toFixed(0)} s)`;
-    expect(text[2]).toBe(`one repetition: CV ${(100 * repetition.cv).toFixed(2)}%, ${repetition.seconds.toFixed(2)} s; for +-5.00% (plan's precision) an eval needs ${needs}; max_seconds allows about ${repetition.budget} (read from ${repetition.measured} measured repetitions)`);
+    const needs =
+      repetition.needed === null ? 'more repetitions than the cap (100)' : `about ${repetition.needed} repetitions (${repetition.neededSeconds.toFixed(0)} s)`;
+    expect(text[2]).toBe(
+      `one repetition: CV ${(100 * repetition.cv).toFixed(2)}%, ${repetition.seconds.toFixed(2)} s; for +-5.00% (plan's precision) an eval needs ${needs}; max_seconds allows about ${repetition.budget} (read from ${repetition.measured} measured repetitions)`,
+    );
     expect(text.slice(4, 7).map((line) => line.split(/ +/).slice(0, 2).join(' '))).toEqual(['0 0', '0 1', '0 2']);
     // Both evals are on record as calibrations, with their scores.
     const runs = JSON.parse(runCli(['benchmark', 'runs', '--json'], {env}).stdout).runs;
@@ -48,6 +51,10 @@ describe('arbor benchmark calibrate', () => {
   });
 
   it('refuses fewer than two runs (exit 2)', () => {
-    expect(runCli(['benchmark', 'calibrate', speed, '--runs', '1'])).toMatchObject({code: 2, stdout: '', stderr: 'arbor: --runs 1: expected a whole number of evals, at least 2\n'});
+    expect(runCli(['benchmark', 'calibrate', speed, '--runs', '1'])).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'arbor: --runs 1: expected a whole number of evals, at least 2\n',
+    });
   });
 });

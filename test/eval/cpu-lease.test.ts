@@ -2,7 +2,20 @@
 // and two evals started at once; as root, a lease folder or lock file another user could plant or change is not used, and
 // another user's process holding every CPU stalls an eval only for a bound.
 import {spawn, spawnSync, type ChildProcess} from 'node:child_process';
-import {chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync} from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it, onTestFinished} from 'vitest';
 import {CpusHeldByOthers, leaseFolder, leaseOneOf, LeaseUntrusted, tryLease, type CpuLease} from '../../lib/eval/cpu-lease.js';
@@ -41,7 +54,16 @@ describe.runIf(linux)('CPU leases', () => {
   it('is released by the kernel when the eval holding it is killed', async () => {
     const folder = tempDir('arbor-leases-');
     const module = path.join(repoRoot, 'dist/lib/eval/cpu-lease.js');
-    const holder = spawn(process.execPath, ['--input-type=module', '-e', `import {tryLease} from ${JSON.stringify(module)}; const lease = await tryLease(process.argv[1], 0); console.log(lease ? 'held' : 'busy'); setInterval(() => {}, 1000);`, folder], {stdio: ['ignore', 'pipe', 'inherit']});
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import {tryLease} from ${JSON.stringify(module)}; const lease = await tryLease(process.argv[1], 0); console.log(lease ? 'held' : 'busy'); setInterval(() => {}, 1000);`,
+        folder,
+      ],
+      {stdio: ['ignore', 'pipe', 'inherit']},
+    );
     const said = await new Promise<string>((resolve) => holder.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
     expect(said).toBe('held');
     expect(await tryLease(folder, 0)).toBeUndefined();
@@ -67,16 +89,22 @@ describe.runIf(linux)('CPU leases', () => {
     const folder = tempDir('arbor-leases-');
     const cpus = Number(spawnSync('nproc', {encoding: 'utf8'}).stdout.trim());
     const reports = tempDir('arbor-leased-evals-');
-    const evals = Array.from({length: cpus + 1}, (_, k) =>
-      new Promise<{k: number; stderr: string; code: number | null}>((resolve) => {
-        const child = spawn(process.execPath, [cliPath, 'benchmark', 'eval', path.join(fixtures, 'eval/accuracy-abs'), 'dev', '--json-file', path.join(reports, `${k}.json`)], {
-          env: {...process.env, ARBOR_CPU_LEASES: folder, NO_COLOR: '1'},
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        let stderr = '';
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-        child.on('exit', (code) => resolve({k, stderr, code}));
-      }),
+    const evals = Array.from(
+      {length: cpus + 1},
+      (_, k) =>
+        new Promise<{k: number; stderr: string; code: number | null}>((resolve) => {
+          const child = spawn(
+            process.execPath,
+            [cliPath, 'benchmark', 'eval', path.join(fixtures, 'eval/accuracy-abs'), 'dev', '--json-file', path.join(reports, `${k}.json`)],
+            {
+              env: {...process.env, ARBOR_CPU_LEASES: folder, NO_COLOR: '1'},
+              stdio: ['ignore', 'ignore', 'pipe'],
+            },
+          );
+          let stderr = '';
+          child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+          child.on('exit', (code) => resolve({k, stderr, code}));
+        }),
     );
     const done = await Promise.all(evals);
     expect(done.map((each) => each.code)).toEqual(done.map(() => 0));
@@ -131,7 +159,7 @@ async function untilAllHeld(folder: string, cpus: number[]): Promise<void> {
 }
 
 describe.runIf(linux)('the lease descriptor', () => {
-  it('is not inherited by the eval\'s children', async () => {
+  it("is not inherited by the eval's children", async () => {
     const folder = tempDir('arbor-leases-');
     const lease = await tryLease(folder, 0);
     const fds = spawnSync('sh', ['-c', 'ls -l /proc/$$/fd'], {encoding: 'utf8'}).stdout;
@@ -182,7 +210,9 @@ describe.runIf(rootWithNobody)('CPU leases as root, with another user on the hos
     mkdirSync(ownFolder(folder));
     chownSync(ownFolder(folder), nobody, nobody);
     const warnings: string[] = [];
-    await expect(leaseOneOf(folder, [0], {onWarning: (text) => warnings.push(text)})).rejects.toThrow(new LeaseUntrusted(`${ownFolder(folder)} is not trusted: owned by uid 65534, neither root nor this user`));
+    await expect(leaseOneOf(folder, [0], {onWarning: (text) => warnings.push(text)})).rejects.toThrow(
+      new LeaseUntrusted(`${ownFolder(folder)} is not trusted: owned by uid 65534, neither root nor this user`),
+    );
     expect(warnings).toHaveLength(1);
     expect(readdirSync(ownFolder(folder))).toEqual([]);
   });
@@ -208,7 +238,10 @@ describe.runIf(rootWithNobody)('CPU leases as root, with another user on the hos
     writeFileSync(kept, 'keep');
     chmodSync(kept, 0o600);
     utimesSync(kept, 1_000_000, 1_000_000);
-    for (const [cpu, target] of [[0, path.join(outside, 'missing')], [1, kept]] as const) {
+    for (const [cpu, target] of [
+      [0, path.join(outside, 'missing')],
+      [1, kept],
+    ] as const) {
       unlinkSync(path.join(trusted, `cpu${cpu}.lock`));
       symlinkSync(target, path.join(trusted, `cpu${cpu}.lock`));
       await expect(tryLease(trusted, cpu)).rejects.toThrow(new LeaseUntrusted(`${path.join(trusted, `cpu${cpu}.lock`)} is not trusted: a symlink`));
@@ -216,7 +249,9 @@ describe.runIf(rootWithNobody)('CPU leases as root, with another user on the hos
     const seen: string[] = [];
     const own = await leaseOneOf(trusted, [0], {onWarning: (text) => seen.push(text)});
     expect(own.file).toBe(path.join(ownFolder(trusted), 'cpu0.lock'));
-    expect(seen).toEqual([`CPU leases: ${path.join(trusted, 'cpu0.lock')} is not trusted: a symlink; leasing in ${ownFolder(trusted)} instead, which evals of other users do not see`]);
+    expect(seen).toEqual([
+      `CPU leases: ${path.join(trusted, 'cpu0.lock')} is not trusted: a symlink; leasing in ${ownFolder(trusted)} instead, which evals of other users do not see`,
+    ]);
     own.release();
     expect(existsSync(path.join(outside, 'missing'))).toBe(false);
     expect(readFileSync(kept, 'utf8')).toBe('keep');
@@ -267,7 +302,7 @@ describe.runIf(rootWithNobody)('CPU leases as root, with another user on the hos
     (lease as CpuLease).release();
   });
 
-  it('lets another user lease in root\'s folder, read-only, and use a folder of its own where a lock file is missing', async () => {
+  it("lets another user lease in root's folder, read-only, and use a folder of its own where a lock file is missing", async () => {
     const folder = reachableFolder(0o1777);
     leaseFolder({ARBOR_CPU_LEASES: folder});
     const script = `import {leaseFolder, leaseOneOf} from ${JSON.stringify(cpuModule)};
@@ -277,7 +312,13 @@ describe.runIf(rootWithNobody)('CPU leases as root, with another user on the hos
       setInterval(() => {}, 1000);`;
     const leaseAsNobody = async (cpu: number) => {
       const child = spawnAsNobody([process.execPath, '--input-type=module', '-e', script, folder, String(cpu)]);
-      return {child, said: JSON.parse(await new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())))) as {file: string; warnings: string[]}};
+      return {
+        child,
+        said: JSON.parse(await new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())))) as {
+          file: string;
+          warnings: string[];
+        },
+      };
     };
     const {child, said} = await leaseAsNobody(0);
     expect(said).toEqual({file: path.join(folder, 'cpu0.lock'), warnings: []});
@@ -324,7 +365,9 @@ describe.runIf(rootWithNobody)('CPU leases as root, with another user on the hos
     await untilAllHeld(shared, cpus);
     const second = await evalIn(shared, {ARBOR_CPU_LEASE_FOREIGN_WAIT: '1'});
     expect(second.code).toBe(0);
-    expect(second.stderr).toMatch(/warning: no CPU lease: every allowed CPU \([\d,-]+\) has been leased for over 1 s by processes of uid 65534, not this user's evals; going on without a lease on CPU \d+, the idlest: its times may be disturbed/);
+    expect(second.stderr).toMatch(
+      /warning: no CPU lease: every allowed CPU \([\d,-]+\) has been leased for over 1 s by processes of uid 65534, not this user's evals; going on without a lease on CPU \d+, the idlest: its times may be disturbed/,
+    );
     expect(second.cpu).toBeDefined();
   }, 120_000);
 });

@@ -70,20 +70,33 @@ describe('arbor benchmark eval: usage', () => {
   });
 
   it('exits 2 for a missing benchmark folder or --solution file', () => {
-    expect(runCli(['benchmark', 'eval', 'no/such/dir', 'dev'])).toMatchObject({code: 2, stdout: '', stderr: expect.stringMatching(/^arbor: benchmark folder no\/such\/dir does not exist/)});
-    expect(runCli(['benchmark', 'eval', speed, 'dev', '--solution', 'nope.py'])).toMatchObject({code: 2, stdout: '', stderr: 'arbor: --solution nope.py: no such file\n'});
+    expect(runCli(['benchmark', 'eval', 'no/such/dir', 'dev'])).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(/^arbor: benchmark folder no\/such\/dir does not exist/),
+    });
+    expect(runCli(['benchmark', 'eval', speed, 'dev', '--solution', 'nope.py'])).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'arbor: --solution nope.py: no such file\n',
+    });
   });
 
   it('refuses an unwritable --json path before running anything (exit 2)', () => {
     const result = runCli(['benchmark', 'eval', speed, 'dev', '--json-file', 'README.md/report.json']);
-    expect(result).toEqual({code: 2, stdout: '', stderr: 'arbor: --json-file README.md/report.json: `README.md` is not a folder, expected a path in an existing folder\n'});
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'arbor: --json-file README.md/report.json: `README.md` is not a folder, expected a path in an existing folder\n',
+    });
   });
 
   it('names a bad ARBOR_EVAL_CPU (exit 2) or an ARBOR_PYTHON that is not an executable file (exit 1)', () => {
     expect(runCli(['benchmark', 'eval', speed, 'dev'], {env: {ARBOR_EVAL_CPU: 'abc'}})).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'arbor: ARBOR_EVAL_CPU=abc is not a CPU number, expected e.g. 0, "auto" (a free allowed CPU, leased for the eval; the default) or "none" (no pinning)\n',
+      stderr:
+        'arbor: ARBOR_EVAL_CPU=abc is not a CPU number, expected e.g. 0, "auto" (a free allowed CPU, leased for the eval; the default) or "none" (no pinning)\n',
     });
     const folder = tempDir();
     const result = runCli(['benchmark', 'eval', speed, 'dev', '--quiet'], {env: {ARBOR_PYTHON: folder}});
@@ -105,15 +118,23 @@ describe('arbor benchmark eval: usage', () => {
     expect(broken).toMatchObject({code: 1, stdout: ''});
     expect(broken.stderr).toMatch(/plan\.toml: dev and test seeds overlap \(seed 1\)/);
     const notABenchmark = runCli(['benchmark', 'eval', tempDir(), 'dev']);
-    expect(notABenchmark).toMatchObject({code: 2, stdout: '', stderr: expect.stringMatching(/^arbor: .*plan\.toml: no eval plan \(plan\.toml\) in this folder; give a benchmark folder that has one .*\n$/)});
+    expect(notABenchmark).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(/^arbor: .*plan\.toml: no eval plan \(plan\.toml\) in this folder; give a benchmark folder that has one .*\n$/),
+    });
     const noPython = runCli(['benchmark', 'eval', speed, 'dev'], {env: {ARBOR_PYTHON: '/no/such/python3'}});
     expect(noPython).toMatchObject({code: 1, stdout: '', stderr: expect.stringMatching(/^arbor: \/no\/such\/python3 not found: install Python 3 with numpy/)});
     expect(noPython.stderr.trim().split('\n')).toHaveLength(1);
     const fake = path.join(dir, 'python3');
-    writeFileSync(fake, "#!/bin/sh\necho \"ModuleNotFoundError: No module named 'numpy'\" >&2\nexit 1\n");
+    writeFileSync(fake, '#!/bin/sh\necho "ModuleNotFoundError: No module named \'numpy\'" >&2\nexit 1\n');
     chmodSync(fake, 0o755);
     const noNumpy = runCli(['benchmark', 'eval', speed, 'dev'], {env: {ARBOR_PYTHON: fake}});
-    expect(noNumpy).toMatchObject({code: 1, stdout: '', stderr: expect.stringMatching(/(^|\n)arbor: numpy is not installed for .*python3: run '.* -m pip install numpy'.*\n$/)});
+    expect(noNumpy).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(/(^|\n)arbor: numpy is not installed for .*python3: run '.* -m pip install numpy'.*\n$/),
+    });
   });
 });
 
@@ -177,7 +198,12 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     const dir = path.join(tempDir(), 'prefix-speed');
     cpSync(speed, dir, {recursive: true});
     const plan = path.join(dir, 'plan.toml');
-    writeFileSync(plan, readFileSync(plan, 'utf8').replace('precision = 0.05', 'precision = 0.5').replace(/^max_seconds = 0 /m, 'max_seconds = 120 '));
+    writeFileSync(
+      plan,
+      readFileSync(plan, 'utf8')
+        .replace('precision = 0.05', 'precision = 0.5')
+        .replace(/^max_seconds = 0 /m, 'max_seconds = 120 '),
+    );
     expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
     const json = path.join(path.dirname(dir), 'report.json');
     const result = runCli(['benchmark', 'eval', dir, 'dev', '--json-file', json]);
@@ -199,7 +225,9 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
   it("warns when reference cases are too quick to time well (the test split has 0.5-2 ms cases), not otherwise; measures what delivering a case costs and warns when the solution's cases are within 10x of it", () => {
     const quick = runCli(['benchmark', 'eval', speed, 'test']);
     expect(quick.code).toBe(0);
-    expect(quick.stderr).toMatch(/warning: the reference solves a case of point [12]\/2 \{"N":(20000|5000)\} in [\d.]+ ms; .* understated \(make the point bigger\)/);
+    expect(quick.stderr).toMatch(
+      /warning: the reference solves a case of point [12]\/2 \{"N":(20000|5000)\} in [\d.]+ ms; .* understated \(make the point bigger\)/,
+    );
     // dev: np.cumsum of 200,000 float64 takes ~2 ms of CPU; delivering 1.6 MB and taking 1.6 MB back ~0.8 ms.
     const {report, ...roomy} = speedDev();
     expect(roomy.code).toBe(0);
@@ -211,7 +239,10 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     const fastest = Math.min(...point.cases.map((c: {seconds: number}) => c.seconds));
     expect(point.overhead.solutionRatio).toBeCloseTo(fastest / point.overhead.seconds, 6);
     expect(point.overhead.solutionRatio).toBeLessThan(10);
-    const line = /warning: (point 1\/1: the solution's fastest case takes [\d.]+ [µm]s, [\d.]+x the [\d.]+ [µm]s that delivering a case's inputs and taking its answer costs \(under 10x\): .*)\n/.exec(roomy.stderr);
+    const line =
+      /warning: (point 1\/1: the solution's fastest case takes [\d.]+ [µm]s, [\d.]+x the [\d.]+ [µm]s that delivering a case's inputs and taking its answer costs \(under 10x\): .*)\n/.exec(
+        roomy.stderr,
+      );
     expect(line).not.toBeNull();
     expect(report.warnings).toContain(line![1]);
     // The first-case effect of each side: the first timed case against the others, after a warm-up that settles. Its size is
@@ -233,14 +264,22 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(result.code).toBe(0);
     expect(kept).toBeDefined();
     // Independently of the bundle's verifier: the baseline answers round(|x|, 2); within = |answer - |x|| <= 1e-3.
-    const numpy = spawnSync('python3', ['-c', [
-      'import glob, sys, numpy as np',
-      'shares = []',
-      'for case in sorted(glob.glob(sys.argv[1] + "/points/0/work/cases/*/")):',
-      '    x = np.fromfile(case + "x.bin", dtype="<f8")',
-      '    shares.append(np.count_nonzero(np.abs(np.round(np.abs(x), 2) - np.abs(x)) <= 1e-3) / x.size)',
-      'print(len(shares), repr(float(sum(shares) / len(shares))))',
-    ].join('\n'), kept!], {encoding: 'utf8'});
+    const numpy = spawnSync(
+      'python3',
+      [
+        '-c',
+        [
+          'import glob, sys, numpy as np',
+          'shares = []',
+          'for case in sorted(glob.glob(sys.argv[1] + "/points/0/work/cases/*/")):',
+          '    x = np.fromfile(case + "x.bin", dtype="<f8")',
+          '    shares.append(np.count_nonzero(np.abs(np.round(np.abs(x), 2) - np.abs(x)) <= 1e-3) / x.size)',
+          'print(len(shares), repr(float(sum(shares) / len(shares))))',
+        ].join('\n'),
+        kept!,
+      ],
+      {encoding: 'utf8'},
+    );
     expect(numpy.stderr).toBe('');
     const [cases, share] = numpy.stdout.trim().split(' ');
     expect(Number(cases)).toBe(3);
@@ -274,7 +313,9 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     expect(result.code).toBe(0);
     expect(scoreOf(result.stdout)).toBe(inPlace);
     const lost = bash(path.join(dir, 'eval.sh'), ['dev'], {ARBOR: '', PATH: path.dirname(process.execPath) + ':/usr/bin:/bin'});
-    if (!/arbor/.test(spawnSync('bash', ['-c', 'command -v arbor'], {encoding: 'utf8', env: {PATH: path.dirname(process.execPath) + ':/usr/bin:/bin'}}).stdout)) {
+    if (
+      !/arbor/.test(spawnSync('bash', ['-c', 'command -v arbor'], {encoding: 'utf8', env: {PATH: path.dirname(process.execPath) + ':/usr/bin:/bin'}}).stdout)
+    ) {
       expect(lost.code).toBe(127);
       expect(lost.stdout).toBe('');
       expect(lost.stderr).toMatch(/arbor not found/);
@@ -304,7 +345,9 @@ describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
     rmSync(path.join(dir, 'arbor.lock')); // an author's change, not an agent's
     const result = runCli(['benchmark', 'eval', dir, 'dev']);
     expect(result).toMatchObject({code: 1, stdout: ''});
-    expect(result.stderr).toMatch(/arbor: the reference solver failed on case 0 of point 1\/1 \{"N":200000\}: crashed \(RuntimeError: reference is broken\)\n$/);
+    expect(result.stderr).toMatch(
+      /arbor: the reference solver failed on case 0 of point 1\/1 \{"N":200000\}: crashed \(RuntimeError: reference is broken\)\n$/,
+    );
   });
 
   it('makes an answer that crashes the verifier a failing case with a warning, not a harness failure', () => {

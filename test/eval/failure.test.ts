@@ -39,7 +39,7 @@ interface Case {
 }
 
 describe('a failed case explains itself', () => {
-  it('prints the exact rule\'s first wrong element, expected and got, and keeps it per case in the report', () => {
+  it("prints the exact rule's first wrong element, expected and got, and keeps it per case in the report", () => {
     const {dir, solution} = offByOne();
     const json = path.join(tempDir(), 'report.json');
     const result = runCli(['benchmark', 'eval', dir, 'dev', '--solution', solution, '--json-file', json]);

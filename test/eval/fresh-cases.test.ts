@@ -50,7 +50,11 @@ describe('fresh cases of uneven difficulty', () => {
     // on a slow draw, most often in a repetition where the solution runs before the reference.
     const result = runCli(['benchmark', 'eval', path.join(fixtures, 'eval/uneven-speed'), 'dev', '--json'], {});
     expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout) as {score: number; failure?: string; points: Array<{repetitions: number; cases: Array<{status: string; passed: boolean; referenceRepetitions: number[]}>}>};
+    const report = JSON.parse(result.stdout) as {
+      score: number;
+      failure?: string;
+      points: Array<{repetitions: number; cases: Array<{status: string; passed: boolean; referenceRepetitions: number[]}>}>;
+    };
     expect(report.failure).toBeUndefined();
     expect(report.points[0]!.repetitions).toBe(4);
     const cases = report.points[0]!.cases;

@@ -18,11 +18,23 @@ const entry = path.join(fixtures, 'eval/prefix-instructions');
 /** A -v log as callgrind writes it for a run of `cases` after a warm-up, with `extra` lines inserted after line `at` of the body. */
 function log(cases: number[], blocks: number[], options: {extra?: string[]; at?: number; collected?: number; pid?: number; held?: string[]} = {}): string {
   const pid = options.pid ?? 2;
-  const request = (effect: string, file?: string) => [`--${pid}--   SCHED[1]: TRC: CLIENTREQ`, 'client request: code 43540003,  addr 0x4A3B0C0,  len 0', `--${pid}-- ${effect}`, ...(file ? [`--${pid}-- Dump to /callgrind/${file}`, `--${pid}-- Dumping done.`] : [])];
-  const open = (k: number, block: number) => [...request('  Zeroing costs...'), `--${pid}--   ...done`, ...request(`Start dumping at BB ${block} (Client Request: open-${k})...`, `r1.${pid}.${k + 1}`)];
+  const request = (effect: string, file?: string) => [
+    `--${pid}--   SCHED[1]: TRC: CLIENTREQ`,
+    'client request: code 43540003,  addr 0x4A3B0C0,  len 0',
+    `--${pid}-- ${effect}`,
+    ...(file ? [`--${pid}-- Dump to /callgrind/${file}`, `--${pid}-- Dumping done.`] : []),
+  ];
+  const open = (k: number, block: number) => [
+    ...request('  Zeroing costs...'),
+    `--${pid}--   ...done`,
+    ...request(`Start dumping at BB ${block} (Client Request: open-${k})...`, `r1.${pid}.${k + 1}`),
+  ];
   const body: string[] = [...open(0, 90), `--${pid}--   SCHED[1]: TRC: SYSCALL`, ...open(1, blocks[0]!)];
   for (const [k, i] of cases.entries()) {
-    body.push(`--${pid}--   SCHED[1]: TRC: CHAIN_ME_FAST`, ...request(`Start dumping at BB ${blocks[k + 1]} (Client Request: case-${i}/${options.held?.[k] ?? '0a'})...`, `r1.${pid}.${k + 3}`));
+    body.push(
+      `--${pid}--   SCHED[1]: TRC: CHAIN_ME_FAST`,
+      ...request(`Start dumping at BB ${blocks[k + 1]} (Client Request: case-${i}/${options.held?.[k] ?? '0a'})...`, `r1.${pid}.${k + 3}`),
+    );
   }
   body.splice(options.at ?? body.length, 0, ...(options.extra ?? []));
   return [
@@ -41,7 +53,10 @@ function log(cases: number[], blocks: number[], options: {extra?: string[]; at?:
 }
 
 function part(name: string, trigger: string, totals: number): {name: string; text: string} {
-  return {name, text: `# callgrind format\nversion: 1\npart: 1\n\ndesc: Trigger: ${trigger}\n\npositions: line\nevents: Ir\nsummary: ${totals}\n\nfn=(1) f\n0 ${totals}\n\ntotals: ${totals}\n`};
+  return {
+    name,
+    text: `# callgrind format\nversion: 1\npart: 1\n\ndesc: Trigger: ${trigger}\n\npositions: line\nevents: Ir\nsummary: ${totals}\n\nfn=(1) f\n0 ${totals}\n\ntotals: ${totals}\n`,
+  };
 }
 
 /** An honest two-case run: parts of 3 (the two opens), 300 and 200 (cases) and the end; 1000 in all. */
@@ -74,7 +89,11 @@ describe('readCounts (callgrind log and parts)', () => {
   it.each([
     ['a zeroing in a case', traced('  Zeroing costs...'), /costs were zeroed/],
     ['a switch of the instrumentation', traced('Client Request: instrumentation switched OFF'), /instrumentation was switched off/],
-    ['a request valgrind runs without a trace (a native call, TOGGLE_COLLECT)', ['--2--   SCHED[1]: TRC: CLIENTREQ'], /a client request the runner did not issue: .*VALGRIND_NON_SIMD_CALL/],
+    [
+      'a request valgrind runs without a trace (a native call, TOGGLE_COLLECT)',
+      ['--2--   SCHED[1]: TRC: CLIENTREQ'],
+      /a client request the runner did not issue: .*VALGRIND_NON_SIMD_CALL/,
+    ],
     ['a dump of its own', traced('Start dumping at BB 150 (Client Request: mine)...'), /unexpected dump "Client Request: mine" \(expected "case-0\/\.\."\)/],
     ['a dump line no request announced', ['--2-- Start dumping at BB 150 (Client Request: case-0/0a)...'], /a line valgrind did not write in its log/],
     ['a second Command: line', ['==2== Command: /usr/bin/true'], /second "Command:" line/],
@@ -93,7 +112,10 @@ describe('readCounts (callgrind log and parts)', () => {
     early.log = log([0, 1], [100, 200, 250], {extra: ['--2-- Start dumping at BB 50 (Client Request: stash)...', '--2-- Dump to /callgrind/r1.2.9'], at: 0});
     expect(problem(readCounts(early).get(1))).toMatch(/a zeroing or dump before the runner opened its first count/);
     const untraced = honest();
-    untraced.log = untraced.log.split('\n').filter((line) => !line.includes('SCHED')).join('\n');
+    untraced.log = untraced.log
+      .split('\n')
+      .filter((line) => !line.includes('SCHED'))
+      .join('\n');
     expect(problem(readCounts(untraced).get(0))).toMatch(/valgrind logged no client request/);
   });
 
@@ -126,7 +148,7 @@ describe('readCounts (callgrind log and parts)', () => {
     expect(problem(readCounts(moved).get(1))).toMatch(/the part r1\.2\.2 \(open-1\) holds 20003 instructions, at most 10000/);
   });
 
-  it("fails every case when a count moved between cases (their instructions per block drift apart)", () => {
+  it('fails every case when a count moved between cases (their instructions per block drift apart)', () => {
     const input = honest();
     input.parts[2] = part('r1.2.3', 'Client Request: case-0/0a', 100);
     input.parts[3] = part('r1.2.4', 'Client Request: case-1/0a', 400);
@@ -144,14 +166,23 @@ describe('readCounts (callgrind log and parts)', () => {
     const foreign = honest();
     foreign.parts.push(part('r1.3', 'Program termination', 5));
     expect(problem(readCounts(foreign).get(1))).toMatch(/unexpected file r1\.3/);
-    const held = {...honest(), held: new Map([[0, 0x0a], [1, 0x41]])};
+    const held = {
+      ...honest(),
+      held: new Map([
+        [0, 0x0a],
+        [1, 0x41],
+      ]),
+    };
     expect(readCounts(held).get(0)).toEqual({instructions: 300, blocks: 100});
     expect(problem(readCounts(held).get(1))).toMatch(/the answer to case 1 ends in byte 0x41, but 0x0a when its count was closed/);
   });
 
   it('fails every case when valgrind wrote no final count (the runner did not exit normally: nothing checked the parts)', () => {
     const input = honest();
-    input.log = input.log.split('\n').filter((line) => !line.includes('Collected')).join('\n');
+    input.log = input.log
+      .split('\n')
+      .filter((line) => !line.includes('Collected'))
+      .join('\n');
     expect(problem(readCounts(input).get(0))).toMatch(/no final count \("Collected :"\): the runner did not exit normally/);
     expect(problem(readCounts(input).get(1))).toMatch(/no final count/);
   });
@@ -169,7 +200,9 @@ describe('crossCheck (instructions against CPU time)', () => {
     const reference = {instructions: 23_000_000, cpuSeconds: 0.15};
     expect(crossCheck(reference, {instructions: 370_000, cpuSeconds: 0.04})).toBeUndefined();
     expect(crossCheck(reference, {instructions: 2_500_000, cpuSeconds: 0.25})).toBeUndefined();
-    expect(crossCheck(reference, {instructions: 23_000, cpuSeconds: 0.16})).toMatch(/instruction speedup \(1\.00e\+3\) is 1\.07e\+3 times its CPU-time speedup \(0\.938\), more than 100: work ran that the count does not show/);
+    expect(crossCheck(reference, {instructions: 23_000, cpuSeconds: 0.16})).toMatch(
+      /instruction speedup \(1\.00e\+3\) is 1\.07e\+3 times its CPU-time speedup \(0\.938\), more than 100: work ran that the count does not show/,
+    );
     expect(crossCheck(reference, {instructions: 23_000, cpuSeconds: 0})).toBeUndefined();
   });
 });
@@ -206,7 +239,7 @@ function evalEntry(env: Record<string, string> = {}) {
 describe.skipIf(!hasBundle || !hasValgrind || !sandboxed)('the instructions clock under valgrind, in the sandbox', () => {
   let baseline = 0;
 
-  it('scores with counts: each a whole number, a case slot\'s counts close over its fresh draws (the work depends on N alone), the score precise', () => {
+  it("scores with counts: each a whole number, a case slot's counts close over its fresh draws (the work depends on N alone), the score precise", () => {
     const first = evalEntry();
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^score: \S+\n$/);
@@ -241,16 +274,20 @@ describe.skipIf(!hasBundle || !hasValgrind || !sandboxed)('the instructions cloc
     ['valgrind-parts.py', /the part \S+ \(open-\d+\) holds \d+ instructions, at most 10000/],
     ['valgrind-fork.py', /a second process \(pid \d+\) ran under the counter/],
     ['valgrind-exec.py', /a second process \(pid \d+\) ran under the counter|unexpected file/],
-  ])('%s fails its case with the reason', (solution, reason) => {
-    // A wide kill limit: under valgrind a second process starts slowly (about 2 s for valgrind-exec.py's
-    // interpreter, against the reference's 0.5 s), and on a loaded machine the case must fail for its trace, not its time.
-    const {score, report, stderr} = evaluate('prefix-instructions', solution, {plan: {'repetitions = 2\n': 'repetitions = 2\ntimeout_factor = 100\n'}});
-    expect(score).toBe(0);
-    expect(report.points[0].cases[0]).toMatchObject({status: 'tampered', note: expect.stringMatching(reason)});
-    // A fresh case names its seed (dev), which makes it again.
-    expect(stderr).toMatch(/score is 0\.0: case 0 \(seed \d+\): tampered \(instructions clock: /);
-    if (baseline) expect(score).toBeLessThanOrEqual(baseline);
-  }, 180_000);
+  ])(
+    '%s fails its case with the reason',
+    (solution, reason) => {
+      // A wide kill limit: under valgrind a second process starts slowly (about 2 s for valgrind-exec.py's
+      // interpreter, against the reference's 0.5 s), and on a loaded machine the case must fail for its trace, not its time.
+      const {score, report, stderr} = evaluate('prefix-instructions', solution, {plan: {'repetitions = 2\n': 'repetitions = 2\ntimeout_factor = 100\n'}});
+      expect(score).toBe(0);
+      expect(report.points[0].cases[0]).toMatchObject({status: 'tampered', note: expect.stringMatching(reason)});
+      // A fresh case names its seed (dev), which makes it again.
+      expect(stderr).toMatch(/score is 0\.0: case 0 \(seed \d+\): tampered \(instructions clock: /);
+      if (baseline) expect(score).toBeLessThanOrEqual(baseline);
+    },
+    180_000,
+  );
 
   it('valgrind-gc.py finds no case before its count opens: its gc callback computes nothing uncounted, and it scores what its Python loop is worth', () => {
     // With the runner that collected garbage between a case's delivery and its count, this solution scored 78 (its loop: 1.0).

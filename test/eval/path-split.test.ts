@@ -10,7 +10,9 @@ const adversaries = path.join(fixtures, 'eval/solutions');
 
 function evalJson(args: string[], env: NodeJS.ProcessEnv = {}, quiet = true) {
   const json = path.join(tempDir(), 'report.json');
-  const result = runCli(['benchmark', 'eval', ...args, '--json-file', json, ...(quiet ? ['--quiet'] : [])], {env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db'), ...env}});
+  const result = runCli(['benchmark', 'eval', ...args, '--json-file', json, ...(quiet ? ['--quiet'] : [])], {
+    env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db'), ...env},
+  });
   return {result, report: result.code === 0 ? JSON.parse(readFileSync(json, 'utf8')) : undefined};
 }
 
@@ -36,10 +38,13 @@ describe('arbor benchmark eval of a path split', () => {
     expect(report.points[0].cases[0].status).toBe('failed');
   });
 
-  it('grades against the answers as they were before any run: a solution without a sandbox that zeroes the data folder\'s expected/ still fails', () => {
+  it("grades against the answers as they were before any run: a solution without a sandbox that zeroes the data folder's expected/ still fails", () => {
     const copy = path.join(tempDir(), 'bench');
     cpSync(fixture, copy, {recursive: true});
-    const {result, report} = evalJson([copy, 'dev', '--solution', path.join(adversaries, 'rewrite-data.py')], {ARBOR_BWRAP: '/nonexistent/bwrap', ...unsandboxedEnv});
+    const {result, report} = evalJson([copy, 'dev', '--solution', path.join(adversaries, 'rewrite-data.py')], {
+      ARBOR_BWRAP: '/nonexistent/bwrap',
+      ...unsandboxedEnv,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(report.sandbox).toBe('none');
     // Started by root, the run is a uid of its own, which cannot even reach the folder; started by its
@@ -101,7 +106,9 @@ describe('arbor benchmark eval of a path split', () => {
 
     result = runCli(['benchmark', 'eval', path.join(fixtures, 'eval/prefix-speed'), 'dev', '--data', empty, '--quiet']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/^arbor: --data .*: eval_prefix generates its dev cases from seeds \(split_kind = "seed_range"\); --data is for benchmarks whose cases are files\n$/);
+    expect(result.stderr).toMatch(
+      /^arbor: --data .*: eval_prefix generates its dev cases from seeds \(split_kind = "seed_range"\); --data is for benchmarks whose cases are files\n$/,
+    );
   });
 
   it('refuses a data folder that every run can see (under a system or Python folder)', async () => {

@@ -46,15 +46,27 @@ describe('plan.toml', () => {
     ['bad seeds', base.replace('"0-3"', '"3-0"'), /dev\.seeds "3-0" has a descending range 3-0/],
     ['non-integer point', base.replace('N = 8 }', 'N = 8.5 }'), /dev\.points\[0\]\.N" must be an integer/],
     ['accuracy without metric names', base.replace('"speedup"', '"accuracy"'), /needs "numerator" and "denominator"/],
-    ['a minimize plan without fail_score', base.replace('"speedup"', '"accuracy"\ndirection = "minimize"\nnumerator = "worst"\ndenominator = "one"'), /direction = "minimize" needs "fail_score".*would score 0, the best/],
+    [
+      'a minimize plan without fail_score',
+      base.replace('"speedup"', '"accuracy"\ndirection = "minimize"\nnumerator = "worst"\ndenominator = "one"'),
+      /direction = "minimize" needs "fail_score".*would score 0, the best/,
+    ],
     ['fail_score on a speedup plan', `fail_score = 1\n${base}`, /"fail_score" belongs to metric = "accuracy"/],
     ['one repetition', `repetitions = 1\n${base}`, /"repetitions" must be an integer >= 2/],
     ['an unknown clock', `clock = "tsc"\n${base}`, /"clock" must be "cpu", "wall" or "instructions", got "tsc"/],
     ['not TOML', 'metric = ', /not valid TOML/],
     ['an unterminated string', `name = "x\n${base}`, /not valid TOML: line 1: a string is not closed before the end of its line/],
     ['an unknown split kind', `split_kind = "folders"\n${base}`, /"split_kind" must be "seed_range" or "path", got "folders"/],
-    ['a path split outside data/', 'metric = "speedup"\nsplit_kind = "path"\n[dev]\npath = "cases/dev"\n[test]\npath = "data/test"\n', /"dev\.path" = "cases\/dev" must be a folder under data\/ \(protected by arbor\.lock\)/],
-    ['seeds in a path split', 'metric = "speedup"\nsplit_kind = "path"\n[dev]\npath = "data/dev"\nseeds = "0-3"\n[test]\npath = "data/test"\n', /unknown key "dev\.seeds" in a plan with split_kind = "path"/],
+    [
+      'a path split outside data/',
+      'metric = "speedup"\nsplit_kind = "path"\n[dev]\npath = "cases/dev"\n[test]\npath = "data/test"\n',
+      /"dev\.path" = "cases\/dev" must be a folder under data\/ \(protected by arbor\.lock\)/,
+    ],
+    [
+      'seeds in a path split',
+      'metric = "speedup"\nsplit_kind = "path"\n[dev]\npath = "data/dev"\nseeds = "0-3"\n[test]\npath = "data/test"\n',
+      /unknown key "dev\.seeds" in a plan with split_kind = "path"/,
+    ],
   ])('rejects %s with one line naming the problem', async (_name, text, message) => {
     const error = await loadPlan(planDir(text)).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(Error);

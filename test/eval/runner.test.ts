@@ -30,10 +30,20 @@ function launchOf(kind: SandboxKind, solution: string) {
   mkdirSync(path.join(dir, 'scratch'));
   writeFileSync(path.join(dir, 'solution/solution.py'), solution);
   const confinement = kind === 'bwrap' ? confinementFor(python, {memoryBytes: 2 ** 32, processes: 256, tmpfsBytes: 2 ** 29}, false) : undefined;
-  return launchRun(kind, bwrap, python, {runner, solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')}, confinement);
+  return launchRun(
+    kind,
+    bwrap,
+    python,
+    {runner, solutionDir: path.join(dir, 'solution'), entry: 'solution.py', scratch: path.join(dir, 'scratch')},
+    confinement,
+  );
 }
 
-async function run(kind: SandboxKind, solution: string, options: {warmup?: boolean; caseTimeout?: number; group?: boolean; secretCases?: boolean} = {}): Promise<RunOutcome> {
+async function run(
+  kind: SandboxKind,
+  solution: string,
+  options: {warmup?: boolean; caseTimeout?: number; group?: boolean; secretCases?: boolean} = {},
+): Promise<RunOutcome> {
   const launch = launchOf(kind, solution);
   const group = options.group ? createGroup() : undefined;
   return runCases({
@@ -54,9 +64,15 @@ const int64s = (buffer: Buffer | null | undefined) => (buffer ? [...new BigInt64
 
 describe.each(kinds)('a run (sandbox: %s)', (kind) => {
   it('delivers each case, times it from outside, and returns the answer bytes', async () => {
-    const outcome = await run(kind, 'import numpy as np\ndef init(point):\n    return point["N"]\ndef run(state, inputs):\n    inputs["x"][0] += 0  # writable\n    return {"y": inputs["x"].astype(np.int64) * state}\n');
+    const outcome = await run(
+      kind,
+      'import numpy as np\ndef init(point):\n    return point["N"]\ndef run(state, inputs):\n    inputs["x"][0] += 0  # writable\n    return {"y": inputs["x"].astype(np.int64) * state}\n',
+    );
     expect(outcome).toMatchObject({started: true, exitCode: 0});
-    expect(outcome.cases.map((c) => [c.i, c.status])).toEqual([[0, 'ok'], [1, 'ok']]);
+    expect(outcome.cases.map((c) => [c.i, c.status])).toEqual([
+      [0, 'ok'],
+      [1, 'ok'],
+    ]);
     expect(int64s(outcome.cases[1]!.answer![0])).toEqual([-12n, 15n, 18n]);
     expect(outcome.cases[0]!.seconds).toBeGreaterThan(0);
   });
@@ -80,21 +96,52 @@ describe.each(kinds)('a run (sandbox: %s)', (kind) => {
   it("records a crash per case and goes on, with where it was raised in the solution's files (not the runner's)", async () => {
     const outcome = await run(kind, 'def check(x):\n    raise ValueError("nope %d" % x[0])\ndef run(state, inputs):\n    return check(inputs["x"])\n');
     expect(outcome.cases).toEqual([
-      expect.objectContaining({i: 0, status: 'crashed', note: 'ValueError: nope 1', where: [{file: 'solution.py', line: 4}, {file: 'solution.py', line: 2}]}),
-      expect.objectContaining({i: 1, status: 'crashed', note: 'ValueError: nope -4', where: [{file: 'solution.py', line: 4}, {file: 'solution.py', line: 2}]}),
+      expect.objectContaining({
+        i: 0,
+        status: 'crashed',
+        note: 'ValueError: nope 1',
+        where: [
+          {file: 'solution.py', line: 4},
+          {file: 'solution.py', line: 2},
+        ],
+      }),
+      expect.objectContaining({
+        i: 1,
+        status: 'crashed',
+        note: 'ValueError: nope -4',
+        where: [
+          {file: 'solution.py', line: 4},
+          {file: 'solution.py', line: 2},
+        ],
+      }),
     ]);
   });
 
   it('keeps the innermost 3 frames of a deep crash', async () => {
-    const outcome = await run(kind, 'def down(n):\n    if n == 0:\n        raise RecursionError("deep")\n    return down(n - 1)\ndef run(state, inputs):\n    return down(5)\n');
-    expect(outcome.cases[0]!.where).toEqual([{file: 'solution.py', line: 4}, {file: 'solution.py', line: 4}, {file: 'solution.py', line: 3}]);
+    const outcome = await run(
+      kind,
+      'def down(n):\n    if n == 0:\n        raise RecursionError("deep")\n    return down(n - 1)\ndef run(state, inputs):\n    return down(5)\n',
+    );
+    expect(outcome.cases[0]!.where).toEqual([
+      {file: 'solution.py', line: 4},
+      {file: 'solution.py', line: 4},
+      {file: 'solution.py', line: 3},
+    ]);
   });
 
   it("on secret cases names a crash by its exception's type (Python's or numpy's own), never its message or a type the solution named", async () => {
-    const outcome = await run(kind, 'Leak = type("Leak1", (Exception,), {})\ndef run(state, inputs):\n    if inputs["x"][0] == 1:\n        raise KeyError(int(inputs["x"][1]))\n    raise Leak(5)\n', {secretCases: true});
+    const outcome = await run(
+      kind,
+      'Leak = type("Leak1", (Exception,), {})\ndef run(state, inputs):\n    if inputs["x"][0] == 1:\n        raise KeyError(int(inputs["x"][1]))\n    raise Leak(5)\n',
+      {secretCases: true},
+    );
     expect(outcome.cases).toEqual([
       expect.objectContaining({status: 'crashed', note: 'KeyError: message withheld (secret test cases)', where: [{file: 'solution.py', line: 4}]}),
-      expect.objectContaining({status: 'crashed', note: "an exception of the solution's own class: message withheld (secret test cases)", where: [{file: 'solution.py', line: 5}]}),
+      expect.objectContaining({
+        status: 'crashed',
+        note: "an exception of the solution's own class: message withheld (secret test cases)",
+        where: [{file: 'solution.py', line: 5}],
+      }),
     ]);
   });
 
@@ -114,33 +161,53 @@ describe.each(kinds)('a run (sandbox: %s)', (kind) => {
     expect(syntax.startError).toMatch(/^SyntaxError: /);
     expect(syntax.cases[0]).toMatchObject({status: 'crashed', where: [{file: 'solution.py', line: expect.any(Number)}]});
     const init = await run(kind, 'def init(point):\n    return 1 / 0\ndef run(state, inputs):\n    return inputs["x"]\n', {secretCases: true});
-    expect(init.cases[0]).toMatchObject({status: 'crashed', note: 'the solution failed to start (ZeroDivisionError: division by zero)', where: [{file: 'solution.py', line: 2}]});
+    expect(init.cases[0]).toMatchObject({
+      status: 'crashed',
+      note: 'the solution failed to start (ZeroDivisionError: division by zero)',
+      where: [{file: 'solution.py', line: 2}],
+    });
   });
 
   it("times the whole call on the harness's clock, whatever the solution does to Python's clocks", async () => {
-    const outcome = await run(kind, 'import time\nsleep = time.sleep\ntime.perf_counter = time.monotonic = lambda: 0.0\ndef run(state, inputs):\n    sleep(0.2)\n    return {"y": inputs["x"]}\n');
+    const outcome = await run(
+      kind,
+      'import time\nsleep = time.sleep\ntime.perf_counter = time.monotonic = lambda: 0.0\ndef run(state, inputs):\n    sleep(0.2)\n    return {"y": inputs["x"]}\n',
+    );
     for (const c of outcome.cases) expect(c.seconds).toBeGreaterThanOrEqual(0.2);
   });
 
   it('ends the run when the channel carries anything but the answer to the case delivered', async () => {
-    const outcome = await run(kind, 'import os\ndef run(state, inputs):\n    os.write(3, b\'{"ev": "answer", "i": 7, "status": "crashed"}\\n\')\n    return {"y": inputs["x"]}\n');
+    const outcome = await run(
+      kind,
+      'import os\ndef run(state, inputs):\n    os.write(3, b\'{"ev": "answer", "i": 7, "status": "crashed"}\\n\')\n    return {"y": inputs["x"]}\n',
+    );
     expect(outcome.cases[0]).toMatchObject({status: 'crashed', note: expect.stringMatching(/the runner's channel carried an unexpected message/)});
     expect(outcome.cases[1]).toMatchObject({status: 'not-run'});
   });
 
-  it("exits as soon as the cases are answered, without waiting for a thread the solution left running", async () => {
-    const outcome = await run(kind, 'import threading, time\ndef init(point):\n    threading.Thread(target=time.sleep, args=(30,)).start()\ndef run(state, inputs):\n    return {"y": inputs["x"]}\n');
+  it('exits as soon as the cases are answered, without waiting for a thread the solution left running', async () => {
+    const outcome = await run(
+      kind,
+      'import threading, time\ndef init(point):\n    threading.Thread(target=time.sleep, args=(30,)).start()\ndef run(state, inputs):\n    return {"y": inputs["x"]}\n',
+    );
     expect(outcome).toMatchObject({exitCode: 0, signal: null});
     expect(outcome.cases.map((c) => c.status)).toEqual(['ok', 'ok']);
   });
 
   it('exits at once even when the solution rebinds os._exit', async () => {
-    const outcome = await run(kind, 'import os, threading, time\nos._exit = lambda code: None\ndef init(point):\n    threading.Thread(target=time.sleep, args=(30,)).start()\ndef run(state, inputs):\n    return {"y": inputs["x"]}\n');
+    const outcome = await run(
+      kind,
+      'import os, threading, time\nos._exit = lambda code: None\ndef init(point):\n    threading.Thread(target=time.sleep, args=(30,)).start()\ndef run(state, inputs):\n    return {"y": inputs["x"]}\n',
+    );
     expect(outcome).toMatchObject({exitCode: 0, signal: null});
   });
 
   it('kills a case at its limit; a warm-up answer is never counted', async () => {
-    const outcome = await run(kind, 'import time\ncalls = []\ndef run(state, inputs):\n    calls.append(1)\n    if len(calls) == 2:\n        time.sleep(30)\n    return {"y": inputs["x"]}\n', {warmup: true, caseTimeout: 0.5});
+    const outcome = await run(
+      kind,
+      'import time\ncalls = []\ndef run(state, inputs):\n    calls.append(1)\n    if len(calls) == 2:\n        time.sleep(30)\n    return {"y": inputs["x"]}\n',
+      {warmup: true, caseTimeout: 0.5},
+    );
     expect(outcome.cases).toMatchObject([
       {i: 0, status: 'timeout', note: 'killed at the case time limit of 0.500 s'},
       {i: 1, status: 'not-run'},
@@ -151,7 +218,8 @@ describe.each(kinds)('a run (sandbox: %s)', (kind) => {
 
 describe('the CPU clock', () => {
   it.skipIf(!cgroups)("counts the CPU of a child process the kernel already reaped, through the run's cgroup", async () => {
-    const burn = 'import subprocess, sys\ndef run(state, inputs):\n    subprocess.run([sys.executable, "-c", "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.3: pass"])\n    return {"y": inputs["x"]}\n';
+    const burn =
+      'import subprocess, sys\ndef run(state, inputs):\n    subprocess.run([sys.executable, "-c", "import time\\nt = time.process_time()\\nwhile time.process_time() - t < 0.3: pass"])\n    return {"y": inputs["x"]}\n';
     const outcome = await run(kinds[kinds.length - 1]!, burn, {group: true});
     for (const c of outcome.cases) expect(c.cpuSeconds).toBeGreaterThanOrEqual(0.28);
   });
@@ -202,7 +270,8 @@ describe('a run started ahead of its turn', () => {
 
   const cpus = startCpusFor('0')?.split(',') ?? [];
   it.skipIf(cpus.length === 0 || cpus.includes('0'))('starts beside the timed CPU and moves to it when served', async () => {
-    const affinity = 'import os, threading, time\nthreading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n' +
+    const affinity =
+      'import os, threading, time\nthreading.Thread(target=time.sleep, args=(60,), daemon=True).start()\n' +
       'def run(state, inputs):\n    cpus = {c for t in os.listdir("/proc/self/task") for c in os.sched_getaffinity(int(t))}\n    return {"y": [len(cpus), min(cpus), max(cpus)]}\n';
     for (const kind of kinds) {
       const pending = startRun({launch: launchOf(kind, affinity), startCpus: cpus.join(','), initTimeout: 20});
@@ -221,7 +290,12 @@ describe('the warm-up and the null cases', () => {
     // A slow case: 0.2 s of warm-up is enough once a call is as fast as the ones before it.
     expect(warmupContinues(settlingWarmup, [0.5])).toBe(false);
     expect(warmupContinues(settlingWarmup, [0.5, 0.3])).toBe(false);
-    expect(warmupContinues(settlingWarmup, Array.from({length: settlingWarmup.maxCalls}, (_, k) => 0.001 * (k + 1)))).toBe(false);
+    expect(
+      warmupContinues(
+        settlingWarmup,
+        Array.from({length: settlingWarmup.maxCalls}, (_, k) => 0.001 * (k + 1)),
+      ),
+    ).toBe(false);
     // Never past 1 s of calls, settled or not.
     expect(warmupContinues(settlingWarmup, [0.15, 0.3, 0.15, 0.3, 0.15])).toBe(false);
     expect(warmupContinues(settlingWarmup, [0.15, 0.3, 0.15, 0.3])).toBe(true);

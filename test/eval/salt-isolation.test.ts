@@ -52,7 +52,10 @@ function spyEntry(): {dir: string; spy: string; ledger: string} {
 /** Every spy line, checked to hold no trace of the salt (and to have read what it looked for). */
 function expectNoSalt(spy: string): void {
   const text = readFileSync(spy, 'utf8');
-  const lines = text.trim().split('\n').map((line) => JSON.parse(line) as Record<string, string | null>);
+  const lines = text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, string | null>);
   expect(lines.length).toBeGreaterThan(0);
   for (const line of lines) {
     expect(line.env).toBeNull();
@@ -118,14 +121,22 @@ describe.skipIf(!sandboxed)('the test salt and the bundle', () => {
     expectNoSalt(spy);
     const plain = runCli(['benchmark', 'verify', '--mutants', dir]);
     const timeless = (text: string) => text.replace(/\d+(\.\d+)? s\b/g, 'N s');
-    expect({code: salted.code, stdout: timeless(salted.stdout), stderr: timeless(salted.stderr)}).toEqual({code: plain.code, stdout: timeless(plain.stdout), stderr: timeless(plain.stderr)});
+    expect({code: salted.code, stdout: timeless(salted.stdout), stderr: timeless(salted.stderr)}).toEqual({
+      code: plain.code,
+      stdout: timeless(plain.stdout),
+      stderr: timeless(plain.stderr),
+    });
   });
 
   it('an interrupt of a salted eval stops its child: the runs killed, the work folder removed, arbor ends by the signal', async () => {
     const {dir, spy, ledger} = spyEntry();
     const tmp = path.join(path.dirname(dir), 'tmp');
     mkdirSync(tmp);
-    const child = spawn(process.execPath, [cliPath, 'benchmark', 'eval', dir, 'test', '--quiet'], {cwd: repoRoot, env: {...process.env, ...env(ledger), TMPDIR: tmp, ARBOR_SPY_HOLD: '1000'}, stdio: 'ignore'});
+    const child = spawn(process.execPath, [cliPath, 'benchmark', 'eval', dir, 'test', '--quiet'], {
+      cwd: repoRoot,
+      env: {...process.env, ...env(ledger), TMPDIR: tmp, ARBOR_SPY_HOLD: '1000'},
+      stdio: 'ignore',
+    });
     const ended = new Promise<{code: number | null; signal: NodeJS.Signals | null}>((resolve) => child.on('close', (code, signal) => resolve({code, signal})));
     for (let waited = 0; !existsSync(spy) && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(existsSync(spy)).toBe(true);

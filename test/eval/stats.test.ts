@@ -1,6 +1,15 @@
 // The speed score's statistics: how many repetitions an eval needs, read from measured repetitions.
 import {describe, expect, it} from 'vitest';
-import {betweenEvalSpread, generator, relativeHalfWidth, repeatInterval, repetitionsForPrecision, scoreInterval, speedScore, type PointRatios} from '../../lib/eval/stats.js';
+import {
+  betweenEvalSpread,
+  generator,
+  relativeHalfWidth,
+  repeatInterval,
+  repetitionsForPrecision,
+  scoreInterval,
+  speedScore,
+  type PointRatios,
+} from '../../lib/eval/stats.js';
 import {closingLine, precisionMissed} from '../../lib/eval/pipeline.js';
 
 /** `reps` repetitions of `cases` paired ratios around 1 with normal noise of sd `sigma` (seeded). */
@@ -89,13 +98,23 @@ describe('the interval of a repeat eval', () => {
 
 describe('the closing lines', () => {
   it('give the score with both intervals, and say by how much a missed precision target was missed', () => {
-    const report = {score: 21.52, interval: [21.02, 21.88] as [number, number], repeatInterval: [20.4, 22.7] as [number, number], repetitions: 24, precision: {target: 0.02, halfWidth: 0.028, reached: false}};
-    expect(closingLine(report, 'cpu')).toBe('speedup 21.52, 95% interval [21.02, 21.88] (±2.8%; 24 repetition(s), cpu clock); a repeat eval here: [20.40, 22.70]');
+    const report = {
+      score: 21.52,
+      interval: [21.02, 21.88] as [number, number],
+      repeatInterval: [20.4, 22.7] as [number, number],
+      repetitions: 24,
+      precision: {target: 0.02, halfWidth: 0.028, reached: false},
+    };
+    expect(closingLine(report, 'cpu')).toBe(
+      'speedup 21.52, 95% interval [21.02, 21.88] (±2.8%; 24 repetition(s), cpu clock); a repeat eval here: [20.40, 22.70]',
+    );
     expect(precisionMissed(report, {precision: 0.02, maxSeconds: 40})).toBe(
       'the precision target was missed: ±2.8% against ±2.0% (plan.toml precision = 0.02), 1.4x the target; the budget (plan.toml max_seconds = 40) ended the repetitions, so the score is less certain than the plan asks',
     );
     // A compare's two sides: the budget as its opening line names it (budget 60 s: 1.5 x max_seconds = 40).
-    expect(precisionMissed(report, {precision: 0.02, maxSeconds: 40}, 2)).toMatch(/; the budget \(60 s: 1\.5 x plan\.toml max_seconds = 40, for 2 sides\) ended the repetitions,/);
+    expect(precisionMissed(report, {precision: 0.02, maxSeconds: 40}, 2)).toMatch(
+      /; the budget \(60 s: 1\.5 x plan\.toml max_seconds = 40, for 2 sides\) ended the repetitions,/,
+    );
     expect(precisionMissed({...report, repetitions: 100}, {precision: 0.02, maxSeconds: 40})).toMatch(/; the cap of 100 repetitions ended the repetitions/);
     expect(precisionMissed({...report, precision: {...report.precision, reached: true}}, {precision: 0.02, maxSeconds: 40})).toBeUndefined();
   });
@@ -106,6 +125,8 @@ describe('the closing lines', () => {
       'the precision target was not confirmed: ±1.9% is within ±5.0% (plan.toml precision = 0.05), but an interval is trusted only from 5 repetitions and the budget (plan.toml max_seconds = 1) ended them at 2, so the score is less certain than the plan asks',
     );
     // From 5 repetitions on, an interval within the target has reached it; one wider still misses it.
-    expect(precisionMissed({...report, precision: {...report.precision, halfWidth: 0.07}}, {precision: 0.05, maxSeconds: 1})).toMatch(/^the precision target was missed: ±7\.0% against ±5\.0%/);
+    expect(precisionMissed({...report, precision: {...report.precision, halfWidth: 0.07}}, {precision: 0.05, maxSeconds: 1})).toMatch(
+      /^the precision target was missed: ±7\.0% against ±5\.0%/,
+    );
   });
 });

@@ -40,7 +40,9 @@ describe('a crash says where in the solution it was raised', () => {
     const middle = lineOf(lines, 'return pick(values, k)');
     const outer = lineOf(lines, 'last_plus(x)');
     expect(result.stderr).toMatch(
-      new RegExp(`\\nscore is 0\\.0: case 0: crashed \\(IndexError: index \\d+ is out of bounds for axis 0 with size 1000\\) at crash-deep\\.py:${inner}: \`return values\\[k\\]\` \\(called from crash-deep\\.py:${middle}, crash-deep\\.py:${outer}\\)\\n`),
+      new RegExp(
+        `\\nscore is 0\\.0: case 0: crashed \\(IndexError: index \\d+ is out of bounds for axis 0 with size 1000\\) at crash-deep\\.py:${inner}: \`return values\\[k\\]\` \\(called from crash-deep\\.py:${middle}, crash-deep\\.py:${outer}\\)\\n`,
+      ),
     );
     expect(report.failure).toMatch(/^case 0: crashed \(IndexError: .*\) at crash-deep\.py:\d+: `return values\[k\]` \(called from .*\)$/);
     const cases = report.points[0].cases;
@@ -73,7 +75,9 @@ describe('a crash says where in the solution it was raised', () => {
     const {result, report, raw, lines} = evaluateCopy('crash-deep.py', 'test', {ARBOR_TEST_SALT: 'where-secret'});
     expect(report.seeds.source).toBe('derived');
     const inner = lineOf(lines, 'return values[k]');
-    expect(result.stderr).toContain(`\nscore is 0.0: case 0: crashed (IndexError: message withheld (secret test cases)) at crash-deep.py:${inner}: \`return values[k]\``);
+    expect(result.stderr).toContain(
+      `\nscore is 0.0: case 0: crashed (IndexError: message withheld (secret test cases)) at crash-deep.py:${inner}: \`return values[k]\``,
+    );
     for (const c of report.points[0].cases) {
       expect(c).toMatchObject({status: 'crashed', note: 'IndexError: message withheld (secret test cases)'});
       expect(c.where.map((frame: Frame) => frame.line)).toEqual([lineOf(lines, 'last_plus(x)'), lineOf(lines, 'return pick(values, k)'), inner]);
@@ -86,8 +90,20 @@ describe('a crash says where in the solution it was raised', () => {
 
 describe("the runner's frames are taken on no trust", () => {
   it('keeps the right shape only, the innermost 3', () => {
-    const forged = [{file: 'a.py', line: 1}, {file: 'b.py', line: 0}, {file: 'c.py', line: 2.5}, {file: 7, line: 3}, null, {file: 'x'.repeat(201), line: 1}, {file: 'd.py', line: 4}, {file: 'e.py', line: 5}];
-    expect(framesOf(forged)).toEqual([{file: 'd.py', line: 4}, {file: 'e.py', line: 5}]);
+    const forged = [
+      {file: 'a.py', line: 1},
+      {file: 'b.py', line: 0},
+      {file: 'c.py', line: 2.5},
+      {file: 7, line: 3},
+      null,
+      {file: 'x'.repeat(201), line: 1},
+      {file: 'd.py', line: 4},
+      {file: 'e.py', line: 5},
+    ];
+    expect(framesOf(forged)).toEqual([
+      {file: 'd.py', line: 4},
+      {file: 'e.py', line: 5},
+    ]);
     expect(framesOf([{file: 'a.py', line: 1, text: 'forged'}])).toEqual([{file: 'a.py', line: 1}]);
     expect(framesOf('solution.py:1')).toEqual([]);
   });
@@ -119,7 +135,11 @@ describe("the runner's frames are taken on no trust", () => {
   });
 
   it('says where in one line: the innermost frame and its text, then its callers', () => {
-    const where = [{file: 'solution.py', line: 20, text: 'y = f(x)'}, {file: 'lib/helper.py', line: 3}, {file: 'solution.py', line: 9, text: 'return a[k]'}];
+    const where = [
+      {file: 'solution.py', line: 20, text: 'y = f(x)'},
+      {file: 'lib/helper.py', line: 3},
+      {file: 'solution.py', line: 9, text: 'return a[k]'},
+    ];
     expect(whereText(where, 'solution.py', 'try3.py')).toBe(' at try3.py:9: `return a[k]` (called from lib/helper.py:3, try3.py:20)');
     expect(whereText(where.slice(1, 2))).toBe(' at lib/helper.py:3');
     expect(whereText(undefined)).toBe('');

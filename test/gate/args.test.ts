@@ -46,12 +46,69 @@ function portOutcome(dir: string, argv: string[], columns: number | null): Outco
 
 /** Words a command line is drawn from: every spelling argparse reads differently. */
 const words = [
-  '--spec', '--spe', '--s', '--sp', '--cases', '--cas', '--ca', '--c', '--candidate', '--cand', '--can', '--results', '--res', '--r',
-  '--help', '--he', '--h', '-h', '-hh', '-hx', '-help', "-h'", '-hé', '-h=', '--help=x', '-h=foo', '--', '-', '---spec', '--x', '-s', '-x',
-  '--spec=benchmark_spec.json', '--sp=benchmark_spec.json', '--spec=', '--spec=--', '--cases=--', '--candidate=--', '--cand=candidate-review',
-  '--res=benchmark_results_review.json', '--results=benchmark_results_block.json', '--=x', '--c=x', '--spec=a=b',
-  'benchmark_spec.json', 'benchmark_cases.json', 'benchmark_results_pass.json', 'benchmark_results_review.json', 'error_results_nan.json',
-  'candidate-pass', 'candidate-review', 'candidate-block', 'baseline-v1', 'nope.json', '', '-5', '-1.5', '-1e5', '-a b', 'a b', 'x', "it's", 'é',
+  '--spec',
+  '--spe',
+  '--s',
+  '--sp',
+  '--cases',
+  '--cas',
+  '--ca',
+  '--c',
+  '--candidate',
+  '--cand',
+  '--can',
+  '--results',
+  '--res',
+  '--r',
+  '--help',
+  '--he',
+  '--h',
+  '-h',
+  '-hh',
+  '-hx',
+  '-help',
+  "-h'",
+  '-hé',
+  '-h=',
+  '--help=x',
+  '-h=foo',
+  '--',
+  '-',
+  '---spec',
+  '--x',
+  '-s',
+  '-x',
+  '--spec=benchmark_spec.json',
+  '--sp=benchmark_spec.json',
+  '--spec=',
+  '--spec=--',
+  '--cases=--',
+  '--candidate=--',
+  '--cand=candidate-review',
+  '--res=benchmark_results_review.json',
+  '--results=benchmark_results_block.json',
+  '--=x',
+  '--c=x',
+  '--spec=a=b',
+  'benchmark_spec.json',
+  'benchmark_cases.json',
+  'benchmark_results_pass.json',
+  'benchmark_results_review.json',
+  'error_results_nan.json',
+  'candidate-pass',
+  'candidate-review',
+  'candidate-block',
+  'baseline-v1',
+  'nope.json',
+  '',
+  '-5',
+  '-1.5',
+  '-1e5',
+  '-a b',
+  'a b',
+  'x',
+  "it's",
+  'é',
 ];
 
 /** A deterministic generator (mulberry32). */
@@ -98,13 +155,11 @@ describe.skipIf(!python)('arbor benchmark gate parses its options as the referen
 
   it('through the CLI: prefixes, a usage error and the help, with the reference bytes', () => {
     const dir = gateFolder();
-    const lines = [
-      ['--cand', 'candidate-review', '--res', 'benchmark_results_review.json'],
-      ['--cand', 'x', '--', 'y'],
-      ['--c', 'x'],
-      ['--help'],
-    ];
-    const expected = referenceOutcomes(dir, lines.map((argv) => ({argv, columns: 100})));
+    const lines = [['--cand', 'candidate-review', '--res', 'benchmark_results_review.json'], ['--cand', 'x', '--', 'y'], ['--c', 'x'], ['--help']];
+    const expected = referenceOutcomes(
+      dir,
+      lines.map((argv) => ({argv, columns: 100})),
+    );
     lines.forEach((argv, k) => {
       const result = runCli(['benchmark', 'gate', ...argv], {cwd: dir, env: {COLUMNS: '100'}});
       expect({stdout: result.stdout, stderr: result.stderr, rc: result.code}).toEqual(expected[k]);

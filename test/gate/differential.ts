@@ -81,7 +81,12 @@ export function runDifferential(
       stderr: readFileSync(path.join(dir, 'py.stderr'), 'utf8'),
       rc: Number(readFileSync(path.join(dir, 'py.rc'), 'utf8')),
     });
-    const kind = reference.rc === 2 ? reference.stderr.replace(/\d+/g, 'N').slice(0, 60) : reference.rc === 1 && reference.stdout === '' ? reference.stderr.slice(0, 40) : JSON.parse(reference.stdout).action;
+    const kind =
+      reference.rc === 2
+        ? reference.stderr.replace(/\d+/g, 'N').slice(0, 60)
+        : reference.rc === 1 && reference.stdout === ''
+          ? reference.stderr.slice(0, 40)
+          : JSON.parse(reference.stdout).action;
     classes.set(kind, (classes.get(kind) ?? 0) + 1);
     const outcome = runGate(optionsFromArgv(argv, dir));
     const ports: Outcome[] = [{stdout: outcome.stdout, stderr: outcome.stderr, rc: outcome.exitCode}];

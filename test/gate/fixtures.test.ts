@@ -8,7 +8,13 @@ const dir = path.join(fixtures, 'gate');
 const rows = readFileSync(path.join(dir, 'README.md'), 'utf8')
   .split('\n')
   .filter((line) => /^\| [a-z_]+ \| /.test(line) && !line.startsWith('| NAME'))
-  .map((line) => line.split('|').slice(1, 6).map((cell) => cell.trim()) as [string, string, string, string, string]);
+  .map(
+    (line) =>
+      line
+        .split('|')
+        .slice(1, 6)
+        .map((cell) => cell.trim()) as [string, string, string, string, string],
+  );
 
 describe('arbor benchmark gate on the reference fixtures', () => {
   it('has the fixture table', () => expect(rows.length).toBe(13));

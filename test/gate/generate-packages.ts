@@ -150,8 +150,49 @@ export function serialize(value: Val, rng: Rng): string {
 
 // ---------------------------------------------------------------- values
 
-const WORDS = ['alpha', 'Beta', 'gamma', 'delta', 'ÉPSILON', 'zeta', 'ключ', '名前', '𝔘nicode', '\ue000private', '\uffefhalf', '😀smile', 'Z', 'a b', '__proto__', 'constructor', '10', '2', 'toString'];
-const PY_SPACE = ['\t', '\n', '\x0b', '\x0c', '\r', '\x1c', '\x1d', '\x1e', '\x1f', ' ', '\x85', '\xa0', '\u1680', '\u2000', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000'];
+const WORDS = [
+  'alpha',
+  'Beta',
+  'gamma',
+  'delta',
+  'ÉPSILON',
+  'zeta',
+  'ключ',
+  '名前',
+  '𝔘nicode',
+  '\ue000private',
+  '\uffefhalf',
+  '😀smile',
+  'Z',
+  'a b',
+  '__proto__',
+  'constructor',
+  '10',
+  '2',
+  'toString',
+];
+const PY_SPACE = [
+  '\t',
+  '\n',
+  '\x0b',
+  '\x0c',
+  '\r',
+  '\x1c',
+  '\x1d',
+  '\x1e',
+  '\x1f',
+  ' ',
+  '\x85',
+  '\xa0',
+  '\u1680',
+  '\u2000',
+  '\u200a',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
+];
 const NOT_SPACE = ['\ufeff', '\u200b', '\u180e', 'x'];
 const FOLD_PAIRS: [string, string][] = [
   ['Refund Issued', 'refund   issued'],
@@ -194,10 +235,47 @@ function floatText(rng: Rng, value: number): string {
 function weirdNumber(rng: Rng): Num {
   return new Num(
     rng.pick([
-      '0', '-0', '-0.0', '0.0', '1e400', '-1e400', '-1e-400', '1e-400', '5e-324', '1E+2', '1e2', '100.0', '1e16', '10000000000000000',
-      '9007199254740993', '9007199254740992.0', '0.1', '0.30000000000000004', '1.5', '-1', '2', '3e0', '1e-7', '1E-05', '123456789012345678901234567890',
-      '-123456789012345678901234567890', '0.001', '0.0009999999999999999', '0.999', '0.9990000000000001', '100', '100000', '100001', '99', '1e5',
-      '1' + '0'.repeat(400), '4' + '9'.repeat(4299), '1' + '0'.repeat(4300), '-' + '9'.repeat(4301), '1.7976931348623157e308', '2.2250738585072014e-308',
+      '0',
+      '-0',
+      '-0.0',
+      '0.0',
+      '1e400',
+      '-1e400',
+      '-1e-400',
+      '1e-400',
+      '5e-324',
+      '1E+2',
+      '1e2',
+      '100.0',
+      '1e16',
+      '10000000000000000',
+      '9007199254740993',
+      '9007199254740992.0',
+      '0.1',
+      '0.30000000000000004',
+      '1.5',
+      '-1',
+      '2',
+      '3e0',
+      '1e-7',
+      '1E-05',
+      '123456789012345678901234567890',
+      '-123456789012345678901234567890',
+      '0.001',
+      '0.0009999999999999999',
+      '0.999',
+      '0.9990000000000001',
+      '100',
+      '100000',
+      '100001',
+      '99',
+      '1e5',
+      '1' + '0'.repeat(400),
+      '4' + '9'.repeat(4299),
+      '1' + '0'.repeat(4300),
+      '-' + '9'.repeat(4301),
+      '1.7976931348623157e308',
+      '2.2250738585072014e-308',
     ]),
   );
 }
@@ -473,7 +551,10 @@ function targeted(rng: Rng, pkg: Package): void {
       break;
     case 11: {
       const split = rng.pick(['train', 'development', 'test']);
-      pkg.cases.set('cases', cases.filter((c) => c.get('split') !== split));
+      pkg.cases.set(
+        'cases',
+        cases.filter((c) => c.get('split') !== split),
+      );
       break;
     }
     case 12:
@@ -488,7 +569,10 @@ function targeted(rng: Rng, pkg: Package): void {
       (pkg.spec.get('bootstrap') as Obj).set(rng.pick(['samples', 'seed', 'confidence']), weirdNumber(rng));
       break;
     case 15:
-      if (testCases.length) rng.pick(testCases).set(rng.pick(['expected_final_state', 'slice', 'family_id', 'id']), rng.pick(['\ud800', 'x\udc00\ud800y', '\ud83d\ude00', '\udbff']));
+      if (testCases.length)
+        rng
+          .pick(testCases)
+          .set(rng.pick(['expected_final_state', 'slice', 'family_id', 'id']), rng.pick(['\ud800', 'x\udc00\ud800y', '\ud83d\ude00', '\udbff']));
       break;
     case 16:
       pkg.results.set(rng.pick(['benchmark_id', 'dataset_version', 'benchmark_version']), 'mismatch');
@@ -505,7 +589,9 @@ function mutateText(rng: Rng, text: string): string {
     case 0:
       return text.slice(0, at);
     case 1:
-      return text.slice(0, at) + rng.pick([',', '}', ']', '"', ':', '\\', 'x', '\x01', ' ', '{', '[', '-', '0', '.', 'e', 'nul', 'tru', 'N', 'I']) + text.slice(at);
+      return (
+        text.slice(0, at) + rng.pick([',', '}', ']', '"', ':', '\\', 'x', '\x01', ' ', '{', '[', '-', '0', '.', 'e', 'nul', 'tru', 'N', 'I']) + text.slice(at)
+      );
     case 2:
       return text.slice(0, at) + text.slice(at + 1);
     case 3:
@@ -521,7 +607,29 @@ function mutateText(rng: Rng, text: string): string {
     case 8:
       return text.replace(/\}/, ',}');
     case 9:
-      return text.replace(/"([^"\\]{1,8})"/, (_m, s: string) => '"' + s + rng.pick(['\\x41', '\\u12', '\\uZZZZ', '\\ud800\\u12', '\\ud800\\uZZZZ', '\\ud800\\udc00', '\\ud800\\ud800', '\\', '\\a', '\t', '\x7f', '\r', '\x00', '\u2028']) + '"');
+      return text.replace(
+        /"([^"\\]{1,8})"/,
+        (_m, s: string) =>
+          '"' +
+          s +
+          rng.pick([
+            '\\x41',
+            '\\u12',
+            '\\uZZZZ',
+            '\\ud800\\u12',
+            '\\ud800\\uZZZZ',
+            '\\ud800\\udc00',
+            '\\ud800\\ud800',
+            '\\',
+            '\\a',
+            '\t',
+            '\x7f',
+            '\r',
+            '\x00',
+            '\u2028',
+          ]) +
+          '"',
+      );
     case 10:
       return text + rng.pick([' x', '{}', '\n\n  ]', '\x00']);
     case 11:
@@ -539,7 +647,22 @@ function encodeUtf8(text: string): Uint8Array {
 
 /** Damage bytes so that they are not valid UTF-8. */
 function badUtf8(rng: Rng, bytes: Uint8Array): Uint8Array {
-  const bad = rng.pick([[0xff], [0x80], [0xc3], [0xc3, 0x28], [0xe2, 0x82], [0xe2, 0x28, 0xa1], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98], [0xf0, 0x28, 0x8c, 0xbc], [0xf4, 0x90, 0x80, 0x80], [0xc0, 0xaf], [0xe0, 0x80, 0xaf], [0xf5], [0xf0, 0x9f, 0x98, 0x28]]);
+  const bad = rng.pick([
+    [0xff],
+    [0x80],
+    [0xc3],
+    [0xc3, 0x28],
+    [0xe2, 0x82],
+    [0xe2, 0x28, 0xa1],
+    [0xed, 0xa0, 0x80],
+    [0xf0, 0x9f, 0x98],
+    [0xf0, 0x28, 0x8c, 0xbc],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xc0, 0xaf],
+    [0xe0, 0x80, 0xaf],
+    [0xf5],
+    [0xf0, 0x9f, 0x98, 0x28],
+  ]);
   const at = rng.chance(0.3) ? bytes.length : rng.int(0, bytes.length);
   const out = new Uint8Array(bytes.length + bad.length);
   out.set(bytes.subarray(0, at));
@@ -577,7 +700,11 @@ export function generatePackages(seed: number, count: number): GeneratedCase[] {
     const defaults = rng.chance(0.1);
     if (defaults) Object.assign(names, {spec: 'benchmark_spec.json', cases: 'benchmark_cases.json', results: 'benchmark_results_pass.json'});
     const files: Record<string, Uint8Array | null> = {};
-    const docs: [keyof typeof names, Obj][] = [['spec', pkg.spec], ['cases', pkg.cases], ['results', pkg.results]];
+    const docs: [keyof typeof names, Obj][] = [
+      ['spec', pkg.spec],
+      ['cases', pkg.cases],
+      ['results', pkg.results],
+    ];
     const damaged = rng.pick(docs)[0];
     for (const [which, value] of docs) {
       let text = serialize(value, rng);

@@ -34,7 +34,13 @@ describe('float repr', () => {
   });
   it('writes the layouts of the port notes', () => {
     expect([1e16, 1234567890123456, 1e-5, 0.0001, 5e-324, 5, -0].map(floatRepr)).toEqual([
-      '1e+16', '1234567890123456.0', '1e-05', '0.0001', '5e-324', '5.0', '-0.0',
+      '1e+16',
+      '1234567890123456.0',
+      '1e-05',
+      '0.0001',
+      '5e-324',
+      '5.0',
+      '-0.0',
     ]);
   });
   it('converts big ints to floats as Python does', () => {

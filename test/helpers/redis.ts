@@ -24,7 +24,9 @@ export function freePort(): Promise<number> {
 /** Start redis-server and wait until it accepts connections (fails the test when it is not installed). */
 export async function startRedis(): Promise<TestRedis> {
   const port = await freePort();
-  const server: ChildProcess = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'], {stdio: ['ignore', 'pipe', 'pipe']});
+  const server: ChildProcess = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--bind', '127.0.0.1'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`redis-server did not start within 10 s:\n${output}`)), 10_000);

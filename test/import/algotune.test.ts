@@ -15,7 +15,17 @@ interface Summary {
   counts: Record<string, number>;
   skippedBy: Record<string, number>;
   packages: {package: string; module: string; tasks: string[]}[];
-  tasks: {task: string; entry: string; status: string; reason?: string; detail?: string; module?: string; point?: {n: number; B: number; S: number}; probes?: {probe: string}[]; kept?: string[]}[];
+  tasks: {
+    task: string;
+    entry: string;
+    status: string;
+    reason?: string;
+    detail?: string;
+    module?: string;
+    point?: {n: number; B: number; S: number};
+    probes?: {probe: string}[];
+    kept?: string[];
+  }[];
 }
 let first: {code: number | null; summary: Summary; stderr: string};
 
@@ -51,10 +61,14 @@ describe('import algotune', () => {
     expect(byTask.swallowed).toMatchObject({status: 'skipped', reason: 'solve-fails'});
     expect(byTask.swallowed!.detail).toMatch(/^the task's solve logged an error and answered anyway: Error: name 'undefined_name' is not defined$/);
     expect(byTask.unseeded!.detail).toMatch(/generate_problem\(\d+, 0\) made two different problems \(first difference at byte \d+/);
-    expect(summary.packages).toEqual([{package: '(none: arbor_fixture_missing_module is not packaged by Debian)', module: 'arbor_fixture_missing_module', tasks: ['needs_missing']}]);
+    expect(summary.packages).toEqual([
+      {package: '(none: arbor_fixture_missing_module is not packaged by Debian)', module: 'arbor_fixture_missing_module', tasks: ['needs_missing']},
+    ]);
     // One line per task on stderr as it finishes; nothing of a skipped task is left in the zoo (nor a hidden build folder).
     expect(stderr.trim().split('\n')).toHaveLength(7);
-    expect(stderr).toMatch(/^\[\d\/7\] algotune_needs_missing: skipped \(missing-module\): ModuleNotFoundError: No module named 'arbor_fixture_missing_module'$/m);
+    expect(stderr).toMatch(
+      /^\[\d\/7\] algotune_needs_missing: skipped \(missing-module\): ModuleNotFoundError: No module named 'arbor_fixture_missing_module'$/m,
+    );
     expect(existsSync(path.join(zoo, 'algotune_needs_missing'))).toBe(false);
     expect(existsSync(path.join(zoo, 'algotune_unseeded'))).toBe(false);
     expect(readdirNames(zoo)).toEqual(['algotune_loose_sort', 'algotune_matvec', 'algotune_sorted_chunks', 'algotune_xor_bytes']);
@@ -146,7 +160,7 @@ describe('import algotune again', () => {
     expect(runCli(['benchmark', 'lock', '--check', entry]).code).toBe(0);
   }, 120_000);
 
-  it("never writes into a folder of the same name that arbor did not import", () => {
+  it('never writes into a folder of the same name that arbor did not import', () => {
     const dir = tempDir();
     const into = path.join(dir, 'zoo');
     const own = path.join(into, 'algotune_xor_bytes');

@@ -34,8 +34,43 @@ print(json.dumps({
   "be": back["be"].tolist(), "g": [type(back["g"]).__name__, float(back["g"])], "u": str(back["u"]),
 }))`) as Record<string, unknown>;
     expect(out.same_bytes).toBe(true);
-    expect(out.keys).toEqual(["'b'", "'y'", "'t'", "'l'", "'big'", "'i64'", "'c'", "'s'", "'set'", "'fs'", "'a'", "'f16'", "'be'", "'bool'", "'g'", "'u'", '7', '(1, 2)', "'rows'", "'floats'"]);
-    expect(out.types).toMatchObject({b: 'bytes', y: 'bytearray', t: 'tuple', l: 'list', big: 'int', c: 'complex', s: 'str', set: 'set', fs: 'frozenset', a: 'ndarray', g: 'float32', u: 'uint64', rows: 'list'});
+    expect(out.keys).toEqual([
+      "'b'",
+      "'y'",
+      "'t'",
+      "'l'",
+      "'big'",
+      "'i64'",
+      "'c'",
+      "'s'",
+      "'set'",
+      "'fs'",
+      "'a'",
+      "'f16'",
+      "'be'",
+      "'bool'",
+      "'g'",
+      "'u'",
+      '7',
+      '(1, 2)',
+      "'rows'",
+      "'floats'",
+    ]);
+    expect(out.types).toMatchObject({
+      b: 'bytes',
+      y: 'bytearray',
+      t: 'tuple',
+      l: 'list',
+      big: 'int',
+      c: 'complex',
+      s: 'str',
+      set: 'set',
+      fs: 'frozenset',
+      a: 'ndarray',
+      g: 'float32',
+      u: 'uint64',
+      rows: 'list',
+    });
     expect(out.neg0).toBe(-1);
     expect(out.nan_bits).toBe('0x7ff8000000000123');
     expect(out.big).toBe(String(-(2n ** 100n)));
@@ -114,7 +149,8 @@ print(json.dumps(refused))`) as Record<string, string | null>;
 
   // Debian's python3 with python3-scipy (.ci/run installs it): four AlgoTune tasks carry sparse matrices.
   it("carries scipy's csr, csc and coo matrices and arrays exactly (index dtypes kept), and refuses a subclass or another format", () => {
-    const out = python(`
+    const out = python(
+      `
 import scipy.sparse as sp
 same = {}
 for cls in (sp.csr_matrix, sp.csc_matrix, sp.coo_matrix, sp.csr_array, sp.csc_array, sp.coo_array):
@@ -130,10 +166,16 @@ for value in (Mine(np.eye(3)), sp.lil_matrix(np.eye(3)), sp.dok_matrix(np.eye(3)
         o.encode(value); refused.append(None)
     except o.EncodingError as error:
         refused.append(str(error).split(" (")[0])
-print(json.dumps({"same": same, "refused": refused}))`, '/usr/bin/python3') as {same: Record<string, unknown[]>; refused: string[]};
+print(json.dumps({"same": same, "refused": refused}))`,
+      '/usr/bin/python3',
+    ) as {same: Record<string, unknown[]>; refused: string[]};
     for (const name of ['csr_matrix', 'csc_matrix', 'csr_array', 'csc_array']) expect(out.same[name]).toEqual([name, true, 0, 'int64']);
     for (const name of ['coo_matrix', 'coo_array']) expect(out.same[name]!.slice(0, 3)).toEqual([name, true, 0]);
-    expect(out.refused).toEqual(['a value of type __main__.Mine', 'a value of type scipy.sparse._lil.lil_matrix', 'a value of type scipy.sparse._dok.dok_matrix']);
+    expect(out.refused).toEqual([
+      'a value of type __main__.Mine',
+      'a value of type scipy.sparse._lil.lil_matrix',
+      'a value of type scipy.sparse._dok.dok_matrix',
+    ]);
   });
 
   it('reads only what pack wrote: a wrong header, trailing bytes or a short tensor are errors, never a value', () => {

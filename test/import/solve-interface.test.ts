@@ -25,7 +25,19 @@ function evalDev(solution?: string): {code: number | null; report: Report; stder
 }
 
 beforeAll(() => {
-  const imported = runCli(['benchmark', 'import', 'algotune', path.join(fixtures, 'algotune'), path.join(shared, 'zoo'), '--task', 'xor_bytes', '--task', 'loose_sort', '--target-ms', '1']);
+  const imported = runCli([
+    'benchmark',
+    'import',
+    'algotune',
+    path.join(fixtures, 'algotune'),
+    path.join(shared, 'zoo'),
+    '--task',
+    'xor_bytes',
+    '--task',
+    'loose_sort',
+    '--target-ms',
+    '1',
+  ]);
   if (imported.code !== 0) throw new Error(`import failed: ${imported.stderr}`);
   // A short budget: these evals check verdicts, not precision.
   const plan = path.join(entry, 'plan.toml');
@@ -65,10 +77,15 @@ describe('interface = "solve"', () => {
     expect(types).toEqual(['builtins.generator', 'solution.Arrayish', 'solution.Liar', 'solution.Sized']);
   });
 
-  it("cannot reach the validator from its own process: patched numpy and is_solution leave a wrong answer failed", () => {
+  it('cannot reach the validator from its own process: patched numpy and is_solution leave a wrong answer failed', () => {
     const {report} = evalDev('xor_bytes_patcher.py');
     expect(report.score).toBe(0);
-    expect(report.points[0]!.cases.map((c) => [c.status, c.passed])).toEqual([['failed', false], ['failed', false], ['failed', false], ['failed', false]]);
+    expect(report.points[0]!.cases.map((c) => [c.status, c.passed])).toEqual([
+      ['failed', false],
+      ['failed', false],
+      ['failed', false],
+      ['failed', false],
+    ]);
   });
 
   it("probes the task's validator with wrong answers built from the reference's own (verify --probe): a loose one is found, a strict one and the object boundary hold", async () => {
@@ -79,7 +96,9 @@ describe('interface = "solve"', () => {
     expect(scores.zeros).toBeGreaterThan(0);
     expect(scores.liar).toBe(0);
     expect(found.findings.map((f) => f.ruleId)).toEqual(['probe-score']);
-    expect(found.findings[0]!.message).toMatch(/^Probe `zeros` \(the reference's answer with every number zero\) scored [\d.]+ on dev, expected 0\.0: the task's validator accepts it on every dev case/);
+    expect(found.findings[0]!.message).toMatch(
+      /^Probe `zeros` \(the reference's answer with every number zero\) scored [\d.]+ on dev, expected 0\.0: the task's validator accepts it on every dev case/,
+    );
     const strict = await probeBenchmark(entry, {only: ['first-number-changed']});
     expect(strict.probes.map((p) => [p.probe, p.score])).toEqual([['first-number-changed', 0]]);
     expect(strict.findings).toEqual([]);

@@ -154,7 +154,14 @@ describe('lineages and findChanges', () => {
     const changes = findChanges(ledgerRuns(records));
     expect(changes).toHaveLength(1);
     const [change] = changes as [Change];
-    expect(change).toMatchObject({benchmark: 'knn', split: 'dev', lineage: 'commits', solutionSha256: null, direction: 'regression', environmentChanged: false});
+    expect(change).toMatchObject({
+      benchmark: 'knn',
+      split: 'dev',
+      lineage: 'commits',
+      solutionSha256: null,
+      direction: 'regression',
+      environmentChanged: false,
+    });
     expect(change.ratio).toBeCloseTo(0.9, 2);
     expect([change.before.run.id, change.after.run.id]).toEqual([6, 7]);
     expect([change.before.runs, change.after.runs]).toEqual([6, 6]);
@@ -277,7 +284,13 @@ describe('arbor benchmark runs --changes', () => {
     const dirty = {commit: 'd'.repeat(40), dirty: true};
     for (let i = 0; i < 5; i++) record(i, {score: 0.5 + i / 100, solutionSha256: sha(i + 1), git: dirty});
     record(5, {score: 0, status: 'failed', solutionSha256: sha(6), git: dirty});
-    record(6, {kind: 'compare', score: 0.55, solutionSha256: sha(7), git: dirty, compare: {verdict: 'better', ratio: 1.1, interval: [1, 1.2], baselineSha256: sha(5), baselineRun: null, baselineLabel: 'solution.py'}});
+    record(6, {
+      kind: 'compare',
+      score: 0.55,
+      solutionSha256: sha(7),
+      git: dirty,
+      compare: {verdict: 'better', ratio: 1.1, interval: [1, 1.2], baselineSha256: sha(5), baselineRun: null, baselineLabel: 'solution.py'},
+    });
     const none = runCli(['benchmark', 'runs', '--changes'], {cwd: dir, env: {ARBOR_LEDGER: file}});
     expect(none.code, none.stderr).toBe(0);
     expect(none.stdout).toBe(
@@ -288,13 +301,18 @@ describe('arbor benchmark runs --changes', () => {
     // The same entry committed before each eval: a step at a commit, its scores without an interval.
     const committed = path.join(tempDir(), 'runs.db');
     [...repeat(0.8, 6), ...repeat(0.7, 6)].forEach((score, i) => {
-      const outcome = recordRun(committed, sampleRecord({time: hour(i), metric: 'accuracy', score, interval: null, solutionSha256: sha(i < 6 ? 1 : 2), git: clean(i + 1)}));
+      const outcome = recordRun(
+        committed,
+        sampleRecord({time: hour(i), metric: 'accuracy', score, interval: null, solutionSha256: sha(i < 6 ? 1 : 2), git: clean(i + 1)}),
+      );
       if (!outcome.ok) throw new Error(outcome.warning);
     });
     const step = runCli(['benchmark', 'runs', '--changes'], {cwd: dir, env: {ARBOR_LEDGER: committed}});
     expect(step.code, step.stderr).toBe(0);
     const lines = step.stdout.trimEnd().split('\n');
-    expect(lines[1]).toMatch(/^ {2}knn dev commits: regression x0\.875 between #6 \(.*\) and #7 \(.*\) \(6 run\(s\) at 0\.8, then 6 at 0\.7 \(accuracy scores, no intervals\)\)$/);
+    expect(lines[1]).toMatch(
+      /^ {2}knn dev commits: regression x0\.875 between #6 \(.*\) and #7 \(.*\) \(6 run\(s\) at 0\.8, then 6 at 0\.7 \(accuracy scores, no intervals\)\)$/,
+    );
     expect(step.stdout).not.toMatch(/\[/);
   });
 });

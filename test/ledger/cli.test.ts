@@ -18,7 +18,14 @@ function populated() {
   };
   const ids = {
     first: add({time: '2026-03-01T10:00:00.000Z', score: 2.5, interval: [2.25, 2.75], solutionSha256: sha(1)}),
-    second: add({time: '2026-03-02T10:00:00.000Z', score: 1.25, interval: null, solutionSha256: sha(2), solutionLabel: '../fast.py', git: {commit: 'b'.repeat(40), dirty: true}}),
+    second: add({
+      time: '2026-03-02T10:00:00.000Z',
+      score: 1.25,
+      interval: null,
+      solutionSha256: sha(2),
+      solutionLabel: '../fast.py',
+      git: {commit: 'b'.repeat(40), dirty: true},
+    }),
     test1: add({time: '2026-03-03T10:00:00.000Z', split: 'test', score: 2, solutionSha256: sha(1)}),
     test2: add({time: '2026-03-04T10:00:00.000Z', split: 'test', score: 1.75, solutionSha256: sha(2)}),
     relu: add({time: '2026-03-05T10:00:00.000Z', benchmark: {path: relu, name: 'relu'}, score: 0.5, metric: 'accuracy'}),
@@ -55,7 +62,9 @@ describe('arbor benchmark runs', () => {
       `${'b'.repeat(10)}+dirty`,
       'env 0123456789abcdef',
     ]);
-    expect(result.stdout).toMatch(/Test exposure \(distinct solutions scored on test; advisory, counted from this ledger only\):\n {2}knn +2 of budget 1 \(over budget\)\n {2}relu +0\n$/);
+    expect(result.stdout).toMatch(
+      /Test exposure \(distinct solutions scored on test; advisory, counted from this ledger only\):\n {2}knn +2 of budget 1 \(over budget\)\n {2}relu +0\n$/,
+    );
   });
 
   it('lists one benchmark folder from the ledger at its repository root, filtered by split', () => {
@@ -112,7 +121,11 @@ describe('arbor benchmark runs', () => {
     const missing = path.join(dir, '.arbor', 'runs.db');
     expect(runCli(['benchmark', 'runs'], {cwd: dir})).toEqual({code: 0, stdout: `No runs recorded in ${missing} (no ledger there yet).\n`, stderr: ''});
     openLedger(path.join(dir, 'empty.db')).close();
-    expect(runCli(['benchmark', 'runs', '--ledger', 'empty.db'], {cwd: dir})).toEqual({code: 0, stdout: `No runs recorded in ${path.join(dir, 'empty.db')}.\n`, stderr: ''});
+    expect(runCli(['benchmark', 'runs', '--ledger', 'empty.db'], {cwd: dir})).toEqual({
+      code: 0,
+      stdout: `No runs recorded in ${path.join(dir, 'empty.db')}.\n`,
+      stderr: '',
+    });
     const json = runCli(['benchmark', 'runs', '--json'], {cwd: dir});
     expect(JSON.parse(json.stdout)).toEqual({ledger: missing, exists: false, merged: [], strays: [], summary: [], runs: [], exposure: []});
   });
@@ -124,7 +137,9 @@ describe('arbor benchmark runs', () => {
     const result = runCli(['benchmark', 'runs', '--ledger', file], {cwd: dir});
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(new RegExp(`^arbor: run ledger ${file} is corrupt \\(file is not a database\\) while opening it: move it aside to start a new one\\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(`^arbor: run ledger ${file} is corrupt \\(file is not a database\\) while opening it: move it aside to start a new one\\n$`),
+    );
   });
 
   it('refuses an unknown split and an empty benchmark path with exit 2', () => {
@@ -133,7 +148,11 @@ describe('arbor benchmark runs', () => {
     expect(split.code).toBe(2);
     expect(split.stdout).toBe('');
     expect(split.stderr).toContain('train');
-    expect(runCli(['benchmark', 'runs', ''], {cwd: dir})).toEqual({code: 2, stdout: '', stderr: 'arbor: The benchmark path is empty, expected a benchmark folder or name\n'});
+    expect(runCli(['benchmark', 'runs', ''], {cwd: dir})).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'arbor: The benchmark path is empty, expected a benchmark folder or name\n',
+    });
   });
 
   it('has --help', () => {

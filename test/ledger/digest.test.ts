@@ -25,8 +25,14 @@ describe('solutionDigest', () => {
     const digests = [
       solutionDigest([{path: 'a', bytes: bytes('bc')}]),
       solutionDigest([{path: 'ab', bytes: bytes('c')}]),
-      solutionDigest([{path: 'a', bytes: bytes('b')}, {path: 'c', bytes: bytes('')}]),
-      solutionDigest([{path: 'a', bytes: bytes('')}, {path: 'c', bytes: bytes('b')}]),
+      solutionDigest([
+        {path: 'a', bytes: bytes('b')},
+        {path: 'c', bytes: bytes('')},
+      ]),
+      solutionDigest([
+        {path: 'a', bytes: bytes('')},
+        {path: 'c', bytes: bytes('b')},
+      ]),
       solutionDigest([{path: 'a', bytes: bytes('1 c\n0\n')}]),
       solutionDigest([{path: 'a', bytes: bytes('')}]),
       solutionDigest([]),
@@ -39,6 +45,11 @@ describe('solutionDigest', () => {
   });
 
   it('refuses a path listed twice', () => {
-    expect(() => solutionDigest([{path: 'a', bytes: bytes('')}, {path: 'a', bytes: bytes('x')}])).toThrow(/listed twice/);
+    expect(() =>
+      solutionDigest([
+        {path: 'a', bytes: bytes('')},
+        {path: 'a', bytes: bytes('x')},
+      ]),
+    ).toThrow(/listed twice/);
   });
 });

@@ -110,7 +110,7 @@ describe('the python probe kept between processes', () => {
   /** probePython in a process of its own (the in-process memo would answer otherwise), with this cache home. */
   const probeIn = (cacheHome: string, executable = real) => {
     const code = `import(${JSON.stringify(path.join(repoRoot, 'dist/lib/environment.js'))}).then((m) => m.probePython(${JSON.stringify(executable)})).then((info) => console.log(JSON.stringify(info)))`;
-    const result = spawnSync(process.execPath, ['-e', code], {encoding: 'utf8', env: {...process.env, ARBOR_CACHE_DIR: path.join(cacheHome, "arbor")}});
+    const result = spawnSync(process.execPath, ['-e', code], {encoding: 'utf8', env: {...process.env, ARBOR_CACHE_DIR: path.join(cacheHome, 'arbor')}});
     expect(result.stderr).toBe('');
     return JSON.parse(result.stdout);
   };

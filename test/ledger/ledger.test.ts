@@ -3,14 +3,7 @@ import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {createRequire} from 'node:module';
 import {describe, expect, it} from 'vitest';
-import {
-  LedgerError,
-  ledgerGitignore,
-  openLedger,
-  recordRun,
-  schemaVersion,
-  type LedgerRun,
-} from '../../lib/ledger/index.js';
+import {LedgerError, ledgerGitignore, openLedger, recordRun, schemaVersion, type LedgerRun} from '../../lib/ledger/index.js';
 import {tempDir} from '../helpers/cli.js';
 import {solutionLabel} from '../../lib/eval/record.js';
 import {git, repoWithBenchmark, sampleRecord, sha} from './helpers.js';
@@ -65,7 +58,9 @@ describe('appending and reading runs', () => {
     const knnDev = ledger.appendRun(sampleRecord());
     const other = ledger.appendRun(sampleRecord({benchmark: {path: '/zoo/relu', name: 'relu'}}));
     const knnTest = ledger.appendRun(sampleRecord({split: 'test'}));
-    const knnCompare = ledger.appendRun(sampleRecord({kind: 'compare', compare: {verdict: 'same', ratio: 1, interval: null, baselineSha256: null, baselineRun: null}}));
+    const knnCompare = ledger.appendRun(
+      sampleRecord({kind: 'compare', compare: {verdict: 'same', ratio: 1, interval: null, baselineSha256: null, baselineRun: null}}),
+    );
     const ids = (runs: LedgerRun[]) => runs.map((run) => run.id);
     expect(ids(ledger.listRuns())).toEqual([knnCompare, knnTest, other, knnDev]);
     expect(ids(ledger.listRuns({benchmark: 'knn'}))).toEqual([knnCompare, knnTest, knnDev]);
@@ -113,7 +108,8 @@ function schemaOneLedger(): string {
   const file = path.join(tempDir(), 'runs.db');
   const db = new Database(file);
   db.exec(schemaOne);
-  const insert = db.prepare(`INSERT INTO runs (time, kind, benchmark_path, benchmark_name, split, solution_sha256, git_commit, git_dirty, environment, env_fingerprint,
+  const insert =
+    db.prepare(`INSERT INTO runs (time, kind, benchmark_path, benchmark_name, split, solution_sha256, git_commit, git_dirty, environment, env_fingerprint,
     metric, score, ci_lo, ci_hi, status, seeds_source, seeds_count, cases, verdict, ratio, ratio_lo, ratio_hi, baseline_sha256, baseline_run)
     VALUES (@time, @kind, '/zoo/knn', 'knn', 'dev', @sha, NULL, NULL, '{"fingerprint":"f"}', 'f', 'speedup', 1.5, NULL, NULL, 'ok', 'published', 2, '[{"i":0}]',
     @verdict, @ratio, NULL, NULL, @baseline, NULL)`);
@@ -225,9 +221,13 @@ describe('schema 3: imported runs', () => {
     expect(ledger.listRuns().map((run) => run.importedFrom)).toEqual(['/elsewhere/runs.db', null]);
     // A failure inside the transaction appends nothing.
     expect(() =>
-      ledger.importRuns('/elsewhere/runs.db', () => [other], () => {
-        throw new Error('rename failed');
-      }),
+      ledger.importRuns(
+        '/elsewhere/runs.db',
+        () => [other],
+        () => {
+          throw new Error('rename failed');
+        },
+      ),
     ).toThrow(/rename failed/);
     expect(ledger.listRuns()).toHaveLength(2);
     expect(ledger.importRuns('/elsewhere/runs.db', () => null)).toBeNull();

@@ -91,7 +91,10 @@ describe('importLedger', () => {
     ledger.close();
     const [summary] = summarizeRuns(runs);
     expect(summary).toMatchObject({runs: 6, imported: 3, best: {id: 3, score: 1}, latest: {id: 3, score: 1}});
-    expect(lineagesOf(runs).map((lineage) => lineage.runs.map((run) => run.id))).toEqual([[1, 2, 3], [1, 2, 3]]);
+    expect(lineagesOf(runs).map((lineage) => lineage.runs.map((run) => run.id))).toEqual([
+      [1, 2, 3],
+      [1, 2, 3],
+    ]);
   });
 
   it('refuses a source that is not a ledger it can import, and writes neither file', () => {
@@ -103,7 +106,9 @@ describe('importLedger', () => {
     const db = new Driver(foreign);
     db.exec('CREATE TABLE notes (text TEXT)');
     db.close();
-    expect(() => importLedger(target, foreign, {cwd: dir})).toThrow('--merge: other/.arbor/runs.db is a SQLite database arbor did not create, not a run ledger');
+    expect(() => importLedger(target, foreign, {cwd: dir})).toThrow(
+      '--merge: other/.arbor/runs.db is a SQLite database arbor did not create, not a run ledger',
+    );
     expect(existsSync(foreign)).toBe(true);
     expect(existsSync(target)).toBe(false);
     expect(() => importLedger(target, target)).toThrow(/^--merge: there is no file /);
@@ -122,7 +127,9 @@ describe('importLedger', () => {
     const db = new Driver(stray);
     db.exec("UPDATE runs SET kind = 'forged' WHERE id = 2");
     db.close();
-    expect(() => importLedger(target, stray, {cwd: dir})).toThrow(/^--merge: knn\/\.arbor\/runs\.db holds a run arbor would not record \(kind "forged", expected one of eval, compare, calibrate\): nothing was imported$/);
+    expect(() => importLedger(target, stray, {cwd: dir})).toThrow(
+      /^--merge: knn\/\.arbor\/runs\.db holds a run arbor would not record \(kind "forged", expected one of eval, compare, calibrate\): nothing was imported$/,
+    );
     expect(scores(target)).toHaveLength(1);
     expect(existsSync(stray)).toBe(true);
   });
@@ -132,7 +139,9 @@ describe('importLedger', () => {
     writeFileSync(path.join(dir, 'file'), 'x');
     const stray = path.join(dir, 'knn', '.arbor', 'runs.db');
     ledgerWith(stray, [1]);
-    expect(() => importLedger(path.join(dir, 'file', '.arbor', 'runs.db'), stray)).toThrow(/file\/\.arbor\/runs\.db cannot be used while opening or creating it: ENOTDIR/);
+    expect(() => importLedger(path.join(dir, 'file', '.arbor', 'runs.db'), stray)).toThrow(
+      /file\/\.arbor\/runs\.db cannot be used while opening or creating it: ENOTDIR/,
+    );
     expect(existsSync(stray)).toBe(true);
   });
 
@@ -144,14 +153,19 @@ describe('importLedger', () => {
     const [odd] = strayNotes([path.join(dir, 'a b\nnote: fake', '.arbor', 'runs.db')], path.join(dir, '.arbor', 'runs.db'), dir);
     expect(odd).not.toContain('\n');
     expect(odd).toContain('--merge "a b\\nnote: fake/.arbor/runs.db"');
-    expect(strayNotes([path.join(dir, "it's", '.arbor', 'runs.db')], path.join(dir, '.arbor', 'runs.db'), dir)[0]).toMatch(/--merge 'it'\\''s\/\.arbor\/runs\.db'$/);
+    expect(strayNotes([path.join(dir, "it's", '.arbor', 'runs.db')], path.join(dir, '.arbor', 'runs.db'), dir)[0]).toMatch(
+      /--merge 'it'\\''s\/\.arbor\/runs\.db'$/,
+    );
   });
 
   it('imports a ledger once when two processes import it at the same time', async () => {
     const dir = tempDir();
     const target = path.join(dir, '.arbor', 'runs.db');
     const stray = path.join(dir, 'knn', '.arbor', 'runs.db');
-    ledgerWith(stray, Array.from({length: 50}, (_, k) => k + 1));
+    ledgerWith(
+      stray,
+      Array.from({length: 50}, (_, k) => k + 1),
+    );
     const script = `import {importLedger} from ${JSON.stringify(path.join(repoRoot, 'dist/lib/ledger/merge.js'))};
       try { process.stdout.write(JSON.stringify(importLedger(process.argv[1], process.argv[2]))); } catch (error) { process.stdout.write(JSON.stringify({error: error.message})); }`;
     const run = () =>
@@ -165,7 +179,9 @@ describe('importLedger', () => {
     const outcomes = (await Promise.all([run(), run()])).map((out) => JSON.parse(out) as {runs?: number; error?: string});
     expect(outcomes.filter((outcome) => outcome.runs === 50)).toHaveLength(1);
     // The other finds the file gone, or (under load, while the first still reads it) locked: either way it imports nothing.
-    expect(outcomes.filter((outcome) => outcome.error)).toEqual([{error: expect.stringMatching(/^--merge: there is no file .*(any more)?|stayed locked by another process while reading it to import it/)}]);
+    expect(outcomes.filter((outcome) => outcome.error)).toEqual([
+      {error: expect.stringMatching(/^--merge: there is no file .*(any more)?|stayed locked by another process while reading it to import it/)},
+    ]);
     expect(scores(target)).toHaveLength(50);
   });
 });

@@ -98,7 +98,9 @@ describe('one history per zoo', () => {
     const after = arbor(zoo, ['benchmark', 'runs', '--json']);
     expect(after.json).toMatchObject({ledger: rootLedger, merged: [], strays: [zooLedger]});
     expect((after.json as unknown as RunsJson).runs).toHaveLength(1);
-    expect(after.stderr).toContain(`is another run ledger, not read into ${rootLedger} (its runs are not shown); to import them, marked as imported: arbor benchmark runs --merge .arbor/runs.db\n`);
+    expect(after.stderr).toContain(
+      `is another run ledger, not read into ${rootLedger} (its runs are not shown); to import them, marked as imported: arbor benchmark runs --merge .arbor/runs.db\n`,
+    );
     const gitHistory = arbor(zoo, ['benchmark', 'runs', '--merge', '.arbor/runs.db', '--json']).json as unknown as RunsJson;
     expect(gitHistory.ledger).toBe(rootLedger);
     expect(gitHistory.merged).toEqual([{from: zooLedger, runs: 11, keptAs: `${zooLedger}.merged`}]);

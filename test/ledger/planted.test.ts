@@ -24,7 +24,11 @@ interface RunsJson {
 
 interface ReportJson {
   ledger: {path: string; runs: number};
-  entries: {folder: string; splits: {split: string; best: {id: number; score: number} | null; latest: {id: number} | null}[]; history: {id: number; score: number; importedFrom?: string}[]}[];
+  entries: {
+    folder: string;
+    splits: {split: string; best: {id: number; score: number} | null; latest: {id: number} | null}[];
+    history: {id: number; score: number; importedFrom?: string}[];
+  }[];
 }
 
 /**
@@ -63,7 +67,7 @@ function arbor(cwd: string, ...args: string[]) {
 }
 
 const note =
-  "arbor: note: abs-a/.arbor/runs.db is another run ledger, not read into .arbor/runs.db (its runs are not shown); to import them, marked as imported: arbor benchmark runs --merge abs-a/.arbor/runs.db\n";
+  'arbor: note: abs-a/.arbor/runs.db is another run ledger, not read into .arbor/runs.db (its runs are not shown); to import them, marked as imported: arbor benchmark runs --merge abs-a/.arbor/runs.db\n';
 
 describe('a ledger planted in a zoo entry', () => {
   it('is never read by runs, runs --json or report: they name it on stderr, and the honest best stays', () => {
@@ -147,7 +151,14 @@ describe('a ledger planted in a zoo entry', () => {
     const text = arbor(zoo, 'benchmark', 'runs');
     expect(text.stderr).toBe('');
     const rows = text.stdout.split('\n').filter((line) => /^\s+#\d/.test(line));
-    expect(rows.map((line) => line.trim().split(/\s{2,}/).at(-1))).toEqual([
+    expect(
+      rows.map((line) =>
+        line
+          .trim()
+          .split(/\s{2,}/)
+          .at(-1),
+      ),
+    ).toEqual([
       'imported from abs-a/.arbor/runs.db',
       'imported from abs-a/.arbor/runs.db',
       'env 0123456789abcdef',

@@ -24,7 +24,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function connect(zoo: string, config: string) {
   const env = {...(process.env as Record<string, string>), XDG_CONFIG_HOME: config, ARBOR_SEALED_RELEASE: String(release)};
   delete env.ARBOR_TEST_SALT;
-  const transport = new StdioClientTransport({command: process.execPath, args: [cliPath, 'mcp', zoo, '--workspaces', path.join(path.dirname(zoo), 'workspaces')], env, stderr: 'pipe'});
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, 'mcp', zoo, '--workspaces', path.join(path.dirname(zoo), 'workspaces')],
+    env,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({name: 'arbor-test-agent', version: '1.0.0'});
@@ -90,7 +95,7 @@ describe('arbor mcp: the sealed test split against an adversary', () => {
     expect(readFileSync(file, 'utf8')).toBe(salt);
   });
 
-  it('checkout leaves a path split\'s test data out and says so', async () => {
+  it("checkout leaves a path split's test data out and says so", async () => {
     const checkout = await transcript.call(client, 'checkout', {name: 'shortest_path'});
     expect(checkout.sealedTestData).toEqual({folder: 'data/test', files: filesUnder(path.join(zoo, 'shortest_path/data/test')).length});
     expect(filesUnder(path.join(checkout.workspace, 'data/test'))).toEqual(['SEALED/README.md', 'SEALED/manifest.json']);
@@ -137,10 +142,12 @@ describe('arbor mcp: the sealed test split against an adversary', () => {
     const kept = path.join(zoo, '.arbor/runs.db.sealed.json');
     expect(statSync(kept).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(kept, 'utf8')).entries.relu_poly.calls).toBe(2);
-    expect(await transcript.error(client, 'evaluate', {name: 'relu_poly', solution: '.arbor/runs.db.sealed.json'})).toMatch(/outside the zoo and the workspaces this server made/);
+    expect(await transcript.error(client, 'evaluate', {name: 'relu_poly', solution: '.arbor/runs.db.sealed.json'})).toMatch(
+      /outside the zoo and the workspaces this server made/,
+    );
   });
 
-  it('names no solution of the owner\'s by its path: list_runs and list_benchmarks give its digest', async () => {
+  it("names no solution of the owner's by its path: list_runs and list_benchmarks give its digest", async () => {
     const runs = await transcript.call(client, 'list_runs', {name: 'relu_poly'});
     const listed = await transcript.call(client, 'list_benchmarks');
     const text = JSON.stringify([runs, listed]);

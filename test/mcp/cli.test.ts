@@ -8,7 +8,8 @@ describe('arbor mcp (command line)', () => {
   it('--help documents the tools, the transports and the sealed test split', () => {
     const result = runCli(['mcp', '--help']);
     expect(result.code).toBe(0);
-    for (const tool of ['list_benchmarks', 'get_benchmark', 'checkout', 'evaluate', 'compare', 'list_runs', 'get_run', 'submit_test']) expect(result.stdout).toContain(tool);
+    for (const tool of ['list_benchmarks', 'get_benchmark', 'checkout', 'evaluate', 'compare', 'list_runs', 'get_run', 'submit_test'])
+      expect(result.stdout).toContain(tool);
     expect(result.stdout).toContain('--http');
     expect(result.stdout).toContain('ARBOR_MCP_TOKEN');
     expect(result.stdout).toMatch(/sealed: a verdict and a coarse\s+bucket/);
@@ -20,7 +21,10 @@ describe('arbor mcp (command line)', () => {
 
   it.each([
     [['mcp', 'no/such/zoo'], 'arbor: Zoo `no/such/zoo` does not exist, expected a folder of benchmarks'],
-    [['mcp'], 'arbor: No zoo found: neither `./arbor-zoo` nor `./zoo` exists and this folder holds no benchmark folders; pass the zoo folder, e.g. `arbor mcp path/to/zoo`'],
+    [
+      ['mcp'],
+      'arbor: No zoo found: neither `./arbor-zoo` nor `./zoo` exists and this folder holds no benchmark folders; pass the zoo folder, e.g. `arbor mcp path/to/zoo`',
+    ],
     [['mcp', '.', '--http', 'x'], 'arbor: --http x: expected a port number (0-65535; 0 picks a free one)'],
     [['mcp', '.', '--http', '70000'], 'arbor: --http 70000: expected a port number (0-65535; 0 picks a free one)'],
     [['mcp', '.', '--sealed-release', '0'], 'arbor: --sealed-release 0: expected seconds (more than 0, at most 86400)'],

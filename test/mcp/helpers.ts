@@ -91,7 +91,12 @@ export async function secrets(zoo: string): Promise<string[]> {
     for (const run of ledger.listRuns({split: 'test', withCases: true})) {
       const numbers = [run.score, ...(run.interval ?? []), run.compare?.ratio, ...(run.compare?.interval ?? [])];
       for (const each of run.cases) numbers.push(each.ratio as number, each.seconds as number);
-      found.push(...numbers.filter((n): n is number => typeof n === 'number' && Number.isFinite(n)).map(String).filter((text) => text.length >= 8));
+      found.push(
+        ...numbers
+          .filter((n): n is number => typeof n === 'number' && Number.isFinite(n))
+          .map(String)
+          .filter((text) => text.length >= 8),
+      );
       // (short ones, like 0.5, would match unrelated text: a full-precision number is what a leak looks like)
     }
   } finally {

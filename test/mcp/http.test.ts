@@ -19,7 +19,10 @@ const solutions = path.join(repoRoot, 'test/zoo-entries/solutions');
 async function startServer(zoo: string): Promise<{server: ChildProcess; url: string; token: string}> {
   const env: NodeJS.ProcessEnv = {...process.env, ARBOR_TEST_SALT: salt, ARBOR_SEALED_RELEASE: '1'};
   delete env.ARBOR_MCP_TOKEN;
-  const server = spawn(process.execPath, [cliPath, 'mcp', zoo, '--http', '0', '--workspaces', path.join(path.dirname(zoo), 'workspaces')], {env, stdio: ['ignore', 'ignore', 'pipe']});
+  const server = spawn(process.execPath, [cliPath, 'mcp', zoo, '--http', '0', '--workspaces', path.join(path.dirname(zoo), 'workspaces')], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   server.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   for (let tries = 0; tries < 100 && !/bearer token \S+\n/.test(stderr); tries++) await new Promise((resolve) => setTimeout(resolve, 100));
@@ -51,11 +54,22 @@ describe('arbor mcp --http', () => {
 
   it('listens on 127.0.0.1 only and refuses a request without the bearer token', async () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
-    const initialize = {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'x', version: '1'}}};
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'x', version: '1'}},
+    };
     for (const headers of [{}, {Authorization: 'Bearer wrong'}]) {
-      const response = await fetch(url, {method: 'POST', headers: {'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers}, body: JSON.stringify(initialize)});
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers},
+        body: JSON.stringify(initialize),
+      });
       expect(response.status).toBe(401);
-      expect(((await response.json()) as {error: {message: string}}).error.message).toBe('missing or wrong bearer token: send Authorization: Bearer $ARBOR_MCP_TOKEN');
+      expect(((await response.json()) as {error: {message: string}}).error.message).toBe(
+        'missing or wrong bearer token: send Authorization: Bearer $ARBOR_MCP_TOKEN',
+      );
     }
   });
 

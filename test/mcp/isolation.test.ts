@@ -71,16 +71,19 @@ describe('the evals of an arbor mcp server', () => {
     expect(log).toEqual(['sealed starts', 'sealed ends', 'dev starts', 'dev ends']);
   });
 
-  it.skipIf(process.getuid?.() !== 0 || spawnSync('fincore', ['--version']).status !== 0)('as root, a sealed eval ends with the page cache dropped: a file it read is no longer cached', async () => {
-    const file = path.join(tempDir(), 'read-by-a-sealed-run.bin');
-    writeFileSync(file, Buffer.alloc(1 << 20, 7));
-    spawnSync('sync');
-    readFileSync(file);
-    const resident = () => Number(spawnSync('fincore', ['--bytes', '--noheadings', '--output', 'RES', file], {encoding: 'utf8'}).stdout.trim());
-    expect(resident()).toBe(1 << 20);
-    const isolation = new EvalIsolation();
-    await isolation.run(true, async () => readFileSync(file));
-    expect(resident()).toBe(0);
-    expect(dropPageCache()).toBe(true);
-  });
+  it.skipIf(process.getuid?.() !== 0 || spawnSync('fincore', ['--version']).status !== 0)(
+    'as root, a sealed eval ends with the page cache dropped: a file it read is no longer cached',
+    async () => {
+      const file = path.join(tempDir(), 'read-by-a-sealed-run.bin');
+      writeFileSync(file, Buffer.alloc(1 << 20, 7));
+      spawnSync('sync');
+      readFileSync(file);
+      const resident = () => Number(spawnSync('fincore', ['--bytes', '--noheadings', '--output', 'RES', file], {encoding: 'utf8'}).stdout.trim());
+      expect(resident()).toBe(1 << 20);
+      const isolation = new EvalIsolation();
+      await isolation.run(true, async () => readFileSync(file));
+      expect(resident()).toBe(0);
+      expect(dropPageCache()).toBe(true);
+    },
+  );
 });

@@ -61,7 +61,13 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
     expect(workerErr).toContain('taking jobs');
 
     // The server: no salt of the worker's, a python that does not exist (an eval run here would fail), the queue key.
-    const env = {...(process.env as Record<string, string>), XDG_CONFIG_HOME: path.join(root, 'config'), ARBOR_SEALED_RELEASE: String(release), ARBOR_QUEUE_KEY: queueKey, ARBOR_PYTHON: path.join(root, 'no-python')};
+    const env = {
+      ...(process.env as Record<string, string>),
+      XDG_CONFIG_HOME: path.join(root, 'config'),
+      ARBOR_SEALED_RELEASE: String(release),
+      ARBOR_QUEUE_KEY: queueKey,
+      ARBOR_PYTHON: path.join(root, 'no-python'),
+    };
     delete env.ARBOR_TEST_SALT;
     const args = [cliPath, 'mcp', zoo, '--workspaces', path.join(root, 'workspaces'), '--sealed-queue', redis.url, '--sealed-queue-name', queueName];
     const transport = new StdioClientTransport({command: process.execPath, args, env, stderr: 'pipe'});
@@ -80,12 +86,20 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
     if (root) rmSync(root, {recursive: true, force: true});
   });
 
-  it('answers a verdict from the worker\'s compare, records it here as a test compare, runs nothing of it here and says nothing secret', {timeout: 180_000}, async () => {
+  it("answers a verdict from the worker's compare, records it here as a test compare, runs nothing of it here and says nothing secret", {
+    timeout: 180_000,
+  }, async () => {
     expect(serverErr).toContain(`arbor mcp: submit_test compares on the workers of queue ${queueName} at ${redis.url}, not here\n`);
     const {workspace} = await transcript.call(client, 'checkout', {name: 'abs-a'});
     const answer = await transcript.call(client, 'submit_test', {solution: workspace});
     // The entry's own solution as the candidate: the same answers on both sides.
-    expect(answer).toEqual({id: expect.stringMatching(/^run-\d+$/), name: 'abs-a', verdict: 'same', bucket: '0.9-1.1x', budget: {used: 1, of: expect.any(Number)}});
+    expect(answer).toEqual({
+      id: expect.stringMatching(/^run-\d+$/),
+      name: 'abs-a',
+      verdict: 'same',
+      bucket: '0.9-1.1x',
+      budget: {used: 1, of: expect.any(Number)},
+    });
 
     // The worker ran it: the compare job, started and answered there.
     expect(workerErr).toMatch(/job compare-\S+ \(abs-a test compare\): started\n/);
@@ -99,7 +113,13 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
     ledger.close();
     expect(runs).toHaveLength(1);
     const run = runs[0]!;
-    expect(run).toMatchObject({kind: 'compare', split: 'test', benchmark: {name: 'run_abs_a', path: path.join(zoo, 'abs-a')}, seeds: {source: 'derived', count: 3}, status: 'ok'});
+    expect(run).toMatchObject({
+      kind: 'compare',
+      split: 'test',
+      benchmark: {name: 'run_abs_a', path: path.join(zoo, 'abs-a')},
+      seeds: {source: 'derived', count: 3},
+      status: 'ok',
+    });
     expect(run.compare).toMatchObject({verdict: 'same', ratio: 1});
     expect(run.cases).toHaveLength(3);
     expect(existsSync(path.join(root, 'worker-ledger.db'))).toBe(false);
@@ -108,16 +128,23 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
     const plan = await loadPlan(path.join(zoo, 'abs-a'));
     const seeds = deriveSeeds(workerSalt, plan.name, plan.test.seeds.length, plan.dev.seeds);
     const warm = warmupSeed({...plan, test: {...plan.test, seeds}}, seeds);
-    const numbers = [run.score, ...(run.interval ?? []), ...run.cases.flatMap((c) => [c.ratio, c.seconds])].filter((n): n is number => typeof n === 'number' && String(n).length >= 8);
+    const numbers = [run.score, ...(run.interval ?? []), ...run.cases.flatMap((c) => [c.ratio, c.seconds])].filter(
+      (n): n is number => typeof n === 'number' && String(n).length >= 8,
+    );
     const all = transcript.texts.join('\n');
-    for (const secret of [workerSalt, queueKey, redis.url, ...[...seeds, warm].map(String), ...numbers.map(String)]) expect(all, `a result holds ${secret}`).not.toContain(secret);
+    for (const secret of [workerSalt, queueKey, redis.url, ...[...seeds, warm].map(String), ...numbers.map(String)])
+      expect(all, `a result holds ${secret}`).not.toContain(secret);
   });
 
-  it('a job the worker refuses (an entry its zoo lacks) is the fixed failure answer; the reason is on the server\'s stderr only', {timeout: 60_000}, async () => {
+  it("a job the worker refuses (an entry its zoo lacks) is the fixed failure answer; the reason is on the server's stderr only", {
+    timeout: 60_000,
+  }, async () => {
     const {workspace} = await transcript.call(client, 'checkout', {name: 'abs-b'});
     const text = await transcript.error(client, 'submit_test', {solution: workspace});
     expect(text).toBe("submit_test: the test eval of abs-b gave no verdict (this submission counted; the owner finds why in the server's log)");
-    expect(serverErr).toMatch(/arbor mcp: submit_test of abs-b \(solution [0-9a-f]{12}\) gave no verdict: worker \S+: refused the job: this worker's zoo \(.*worker-zoo\) has no entry abs-b\n/);
+    expect(serverErr).toMatch(
+      /arbor mcp: submit_test of abs-b \(solution [0-9a-f]{12}\) gave no verdict: worker \S+: refused the job: this worker's zoo \(.*worker-zoo\) has no entry abs-b\n/,
+    );
     expect(workerErr).toMatch(/job compare-\S+ \(abs-b test compare\): refused the job/);
   });
 
@@ -129,10 +156,14 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
     expect(noKey.stderr).toMatch(/^arbor: no queue key: set ARBOR_QUEUE_KEY to a secret shared by the submitter and its workers [^\n]*\n$/);
     const notRedis = runCli(['mcp', zoo, '--sealed-queue', 'http://127.0.0.1:6379'], {env: {ARBOR_QUEUE_KEY: queueKey}});
     expect(notRedis.code).toBe(2);
-    expect(notRedis.stderr).toBe('arbor: --sealed-queue http://127.0.0.1:6379: unsupported scheme http, expected redis://HOST:PORT[/DB], e.g. redis://127.0.0.1:6379/0\n');
+    expect(notRedis.stderr).toBe(
+      'arbor: --sealed-queue http://127.0.0.1:6379: unsupported scheme http, expected redis://HOST:PORT[/DB], e.g. redis://127.0.0.1:6379/0\n',
+    );
     const port = await freePort();
     const gone = runCli(['mcp', zoo], {env: {ARBOR_QUEUE_KEY: queueKey, ARBOR_SEALED_QUEUE: `redis://127.0.0.1:${port}/0`}});
     expect(gone.code).toBe(2);
-    expect(gone.stderr).toBe(`arbor: cannot reach Redis at redis://127.0.0.1:${port}/0: connect ECONNREFUSED 127.0.0.1:${port}; start redis-server there or fix ARBOR_SEALED_QUEUE\n`);
+    expect(gone.stderr).toBe(
+      `arbor: cannot reach Redis at redis://127.0.0.1:${port}/0: connect ECONNREFUSED 127.0.0.1:${port}; start redis-server there or fix ARBOR_SEALED_QUEUE\n`,
+    );
   });
 });

@@ -22,9 +22,12 @@ describe('bucketOf', () => {
     expect(bucketOf({ratio: 3, correctness: [{point: 0, i: 2, failing: 'baseline'}]})).toBe('2-10x');
   });
 
-  it('an accuracy entry: its ratio\'s bucket when cases fail on both sides of a partial-credit task; failed only where the candidate gave no scorable answer and the baseline did', () => {
+  it("an accuracy entry: its ratio's bucket when cases fail on both sides of a partial-credit task; failed only where the candidate gave no scorable answer and the baseline did", () => {
     const row = (baseline: string, candidate: string) => ({baseline: {status: baseline}, candidate: {status: candidate}}) as never;
-    const both = [{point: 0, i: 0, failing: 'both' as const}, {point: 0, i: 1, failing: 'candidate' as const}];
+    const both = [
+      {point: 0, i: 0, failing: 'both' as const},
+      {point: 0, i: 1, failing: 'candidate' as const},
+    ];
     expect(bucketOf({ratio: 1, correctness: both, cases: [row('failed', 'failed'), row('ok', 'failed')]}, 'accuracy')).toBe('0.9-1.1x');
     expect(bucketOf({ratio: 0.2, correctness: both, cases: [row('failed', 'failed')]}, 'accuracy')).toBe('<0.5x');
     expect(bucketOf({ratio: 0.9, correctness: both, cases: [row('ok', 'crashed'), row('ok', 'ok')]}, 'accuracy')).toBe('failed');

@@ -18,7 +18,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A server on a zoo copy, and a connected client. */
 async function connect(zoo: string, workspaces: string) {
-  const transport = new StdioClientTransport({command: process.execPath, args: [cliPath, 'mcp', zoo, '--workspaces', workspaces], env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt, ARBOR_SEALED_RELEASE: '1'}, stderr: 'ignore'});
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, 'mcp', zoo, '--workspaces', workspaces],
+    env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt, ARBOR_SEALED_RELEASE: '1'},
+    stderr: 'ignore',
+  });
   const client = new Client({name: 'arbor-test-agent', version: '1.0.0'});
   await client.connect(transport);
   return {client, transport};
@@ -71,7 +76,16 @@ describe('arbor mcp over stdio', () => {
 
   it('a scripted agent: list, checkout, evaluate, compare, submit_test, refused past the budget', {timeout: 300_000}, async () => {
     const tools = (await client.listTools()).tools;
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['checkout', 'compare', 'evaluate', 'get_benchmark', 'get_run', 'list_benchmarks', 'list_runs', 'submit_test']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'checkout',
+      'compare',
+      'evaluate',
+      'get_benchmark',
+      'get_run',
+      'list_benchmarks',
+      'list_runs',
+      'submit_test',
+    ]);
     expect(tools.every((tool) => tool.outputSchema && tool.inputSchema)).toBe(true);
 
     const listed = await transcript.call(client, 'list_benchmarks');
@@ -90,10 +104,16 @@ describe('arbor mcp over stdio', () => {
     expect(existsSync(path.join(checkout.workspace, '.git'))).toBe(true);
 
     // The client gives up after 1.5 s; the eval runs on and get_run gives its result.
-    const timedOut = await transcript.raw(client, 'evaluate', {workspace: checkout.workspace, repetitions: 1, maxSeconds: 0}, {timeout: 1500}).catch((error: Error) => error);
+    const timedOut = await transcript
+      .raw(client, 'evaluate', {workspace: checkout.workspace, repetitions: 1, maxSeconds: 0}, {timeout: 1500})
+      .catch((error: Error) => error);
     expect(String(timedOut)).toMatch(/timed out/i);
     const polled = await settled(transcript, client, 'run-1');
-    expect(polled).toMatchObject({tool: 'evaluate', status: 'done', result: {id: 'run-1', name: 'algotune_knn', split: 'dev', metric: 'speedup', repetitions: 1}});
+    expect(polled).toMatchObject({
+      tool: 'evaluate',
+      status: 'done',
+      result: {id: 'run-1', name: 'algotune_knn', split: 'dev', metric: 'speedup', repetitions: 1},
+    });
     expect(polled.result.score).toBeGreaterThan(0.5);
     expect(polled.result.cases).toHaveLength(4);
     expect(polled.result.cases.every((c: {status: string}) => c.status === 'ok')).toBe(true);
@@ -101,7 +121,12 @@ describe('arbor mcp over stdio', () => {
 
     copyFileSync(fast, checkout.solution);
     const progress: string[] = [];
-    const compared = await transcript.call(client, 'compare', {name: 'algotune_knn', baseline: 'baseline', candidate: checkout.workspace, repetitions: 1, maxSeconds: 0}, {onprogress: (p) => void progress.push(p.message ?? '')});
+    const compared = await transcript.call(
+      client,
+      'compare',
+      {name: 'algotune_knn', baseline: 'baseline', candidate: checkout.workspace, repetitions: 1, maxSeconds: 0},
+      {onprogress: (p) => void progress.push(p.message ?? '')},
+    );
     expect(compared).toMatchObject({name: 'algotune_knn', split: 'dev', verdict: 'better'});
     expect(compared.ratio).toBeGreaterThan(2);
     expect(progress[0]).toMatch(/^run-2 started/);
@@ -112,7 +137,12 @@ describe('arbor mcp over stdio', () => {
     expect((await transcript.call(client, 'list_benchmarks')).benchmarks[0].latestDev).toMatchObject({run: 1});
 
     const sealedProgress: string[] = [];
-    const submitted = await transcript.call(client, 'submit_test', {solution: checkout.workspace}, {onprogress: (p) => void sealedProgress.push(p.message ?? '')});
+    const submitted = await transcript.call(
+      client,
+      'submit_test',
+      {solution: checkout.workspace},
+      {onprogress: (p) => void sealedProgress.push(p.message ?? '')},
+    );
     expect(submitted).toEqual({id: 'run-3', name: 'algotune_knn', verdict: 'PASS', bucket: expect.stringMatching(/^(2-10x|>=10x)$/), budget: {used: 1, of: 2}});
     expect(sealedProgress.slice(1).every((line) => /^run-3: test eval running \(\d+ updates\)$/.test(line))).toBe(true);
     expect((await transcript.call(client, 'get_run', {id: 'run-3'})).result).toEqual(submitted);
@@ -141,7 +171,9 @@ describe('arbor mcp over stdio', () => {
       await transcript.error(client, 'get_benchmark', {name: 'nope'}),
       await transcript.error(client, 'get_run', {id: 'run-99'}),
     ];
-    expect(errors.slice(0, 5).every((text) => /: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout$/.test(text))).toBe(true);
+    expect(
+      errors.slice(0, 5).every((text) => /: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout$/.test(text)),
+    ).toBe(true);
     expect(errors[5]).toMatch(/^dest \/tmp\/elsewhere: outside the workspaces folder .*: pass a new folder name \(e\.g\. algotune_knn-work\)$/);
     expect(errors[6]).toBe('evaluate runs the dev split only: the test split is sealed; submit a solution to it with submit_test');
     expect(errors[7]).toBe(`benchmark "nope" is not in the zoo: expected one of algotune_knn, polymul_negacyclic, relu_poly, toeplitz_solve`);
@@ -152,7 +184,9 @@ describe('arbor mcp over stdio', () => {
     rmSync(linked.solution);
     symlinkSync('/etc/passwd', linked.solution);
     for (const args of [{solution: linked.solution}, {workspace: linked.workspace}]) {
-      expect(await transcript.error(client, 'evaluate', args)).toMatch(/^(solution|workspace) \/\S+: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout$/);
+      expect(await transcript.error(client, 'evaluate', args)).toMatch(
+        /^(solution|workspace) \/\S+: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout$/,
+      );
     }
   });
 
@@ -160,18 +194,23 @@ describe('arbor mcp over stdio', () => {
     const controller = new AbortController();
     let seen: number[] = [];
     let triggered = false;
-    const call = transcript.raw(client, 'evaluate', {name: 'algotune_knn', repetitions: 3}, {
-      signal: controller.signal,
-      onprogress: (p) => {
-        if (triggered || !/repetition 1: (reference|solution)/.test(p.message ?? '')) return;
-        triggered = true;
-        // The run this status announces starts right after it: cancel once it is there (or after 5 s).
-        void (async () => {
-          for (let tries = 0; tries < 50 && seen.length <= 1; tries++, await sleep(100)) seen = descendants(transport.pid!);
-          controller.abort('the agent changed its mind');
-        })();
+    const call = transcript.raw(
+      client,
+      'evaluate',
+      {name: 'algotune_knn', repetitions: 3},
+      {
+        signal: controller.signal,
+        onprogress: (p) => {
+          if (triggered || !/repetition 1: (reference|solution)/.test(p.message ?? '')) return;
+          triggered = true;
+          // The run this status announces starts right after it: cancel once it is there (or after 5 s).
+          void (async () => {
+            for (let tries = 0; tries < 50 && seen.length <= 1; tries++, await sleep(100)) seen = descendants(transport.pid!);
+            controller.abort('the agent changed its mind');
+          })();
+        },
       },
-    });
+    );
     await expect(call).rejects.toThrow();
     expect(seen.length).toBeGreaterThan(1); // the eval process and at least a run
     const run = await settled(transcript, client, 'run-5');

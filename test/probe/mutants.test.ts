@@ -22,7 +22,8 @@ describe('verify --mutants', {timeout: 300_000}, () => {
   it('the shipped entries kill at least 90% of at least 20 mutants each, and every trivial answer fails', () => {
     const result = runCli(['benchmark', 'verify', '--mutants', '--json', ...shipped]);
     // stderr holds only the mutant phase's progress: where it runs, then at most a line a second.
-    for (const line of result.stderr.trimEnd().split('\n')) expect(line).toMatch(/^zoo\/\w+: mutants: (at .+, \d+ cases|\d+ of \d+ \(\d+ killed\) in \d+\.\d s)$/);
+    for (const line of result.stderr.trimEnd().split('\n'))
+      expect(line).toMatch(/^zoo\/\w+: mutants: (at .+, \d+ cases|\d+ of \d+ \(\d+ killed\) in \d+\.\d s)$/);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.benchmarks.map((b: {dir: string}) => b.dir)).toEqual(shipped);
@@ -34,17 +35,28 @@ describe('verify --mutants', {timeout: 300_000}, () => {
       expect(b.killRate, b.dir).toBeGreaterThanOrEqual(0.9);
       expect(b.killRate).toBeCloseTo(counted.filter((m) => m.status === 'killed').length / counted.length, 12);
       // Every kill names the answer that made it.
-      for (const m of mutants.filter((x) => x.status === 'killed')) expect(b.answers.map((a: {answer: string}) => a.answer), `${b.dir} ${m.mutant}`).toContain(m.killedBy);
+      for (const m of mutants.filter((x) => x.status === 'killed'))
+        expect(
+          b.answers.map((a: {answer: string}) => a.answer),
+          `${b.dir} ${m.mutant}`,
+        ).toContain(m.killedBy);
       expect(b.answers[0]).toMatchObject({answer: 'expected', kind: 'control'});
     }
     const [knn, polymul, relu, toeplitz] = report.benchmarks;
     // Without a verifier (the exact rule) only the wrapper mutants exist; with one, its source is mutated too.
     expect(new Set(polymul.mutants.map((m: MutantJson) => m.kind))).toEqual(new Set(['wrapper']));
     expect(knn.mutants.some((m: MutantJson) => m.kind === 'source' && m.mutant.startsWith('passed-true@'))).toBe(true);
-    expect(knn.mutants.find((m: MutantJson) => m.mutant === 'accept-max_wrong_rows')).toMatchObject({kind: 'accept', status: 'killed', changes: '[accept] max_wrong_rows = 0 -> 1'});
+    expect(knn.mutants.find((m: MutantJson) => m.mutant === 'accept-max_wrong_rows')).toMatchObject({
+      kind: 'accept',
+      status: 'killed',
+      changes: '[accept] max_wrong_rows = 0 -> 1',
+    });
     // The host fails NaN whatever the verifier says: said so, never counted as a kill.
     for (const b of [relu, toeplitz]) {
-      expect(b.mutants.find((m: MutantJson) => m.mutant === 'nan-accepted'), b.dir).toMatchObject({status: 'unobservable', note: expect.stringContaining('fails every answer holding NaN')});
+      expect(
+        b.mutants.find((m: MutantJson) => m.mutant === 'nan-accepted'),
+        b.dir,
+      ).toMatchObject({status: 'unobservable', note: expect.stringContaining('fails every answer holding NaN')});
     }
     expect(knn.mutants.some((m: MutantJson) => m.mutant === 'nan-accepted')).toBe(false);
     // A speedup entry's answers all fail every case but the oracle's; an accuracy entry's are scored, below all zeros' bar.
@@ -77,7 +89,9 @@ describe('verify --mutants', {timeout: 300_000}, () => {
     expect(lines).toContain(
       `${loose}: mutant not observable: nan-accepted (wrapper): skips elements that are NaN: the bundle host fails every answer holding NaN whatever the verifier says, so no verifier can accept NaN`,
     );
-    expect(lines.find((l) => l.startsWith(`${loose}: mutants: `))).toMatch(/^\S+: mutants: 23 of 30 killed \(76\.6%, at least 90% needed\), 1 of them by their metrics alone \(73\.3% on pass and score\); 1 not observable in \d+\.\d s$/);
+    expect(lines.find((l) => l.startsWith(`${loose}: mutants: `))).toMatch(
+      /^\S+: mutants: 23 of 30 killed \(76\.6%, at least 90% needed\), 1 of them by their metrics alone \(73\.3% on pass and score\); 1 not observable in \d+\.\d s$/,
+    );
     const findings = lines.filter((l) => l.includes(': error: '));
     expect(findings.map((l) => /\((probe-[a-z]+)\)$/.exec(l)?.[1])).toEqual(['probe-answer', 'probe-answer', 'probe-answer', 'probe-answer', 'probe-mutants']);
     expect(findings[0]).toBe(
@@ -90,13 +104,19 @@ describe('verify --mutants', {timeout: 300_000}, () => {
     // Each survivor is shown with a concrete answer: a wrong one the verifier accepts, or one only the mutant accepts.
     const after = (name: string) => lines[lines.findIndex((l) => l.startsWith(`${loose}: mutant survived: ${name} `)) + 1];
     expect(after('sign-ignored')).toBe(`${loose}:   the verifier accepts a wrong answer, negated: case 0, element 0 of s = 180 (expected -180)`);
-    expect(after('off-by-one-accepted')).toBe(`${loose}:   answer edge: +1 at element 0 of s: case 0, element 0 of s = -179 (expected -180): the mutant accepts it, the verifier rejects it`);
-    expect(after('tolerance-1e-3')).toMatch(/^\S+:   the verifier accepts a wrong answer, edge: x\(1\+2\^-10\) at element 0 of s: case 0, element 0 of s = -180\.17\d+ \(expected -180\)$/);
+    expect(after('off-by-one-accepted')).toBe(
+      `${loose}:   answer edge: +1 at element 0 of s: case 0, element 0 of s = -179 (expected -180): the mutant accepts it, the verifier rejects it`,
+    );
+    expect(after('tolerance-1e-3')).toMatch(
+      /^\S+:   the verifier accepts a wrong answer, edge: x\(1\+2\^-10\) at element 0 of s: case 0, element 0 of s = -180\.17\d+ \(expected -180\)$/,
+    );
     // The mutant phase says where it runs and how far it is, on stderr.
     expect(result.stderr.split('\n')[0]).toBe(`${loose}: mutants: at N = 1000, 2 cases`);
     expect(lines.at(-1)).toBe(`${loose}: 5 errors`);
     // The near answers pass a tolerance verifier without being findings; the oracle's passes everything.
-    expect(lines[0]).toMatch(new RegExp(`^${loose}: trivial answers on 2 dev cases \\(cases passed\\): expected 2/2, zeros 0/2, .*f32 2/2, f16 2/2, noise-1e-3 2/2, noise-1e-6 2/2, `));
+    expect(lines[0]).toMatch(
+      new RegExp(`^${loose}: trivial answers on 2 dev cases \\(cases passed\\): expected 2/2, zeros 0/2, .*f32 2/2, f16 2/2, noise-1e-3 2/2, noise-1e-6 2/2, `),
+    );
   });
 
   it('--json holds the answers, each mutant with what it changed, and the kill rate', () => {
@@ -159,7 +179,9 @@ describe('probe_floor', {timeout: 120_000}, () => {
     expect(lines[0]).toMatch(/: trivial answers on 2 dev cases \(score\); probe floor 0\.3 \(plan\.toml's probe_floor\): expected 0\.\d+, zeros 0\.\d+, /);
     const findings = lines.filter((l) => l.endsWith('(probe-answer)'));
     expect(findings).toHaveLength(1);
-    expect(findings[0]).toMatch(/error: Trivial answer `zeros` \(every element 0\) scored 0\.\d+ on dev, expected no more than the plan's probe_floor 0\.3: a trivial answer earns partial credit; /);
+    expect(findings[0]).toMatch(
+      /error: Trivial answer `zeros` \(every element 0\) scored 0\.\d+ on dev, expected no more than the plan's probe_floor 0\.3: a trivial answer earns partial credit; /,
+    );
   });
 
   it('an answer at or under it is not a finding', () => {
@@ -178,13 +200,18 @@ describe('probe_floor', {timeout: 120_000}, () => {
     const report = await probeLib.probeBenchmark(copy, {only: ['zeros']});
     expect(report.probes).toEqual([expect.objectContaining({probe: 'zeros', limit: 0.3, ok: false})]);
     expect(report.findings).toEqual([
-      expect.objectContaining({ruleId: 'probe-score', message: expect.stringMatching(/^Probe `zeros` \(.*\) scored 0\.\d+ on dev, expected no more than the plan's probe_floor \(0\.3\): /)}),
+      expect.objectContaining({
+        ruleId: 'probe-score',
+        message: expect.stringMatching(/^Probe `zeros` \(.*\) scored 0\.\d+ on dev, expected no more than the plan's probe_floor \(0\.3\): /),
+      }),
     ]);
   });
 
   it('belongs to an accuracy plan, and a typo of it gets a did-you-mean', () => {
     const speed = planCopy('zoo/algotune_knn', 'probe_floor = 0.5');
-    expect(runCli(['benchmark', 'verify', '--mutants', speed]).stdout).toContain('"probe_floor" belongs to metric = "accuracy": a speedup probe must score 0.0 (probe-harness)');
+    expect(runCli(['benchmark', 'verify', '--mutants', speed]).stdout).toContain(
+      '"probe_floor" belongs to metric = "accuracy": a speedup probe must score 0.0 (probe-harness)',
+    );
     const typo = planCopy('zoo/relu_poly', 'probe_flor = 0.5');
     expect(runCli(['benchmark', 'verify', '--mutants', typo]).stdout).toContain('unknown key "probe_flor", did you mean "probe_floor"? (probe-harness)');
   });
@@ -226,7 +253,9 @@ describe('verify --mutants: equivalent mutants and progress', {timeout: 120_000}
     expect(at, result.stdout).toBeGreaterThan(0);
     expect(lines[at + 1]).toBe(`${dir}:   line 6: \`if (!Number.isFinite(a)) {\` -> \`if (false) {\``);
     expect(lines[at + 2]).toMatch(/:   not counted: no trivial or edge answer tells it apart from the verifier \(NaN, ±Infinity, /);
-    expect(lines.find((l) => l.includes(': mutants: '))).toMatch(/: mutants: \d+ of 31 killed \(9\d\.\d%, at least 90% needed\).*; 1 equivalent; 1 not observable in \d+\.\d s$/);
+    expect(lines.find((l) => l.includes(': mutants: '))).toMatch(
+      /: mutants: \d+ of 31 killed \(9\d\.\d%, at least 90% needed\).*; 1 equivalent; 1 not observable in \d+\.\d s$/,
+    );
     expect(result.code, result.stdout).toBe(0);
     const json = JSON.parse(runCli(['benchmark', 'verify', '--mutants', '--json', copy]).stdout).benchmarks[0];
     expect(json.mutants.find((m: MutantJson) => m.mutant === 'condition-dropped@6')).toMatchObject({
@@ -242,16 +271,25 @@ describe('verify --mutants: equivalent mutants and progress', {timeout: 120_000}
 
   it('a guard that is not redundant is no equivalent mutant: its survivor is shown with the line and the answer that tells it apart', () => {
     // Without the guard, -Infinity would pass (the comparison lets it through), and no trivial answer is -Infinity.
-    const weak = guarded.replace('if (!Number.isFinite(a)) {', 'if (a === -Infinity) {').replace('if (!(Math.abs(a - expected.s[i]) <= 1e-7 * Math.abs(expected.s[i]))) wrong++;', 'if (Math.abs(a - expected.s[i]) > 1e-7 * Math.abs(expected.s[i]) && a !== -Infinity) wrong++;');
+    const weak = guarded
+      .replace('if (!Number.isFinite(a)) {', 'if (a === -Infinity) {')
+      .replace(
+        'if (!(Math.abs(a - expected.s[i]) <= 1e-7 * Math.abs(expected.s[i]))) wrong++;',
+        'if (Math.abs(a - expected.s[i]) > 1e-7 * Math.abs(expected.s[i]) && a !== -Infinity) wrong++;',
+      );
     const copy = changedCopy(path.join(repoRoot, loose), {'bundle/verify.mjs': weak});
     const result = runCli(['benchmark', 'verify', '--mutants', '--json', copy]);
     const [b] = JSON.parse(result.stdout).benchmarks;
-    const m = (b.mutants as Array<MutantJson & {answer?: Record<string, unknown>; before?: string; after?: string}>).find((x) => x.mutant === 'condition-dropped@6')!;
+    const m = (b.mutants as Array<MutantJson & {answer?: Record<string, unknown>; before?: string; after?: string}>).find(
+      (x) => x.mutant === 'condition-dropped@6',
+    )!;
     expect(m.status).toBe('survived');
     expect(m.after).toBe('if (false) {');
     expect(m.answer).toMatchObject({case: 0, result: 's', value: '-Infinity', verifier: 'rejects', mutant: 'accepts', differs: 'passed'});
     const text = runCli(['benchmark', 'verify', '--mutants', copy]).stdout;
-    expect(text).toMatch(/:   answer edge: -Infinity at element 0 of s: case 0, element 0 of s = -Infinity \(expected -180\): the mutant accepts it, the verifier rejects it\n/);
+    expect(text).toMatch(
+      /:   answer edge: -Infinity at element 0 of s: case 0, element 0 of s = -Infinity \(expected -180\): the mutant accepts it, the verifier rejects it\n/,
+    );
   });
 
   it('a verifier that returns `metrics: null` is read as the eval reads it (no metrics): its mutants are judged on what it passes, not all failed', () => {

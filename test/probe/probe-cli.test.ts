@@ -25,7 +25,12 @@ describe('verify --probe without an eval to run', () => {
     const result = runCli(['benchmark', 'verify', '--probe', '--json', 'test/fixtures/zoo/minimal-ok']);
     expect(result.code).toBe(1);
     const [benchmark] = JSON.parse(result.stdout).benchmarks;
-    expect(benchmark).toMatchObject({ok: false, errors: 1, probes: [], findings: [{ruleId: 'probe-plan', severity: 'error', file: 'test/fixtures/zoo/minimal-ok'}]});
+    expect(benchmark).toMatchObject({
+      ok: false,
+      errors: 1,
+      probes: [],
+      findings: [{ruleId: 'probe-plan', severity: 'error', file: 'test/fixtures/zoo/minimal-ok'}],
+    });
     expect(typeof benchmark.probeSeconds).toBe('number');
   });
 

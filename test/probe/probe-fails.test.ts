@@ -21,7 +21,9 @@ describe('verify --probe on entries that fail it', {timeout: 240_000}, () => {
       ['probe-score', 'zeros'],
       ['probe-score', 'random'],
     ]);
-    expect(report.findings[0]!.message).toMatch(/^Probe `zeros` \(every result all zeros, of the right shape and element type\) scored \d+(\.\d+)? on dev, expected 0\.0: the verifier accepts an answer of all zeros; make the verifier check the answer$/);
+    expect(report.findings[0]!.message).toMatch(
+      /^Probe `zeros` \(every result all zeros, of the right shape and element type\) scored \d+(\.\d+)? on dev, expected 0\.0: the verifier accepts an answer of all zeros; make the verifier check the answer$/,
+    );
     expect(report.findings[0]!.file).toBe(copy);
   });
 
@@ -30,14 +32,18 @@ describe('verify --probe on entries that fail it', {timeout: 240_000}, () => {
     const copy = await changedCopyLockedAnyway(speedFixture, {'reference.py': 'def run(state, inputs):\n    raise RuntimeError("broken reference")\n'});
     const refused = runCli(['benchmark', 'lock', copy]);
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toMatch(/reference\.py: error: the reference reference\.py could not be run twice on the same cases, .*broken reference.* \(reference-deterministic\)/);
+    expect(refused.stdout).toMatch(
+      /reference\.py: error: the reference reference\.py could not be run twice on the same cases, .*broken reference.* \(reference-deterministic\)/,
+    );
     const result = runCli(['benchmark', 'verify', '--probe', '--json', copy]);
     expect(result.code).toBe(1);
     const [benchmark] = JSON.parse(result.stdout).benchmarks;
     // verify's own finding on the reference, then the one probe finding: the battery stops at its first eval.
     expect(benchmark.findings.map((f: {ruleId: string}) => f.ruleId)).toEqual(['reference-deterministic', 'probe-harness']);
     expect(benchmark.findings[1]).toMatchObject({file: copy, severity: 'error', ruleId: 'probe-harness'});
-    expect(benchmark.findings[1].message).toMatch(/^The eval cannot run, so no probe could be scored \(probe `zeros`\): the reference solver failed on case 0 of .*broken reference/);
+    expect(benchmark.findings[1].message).toMatch(
+      /^The eval cannot run, so no probe could be scored \(probe `zeros`\): the reference solver failed on case 0 of .*broken reference/,
+    );
     expect(benchmark.probes).toEqual([expect.objectContaining({probe: 'zeros', score: null, ok: false})]);
     expect(result.stderr).toContain(`${copy}: probe zeros: the eval could not run (error)`);
   });
@@ -48,7 +54,10 @@ describe('verify --probe on entries that fail it', {timeout: 240_000}, () => {
     const report = await probeLib.probeBenchmark(copy);
     expect(report.probes).toEqual([]);
     expect(report.findings).toEqual([
-      expect.objectContaining({ruleId: 'probe-lock', message: `Every eval refuses to run while a protected file differs from arbor.lock (bundle/verify.mjs changed), so no probe can be scored; restore it, or if the change is on purpose run 'arbor benchmark lock ${copy}'`}),
+      expect.objectContaining({
+        ruleId: 'probe-lock',
+        message: `Every eval refuses to run while a protected file differs from arbor.lock (bundle/verify.mjs changed), so no probe can be scored; restore it, or if the change is on purpose run 'arbor benchmark lock ${copy}'`,
+      }),
     ]);
   });
 

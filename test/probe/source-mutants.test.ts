@@ -70,6 +70,6 @@ describe('source mutants', () => {
 
   it('masking keeps the length and the quotes, blanks comments and string contents', () => {
     expect(maskCode('a = "x<y" # c<d\nb', 'py')).toBe('a = "   "      \nb');
-    expect(maskCode("f(`a${1}`) /* < */ // <", 'js')).toBe('f(`     `)             ');
+    expect(maskCode('f(`a${1}`) /* < */ // <', 'js')).toBe('f(`     `)             ');
   });
 });

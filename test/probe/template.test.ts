@@ -49,7 +49,13 @@ with open(metric_out, "w") as f:
 type Answer = Record<string, {shape: number[]; dtype: string; values: string[]}> & {raised?: string; returned?: string; printed?: string};
 
 /** Write the named probes for `metric` and run them once each (in `cwd`) through the driver. */
-function runProbes(names: string[], metric: 'speedup' | 'accuracy', cwd: string, at = point, seed?: number): {answers: Record<string, Answer>; stdout: string; stderr: string} {
+function runProbes(
+  names: string[],
+  metric: 'speedup' | 'accuracy',
+  cwd: string,
+  at = point,
+  seed?: number,
+): {answers: Record<string, Answer>; stdout: string; stderr: string} {
   const dir = tempDir('arbor-probe-files-');
   const files: Record<string, string> = {};
   for (const probe of names) {
@@ -66,7 +72,21 @@ const zeros = (shape: number[], dtype: string, count: number) => ({shape, dtype,
 
 describe('the probe template', () => {
   it('every shipped probe has a README row and a behaviour', () => {
-    expect(probeLib.probes.map((p) => p.name)).toEqual(['zeros', 'empty', 'none', 'wrong-shape', 'wrong-dtype', 'nan', 'echo', 'random', 'constant', 'crash', 'sleep', 'fake-score', 'hunt']);
+    expect(probeLib.probes.map((p) => p.name)).toEqual([
+      'zeros',
+      'empty',
+      'none',
+      'wrong-shape',
+      'wrong-dtype',
+      'nan',
+      'echo',
+      'random',
+      'constant',
+      'crash',
+      'sleep',
+      'fake-score',
+      'hunt',
+    ]);
     const readme = readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8');
     for (const probe of probeLib.probes) expect(readme).toContain(`| \`${probe.name}\` |`);
   });
@@ -103,7 +123,10 @@ describe('the probe template', () => {
     for (const [draw, seed] of Object.entries(draws)) {
       for (const probe of ['random', 'constant']) {
         files[`${draw}-${probe}`] = path.join(dir, `${draw}-${probe}.py`);
-        writeFileSync(files[`${draw}-${probe}`]!, probeLib.probeSource({probe, metric: 'accuracy', signatures: [[point, signature]], ...(seed === undefined ? {} : {seed})}));
+        writeFileSync(
+          files[`${draw}-${probe}`]!,
+          probeLib.probeSource({probe, metric: 'accuracy', signatures: [[point, signature]], ...(seed === undefined ? {} : {seed})}),
+        );
       }
     }
     const out = path.join(dir, 'out.json');
@@ -132,7 +155,9 @@ describe('the probe template', () => {
   });
 
   it('a point the plan does not name is an error, never a guessed shape', {timeout: 30_000}, () => {
-    expect(runProbes(['zeros'], 'accuracy', tempDir(), {N: 4}).answers.zeros).toEqual({raised: "LookupError: probe: point {'N': 4} is not one of the plan's dev points"});
+    expect(runProbes(['zeros'], 'accuracy', tempDir(), {N: 4}).answers.zeros).toEqual({
+      raised: "LookupError: probe: point {'N': 4} is not one of the plan's dev points",
+    });
   });
 
   it("hunt returns the expected answer whose case holds the inputs given, not a decoy's", {timeout: 30_000}, () => {

@@ -8,7 +8,15 @@ const {viewMutants} = (await import(path.join(repoRoot, 'dist/lib/probe/views.js
 type Tensor = Float64Array | Int32Array | BigInt64Array;
 const view = (name: string) => viewMutants.find((v) => v.name === name)!;
 const see = (name: string, actual: Tensor, expected: Tensor, shape = [actual.length]) =>
-  view(name).see({binding: {name: 'y', type: actual instanceof Float64Array ? 'f64' : actual instanceof BigInt64Array ? 'i64' : 'i32', dims: []} as never, shape, actual, expected, args: [], caseIndex: 0, cases: 1});
+  view(name).see({
+    binding: {name: 'y', type: actual instanceof Float64Array ? 'f64' : actual instanceof BigInt64Array ? 'i64' : 'i32', dims: []} as never,
+    shape,
+    actual,
+    expected,
+    args: [],
+    caseIndex: 0,
+    cases: 1,
+  });
 
 describe('wrapper views', () => {
   it('order-ignored: a permutation is the expected answer (0 and -0 alike, NaN alike); another multiset is the answer itself', () => {
@@ -50,7 +58,8 @@ describe('wrapper views', () => {
     const rowsReversed = expected.slice();
     for (let r = 0; r < 512; r++) rowsReversed.subarray(r * (n / 512), (r + 1) * (n / 512)).reverse();
     for (let k = 0; k < 4; k++) expect(see('order-ignored', reversed, expected)).toBe(expected);
-    for (let k = 0; k < 4; k++) expect(Buffer.from(see('order-in-row-ignored', rowsReversed, expected, [512, n / 512]).buffer).equals(Buffer.from(expected.buffer))).toBe(true);
+    for (let k = 0; k < 4; k++)
+      expect(Buffer.from(see('order-in-row-ignored', rowsReversed, expected, [512, n / 512]).buffer).equals(Buffer.from(expected.buffer))).toBe(true);
     // A changed element is seen: the views compare values, not only sizes.
     const changed = reversed.slice();
     changed[7] += 1;

@@ -80,7 +80,15 @@ describe.skipIf(!haveChromium)('the report in Chromium', () => {
     browser = await chromium.launch({
       executablePath: chromiumPath,
       headless: true,
-      args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-default-apps', '--disable-sync', '--no-first-run', '--disable-breakpad'],
+      args: [
+        '--no-sandbox',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-default-apps',
+        '--disable-sync',
+        '--no-first-run',
+        '--disable-breakpad',
+      ],
     });
   });
 
@@ -206,14 +214,24 @@ describe.skipIf(!haveChromium)('the report in Chromium', () => {
     }
   });
 
-  it('fits the entries table in 1280 px with long solution names, shows the plan\'s metric while no run has one, and lists the entries without runs on one line', async () => {
+  it("fits the entries table in 1280 px with long solution names, shows the plan's metric while no run has one, and lists the entries without runs on one line", async () => {
     const dir = tempDir();
     const ledger = path.join(dir, 'runs.db');
     writeHistory(ledger);
     // A solution named by a long path with no space to break at, on dev and test.
     const label = '/home/someone/projects/benchmark-solutions/modmatmul_montgomery_limbs_v2.py';
     for (const split of ['dev', 'test']) {
-      const outcome = recordRun(ledger, sampleRecord({benchmark: {path: path.join(shippedZoo, 'modmatmul'), name: 'modmatmul'}, split, solutionSha256: sha(4), solutionLabel: label, score: 12.345, interval: [12.11, 12.62]}));
+      const outcome = recordRun(
+        ledger,
+        sampleRecord({
+          benchmark: {path: path.join(shippedZoo, 'modmatmul'), name: 'modmatmul'},
+          split,
+          solutionSha256: sha(4),
+          solutionLabel: label,
+          score: 12.345,
+          interval: [12.11, 12.62],
+        }),
+      );
       if (!outcome.ok) throw new Error(outcome.warning);
     }
     const out = path.join(dir, 'report.html');
@@ -231,13 +249,26 @@ describe.skipIf(!haveChromium)('the report in Chromium', () => {
           table: table.scrollWidth,
           box: table.parentElement.clientWidth,
           boxRight: right(table.parentElement),
-          headers: [...table.querySelectorAll('thead th')].map((th: any) => ({text: th.textContent, right: right(th), clipped: th.scrollWidth > th.clientWidth})),
+          headers: [...table.querySelectorAll('thead th')].map((th: any) => ({
+            text: th.textContent,
+            right: right(th),
+            clipped: th.scrollWidth > th.clientWidth,
+          })),
         };
       });
       // Nothing scrolls sideways at 1280 px: the table fits its box, every header whole inside it.
       expect(layout.page).toBeLessThanOrEqual(1280);
       expect(layout.table).toBeLessThanOrEqual(layout.box);
-      expect(layout.headers.map((h: {text: string}) => h.text)).toEqual(['entry', 'verify', 'metric', 'dev latest', 'dev best', 'test latest', 'test best', 'test exposure']);
+      expect(layout.headers.map((h: {text: string}) => h.text)).toEqual([
+        'entry',
+        'verify',
+        'metric',
+        'dev latest',
+        'dev best',
+        'test latest',
+        'test best',
+        'test exposure',
+      ]);
       for (const header of layout.headers) {
         expect(header.clipped, header.text).toBe(false);
         expect(header.right, header.text).toBeLessThanOrEqual(layout.boxRight + 0.5);
@@ -250,7 +281,9 @@ describe.skipIf(!haveChromium)('the report in Chromium', () => {
       expect(await page.locator('section.entry h2').allTextContents()).toEqual(withRuns);
       const without = shippedEntries.filter((e) => !withRuns.includes(e));
       expect(await page.locator('#entries-without-runs .entry-name').allTextContents()).toEqual(without);
-      expect(await page.locator('#entries-without-runs .empty').textContent()).toBe(`No runs recorded yet for ${without.length} entries: ${without.join(', ')}.`);
+      expect(await page.locator('#entries-without-runs .empty').textContent()).toBe(
+        `No runs recorded yet for ${without.length} entries: ${without.join(', ')}.`,
+      );
       const link = await page.locator(`#entries a[href="#entry-${shippedEntries.indexOf(without[0]!)}"]`).count();
       expect(link).toBe(1);
       expect(await page.locator(`#entry-${shippedEntries.indexOf(without[0]!)}`).textContent()).toBe(without[0]);

@@ -32,7 +32,9 @@ describe('arbor benchmark report', () => {
     const result = runCli(['benchmark', 'report'], {cwd: dir, env: {ARBOR_LEDGER: path.join(dir, 'none', 'runs.db')}});
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(`Wrote ${path.join(dir, 'report.html')}: ${shippedEntries.length} entries, no runs recorded yet (ledger ${path.join(dir, 'none', 'runs.db')}).\n`);
+    expect(result.stdout).toBe(
+      `Wrote ${path.join(dir, 'report.html')}: ${shippedEntries.length} entries, no runs recorded yet (ledger ${path.join(dir, 'none', 'runs.db')}).\n`,
+    );
     const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
     expect(tableEntries(html)).toEqual(shippedEntries);
     expect(html).toContain('id="no-runs"');
@@ -40,7 +42,9 @@ describe('arbor benchmark report', () => {
     expect(html.match(/<td class="health ok">/g)).toHaveLength(shippedEntries.length);
     // One line for every entry without runs, not a card each.
     expect(html.match(/No runs recorded yet for/g)).toHaveLength(1);
-    expect(html).toContain(`No runs recorded yet for any entry: ${shippedEntries.map((e, i) => `<span class="entry-name" id="entry-${i}">${e}</span>`).join(', ')}.`);
+    expect(html).toContain(
+      `No runs recorded yet for any entry: ${shippedEntries.map((e, i) => `<span class="entry-name" id="entry-${i}">${e}</span>`).join(', ')}.`,
+    );
     expect(outsideReferences(html)).toEqual([]);
     expect(html).toMatch(/<\/html>\n$/);
     expect(readdirSync(dir).sort()).toEqual(['report.html', 'zoo']);
@@ -81,7 +85,9 @@ describe('arbor benchmark report', () => {
       '38.1 [36.2, 40.1] #10 ../fast.py',
       '2 of 5',
     ]);
-    expect(html).toMatch(/<td class="score-cell"><span class="failed">error<\/span> <span class="run">#15<\/span> <span class="solution">commit 111111111111 · 77777777<\/span><\/td>/);
+    expect(html).toMatch(
+      /<td class="score-cell"><span class="failed">error<\/span> <span class="run">#15<\/span> <span class="solution">commit 111111111111 · 77777777<\/span><\/td>/,
+    );
     expect(html).toContain('<title>zoo: benchmark report</title>');
     expect(html).toContain('<h1>zoo</h1>');
     // Every solution of an entry in its own row, the edited solution.py apart from the baseline's.
@@ -89,7 +95,9 @@ describe('arbor benchmark report', () => {
     expect([...solutions.matchAll(/<tr data-solution="([^"]*)">/g)].map((m) => m[1])).toEqual(knnSolutions);
     // Compare rows name both sides, digests after.
     const compares = html.slice(html.indexOf('<table class="compares">'), html.indexOf('</table>', html.indexOf('<table class="compares">')));
-    const sides = [...compares.matchAll(/<td class="side (candidate|baseline)"><span class="solution">([^<]*)<\/span> <code class="sha">([0-9a-f]{12})<\/code><\/td>/g)].map((m) => `${m[1]}: ${m[2]} ${m[3]}`);
+    const sides = [
+      ...compares.matchAll(/<td class="side (candidate|baseline)"><span class="solution">([^<]*)<\/span> <code class="sha">([0-9a-f]{12})<\/code><\/td>/g),
+    ].map((m) => `${m[1]}: ${m[2]} ${m[3]}`);
     expect(sides).toEqual([
       'candidate: ../fast.py 333333333333',
       'baseline: ledger run #6 (../knn_blocked.py) 111111111111',
@@ -123,7 +131,9 @@ describe('arbor benchmark report', () => {
     expect(tableEntries(html)).toEqual(['dangling', 'empty_one', 'relu_poly']);
     expect(html).toContain('3 entries: 1 ok, 1 failing verify, 1 broken');
     expect(html).toMatch(/<td class="health broken"><span class="status">broken<\/span><div class="finding">Benchmark folder `zoo\/dangling` does not exist/);
-    expect(html).toMatch(/<td class="health failing"><span class="status">3 errors<\/span><div class="finding">zoo\/empty_one\/README.md: error: Missing `README.md`/);
+    expect(html).toMatch(
+      /<td class="health failing"><span class="status">3 errors<\/span><div class="finding">zoo\/empty_one\/README.md: error: Missing `README.md`/,
+    );
   });
 
   it('refuses an --out in a missing folder or an --out that is a folder, writing nothing (exit 2)', () => {
@@ -131,7 +141,9 @@ describe('arbor benchmark report', () => {
     const missing = runCli(['benchmark', 'report', 'zoo', '--out', path.join(dir, 'nope', 'r.html')]);
     expect(missing.code).toBe(2);
     expect(missing.stdout).toBe('');
-    expect(missing.stderr).toBe(`arbor: Cannot write the report to \`${path.join(dir, 'nope', 'r.html')}\`: its folder \`${path.join(dir, 'nope')}\` does not exist; pass --out a file in an existing folder\n`);
+    expect(missing.stderr).toBe(
+      `arbor: Cannot write the report to \`${path.join(dir, 'nope', 'r.html')}\`: its folder \`${path.join(dir, 'nope')}\` does not exist; pass --out a file in an existing folder\n`,
+    );
     const folder = runCli(['benchmark', 'report', 'zoo', '--out', dir]);
     expect(folder.code).toBe(2);
     expect(folder.stderr).toMatch(/^arbor: Cannot write the report to `.*`: it is a folder; pass --out a file in an existing folder\n$/);
@@ -186,14 +198,25 @@ describe('arbor benchmark report', () => {
     const scores = [2.0, 2.01, 1.99, 2.0, 1.8, 1.81, 1.79];
     scores.forEach((score, k) => {
       const time = new Date(Date.UTC(2026, 2, 1, 10, k)).toISOString();
-      const record = sampleRecord({time, benchmark: {path: path.join(shippedZoo, 'polymul_negacyclic'), name: 'polymul_negacyclic'}, score, interval: [score - 0.02, score + 0.02], git: null});
+      const record = sampleRecord({
+        time,
+        benchmark: {path: path.join(shippedZoo, 'polymul_negacyclic'), name: 'polymul_negacyclic'},
+        score,
+        interval: [score - 0.02, score + 0.02],
+        git: null,
+      });
       expect(recordRun(file, record).ok).toBe(true);
     });
     const out = path.join(dir, 'report.html');
     expect(runCli(['benchmark', 'report', shippedZoo, '--out', out], {env: {ARBOR_LEDGER: file}}).code).toBe(0);
     const html = readFileSync(out, 'utf8');
     const table = html.slice(html.indexOf('<table class="changes">'), html.indexOf('</table>', html.indexOf('<table class="changes">')));
-    const rows = [...table.matchAll(/<tr><td>(.*?)<\/tr>/g)].map((m) => m[1]!.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').trim());
+    const rows = [...table.matchAll(/<tr><td>(.*?)<\/tr>/g)].map((m) =>
+      m[1]!
+        .replace(/<[^>]+>/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatch(/^dev \S+ regression x0\.9\d* \[0\.\d+, 0\.\d+\] #4 2026-03-01 10:03:00Z \(4 at 2\) #5 2026-03-01 10:04:00Z \(3 at 1\.8\)$/);
   });

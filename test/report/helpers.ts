@@ -37,11 +37,29 @@ export function writeHistory(file: string): void {
   add('algotune_knn', {score: 1.01, interval: [0.98, 1.04], ...baseline}); // #4
   add('algotune_knn', {score: 1.32, interval: [1.27, 1.36], ...blocked}); // #5
   add('algotune_knn', {split: 'test', score: 1.29, interval: [1.22, 1.35], ...blocked}); // #6
-  add('algotune_knn', {score: 0, interval: null, status: 'failed', solutionSha256: sha(2), solutionLabel: 'solution.py', git: {commit: '1'.repeat(40), dirty: true}}); // #7
+  add('algotune_knn', {
+    score: 0,
+    interval: null,
+    status: 'failed',
+    solutionSha256: sha(2),
+    solutionLabel: 'solution.py',
+    git: {commit: '1'.repeat(40), dirty: true},
+  }); // #7
   add('algotune_knn', {score: 39.2, interval: [37.5, 41], ...fast}); // #8
-  add('algotune_knn', {kind: 'compare', score: 39.2, ...fast, compare: {verdict: 'better', ratio: 38.8, interval: [36.1, 41.5], baselineSha256: sha(9), baselineRun: null, baselineLabel: 'solution.py'}}); // #9
+  add('algotune_knn', {
+    kind: 'compare',
+    score: 39.2,
+    ...fast,
+    compare: {verdict: 'better', ratio: 38.8, interval: [36.1, 41.5], baselineSha256: sha(9), baselineRun: null, baselineLabel: 'solution.py'},
+  }); // #9
   add('algotune_knn', {split: 'test', score: 38.1, interval: [36.2, 40.1], ...fast}); // #10
-  add('algotune_knn', {kind: 'compare', split: 'test', score: 38.1, ...fast, compare: {verdict: 'better', ratio: 29.5, interval: [27.9, 31.2], baselineSha256: sha(1), baselineRun: 6, baselineLabel: 'ledger run #6'}}); // #11
+  add('algotune_knn', {
+    kind: 'compare',
+    split: 'test',
+    score: 38.1,
+    ...fast,
+    compare: {verdict: 'better', ratio: 29.5, interval: [27.9, 31.2], baselineSha256: sha(1), baselineRun: 6, baselineLabel: 'ledger run #6'},
+  }); // #11
   add('algotune_knn', {score: 0.99, interval: [0.96, 1.02], ...baseline}); // #12
   add('relu_poly', {metric: 'accuracy', score: 0.633, interval: null, solutionSha256: sha(5)}); // #13
   add('relu_poly', {metric: 'accuracy', score: 0.71, interval: null, solutionSha256: sha(6), git: {commit: 'abcdef0123'.repeat(4), dirty: false}}); // #14

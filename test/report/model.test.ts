@@ -103,13 +103,16 @@ describe('the model', () => {
   it('under direction = "minimize" the best eval is the lowest score, for the entry and for each solution', () => {
     const runs = [run(1, {score: 0.3}), run(2, {score: 0.1}), run(3, {score: 0.2})];
     expect(splitScores(runs, true)[0]).toMatchObject({best: {id: 2, score: 0.1}, latest: {id: 3}});
-    const entry = entryReport({folder: 'approx', name: 'knn', verify: {dir: 'zoo/approx', errors: 0, warnings: 0, findings: []}, exposure: {count: 0, budget: null}, minimize: true}, runs);
+    const entry = entryReport(
+      {folder: 'approx', name: 'knn', verify: {dir: 'zoo/approx', errors: 0, warnings: 0, findings: []}, exposure: {count: 0, budget: null}, minimize: true},
+      runs,
+    );
     expect(entry.splits[0]).toMatchObject({best: {id: 2, score: 0.1}});
     expect(entry.solutions[0]!.splits[0]).toMatchObject({best: {id: 2, score: 0.1}});
     expect(entryOf(runs).splits[0]).toMatchObject({best: {id: 1, score: 0.3}});
   });
 
-  it("draws the baseline band from the calibrate runs of the solution calibrated last, per split", () => {
+  it('draws the baseline band from the calibrate runs of the solution calibrated last, per split', () => {
     const runs = [
       run(1, {kind: 'calibrate', score: 5, solutionSha256: sha(1)}),
       run(2, {kind: 'calibrate', score: 1.0, solutionSha256: sha(2)}),
@@ -192,7 +195,10 @@ describe('the model', () => {
   });
 
   it('keeps a linear axis for accuracy, failed evals drawn at 0', () => {
-    const runs = [run(1, {metric: 'accuracy', score: 0.633, interval: null}), run(2, {metric: 'accuracy', score: 0, status: 'failed', interval: null, solutionSha256: sha(2)})];
+    const runs = [
+      run(1, {metric: 'accuracy', score: 0.633, interval: null}),
+      run(2, {metric: 'accuracy', score: 0, status: 'failed', interval: null, solutionSha256: sha(2)}),
+    ];
     const [dev] = chartData(entryOf(runs))!.panels;
     expect(dev!.axis).toMatchObject({scale: 'linear', min: 0});
     expect(dev!.axisLabel).toBe('accuracy');
@@ -226,8 +232,18 @@ describe('the model', () => {
       run(4, {solutionSha256: sha(5), git: {commit: 'd'.repeat(40), dirty: false}}),
       run(5, {solutionSha256: sha(5), git: {commit: 'e'.repeat(40), dirty: false}}),
       run(6, {solutionSha256: sha(6), git: {commit: 'f'.repeat(40), dirty: true}}),
-      run(7, {kind: 'compare', solutionSha256: sha(6), git: {commit: 'f'.repeat(40), dirty: false}, compare: {verdict: 'better', ratio: 2, interval: null, baselineSha256: sha(7), baselineRun: null, baselineLabel: '../old.py'}}),
-      run(8, {kind: 'compare', solutionSha256: sha(6), git: {commit: 'f'.repeat(40), dirty: false}, compare: {verdict: 'same', ratio: 1, interval: null, baselineSha256: sha(8), baselineRun: 5, baselineLabel: 'ledger run #5'}}),
+      run(7, {
+        kind: 'compare',
+        solutionSha256: sha(6),
+        git: {commit: 'f'.repeat(40), dirty: false},
+        compare: {verdict: 'better', ratio: 2, interval: null, baselineSha256: sha(7), baselineRun: null, baselineLabel: '../old.py'},
+      }),
+      run(8, {
+        kind: 'compare',
+        solutionSha256: sha(6),
+        git: {commit: 'f'.repeat(40), dirty: false},
+        compare: {verdict: 'same', ratio: 1, interval: null, baselineSha256: sha(8), baselineRun: 5, baselineLabel: 'ledger run #5'},
+      }),
       run(9, {solutionSha256: null, git: null}),
     ];
     expect(solutionCatalogue(runs).map((s) => [s.sha256?.slice(0, 1) ?? null, s.name, s.runs, s.firstRun])).toEqual([
@@ -241,14 +257,25 @@ describe('the model', () => {
       [null, 'unknown solution', 1, 9],
     ]);
     // The same bytes under two names: the newest name wins.
-    expect(solutionCatalogue([run(1, {solutionLabel: 'a.py'}), run(2, {solutionLabel: 'b.py'}), run(3, {solutionLabel: null})]).map((s) => s.name)).toEqual(['b.py']);
+    expect(solutionCatalogue([run(1, {solutionLabel: 'a.py'}), run(2, {solutionLabel: 'b.py'}), run(3, {solutionLabel: null})]).map((s) => s.name)).toEqual([
+      'b.py',
+    ]);
   });
 
   it('names both sides of a compare: its recorded labels, else the solution names; a reused run with its solution', () => {
     const runs = [
       run(1, {solutionSha256: sha(1), solutionLabel: 'solution.py'}),
-      run(2, {kind: 'compare', solutionSha256: sha(3), solutionLabel: 'commit 1a2b3c4d5e6f (HEAD~1)', compare: {verdict: 'better', ratio: 2, interval: null, baselineSha256: sha(1), baselineRun: null, baselineLabel: 'solution.py'}}),
-      run(3, {kind: 'compare', solutionSha256: sha(3), compare: {verdict: 'worse', ratio: 0.5, interval: null, baselineSha256: sha(1), baselineRun: 1, baselineLabel: 'ledger run #1'}}),
+      run(2, {
+        kind: 'compare',
+        solutionSha256: sha(3),
+        solutionLabel: 'commit 1a2b3c4d5e6f (HEAD~1)',
+        compare: {verdict: 'better', ratio: 2, interval: null, baselineSha256: sha(1), baselineRun: null, baselineLabel: 'solution.py'},
+      }),
+      run(3, {
+        kind: 'compare',
+        solutionSha256: sha(3),
+        compare: {verdict: 'worse', ratio: 0.5, interval: null, baselineSha256: sha(1), baselineRun: 1, baselineLabel: 'ledger run #1'},
+      }),
       run(4, {kind: 'compare', solutionSha256: sha(4), compare: {verdict: 'same', ratio: 1, interval: null, baselineSha256: sha(1), baselineRun: 1}}),
     ];
     expect(compareRows(runs).map((c) => [c.id, c.candidateName, c.baselineName])).toEqual([
@@ -258,7 +285,7 @@ describe('the model', () => {
     ]);
   });
 
-  it("gives each entry the runs recorded under its name and counts the rest as other runs", () => {
+  it('gives each entry the runs recorded under its name and counts the rest as other runs', () => {
     const model = buildReport({
       zoo: 'zoo',
       generated: '2026-03-01T00:00:00.000Z',
@@ -270,7 +297,11 @@ describe('the model', () => {
       ],
       runs: [
         run(1, {benchmark: {path: '/zoo/a', name: 'a'}, metric: 'speedup'}),
-        run(2, {benchmark: {path: '/zoo/a', name: 'a'}, kind: 'compare', compare: {verdict: 'worse', ratio: 0.8, interval: [0.7, 0.9], baselineSha256: sha(1), baselineRun: 1}}),
+        run(2, {
+          benchmark: {path: '/zoo/a', name: 'a'},
+          kind: 'compare',
+          compare: {verdict: 'worse', ratio: 0.8, interval: [0.7, 0.9], baselineSha256: sha(1), baselineRun: 1},
+        }),
         run(3, {benchmark: {path: '/elsewhere/c', name: 'c'}}),
       ],
     });

@@ -41,13 +41,17 @@ describe('resolveQueueKey', () => {
     expect(refusal(() => resolveQueueKey(undefined, {ARBOR_QUEUE_KEY: 'secret'}))).toBe(
       'ARBOR_QUEUE_KEY: the queue key is 6 character(s), too short to be a secret: use at least 32 (make one with `openssl rand -hex 32`)',
     );
-    expect(refusal(() => resolveQueueKey(undefined, {ARBOR_QUEUE_KEY: hex, ARBOR_QUEUE_KEY_FILE: 'key'}))).toBe('both ARBOR_QUEUE_KEY and ARBOR_QUEUE_KEY_FILE are set: set one of them');
+    expect(refusal(() => resolveQueueKey(undefined, {ARBOR_QUEUE_KEY: hex, ARBOR_QUEUE_KEY_FILE: 'key'}))).toBe(
+      'both ARBOR_QUEUE_KEY and ARBOR_QUEUE_KEY_FILE are set: set one of them',
+    );
     const dir = tempDir();
     const file = path.join(dir, 'key');
     writeFileSync(file, hex);
     chmodSync(file, 0o644);
     expect(refusal(() => resolveQueueKey(file, {}))).toBe(`--queue-key-file ${file}: the key file can be read by other users (mode 0644): chmod 600 ${file}`);
-    expect(refusal(() => resolveQueueKey(path.join(dir, 'missing'), {}))).toBe(`--queue-key-file ${path.join(dir, 'missing')}: cannot read the key file: ENOENT`);
+    expect(refusal(() => resolveQueueKey(path.join(dir, 'missing'), {}))).toBe(
+      `--queue-key-file ${path.join(dir, 'missing')}: cannot read the key file: ENOENT`,
+    );
   });
 });
 
@@ -68,7 +72,8 @@ describe('queue MACs', () => {
       ['a MAC that is not hex', () => checkQueueMac(key, 'job', scope, payload, 'z'.repeat(64))],
       ['a short MAC', () => checkQueueMac(key, 'job', scope, payload, mac.slice(2))],
       ['no MAC', () => checkQueueMac(key, 'job', scope, payload, undefined)],
-    ] as const) expect(check(), what).toBe(false);
+    ] as const)
+      expect(check(), what).toBe(false);
   });
 
   it('a signed answer is bound to the job it answers: a field added, or the answer moved to another job, does not verify', () => {
@@ -84,7 +89,7 @@ describe('queue MACs', () => {
 });
 
 describe('the eval process holds no secret', () => {
-  it('gets the caller\'s environment without ARBOR_TEST_SALT and the queue key', () => {
+  it("gets the caller's environment without ARBOR_TEST_SALT and the queue key", () => {
     const env = {PATH: '/bin', ARBOR_TEST_SALT: 's', ARBOR_QUEUE_KEY: hex, ARBOR_QUEUE_KEY_FILE: '/k', ARBOR_PYTHON: 'python3'};
     expect(evalEnvironment(env)).toEqual({PATH: '/bin', ARBOR_PYTHON: 'python3'});
     expect(env.ARBOR_TEST_SALT).toBe('s');
@@ -99,8 +104,14 @@ describe('the eval process holds no secret', () => {
     expect(await derivedTestSeeds(plan, 'test', {})).toBeUndefined();
     const redact = seedRedactor(plan, seeds);
     const warm = warmupSeed({...plan, test: {...plan.test, seeds}}, seeds);
-    expect(redact(`generate failed for seed ${seeds[1]} (case 000001); warm-up ${warm + 2}; case 12`)).toBe('generate failed for seed <test seed> (case 000001); warm-up <test seed>; case 12');
-    expect(redactDeep({failure: `seed ${seeds[0]}`, score: 1, points: [{note: `${seeds[2]}`}]}, redact)).toEqual({failure: 'seed <test seed>', score: 1, points: [{note: '<test seed>'}]});
+    expect(redact(`generate failed for seed ${seeds[1]} (case 000001); warm-up ${warm + 2}; case 12`)).toBe(
+      'generate failed for seed <test seed> (case 000001); warm-up <test seed>; case 12',
+    );
+    expect(redactDeep({failure: `seed ${seeds[0]}`, score: 1, points: [{note: `${seeds[2]}`}]}, redact)).toEqual({
+      failure: 'seed <test seed>',
+      score: 1,
+      points: [{note: '<test seed>'}],
+    });
     expect(seedRedactor(plan, undefined)('seed 10')).toBe('seed 10');
   });
 });

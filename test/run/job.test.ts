@@ -12,7 +12,12 @@ import {fixtures, tempDir} from '../helpers/cli.js';
 const zoo = path.join(fixtures, 'run/zoo');
 const entry = path.join(zoo, 'abs-a');
 const slow = path.join(fixtures, 'run/solutions/slow.py');
-const item = (extra: Partial<RunItem> = {}, dir = entry): RunItem => ({index: 0, target: {entry: path.basename(dir), dir, shown: path.basename(dir)}, split: 'test', ...extra});
+const item = (extra: Partial<RunItem> = {}, dir = entry): RunItem => ({
+  index: 0,
+  target: {entry: path.basename(dir), dir, shown: path.basename(dir)},
+  split: 'test',
+  ...extra,
+});
 const sha = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 /** A copy of abs-a (named `name`) in a fresh folder, changed by `change` and locked again. */
 const copyOfAbsA = async (name: string, change: (dir: string) => void = () => {}, relock = true): Promise<string> => {
@@ -37,40 +42,51 @@ describe('encodeJob', () => {
 
   it('refuses an entry without arbor.lock, or whose protected files differ from it', async () => {
     const unlocked = await copyOfAbsA('abs-a', (dir) => rmSync(path.join(dir, 'arbor.lock')), false);
-    await expect(encodeJob(item({}, unlocked))).rejects.toThrow(/^abs-a has no arbor\.lock: a queue worker evaluates only entries whose protected files match its own lock; write one with 'arbor benchmark lock abs-a'$/);
+    await expect(encodeJob(item({}, unlocked))).rejects.toThrow(
+      /^abs-a has no arbor\.lock: a queue worker evaluates only entries whose protected files match its own lock; write one with 'arbor benchmark lock abs-a'$/,
+    );
     const changed = await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'bundle/oracle.mjs'), 'export default () => ({y: []});\n'), false);
     // A stale lock is the same error as in eval (exit 3), before anything is queued.
     await expect(encodeJob(item({}, changed))).rejects.toMatchObject({
       code: 'stale-lock',
       exitCode: 3,
-      message: "abs-a: its protected files differ from arbor.lock (bundle/oracle.mjs changed), so nothing was evaluated: restore them (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock abs-a'",
+      message:
+        "abs-a: its protected files differ from arbor.lock (bundle/oracle.mjs changed), so nothing was evaluated: restore them (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock abs-a'",
     });
   });
 });
 
 describe('findWorkerEntry: the worker runs only its own locked entry, the one the job names', () => {
-  it('finds the entry of its zoo whose lock is the job\'s', async () => {
+  it("finds the entry of its zoo whose lock is the job's", async () => {
     const found = await findWorkerEntry(zoo, await encodeJob(item()));
     expect(found.dir).toBe(entry);
     expect(found.plan.name).toBe('run_abs_a');
   });
 
-  it('refuses an entry its zoo lacks, one whose lock differs from the job\'s, and one whose own files differ from its own lock', async () => {
+  it("refuses an entry its zoo lacks, one whose lock differs from the job's, and one whose own files differ from its own lock", async () => {
     const other = await encodeJob(item({}, await copyOfAbsA('abs-z')));
     await expect(findWorkerEntry(zoo, other)).rejects.toThrow(`refused the job: this worker's zoo (${zoo}) has no entry abs-z`);
-    const foreign = await encodeJob(item({}, await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'bundle/generate.mjs'), 'export default () => ({x: new Float64Array(1)});\n'))));
+    const foreign = await encodeJob(
+      item({}, await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'bundle/generate.mjs'), 'export default () => ({x: new Float64Array(1)});\n'))),
+    );
     await expect(findWorkerEntry(zoo, foreign)).rejects.toThrow(
       "refused the job: the submitter's abs-a is not this worker's (against the worker's arbor.lock, bundle/generate.mjs changed): check out the same zoo on both",
     );
-    const workerZoo = path.dirname(await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'bundle/verify.mjs'), 'export default () => ({passed: true});\n'), false));
-    await expect(findWorkerEntry(workerZoo, await encodeJob(item()))).rejects.toThrow("refused the job: this worker's abs-a differs from its own arbor.lock (bundle/verify.mjs changed): restore it on the worker");
+    const workerZoo = path.dirname(
+      await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'bundle/verify.mjs'), 'export default () => ({passed: true});\n'), false),
+    );
+    await expect(findWorkerEntry(workerZoo, await encodeJob(item()))).rejects.toThrow(
+      "refused the job: this worker's abs-a differs from its own arbor.lock (bundle/verify.mjs changed): restore it on the worker",
+    );
     rmSync(path.join(workerZoo, 'abs-a/arbor.lock'));
-    await expect(findWorkerEntry(workerZoo, await encodeJob(item()))).rejects.toThrow("refused the job: this worker's abs-a has no arbor.lock: a worker evaluates only locked entries of its zoo");
+    await expect(findWorkerEntry(workerZoo, await encodeJob(item()))).rejects.toThrow(
+      "refused the job: this worker's abs-a has no arbor.lock: a worker evaluates only locked entries of its zoo",
+    );
   });
 });
 
 describe('materializeJob', () => {
-  it('writes the editable files into a folder of their own, the --solution file in place of the plan\'s solution', async () => {
+  it("writes the editable files into a folder of their own, the --solution file in place of the plan's solution", async () => {
     const root = tempDir();
     const plan = await loadPlan(entry);
     const written = await materializeJob(await encodeJob(item({solution: slow})), plan, root);
@@ -101,10 +117,22 @@ describe('materializeJob', () => {
 
   const content = (text: string) => ({sha256: sha(text), content: Buffer.from(text).toString('base64')});
   it.each([
-    ['a protected file (a bundle of its own)', (job: EvalJob) => job.files.push({path: 'bundle/verify.mjs', ...content('export default () => ({passed: true});\n')}), /abs-a\/bundle\/verify\.mjs is not an editable file of abs-a \(editable: solution\.py\): a worker runs only its own protected files/],
+    [
+      'a protected file (a bundle of its own)',
+      (job: EvalJob) => job.files.push({path: 'bundle/verify.mjs', ...content('export default () => ({passed: true});\n')}),
+      /abs-a\/bundle\/verify\.mjs is not an editable file of abs-a \(editable: solution\.py\): a worker runs only its own protected files/,
+    ],
     ['a plan of its own', (job: EvalJob) => job.files.push({path: 'plan.toml', ...content('name = "x"\n')}), /abs-a\/plan\.toml is not an editable file/],
-    ['a symlink', (job: EvalJob) => job.files.push({path: 'data', sha256: sha('../..'), symlink: '../..'} as never), /data carries "symlink": a job's files are plain editable files/],
-    ['files of the old format (version 1)', (job: EvalJob) => (job.version = 1 as never), /job format version 1, this arbor reads versions 2 and 3: run the same arbor version on submitter and workers/],
+    [
+      'a symlink',
+      (job: EvalJob) => job.files.push({path: 'data', sha256: sha('../..'), symlink: '../..'} as never),
+      /data carries "symlink": a job's files are plain editable files/,
+    ],
+    [
+      'files of the old format (version 1)',
+      (job: EvalJob) => (job.version = 1 as never),
+      /job format version 1, this arbor reads versions 2 and 3: run the same arbor version on submitter and workers/,
+    ],
     ['a field a worker does not read', (job: EvalJob) => Object.assign(job, {seeds: [1, 2]}), /the job carries "seeds", which a worker never reads/],
     ['no lock', (job: EvalJob) => delete (job as Partial<EvalJob>).lock, /the job carries no arbor\.lock of its entry/],
     ['a path that climbs out', (job: EvalJob) => (job.files[0]!.path = '../../etc/evil'), /"\.\.\/\.\.\/etc\/evil" is not a plain relative path/],
@@ -115,11 +143,16 @@ describe('materializeJob', () => {
     ['an unknown kind', (job: EvalJob) => (job.kind = 'calibrate' as never), /unknown job kind "calibrate", expected eval or compare/],
     ['a kind in a version 2 job', (job: EvalJob) => Object.assign(job, {version: 2, kind: 'compare'}), /the job carries "kind", which a worker never reads/],
     ['an eval job with a baseline', (job: EvalJob) => (job.baseline = {sha256: sha('x')}), /an eval job carries no baseline/],
-    ['a compare job without the baseline\'s digest', (job: EvalJob) => (job.kind = 'compare'), /a compare job carries the digest of the entry's own solution/],
-    ['a compare job with more of the baseline than its digest', (job: EvalJob) => Object.assign(job, {kind: 'compare', baseline: {sha256: sha('x'), content: 'eA=='}}), /a compare job carries the digest of the entry's own solution \(baseline\.sha256\) and nothing else of it/],
+    ["a compare job without the baseline's digest", (job: EvalJob) => (job.kind = 'compare'), /a compare job carries the digest of the entry's own solution/],
+    [
+      'a compare job with more of the baseline than its digest',
+      (job: EvalJob) => Object.assign(job, {kind: 'compare', baseline: {sha256: sha('x'), content: 'eA=='}}),
+      /a compare job carries the digest of the entry's own solution \(baseline\.sha256\) and nothing else of it/,
+    ],
   ])('refuses %s, writing nothing outside its folder', async (_, change, message) => {
     const root = await refused(change, message);
-    const inside = (dir: string): string[] => readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? inside(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+    const inside = (dir: string): string[] =>
+      readdirSync(dir, {withFileTypes: true}).flatMap((e) => (e.isDirectory() ? inside(path.join(dir, e.name)) : [path.join(dir, e.name)]));
     for (const file of inside(root)) expect(file.startsWith(root)).toBe(true);
     expect(statSync(root).isDirectory()).toBe(true);
   });
@@ -138,13 +171,21 @@ describe('compare jobs (arbor mcp --sealed-queue), and eval jobs of version 2', 
     expect((await materializeJob(checked, await loadPlan(entry), tempDir())).split).toBe('test');
   });
 
-  it('carries the candidate\'s editable files (a folder\'s, or a file in place of the solution) and the digest of the entry\'s own solution; a worker whose own solution differs refuses it', async () => {
+  it("carries the candidate's editable files (a folder's, or a file in place of the solution) and the digest of the entry's own solution; a worker whose own solution differs refuses it", async () => {
     const {solutionDigest} = await import('../../lib/ledger/digest.js');
     const own = solutionDigest([{path: 'solution.py', bytes: readFileSync(path.join(entry, 'solution.py'))}]);
     const candidate = tempDir();
     writeFileSync(path.join(candidate, 'solution.py'), readFileSync(slow));
     const job = await encodeCompareJob({entry: 'abs-a', dir: entry, shown: 'abs-a', split: 'test', candidate});
-    expect(job).toMatchObject({format: 'arbor-eval-job', version: 3, kind: 'compare', entry: 'abs-a', split: 'test', lock: await readLock(entry), baseline: {sha256: own}});
+    expect(job).toMatchObject({
+      format: 'arbor-eval-job',
+      version: 3,
+      kind: 'compare',
+      entry: 'abs-a',
+      split: 'test',
+      lock: await readLock(entry),
+      baseline: {sha256: own},
+    });
     expect(job.files).toEqual([{path: 'solution.py', sha256: sha(readFileSync(slow)), content: readFileSync(slow).toString('base64')}]);
     expect(job.solution).toBeUndefined();
     const fromFile = await encodeCompareJob({entry: 'abs-a', dir: entry, shown: 'abs-a', split: 'test', candidate: slow});
@@ -155,6 +196,8 @@ describe('compare jobs (arbor mcp --sealed-queue), and eval jobs of version 2', 
     expect(readFileSync(path.join(written.folder, 'solution.py'), 'utf8')).toBe(readFileSync(slow, 'utf8'));
     // A worker zoo whose abs-a solves it its own way: its lock still matches (the solution is editable), its baseline is not the submitter's.
     const workerZoo = path.dirname(await copyOfAbsA('abs-a', (dir) => writeFileSync(path.join(dir, 'solution.py'), readFileSync(slow))));
-    await expect(findWorkerEntry(workerZoo, checked)).rejects.toThrow(/^refused the job: this worker's own solution of abs-a is not the submitter's \(solution digest [0-9a-f]{12}, the job's [0-9a-f]{12}\): check out the same zoo on both$/);
+    await expect(findWorkerEntry(workerZoo, checked)).rejects.toThrow(
+      /^refused the job: this worker's own solution of abs-a is not the submitter's \(solution digest [0-9a-f]{12}, the job's [0-9a-f]{12}\): check out the same zoo on both$/,
+    );
   });
 });

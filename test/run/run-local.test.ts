@@ -58,9 +58,24 @@ describe('arbor benchmark run (local)', () => {
     expect(document.mode).toBe('local');
     expect(document.counts).toEqual({ok: 1, failed: 1, error: 1});
     const [a, b, broken] = document.results;
-    expect(a).toMatchObject({benchmark: 'run_abs_a', entry: 'abs-a', path: 'test/fixtures/run/zoo/abs-a', split: 'dev', solution: null, score: 0.199, ci: null, status: 'ok'});
+    expect(a).toMatchObject({
+      benchmark: 'run_abs_a',
+      entry: 'abs-a',
+      path: 'test/fixtures/run/zoo/abs-a',
+      split: 'dev',
+      solution: null,
+      score: 0.199,
+      ci: null,
+      status: 'ok',
+    });
     expect(a!.environment).toMatch(/^[0-9a-f]{16}$/);
-    expect(b).toMatchObject({benchmark: 'run_abs_b', solution: crash, score: 0, status: 'failed', failure: 'case 0: crashed (RuntimeError: boom) at crash.py:5: `raise RuntimeError("boom")`'});
+    expect(b).toMatchObject({
+      benchmark: 'run_abs_b',
+      solution: crash,
+      score: 0,
+      status: 'failed',
+      failure: 'case 0: crashed (RuntimeError: boom) at crash.py:5: `raise RuntimeError("boom")`',
+    });
     expect(broken).toMatchObject({benchmark: 'broken', score: null, status: 'error', environment: null});
     expect(broken!.runId).toBeUndefined();
 
@@ -77,8 +92,13 @@ describe('arbor benchmark run (local)', () => {
     const dir = tempDir();
     const trap = path.join(dir, 'trap.cjs');
     // Reports at exit whether the queue's libraries were loaded in this process.
-    writeFileSync(trap, "process.on('exit', () => { if (Object.keys(require.cache).some((f) => /node_modules[\\\\/](bullmq|ioredis)[\\\\/]/.test(f))) process.stderr.write('QUEUE LIBRARIES LOADED\\n'); });\n");
-    const result = runCli(['benchmark', 'run', path.join(zoo, 'abs-a'), '--quiet'], {env: {ARBOR_LEDGER: path.join(dir, 'runs.db'), NODE_OPTIONS: `--require ${trap}`}});
+    writeFileSync(
+      trap,
+      "process.on('exit', () => { if (Object.keys(require.cache).some((f) => /node_modules[\\\\/](bullmq|ioredis)[\\\\/]/.test(f))) process.stderr.write('QUEUE LIBRARIES LOADED\\n'); });\n",
+    );
+    const result = runCli(['benchmark', 'run', path.join(zoo, 'abs-a'), '--quiet'], {
+      env: {ARBOR_LEDGER: path.join(dir, 'runs.db'), NODE_OPTIONS: `--require ${trap}`},
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toBe('');
     expect(cells(result.stdout.split('\n')[1]!)).toEqual(['abs-a', 'dev', '0.199', '–', 'ok']);
@@ -107,14 +127,27 @@ describe('arbor benchmark run (local)', () => {
     expect(missing.stderr).toBe('arbor: test/fixtures/run/no-such-zoo does not exist: pass a zoo folder or benchmark folders holding plan.toml\n');
     const notes = runCli(['benchmark', 'run', 'test/fixtures/run/zoo/notes']);
     expect(notes.code).toBe(2);
-    expect(notes.stderr).toBe('arbor: test/fixtures/run/zoo/notes holds no plan.toml and no subfolder with one: pass a zoo or benchmark folders holding plan.toml\n');
+    expect(notes.stderr).toBe(
+      'arbor: test/fixtures/run/zoo/notes holds no plan.toml and no subfolder with one: pass a zoo or benchmark folders holding plan.toml\n',
+    );
   });
 });
 
 describe('the progress display', () => {
   const target = {entry: 'knn', dir: '/zoo/knn', shown: 'zoo/knn'};
   const item: RunItem = {index: 0, target, split: 'dev'};
-  const result: RunResult = {benchmark: 'knn', entry: 'knn', path: 'zoo/knn', split: 'dev', solution: null, score: 2.5, ci: [2.25, 2.75], status: 'ok', environment: 'f', seconds: 3};
+  const result: RunResult = {
+    benchmark: 'knn',
+    entry: 'knn',
+    path: 'zoo/knn',
+    split: 'dev',
+    solution: null,
+    score: 2.5,
+    ci: [2.25, 2.75],
+    status: 'ok',
+    environment: 'f',
+    seconds: 3,
+  };
 
   it('on a terminal redraws one status line (count, clock, estimate, entry and step) and scrolls finished steps above it', () => {
     let written = '';
@@ -142,9 +175,16 @@ describe('the progress display', () => {
     display.onEvent({type: 'start', item, worker: 'host:1'});
     display.onEvent({type: 'progress', item, kind: 'status', text: 'transient'});
     display.onEvent({type: 'progress', item, kind: 'line', text: 'point 1/1: done'});
-    display.onEvent({type: 'finish', item, result: {...result, status: 'error', score: null, ci: null, failure: 'no python'}, warnings: ['warning: not recorded']});
+    display.onEvent({
+      type: 'finish',
+      item,
+      result: {...result, status: 'error', score: null, ci: null, failure: 'no python'},
+      warnings: ['warning: not recorded'],
+    });
     display.done();
-    expect(written).toBe('knn dev: started on host:1\nknn dev: point 1/1: done\nknn dev: warning: not recorded\n[1/1] knn dev: error: no python · 0:00 elapsed, ~0:00 left\n');
+    expect(written).toBe(
+      'knn dev: started on host:1\nknn dev: point 1/1: done\nknn dev: warning: not recorded\n[1/1] knn dev: error: no python · 0:00 elapsed, ~0:00 left\n',
+    );
     let quiet = '';
     const silent = runDisplay({write: (text: string) => (quiet += text), isTTY: true}, {total: 1, quiet: true, tty: true});
     silent.onEvent({type: 'start', item});

@@ -45,7 +45,11 @@ interface Background {
 const running: ChildProcess[] = [];
 
 function background(args: string[], env: NodeJS.ProcessEnv = {}): Background {
-  const child = spawn(process.execPath, [cliPath, ...args], {cwd: repoRoot, env: {...process.env, NO_COLOR: '1', ARBOR_QUEUE_KEY: queueKey, ...env}, stdio: ['ignore', 'pipe', 'pipe']});
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    cwd: repoRoot,
+    env: {...process.env, NO_COLOR: '1', ARBOR_QUEUE_KEY: queueKey, ...env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   running.push(child);
   let err = '';
   let out = '';
@@ -122,7 +126,7 @@ async function secretSeeds(entry: string, salt: string): Promise<string[]> {
 const ledgerRuns = (ledger: string) => (existsSync(ledger) ? openLedger(ledger, {readonly: true}).listRuns() : []);
 
 describe('arbor benchmark run --queue with arbor benchmark worker', () => {
-  it('two workers, one killed mid-job: every eval scored once, with the worker\'s seeds and environment; the salt and the key never travel nor reach the eval\'s process', async () => {
+  it("two workers, one killed mid-job: every eval scored once, with the worker's seeds and environment; the salt and the key never travel nor reach the eval's process", async () => {
     const dir = tempDir();
     const ledger = path.join(dir, 'runs.db');
     const json = path.join(dir, 'results.json');
@@ -141,11 +145,30 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
 
     const submitEnv = {ARBOR_LEDGER: ledger, ARBOR_TEST_SALT: ''};
     const submitter = background(
-      ['benchmark', 'run', path.join(zoo, 'abs-a'), path.join(zoo, 'abs-b'), '--solution', `abs-b=${slow}`, '--split', 'dev', '--split', 'test', '--queue', redis.url, '--queue-name', name, '--json-file', json],
+      [
+        'benchmark',
+        'run',
+        path.join(zoo, 'abs-a'),
+        path.join(zoo, 'abs-b'),
+        '--solution',
+        `abs-b=${slow}`,
+        '--split',
+        'dev',
+        '--split',
+        'test',
+        '--queue',
+        redis.url,
+        '--queue-name',
+        name,
+        '--json-file',
+        json,
+      ],
       submitEnv,
     );
     // Kill whichever worker takes the slow eval first, the moment it starts.
-    const victim = await Promise.race([first, second].map((worker) => worker.waitFor(/job (\S+) \(abs-b=slow\.py dev\): started/).then((match) => ({worker, job: match[1]!}))));
+    const victim = await Promise.race(
+      [first, second].map((worker) => worker.waitFor(/job (\S+) \(abs-b=slow\.py dev\): started/).then((match) => ({worker, job: match[1]!}))),
+    );
     victim.worker.child.kill('SIGKILL');
     const survivor = victim.worker === first ? second : first;
 
@@ -222,7 +245,22 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     const worker = background(['benchmark', 'worker', '--queue', redis.url, '--queue-name', name, '--zoo', zoo]);
     await worker.waitFor(/taking jobs/);
     // abs-a first; while the slow one runs, its completion is announced twice more on the queue's event stream.
-    const submitter = background(['benchmark', 'run', path.join(zoo, 'abs-a'), path.join(zoo, 'abs-b'), '--solution', `abs-b=${slow}`, '--queue', redis.url, '--queue-name', name, '--quiet'], {ARBOR_LEDGER: ledger});
+    const submitter = background(
+      [
+        'benchmark',
+        'run',
+        path.join(zoo, 'abs-a'),
+        path.join(zoo, 'abs-b'),
+        '--solution',
+        `abs-b=${slow}`,
+        '--queue',
+        redis.url,
+        '--queue-name',
+        name,
+        '--quiet',
+      ],
+      {ARBOR_LEDGER: ledger},
+    );
     const [, job] = await worker.waitFor(/job (\S+) \(abs-a dev\): score/);
     await worker.waitFor(/\(abs-b=slow\.py dev\): started/);
     const client = new Redis(redis.url);
@@ -231,7 +269,11 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     await client.quit();
     const {code} = await submitter.exited;
     expect(code, submitter.stderr()).toBe(0);
-    expect(ledgerRuns(ledger).map((run) => run.benchmark.name).sort()).toEqual(['run_abs_a', 'run_abs_b']);
+    expect(
+      ledgerRuns(ledger)
+        .map((run) => run.benchmark.name)
+        .sort(),
+    ).toEqual(['run_abs_a', 'run_abs_b']);
     worker.child.kill('SIGTERM');
     await worker.exited;
   });
@@ -240,16 +282,40 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     const dir = tempDir();
     const ledger = path.join(dir, 'runs.db');
     const name = queueName();
-    const submitter = background(['benchmark', 'run', path.join(zoo, 'abs-a'), path.join(zoo, 'abs-b'), '--queue', redis.url, '--queue-name', name], {ARBOR_LEDGER: ledger});
+    const submitter = background(['benchmark', 'run', path.join(zoo, 'abs-a'), path.join(zoo, 'abs-b'), '--queue', redis.url, '--queue-name', name], {
+      ARBOR_LEDGER: ledger,
+    });
     // A rogue worker: any process that can reach the Redis. It shows made-up progress and returns a made-up report with a score no eval gives.
-    const made = {benchmark: 'x', name: 'run_abs_a', split: 'dev', metric: 'accuracy', solution: 'x', score: 999, seeds: {source: 'published', count: 2}, repetitions: 0, sandbox: 'bwrap', cgroup: true, lock: 'ok', pinned: false, points: [], seconds: 1, processSeconds: 1};
+    const made = {
+      benchmark: 'x',
+      name: 'run_abs_a',
+      split: 'dev',
+      metric: 'accuracy',
+      solution: 'x',
+      score: 999,
+      seeds: {source: 'published', count: 2},
+      repetitions: 0,
+      sandbox: 'bwrap',
+      cgroup: true,
+      lock: 'ok',
+      pinned: false,
+      points: [],
+      seconds: 1,
+      processSeconds: 1,
+    };
     const rogue = new Worker(
       name,
       async (job) => {
         await job.updateProgress({kind: 'line', text: 'point 1/1: accuracy 999 (forged)'});
         if (job.data.entry === 'abs-a') return {report: made, worker: 'rogue:1'};
         // Signed, but with a key of its own; bound to the right job and its MAC, as a real worker's answer is.
-        return sign(Buffer.from('f0'.repeat(32)), 'answer', {queue: name, jobId: job.id!}, {report: {...made, name: 'run_abs_b'}, worker: 'rogue:2'}, {job: job.data.mac});
+        return sign(
+          Buffer.from('f0'.repeat(32)),
+          'answer',
+          {queue: name, jobId: job.id!},
+          {report: {...made, name: 'run_abs_b'}, worker: 'rogue:2'},
+          {job: job.data.mac},
+        );
       },
       {connection: {url: redis.url}},
     );
@@ -257,11 +323,18 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     await rogue.close();
     expect(code).toBe(1);
     const stdout = submitter.stdout();
-    expect(stdout.split('\n').slice(1, 3).map((line) => line.trim().split(/\s{2,}/))).toEqual([
+    expect(
+      stdout
+        .split('\n')
+        .slice(1, 3)
+        .map((line) => line.trim().split(/\s{2,}/)),
+    ).toEqual([
       ['abs-a', 'dev', '–', '–', 'error'],
       ['abs-b', 'dev', '–', '–', 'error'],
     ]);
-    expect(stdout).toContain('abs-a dev: error: the answer to this job is not authenticated (it carries no MAC): not recorded; a worker with another queue key, or a process without the key writing to this queue');
+    expect(stdout).toContain(
+      'abs-a dev: error: the answer to this job is not authenticated (it carries no MAC): not recorded; a worker with another queue key, or a process without the key writing to this queue',
+    );
     expect(stdout).toContain('abs-b dev: error: the answer to this job is not authenticated (its MAC does not verify with this queue key): not recorded');
     expect(stdout).toMatch(/\n0 of 2 eval\(s\) scored \(2 without a score\) in \d+\.\d s\n$/);
     expect(`${stdout}${submitter.stderr()}`).not.toContain('999');
@@ -276,7 +349,10 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     const scope = (jobId: string) => ({queue: name, jobId});
     const verify = job.files.find((file) => file.path === 'solution.py')!;
     // A bundle of its own: a verifier that passes everything, in the job's files.
-    const foreign = {...job, files: [...job.files, {...verify, path: 'bundle/verify.mjs', content: Buffer.from('export default () => ({passed: true});\n').toString('base64')}]};
+    const foreign = {
+      ...job,
+      files: [...job.files, {...verify, path: 'bundle/verify.mjs', content: Buffer.from('export default () => ({passed: true});\n').toString('base64')}],
+    };
 
     const connection = {url: redis.url};
     const queue = new Queue(name, {connection});
@@ -287,13 +363,20 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     const wrongKey = await add('wrong-key', sign(Buffer.from('f0'.repeat(32)), 'job', scope('wrong-key'), job));
     const moved = await add('moved', sign(key, 'job', scope('elsewhere'), job));
     const bundled = await add('bundled', sign(key, 'job', scope('bundled'), foreign));
-    await expect(unsigned.waitUntilFinished(events, 30_000)).rejects.toThrow(/^refused the job: it is not authenticated \(it carries no MAC; a submitter with another queue key, or a job not made by arbor\)$/);
-    await expect(wrongKey.waitUntilFinished(events, 30_000)).rejects.toThrow(/^refused the job: it is not authenticated \(its MAC does not verify with this queue key;/);
+    await expect(unsigned.waitUntilFinished(events, 30_000)).rejects.toThrow(
+      /^refused the job: it is not authenticated \(it carries no MAC; a submitter with another queue key, or a job not made by arbor\)$/,
+    );
+    await expect(wrongKey.waitUntilFinished(events, 30_000)).rejects.toThrow(
+      /^refused the job: it is not authenticated \(its MAC does not verify with this queue key;/,
+    );
     await expect(moved.waitUntilFinished(events, 30_000)).rejects.toThrow(/its MAC does not verify with this queue key/);
     // A signed job the worker refuses: its answer says why, signed and bound to the job.
     const answer = (await bundled.waitUntilFinished(events, 30_000)) as unknown;
     const verified = verifySigned(key, 'answer', scope('bundled'), answer, {job: (bundled.data as {mac: string}).mac});
-    expect(verified).toMatchObject({ok: true, payload: {refused: expect.stringMatching(/^refused the job: abs-a\/bundle\/verify\.mjs is not an editable file of abs-a/)}});
+    expect(verified).toMatchObject({
+      ok: true,
+      payload: {refused: expect.stringMatching(/^refused the job: abs-a\/bundle\/verify\.mjs is not an editable file of abs-a/)},
+    });
     for (const id of ['unsigned', 'wrong-key', 'moved']) {
       const failed = await queue.getJob(id);
       expect(await failed!.getState()).toBe('failed');
@@ -309,7 +392,9 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     cpSync(path.join(zoo, 'abs-a'), path.join(other, 'abs-z'), {recursive: true});
     writeFileSync(path.join(other, 'abs-a/bundle/generate.mjs'), 'export default (point) => ({x: new Float64Array(point.M)});\n');
     await writeLock(path.join(other, 'abs-a'));
-    const submit = runCli(['benchmark', 'run', other, '--queue', redis.url, '--queue-name', name, '--quiet'], {env: {ARBOR_LEDGER: ledger, ARBOR_QUEUE_KEY: queueKey}});
+    const submit = runCli(['benchmark', 'run', other, '--queue', redis.url, '--queue-name', name, '--quiet'], {
+      env: {ARBOR_LEDGER: ledger, ARBOR_QUEUE_KEY: queueKey},
+    });
     expect(submit.code, submit.stderr).toBe(1);
     expect(submit.stdout).toContain(
       "abs-a dev: error: refused the job: the submitter's abs-a is not this worker's (against the worker's arbor.lock, bundle/generate.mjs changed): check out the same zoo on both",
@@ -317,7 +402,8 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     expect(submit.stdout).toContain(`abs-z dev: error: refused the job: this worker's zoo (${zoo}) has no entry abs-z`);
     expect(ledgerRuns(ledger)).toEqual([]);
 
-    for (const id of ['unsigned', 'wrong-key', 'moved', 'bundled']) expect(worker.stderr().match(new RegExp(`job ${id} \\(abs-a dev\\): started`, 'g'))).toHaveLength(1);
+    for (const id of ['unsigned', 'wrong-key', 'moved', 'bundled'])
+      expect(worker.stderr().match(new RegExp(`job ${id} \\(abs-a dev\\): started`, 'g'))).toHaveLength(1);
     expect(worker.stderr()).toMatch(/job wrong-key \(abs-a dev\): refused the job: it is not authenticated/);
     // Nothing ran: no eval scored, no eval failed.
     expect(worker.stderr()).not.toMatch(/: (score|no score)/);
@@ -325,7 +411,7 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
     expect((await worker.exited).code).toBe(0);
   });
 
-  it('Redis ACLs as lib/run/README.md sets them: users limited to the queue\'s keys are enough for submitter and worker; a user without INFO is one line, exit 2', async () => {
+  it("Redis ACLs as lib/run/README.md sets them: users limited to the queue's keys are enough for submitter and worker; a user without INFO is one line, exit 2", async () => {
     const name = queueName();
     const admin = new Redis(redis.url);
     const rules = ['resetkeys', `~bull:${name}:*`, 'resetchannels', '+@all', '-@dangerous', '+info'];
@@ -340,7 +426,9 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
       // An entry the worker lacks: a whole round trip (job, refusal, answer) without an eval.
       const mine = path.join(tempDir(), 'mine');
       cpSync(path.join(zoo, 'abs-a'), path.join(mine, 'abs-z'), {recursive: true});
-      const submit = runCli(['benchmark', 'run', mine, '--queue', as('arbor-submit'), '--queue-name', name, '--quiet'], {env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db'), ARBOR_QUEUE_KEY: queueKey}});
+      const submit = runCli(['benchmark', 'run', mine, '--queue', as('arbor-submit'), '--queue-name', name, '--quiet'], {
+        env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db'), ARBOR_QUEUE_KEY: queueKey},
+      });
       expect(submit.code, submit.stderr).toBe(1);
       expect(submit.stdout).toContain(`abs-z dev: error: refused the job: this worker's zoo (${zoo}) has no entry abs-z`);
       // Long enough for the worker's stalled-job checks to run too.
@@ -380,7 +468,9 @@ describe('arbor benchmark run --queue with arbor benchmark worker', () => {
   it('a Redis that cannot be reached: one line, exit 2, for the submitter and the worker', async () => {
     const url = `redis://127.0.0.1:${await freePort()}`;
     const message = `arbor: cannot reach Redis at ${url}: connect ECONNREFUSED 127.0.0.1:${url.split(':').pop()}; start redis-server there or fix --queue\n`;
-    const submit = runCli(['benchmark', 'run', path.join(zoo, 'abs-a'), '--queue', url], {env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db'), ARBOR_QUEUE_KEY: queueKey}});
+    const submit = runCli(['benchmark', 'run', path.join(zoo, 'abs-a'), '--queue', url], {
+      env: {ARBOR_LEDGER: path.join(tempDir(), 'runs.db'), ARBOR_QUEUE_KEY: queueKey},
+    });
     expect(submit.stderr).toBe(message);
     expect(submit.code).toBe(2);
     expect(submit.stdout).toBe('');

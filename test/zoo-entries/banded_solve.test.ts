@@ -29,7 +29,12 @@ const dev = {N: 1200, P: 7, R: 4};
 
 describe('banded_solve bundle', () => {
   it('draws the band row by row, then B, and sets the diagonal to 1 + the row sum of |off-diagonal|', async () => {
-    for (const [N, P, R, seed] of [[9, 2, 3, 4], [5, 8, 2, 5], [1, 1, 1, 6], [40, 3, 1, 7]] as const) {
+    for (const [N, P, R, seed] of [
+      [9, 2, 3, 4],
+      [5, 8, 2, 5],
+      [1, 1, 1, 6],
+      [40, 3, 1, 7],
+    ] as const) {
       const {ab, b} = (await generateCase(entry, {N, P, R}, seed)) as {ab: Float64Array; b: Float64Array};
       const stream = new TestStream('zoo/banded_solve@1.0.0', seed);
       const draw = () => Number(stream.bits(11)) - 1024;
@@ -49,7 +54,13 @@ describe('banded_solve bundle', () => {
   });
 
   it('the oracle agrees with numpy.linalg.solve on the dense matrix, and the residual and norm with numpy', async () => {
-    const points = [[1, 1, 2], [8, 3, 2], [60, 1, 3], [60, 8, 2], [200, 5, 4]] as const;
+    const points = [
+      [1, 1, 2],
+      [8, 3, 2],
+      [60, 1, 3],
+      [60, 8, 2],
+      [200, 5, 4],
+    ] as const;
     const cases = await Promise.all(points.map(([N, P, R], seed) => generateCase(entry, {N, P, R}, seed)));
     const want = python(
       `import json,sys,numpy as np
@@ -107,7 +118,8 @@ print(json.dumps(out))`,
     const made = runCli(['bundle', path.join(home, 'bundle'), 'make', dir, '--point', '{"N":6,"P":2,"R":2}', '--seeds', '0-1']);
     expect(made.code).toBe(0);
     expect(files(dir)).toEqual(files(vectors));
-    for (const file of files(vectors)) expect(new Uint8Array(readFileSync(path.join(dir, file))), file).toEqual(new Uint8Array(readFileSync(path.join(vectors, file))));
+    for (const file of files(vectors))
+      expect(new Uint8Array(readFileSync(path.join(dir, file))), file).toEqual(new Uint8Array(readFileSync(path.join(vectors, file))));
     cpSync(path.join(dir, 'expected'), path.join(dir, 'out'), {recursive: true});
     const x = new Float64Array(new Uint8Array(readFileSync(path.join(dir, 'out/000001/x.bin'))).buffer);
     writeFileSync(path.join(dir, 'out/000001/x.bin'), new Float32Array(x)); // f32: half the bytes
@@ -121,7 +133,11 @@ print(json.dumps(out))`,
   it('the baseline, the reference and a block cyclic reduction solution pass at a dev point', async () => {
     const args = await generateCase(entry, dev, 5);
     const expected = await entry.oracle(dev, args);
-    for (const file of [path.join(home, 'solution.py'), path.join(home, 'reference.py'), path.join(import.meta.dirname, 'solutions/banded_cyclic_reduction.py')]) {
+    for (const file of [
+      path.join(home, 'solution.py'),
+      path.join(home, 'reference.py'),
+      path.join(import.meta.dirname, 'solutions/banded_cyclic_reduction.py'),
+    ]) {
       const verdict = entry.verify!(dev, args, expected, runPython(entry, file, dev, args).results, entry.accept);
       expect(verdict.passed, file).toBe(true);
       expect(verdict.metrics.worst).toBeLessThan(1e-14);

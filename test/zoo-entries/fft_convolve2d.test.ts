@@ -97,7 +97,10 @@ describe('fft_convolve2d bundle', () => {
         expected: {out: f64(path.join(dir, 'expected', name, 'out.bin'))},
       };
     });
-    for (const [point, made] of [[{N: 4, K: 3}, tiny], [{N: 3, K: 7}, make({N: 3, K: 7}, '0-1')]] as const) {
+    for (const [point, made] of [
+      [{N: 4, K: 3}, tiny],
+      [{N: 3, K: 7}, make({N: 3, K: 7}, '0-1')],
+    ] as const) {
       const m = point.N + point.K - 1;
       for (const {args, expected} of made) {
         expect(expected.out!.length).toBe(m * m);
@@ -113,7 +116,14 @@ describe('fft_convolve2d bundle', () => {
 
   it('the oracle equals a BigInt direct sum at the real point (corners, edges and 200 drawn elements)', () => {
     const {image, kernel} = real.args as {image: Float64Array; kernel: Float64Array};
-    const picks: [number, number][] = [[0, 0], [0, M - 1], [M - 1, 0], [M - 1, M - 1], [full.K - 1, full.K - 1], [M >> 1, M >> 1]];
+    const picks: [number, number][] = [
+      [0, 0],
+      [0, M - 1],
+      [M - 1, 0],
+      [M - 1, M - 1],
+      [full.K - 1, full.K - 1],
+      [M >> 1, M >> 1],
+    ];
     const stream = new TestStream('fft_convolve2d test picks', 0);
     for (let n = 0; n < 200; n += 1) picks.push([Number(stream.below(M)), Number(stream.below(M))]);
     for (const [i, j] of picks) {

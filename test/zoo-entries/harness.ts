@@ -10,7 +10,17 @@ import {TestStream} from './stream.js';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const zoo = path.join(repoRoot, 'zoo');
 
-export type Tensor = Int8Array | Int16Array | Int32Array | BigInt64Array | Uint8Array | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
+export type Tensor =
+  | Int8Array
+  | Int16Array
+  | Int32Array
+  | BigInt64Array
+  | Uint8Array
+  | Uint16Array
+  | Uint32Array
+  | BigUint64Array
+  | Float32Array
+  | Float64Array;
 export type Tensors = Record<string, Tensor>;
 export type Point = Record<string, number>;
 interface Binding {
@@ -25,7 +35,13 @@ export interface Entry {
   accept: Record<string, unknown>;
   generate: (point: Point, stream: TestStream) => Tensors | Promise<Tensors>;
   oracle: (point: Point, args: Tensors) => Tensors | Promise<Tensors>;
-  verify?: (point: Point, args: Tensors, expected: Tensors, actual: Tensors, accept: Record<string, unknown>) => {passed: boolean; metrics: Record<string, unknown>};
+  verify?: (
+    point: Point,
+    args: Tensors,
+    expected: Tensors,
+    actual: Tensors,
+    accept: Record<string, unknown>,
+  ) => {passed: boolean; metrics: Record<string, unknown>};
 }
 
 export async function loadEntry(name: string): Promise<Entry> {
@@ -48,10 +64,28 @@ export async function generateCase(entry: Entry, point: Point, seed: number): Pr
 }
 
 const dtypes: Record<string, string> = {
-  i8: 'int8', i16: 'int16', i32: 'int32', i64: 'int64', u8: 'uint8', u16: 'uint16', u32: 'uint32', u64: 'uint64', f32: 'float32', f64: 'float64',
+  i8: 'int8',
+  i16: 'int16',
+  i32: 'int32',
+  i64: 'int64',
+  u8: 'uint8',
+  u16: 'uint16',
+  u32: 'uint32',
+  u64: 'uint64',
+  f32: 'float32',
+  f64: 'float64',
 };
 const constructors: Record<string, new (buffer: ArrayBuffer) => Tensor> = {
-  i8: Int8Array, i16: Int16Array, i32: Int32Array, i64: BigInt64Array, u8: Uint8Array, u16: Uint16Array, u32: Uint32Array, u64: BigUint64Array, f32: Float32Array, f64: Float64Array,
+  i8: Int8Array,
+  i16: Int16Array,
+  i32: Int32Array,
+  i64: BigInt64Array,
+  u8: Uint8Array,
+  u16: Uint16Array,
+  u32: Uint32Array,
+  u64: BigUint64Array,
+  f32: Float32Array,
+  f64: Float64Array,
 };
 
 function shape(binding: Binding, point: Point): number[] {

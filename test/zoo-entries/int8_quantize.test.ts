@@ -124,7 +124,12 @@ describe('int8_quantize bundle', {timeout: 120_000}, () => {
     // Blind answers score (almost) nothing: all zeros, W itself cast to int8 with scale 1.
     expect(score(new Int8Array(q.length), new Float32Array(point.R)).metrics.within as number).toBeLessThan(0.05 * point.R * point.B);
     const echo = Int8Array.from(args.W as Float32Array, (w) => Math.trunc(w));
-    expect(score(echo, Float32Array.from({length: point.R}, () => 1)).metrics.within as number).toBeLessThan(0.1 * point.R * point.B);
+    expect(
+      score(
+        echo,
+        Float32Array.from({length: point.R}, () => 1),
+      ).metrics.within as number,
+    ).toBeLessThan(0.1 * point.R * point.B);
     // A tolerance from [accept] is honoured.
     expect(score(q, scale, {tolerance: 10}).passed).toBe(true);
   });

@@ -65,7 +65,10 @@ print(json.dumps(out))`,
     points.forEach(({M, K, N, W, seed}, k) => {
       const {A, B, q, shapes, C} = got[k];
       expect(q).toBe(modulus(W));
-      expect(shapes).toEqual([[M, K], [K, N]]);
+      expect(shapes).toEqual([
+        [M, K],
+        [K, N],
+      ]);
       const stream = new TestStream('zoo/modmatmul@1.0.0', seed);
       const drawn = Array.from({length: M * K + K * N}, () => String(stream.below(q)));
       expect([...A, ...B]).toEqual(drawn);
@@ -98,7 +101,12 @@ print(json.dumps(out))`,
       (C) => Float64Array.from(C, Number), // 9: floats of the right size
     ];
     answers.forEach((answer, k) =>
-      writeAnswer(dir, k, 'C', answer(i64(tensorBytes(dir, 'expected', k, 'C')), i64(tensorBytes(dir, 'cases', k, 'A')), i64(tensorBytes(dir, 'cases', k, 'B')))),
+      writeAnswer(
+        dir,
+        k,
+        'C',
+        answer(i64(tensorBytes(dir, 'expected', k, 'C')), i64(tensorBytes(dir, 'cases', k, 'A')), i64(tensorBytes(dir, 'cases', k, 'B'))),
+      ),
     );
     const cases = verdicts(name, dir);
     expect(cases.map((c) => c.passed)).toEqual([true, false, false, false, false, false, false, false, false, false]);
@@ -114,7 +122,9 @@ print(json.dumps(out))`,
     const solutions = [path.join(zoo, name, 'solution.py'), path.join(import.meta.dirname, 'solutions/modmatmul_f64_limbs.py')];
     const point = {M: 320, K: 512, N: 288, W: 30};
     const dir = makeCases(name, point, '21');
-    const args = Object.fromEntries(entry.args.map((binding) => [binding.name, new BigInt64Array(new Uint8Array(tensorBytes(dir, 'cases', 0, binding.name)).buffer)]));
+    const args = Object.fromEntries(
+      entry.args.map((binding) => [binding.name, new BigInt64Array(new Uint8Array(tensorBytes(dir, 'cases', 0, binding.name)).buffer)]),
+    );
     const expected = tensorBytes(dir, 'expected', 0, 'C');
     for (const file of solutions) {
       const got = runPython(entry, file, point, args).results.C!;

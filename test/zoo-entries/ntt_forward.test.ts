@@ -96,7 +96,11 @@ for point in job:
     except ValueError as error:
         out.append(str(error))
 print(json.dumps(out))`,
-      [{B: 1, N: 1000, W: 31}, {B: 1, N: 4096, W: 12}, {B: 1, N: 4096, W: 16}],
+      [
+        {B: 1, N: 1000, W: 31},
+        {B: 1, N: 4096, W: 12},
+        {B: 1, N: 4096, W: 16},
+      ],
     );
     expect(messages).toEqual(['point: N (1000) must be a power of two >= 2', 'point: no prime q < 2^12 with q = 1 (mod 8192); raise W or lower N', null]);
   });
@@ -160,7 +164,9 @@ print(json.dumps(out))`,
   it('the baseline (the reference is its code) and the Stockham fixture reproduce the oracle at the dev point; the baseline and the fixture the direct evaluation at another N', () => {
     const point = {B: 8, N: 8192, W: 31};
     const dir = makeCases(name, point, '21');
-    const args = Object.fromEntries(entry.args.map((binding) => [binding.name, new Uint32Array(new Uint8Array(tensorBytes(dir, 'cases', 0, binding.name)).buffer)]));
+    const args = Object.fromEntries(
+      entry.args.map((binding) => [binding.name, new Uint32Array(new Uint8Array(tensorBytes(dir, 'cases', 0, binding.name)).buffer)]),
+    );
     const expected = tensorBytes(dir, 'expected', 0, 'A');
     const fixture = path.join(import.meta.dirname, 'solutions/ntt_forward_stockham.py');
     expect(referenceIsBaseline(name)).toBe(true);

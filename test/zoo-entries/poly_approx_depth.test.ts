@@ -73,8 +73,11 @@ print(json.dumps(out))`,
   it('Clenshaw agrees with numpy chebval, and the error agrees with numpy on the grid', async () => {
     const coef = Float64Array.from({length: 16}, (_, j) => Math.sin(j + 1) / (j + 1));
     const xs = Array.from({length: 41}, (_, i) => -1 + i / 20);
-    const want = python(`import json,sys,numpy as np
-j=json.load(sys.stdin); print(json.dumps(np.polynomial.chebyshev.chebval(np.array(j["x"]),np.array(j["c"])).tolist()))`, {x: xs, c: [...coef]}) as number[];
+    const want = python(
+      `import json,sys,numpy as np
+j=json.load(sys.stdin); print(json.dumps(np.polynomial.chebyshev.chebval(np.array(j["x"]),np.array(j["c"])).tolist()))`,
+      {x: xs, c: [...coef]},
+    ) as number[];
     xs.forEach((x, i) => expect(Math.abs(clenshaw(coef, 16, x) - want[i]!)).toBeLessThan(1e-14));
     const answers = await Promise.all(
       [4, 5, 6, 7].map(async (seed) => {

@@ -37,7 +37,13 @@ for N,W in json.load(sys.stdin):
     q=next(k*2*N+1 for k in range((2**W-2)//(2*N),0,-1) if prime(k*2*N+1))
     out.append(q)
 print(json.dumps(out))`,
-      [[4096, 30], [4096, 31], [8, 10], [1024, 20], [2, 5]],
+      [
+        [4096, 30],
+        [4096, 31],
+        [8, 10],
+        [1024, 20],
+        [2, 5],
+      ],
     );
     expect([modular.modulus(4096, 30), modular.modulus(4096, 31), modular.modulus(8, 10), modular.modulus(1024, 20), modular.modulus(2, 5)]).toEqual(want);
     expect(modular.modulus(4096, 30)).toBe(1073692673);
@@ -59,7 +65,13 @@ print(json.dumps(out))`,
   });
 
   it('oracle (NTT) equals the BigInt schoolbook product on small points', async () => {
-    for (const [N, W, seed] of [[2, 5, 0], [8, 10, 1], [64, 20, 2], [256, 31, 3], [512, 30, 4]] as const) {
+    for (const [N, W, seed] of [
+      [2, 5, 0],
+      [8, 10, 1],
+      [64, 20, 2],
+      [256, 31, 3],
+      [512, 30, 4],
+    ] as const) {
       const args = await generateCase(entry, {N, W}, seed);
       const c = (await entry.oracle({N, W}, args)).c as Uint32Array;
       expect([...c]).toEqual(schoolbook(args.a as Uint32Array, args.b as Uint32Array, args.q![0] as number));

@@ -88,6 +88,10 @@ export function isPrime(n: number): boolean {
 
 /** reference.py is the baseline solution.py but for its docstring's first line (so one of them need not be run). */
 export function referenceIsBaseline(name: string): boolean {
-  const body = (file: string) => readFileSync(path.join(zoo, name, file), 'utf8').split('\n').slice(1).join('\n');
+  const body = (file: string) =>
+    readFileSync(path.join(zoo, name, file), 'utf8')
+      .split('\n')
+      .slice(1)
+      .join('\n');
   return body('reference.py') === body('solution.py');
 }

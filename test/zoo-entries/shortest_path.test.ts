@@ -70,7 +70,13 @@ const caseName = (i: number) => String(i).padStart(6, '0');
 
 describe('shortest_path bundle', () => {
   it('draws the street grid, closed streets or highways, weights and source as the generator says', async () => {
-    for (const [N, M, seed] of [[30, 60, 4], [30, 98, 5], [7, 3, 6], [1, 0, 7], [12, 20, 8]] as const) {
+    for (const [N, M, seed] of [
+      [30, 60, 4],
+      [30, 98, 5],
+      [7, 3, 6],
+      [1, 0, 7],
+      [12, 20, 8],
+    ] as const) {
       const args = await generateCase(entry, {N, M}, seed);
       const [tails, heads, weights, source] = describedGraph(N, M, seed);
       const indptr = Array.from({length: N + 1}, (_, v) => tails.filter((t) => t < v).length);
@@ -84,7 +90,13 @@ describe('shortest_path bundle', () => {
   });
 
   it('the oracle (Dijkstra) equals Bellman-Ford in numpy, -1 where unreachable', async () => {
-    const points = [[64, 150, 1], [100, 300, 2], [100, 420, 3], [49, 40, 4], [1, 0, 5]] as const;
+    const points = [
+      [64, 150, 1],
+      [100, 300, 2],
+      [100, 420, 3],
+      [49, 40, 4],
+      [1, 0, 5],
+    ] as const;
     const graphs = await Promise.all(points.map(([N, M, seed]) => generateCase(entry, {N, M}, seed)));
     const want = bellmanFord(graphs);
     let unreachable = 0;
@@ -168,7 +180,11 @@ describe('shortest_path bundle', () => {
     const args: Tensors = {};
     for (const name of ['indptr', 'indices', 'weights', 'source']) args[name] = new Int32Array(read(path.join(dir, 'cases/000000', `${name}.bin`)).buffer);
     const want = read(path.join(dir, 'expected/000000/dist.bin'));
-    for (const file of [path.join(home, 'solution.py'), path.join(home, 'reference.py'), path.join(import.meta.dirname, 'solutions/shortest_path_packed_heap.py')]) {
+    for (const file of [
+      path.join(home, 'solution.py'),
+      path.join(home, 'reference.py'),
+      path.join(import.meta.dirname, 'solutions/shortest_path_packed_heap.py'),
+    ]) {
       const got = runPython(entry, file, {N: 7744, M: 31000}, args).results.dist!;
       expect(new Uint8Array(got.buffer), file).toEqual(want);
     }

@@ -74,7 +74,11 @@ print(json.dumps({"x": np.linalg.solve(T,np.array(j["b"])).tolist(), "Tb": (T@np
   it('the baseline, the reference and an FFT-iteration solution pass at the real point', async () => {
     const args = await generateCase(entry, full, 5);
     const expected = await entry.oracle(full, args);
-    for (const file of [path.join(zoo, 'toeplitz_solve/solution.py'), path.join(zoo, 'toeplitz_solve/reference.py'), path.join(import.meta.dirname, 'solutions/toeplitz_fft_jacobi.py')]) {
+    for (const file of [
+      path.join(zoo, 'toeplitz_solve/solution.py'),
+      path.join(zoo, 'toeplitz_solve/reference.py'),
+      path.join(import.meta.dirname, 'solutions/toeplitz_fft_jacobi.py'),
+    ]) {
       const verdict = entry.verify!(full, args, expected, runPython(entry, file, full, args).results, entry.accept);
       expect(verdict.passed, file).toBe(true);
     }

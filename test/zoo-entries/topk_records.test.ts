@@ -49,7 +49,11 @@ describe('topk_records bundle', () => {
   });
 
   it('the oracle agrees with numpy lexsort and a brute-force sort, ties in key1 and key2 at the boundary included', async () => {
-    for (const [point, seed] of [[{N: 1, K: 1}, 0], [{N: 3000, K: 3000}, 2], [{N: 20000, K: 700}, 3]] as const) {
+    for (const [point, seed] of [
+      [{N: 1, K: 1}, 0],
+      [{N: 3000, K: 3000}, 2],
+      [{N: 20000, K: 700}, 3],
+    ] as const) {
       const args = await generateCase(entry, point, seed);
       const top = [...((await entry.oracle(point, args)).top as Int32Array)];
       expect(top).toEqual(bruteForce(args, point.K));
@@ -72,7 +76,11 @@ print(json.dumps(np.lexsort((np.array(j["id"]),np.array(j["key2"]),-np.array(j["
   it('the baseline, the reference and the partition fixture give the oracle answer at the real point', async () => {
     const args = await generateCase(entry, full, 5);
     const expected = (await entry.oracle(full, args)).top as Int32Array;
-    for (const file of [path.join(zoo, 'topk_records/solution.py'), path.join(zoo, 'topk_records/reference.py'), path.join(import.meta.dirname, 'solutions/topk_records_partition.py')]) {
+    for (const file of [
+      path.join(zoo, 'topk_records/solution.py'),
+      path.join(zoo, 'topk_records/reference.py'),
+      path.join(import.meta.dirname, 'solutions/topk_records_partition.py'),
+    ]) {
       const top = runPython(entry, file, full, args).results.top as Int32Array;
       expect(Buffer.from(top.buffer).equals(Buffer.from(expected.buffer)), file).toBe(true);
     }

@@ -70,7 +70,8 @@ beforeAll(() => {
 
   const json = path.join(path.dirname(zoo), 'run.json');
   const args = ['benchmark', 'run', zoo, '--split', 'dev', '--json-file', json, '--quiet'];
-  for (const [entry, file] of Object.entries(better)) args.push('--solution', `${entry}=${path.join(zoo, entry, 'solution.py')}`, '--solution', `${entry}=${path.join(solutions, file)}`);
+  for (const [entry, file] of Object.entries(better))
+    args.push('--solution', `${entry}=${path.join(zoo, entry, 'solution.py')}`, '--solution', `${entry}=${path.join(solutions, file)}`);
   const run = runCli(args, {env: {ARBOR_LEDGER: path.join(path.dirname(zoo), 'runs.db')}});
   expect(run.stderr).not.toMatch(/internal error|Traceback/);
   results = JSON.parse(readFileSync(json, 'utf8')).results;
@@ -86,7 +87,7 @@ describe('the shipped zoo', () => {
     expect(entries.length).toBeGreaterThanOrEqual(4);
   });
 
-  it('scores every entry\'s baseline on dev in one run', () => {
+  it("scores every entry's baseline on dev in one run", () => {
     const baselines = results.filter((result) => result.solution === null || result.solution === path.join(zoo, result.entry, 'solution.py'));
     expect(baselines.map((result) => result.entry).sort()).toEqual(entries);
     for (const result of baselines) {

@@ -13,11 +13,13 @@ const markdown = (await import(path.join(repoRoot, 'dist/lib/zoo/markdown.js')))
 /** What the rules and the title read of a tree: types, depths, texts, positions, blank HTML, nesting. */
 function outline(node: Nodes, paragraphText = true): unknown {
   const out: Record<string, unknown> = {type: node.type};
-  if (node.type !== 'listItem') out.at = node.position && [node.position.start.line, node.position.start.column, node.position.start.offset, node.position.end.offset];
+  if (node.type !== 'listItem')
+    out.at = node.position && [node.position.start.line, node.position.start.column, node.position.start.offset, node.position.end.offset];
   if (node.type === 'heading') out.depth = node.depth;
   if (node.type === 'heading' || (node.type === 'paragraph' && paragraphText)) out.text = toString(node);
   if (node.type === 'html') out.blank = node.value.replace(/<!--[\s\S]*?(?:-->|$)/g, '').trim() === '';
-  if (node.type === 'root' || node.type === 'blockquote' || node.type === 'list' || node.type === 'listItem') out.children = node.children.map((child) => outline(child, paragraphText));
+  if (node.type === 'root' || node.type === 'blockquote' || node.type === 'list' || node.type === 'listItem')
+    out.children = node.children.map((child) => outline(child, paragraphText));
   return out;
 }
 
@@ -146,13 +148,15 @@ describe('parseOutline and parseBlocks (markdown-it, micromark for some document
   it('reads simple documents (blank, heading and text lines only) line by line, as remark does, on 3,000 documents, most of them simple', async () => {
     const {isSimpleDocument} = (await import(path.join(repoRoot, 'dist/lib/zoo/outline.js'))) as typeof import('../../lib/zoo/outline.js');
     let seed = 7;
-    const r = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
-    const pick = <T,>(items: T[]) => items[Math.floor(r() * items.length)]!;
+    const r = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296;
+    const pick = <T>(items: T[]) => items[Math.floor(r() * items.length)]!;
     const lines = [
-      () => `${'#'.repeat(1 + Math.floor(r() * 6))}${pick([' ', '\t', '   '])}${pick(['Source', 'Setup & environment', 'Caveats :', 'Base*line*', 'été `x`', 'a  b', 'x'])}${pick(['', ' ', '\t'])}`,
+      () =>
+        `${'#'.repeat(1 + Math.floor(r() * 6))}${pick([' ', '\t', '   '])}${pick(['Source', 'Setup & environment', 'Caveats :', 'Base*line*', 'été `x`', 'a  b', 'x'])}${pick(['', ' ', '\t'])}`,
       () => '',
       () => pick(['', '  ', '\t', ' \t ']),
-      () => `${pick(['', '', ' ', '    ', '\t'])}${pick(['Some', 'text', 'Unïcode', 'x'])} ${pick(['prose *here*', 'with `code`', 'a [link](u)', '# hash', '&amp; more', 'x_y_z'])}${pick(['', '  ', '   ', '\t', ' '])}`,
+      () =>
+        `${pick(['', '', ' ', '    ', '\t'])}${pick(['Some', 'text', 'Unïcode', 'x'])} ${pick(['prose *here*', 'with `code`', 'a [link](u)', '# hash', '&amp; more', 'x_y_z'])}${pick(['', '  ', '   ', '\t', ' '])}`,
       () => 'Title',
       () => (r() < 0.3 ? pick(['- item', '1. one', '> quote', '    code', '#', '## x #', '===', '<div>']) : 'Text'),
     ];
@@ -187,7 +191,22 @@ describe('parseOutline and parseBlocks (markdown-it, micromark for some document
 
 describe('inlineText fast path matches remark', () => {
   const remark = (raw: string) => toString(markdown.parseMarkdown(raw));
-  it.each(['Provenance of task_1', 'a_b_c', '__init__', 'snake_case_name here', 'x _y_ z', 'foo_bar_', '_a', 'a__b', 'é_b', 'a_é', 'a_b*c*', 'Setup & environment', '**Source**', 'A &amp; B'])('%s', (raw) => {
+  it.each([
+    'Provenance of task_1',
+    'a_b_c',
+    '__init__',
+    'snake_case_name here',
+    'x _y_ z',
+    'foo_bar_',
+    '_a',
+    'a__b',
+    'é_b',
+    'a_é',
+    'a_b*c*',
+    'Setup & environment',
+    '**Source**',
+    'A &amp; B',
+  ])('%s', (raw) => {
     expect(markdown.inlineText(raw)).toBe(remark(raw));
   });
 });

@@ -24,7 +24,7 @@ describe('arbor benchmark checkout', () => {
     writeFileSync(path.join(bench, 'stray.pyc'), 'x');
     // The author's run history: never the agent's to read.
     mkdirSync(path.join(bench, '.arbor'));
-    writeFileSync(path.join(bench, '.arbor', 'runs.db'), 'the author\'s runs');
+    writeFileSync(path.join(bench, '.arbor', 'runs.db'), "the author's runs");
     const result = runCli(['benchmark', 'checkout', 'zoo/sorting', 'out/sorting'], {cwd: work, env: bareGitEnv()});
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -43,7 +43,9 @@ describe('arbor benchmark checkout', () => {
   it('prints a "Next:" line that works as printed, with arbor neither linked nor on the PATH', () => {
     const work = tempDir();
     // No `arbor` on this PATH, and the destination is outside any arbor checkout.
-    const PATH = [...(process.env.PATH ?? '').split(':').filter((dir) => dir && !existsSync(path.join(dir, 'arbor'))), path.dirname(process.execPath)].join(':');
+    const PATH = [...(process.env.PATH ?? '').split(':').filter((dir) => dir && !existsSync(path.join(dir, 'arbor'))), path.dirname(process.execPath)].join(
+      ':',
+    );
     const env = {...bareGitEnv(), PATH, ARBOR: ''};
     const result = runCli(['benchmark', 'checkout', path.join(repoRoot, 'zoo/relu_poly'), 'my knn'], {cwd: work, env});
     expect(result.code, result.stderr).toBe(0);
@@ -64,7 +66,13 @@ describe('arbor benchmark checkout', () => {
     cpSync(path.join(zooFixtures, 'minimal-ok'), path.join(work, 'zoo', 'sorting'), {recursive: true});
     const result = runCli(['benchmark', 'checkout', 'sorting', 'dest', '--json'], {cwd: work, env: bareGitEnv()});
     expect(result.code).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({benchmark: 'sorting', dest: 'dest', files: 4, identitySet: true, commit: expect.stringMatching(/^[0-9a-f]{40}$/)});
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      benchmark: 'sorting',
+      dest: 'dest',
+      files: 4,
+      identitySet: true,
+      commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
   });
 
   it('refuses a non-empty destination with exit 1 and touches nothing', () => {
@@ -101,7 +109,9 @@ describe('arbor benchmark checkout', () => {
     const source = path.join(repoRoot, 'zoo/shortest_path');
     const result = runCli(['benchmark', 'checkout', source, 'sp'], {cwd: work, env: bareGitEnv()});
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^The test data \(data\/test, \d+ files\) was left out: it is sealed; evaluate test with --data DIR or ARBOR_TEST_DATA naming a copy of it\.$/m);
+    expect(result.stdout).toMatch(
+      /^The test data \(data\/test, \d+ files\) was left out: it is sealed; evaluate test with --data DIR or ARBOR_TEST_DATA naming a copy of it\.$/m,
+    );
     const dest = path.join(work, 'sp');
     // Only the placeholder where the test data was; the dev data as it is in the benchmark.
     expect(readdirSync(path.join(dest, 'data/test'))).toEqual(['SEALED']);
@@ -116,7 +126,9 @@ describe('arbor benchmark checkout', () => {
     const evaluated = runCli(['benchmark', 'eval', dest, 'test']);
     expect(evaluated.code).not.toBe(0);
     expect(evaluated.stderr.trim().split('\n')).toHaveLength(1);
-    expect(evaluated.stderr).toMatch(/^arbor: the test data of shortest_path \(data\/test\) is sealed: it is not in this checkout; evaluate the test split with --data DIR or ARBOR_TEST_DATA=DIR naming a copy of it, or submit the solution to the sealed test split \(arbor mcp: submit_test\)\n$/);
+    expect(evaluated.stderr).toMatch(
+      /^arbor: the test data of shortest_path \(data\/test\) is sealed: it is not in this checkout; evaluate the test split with --data DIR or ARBOR_TEST_DATA=DIR naming a copy of it, or submit the solution to the sealed test split \(arbor mcp: submit_test\)\n$/,
+    );
     mkdirSync(path.join(dest, 'data/test/grid88'));
     writeFileSync(path.join(dest, 'data/test/grid88/manifest.json'), '{}');
     expect(runCli(['benchmark', 'lock', '--check', dest]).code).toBe(1);

@@ -12,7 +12,11 @@ const base = path.join(fixtures, 'determinism');
 const fingerprint = '360c9a19cf142f94';
 
 /** A zoo holding a copy of the fixture entry as `entry`, with a variant's bundle files laid over it; and its own cache folder. */
-function entry(...variants: Array<'math-random' | 'random-oracle' | 'python-hash' | 'speedup' | 'random-reference' | 'wrong-reference'>): {zoo: string; dir: string; env: Record<string, string>} {
+function entry(...variants: Array<'math-random' | 'random-oracle' | 'python-hash' | 'speedup' | 'random-reference' | 'wrong-reference'>): {
+  zoo: string;
+  dir: string;
+  env: Record<string, string>;
+} {
   const zoo = tempDir('arbor-determinism-');
   const dir = path.join(zoo, 'entry');
   cpSync(path.join(base, 'entry'), dir, {recursive: true});
@@ -45,30 +49,42 @@ describe('verify and lock: the same bytes twice', () => {
     const {zoo, dir, env} = entry('random-oracle');
     const verify = runCli(['benchmark', 'verify', '--json', 'entry'], {cwd: zoo, env});
     expect(verify.code).toBe(1);
-    const report = (JSON.parse(verify.stdout) as {benchmarks: Array<{findings: Array<{file: string; ruleId: string; message: string}>; determinism: object}>}).benchmarks[0]!;
+    const report = (JSON.parse(verify.stdout) as {benchmarks: Array<{findings: Array<{file: string; ruleId: string; message: string}>; determinism: object}>})
+      .benchmarks[0]!;
     const finding = report.findings.find((f) => f.ruleId === 'bundle-deterministic')!;
     expect(finding.file).toBe('entry/bundle');
     // Noise of 1e-9 on values near 0.5 changes low mantissa bytes: the first difference is in the first element (bytes 0-7).
     expect(finding.message).toMatch(
       /^the oracle is not deterministic: point \{"M":16\} seed 0 made expected\/000000\/y\.bin twice from the same cases and the bytes differ from offset [0-7] \(compute the expected results from the case's arguments alone, without Math\.random or the clock\)$/,
     );
-    expect(report.determinism).toMatchObject({checked: [{point: {M: 16}, seed: 0}, {point: {M: 4}, seed: 10}], identical: false});
+    expect(report.determinism).toMatchObject({
+      checked: [
+        {point: {M: 16}, seed: 0},
+        {point: {M: 4}, seed: 10},
+      ],
+      identical: false,
+    });
     expect(runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env}).code).toBe(1);
     expect(existsSync(path.join(dir, 'arbor.lock'))).toBe(false);
   });
 
-  it("a Python generator ordering values by a set of strings differs between two makes (each its own hash seed)", () => {
+  it('a Python generator ordering values by a set of strings differs between two makes (each its own hash seed)', () => {
     const {zoo, dir, env} = entry('python-hash');
     const verify = runCli(['benchmark', 'verify', 'entry'], {cwd: zoo, env});
     expect(verify.code).toBe(1);
     // Two hash seeds order the 16 values differently, though they may put the same values first: the offset is within the 16.
     const line = verify.stdout.split('\n').find((text) => text.startsWith('entry/bundle: error: the generator is not deterministic: point {"M":16}'));
     expect(line, verify.stdout).toBeDefined();
-    const offset = /^entry\/bundle: error: the generator is not deterministic: point \{"M":16\} seed 0 made cases\/000000\/x\.bin twice and the bytes differ from offset (\d+) /.exec(line!)?.[1];
+    const offset =
+      /^entry\/bundle: error: the generator is not deterministic: point \{"M":16\} seed 0 made cases\/000000\/x\.bin twice and the bytes differ from offset (\d+) /.exec(
+        line!,
+      )?.[1];
     expect(Number(offset)).toBeLessThan(16 * 8);
-    expect(line!.endsWith(
-      "(use the seeded random stream the bundle gets, never random, numpy.random or the clock, and sort what you take from a set or dict of strings (its order changes with Python's hash seed)) (bundle-deterministic)",
-    )).toBe(true);
+    expect(
+      line!.endsWith(
+        "(use the seeded random stream the bundle gets, never random, numpy.random or the clock, and sort what you take from a set or dict of strings (its order changes with Python's hash seed)) (bundle-deterministic)",
+      ),
+    ).toBe(true);
     expect(runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env}).code).toBe(1);
     expect(existsSync(path.join(dir, 'arbor.lock'))).toBe(false);
   });
@@ -77,8 +93,15 @@ describe('verify and lock: the same bytes twice', () => {
     const {zoo, dir, env} = entry();
     const verify = runCli(['benchmark', 'verify', '--json', 'entry'], {cwd: zoo, env});
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
-    const report = (JSON.parse(verify.stdout) as {benchmarks: Array<{findings: unknown[]; determinism: {identical: boolean; checked: unknown[]}}>}).benchmarks[0]!;
-    expect(report.determinism).toMatchObject({identical: true, checked: [{point: {M: 16}, seed: 0}, {point: {M: 4}, seed: 10}]});
+    const report = (JSON.parse(verify.stdout) as {benchmarks: Array<{findings: unknown[]; determinism: {identical: boolean; checked: unknown[]}}>})
+      .benchmarks[0]!;
+    expect(report.determinism).toMatchObject({
+      identical: true,
+      checked: [
+        {point: {M: 16}, seed: 0},
+        {point: {M: 4}, seed: 10},
+      ],
+    });
     const lock = runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env});
     expect(lock).toMatchObject({code: 0, stdout: 'entry: wrote arbor.lock (6 protected files)\n'});
     expect(existsSync(path.join(dir, 'arbor.lock'))).toBe(true);
@@ -87,9 +110,16 @@ describe('verify and lock: the same bytes twice', () => {
   it('a shipped zoo entry and a shipped eval fixture make the same bytes twice', () => {
     const env = {ARBOR_CACHE_DIR: tempDir('arbor-cache-')};
     const result = runCli(['benchmark', 'verify', '--json', 'zoo/algotune_knn', 'test/fixtures/eval/accuracy-abs'], {env});
-    const reports = (JSON.parse(result.stdout) as {benchmarks: Array<{dir: string; ok: boolean; findings: Array<{ruleId: string}>; determinism: {identical: boolean; checked: unknown[]}}>}).benchmarks;
+    const reports = (
+      JSON.parse(result.stdout) as {
+        benchmarks: Array<{dir: string; ok: boolean; findings: Array<{ruleId: string}>; determinism: {identical: boolean; checked: unknown[]}}>;
+      }
+    ).benchmarks;
     for (const report of reports) {
-      expect(report.findings.filter((f) => f.ruleId === 'bundle-deterministic'), report.dir).toEqual([]);
+      expect(
+        report.findings.filter((f) => f.ruleId === 'bundle-deterministic'),
+        report.dir,
+      ).toEqual([]);
       expect(report.determinism.identical, report.dir).toBe(true);
     }
     expect(reports[0]).toMatchObject({dir: 'zoo/algotune_knn', ok: true, determinism: {checked: [{point: {N: 4096, Q: 256, D: 16, K: 10}, seed: 0}]}});
@@ -106,7 +136,9 @@ describe("verify and lock: a speedup plan's reference answers the same bytes twi
     const {zoo, dir, env} = entry('speedup', 'random-reference');
     const verify = runCli(['benchmark', 'verify', '--json', 'entry'], {cwd: zoo, env});
     expect(verify.code, verify.stderr).toBe(1);
-    const report = (JSON.parse(verify.stdout) as {benchmarks: Array<{findings: Array<{file: string; ruleId: string; message: string}>; determinism: Record<string, unknown>}>}).benchmarks[0]!;
+    const report = (
+      JSON.parse(verify.stdout) as {benchmarks: Array<{findings: Array<{file: string; ruleId: string; message: string}>; determinism: Record<string, unknown>}>}
+    ).benchmarks[0]!;
     const findings = report.findings.filter((f) => f.ruleId === 'reference-deterministic');
     // Both dev cases differ: one finding for the point, the first case's seed, result and offset. Noise of 1e-9 on values below 1 changes low mantissa bytes of the first element.
     expect(findings.map((f) => f.file)).toEqual(['entry/reference.py']);
@@ -118,16 +150,26 @@ describe("verify and lock: a speedup plan's reference answers the same bytes twi
     const lock = runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env});
     expect(lock.code).toBe(1);
     expect(lock.stdout).toContain('entry/reference.py: error: the reference reference.py is not deterministic: point {"M":16} seed');
-    expect(lock.stdout.split('\n').find((line) => line.includes('(reference-deterministic)'))!.endsWith(referenceFix)).toBe(true);
+    expect(
+      lock.stdout
+        .split('\n')
+        .find((line) => line.includes('(reference-deterministic)'))!
+        .endsWith(referenceFix),
+    ).toBe(true);
     expect(existsSync(path.join(dir, 'arbor.lock'))).toBe(false);
 
     // The deterministic reference passes; its pass is reused by the next verify of the same bytes (list shows it too).
     cpSync(path.join(base, 'speedup/reference.py'), path.join(dir, 'reference.py'));
     const first = runCli(['benchmark', 'verify', '--json', 'entry'], {cwd: zoo, env});
     expect(first.code, first.stdout).toBe(0);
-    expect((JSON.parse(first.stdout) as {benchmarks: Array<{determinism: unknown}>}).benchmarks[0]!.determinism).toMatchObject({identical: true, reference: {identical: true, reused: false}});
+    expect((JSON.parse(first.stdout) as {benchmarks: Array<{determinism: unknown}>}).benchmarks[0]!.determinism).toMatchObject({
+      identical: true,
+      reference: {identical: true, reused: false},
+    });
     const again = runCli(['benchmark', 'verify', '--json', 'entry'], {cwd: zoo, env});
-    expect((JSON.parse(again.stdout) as {benchmarks: Array<{determinism: unknown}>}).benchmarks[0]!.determinism).toMatchObject({reference: {identical: true, reused: true, seconds: 0}});
+    expect((JSON.parse(again.stdout) as {benchmarks: Array<{determinism: unknown}>}).benchmarks[0]!.determinism).toMatchObject({
+      reference: {identical: true, reused: true, seconds: 0},
+    });
     expect(runCli(['benchmark', 'lock', 'entry'], {cwd: zoo, env})).toMatchObject({code: 0});
   });
 
@@ -135,7 +177,9 @@ describe("verify and lock: a speedup plan's reference answers the same bytes twi
     const {zoo, env} = entry('speedup', 'wrong-reference');
     const verify = runCli(['benchmark', 'verify', 'entry'], {cwd: zoo, env});
     expect(verify.code).toBe(1);
-    expect(verify.stdout).toMatch(/^entry\/reference\.py: error: the reference reference\.py does not pass the bundle's verifier: .+ \(run `arbor benchmark eval entry --solution entry\/reference\.py`\) \(reference-deterministic\)$/m);
+    expect(verify.stdout).toMatch(
+      /^entry\/reference\.py: error: the reference reference\.py does not pass the bundle's verifier: .+ \(run `arbor benchmark eval entry --solution entry\/reference\.py`\) \(reference-deterministic\)$/m,
+    );
     expect(verify.stdout).not.toContain('is not deterministic');
   });
 });
@@ -155,7 +199,9 @@ describe('list: the cached outcome, never a make', () => {
     // Both lists (the first after verify, the second warm) show verify's finding: it comes from the cache.
     for (let k = 0; k < 2; k++) {
       const list = runCli(['benchmark', 'list', '.', '--json'], {cwd: zoo, env});
-      const row = (JSON.parse(list.stdout) as {benchmarks: Array<{name: string; errors: number; findings?: Array<{ruleId: string}>}>}).benchmarks.find((b) => b.name === 'entry')!;
+      const row = (JSON.parse(list.stdout) as {benchmarks: Array<{name: string; errors: number; findings?: Array<{ruleId: string}>}>}).benchmarks.find(
+        (b) => b.name === 'entry',
+      )!;
       expect(row.errors, list.stdout).toBe(2);
     }
     // The same fingerprint with a fixed generator is another key: nothing cached for it, so list shows no finding.

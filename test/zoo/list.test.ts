@@ -57,7 +57,14 @@ describe('arbor benchmark list', () => {
         title: 'Sort a list of integers as fast as possible; a solution returns the sorted list.',
         problem: 'Missing eval entrypoint, expected `eval.sh` or `eval.py` (eval-entrypoint)',
       },
-      {name: 'sorting', path: 'zoo/sorting', status: 'ok', errors: 0, warnings: 0, title: 'Sort a list of integers as fast as possible; a solution returns the sorted list.'},
+      {
+        name: 'sorting',
+        path: 'zoo/sorting',
+        status: 'ok',
+        errors: 0,
+        warnings: 0,
+        title: 'Sort a list of integers as fast as possible; a solution returns the sorted list.',
+      },
     ]);
   });
 
@@ -210,7 +217,8 @@ describe('arbor benchmark list', () => {
     const root = tempDir();
     const zoo = path.join(root, 'zoo');
     mkdirSync(zoo);
-    for (let i = 0; i < 60; i++) cpSync(path.join(zooFixtures, i % 4 ? 'minimal-ok' : 'eval-missing'), path.join(zoo, `t${i}${'x'.repeat(i % 7)}`), {recursive: true});
+    for (let i = 0; i < 60; i++)
+      cpSync(path.join(zooFixtures, i % 4 ? 'minimal-ok' : 'eval-missing'), path.join(zoo, `t${i}${'x'.repeat(i % 7)}`), {recursive: true});
     symlinkSync('nowhere', path.join(zoo, 'dangling'));
     const {listZooStream} = (await import(path.join(repoRoot, 'dist/lib/zoo/list.js'))) as typeof import('../../lib/zoo/list.js');
     const events: string[] = [];
@@ -228,7 +236,9 @@ describe('arbor benchmark list', () => {
     expect(text.stdout).toBe(lib.formatZooList(whole));
     const empty = path.join(root, 'empty');
     mkdirSync(empty);
-    expect(runCli(['benchmark', 'list', 'empty', '--json', '--no-cache'], {cwd: root}).stdout).toBe(`${JSON.stringify({zoo: 'empty', benchmarks: [], skipped: []}, null, 2)}\n`);
+    expect(runCli(['benchmark', 'list', 'empty', '--json', '--no-cache'], {cwd: root}).stdout).toBe(
+      `${JSON.stringify({zoo: 'empty', benchmarks: [], skipped: []}, null, 2)}\n`,
+    );
   });
 
   it('uses one worker per core besides the main thread, overridable with ARBOR_LIST_WORKERS', async () => {

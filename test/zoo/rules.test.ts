@@ -104,7 +104,10 @@ describe('placeholders', () => {
 describe('readme-metric-direction', () => {
   const warns = async (sentence: string) => {
     const dir = copyFixture('minimal-ok', 'direction');
-    writeFileSync(path.join(dir, 'README.md'), `# direction\n\nSort a list of integers.\n\nThe score is the speedup. ${sentence}\n\nOnly \`solution.py\` may be edited; dev seeds 0-3, test seeds 100-107.\n`);
+    writeFileSync(
+      path.join(dir, 'README.md'),
+      `# direction\n\nSort a list of integers.\n\nThe score is the speedup. ${sentence}\n\nOnly \`solution.py\` may be edited; dev seeds 0-3, test seeds 100-107.\n`,
+    );
     const report = await lib.verifyBenchmark(dir);
     return report.findings.some((f) => f.ruleId === 'readme-metric-direction');
   };

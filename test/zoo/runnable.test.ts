@@ -24,7 +24,7 @@ function verify(zoo: string): {code: number | null; lines: string[]} {
   return {code: result.code, lines: result.stdout.trim().split('\n')};
 }
 
-const lockHint = "every eval refuses to run until they are restored or, if the change is on purpose, `arbor benchmark lock entry` is run (lock-current)";
+const lockHint = 'every eval refuses to run until they are restored or, if the change is on purpose, `arbor benchmark lock entry` is run (lock-current)';
 /** verify's lock-current message for a difference. */
 const staleLock = (difference: string) => `The protected files differ from \`arbor.lock\` (${difference}); ${lockHint}`;
 
@@ -34,23 +34,37 @@ describe('verify: benchmarks that cannot run', () => {
   });
 
   it('a TOML mistake is reported where it is: an unclosed array at its bracket, not lines later', () => {
-    const {zoo} = entry((file) => file('plan.toml', (text) => text.replace('points = [ { N = 4096, Q = 256, D = 16, K = 10 } ]\n\n[test]', 'points = [ { N = 4096, Q = 256, D = 16, K = 10 }\n\n[test]')));
+    const {zoo} = entry((file) =>
+      file('plan.toml', (text) =>
+        text.replace('points = [ { N = 4096, Q = 256, D = 16, K = 10 } ]\n\n[test]', 'points = [ { N = 4096, Q = 256, D = 16, K = 10 }\n\n[test]'),
+      ),
+    );
     expect(verify(zoo)).toEqual({
       code: 1,
-      lines: ['entry/plan.toml:13:10: error: `plan.toml` is not valid TOML: an array opened here is not closed (close it with "]" before line 15) (plan-toml)', 'entry: 1 error'],
+      lines: [
+        'entry/plan.toml:13:10: error: `plan.toml` is not valid TOML: an array opened here is not closed (close it with "]" before line 15) (plan-toml)',
+        'entry: 1 error',
+      ],
     });
   });
 
   it('an unknown key gets a did-you-mean at its line; a wrong metric is named', () => {
     const misspelt = entry((file) => file('plan.toml', (text) => text.replace('repetitions = 5', 'repetitons = 5')));
-    expect(verify(misspelt.zoo)).toEqual({code: 1, lines: ['entry/plan.toml:6:1: error: `plan.toml`: unknown key "repetitons", did you mean "repetitions"? (plan-valid)', 'entry: 1 error']});
+    expect(verify(misspelt.zoo)).toEqual({
+      code: 1,
+      lines: ['entry/plan.toml:6:1: error: `plan.toml`: unknown key "repetitons", did you mean "repetitions"? (plan-valid)', 'entry: 1 error'],
+    });
     const metric = entry((file) => file('plan.toml', (text) => text.replace('metric = "speedup"', 'metric = "speed"')));
     expect(verify(metric.zoo).lines[0]).toBe('entry/plan.toml:4:1: error: `plan.toml`: "metric" must be "speedup" or "accuracy", got "speed" (plan-valid)');
   });
 
   it('overlapping seeds and a point the bundle lacks are findings of their own, and the lock is stale too', () => {
     const {zoo} = entry((file) =>
-      file('plan.toml', (text) => text.replace('seeds = "1000-1007"', 'seeds = "3-9"').replace('points = [ { N = 4096, Q = 256, D = 16, K = 10 } ]', 'points = [ { N = 4096, Q = 256, D = 16, K = 10, R = 2 } ]')),
+      file('plan.toml', (text) =>
+        text
+          .replace('seeds = "1000-1007"', 'seeds = "3-9"')
+          .replace('points = [ { N = 4096, Q = 256, D = 16, K = 10 } ]', 'points = [ { N = 4096, Q = 256, D = 16, K = 10, R = 2 } ]'),
+      ),
     );
     expect(verify(zoo)).toEqual({
       code: 1,
@@ -68,7 +82,8 @@ describe('verify: benchmarks that cannot run', () => {
       file('bundle/fherma.toml', (text) => text.replace('name = "K"', 'name = "KK"').replace('dims = ["Q", "K"]', 'dims = ["Q", "KK"]'));
       file('plan.toml', (text) => text.replaceAll('K = 10', 'KK = 10'));
       // The bundle's code reads the renamed parameter too: lock makes its cases (bundle-deterministic).
-      for (const code of ['bundle/generate.mjs', 'bundle/oracle.mjs']) file(code, (text) => text.replace('const {N, Q, D, K} = point;', 'const {N, Q, D, KK: K} = point;'));
+      for (const code of ['bundle/generate.mjs', 'bundle/oracle.mjs'])
+        file(code, (text) => text.replace('const {N, Q, D, K} = point;', 'const {N, Q, D, KK: K} = point;'));
       // And the reference: lock runs it twice on the same cases (reference-deterministic).
       file('reference.py', (text) => text.replace('int(point["K"])', 'int(point["KK"])'));
     });
@@ -108,7 +123,9 @@ describe('verify: benchmarks that cannot run', () => {
       ['entry-points', 'error'],
       ['lock-present', 'warning'],
     ]);
-    expect(findings[0]!.message).toBe('The baseline solution `solution.py` named by `plan.toml` is missing; write it (the eval scores it as the starting point)');
+    expect(findings[0]!.message).toBe(
+      'The baseline solution `solution.py` named by `plan.toml` is missing; write it (the eval scores it as the starting point)',
+    );
   });
 });
 
@@ -142,14 +159,21 @@ describe('a stale lock: one outcome everywhere', () => {
   it('eval, compare, calibrate and run all refuse it with exit 3, one line, no score line', () => {
     const {zoo, dir} = entry();
     writeFileSync(path.join(dir, 'reference.py'), `${readFileSync(path.join(dir, 'reference.py'), 'utf8')}\n# edited\n`);
-    const line = "arbor: entry: its protected files differ from arbor.lock (reference.py changed), so nothing was evaluated: restore them (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock entry'\n";
+    const line =
+      "arbor: entry: its protected files differ from arbor.lock (reference.py changed), so nothing was evaluated: restore them (e.g. with git checkout), or if the change is on purpose run 'arbor benchmark lock entry'\n";
     const env = {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')};
     expect(runCli(['benchmark', 'eval', 'entry', 'dev'], {cwd: zoo, env})).toEqual({code: 3, stdout: '', stderr: line});
-    expect(runCli(['benchmark', 'compare', 'entry', 'entry/solution.py', 'entry/solution.py'], {cwd: zoo, env})).toMatchObject({code: 3, stdout: '', stderr: line});
+    expect(runCli(['benchmark', 'compare', 'entry', 'entry/solution.py', 'entry/solution.py'], {cwd: zoo, env})).toMatchObject({
+      code: 3,
+      stdout: '',
+      stderr: line,
+    });
     expect(runCli(['benchmark', 'calibrate', 'entry', '--runs', '2'], {cwd: zoo, env})).toMatchObject({code: 3, stdout: '', stderr: line});
     const run = runCli(['benchmark', 'run', 'entry', '--json'], {cwd: zoo, env});
     expect(run.code).toBe(3);
-    expect(JSON.parse(run.stdout).results).toEqual([expect.objectContaining({status: 'error', errorCode: 'stale-lock', failure: line.slice('arbor: '.length, -1)})]);
+    expect(JSON.parse(run.stdout).results).toEqual([
+      expect.objectContaining({status: 'error', errorCode: 'stale-lock', failure: line.slice('arbor: '.length, -1)}),
+    ]);
     expect(run.stderr).toContain('reference.py changed');
     // Nothing was recorded.
     expect(runCli(['benchmark', 'runs', '--ledger', env.ARBOR_LEDGER, '--json'], {cwd: zoo}).stdout).toMatch(/"runs": \[\]/);
@@ -157,7 +181,8 @@ describe('a stale lock: one outcome everywhere', () => {
 
   it('lock --check, verify, list and eval each name every file that differs: three changed, one added, one removed', async () => {
     const {zoo, dir} = entry((file) => {
-      for (const rel of ['bundle/oracle.mjs', 'bundle/fherma.toml', 'bundle/generate.mjs']) file(rel, (text) => `${text}\n${rel.endsWith('.mjs') ? '//' : '#'} edited\n`);
+      for (const rel of ['bundle/oracle.mjs', 'bundle/fherma.toml', 'bundle/generate.mjs'])
+        file(rel, (text) => `${text}\n${rel.endsWith('.mjs') ? '//' : '#'} edited\n`);
     });
     mkdirSync(path.join(dir, 'data'));
     writeFileSync(path.join(dir, 'data/x'), 'planted\n');
@@ -167,7 +192,10 @@ describe('a stale lock: one outcome everywhere', () => {
     expect(runCli(['benchmark', 'lock', '--check', 'entry'], {cwd: zoo})).toMatchObject({code: 1, stdout: `entry: differs from arbor.lock: ${difference}\n`});
     expect(verify(zoo)).toEqual({code: 1, lines: [`entry/arbor.lock: error: ${staleLock(difference)}`, 'entry: 1 error']});
     // list (and so the MCP server's list_benchmarks) shows the same message as its problem.
-    expect((await lib.listZoo({zoo: '.', cwd: zoo, workers: 0, cache: false})).benchmarks[0]).toMatchObject({status: 'failing', problem: staleLock(difference)});
+    expect((await lib.listZoo({zoo: '.', cwd: zoo, workers: 0, cache: false})).benchmarks[0]).toMatchObject({
+      status: 'failing',
+      problem: staleLock(difference),
+    });
     const env = {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')};
     expect(runCli(['benchmark', 'eval', 'entry', 'dev'], {cwd: zoo, env})).toEqual({
       code: 3,

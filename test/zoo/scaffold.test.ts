@@ -38,7 +38,6 @@ const renderedEvalSh = () => read(templates, 'eval-sh/eval.sh').replace('{{made_
 /** Hidden files other than scaffold's memory (`.arbor-scaffold`): temporary files left behind. */
 const leftovers = (files: string[]) => files.filter((f) => path.basename(f).startsWith('.') && path.basename(f) !== '.arbor-scaffold');
 
-
 describe('arbor benchmark scaffold (a new folder)', () => {
   it('writes the zoo style with {{…}} filled in, LF endings, eval.sh executable and nothing beside it', () => {
     const zoo = tempDir();
@@ -59,7 +58,19 @@ describe('arbor benchmark scaffold (a new folder)', () => {
       ].join('\n'),
     );
     const dir = path.join(zoo, 'demo');
-    expect(walk(dir)).toEqual(['.arbor-scaffold', 'PROVENANCE.md', 'README.md', 'arbor.lock', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py', 'solution.py']);
+    expect(walk(dir)).toEqual([
+      '.arbor-scaffold',
+      'PROVENANCE.md',
+      'README.md',
+      'arbor.lock',
+      'bundle/fherma.toml',
+      'bundle/generate.mjs',
+      'bundle/oracle.mjs',
+      'eval.sh',
+      'plan.toml',
+      'reference.py',
+      'solution.py',
+    ]);
     // The lock covers what the eval protects, so a fresh scaffold's eval compares clean.
     expect(runCli(['benchmark', 'lock', '--check', 'demo'], {cwd: zoo})).toMatchObject({code: 0});
     for (const rel of walk(dir)) {
@@ -102,7 +113,16 @@ describe('arbor benchmark scaffold (a new folder)', () => {
   it('is available as a library function returning data', async () => {
     const zoo = tempDir();
     const result = await lib.scaffoldBenchmark('x1', {cwd: zoo, style: 'light'});
-    expect(result).toMatchObject({name: 'x1', style: 'light', entrypoint: 'eval.sh', direction: 'maximize', splitKind: 'seed_range', bundleLang: 'js', editable: ['solution.py'], skipped: []});
+    expect(result).toMatchObject({
+      name: 'x1',
+      style: 'light',
+      entrypoint: 'eval.sh',
+      direction: 'maximize',
+      splitKind: 'seed_range',
+      bundleLang: 'js',
+      editable: ['solution.py'],
+      skipped: [],
+    });
     expect(result.created).toEqual(walk(path.join(zoo, 'x1')));
     expect(result.placeholders).toEqual([]);
   });
@@ -120,7 +140,17 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout);
-    expect(json.created).toEqual(['.arbor-scaffold', 'PROVENANCE.md', 'arbor.lock', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py']);
+    expect(json.created).toEqual([
+      '.arbor-scaffold',
+      'PROVENANCE.md',
+      'arbor.lock',
+      'bundle/fherma.toml',
+      'bundle/generate.mjs',
+      'bundle/oracle.mjs',
+      'eval.sh',
+      'plan.toml',
+      'reference.py',
+    ]);
     expect(json.skipped).toEqual(['README.md', 'solution.py']);
     expect(json.placeholders.every((p: {file: string}) => json.created.includes(p.file))).toBe(true);
     expect(read(dir, 'README.md')).toBe('# mine\r\n');
@@ -132,7 +162,9 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
 
     const again = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo});
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/^Scaffolded demo \(style zoo, metric speedup\): wrote nothing; kept the existing PROVENANCE\.md, README\.md, bundle\/fherma\.toml, /);
+    expect(again.stdout).toMatch(
+      /^Scaffolded demo \(style zoo, metric speedup\): wrote nothing; kept the existing PROVENANCE\.md, README\.md, bundle\/fherma\.toml, /,
+    );
   });
 
   it('keeps an existing eval entrypoint and bundle whole: no second one beside them', () => {
@@ -152,8 +184,20 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
     const zoo = tempDir();
     const dir = path.join(zoo, 'demo');
     expect(runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo}).code).toBe(0);
-    expect(read(dir, '.arbor-scaffold').split('\n').filter((line) => line && !line.startsWith('#'))).toEqual([
-      'PROVENANCE.md', 'README.md', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py', 'solution.py',
+    expect(
+      read(dir, '.arbor-scaffold')
+        .split('\n')
+        .filter((line) => line && !line.startsWith('#')),
+    ).toEqual([
+      'PROVENANCE.md',
+      'README.md',
+      'bundle/fherma.toml',
+      'bundle/generate.mjs',
+      'bundle/oracle.mjs',
+      'eval.sh',
+      'plan.toml',
+      'reference.py',
+      'solution.py',
     ]);
     // The author renames the reference (and says so in the plan), removes the README for now, and relocks.
     renameSync(path.join(dir, 'reference.py'), path.join(dir, 'baseline.py'));
@@ -166,14 +210,22 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
     expect(existsSync(path.join(dir, 'reference.py'))).toBe(false);
     expect(runCli(['benchmark', 'lock', '--check', 'demo'], {cwd: zoo}).code).toBe(0);
     const text = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo}).stdout;
-    expect(text.split('\n')[0]).toMatch(/; left out README\.md, reference\.py, which the author removed from the locked folder \(delete its line in demo\/\.arbor-scaffold to have it written again\)\.$/);
+    expect(text.split('\n')[0]).toMatch(
+      /; left out README\.md, reference\.py, which the author removed from the locked folder \(delete its line in demo\/\.arbor-scaffold to have it written again\)\.$/,
+    );
     // Deleting its line brings a file back.
     writeFileSync(path.join(dir, '.arbor-scaffold'), read(dir, '.arbor-scaffold').replace('README.md\n', ''));
-    expect(JSON.parse(runCli(['benchmark', 'scaffold', 'demo', '--json'], {cwd: zoo}).stdout)).toMatchObject({created: ['README.md'], withheld: ['reference.py']});
+    expect(JSON.parse(runCli(['benchmark', 'scaffold', 'demo', '--json'], {cwd: zoo}).stdout)).toMatchObject({
+      created: ['README.md'],
+      withheld: ['reference.py'],
+    });
     // A folder locked without .arbor-scaffold (scaffolded before it existed): the lock stands for it, and no protected file is added.
     rmSync(path.join(dir, '.arbor-scaffold'));
     rmSync(path.join(dir, 'README.md'));
-    expect(JSON.parse(runCli(['benchmark', 'scaffold', 'demo', '--json'], {cwd: zoo}).stdout)).toMatchObject({created: ['.arbor-scaffold', 'README.md'], withheld: ['reference.py']});
+    expect(JSON.parse(runCli(['benchmark', 'scaffold', 'demo', '--json'], {cwd: zoo}).stdout)).toMatchObject({
+      created: ['.arbor-scaffold', 'README.md'],
+      withheld: ['reference.py'],
+    });
     // Without a lock, a missing file is written as before.
     rmSync(path.join(dir, 'arbor.lock'));
     const unlocked = JSON.parse(runCli(['benchmark', 'scaffold', 'demo', '--json'], {cwd: zoo}).stdout);
@@ -187,8 +239,12 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
     // Written later, for a path split: data/ is protected and new to the lock.
     const result = runCli(['benchmark', 'scaffold', 'demo', '--split-kind', 'path', '--metric', 'speedup'], {cwd: zoo});
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^Scaffolded demo \(style zoo, metric speedup\): wrote PROVENANCE\.md, README\.md, data\/dev\/README\.md, data\/test\/README\.md; /);
-    expect(result.stdout).toContain(`Run \`${invocation.arborCommand({cwd: zoo})} benchmark lock demo\` now: the folder's arbor.lock does not cover the protected files just written`);
+    expect(result.stdout).toMatch(
+      /^Scaffolded demo \(style zoo, metric speedup\): wrote PROVENANCE\.md, README\.md, data\/dev\/README\.md, data\/test\/README\.md; /,
+    );
+    expect(result.stdout).toContain(
+      `Run \`${invocation.arborCommand({cwd: zoo})} benchmark lock demo\` now: the folder's arbor.lock does not cover the protected files just written`,
+    );
   });
 
   it('refuses, writing nothing, where a file stands in for a folder it needs (exit 1)', () => {
@@ -197,7 +253,11 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
     mkdirSync(dir);
     writeFileSync(path.join(dir, 'bundle'), 'not a folder');
     const result = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo});
-    expect(result).toEqual({code: 1, stdout: '', stderr: 'arbor: Refusing to scaffold into `demo`: `bundle` is a file, expected a folder for bundle/fherma.toml (nothing was changed)\n'});
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'arbor: Refusing to scaffold into `demo`: `bundle` is a file, expected a folder for bundle/fherma.toml (nothing was changed)\n',
+    });
     expect(readdirSync(dir)).toEqual(['bundle']);
   });
 
@@ -236,7 +296,17 @@ describe('arbor benchmark scaffold options', () => {
       `  4. \`${arbor} benchmark verify demo\` lists what a zoo entry still needs (README.md, PROVENANCE.md).`,
       '',
     ]);
-    expect(walk(path.join(zoo, 'demo'))).toEqual(['.arbor-scaffold', 'arbor.lock', 'bundle/fherma.toml', 'bundle/generate.mjs', 'bundle/oracle.mjs', 'eval.sh', 'plan.toml', 'reference.py', 'solution.py']);
+    expect(walk(path.join(zoo, 'demo'))).toEqual([
+      '.arbor-scaffold',
+      'arbor.lock',
+      'bundle/fherma.toml',
+      'bundle/generate.mjs',
+      'bundle/oracle.mjs',
+      'eval.sh',
+      'plan.toml',
+      'reference.py',
+      'solution.py',
+    ]);
     const verify = runCli(['benchmark', 'verify', 'demo'], {cwd: zoo});
     expect(verify.code).toBe(1);
     expect(verify.stdout).toContain('demo/README.md: error: Missing `README.md`');
@@ -264,7 +334,19 @@ describe('arbor benchmark scaffold options', () => {
     expect(result.stdout).toMatch(/^Scaffolded demo \(style zoo, metric accuracy\): /);
     const dir = path.join(zoo, 'demo');
     const verifier = lang === 'py' ? 'verify.py' : 'verify.mjs';
-    expect(walk(dir)).toEqual(['.arbor-scaffold', 'PROVENANCE.md', 'README.md', 'arbor.lock', 'bundle/fherma.toml', `bundle/generate.${lang === 'py' ? 'py' : 'mjs'}`, `bundle/oracle.${lang === 'py' ? 'py' : 'mjs'}`, `bundle/${verifier}`, 'eval.sh', 'plan.toml', 'solution.py']);
+    expect(walk(dir)).toEqual([
+      '.arbor-scaffold',
+      'PROVENANCE.md',
+      'README.md',
+      'arbor.lock',
+      'bundle/fherma.toml',
+      `bundle/generate.${lang === 'py' ? 'py' : 'mjs'}`,
+      `bundle/oracle.${lang === 'py' ? 'py' : 'mjs'}`,
+      `bundle/${verifier}`,
+      'eval.sh',
+      'plan.toml',
+      'solution.py',
+    ]);
     const plan = read(dir, 'plan.toml');
     expect(plan).toMatch(/^metric = "accuracy" .*\nnumerator = "correct"\ndenominator = "of"\ntimeout = 60 /m);
     expect(plan).not.toMatch(/^(reference|repetitions|clock|precision|max_seconds) =/m);
@@ -361,7 +443,8 @@ describe('arbor benchmark scaffold options', () => {
 
   it('--bundle-lang py writes a Python bundle skeleton that makes the same cases and answers as the JavaScript one', () => {
     const zoo = tempDir();
-    for (const lang of ['js', 'py']) expect(runCli(['benchmark', 'scaffold', `${lang}/demo`, '--bundle-lang', lang, '--style', 'light'], {cwd: zoo}).code).toBe(0);
+    for (const lang of ['js', 'py'])
+      expect(runCli(['benchmark', 'scaffold', `${lang}/demo`, '--bundle-lang', lang, '--style', 'light'], {cwd: zoo}).code).toBe(0);
     expect(readdirSync(path.join(zoo, 'py/demo/bundle')).sort()).toEqual(['fherma.toml', 'generate.py', 'oracle.py']);
     const env = {ARBOR_PYTHON: python};
     for (const lang of ['js', 'py']) {
@@ -371,7 +454,8 @@ describe('arbor benchmark scaffold options', () => {
       expect(made.code, made.stderr).toBe(0);
     }
     expect(walk(path.join(zoo, 'py/work'))).toEqual(walk(path.join(zoo, 'js/work')));
-    for (const rel of walk(path.join(zoo, 'js/work'))) expect(readFileSync(path.join(zoo, 'py/work', rel)).equals(readFileSync(path.join(zoo, 'js/work', rel)))).toBe(true);
+    for (const rel of walk(path.join(zoo, 'js/work')))
+      expect(readFileSync(path.join(zoo, 'py/work', rel)).equals(readFileSync(path.join(zoo, 'js/work', rel)))).toBe(true);
   });
 
   it.each([
@@ -381,13 +465,25 @@ describe('arbor benchmark scaffold options', () => {
     [['--split-kind', 'files'], 'Unknown --split-kind `files`, expected one of: seed_range, path'],
     [['--bundle-lang', 'go'], 'Unknown --bundle-lang `go`, expected one of: js, py'],
     [['--metric', 'speed'], 'Unknown --metric `speed`, expected one of: speedup, accuracy'],
-    [['--metric', 'speedup', '--direction', 'minimize'], '--direction minimize does not fit --metric speedup: a speedup is higher-is-better; expected --metric accuracy (or --direction maximize)'],
-    [['--edit', 'eval.sh'], '--edit `eval.sh`: it is a protected file of the benchmark, which an agent must not edit; expected the solution file(s), e.g. solution.py'],
-    [['--edit', 'bundle/oracle.mjs'], '--edit `bundle/oracle.mjs`: it is a protected file of the benchmark, which an agent must not edit; expected the solution file(s), e.g. solution.py'],
+    [
+      ['--metric', 'speedup', '--direction', 'minimize'],
+      '--direction minimize does not fit --metric speedup: a speedup is higher-is-better; expected --metric accuracy (or --direction maximize)',
+    ],
+    [
+      ['--edit', 'eval.sh'],
+      '--edit `eval.sh`: it is a protected file of the benchmark, which an agent must not edit; expected the solution file(s), e.g. solution.py',
+    ],
+    [
+      ['--edit', 'bundle/oracle.mjs'],
+      '--edit `bundle/oracle.mjs`: it is a protected file of the benchmark, which an agent must not edit; expected the solution file(s), e.g. solution.py',
+    ],
     [['--edit', '../x.py'], '--edit `../x.py`: expected a path inside the benchmark folder'],
     [['--edit', 'my file.py'], '--edit `my file.py`: expected a file name of letters, digits, `.`, `_`, `-` and `/`'],
     [['--edit', 'a.py', './a.py'], '--edit `./a.py`: it is listed twice'],
-    [['--edit', 'kernel.c', 'solution.py'], '--edit `kernel.c`: the first editable file is the solution module the runner imports; expected a .py file first, e.g. --edit solution.py kernel.c solution.py'],
+    [
+      ['--edit', 'kernel.c', 'solution.py'],
+      '--edit `kernel.c`: the first editable file is the solution module the runner imports; expected a .py file first, e.g. --edit solution.py kernel.c solution.py',
+    ],
     [['--name', 'Bad'], 'Invalid benchmark name `Bad`: it contains upper-case letters; expected [a-z0-9][a-z0-9_-]*'],
   ])('%j: exit 2, one line, nothing written', (flags, message) => {
     const zoo = tempDir();
@@ -427,7 +523,19 @@ describe('arbor benchmark scaffold options', () => {
 
   it('documents every option in --help', () => {
     const help = runCli(['benchmark', 'scaffold', '--help']).stdout;
-    for (const flag of ['--style', '--entrypoint', '--direction', '--split-kind', '--metric', '--edit', '--name', '--bundle-lang', '--allow-underscore', '--json']) expect(help).toContain(flag);
+    for (const flag of [
+      '--style',
+      '--entrypoint',
+      '--direction',
+      '--split-kind',
+      '--metric',
+      '--edit',
+      '--name',
+      '--bundle-lang',
+      '--allow-underscore',
+      '--json',
+    ])
+      expect(help).toContain(flag);
   });
 });
 
@@ -513,7 +621,8 @@ describe('the eval entrypoints', () => {
       const cloned = await made(path.join(root, 'cloned/demo'), path.join(root, 'elsewhere/arbor/dist/cli/index.js'));
       const bin = path.dirname(fakeCommand(path.join(root, 'bin/arbor'), 'path'));
       expect(run(cloned, {PATH: `${bin}:${PATH}`})).toEqual(called('path', path.dirname(cloned)));
-      const fix = 'install it in this benchmark\'s repository (npm install /path/to/arbor), set ARBOR=/path/to/arbor/dist/cli/index.js, or put arbor on the PATH (npm link in arbor\'s repository)';
+      const fix =
+        "install it in this benchmark's repository (npm install /path/to/arbor), set ARBOR=/path/to/arbor/dist/cli/index.js, or put arbor on the PATH (npm link in arbor's repository)";
       expect(run(cloned)).toEqual({code: 127, stdout: '', stderr: `${entrypoint}: arbor not found: ${fix}\n`});
       // A bad $ARBOR is the entrypoint's own one line, never the shell's, and never falls through.
       const bad = (value: string, why: string) => ({
@@ -532,7 +641,11 @@ describe('the eval entrypoints', () => {
     const zoo = tempDir();
     expect(runCli(['benchmark', 'scaffold', 'demo', '--entrypoint', 'eval.py'], {cwd: zoo}).code).toBe(0);
     const run = spawnSync('python3', [path.join(zoo, 'demo/eval.py'), ...args], {encoding: 'utf8', env: {...process.env, ARBOR: fakeArbor()}});
-    expect({code: run.status, stdout: run.stdout, stderr: run.stderr}).toEqual({code: 2, stdout: '', stderr: 'usage: python3 eval.py --split dev|test [arbor benchmark eval options]\n'});
+    expect({code: run.status, stdout: run.stdout, stderr: run.stderr}).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'usage: python3 eval.py --split dev|test [arbor benchmark eval options]\n',
+    });
   });
 
   // Two sandboxed evals, one timed to a precision: over a minute on a loaded machine, hence its own timeout.
@@ -581,10 +694,15 @@ describe('leftovers of killed scaffold and checkout runs', () => {
       writeFileSync(path.join(zoo, name, 'README.md'), text);
     }
     expect(runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo}).code).toBe(0);
-    expect(readdirSync(zoo).sort()).toEqual([`.demo.scaffold-${host}-${process.pid}-live00`, `.demo.scaffold-0badc0de-${dead}-remote`, '.demo.scaffold-Xy12ab', 'demo'].sort());
+    expect(readdirSync(zoo).sort()).toEqual(
+      [`.demo.scaffold-${host}-${process.pid}-live00`, `.demo.scaffold-0badc0de-${dead}-remote`, '.demo.scaffold-Xy12ab', 'demo'].sort(),
+    );
 
     mkdirSync(path.join(zoo, `.copy.checkout-${host}-${dead}-QwErTy`));
-    const checkout = runCli(['benchmark', 'checkout', 'demo', 'copy'], {cwd: zoo, env: {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t'}});
+    const checkout = runCli(['benchmark', 'checkout', 'demo', 'copy'], {
+      cwd: zoo,
+      env: {GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t'},
+    });
     expect(checkout.code, checkout.stderr).toBe(0);
     expect(readdirSync(zoo).filter((n) => n.includes(`-${dead}-`) && n.includes(host))).toEqual([]);
   });

@@ -93,7 +93,9 @@ describe('arbor benchmark verify (end to end)', () => {
     writeFileSync(path.join(dir, 'README.md'), Buffer.from([0x43, 0x61, 0x66, 0xe9, 0x0a]));
     const result = runCli(['benchmark', 'verify', dir]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(`${dir}/README.md:1:4: error: \`README.md\` is not valid UTF-8 (first bad byte at offset 3), expected UTF-8 text (file-readable)`);
+    expect(result.stdout).toContain(
+      `${dir}/README.md:1:4: error: \`README.md\` is not valid UTF-8 (first bad byte at offset 3), expected UTF-8 text (file-readable)`,
+    );
     expect(result.stderr).toBe('');
   });
 

@@ -8,8 +8,7 @@ export const fileReadable: Rule = {
   check(ctx) {
     for (const name of ['README.md', 'PROVENANCE.md', ...ctx.placeholderFiles()]) {
       const loaded = ctx.file(name);
-      if (loaded.status === 'unreadable')
-        ctx.report(`Cannot read \`${name}\` (${loaded.reason}), expected a readable file`, {file: name});
+      if (loaded.status === 'unreadable') ctx.report(`Cannot read \`${name}\` (${loaded.reason}), expected a readable file`, {file: name});
       else if (loaded.status === 'not-utf8')
         ctx.report(`\`${name}\` is not valid UTF-8 (first bad byte at offset ${loaded.offset}), expected UTF-8 text`, {
           file: name,

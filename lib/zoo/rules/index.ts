@@ -48,4 +48,8 @@ export const rules: readonly Rule[] = [
 ];
 
 /** The rules that say whether the benchmark can run (plan, bundle, points, seeds, a deterministic bundle, entry points): what `lock` refuses on. */
-export const runnableRuleIds: ReadonlySet<string> = new Set([planToml, planValid, planSeeds, planPoints, bundleMarker, bundleFingerprint, bundleDeterministic, referenceDeterministic, entryPoints].map((rule) => rule.id));
+export const runnableRuleIds: ReadonlySet<string> = new Set(
+  [planToml, planValid, planSeeds, planPoints, bundleMarker, bundleFingerprint, bundleDeterministic, referenceDeterministic, entryPoints].map(
+    (rule) => rule.id,
+  ),
+);

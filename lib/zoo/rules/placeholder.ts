@@ -10,7 +10,10 @@ export function findPlaceholders(text: string): {offset: number; text: string}[]
   for (let at = text.indexOf(placeholderToken); at !== -1; at = text.indexOf(placeholderToken, at + placeholderToken.length)) {
     let end = text.indexOf('\n', at);
     if (end === -1) end = text.length;
-    let line = text.slice(at, end).replace(/\s*(?:-->|\*\/|#)?\s*$/, '').trim();
+    let line = text
+      .slice(at, end)
+      .replace(/\s*(?:-->|\*\/|#)?\s*$/, '')
+      .trim();
     if (line.length > 56) line = `${line.slice(0, 55).trimEnd()}…`;
     found.push({offset: at, text: line});
   }

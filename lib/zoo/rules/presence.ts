@@ -5,6 +5,5 @@ import type {RuleContext} from '../rule.js';
 export function presence(ctx: RuleContext, name: string, role: string): void {
   const loaded = ctx.file(name);
   if (loaded.status === 'missing') ctx.report(`Missing \`${name}\`, expected ${role}`, {file: name});
-  else if (loaded.status === 'not-file')
-    ctx.report(`\`${name}\` is ${loaded.kind}, expected a regular file (${role})`, {file: name});
+  else if (loaded.status === 'not-file') ctx.report(`\`${name}\` is ${loaded.kind}, expected a regular file (${role})`, {file: name});
 }

@@ -21,7 +21,10 @@ export const provenanceSections: Rule = {
         const headings = new Map<string, string>();
         visit(tree, (node, _index, parent) => {
           if (parent && parent.type !== 'root' && node.type === 'heading')
-            headings.set(normalizeHeading(ctx.inlineText(toString(node))), parent.type === 'blockquote' ? 'a blockquote' : parent.type === 'listItem' ? 'a list item' : `a ${parent.type}`);
+            headings.set(
+              normalizeHeading(ctx.inlineText(toString(node))),
+              parent.type === 'blockquote' ? 'a blockquote' : parent.type === 'listItem' ? 'a list item' : `a ${parent.type}`,
+            );
         });
         nested = headings;
       }

@@ -3,7 +3,12 @@ import type {Rule, Severity} from '../rule.js';
 import {runnableOf, type Runnable, type RunnableProblem} from '../runnable.js';
 
 /** A rule reporting the problems `pick` takes from a folder's runnable facts. */
-export function runnableRule(id: string, severity: Severity, description: string, pick: (found: Runnable) => Array<RunnableProblem | undefined> | RunnableProblem | undefined): Rule {
+export function runnableRule(
+  id: string,
+  severity: Severity,
+  description: string,
+  pick: (found: Runnable) => Array<RunnableProblem | undefined> | RunnableProblem | undefined,
+): Rule {
   return {
     id,
     severity,

@@ -35,8 +35,29 @@ const pieces: Array<(r: () => number) => string> = [
   () => '- \n  item after blank\n',
   () => '> - quoted list\n>   # heading\n',
 ];
-const headingWords = ['Source', 'Setup & environment', 'Baseline', 'Contamination assessment', 'Caveats', 'Setup and Environment:', '**Source**', 'caveats :', 'Notes', 'Baseline `x`'];
-const prose = ['Some prose here.', 'A line with *emphasis* and `code`.', '- not a list?', 'Text with trailing spaces   ', '===', '---', '<span>inline html</span>', '&amp; entity', 'x\ty'];
+const headingWords = [
+  'Source',
+  'Setup & environment',
+  'Baseline',
+  'Contamination assessment',
+  'Caveats',
+  'Setup and Environment:',
+  '**Source**',
+  'caveats :',
+  'Notes',
+  'Baseline `x`',
+];
+const prose = [
+  'Some prose here.',
+  'A line with *emphasis* and `code`.',
+  '- not a list?',
+  'Text with trailing spaces   ',
+  '===',
+  '---',
+  '<span>inline html</span>',
+  '&amp; entity',
+  'x\ty',
+];
 
 function pick<T>(r: () => number, list: readonly T[]): T {
   return list[Math.floor(r() * list.length)]!;
