@@ -161,7 +161,7 @@ function solutionLimit(ctx: EvalContext, made: MadePoint, state: Repetitions, i:
   if (!made.fresh) return Math.max(plan.minTimeout, plan.timeoutFactor * Math.min(...state.reference[i]!.map((t) => t.wall)));
   const same = state.reference[i]![rep];
   if (same) return Math.max(plan.minTimeout, plan.timeoutFactor * same.wall);
-  if (!sideFailed) return plan.timeout;
+  if (!sideFailed) return plan.timeout * slowdown(ctx);
   const slowest = Math.max(...state.reference.flatMap((times) => times.map((t) => t.wall)));
   return Math.max(plan.minTimeout, plan.timeoutFactor * slowest);
 }

@@ -175,7 +175,7 @@ async function checkReference(plan: Plan, problems: DeterminismProblem[], env: N
   if (!report.referenceDifferences?.length && report.score === 0 && report.failure) {
     problems.push({
       of: 'reference',
-      message: `the reference ${reference} does not pass the bundle's verifier: ${report.failure} (run \`arbor benchmark eval ${shown} --solution ${path.join(shown, reference)}\`)`,
+      message: `the reference ${reference} fails an eval of itself (its copy as the solution, on the same cases): ${report.failure} (run \`arbor benchmark eval ${shown} --solution ${path.join(shown, reference)}\`)`,
     });
   }
   return {conclusive: true, seconds: seconds()};

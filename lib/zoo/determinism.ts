@@ -151,7 +151,10 @@ export function checksReference(plan: Plan): boolean {
 /** The cache key of a bundle's determinism for these targets (`files`: `bundleFiles` of the bundle, when already read), and of the plan's files. */
 export function determinismKey(bundle: Bundle, plan: Plan, targets: readonly DeterminismTarget[], files = bundleFiles(bundle.dir)): string {
   const hash = createHash('sha256');
-  hash.update(`arbor ${arborVersion()}\0${bundle.fingerprint}\0${JSON.stringify(targets.map((t) => [t.point, t.seeds]))}\0`);
+  // The interpreter a Python bundle and the reference run with (ARBOR_PYTHON): another numpy may answer other bytes.
+  hash.update(
+    `arbor ${arborVersion()}\0python ${process.env.ARBOR_PYTHON ?? ''}\0${bundle.fingerprint}\0${JSON.stringify(targets.map((t) => [t.point, t.seeds]))}\0`,
+  );
   for (const [name, digest] of files) hash.update(`${name}\0${digest}\0`);
   for (const [name, digest] of planFiles(plan)) hash.update(`plan:${name}\0${digest}\0`);
   return hash.digest('hex');

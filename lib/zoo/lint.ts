@@ -39,7 +39,7 @@ export interface BenchmarkReport {
     checked: Array<{point: Record<string, number>; seed: number}>;
     identical: boolean;
     seconds: number;
-    /** A speedup plan's reference, run twice on the same dev cases: whether its answers agreed (and passed), and whether an earlier pass of the same bytes was reused. */
+    /** A speedup plan's reference, run twice on the same fresh dev cases: whether its answers agreed (and passed), and whether an earlier pass of the same bytes was reused. */
     reference?: {identical: boolean; reused: boolean; seconds: number};
   };
   /** `verify --probe`: each probe's outcome, and the battery's wall seconds. */

@@ -178,7 +178,7 @@ describe("verify and lock: a speedup plan's reference answers the same bytes twi
     const verify = runCli(['benchmark', 'verify', 'entry'], {cwd: zoo, env});
     expect(verify.code).toBe(1);
     expect(verify.stdout).toMatch(
-      /^entry\/reference\.py: error: the reference reference\.py does not pass the bundle's verifier: .+ \(run `arbor benchmark eval entry --solution entry\/reference\.py`\) \(reference-deterministic\)$/m,
+      /^entry\/reference\.py: error: the reference reference\.py fails an eval of itself \(its copy as the solution, on the same cases\): case 0 \(seed \d+\): failed .+ \(run `arbor benchmark eval entry --solution entry\/reference\.py`\) \(reference-deterministic\)$/m,
     );
     expect(verify.stdout).not.toContain('is not deterministic');
   });

@@ -13,7 +13,7 @@ export const referenceDeterministic: Rule = {
   id: 'reference-deterministic',
   severity: 'error',
   description:
-    "A speedup plan's reference answers the same bytes twice: run in two fresh sandboxed runs on the same dev cases, its answers agree byte for byte and pass the verifier; list shows verify's cached result",
+    "A speedup plan's reference answers the same bytes twice: run in two fresh sandboxed runs on the same fresh dev cases, its answers agree byte for byte and pass the verifier; list shows verify's cached result",
   check(ctx) {
     const found = runnableOf(ctx);
     const {plan, bundle} = found;
