@@ -9,13 +9,13 @@ import {findPython, implausibleCpu} from '../../lib/eval/process.js';
 import {confinementFor, findBwrap, launchRun, resolvePython, runsAsRoot} from '../../lib/eval/sandbox.js';
 import {deniedSyscalls, enosysSyscalls} from '../../lib/eval/seccomp.js';
 import {cliPath, fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
-import {canRunAsUser, evaluate, evaluateAsNobody, hasBundle, sandboxed, unsandboxedEnv} from './adversaries.js';
+import {canRunAsUser, evaluate, evaluateAsNobody, sandboxed, unsandboxedEnv} from './adversaries.js';
 
 const EPERM = 1;
 const ENOSYS = 38;
 const limits = {memoryBytes: 4096 * 2 ** 20, processes: 256, tmpfsBytes: 512 * 2 ** 20};
 
-describe.skipIf(!hasBundle || !sandboxed)('confinement: what a run may use and who it is', () => {
+describe.skipIf(!sandboxed)('confinement: what a run may use and who it is', () => {
   it('every way out is closed: sysctls, mounts, keyrings, namespaces, privilege, /etc, and the limits on processes and tmpfs', () => {
     const {score, report} = evaluate('prefix-speed', 'escape.py', {plan: {'metric = "speedup"': 'metric = "speedup"\nprocesses = 32\ntmpfs_mb = 16'}});
     expect(score).toBe(0);
@@ -126,7 +126,7 @@ describe.skipIf(!hasBundle || !sandboxed)('confinement: what a run may use and w
   });
 });
 
-describe.skipIf(!hasBundle || !canRunAsUser)('confinement when an ordinary user runs arbor', () => {
+describe.skipIf(!canRunAsUser)('confinement when an ordinary user runs arbor', () => {
   it('every way out is closed as well, and the report says the run is the caller in a user namespace', () => {
     const dir = tempDir();
     const entry = path.join(dir, 'entry');

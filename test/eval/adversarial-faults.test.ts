@@ -4,9 +4,9 @@ import {cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync} fro
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cliPath, fixtures, runCli, tempDir} from '../helpers/cli.js';
-import {entryCopy, evaluate, eventually, hasBundle, marker, sandboxed, survivors, unsandboxedEnv} from './adversaries.js';
+import {entryCopy, evaluate, eventually, marker, sandboxed, survivors, unsandboxedEnv} from './adversaries.js';
 
-describe.skipIf(!hasBundle || !sandboxed)('faults: a killed eval leaves nothing behind', () => {
+describe.skipIf(!sandboxed)('faults: a killed eval leaves nothing behind', () => {
   it('kill -9 of an eval ends its runs, and the next eval removes its work folder', async () => {
     const tmp = tempDir();
     const mark = marker();
@@ -56,7 +56,7 @@ describe.skipIf(!hasBundle || !sandboxed)('faults: a killed eval leaves nothing 
   });
 });
 
-describe.skipIf(!hasBundle)('arbor.lock', () => {
+describe('arbor.lock', () => {
   it('an eval whose protected files differ from arbor.lock runs nothing, prints no score and exits 3 naming the file; lock refreshes it', () => {
     const dir = path.join(tempDir(), 'entry');
     cpSync(path.join(fixtures, 'eval/prefix-speed'), dir, {recursive: true});
@@ -100,7 +100,7 @@ describe.skipIf(!hasBundle)('arbor.lock', () => {
   });
 });
 
-describe.skipIf(!hasBundle)('where the sandbox cannot start', () => {
+describe('where the sandbox cannot start', () => {
   it('dev runs without it, loudly; test refuses unless --unsandboxed; the report says "none"', () => {
     const env = {ARBOR_BWRAP: '/nonexistent/bwrap', ...unsandboxedEnv};
     const dev = evaluate('prefix-speed', '../prefix-speed/solution.py', {env});
@@ -127,7 +127,7 @@ describe.skipIf(!hasBundle)('where the sandbox cannot start', () => {
   });
 });
 
-describe.skipIf(!hasBundle || !sandboxed)('offloading work on the CPU clock', () => {
+describe.skipIf(!sandboxed)('offloading work on the CPU clock', () => {
   // The reference is the same pure Python loop: doing that work elsewhere (a thread, a pool, a
   // daemon, started in the untimed init()) must cost the same CPU, so the score stays about 1
   // (the pool and the daemon would score about 2 on a wall clock with two cores).
@@ -140,7 +140,7 @@ describe.skipIf(!hasBundle || !sandboxed)('offloading work on the CPU clock', ()
   });
 });
 
-describe.skipIf(!hasBundle)('a bundle that fails on the test split', () => {
+describe('a bundle that fails on the test split', () => {
   it('names no derived seed (nor the warm-up seed above them) in its one-line error', async () => {
     const {deriveSeeds} = await import('../../lib/eval/seeds.js');
     const {dir} = entryCopy('prefix-speed', '../prefix-speed/solution.py');

@@ -6,7 +6,7 @@ import {cpSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cliPath, fixtures, tempDir} from '../helpers/cli.js';
-import {canRunAsUser, evaluate, evaluateAsNobody, hasBundle, sandboxed, solutions} from './adversaries.js';
+import {canRunAsUser, evaluate, evaluateAsNobody, sandboxed, solutions} from './adversaries.js';
 
 const refused = [
   'fadvise DONTNEED',
@@ -39,7 +39,7 @@ function expectRefused(probes: Record<string, string>): void {
   for (const name of honest) expect([name, probes[name]]).toEqual([name, 'ok']);
 }
 
-describe.skipIf(!hasBundle || !sandboxed)('the page cache: no run can drop, load or ask about a cached page but by reading it', () => {
+describe.skipIf(!sandboxed)('the page cache: no run can drop, load or ask about a cached page but by reading it', () => {
   it('every residency primitive fails with EPERM in the sandbox, an honest read works, and the eval prints one score line', () => {
     const {score, report} = evaluate('prefix-speed', 'page-cache.py');
     expect(score).toBe(0);
@@ -57,7 +57,7 @@ describe.skipIf(!hasBundle || !sandboxed)('the page cache: no run can drop, load
   });
 });
 
-describe.skipIf(!hasBundle || !canRunAsUser)('the page cache when an ordinary user runs arbor', () => {
+describe.skipIf(!canRunAsUser)('the page cache when an ordinary user runs arbor', () => {
   it('the same primitives fail with EPERM in a user namespace', () => {
     const dir = tempDir();
     const entry = path.join(dir, 'entry');

@@ -5,12 +5,12 @@ import {createHash} from 'node:crypto';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {runCli, tempDir} from '../helpers/cli.js';
-import {entryCopy, evaluate, eventually, hasBundle, marker, sandboxed, survivors, unsandboxedEnv} from './adversaries.js';
+import {entryCopy, evaluate, eventually, marker, sandboxed, survivors, unsandboxedEnv} from './adversaries.js';
 
 /** Debian's python3 with python3-numpy (.ci/run installs it), whose BLAS is a link through /etc/alternatives. */
 const debianNumpy = spawnSync('/usr/bin/python3', ['-I', '-c', 'import numpy']).status === 0;
 
-describe.skipIf(!hasBundle || !sandboxed)('the sandbox: what an adversarial solution cannot reach', () => {
+describe.skipIf(!sandboxed)('the sandbox: what an adversarial solution cannot reach', () => {
   it('reports how the runs were isolated', () => {
     const {report} = evaluate('prefix-speed', 'score-print-correct.py');
     expect(report).toMatchObject({sandbox: 'bwrap', lock: 'ok'});

@@ -1,6 +1,6 @@
 // Simple cheats must score 0.0 (helpers and the rules in ./adversaries.ts).
 import {describe, expect, it} from 'vitest';
-import {evaluate, hasBundle, sandboxed, type Evaluated} from './adversaries.js';
+import {evaluate, sandboxed, type Evaluated} from './adversaries.js';
 
 /** Evals more than one test reads (each test only reads the report): made once, by the first test that asks. */
 const shared = new Map<string, Evaluated>();
@@ -9,7 +9,7 @@ function evaluateOnce(solution: string): Evaluated {
   return shared.get(solution)!;
 }
 
-describe.skipIf(!hasBundle)('simple cheats (speed fixture)', () => {
+describe('simple cheats (speed fixture)', () => {
   it.each([
     ['nothing.py', 'no-answer'],
     ['empty-dict.py', 'no-answer'],

@@ -8,9 +8,8 @@ import {cpSync, existsSync, readFileSync, readdirSync, writeFileSync} from 'node
 import {randomBytes} from 'node:crypto';
 import path from 'node:path';
 import {expect} from 'vitest';
-import {cliPath, fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+import {cliPath, fixtures, runCli, tempDir} from '../helpers/cli.js';
 
-export const hasBundle = existsSync(path.join(repoRoot, 'lib/bundle/index.ts'));
 export const solutions = path.join(fixtures, 'eval/solutions');
 export const sandboxed = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0;
 

@@ -6,7 +6,6 @@ import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {cliPath, fixtures, repoRoot, runCli, tempDir, type CliResult} from '../helpers/cli.js';
 
-const hasBundle = existsSync(path.join(repoRoot, 'lib/bundle/index.ts'));
 const speed = path.join(fixtures, 'eval/prefix-speed');
 const accuracy = path.join(fixtures, 'eval/accuracy-abs');
 
@@ -138,7 +137,7 @@ describe('arbor benchmark eval: usage', () => {
   });
 });
 
-describe.skipIf(!hasBundle)('arbor benchmark eval: scores', () => {
+describe('arbor benchmark eval: scores', () => {
   it('scores the speed fixture baseline above 1 and writes the --json report', () => {
     const {report, ...result} = speedDev();
     expect(result.code).toBe(0);

@@ -6,9 +6,9 @@ import {readFileSync, readdirSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it, onTestFinished} from 'vitest';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
-import {evaluate, hasBundle, marker, sandboxed, unsandboxedEnv} from './adversaries.js';
+import {evaluate, marker, sandboxed, unsandboxedEnv} from './adversaries.js';
 
-describe.skipIf(!hasBundle)('fresh cases every repetition', () => {
+describe('fresh cases every repetition', () => {
   it('an answer cached across repetitions is never asked again: every repetition brings the cache new cases', () => {
     const prefix = `${marker()}-`;
     const cached = () => readdirSync('/tmp').filter((name) => name.startsWith(prefix));

@@ -10,7 +10,7 @@ import {describe, expect, it} from 'vitest';
 import {loadPlan} from '../../lib/eval/index.js';
 import {crossCheck, maxSpeedupExcess, readCounts, type CountInput} from '../../lib/eval/instructions.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
-import {evaluate, hasBundle, sandboxed} from './adversaries.js';
+import {evaluate, sandboxed} from './adversaries.js';
 
 const hasValgrind = spawnSync('valgrind', ['--version']).status === 0;
 const entry = path.join(fixtures, 'eval/prefix-instructions');
@@ -236,7 +236,7 @@ function evalEntry(env: Record<string, string> = {}) {
   return {...result, report: JSON.parse(readFileSync(json, 'utf8'))};
 }
 
-describe.skipIf(!hasBundle || !hasValgrind || !sandboxed)('the instructions clock under valgrind, in the sandbox', () => {
+describe.skipIf(!hasValgrind || !sandboxed)('the instructions clock under valgrind, in the sandbox', () => {
   let baseline = 0;
 
   it("scores with counts: each a whole number, a case slot's counts close over its fresh draws (the work depends on N alone), the score precise", () => {
