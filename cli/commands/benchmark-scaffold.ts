@@ -104,10 +104,10 @@ export const scaffoldCommand: CommandModule<object, ScaffoldArgs> = {
           ? `After each change to a protected file (${protectedFiles}), run \`${arbor} benchmark lock ${dir}\`: an eval whose protected files differ from arbor.lock refuses to run (exit 3).`
           : undefined,
       result.splitKind === 'path' ? dataStep(arbor, result.dir, shellWord) : undefined,
-      `Run \`${run}\` for a score (0.0 until the baseline solves the task).`,
-      result.style === 'zoo'
-        ? `Run \`${arbor} benchmark verify ${dir}\` until it exits 0; then a maintainer reviews and accepts it.`
-        : `\`${arbor} benchmark verify ${dir}\` lists what a zoo entry still needs (README.md, PROVENANCE.md).`,
+      // A zoo entry is verified before its first score (verify says whether the eval can run at all); a light folder is scored first.
+      result.style === 'zoo' ? `Run \`${arbor} benchmark verify ${dir}\` until it exits 0.` : undefined,
+      `Run \`${run}\` for a score (0.0 until the baseline solves the task)${result.style === 'zoo' ? '; then a maintainer reviews and accepts the entry' : ''}.`,
+      result.style === 'zoo' ? undefined : `\`${arbor} benchmark verify ${dir}\` lists what a zoo entry still needs (README.md, PROVENANCE.md).`,
     ].filter((step): step is string => step !== undefined);
     const wrote = result.created.length > 0 ? `wrote ${result.created.join(', ')}` : 'wrote nothing';
     const kept = result.skipped.length > 0 ? `; kept the existing ${result.skipped.join(', ')}` : '';

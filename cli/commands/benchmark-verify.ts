@@ -59,7 +59,8 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       if (holdsSecret(process.env)) return (await import('../../lib/run/eval-process.js')).rerunWithoutSecrets();
     }
     const [{verifyBenchmarks}, {formatVerify, verifyJson}] = await Promise.all([import('../../lib/zoo/verify.js'), import('../../lib/zoo/report.js')]);
-    const result = await verifyBenchmarks(dirs, {determinism: true});
+    // The reference check's eval may wait for a CPU lease: say so on stderr, as eval does.
+    const result = await verifyBenchmarks(dirs, {determinism: true, onWait: (dir, text) => process.stderr.write(`${dir}: ${text}\n`)});
     if (args.probe) {
       // Imported only here: the probes run the eval, which verify alone never loads. As in `eval`,
       // a SIGUSR1 listener keeps Node's inspector closed to anything that can signal this process.

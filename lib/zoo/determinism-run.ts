@@ -42,6 +42,8 @@ export interface DeterminismOptions {
   shownRoot?: string;
   /** Run the plan's reference twice on the same cases (speedup plans; default true). */
   reference?: boolean;
+  /** Told while the reference check waits for a CPU lease (other evals hold every CPU), so a caller can say why nothing moves. */
+  onWait?: (text: string) => void;
 }
 
 /**
@@ -119,7 +121,7 @@ export async function checkDeterminism(plan: Plan, bundle: Bundle, options: Dete
     const passed = cached?.reference?.conclusive === true && !cached.problems.some((problem) => problem.of === 'reference');
     outcome.reference = passed
       ? {conclusive: true, seconds: 0, reused: true}
-      : await checkReference(plan, outcome.problems, env, options.shownRoot ?? plan.dir);
+      : await checkReference(plan, outcome.problems, env, options.shownRoot ?? plan.dir, options.onWait);
   }
   if (options.store !== false) storeDeterminism(outcome, env);
   return outcome;
@@ -130,7 +132,13 @@ export async function checkDeterminism(plan: Plan, bundle: Bundle, options: Dete
  * reference and its copy each answer the same cases in fresh sandboxed runs, compared byte for byte
  * (EvalOptions.compareWithReference). The reference's answers must pass the verifier too.
  */
-async function checkReference(plan: Plan, problems: DeterminismProblem[], env: NodeJS.ProcessEnv, shown: string): Promise<ReferenceCheck> {
+async function checkReference(
+  plan: Plan,
+  problems: DeterminismProblem[],
+  env: NodeJS.ProcessEnv,
+  shown: string,
+  onWait?: (text: string) => void,
+): Promise<ReferenceCheck> {
   const started = performance.now();
   const seconds = () => Math.round((performance.now() - started) / 10) / 100;
   const reference = path.relative(plan.dir, plan.reference!);
@@ -145,6 +153,7 @@ async function checkReference(plan: Plan, problems: DeterminismProblem[], env: N
       planOverride: {repetitions: 1, maxSeconds: 0},
       compareWithReference: true,
       beforeLock: true,
+      ...(onWait ? {onProgress: (kind: 'line' | 'status', text: string) => kind === 'line' && text.startsWith('waiting') && onWait(text)} : {}),
     });
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).replace(/^arbor: /, '');

@@ -26,7 +26,10 @@ export interface VerifyResult {
  * cases made twice in fresh processes (determinism-run.ts); without it, `bundle-deterministic`
  * reports only an outcome cached by an earlier verify or lock, as in list (a zoo's report).
  */
-export async function verifyBenchmarks(dirs: readonly string[], options: {cwd?: string; determinism?: boolean} = {}): Promise<VerifyResult> {
+export async function verifyBenchmarks(
+  dirs: readonly string[],
+  options: {cwd?: string; determinism?: boolean; onWait?: (dir: string, text: string) => void} = {},
+): Promise<VerifyResult> {
   const cwd = options.cwd ?? process.cwd();
   const parse = await loadParser();
   const result: VerifyResult = {benchmarks: [], unusable: [], errors: 0, warnings: 0};
@@ -38,7 +41,8 @@ export async function verifyBenchmarks(dirs: readonly string[], options: {cwd?: 
       continue;
     }
     const root = path.resolve(cwd, dir);
-    const determinism = options.determinism ? await freshDeterminism(root, dir) : undefined;
+    const onWait = options.onWait;
+    const determinism = options.determinism ? await freshDeterminism(root, dir, onWait ? {onWait: (text) => onWait(dir, text)} : {}) : undefined;
     const report = verifyBenchmarkSync(dir, parse, {cwd, ...(determinism ? {determinism} : {})});
     result.benchmarks.push(report);
     result.errors += report.errors;

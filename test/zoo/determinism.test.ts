@@ -3,10 +3,11 @@
 // different bytes fails verify with the point, seed, file and first differing offset, and lock
 // refuses it. list never makes: it reports the outcome a verify or lock cached under the bundle's
 // fingerprint and the bytes of its files.
+import {spawn, spawnSync} from 'node:child_process';
 import {cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {fixtures, runCli, tempDir} from '../helpers/cli.js';
+import {cliPath, fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
 
 const base = path.join(fixtures, 'determinism');
 const fingerprint = '360c9a19cf142f94';
@@ -181,6 +182,39 @@ describe("verify and lock: a speedup plan's reference answers the same bytes twi
       /^entry\/reference\.py: error: the reference reference\.py fails an eval of itself \(its copy as the solution, on the same cases\): case 0 \(seed \d+\): failed .+ \(run `arbor benchmark eval entry --solution entry\/reference\.py`\) \(reference-deterministic\)$/m,
     );
     expect(verify.stdout).not.toContain('is not deterministic');
+  });
+});
+
+describe('verify says why it waits', () => {
+  it('while every CPU is leased by other evals, the reference check says it waits for one, on stderr', async () => {
+    const {zoo, env} = entry('speedup');
+    const {tryLease} = (await import(path.join(repoRoot, 'dist/lib/eval/cpu-lease.js'))) as typeof import('../../lib/eval/cpu-lease.js');
+    const leases = tempDir('arbor-leases-');
+    const cpus = Number(spawnSync('nproc', {encoding: 'utf8'}).stdout.trim());
+    const held = await Promise.all(Array.from({length: cpus}, (_, cpu) => tryLease(leases, cpu)));
+    expect(held.every((lease) => lease !== undefined)).toBe(true);
+    const verify = new Promise<{code: number | null; stderr: string}>((resolve) => {
+      const child = spawn(process.execPath, [cliPath, 'benchmark', 'verify', 'entry'], {
+        cwd: zoo,
+        env: {...process.env, ...env, ARBOR_CPU_LEASES: leases, NO_COLOR: '1'},
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        // Released once the wait was said: the check then runs and passes.
+        if (stderr.includes('waiting for a CPU')) for (const lease of held) lease?.release();
+      });
+      // Released anyway after 20 s, so a verify that never says it waits fails the assertion below instead of hanging.
+      const fallback = setTimeout(() => held.forEach((lease) => lease?.release()), 20_000);
+      child.on('exit', (code) => {
+        clearTimeout(fallback);
+        resolve({code, stderr});
+      });
+    });
+    const {code, stderr} = await verify;
+    expect(stderr).toMatch(/^entry: waiting for a CPU: every allowed CPU \([0-9,]+\) is leased by another eval on this host/m);
+    expect(code, stderr).toBe(0);
   });
 });
 

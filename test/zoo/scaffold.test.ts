@@ -52,8 +52,8 @@ describe('arbor benchmark scaffold (a new folder)', () => {
         '  1. Replace the 8 `TODO(arbor): …` placeholders in PROVENANCE.md, README.md with your own text.',
         '  2. Write the baseline (solution.py), the testing bundle (bundle/) and the eval plan (plan.toml).',
         `  3. After each change to a protected file (plan.toml, bundle/, reference.py, the eval entrypoint), run \`${arbor} benchmark lock demo\`: an eval whose protected files differ from arbor.lock refuses to run (exit 3).`,
-        '  4. Run `bash demo/eval.sh dev` for a score (0.0 until the baseline solves the task).',
-        `  5. Run \`${arbor} benchmark verify demo\` until it exits 0; then a maintainer reviews and accepts it.`,
+        `  4. Run \`${arbor} benchmark verify demo\` until it exits 0.`,
+        '  5. Run `bash demo/eval.sh dev` for a score (0.0 until the baseline solves the task); then a maintainer reviews and accepts the entry.',
         '',
       ].join('\n'),
     );
