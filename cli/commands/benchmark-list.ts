@@ -24,7 +24,7 @@ export const listCommand: CommandModule<object, ListArgs> = {
       })
       .example('$0 benchmark list zoo', 'one row per benchmark: name, verify status, first prose line of its README'),
   handler: async (args) => {
-    const [{listZooInThread}, report] = await Promise.all([import('../../lib/zoo/list.js'), import('../../lib/zoo/report.js')]);
+    const [{listZooInThread}, report] = await Promise.all([import('../../lib/zoo/list-thread.js'), import('../../lib/zoo/report.js')]);
     // Rows go out as they are decided, in name order, through one buffered writer.
     const out = bufferedStdout();
     const width = process.stdout.columns || 100;

@@ -2,7 +2,7 @@
  * A list driver thread: runs `listZooStream` for the thread that started it and posts the
  * rows back in batches. It exists for its heap limit: V8 lets a thread's heap grow with the
  * garbage a large zoo's discovery makes (stats, paths, cache lines), and only a thread started
- * with `resourceLimits` keeps it small (see `listZooInThread`).
+ * with `resourceLimits` keeps it small (see `listZooInThread` in list-thread.ts).
  */
 import {parentPort, workerData} from 'node:worker_threads';
 import {isArborError} from '../errors.js';
