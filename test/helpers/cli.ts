@@ -31,6 +31,37 @@ export function runCli(args: string[], options: SpawnSyncOptions = {}): CliResul
   return {code: result.status, stdout: String(result.stdout), stderr: String(result.stderr)};
 }
 
+/** The uid and gid an ordinary user's run takes when the tests run as root (`nobody`). */
+const ordinaryUser = 65534;
+
+/**
+ * Whether the CLI can run as an ordinary user: always for a non-root user; as root, when `nobody`
+ * can read node and this checkout (a checkout under a 0700 /root cannot be read).
+ */
+export const canRunAsOrdinaryUser =
+  process.getuid?.() !== 0 ||
+  spawnSync('setpriv', [`--reuid=${ordinaryUser}`, `--regid=${ordinaryUser}`, '--clear-groups', process.execPath, cliPath, '--version'], {cwd: '/'}).status ===
+    0;
+
+/**
+ * `arbor ...args` as an ordinary user, whose file permissions hold: the test's own user, or, for
+ * root (as CI runs), `nobody`, given `owned` (folders the run works in) first. Root reads and
+ * writes through any mode, so a test of an unreadable or unwritable file needs this.
+ */
+export function runCliAsOrdinaryUser(args: string[], owned: string[], options: SpawnSyncOptions = {}): CliResult {
+  if (process.getuid?.() !== 0) return runCli(args, options);
+  for (const dir of owned) spawnSync('chown', ['-R', `${ordinaryUser}:${ordinaryUser}`, dir]);
+  const home = owned[0]!;
+  const result = spawnSync('setpriv', [`--reuid=${ordinaryUser}`, `--regid=${ordinaryUser}`, '--clear-groups', process.execPath, cliPath, ...args], {
+    encoding: 'utf8',
+    cwd: repoRoot,
+    ...options,
+    env: {PATH: process.env.PATH, HOME: home, XDG_CACHE_HOME: path.join(home, '.cache'), NO_COLOR: '1', FORCE_COLOR: '0', ...options.env},
+  });
+  if (result.error) throw result.error;
+  return {code: result.status, stdout: String(result.stdout), stderr: String(result.stderr)};
+}
+
 /** A fresh temporary directory, removed when the current test finishes. */
 export function tempDir(prefix = 'arbor-test-'): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));

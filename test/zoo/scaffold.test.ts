@@ -4,7 +4,7 @@ import {chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, ren
 import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {cliPath, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+import {canRunAsOrdinaryUser, cliPath, repoRoot, runCli, runCliAsOrdinaryUser, tempDir} from '../helpers/cli.js';
 import {lib} from './helpers/zoo.js';
 
 const templates = path.join(repoRoot, 'templates');
@@ -268,17 +268,19 @@ describe('arbor benchmark scaffold (an existing folder)', () => {
     expect(result).toEqual({code: 1, stdout: '', stderr: 'arbor: Refusing to scaffold into `demo`: it is a file, expected a folder (nothing was changed)\n'});
   });
 
-  // Root writes anywhere, so permissions cannot stop it there: skipped for root.
-  it.skipIf(process.getuid?.() === 0)('says which files it wrote when a later one cannot be written', () => {
+  // Root writes through any mode: as root, the scaffold runs as an ordinary user.
+  it.skipIf(!canRunAsOrdinaryUser)('says which files it wrote when a later one cannot be written', () => {
     const zoo = tempDir();
     const dir = path.join(zoo, 'demo');
     mkdirSync(path.join(dir, 'bundle'), {recursive: true});
     writeFileSync(path.join(dir, 'README.md'), 'mine');
     chmodSync(path.join(dir, 'bundle'), 0o555);
-    const result = runCli(['benchmark', 'scaffold', 'demo'], {cwd: zoo});
+    const result = runCliAsOrdinaryUser(['benchmark', 'scaffold', 'demo'], [zoo], {cwd: zoo});
     chmodSync(path.join(dir, 'bundle'), 0o755);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('arbor: Could not write `demo/bundle/fherma.toml` (permission denied); wrote PROVENANCE.md before it\n');
+    // The parts go in order (base, the entrypoint, the bundle, …): what came before the bundle was written.
+    expect(result.stderr).toBe('arbor: Could not write `demo/bundle/fherma.toml` (permission denied); wrote plan.toml, solution.py, eval.sh before it\n');
+    expect(readdirSync(dir).sort()).toEqual(['README.md', 'bundle', 'eval.sh', 'plan.toml', 'solution.py']);
   });
 });
 
