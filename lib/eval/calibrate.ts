@@ -42,6 +42,8 @@ export interface CalibrationReport {
     neededSeconds: number | null;
     /** About how many repetitions the plan's max_seconds allows (at most the cap). */
     budget: number;
+    /** The plan's `repetitions`: the fewest an eval runs, whatever max_seconds allows. */
+    minimum: number;
     /** The measured repetitions `needed` is read from (the fewest of any point, over every eval): few make it rough. */
     measured: number;
   };
@@ -105,6 +107,7 @@ export async function calibrate(options: EvalOptions & {runs: number; onEval?: (
       needed,
       neededSeconds: needed === null ? null : needed * seconds,
       budget: Math.min(maxRepetitions, Math.floor(plan.maxSeconds / seconds)),
+      minimum: plan.repetitions,
       measured: Math.min(...pools.map((pool) => pool.length)),
     };
   }
@@ -123,7 +126,7 @@ export function formatCalibration(result: CalibrationReport): string {
   if (r) {
     const needs = r.needed === null ? `more repetitions than the cap (${maxRepetitions})` : `about ${r.needed} repetitions (${r.neededSeconds!.toFixed(0)} s)`;
     lines.push(
-      `one repetition: CV ${pct(r.cv)}, ${r.seconds.toFixed(2)} s; for +-${pct(r.target)} (plan's precision) an eval needs ${needs}; max_seconds allows about ${r.budget} (read from ${r.measured} measured repetitions)`,
+      `one repetition: CV ${pct(r.cv)}, ${r.seconds.toFixed(2)} s; for +-${pct(r.target)} (plan's precision) an eval needs ${needs}; max_seconds allows about ${r.budget}${r.minimum > r.budget ? ` (the plan's ${r.minimum} repetitions run anyway)` : ''} (read from ${r.measured} measured repetitions)`,
     );
   }
   lines.push('point  case  mean       CV');

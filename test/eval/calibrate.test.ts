@@ -35,13 +35,14 @@ describe('arbor benchmark calibrate', () => {
     expect(repetition.neededSeconds).toBe(repetition.needed === null ? null : repetition.needed * repetition.seconds);
     expect(repetition.budget).toBe(Math.min(100, Math.floor(1 / repetition.seconds)));
     expect(repetition.measured).toBe(report.evals[0].repetitions + report.evals[1].repetitions);
+    expect(repetition.minimum).toBe(2);
     // The text the command prints without --json.
     const text = formatCalibration(report).split('\n');
     expect(text[0]).toBe(`calibrate ${report.benchmark} dev: 2 evals (${report.clock} clock)`);
     const needs =
       repetition.needed === null ? 'more repetitions than the cap (100)' : `about ${repetition.needed} repetitions (${repetition.neededSeconds.toFixed(0)} s)`;
     expect(text[2]).toBe(
-      `one repetition: CV ${(100 * repetition.cv).toFixed(2)}%, ${repetition.seconds.toFixed(2)} s; for +-5.00% (plan's precision) an eval needs ${needs}; max_seconds allows about ${repetition.budget} (read from ${repetition.measured} measured repetitions)`,
+      `one repetition: CV ${(100 * repetition.cv).toFixed(2)}%, ${repetition.seconds.toFixed(2)} s; for +-5.00% (plan's precision) an eval needs ${needs}; max_seconds allows about ${repetition.budget}${repetition.budget < 2 ? " (the plan's 2 repetitions run anyway)" : ''} (read from ${repetition.measured} measured repetitions)`,
     );
     expect(text.slice(4, 7).map((line) => line.split(/ +/).slice(0, 2).join(' '))).toEqual(['0 0', '0 1', '0 2']);
     // Both evals are on record as calibrations, with their scores.
