@@ -1,0 +1,306 @@
+/**
+ * docs/architecture.md, checked against the code: the import graph of lib/ and cli/ (imports and
+ * re-exports, dynamic imports, worker and child-process starts) has no circle and no edge up or
+ * across a level, lib/ never imports cli/, only the listed library files print, and only the listed
+ * files set the exit code. Plain reads and regexes; the checkers are pure functions, and the last
+ * block feeds them a broken graph to show that each one fails.
+ */
+import {readdirSync, readFileSync} from 'node:fs';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+import {describe, expect, it} from 'vitest';
+
+/** The levels bottom to top, as the table of docs/architecture.md: a unit imports only from lower levels. */
+const levels: readonly (readonly string[])[] = [
+  ['lib/*.ts'],
+  ['lib/bundle', 'lib/gate'],
+  ['lib/benchmark'],
+  ['lib/zoo'],
+  ['lib/ledger', 'lib/import'],
+  ['lib/eval', 'lib/report'],
+  ['lib/probe', 'lib/compare'],
+  ['lib/run'],
+  ['lib/mcp'],
+  ['lib/index.ts', 'cli'],
+];
+
+/** The edges allowed up a level (docs/architecture.md, rule b), each with its reason. */
+const upwardExceptions: readonly Exception[] = [
+  {from: 'lib/zoo/determinism-run.ts', to: 'lib/eval/types.ts', why: 'a type only (ReferenceDifference), erased from the build'},
+  {from: 'lib/zoo/determinism-run.ts', to: 'lib/eval/pipeline.ts', why: "verify's determinism check runs the eval: a dynamic import, loaded only then"},
+];
+
+/** The library files that print (rule c), each with its reason. */
+const printers: Readonly<Record<string, string>> = {
+  'lib/mcp/sealed.ts': "submit_test without a verdict: the reason on the MCP server's stderr, for its owner",
+};
+
+/** The files that set process.exitCode (rule d): the one mapping, and two that pass a code through. */
+const exitCodeSetters: Readonly<Record<string, string>> = {
+  'cli/exit.ts': 'the one place errors map to exit codes',
+  'cli/commands/benchmark-gate.ts': "the gate's own exit codes, as the reference program's",
+  'lib/run/eval-process.ts': "rerunWithoutSecrets passes the re-run child's exit code through",
+};
+
+type Kind = 'static' | 'dynamic' | 'start';
+
+interface Specifier {
+  specifier: string;
+  kind: Kind;
+  line: number;
+}
+
+interface Edge {
+  from: string;
+  to: string;
+  kind: Kind;
+  line: number;
+}
+
+interface Exception {
+  from: string;
+  to: string;
+  why: string;
+}
+
+const patterns: readonly [RegExp, Kind][] = [
+  [/\b(?:import|export)\b[^;'"`()]*?\bfrom\s*(['"])([^'"]+)\1/g, 'static'],
+  [/\bimport\s*(['"])([^'"]+)\1/g, 'static'],
+  [/\bimport\s*\(\s*(['"`])([^'"`$]+)\1\s*\)/g, 'dynamic'],
+  [/\bnew\s+URL\(\s*(['"`])([^'"`$]+)\1\s*,\s*import\.meta\.url\s*\)/g, 'start'],
+];
+
+/** Comments that start a line, blanked (newlines kept, so line numbers stay right). */
+function withoutComments(text: string): string {
+  const blank = (comment: string) => comment.replace(/[^\n]/g, ' ');
+  return text.replace(/^[ \t]*\/\*[\s\S]*?\*\//gm, blank).replace(/^[ \t]*\/\/.*$/gm, blank);
+}
+
+function lineAt(text: string, index: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/** Every module specifier a source names: imports, re-exports, dynamic imports, worker and child starts. */
+function specifiers(source: string): Specifier[] {
+  const text = withoutComments(source);
+  const found: Specifier[] = [];
+  for (const [pattern, kind] of patterns) {
+    for (const match of text.matchAll(pattern)) found.push({specifier: match[2] ?? '', kind, line: lineAt(text, match.index)});
+  }
+  return found.sort((a, b) => a.line - b.line);
+}
+
+/** The graph's edges between the given files; relative `.js` specifiers that name no file come back as unresolved. */
+function edgesOf(sources: ReadonlyMap<string, string>): {edges: Edge[]; unresolved: string[]} {
+  const edges: Edge[] = [];
+  const unresolved: string[] = [];
+  for (const [file, source] of sources) {
+    for (const {specifier, kind, line} of specifiers(source)) {
+      if (!specifier.startsWith('.') || !specifier.endsWith('.js')) continue;
+      const to = path.posix.join(path.posix.dirname(file), specifier.replace(/\.js$/, '.ts'));
+      if (sources.has(to)) edges.push({from: file, to, kind, line});
+      else unresolved.push(`${file}:${line} ${specifier}`);
+    }
+  }
+  return {edges, unresolved};
+}
+
+/** A circle of imports as a path (its first file again at the end), or null. */
+function findCycle(edges: readonly Edge[]): string[] | null {
+  const next = new Map<string, string[]>();
+  for (const {from, to} of edges) next.set(from, [...(next.get(from) ?? []), to]);
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (file: string): string[] | null => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const to of next.get(file) ?? []) {
+      if (state.get(to) === 'open') return [...stack.slice(stack.indexOf(to)), to];
+      if (!state.has(to)) {
+        const cycle = visit(to);
+        if (cycle) return cycle;
+      }
+    }
+    stack.pop();
+    state.set(file, 'done');
+    return null;
+  };
+  for (const file of [...next.keys()].sort()) {
+    if (state.has(file)) continue;
+    const cycle = visit(file);
+    if (cycle) return cycle;
+  }
+  return null;
+}
+
+/** The unit a file belongs to: a folder of lib/, lib's top-level helpers, lib/index.ts, or cli. */
+function unitOf(file: string): string {
+  const parts = file.split('/');
+  if (parts[0] === 'cli') return 'cli';
+  if (parts.length === 2) return file === 'lib/index.ts' ? file : 'lib/*.ts';
+  return `${parts[0]}/${parts[1]}`;
+}
+
+/** Every edge that goes up a level or across to another unit of the same level, and every file in no level. */
+function layerViolations(edges: readonly Edge[], table: readonly (readonly string[])[], exceptions: readonly Exception[]): string[] {
+  const levelOf = new Map(table.flatMap((units, level) => units.map((unit) => [unit, level] as const)));
+  const allowed = new Set(exceptions.map(({from, to}) => `${from} ${to}`));
+  const found = new Set<string>();
+  for (const {from, to, kind, line} of edges) {
+    const [a, b] = [unitOf(from), unitOf(to)];
+    const [la, lb] = [levelOf.get(a), levelOf.get(b)];
+    for (const unit of [a, b]) if (!levelOf.has(unit)) found.add(`${unit} is on no level of the table (add it to levels and docs/architecture.md)`);
+    if (a === b || la === undefined || lb === undefined || lb < la || allowed.has(`${from} ${to}`)) continue;
+    const way = lb > la ? 'up' : 'across';
+    found.add(`${from}:${line} (${a}, level ${la}) imports ${to} (${b}, level ${lb}): ${kind} edge ${way} a level`);
+  }
+  return [...found].sort();
+}
+
+const printing = /\bconsole\.|\bprocess\.(?:stdout|stderr)\.write\b|\bwriteSync\(\s*[12]\s*,/g;
+const settingExitCode = /\bprocess\.exitCode\s*[-+*/|&?]*=(?!=)/g;
+const exiting = /\bprocess\.exit\s*\(/g;
+
+/** Where a pattern occurs in the given sources, comments aside, as `file:line`. */
+function occurrences(sources: ReadonlyMap<string, string>, pattern: RegExp): string[] {
+  const found: string[] = [];
+  for (const [file, source] of sources) {
+    const text = withoutComments(source);
+    for (const match of text.matchAll(pattern)) found.push(`${file}:${lineAt(text, match.index)}`);
+  }
+  return found;
+}
+
+const filesOf = (places: readonly string[]) => [...new Set(places.map((place) => place.split(':')[0]))].sort();
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function sourcesUnder(folder: string): [string, string][] {
+  return readdirSync(path.join(root, folder), {recursive: true, encoding: 'utf8'})
+    .map((name) => `${folder}/${name.split(path.sep).join('/')}`)
+    .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))
+    .map((file) => [file, readFileSync(path.join(root, file), 'utf8')]);
+}
+
+const sources = new Map([...sourcesUnder('lib'), ...sourcesUnder('cli')].sort(([a], [b]) => a.localeCompare(b)));
+const {edges, unresolved} = edgesOf(sources);
+const doc = readFileSync(path.join(root, 'docs/architecture.md'), 'utf8');
+
+describe('the import graph of lib/ and cli/', () => {
+  it('is read whole: every relative import resolves, worker and child-process starts included', () => {
+    expect(unresolved).toEqual([]);
+    expect(sources.size).toBeGreaterThan(150);
+    const starts = edges.filter(({kind}) => kind === 'start').map(({from, to}) => `${from} -> ${to}`);
+    expect(starts).toContain('lib/zoo/list-thread.ts -> lib/zoo/list-driver.ts');
+    expect(starts).toContain('lib/run/eval-process.ts -> lib/run/eval-child.ts');
+    expect(edges.some(({kind}) => kind === 'dynamic')).toBe(true);
+  });
+
+  it('has no import circle (rule a)', () => {
+    const cycle = findCycle(edges);
+    expect(cycle, `import circle: ${cycle?.join(' -> ')}`).toBeNull();
+  });
+
+  it('imports only down a level, but for the listed exceptions (rule b)', () => {
+    expect(layerViolations(edges, levels, upwardExceptions)).toEqual([]);
+  });
+
+  it('has each listed exception still in the code, and named in the doc', () => {
+    const present = new Set(edges.map(({from, to}) => `${from} ${to}`));
+    for (const {from, to} of upwardExceptions) {
+      expect(present.has(`${from} ${to}`), `${from} no longer imports ${to}: drop the exception here and in the doc`).toBe(true);
+      expect(doc).toContain(`\`${from}\``);
+      expect(doc).toContain(`\`${to}\``);
+    }
+  });
+
+  it('never imports cli/ from lib/', () => {
+    expect(edges.filter(({from, to}) => from.startsWith('lib/') && to.startsWith('cli/')).map(({from, to}) => `${from} -> ${to}`)).toEqual([]);
+  });
+
+  it('has the same levels as the table of docs/architecture.md', () => {
+    const rows = [...doc.matchAll(/^\| (\d+) \| `([^`]+)` \|/gm)].map(([, level, unit]) => `${level} ${unit}`);
+    expect(rows).toEqual(levels.flatMap((units, level) => units.map((unit) => `${level} ${unit}`)));
+  });
+});
+
+describe('printing and exit codes', () => {
+  const lib = new Map([...sources].filter(([file]) => file.startsWith('lib/')));
+
+  it('the library prints only in the listed files (rule c)', () => {
+    expect(filesOf(occurrences(lib, printing))).toEqual(Object.keys(printers).sort());
+    for (const file of Object.keys(printers)) expect(doc).toContain(`\`${file}\``);
+  });
+
+  it('sets process.exitCode only in cli/exit.ts and the listed files, and never calls process.exit (rule d)', () => {
+    expect(filesOf(occurrences(sources, settingExitCode))).toEqual(Object.keys(exitCodeSetters).sort());
+    expect(occurrences(sources, exiting)).toEqual([]);
+    for (const file of Object.keys(exitCodeSetters)) expect(doc).toContain(`\`${file}\``);
+  });
+});
+
+describe('the checkers catch a broken graph', () => {
+  const edge = (from: string, to: string, kind: Kind = 'static'): Edge => ({from, to, kind, line: 1});
+
+  it('reads every kind of edge, and not a commented one', () => {
+    const source = [
+      "import {a} from './a.js';",
+      "import type {B} from '../b/b.js';",
+      "export * from './c.js';",
+      "import './d.js';",
+      '// import {e} from "./e.js";',
+      "/** import('./f.js') */",
+      "const g = await import('./g.js');",
+      "const worker = new Worker(new URL('./h.js', import.meta.url), {});",
+      "import {x} from 'node:fs';",
+    ].join('\n');
+    expect(specifiers(source).map(({specifier, kind}) => `${kind} ${specifier}`)).toEqual([
+      'static ./a.js',
+      'static ../b/b.js',
+      'static ./c.js',
+      'static ./d.js',
+      'dynamic ./g.js',
+      'start ./h.js',
+      'static node:fs',
+    ]);
+  });
+
+  it('finds a circle closed by a worker start, with its path', () => {
+    const graph = [edge('lib/x/a.ts', 'lib/x/b.ts'), edge('lib/x/b.ts', 'lib/x/c.ts', 'dynamic'), edge('lib/x/c.ts', 'lib/x/a.ts', 'start')];
+    expect(findCycle(graph)).toEqual(['lib/x/a.ts', 'lib/x/b.ts', 'lib/x/c.ts', 'lib/x/a.ts']);
+    expect(findCycle(graph.slice(0, 2))).toBeNull();
+  });
+
+  it('names both files of an edge up or across a level, and a unit on no level', () => {
+    const table = [['lib/*.ts'], ['lib/x', 'lib/y'], ['cli']];
+    const graph = [
+      edge('lib/errors.ts', 'lib/x/a.ts'),
+      edge('lib/x/a.ts', 'cli/main.ts', 'dynamic'),
+      edge('lib/x/a.ts', 'lib/y/b.ts'),
+      edge('lib/x/a.ts', 'lib/x/c.ts'),
+      edge('cli/main.ts', 'lib/x/a.ts'),
+      edge('lib/x/a.ts', 'lib/errors.ts'),
+      edge('lib/z/d.ts', 'lib/errors.ts'),
+    ];
+    expect(layerViolations(graph, table, [])).toEqual([
+      'lib/errors.ts:1 (lib/*.ts, level 0) imports lib/x/a.ts (lib/x, level 1): static edge up a level',
+      'lib/x/a.ts:1 (lib/x, level 1) imports cli/main.ts (cli, level 2): dynamic edge up a level',
+      'lib/x/a.ts:1 (lib/x, level 1) imports lib/y/b.ts (lib/y, level 1): static edge across a level',
+      'lib/z is on no level of the table (add it to levels and docs/architecture.md)',
+    ]);
+    expect(layerViolations(graph.slice(1, 2), table, [{from: 'lib/x/a.ts', to: 'cli/main.ts', why: 'a test'}])).toEqual([]);
+  });
+
+  it('finds printing and exit codes, comments aside', () => {
+    const files = new Map([
+      ['lib/a.ts', "// console.log('no')\nconsole.error('yes');\n"],
+      ['lib/b.ts', "const a = 1;\nprocess.stderr.write('yes');\nif (process.exitCode === 2) process.exitCode = 3;\n"],
+      ['lib/c.ts', 'process.stdout;\nprocess.exit(1);\n'],
+    ]);
+    expect(occurrences(files, printing)).toEqual(['lib/a.ts:2', 'lib/b.ts:2']);
+    expect(occurrences(files, settingExitCode)).toEqual(['lib/b.ts:3']);
+    expect(occurrences(files, exiting)).toEqual(['lib/c.ts:2']);
+  });
+});
