@@ -10,6 +10,7 @@ export default defineConfig({
   test: {
     ...base.test,
     include: [
+      'test/architecture.test.ts',
       'test/bundle/api.test.ts',
       'test/bundle/cli.test.ts',
       'test/bundle/codec.test.ts',
