@@ -11,6 +11,7 @@ interface McpArgs {
   sealedRelease?: string;
   sealedQueue?: string;
   sealedQueueName?: string;
+  keepDays?: string;
 }
 
 export const mcpCommand: CommandModule<object, McpArgs> = {
@@ -28,7 +29,14 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
       .option('workspaces', {
         type: 'string',
         requiresArg: true,
-        describe: 'Where checkout creates workspaces (default: a new folder under the system temp folder, made by the first checkout)',
+        describe:
+          'Where checkout creates workspaces (default: $XDG_STATE_HOME/arbor/workspaces/<zoo>-<hash>, else ~/.local/state/…, the same for every server of this user on this zoo, made by the first checkout). Every server on the same zoo and workspaces folder accepts the workspaces any of them made',
+      })
+      .option('keep-days', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'At start, remove the workspaces checkout made in the workspaces folder that no tool has used for this many days, and forget ended runs as old (their evals stay in the ledger); default 7, also ARBOR_MCP_KEEP_DAYS',
       })
       .option('sealed-release', {
         type: 'string',
@@ -52,13 +60,14 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
       .example('ARBOR_MCP_TOKEN=secret $0 mcp zoo --http 8765', 'clients connect to http://127.0.0.1:8765/mcp with Authorization: Bearer secret')
       .epilogue(
         'Tools: list_benchmarks, get_benchmark {name}, checkout {name, dest?}, evaluate {name?|workspace?, solution?} (dev), compare {name, baseline, candidate} (dev), ' +
-          'list_runs {name?} (dev history), get_run {id} (poll a long call), submit_test {name?, solution} (sealed: a verdict and a coarse bucket, never the test score, cases or seeds; ' +
+          'list_runs {name?} (dev history), get_run {id} (poll a long call, from any server on the zoo: runs outlive their server), submit_test {name?, solution} (sealed: a verdict and a coarse bucket, never the test score, cases or seeds; ' +
           'every call counts against test_budget, a resubmitted solution too, which gets its first answer without a rerun; past it the tool refuses; ' +
-          "every answer comes at the entry's fixed release time after the call, --sealed-release). evaluate, compare and submit_test send progress notifications (submit_test's from a clock) and take background (return the run id at once); " +
+          "every answer comes at the entry's fixed release time after the call, --sealed-release). evaluate, compare and submit_test send progress notifications (submit_test's from a clock), take background (return the run id at once) and run as MCP tasks for clients that declare task support; " +
           "evaluate and compare stop their eval when the call is cancelled (submit_test's runs on to its answer) and take repetitions / maxSeconds (the cost of a run). ARBOR_TEST_SALT is read here and never appears in a result; without it the server uses its own salt, " +
           'made once in $XDG_CONFIG_HOME/arbor/test-salt (else ~/.config/arbor/test-salt, mode 0600; its path is said on stderr at startup), so test seeds are never the published ones. ' +
           "With --sealed-queue, submit_test signs a compare job (the candidate's editable files) and waits for a worker's signed answer; the budget, the first answer, the release time, the answer and the ledger record stay here. " +
           "No queue key, or a queue that cannot be reached, is one line and exit 2 at startup; a worker that refuses the job, fails it or does not answer makes that call's sealed failure answer (the reason on stderr). " +
+          "Each run is a process of its own that outlives the server (a client closing the connection does not stop it); its state is in .arbor/runs.db.mcp.db beside the zoo's ledger (mode 0600), with the workspaces checkout made. " +
           "Evals use the zoo entry's protected files and record to the zoo's run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. " +
           'The tools, schemas and guarantees: lib/mcp/README.md.',
       ),
@@ -95,10 +104,18 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
         ? `arbor mcp: test salt ${salt.made ? 'made in' : 'from'} ${salt.file} (ARBOR_TEST_SALT is not set)\n`
         : 'arbor mcp: test salt from ARBOR_TEST_SALT\n',
     );
-    // Created by the first checkout, so a server that makes none leaves no folder behind.
-    const {randomBytes} = await import('node:crypto');
-    const workspaces = args.workspaces ? path.resolve(args.workspaces) : path.join(os.tmpdir(), `arbor-mcp-${process.pid}-${randomBytes(4).toString('hex')}`);
-    const ctx = createContext({zoo, workspaces, env, sealedRelease, ...(sealedQueue ? {sealedQueue} : {})});
+    const days = args.keepDays ?? process.env.ARBOR_MCP_KEEP_DAYS;
+    const keepDays = days === undefined || days === '' ? 7 : Number(days);
+    if (!(keepDays > 0 && keepDays <= 3650)) {
+      throw new UsageError(`${args.keepDays === undefined ? 'ARBOR_MCP_KEEP_DAYS=' : '--keep-days '}${days}: expected days (more than 0, at most 3650)`);
+    }
+    // The same folder for every server of this user on this zoo (a server started per call finds the last one's workspaces); made by the first checkout.
+    const {defaultWorkspaces, sweepWorkspaces} = await import('../../lib/mcp/workspace.js');
+    const workspaces = args.workspaces ? path.resolve(args.workspaces) : defaultWorkspaces(zoo, process.env, os.homedir());
+    const ctx = await createContext({zoo, workspaces, env, sealedRelease, keepMs: keepDays * 86_400_000, ...(sealedQueue ? {sealedQueue} : {})});
+    const swept = sweepWorkspaces(ctx);
+    ctx.runs.sweep(ctx.keepMs);
+    if (swept.length > 0) process.stderr.write(`arbor mcp: removed ${swept.length} workspace(s) no tool used for ${keepDays} days: ${swept.join(', ')}\n`);
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});
     const serve = await import('../../lib/mcp/serve.js');

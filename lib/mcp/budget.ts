@@ -2,7 +2,8 @@
  * What `submit_test` remembers between calls and servers, per entry: how many
  * calls it answered (every call counts, a file resubmitted too) and the first
  * answer each solution digest got (a digest already scored is answered the
- * same, without a rerun). Kept next to the zoo's ledger (`<ledger>.sealed.json`,
+ * same, without a rerun). Every change holds the MCP store's lock, so servers
+ * started per call, and runs that outlived theirs, count one call at a time. Kept next to the zoo's ledger (`<ledger>.sealed.json`,
  * mode 0600: in the zoo's `.arbor/`, which no tool accepts a path into), so it
  * goes with the test runs it counts: whoever resets the ledger resets it.
  */
@@ -51,10 +52,14 @@ function write(file: string, state: State): void {
   chmodSync(file, 0o600);
 }
 
-/** One change at a time per file within this process (an HTTP server's sessions share it). */
+/** Runs a change holding a lock across processes (the MCP store's write lock: every server and run on the zoo). */
+type Lock = <T>(change: () => T) => T;
+
+/** One change at a time per file: in this process (an HTTP server's sessions share it), and across processes under `lock`. */
 const queues = new Map<string, Promise<unknown>>();
-function serialized<T>(file: string, change: () => T): Promise<T> {
-  const next = (queues.get(file) ?? Promise.resolve()).then(change, change);
+function serialized<T>(file: string, lock: Lock, change: () => T): Promise<T> {
+  const locked = () => lock(change);
+  const next = (queues.get(file) ?? Promise.resolve()).then(locked, locked);
   queues.set(
     file,
     next.catch(() => {}),
@@ -67,8 +72,14 @@ function serialized<T>(file: string, change: () => T): Promise<T> {
  * after this one (`used`), or `refused` with the count; and the answer the
  * digest got before, if it did.
  */
-export function reserveCall(file: string, name: string, budget: number, digest: string): Promise<{refused: boolean; used: number; answer?: SealedAnswer}> {
-  return serialized(file, () => {
+export function reserveCall(
+  file: string,
+  name: string,
+  budget: number,
+  digest: string,
+  lock: Lock = (change) => change(),
+): Promise<{refused: boolean; used: number; answer?: SealedAnswer}> {
+  return serialized(file, lock, () => {
     const state = read(file);
     const entry = (state.entries[name] ??= {calls: 0, answers: {}});
     if (entry.calls >= budget) return {refused: true, used: entry.calls};
@@ -79,9 +90,15 @@ export function reserveCall(file: string, name: string, budget: number, digest: 
   });
 }
 
+/** The answer a digest got first, if any (read without a lock: an answer once written never changes). */
+export function knownAnswer(file: string, name: string, digest: string): SealedAnswer | undefined {
+  const known = read(file).entries[name]?.answers[digest];
+  return known ? {verdict: known.verdict, bucket: known.bucket} : undefined;
+}
+
 /** Keep the first answer a digest got (a later one never replaces it). */
-export function rememberAnswer(file: string, name: string, digest: string, answer: SealedAnswer): Promise<SealedAnswer> {
-  return serialized(file, () => {
+export function rememberAnswer(file: string, name: string, digest: string, answer: SealedAnswer, lock: Lock = (change) => change()): Promise<SealedAnswer> {
+  return serialized(file, lock, () => {
     const state = read(file);
     const entry = (state.entries[name] ??= {calls: 0, answers: {}});
     const known = entry.answers[digest];

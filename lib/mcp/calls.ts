@@ -1,13 +1,19 @@
 /**
- * A long tool call: start the job, report its progress to the client (when it
- * sent a progress token), and wait. A client's cancellation stops the eval; a
- * client's own timeout does not (the SDK words it "Request timed out"): the job
- * runs on and `get_run` gives its result.
+ * The long tools (evaluate, compare, submit_test): each call starts a run
+ * (jobs.ts), then answers in one of three ways. As a plain call it reports the
+ * run's progress to the client (when it sent a progress token) and waits; a
+ * client's cancellation stops the eval, a client's own timeout does not (the
+ * SDK words it "Request timed out"): the run goes on and `get_run` gives its
+ * result. With `background` it answers the run id at once. As an MCP task
+ * (tasks.ts) it answers the task, which is the run.
  */
+import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import type {RequestHandlerExtra} from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type {ServerNotification, ServerRequest} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
-import type {Job} from './jobs.js';
+import type {ServerContext} from './context.js';
+import type {RunView, TaskOptions} from './jobs.js';
+import {toolResult} from './result.js';
 
 /** The `extra` the SDK hands a tool handler. */
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -23,33 +29,71 @@ export const costInput = {
   maxSeconds: z.number().min(0).max(3600).optional().describe("speedup: seconds for repetitions past the fewest (default: the plan's max_seconds)"),
 };
 
-/** The progress callback of a job started by this call: one notification per update, while the call waits. */
-export function progressTo(extra: Extra): (job: Job) => void {
-  const token = extra._meta?.progressToken;
-  return (job) => {
-    if (token === undefined || extra.signal.aborted) return;
-    extra
-      .sendNotification({method: 'notifications/progress', params: {progressToken: token, progress: job.updates, message: `${job.id}: ${job.last}`}})
-      .catch(() => {});
-  };
+/** A long tool: its input shape, and how a call starts its run (the run's number; `task` when called as an MCP task). */
+export interface LongTool<Shape extends z.ZodRawShape> {
+  shape: Shape;
+  start: (input: z.infer<z.ZodObject<Shape>>, task: TaskOptions | null) => Promise<number>;
 }
 
-/** Wait for `job` on behalf of one call (or not, with `background`); the first progress notification names its id. */
-export async function awaitJob(job: Job, extra: Extra, background = false): Promise<Record<string, unknown>> {
+/** Each server's long tools by name (tasks.ts starts them as tasks). */
+const longTools = new WeakMap<McpServer, Map<string, LongTool<z.ZodRawShape>>>();
+
+/** The long tools registered on `server`. */
+export function longToolsOf(server: McpServer): Map<string, LongTool<z.ZodRawShape>> {
+  let tools = longTools.get(server);
+  if (!tools) longTools.set(server, (tools = new Map()));
+  return tools;
+}
+
+/** Register a long tool: a plain call (waits, or `background`), and a task (tasks.ts). */
+export function registerLongTool<Shape extends z.ZodRawShape & typeof longCallInput>(
+  server: McpServer,
+  ctx: ServerContext,
+  name: string,
+  config: {title: string; description: string; inputSchema: Shape; outputSchema: z.ZodRawShape; start: LongTool<Shape>['start']},
+): void {
+  const {start, ...tool} = config;
+  const callback = async (input: z.infer<z.ZodObject<Shape>>, extra: Extra) => {
+    const id = await start(input, null);
+    return toolResult(await awaitRun(ctx, id, extra, (input as {background?: boolean}).background === true, () => server.isConnected()));
+  };
+  server.registerTool(name, tool, callback as never);
+  longToolsOf(server).set(name, {shape: config.inputSchema, start: start as LongTool<z.ZodRawShape>['start']});
+}
+
+/** One progress notification of a run to the call that waits on it. */
+function notify(extra: Extra, progress: number, message: string): void {
   const token = extra._meta?.progressToken;
-  if (token !== undefined) {
-    const message = `${job.id} started: should this call time out, poll get_run {"id": "${job.id}"} for the result`;
-    await extra.sendNotification({method: 'notifications/progress', params: {progressToken: token, progress: 0, message}}).catch(() => {});
-  }
-  if (background) return {id: job.id, status: 'running'};
+  if (token === undefined || extra.signal.aborted) return;
+  extra.sendNotification({method: 'notifications/progress', params: {progressToken: token, progress, message}}).catch(() => {});
+}
+
+/**
+ * Wait for run `id` on behalf of one call (or not, with `background`); the
+ * first progress notification names it. A client's cancellation stops the run;
+ * its own timeout does not, nor does the connection closing (the SDK aborts
+ * every call then, with no reason, before `connected` turns false): the run
+ * goes on for `get_run` or a task of another server.
+ */
+export async function awaitRun(ctx: ServerContext, id: number, extra: Extra, background: boolean, connected: () => boolean): Promise<Record<string, unknown>> {
+  const runId = `run-${id}`;
+  notify(extra, 0, `${runId} started: should this call time out, poll get_run {"id": "${runId}"} for the result`);
+  if (background) return {id: runId, status: 'running'};
   const onAbort = () => {
-    if (/timed out/i.test(String(extra.signal.reason ?? ''))) return;
-    job.cancel();
+    const reason = extra.signal.reason;
+    if (typeof reason === 'string') {
+      if (!/timed out/i.test(reason)) ctx.runs.cancel(id);
+      return;
+    }
+    setImmediate(() => connected() && ctx.runs.cancel(id));
   };
   extra.signal.addEventListener('abort', onAbort, {once: true});
+  let view: RunView;
   try {
-    return await job.done;
+    view = await ctx.runs.wait(id, (update) => notify(extra, update.n, `${runId}: ${update.text}`));
   } finally {
     extra.signal.removeEventListener('abort', onAbort);
   }
+  if (view.status === 'done' && view.result) return view.result;
+  throw new Error(view.error ?? `${runId} ended without a result`);
 }

@@ -1,14 +1,16 @@
 /**
- * What every tool of `arbor mcp` shares: the zoo, the workspaces the server
- * made, the jobs, the environment; and the one rule for paths a tool accepts:
- * inside the zoo or inside a workspace this server checked out.
+ * What every tool of `arbor mcp` shares: the zoo, the workspaces folder, the
+ * zoo's MCP store (the workspaces checkout made and the runs, kept beyond one
+ * server process: store.ts), the environment; and the one rule for paths a
+ * tool accepts: inside the zoo or inside a workspace a checkout made.
  */
 import {existsSync, readdirSync, realpathSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {isSkippedName} from '../zoo/list.js';
 import type {CompareQueue} from '../run/compare-queue.js';
-import {JobStore} from './jobs.js';
+import {Runs} from './jobs.js';
+import {McpStore, storeFile} from './store.js';
 
 /** How the server was started. */
 export interface ServerOptions {
@@ -22,21 +24,33 @@ export interface ServerOptions {
   sealedRelease?: number;
   /** `--sealed-queue`: submit_test's compare runs on this queue's workers, not here. */
   sealedQueue?: SealedQueue;
+  /** How long an abandoned workspace and an ended run are kept (ms; default 7 days). */
+  keepMs?: number;
 }
+
+/** What names files and records runs: the zoo, the workspaces folder, the environment (a run's process has these too). */
+export type NamesContext = Pick<ServerOptions, 'zoo' | 'workspaces' | 'env'>;
+
+/** Seven days: how long an abandoned workspace and an ended run are kept by default. */
+export const defaultKeepMs = 7 * 86_400_000;
 
 /** Where submit_test's compares run when not here (lib/run/compare-queue.ts's CompareQueue). */
 export type SealedQueue = Pick<CompareQueue, 'compare' | 'close'>;
 
 /** The state the tools share. */
 export interface ServerContext extends ServerOptions {
-  /** Workspaces this server made: real path -> the entry it is a checkout of. */
-  made: Map<string, string>;
-  jobs: JobStore;
+  keepMs: number;
+  store: McpStore;
+  runs: Runs;
 }
 
-/** A fresh context (one per server; an HTTP server's sessions share it). */
-export function createContext(options: ServerOptions): ServerContext {
-  return {...options, zoo: realOrResolved(options.zoo), workspaces: path.resolve(options.workspaces), made: new Map(), jobs: new JobStore()};
+/** A context (one per server; an HTTP server's sessions share it), over the zoo's MCP store beside its ledger. */
+export async function createContext(options: ServerOptions): Promise<ServerContext> {
+  const {ledgerPathFor} = await import('../ledger/location.js');
+  const zoo = realOrResolved(options.zoo);
+  const workspaces = realOrResolved(path.resolve(options.workspaces));
+  const store = await McpStore.open(storeFile(ledgerPathFor(zoo, options.env, zoo, 'zoo')));
+  return {...options, zoo, workspaces, keepMs: options.keepMs ?? defaultKeepMs, store, runs: new Runs(store, options.env, {zoo, workspaces})};
 }
 
 /** The real path when it exists (symlinks resolved, so no link leads outside), else the path resolved. */
@@ -75,7 +89,7 @@ export function entryDir(ctx: ServerContext, name: string): string {
 /**
  * A path a tool was given, confined: resolved against the zoo when relative,
  * symlinks followed, and refused unless it lies in the zoo or in a workspace
- * this server made; in the zoo, never under a hidden folder (the ledger in
+ * a checkout made (under this server's workspaces folder); in the zoo, never under a hidden folder (the ledger in
  * `.arbor/`, `.git/`) nor in an entry's test data folder, which a failing
  * "solution" could echo back. It must exist (`what` names it in messages).
  */
@@ -83,8 +97,8 @@ export async function confinedPath(ctx: ServerContext, given: string, what: stri
   if (given.trim() === '') throw new UsageError(`${what}: an empty path: pass a file or folder in a workspace from checkout`, 'usage');
   const abs = realOrResolved(path.resolve(ctx.zoo, given));
   const refuse = () =>
-    new UsageError(`${what} ${given}: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout`, 'outside');
-  const workspace = [...ctx.made.keys()].find((each) => isInside(abs, each));
+    new UsageError(`${what} ${given}: outside the zoo and the workspaces checkout made: pass a path in a workspace from checkout`, 'outside');
+  const workspace = workspaceOf(ctx, abs);
   if (workspace === undefined) {
     if (!isInside(abs, ctx.zoo)) throw refuse();
     if (
@@ -113,8 +127,8 @@ async function testFolders(ctx: ServerContext): Promise<string[]> {
   return folders;
 }
 
-/** The workspace (made by this server) holding `file`, and its entry; undefined when none does. */
+/** The workspace (made by a checkout under this server's workspaces folder) holding `file`, and its entry; undefined when none does. */
 export function workspaceOf(ctx: ServerContext, file: string): {workspace: string; name: string} | undefined {
-  for (const [workspace, name] of ctx.made) if (isInside(file, workspace)) return {workspace, name};
-  return undefined;
+  const found = ctx.store.workspaceOf(file, ctx.workspaces);
+  return found && {workspace: found.path, name: found.name};
 }

@@ -1,4 +1,4 @@
-/** `evaluate` and `compare` on the dev split: the eval and compare pipelines, run as jobs, recorded in the zoo's ledger as the CLI records them. */
+/** `evaluate` and `compare` on the dev split: the eval and compare pipelines, each a run in a process of its own (jobs.ts), recorded in the zoo's ledger as the CLI records them. */
 import {existsSync, statSync} from 'node:fs';
 import {join} from 'node:path';
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -6,12 +6,10 @@ import {z} from 'zod';
 import {UsageError} from '../errors.js';
 import type {CompareReport} from '../compare/index.js';
 import type {EvalReport} from '../eval/types.js';
-import {evalEnvironment} from '../run/eval-process.js';
-import {awaitJob, costInput, longCallInput, progressTo, type Extra} from './calls.js';
-import {confinedPath, entryDir, workspaceOf, type ServerContext} from './context.js';
-import type {JobMessage, JobRequest} from './job-child.js';
+import {costInput, longCallInput, registerLongTool} from './calls.js';
+import {confinedPath, entryDir, type NamesContext, type ServerContext, workspaceOf} from './context.js';
+import type {JobRequest} from './runner.js';
 import {shownLabel} from './names.js';
-import {toolResult} from './result.js';
 
 const splitInput = z.enum(['dev', 'test']).default('dev').describe('dev (the test split is sealed: use submit_test)');
 const interval = z.tuple([z.number(), z.number()]).nullable();
@@ -24,10 +22,11 @@ function devOnly(tool: string, split: string): void {
 /** The benchmark and the solution a call names: a solution path, a workspace, or a name alone (its own solution). */
 export async function resolveSolution(ctx: ServerContext, input: {name?: string; workspace?: string; solution?: string}, what = 'solution') {
   const workspace = input.workspace === undefined ? undefined : await confinedPath(ctx, input.workspace, 'workspace');
-  if (workspace !== undefined && !ctx.made.has(workspace))
-    throw new UsageError(`workspace ${input.workspace} was not made by this server: pass a workspace path checkout returned`, 'outside');
+  if (workspace !== undefined && workspaceOf(ctx, workspace)?.workspace !== workspace)
+    throw new UsageError(`workspace ${input.workspace} is not a workspace checkout made: pass a workspace path checkout returned`, 'outside');
   const solution = input.solution === undefined ? undefined : await confinedPath(ctx, input.solution, what);
   const origin = workspaceOf(ctx, solution ?? workspace ?? '\0');
+  if (origin) ctx.store.touchWorkspace(origin.workspace);
   const name = input.name ?? origin?.name;
   if (name === undefined) throw new UsageError("name: pass the benchmark's name, or a workspace (or a file in one) from checkout", 'usage');
   const benchmark = entryDir(ctx, name);
@@ -44,8 +43,8 @@ export function costOf(input: {repetitions?: number; maxSeconds?: number}): JobR
   return input.repetitions === undefined && input.maxSeconds === undefined ? undefined : {repetitions: input.repetitions, maxSeconds: input.maxSeconds};
 }
 
-/** Record a dev eval as `arbor benchmark eval` does and shape the tool's result. */
-async function finishEval(ctx: ServerContext, id: string, name: string, report: EvalReport) {
+/** Record a dev eval as `arbor benchmark eval` does and shape the tool's result (in the run's process: runner.ts). */
+export async function finishEval(ctx: NamesContext, id: string, name: string, report: EvalReport) {
   const [{recordEvalRun}, {loadPlan}, {flatCases}] = await Promise.all([
     import('../eval/record.js'),
     import('../benchmark/plan.js'),
@@ -77,7 +76,7 @@ async function finishEval(ctx: ServerContext, id: string, name: string, report: 
 }
 
 /** Record a dev compare as `arbor benchmark compare` does and shape the tool's result. */
-export async function recordCompare(ctx: ServerContext, report: CompareReport): Promise<{runId: number | null; warnings: string[]}> {
+export async function recordCompare(ctx: NamesContext, report: CompareReport): Promise<{runId: number | null; warnings: string[]}> {
   const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js')]);
   const compare = {
     verdict: report.verdict,
@@ -97,14 +96,15 @@ export async function recordCompare(ctx: ServerContext, report: CompareReport): 
   });
 }
 
-const side = (ctx: ServerContext, benchmark: string, s: CompareReport['baseline']) => ({
+const side = (ctx: NamesContext, benchmark: string, s: CompareReport['baseline']) => ({
   label: shownLabel(ctx, s.label, benchmark, s.solutionSha256) ?? '-',
   score: s.score,
   interval: s.interval,
   ...(s.failure ? {failure: s.failure} : {}),
 });
 
-async function finishCompare(ctx: ServerContext, id: string, name: string, report: CompareReport) {
+/** Record a dev compare and shape the tool's result (in the run's process). */
+export async function finishCompare(ctx: NamesContext, id: string, name: string, report: CompareReport) {
   const {runId, warnings} = await recordCompare(ctx, report);
   return {
     id,
@@ -122,19 +122,6 @@ async function finishCompare(ctx: ServerContext, id: string, name: string, repor
   };
 }
 
-/** Start a job for a call and wait on it. */
-function run(
-  ctx: ServerContext,
-  tool: string,
-  request: JobRequest,
-  finish: (answer: JobMessage, id: string) => Promise<Record<string, unknown>>,
-  extra: Extra,
-  background?: boolean,
-) {
-  const job = ctx.jobs.start(tool, request, (answer) => finish(answer, job.id), {env: evalEnvironment(ctx.env), onProgress: progressTo(extra)});
-  return awaitJob(job, extra, background);
-}
-
 /** A crash's frame in the solution's own files (lib/eval/types.ts CaseFrame). */
 const frameSchema = z.object({file: z.string(), line: z.number(), text: z.string().optional()});
 const caseSchema = z.object({
@@ -149,79 +136,86 @@ const caseSchema = z.object({
 });
 const sideSchema = z.object({label: z.string(), score: z.number(), interval, failure: z.string().optional()});
 
+/** What a workspace is, what a case's ratio means: said in the tools' descriptions, so an agent needs nothing else. */
+const workspaceText =
+  "A workspace is a folder checkout made for you (a git repository with the entry's editable files and a copy of the rest): edit its editable files there, then pass the folder (or its solution file).";
+const ratioText =
+  "Each case's ratio is, for a speedup benchmark, its speed ratio (reference time / solution time; above 1 is faster); for an accuracy benchmark, the share the verifier credits (metrics numerator / denominator, e.g. points within tolerance / points, 0 for a failed case): a share or an error measure, never a speed ratio.";
+const costText =
+  'Dev runs cost no budget (only submit_test does), just time: 10-60 s, as a plain call (with progress), a task, or with background and get_run.';
+
 /** Register `evaluate` and `compare`. */
 export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
-  server.registerTool(
-    'evaluate',
-    {
-      title: 'Evaluate a solution on dev',
-      description:
-        "Run a solution on the dev split in the sandbox, with the zoo entry's own protected files: a workspace (its editable files), a solution file, or (name alone) the entry's own solution. Returns score, 95% interval, each case's status and failure note (a crash: where, the file:line and text of its innermost frames in the solution's files), and the run id. Long: sends progress; cancelling the call stops the eval.",
-      inputSchema: {
-        name: z.string().optional().describe('The benchmark (default: the one the workspace was checked out from)'),
-        workspace: z.string().optional().describe('A workspace checkout returned'),
-        solution: z.string().optional().describe('A solution file (or folder of editable files) in a workspace or the zoo'),
-        split: splitInput,
-        ...costInput,
-        ...longCallInput,
-      },
-      outputSchema: {
-        id: z.string(),
-        status: z.literal('running').optional(),
-        name: z.string().optional(),
-        split: z.string().optional(),
-        metric: z.string().optional(),
-        score: z.number().optional(),
-        interval: interval.optional(),
-        failure: z.string().optional(),
-        repetitions: z.number().optional(),
-        cases: z.array(caseSchema).optional(),
-        runId: z.number().nullable().optional(),
-        warnings: z.array(z.string()).optional(),
-      },
+  const evaluateShape = {
+    name: z.string().optional().describe('The benchmark (default: the one the workspace was checked out from)'),
+    workspace: z.string().optional().describe('A workspace checkout returned'),
+    solution: z.string().optional().describe('A solution file (or folder of editable files) in a workspace or the zoo'),
+    split: splitInput,
+    ...costInput,
+    ...longCallInput,
+  };
+  registerLongTool(server, ctx, 'evaluate', {
+    title: 'Evaluate a solution on dev',
+    description: `Run a solution on the dev split in the sandbox, with the zoo entry's own protected files: a workspace (its editable files), a solution file, or (name alone) the entry's own solution. Returns score, 95% interval, each case's status, ratio and failure note (a crash: where, the file:line and text of its innermost frames in the solution's files), and the run id. ${ratioText} ${workspaceText} ${costText} Cancelling the call stops the eval.`,
+    inputSchema: evaluateShape,
+    outputSchema: {
+      id: z.string(),
+      status: z.literal('running').optional(),
+      name: z.string().optional(),
+      split: z.string().optional(),
+      metric: z.string().optional(),
+      score: z.number().optional(),
+      interval: interval.optional(),
+      failure: z.string().optional(),
+      repetitions: z.number().optional(),
+      cases: z.array(caseSchema).optional(),
+      runId: z.number().nullable().optional(),
+      warnings: z.array(z.string()).optional(),
     },
-    async (input, extra) => {
+    start: async (input, task) => {
       devOnly('evaluate', input.split);
       const {name, benchmark, side} = await resolveSolution(ctx, input);
       const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input)};
-      const finish = async (answer: JobMessage, id: string) => finishEval(ctx, id, name, (answer as {report: EvalReport}).report);
-      return toolResult(await run(ctx, 'evaluate', request, finish, extra, input.background));
+      return ctx.runs.launch({tool: 'evaluate', name, request}, {sealed: false, task});
     },
-  );
-  server.registerTool(
-    'compare',
-    {
-      title: 'Compare two solutions on dev',
-      description:
-        'Run two solutions in one dev eval (same cases, interleaved) and say whether the candidate is better, worse or the same: the ratio candidate/baseline and its 95% interval. baseline and candidate are solution files or workspace folders; "baseline" names the entry\'s own solution.',
-      inputSchema: {
-        name: z.string().describe('The benchmark'),
-        baseline: z.string().describe('A solution file or workspace folder, or "baseline" for the entry\'s own solution'),
-        candidate: z.string().describe('A solution file or workspace folder'),
-        split: splitInput,
-        ...costInput,
-        ...longCallInput,
-      },
-      outputSchema: {
-        id: z.string(),
-        status: z.literal('running').optional(),
-        name: z.string().optional(),
-        split: z.string().optional(),
-        verdict: z.enum(['better', 'same', 'worse']).optional(),
-        ratio: z.number().nullable().optional(),
-        interval: interval.optional(),
-        reason: z.string().optional(),
-        baseline: sideSchema.optional(),
-        candidate: sideSchema.optional(),
-        correctness: z.array(z.object({point: z.number(), i: z.number(), failing: z.string()})).optional(),
-        runId: z.number().nullable().optional(),
-        warnings: z.array(z.string()).optional(),
-      },
+  });
+  const compareShape = {
+    name: z.string().describe('The benchmark'),
+    baseline: z.string().describe('A solution file or workspace folder, or "baseline" for the entry\'s own solution'),
+    candidate: z.string().describe('A solution file or workspace folder'),
+    split: splitInput,
+    ...costInput,
+    ...longCallInput,
+  };
+  registerLongTool(server, ctx, 'compare', {
+    title: 'Compare two solutions on dev',
+    description: `Run two solutions in one dev eval (same cases, interleaved) and say whether the candidate is better, worse or the same: the ratio candidate/baseline of their scores and its 95% interval. baseline and candidate are solution files or workspace folders; "baseline" names the entry's own solution. ${workspaceText} ${costText}`,
+    inputSchema: compareShape,
+    outputSchema: {
+      id: z.string(),
+      status: z.literal('running').optional(),
+      name: z.string().optional(),
+      split: z.string().optional(),
+      verdict: z.enum(['better', 'same', 'worse']).optional(),
+      ratio: z.number().nullable().optional(),
+      interval: interval.optional(),
+      reason: z.string().optional(),
+      baseline: sideSchema.optional(),
+      candidate: sideSchema.optional(),
+      correctness: z.array(z.object({point: z.number(), i: z.number(), failing: z.string()})).optional(),
+      runId: z.number().nullable().optional(),
+      warnings: z.array(z.string()).optional(),
     },
-    async (input, extra) => {
+    start: async (input, task) => {
       devOnly('compare', input.split);
       const benchmark = entryDir(ctx, input.name);
-      const sidePath = (given: string, what: string) => (given === 'baseline' ? benchmarkSolution(benchmark) : confinedPath(ctx, given, what));
+      const sidePath = async (given: string, what: string) => {
+        if (given === 'baseline') return benchmarkSolution(benchmark);
+        const found = await confinedPath(ctx, given, what);
+        const origin = workspaceOf(ctx, found);
+        if (origin) ctx.store.touchWorkspace(origin.workspace);
+        return found;
+      };
       const request: JobRequest = {
         kind: 'compare',
         benchmark,
@@ -230,10 +224,9 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
         candidate: await sidePath(input.candidate, 'candidate'),
         cost: costOf(input),
       };
-      const finish = async (answer: JobMessage, id: string) => finishCompare(ctx, id, input.name, (answer as {report: CompareReport}).report);
-      return toolResult(await run(ctx, 'compare', request, finish, extra, input.background));
+      return ctx.runs.launch({tool: 'compare', name: input.name, request}, {sealed: false, task});
     },
-  );
+  });
 }
 
 /** The files a solution of the entry may edit (plan.toml's `editable`). */

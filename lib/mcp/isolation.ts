@@ -1,81 +1,38 @@
 /**
- * A sealed eval shares the machine with nothing of the agent's: the server's
- * dev evals run side by side (shared), a sealed eval alone (exclusive: it
- * waits for the running ones, and the ones asked for meanwhile wait for it).
- * So no run of the agent's can read, while a sealed run goes, what that run
- * leaves in the page cache or the machine's load. As root, the page cache is
+ * A sealed eval shares the machine with nothing of the agent's: the dev evals
+ * of every `arbor mcp` on the zoo run side by side (shared turns), a sealed
+ * eval alone (an exclusive turn: it waits for the running ones, and the ones
+ * asked for meanwhile wait for it), first come first served. The turns are
+ * kept in the zoo's MCP store, so servers started per call, and runs that
+ * outlived their server, wait for each other too. As root, the page cache is
  * dropped when a sealed eval ends, before any other eval starts: a fixed test
  * case's input (an accuracy entry's) that a sealed run read leaves no trace a
  * later run can time.
  */
 import {writeFileSync} from 'node:fs';
+import type {McpStore} from './store.js';
 
-type Waiter = {exclusive: boolean; go: () => void};
+/** How often a waiting turn looks again. */
+const pollMs = 200;
 
-/** The server's evals, shared or exclusive, first come first served (an exclusive one is never starved). */
-export class EvalIsolation {
-  #shared = 0;
-  #exclusive = false;
-  readonly #waiting: Waiter[] = [];
-
-  /** Run `work` once the isolation allows: alongside other shared work, or alone. */
-  async run<T>(exclusive: boolean, work: () => Promise<T>, cancelled?: Promise<never>, onWait?: () => void): Promise<T> {
-    await this.#enter(exclusive, cancelled, onWait);
-    try {
-      return await work();
-    } finally {
-      if (exclusive) dropPageCache();
-      this.#leave(exclusive);
-    }
+/**
+ * Wait for the turn of run `run` (exclusive: alone), then return its release
+ * (an exclusive turn drops the page cache on the way out, as root). `onWait`
+ * is told once, when the turn has to wait. A process that ends holding a turn
+ * gives it up with it (the next one finds it gone).
+ */
+export async function takeTurn(store: McpStore, run: number, exclusive: boolean, onWait?: () => void): Promise<() => void> {
+  const seq = store.enterTurn(run, exclusive);
+  let told = false;
+  while (!store.mayGo(seq)) {
+    if (!told) onWait?.();
+    told = true;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
-
-  /** How many evals wait for their turn (for a progress line). */
-  get waiting(): number {
-    return this.#waiting.length;
-  }
-
-  #enter(exclusive: boolean, cancelled?: Promise<never>, onWait?: () => void): Promise<void> {
-    if (this.#free(exclusive) && this.#waiting.length === 0) {
-      this.#take(exclusive);
-      return Promise.resolve();
-    }
-    onWait?.();
-    return new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {exclusive, go: () => resolve()};
-      this.#waiting.push(waiter);
-      cancelled?.catch((error: unknown) => {
-        const at = this.#waiting.indexOf(waiter);
-        if (at < 0) return;
-        this.#waiting.splice(at, 1);
-        reject(error);
-        this.#wake();
-      });
-    });
-  }
-
-  #free(exclusive: boolean): boolean {
-    return !this.#exclusive && (!exclusive || this.#shared === 0);
-  }
-
-  #take(exclusive: boolean): void {
-    if (exclusive) this.#exclusive = true;
-    else this.#shared++;
-  }
-
-  #leave(exclusive: boolean): void {
-    if (exclusive) this.#exclusive = false;
-    else this.#shared--;
-    this.#wake();
-  }
-
-  /** Let in, in order, every waiter that may go now (shared ones together; an exclusive one stops the line). */
-  #wake(): void {
-    while (this.#waiting.length && this.#free(this.#waiting[0]!.exclusive)) {
-      const next = this.#waiting.shift()!;
-      this.#take(next.exclusive);
-      next.go();
-    }
-  }
+  return () => {
+    if (exclusive) dropPageCache();
+    store.leaveTurn(seq);
+  };
 }
 
 /**

@@ -1,212 +1,229 @@
 /**
- * The evals `arbor mcp` runs: each in a child process (job-child.ts), each
- * with an id a client can poll (`get_run`) when its own call gave up waiting.
- * A job is cancelled by SIGTERM to its process (the pipeline's interrupt
+ * The runs of `arbor mcp` (evaluate, compare, submit_test): each in a process
+ * of its own (runner.ts), started detached so it outlives the server, its
+ * state in the zoo's MCP store (store.ts), so any server on the zoo answers
+ * `get_run` and MCP tasks for it, after a reconnect or a restart. A server
+ * keeps nothing of a run in memory: it polls the store while a call waits.
+ * A run is cancelled by SIGTERM to its process (the pipeline's interrupt
  * cleanup: runs killed, work folder removed), then SIGKILL if it lingers.
  */
-import {fork, type ChildProcess} from 'node:child_process';
-import {EvalIsolation} from './isolation.js';
+import {fork} from 'node:child_process';
+import {closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import type {JobMessage, JobRequest} from './job-child.js';
+import {evalEnvironment} from '../secrets.js';
+import type {RunnerSpec} from './runner.js';
+import {alive, type McpStore, processStart, type RunStatus, type StoredRun} from './store.js';
 
-/** A job's state as `get_run` shows it. */
-export type JobStatus = 'running' | 'done' | 'failed' | 'cancelled';
-
-/** One eval or compare the server started. */
-export interface Job {
-  id: string;
-  tool: string;
-  status: JobStatus;
-  started: string;
-  /** Progress updates so far, and the last one's text (a sealed job's says nothing of its numbers). */
-  updates: number;
-  last: string | null;
-  /** The tool's structured result once done. */
-  result?: Record<string, unknown>;
-  error?: string;
-  /** Settles with the result (or the error) when the job ends. */
-  done: Promise<Record<string, unknown>>;
-  cancel: () => void;
-}
-
-/** How a job reports to whoever waits on it. */
-export interface JobOptions {
-  /**
-   * Sealed (test split): the eval's progress is never passed on, not even its
-   * count; the job's updates come from a clock (one every `heartbeatMs`), so
-   * neither their text, their number nor their timing says anything of the eval.
-   */
-  sealed?: boolean;
-  /** The eval process's environment (the server's less its secrets). */
-  env: NodeJS.ProcessEnv;
-  onProgress?: (job: Job) => void;
-  /** Applied to every error text the job keeps or throws (a sealed job's blanks its test seeds). */
-  redact?: (text: string) => string;
-}
-
-const childPath = fileURLToPath(new URL('./job-child.js', import.meta.url));
+const runnerPath = fileURLToPath(new URL('./runner.js', import.meta.url));
 /** How long a cancelled eval gets to clean up before SIGKILL. */
 const graceMs = 10_000;
-/** A sealed job's clock-driven progress: one update this often. */
+/** A sealed run's clock-driven progress: one update this often. */
 export const heartbeatMs = 5_000;
+/** How often a waiting call looks at the store. */
+const pollMs = 250;
+/** A run's process gets its pid within this long of its row (before, a run without one is still starting). */
+const startingMs = 30_000;
 
-/** An eval process: its answer, and how to stop it. */
-export interface EvalProcess {
-  answer: Promise<JobMessage>;
-  /** SIGTERM (the pipeline's cleanup), then SIGKILL if it lingers; the answer then rejects with `cancelled`. */
-  stop: () => void;
-  /** Whether stop was called. */
-  stopped: () => boolean;
+/** What an MCP task asked for: its ttl (ms; null: the store's own rule) and poll interval. */
+export interface TaskOptions {
+  ttlMs: number | null;
+  pollMs: number;
 }
 
-/** The jobs of one server (shared by every session of an HTTP server). */
-export class JobStore {
-  readonly #jobs = new Map<string, Job>();
-  readonly #children = new Set<ChildProcess>();
-  #next = 1;
-  /** Who runs when: a sealed eval alone, dev evals side by side. */
-  readonly isolation = new EvalIsolation();
+/** A run as get_run and the tasks show it: a sealed run's progress comes from a clock, never from its eval. */
+export interface RunView {
+  id: string;
+  number: number;
+  tool: string;
+  sealed: boolean;
+  status: RunStatus;
+  started: string;
+  updated: string;
+  progress: {updates: number; last: string | null};
+  result?: Record<string, unknown>;
+  error?: string;
+  task: TaskOptions | null;
+}
 
-  /** Start `request` in a child; `finish` turns its answer into the tool's result (recording it on the way). */
-  start(tool: string, request: JobRequest, finish: (answer: JobMessage) => Promise<Record<string, unknown>>, options: JobOptions): Job {
-    let job: Job | undefined;
-    const child = this.fork(request, {
-      ...options,
-      onProgress: (text) => {
-        job!.updates++;
-        job!.last = text;
-        options.onProgress?.(job!);
-      },
-    });
-    job = this.track(tool, child.answer.then(finish), {...options, cancel: child.stop, cancelled: child.stopped});
-    return job;
+/** Whether the process of a running run is still there (one without a pid yet is starting, for a while). */
+export function runnerAlive(run: StoredRun): boolean {
+  if (run.pid === null) return Date.now() - run.startedMs < startingMs;
+  return alive(run.pid, run.pidStart);
+}
+
+/** The text of a run id (`run-3`) as a number; undefined when it is not one. */
+export function runNumber(id: string): number | undefined {
+  const match = /^run-([1-9]\d{0,15})$/.exec(id);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** Where a run's process writes its stderr (the owner's; removed with the run). */
+export function runLog(store: McpStore, id: number): string {
+  return path.join(path.dirname(store.file), 'mcp-logs', `run-${id}.log`);
+}
+
+/** The runs of one zoo, as one server sees them. */
+export class Runs {
+  readonly #store: McpStore;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #where: {zoo: string; workspaces: string};
+
+  constructor(store: McpStore, env: NodeJS.ProcessEnv, where: {zoo: string; workspaces: string}) {
+    this.#store = store;
+    this.#env = env;
+    this.#where = where;
   }
 
   /**
-   * Run `request` in an eval process of its own (job-child.ts), not yet a job:
-   * a sealed job forks one and answers when it chooses. `onProgress` gets the
-   * eval's progress text (never for a sealed request: the caller decides).
+   * Start a run in a detached process of its own (its environment: the
+   * server's less its secrets); its number, once the process has its spec (a
+   * server that exited before would lose it).
    */
-  fork(request: JobRequest, options: {env: NodeJS.ProcessEnv; sealed?: boolean; onProgress?: (text: string) => void}): EvalProcess {
-    let child: ChildProcess | undefined;
-    let cancelled = false;
-    let cancelWait: (error: Error) => void = () => {};
-    const waitCancelled = new Promise<never>((_, reject) => (cancelWait = reject));
-    waitCancelled.catch(() => {});
-    const stop = () => {
-      if (cancelled) return;
-      // Still waiting for its turn (isolation.ts): it never starts.
-      if (!child) {
-        cancelled = true;
-        cancelWait(new Error('cancelled'));
-        return;
+  async launch(
+    spec: Omit<RunnerSpec, 'store' | 'run' | 'zoo' | 'workspaces'>,
+    options: {sealed: boolean; key?: string | null; task?: TaskOptions | null},
+  ): Promise<number> {
+    return this.start(this.create(spec.tool, options), spec);
+  }
+
+  /** A new run's row (running, no process yet: start gives it one within a moment). */
+  create(tool: string, options: {sealed: boolean; key?: string | null; task?: TaskOptions | null}): number {
+    return this.#store.createRun({tool, sealed: options.sealed, key: options.key ?? null, task: options.task ?? null});
+  }
+
+  /** Start the process of run `id` (made by create); its number once the process has its spec. */
+  async start(id: number, spec: Omit<RunnerSpec, 'store' | 'run' | 'zoo' | 'workspaces'>): Promise<number> {
+    const log = runLog(this.#store, id);
+    mkdirSync(path.dirname(log), {recursive: true, mode: 0o700});
+    const fd = openSync(log, 'w', 0o600);
+    try {
+      const child = fork(runnerPath, [], {detached: true, env: evalEnvironment(this.#env), stdio: ['ignore', 'ignore', fd, 'ipc']});
+      if (child.pid !== undefined) this.#store.setRunner(id, child.pid, processStart(child.pid));
+      await new Promise<void>((resolve) => {
+        const failed = (why: string) => {
+          this.#store.finish(id, 'failed', {error: `run-${id}: its process could not start: ${why}`});
+          resolve();
+        };
+        child.once('message', () => resolve());
+        child.once('error', (error) => failed(error.message));
+        child.once('exit', (code, signal) => failed(signal ? `signal ${signal}` : `exit code ${code}`));
+        child.send({...spec, ...this.#where, store: this.#store.file, run: id} satisfies RunnerSpec);
+      });
+      child.removeAllListeners('exit');
+      // It has its spec: this server need not stay up for it.
+      child.unref();
+    } finally {
+      closeSync(fd);
+    }
+    return id;
+  }
+
+  /** A run whose work is `work` in this server (a queued sealed compare): stored as it ends; it ends with this server. */
+  track(tool: string, work: (id: string) => Promise<Record<string, unknown>>, options: {sealed: boolean; task?: TaskOptions | null}): number {
+    const id = this.#store.createRun({tool, sealed: options.sealed, task: options.task ?? null});
+    this.#store.setRunner(id, process.pid, processStart(process.pid));
+    work(`run-${id}`).then(
+      (result) => this.#store.finish(id, 'done', {result: {id: `run-${id}`, ...result}}),
+      (error: Error) => this.#store.finish(id, 'failed', {error: error.message}),
+    );
+    return id;
+  }
+
+  /** A run by number, as shown; a running one whose process is gone is failed on the way. */
+  view(id: number): RunView | undefined {
+    let run = this.#store.run(id);
+    if (run?.status === 'running' && !runnerAlive(run)) {
+      this.#store.finish(id, 'failed', {error: `run-${id}: its process ended without a result${run.sealed ? '' : lastLine(runLog(this.#store, id))}`});
+      run = this.#store.run(id);
+    }
+    if (!run) return undefined;
+    const progress = run.sealed ? sealedProgress(run) : {updates: run.updates, last: run.last};
+    return {
+      id: `run-${run.id}`,
+      number: run.id,
+      tool: run.tool,
+      sealed: run.sealed,
+      status: run.status,
+      started: run.started,
+      updated: run.updated,
+      progress,
+      ...(run.result ? {result: run.result} : {}),
+      ...(run.error ? {error: run.error} : {}),
+      task: run.task ? {ttlMs: run.ttlMs, pollMs: run.pollMs ?? 1000} : null,
+    };
+  }
+
+  /** Wait until run `id` ends, telling `onUpdate` of each progress update, in order (a sealed run's: its clock's). */
+  async wait(id: number, onUpdate?: (update: {n: number; text: string}) => void): Promise<RunView> {
+    let seen = 0;
+    for (;;) {
+      const view = this.view(id);
+      if (!view) throw new Error(`run-${id} is gone from the store`);
+      if (view.sealed) {
+        if (view.progress.updates > seen && view.progress.last !== null) onUpdate?.({n: view.progress.updates, text: view.progress.last});
+        seen = view.progress.updates;
+      } else {
+        for (const update of this.#store.progressSince(id, seen)) {
+          seen = update.n;
+          onUpdate?.(update);
+        }
       }
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      cancelled = true;
-      child.kill('SIGTERM');
-      const started = child;
-      setTimeout(() => started.exitCode === null && started.signalCode === null && started.kill('SIGKILL'), graceMs).unref();
-    };
-    // A sealed eval runs alone, the dev evals side by side (isolation.ts).
-    const answer = this.isolation.run(
-      options.sealed === true,
-      () => {
-        if (cancelled) return Promise.reject(new Error('cancelled'));
-        child = fork(childPath, [], {env: options.env, stdio: ['ignore', 'ignore', 'pipe', 'ipc']});
-        return this.#answer(child, request, options, () => cancelled);
-      },
-      waitCancelled,
-      // Told after fork returns (start then holds the job the progress belongs to).
-      () =>
-        queueMicrotask(() => {
-          if (!options.sealed) options.onProgress?.('waiting for its turn: a sealed test eval runs alone on this machine');
-        }),
-    );
-    return {answer, stop, stopped: () => cancelled};
-  }
-
-  /** What the eval process `child` answers to `request`: its report, or why it ended without one. */
-  #answer(
-    child: ChildProcess,
-    request: JobRequest,
-    options: {sealed?: boolean; onProgress?: (text: string) => void},
-    cancelled: () => boolean,
-  ): Promise<JobMessage> {
-    this.#children.add(child);
-    return new Promise<JobMessage>((resolve, reject) => {
-      let stderr = '';
-      child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-2000)));
-      let answer: JobMessage | undefined;
-      child.on('message', (message: JobMessage) => {
-        if (message.type !== 'progress') return void (answer = message);
-        if (!options.sealed) options.onProgress?.(message.text);
-      });
-      child.on('error', (error) => reject(new Error(`cannot start the eval process: ${error.message}`)));
-      child.on('close', (code, signal) => {
-        this.#children.delete(child);
-        if (cancelled()) return reject(new Error('cancelled'));
-        if (answer?.type === 'error') return reject(new Error(answer.message));
-        if (answer) return resolve(answer);
-        const last = stderr.trim().split('\n').pop() ?? '';
-        reject(
-          new Error(
-            `the eval process ended without a report (${signal ? `signal ${signal}` : `exit code ${code}`})${last && !options.sealed ? `: ${last}` : ''}`,
-          ),
-        );
-      });
-      child.send(request);
-    });
+      if (view.status !== 'running') return view;
+      // Unref'd: a server whose client left does not stay up to watch.
+      await new Promise((resolve) => setTimeout(resolve, pollMs).unref());
+    }
   }
 
   /**
-   * A job whose result is `work`: get_run shows it running until `work`
-   * settles. `cancel` is what a client's cancellation does (nothing when
-   * absent: a sealed job runs on to its answer); `cancelled` says whether it did.
+   * Cancel run `id`: stored as cancelled, its process stopped (SIGTERM, SIGKILL
+   * after a grace). A sealed run is never cancelled (the call has counted, and
+   * whether a cancel found its eval still running would say when it ended).
+   * Whether it was cancelled.
    */
-  track(tool: string, work: Promise<Record<string, unknown>>, options: Omit<JobOptions, 'env'> & {cancel?: () => void; cancelled?: () => boolean}): Job {
-    const job: Job = {
-      id: `run-${this.#next++}`,
-      tool,
-      status: 'running',
-      started: new Date().toISOString(),
-      updates: 0,
-      last: null,
-      done: Promise.resolve({}),
-      cancel: () => {},
-    };
-    const cancelled = () => options.cancelled?.() ?? false;
-    job.cancel = () => {
-      if (job.status === 'running') options.cancel?.();
-    };
-    const heartbeat = options.sealed
-      ? setInterval(() => {
-          job.updates++;
-          job.last = `test eval running (${job.updates} updates)`;
-          options.onProgress?.(job);
-        }, heartbeatMs)
-      : undefined;
-    heartbeat?.unref();
-    job.done = work
-      .catch((error: Error) => {
-        const message = cancelled() ? `${job.id} was cancelled: its eval was stopped and its work folder removed` : error.message;
-        throw new Error((options.redact ?? String)(message));
-      })
-      .finally(() => clearInterval(heartbeat));
-    job.done.then(
-      (result) => Object.assign(job, {status: 'done', result}),
-      (error: Error) => Object.assign(job, {status: cancelled() ? 'cancelled' : 'failed', error: error.message}),
-    );
-    this.#jobs.set(job.id, job);
-    return job;
+  cancel(id: number): boolean {
+    const run = this.#store.run(id);
+    if (!run || run.status !== 'running' || run.sealed) return false;
+    if (!this.#store.finish(id, 'cancelled', {error: `run-${id} was cancelled: its eval was stopped and its work folder removed`})) return false;
+    if (run.pid !== null && run.pid !== process.pid && alive(run.pid, run.pidStart)) {
+      process.kill(run.pid, 'SIGTERM');
+      const {pid, pidStart} = run;
+      setTimeout(() => alive(pid, pidStart) && process.kill(pid, 'SIGKILL'), graceMs).unref();
+    }
+    return true;
   }
 
-  get(id: string): Job | undefined {
-    return this.#jobs.get(id);
+  /** Forget ended runs past their ttl or `keepMs`, and their logs. */
+  sweep(keepMs: number): void {
+    this.#store.sweepRuns(keepMs);
+    const folder = path.dirname(runLog(this.#store, 1));
+    let names: string[] = [];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const id = runNumber(name.replace(/\.log$/, ''));
+      if (id !== undefined && !this.#store.run(id)) rmSync(path.join(folder, name), {force: true});
+    }
   }
+}
 
-  /** Stop every running eval (the server is closing). */
-  cancelAll(): void {
-    for (const job of this.#jobs.values()) job.cancel();
-    for (const child of this.#children) if (child.exitCode === null) child.kill('SIGTERM');
+/** A sealed run's progress: one update per heartbeat since it started, while it runs; nothing of its eval. */
+function sealedProgress(run: StoredRun): {updates: number; last: string | null} {
+  // An ended run's count stops at its end, which is its release time: fixed, it says nothing of the eval.
+  const now = run.status === 'running' ? Date.now() : Date.parse(run.updated);
+  const updates = Math.max(0, Math.floor((now - run.startedMs) / heartbeatMs));
+  return {updates, last: updates > 0 ? `test eval running (${updates} updates)` : null};
+}
+
+/** `: <the log's last line>`, or nothing. */
+function lastLine(file: string): string {
+  try {
+    const last = readFileSync(file, 'utf8').trim().split('\n').pop() ?? '';
+    return last ? `: ${last}` : '';
+  } catch {
+    return '';
   }
 }

@@ -1,8 +1,9 @@
-/** `list_runs` (the zoo ledger's dev history) and `get_run` (a job this server started, by id). */
+/** `list_runs` (the zoo ledger's dev history) and `get_run` (a run any server on the zoo started, by id, from the zoo's MCP store). */
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
 import {UsageError} from '../errors.js';
 import {entryDir, type ServerContext} from './context.js';
+import {runNumber} from './jobs.js';
 import {shownLabel} from './names.js';
 import {toolResult} from './result.js';
 
@@ -74,7 +75,7 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Poll a run',
       description:
-        "A run (evaluate, compare or submit_test) this server started, by the id its first progress notification or a background call gave: running (with its progress), done (with the tool's result), failed or cancelled (with why).",
+        "A run (evaluate, compare or submit_test) of any arbor mcp server on this zoo (this one, an earlier one, one that has stopped: runs outlive their server), by the id its first progress notification, a background call or a task gave: running (with its progress), done (with the tool's result), failed or cancelled (with why). Ended runs are kept 7 days.",
       inputSchema: {id: z.string().describe('The run id, e.g. run-3')},
       outputSchema: {
         id: z.string(),
@@ -87,17 +88,21 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
       },
     },
     async ({id}) => {
-      const job = ctx.jobs.get(id);
-      if (!job)
-        throw new UsageError(`run ${JSON.stringify(id)} is not a run of this server: pass the id an evaluate, compare or submit_test call gave`, 'not-found');
+      const number = runNumber(id);
+      const run = number === undefined ? undefined : ctx.runs.view(number);
+      if (!run)
+        throw new UsageError(
+          `run ${JSON.stringify(id)} is not a run of this zoo's servers: pass the id an evaluate, compare or submit_test call gave (ended runs are kept ${ctx.keepMs / 86_400_000} days)`,
+          'not-found',
+        );
       return toolResult({
-        id: job.id,
-        tool: job.tool,
-        status: job.status,
-        started: job.started,
-        progress: {updates: job.updates, last: job.last},
-        ...(job.result ? {result: job.result} : {}),
-        ...(job.error ? {error: job.error} : {}),
+        id: run.id,
+        tool: run.tool,
+        status: run.status,
+        started: run.started,
+        progress: run.progress,
+        ...(run.result ? {result: run.result} : {}),
+        ...(run.error ? {error: run.error} : {}),
       });
     },
   );

@@ -10,9 +10,11 @@
  * not, verdict or failure, is released at a fixed time after the call started
  * (the entry's release time: the server's `--sealed-release`, else the plan's
  * time_limit, the bound the eval itself enforces), so a call's duration says
- * nothing of the eval. With `--sealed-queue` the compare runs on an `arbor
- * benchmark worker` (its own zoo, salt and machine: lib/run/compare-queue.ts),
- * and everything else stays here.
+ * nothing of the eval. The scoring, the wait and the record happen in the
+ * run's own process (runner.ts), which outlives the server. With
+ * `--sealed-queue` the compare runs on an `arbor benchmark worker` (its own
+ * zoo, salt and machine: lib/run/compare-queue.ts), and everything else stays
+ * in the server.
  */
 import {mkdtemp, readFile, rm} from 'node:fs/promises';
 import os from 'node:os';
@@ -23,13 +25,14 @@ import {z} from 'zod';
 import {RefusedError} from '../errors.js';
 import type {CompareReport} from '../compare/index.js';
 import type {Plan} from '../benchmark/plan.js';
-import {saltVariable} from '../eval/seeds.js';
-import {derivedTestSeeds, evalEnvironment, seedRedactor} from '../run/eval-process.js';
-import {budgetFile, rememberAnswer, reserveCall, type SealedAnswer} from './budget.js';
-import {awaitJob, longCallInput, progressTo} from './calls.js';
-import type {ServerContext} from './context.js';
+import {derivedTestSeeds, seedRedactor} from '../run/eval-process.js';
+import {budgetFile, knownAnswer, rememberAnswer, reserveCall, type SealedAnswer} from './budget.js';
+import {longCallInput, type LongTool, registerLongTool} from './calls.js';
+import type {NamesContext, ServerContext} from './context.js';
 import {recordCompare, resolveSolution} from './evaluate.js';
-import {toolResult} from './result.js';
+import type {JobRequest, SealedSpec} from './runner.js';
+import {runnerAlive} from './jobs.js';
+import type {McpStore} from './store.js';
 
 /** The coarse buckets of candidate/baseline a sealed result may say (edges in x). */
 export const buckets = ['failed', '<0.5x', '0.5-0.9x', '0.9-1.1x', '1.1-2x', '2-10x', '>=10x'] as const;
@@ -108,7 +111,7 @@ export function releaseSeconds(ctx: ServerContext, plan: Plan): number {
  * machine) is released at the next multiple of it, so a duration can only
  * ever say how many release times passed.
  */
-async function released(started: number, ms: number, ready: number): Promise<void> {
+export async function released(started: number, ms: number, ready: number): Promise<void> {
   const periods = Math.max(1, Math.ceil((ready - started) / ms));
   const wait = started + periods * ms - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -120,123 +123,180 @@ export const queueWaitSeconds = 900;
 /** What scoring a solution came to, and when it was known (before the ledger record, whose time is not the eval's). */
 type Outcome = {ok: true; answer: SealedAnswer; ready: number} | {ok: false; error: string; ready: number};
 
+/** The one text of every failed sealed answer: why it failed is the owner's (the log), not a channel. */
+export function sealedFailure(name: string): string {
+  return `submit_test: the test eval of ${name} gave no verdict (this submission counted; the owner finds why in the server's log)`;
+}
+
+/** The key of a solution's scoring: a second call for it while it is scored follows the first. */
+function scoringKey(planName: string, digest: string): string {
+  return `${planName}\0${digest}`;
+}
+
 /** Register `submit_test`. */
 export function registerSealed(server: McpServer, ctx: ServerContext): void {
-  /** Evals under way, by entry and digest: a second call for the same solution waits on the first's, never reruns it. */
-  const scoring = new Map<string, Promise<Outcome>>();
-  server.registerTool(
-    'submit_test',
-    {
-      title: 'Submit a solution to the sealed test split',
-      description:
-        "The sealed test evaluation: the solution is compared with the entry's own solution on the test split. The answer is only a verdict (PASS, REVIEW, BLOCK or INCOMPARABLE from the gate for speedup benchmarks; better, same or worse for accuracy), a coarse bucket of the ratio and the test budget count: never the score, the cases or the seeds (the full result goes to the ledger, for the owner). Every call counts against the benchmark's test_budget, a resubmitted solution too (which gets the answer it got the first time, without a rerun); past it the tool refuses. Every answer comes at the same fixed time after the call (the entry's release time), however long the eval took; cancelling the call does not stop the eval.",
-      inputSchema: {
-        name: z.string().optional().describe('The benchmark (default: the one the workspace was checked out from)'),
-        solution: z.string().describe('A solution file or a workspace folder'),
-        ...longCallInput,
-      },
-      outputSchema: {
-        id: z.string(),
-        status: z.literal('running').optional(),
-        name: z.string().optional(),
-        verdict: z.enum(['PASS', 'REVIEW', 'BLOCK', 'INCOMPARABLE', 'better', 'same', 'worse']).optional(),
-        bucket: z.enum(buckets).optional(),
-        budget: z.object({used: z.number(), of: z.number()}).optional(),
-      },
+  const description =
+    "The sealed test evaluation: the solution is compared with the entry's own solution on the test split. The answer is only a verdict (PASS, REVIEW, BLOCK or INCOMPARABLE from the gate for speedup benchmarks; better, same or worse for accuracy), a coarse bucket of candidate over baseline (a speed ratio for speedup benchmarks; for accuracy, the ratio of the two scores) and the test budget count: never the score, the cases or the seeds (the full result goes to the ledger, for the owner). It costs budget: every call counts against the benchmark's test_budget, a resubmitted solution too (which gets the answer it got the first time, without a rerun); past it the tool refuses. Choose between solutions with compare on dev first. Every answer comes at the same fixed time after the call (the entry's release time, often a minute or more), however long the eval took: call it as a task, or with background and poll get_run. Cancelling does not stop the eval.";
+  const shape = {
+    name: z.string().optional().describe('The benchmark (default: the one the workspace was checked out from)'),
+    solution: z.string().describe('A solution file or a workspace folder'),
+    ...longCallInput,
+  };
+  const start: LongTool<typeof shape>['start'] = async (input, task) => {
+    const started = Date.now();
+    const {name, benchmark, path: solution} = await resolveSolution(ctx, {name: input.name, solution: input.solution});
+    const [{loadPlan}, {ledgerPathFor}] = await Promise.all([import('../benchmark/plan.js'), import('../ledger/location.js')]);
+    const plan = await loadPlan(benchmark);
+    const digest = await digestOf(plan, solution!);
+    const file = budgetFile(ledgerPathFor(plan.dir, ctx.env, ctx.zoo));
+    const {refused, used, answer: known} = await reserveCall(file, plan.name, plan.testBudget, digest, (change) => ctx.store.exclusive(change));
+    if (refused) {
+      throw new RefusedError(
+        `submit_test: the test split of ${name} has answered ${used} submissions (every call counts, a resubmitted solution too), its test_budget of ${plan.testBudget} is spent: choose between solutions on dev with compare`,
+        'budget',
+      );
+    }
+    const releaseMs = releaseSeconds(ctx, plan) * 1000;
+    const budget = {used, of: plan.testBudget};
+    const sealed = {budgetFile: file, planName: plan.name, digest, startedMs: started, releaseMs, budget};
+    if (ctx.sealedQueue && !known)
+      return ctx.runs.track('submit_test', () => queued(ctx, {name, benchmark, plan, solution: solution!, ...sealed}), {sealed: true, task});
+    const key = scoringKey(plan.name, digest);
+    // Derived here, where the salt is: the runner gets the seeds, never the salt.
+    const testSeeds = known ? undefined : await derivedTestSeeds(plan, 'test', ctx.env);
+    // Lead or follow, decided under the store's lock: two servers never both score one solution.
+    const {id, leader} = ctx.store.exclusive(() => {
+      const running = known ? undefined : ctx.store.runningWithKey(key);
+      return {leader: running, id: ctx.runs.create('submit_test', {sealed: true, key: known || running ? null : key, task})};
+    });
+    const scores = !known && !leader;
+    const request = scores
+      ? {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: solution!, testSeeds}
+      : undefined;
+    return ctx.runs.start(id, {tool: 'submit_test', name, request, sealed: {...sealed, ...(leader ? {follow: leader.id} : {}), ...(known ? {known} : {})}});
+  };
+  registerLongTool(server, ctx, 'submit_test', {
+    title: 'Submit a solution to the sealed test split',
+    description,
+    inputSchema: shape,
+    outputSchema: {
+      id: z.string(),
+      status: z.literal('running').optional(),
+      name: z.string().optional(),
+      verdict: z.enum(['PASS', 'REVIEW', 'BLOCK', 'INCOMPARABLE', 'better', 'same', 'worse']).optional(),
+      bucket: z.enum(buckets).optional(),
+      budget: z.object({used: z.number(), of: z.number()}).optional(),
     },
-    async (input, extra) => {
-      const started = Date.now();
-      const {name, benchmark, path: solution} = await resolveSolution(ctx, {name: input.name, solution: input.solution});
-      const [{loadPlan}, {ledgerPathFor}] = await Promise.all([import('../benchmark/plan.js'), import('../ledger/location.js')]);
-      const plan = await loadPlan(benchmark);
-      const digest = await digestOf(plan, solution!);
-      const file = budgetFile(ledgerPathFor(plan.dir, ctx.env, ctx.zoo));
-      const {refused, used, answer: known} = await reserveCall(file, plan.name, plan.testBudget, digest);
-      if (refused) {
-        throw new RefusedError(
-          `submit_test: the test split of ${name} has answered ${used} submissions (every call counts, a resubmitted solution too), its test_budget of ${plan.testBudget} is spent: choose between solutions on dev with compare`,
-          'budget',
-        );
-      }
-      const releaseMs = releaseSeconds(ctx, plan) * 1000;
-      const key = `${plan.name}\0${digest}`;
-      let outcome = known ? Promise.resolve<Outcome>({ok: true, answer: known, ready: started}) : scoring.get(key);
-      if (!outcome) {
-        outcome = score(ctx, {name, benchmark, plan, solution: solution!, digest, file, started, releaseMs});
-        scoring.set(key, outcome);
-        void outcome.finally(() => scoring.delete(key));
-      }
-      let id = '';
-      const work = (async () => {
-        const settled = await outcome!;
-        await released(started, releaseMs, settled.ready);
-        // The same text for every failure: why it failed is the owner's (the server's stderr), not a channel.
-        if (!settled.ok)
-          throw new Error(`submit_test: the test eval of ${name} gave no verdict (this submission counted; the owner finds why in the server's log)`);
-        return {id, name, verdict: settled.answer.verdict, bucket: settled.answer.bucket, budget: {used, of: plan.testBudget}};
-      })();
-      const job = ctx.jobs.track('submit_test', work, {sealed: true, onProgress: progressTo(extra)});
-      id = job.id;
-      return toolResult(await awaitJob(job, extra, input.background));
-    },
-  );
+    start,
+  });
 }
 
 /**
- * Score a solution on test (once per digest): the eval in its own process
- * without the salt (with --sealed-queue, on a queue worker instead), the
- * verdict and bucket, and (at the first call's release time, so not even the
- * ledger's next run id tells when the eval ended) the ledger record and the
- * remembered answer.
+ * A sealed run in its runner: scored here (the eval alone on the machine, the
+ * verdict and bucket, and at the release time the ledger record and the
+ * remembered answer), or the answer of the run it follows, or the answer the
+ * solution got before; the tool's result at the release time.
  */
-async function score(
-  ctx: ServerContext,
-  call: {name: string; benchmark: string; plan: Plan; solution: string; digest: string; file: string; started: number; releaseMs: number},
-): Promise<Outcome> {
-  const {name, benchmark, plan, solution, digest, file} = call;
+export async function sealedResult(
+  ctx: NamesContext,
+  store: McpStore,
+  spec: {run: number; name: string; request?: JobRequest; sealed: SealedSpec},
+): Promise<Record<string, unknown>> {
+  const {sealed} = spec;
+  const outcome: Outcome = sealed.known
+    ? {ok: true, answer: sealed.known, ready: sealed.startedMs}
+    : sealed.follow !== undefined
+      ? await followed(store, sealed)
+      : await scoreHere(ctx, store, spec.run, spec.name, spec.request!, sealed);
+  await released(sealed.startedMs, sealed.releaseMs, outcome.ready);
+  if (!outcome.ok) throw new Error(sealedFailure(spec.name));
+  return {id: `run-${spec.run}`, name: spec.name, verdict: outcome.answer.verdict, bucket: outcome.answer.bucket, budget: sealed.budget};
+}
+
+/** Score on test here: an exclusive turn, the compare, the verdict and bucket; at the release time, the record. */
+async function scoreHere(ctx: NamesContext, store: McpStore, run: number, name: string, request: JobRequest, sealed: SealedSpec): Promise<Outcome> {
+  const [{loadPlan}, {takeTurn}, {runRequest}] = await Promise.all([import('../benchmark/plan.js'), import('./isolation.js'), import('./runner.js')]);
+  const plan = await loadPlan(request.benchmark);
+  const redact = seedRedactor(plan, request.testSeeds);
   let report: CompareReport | undefined;
   let answer: SealedAnswer | undefined;
   let failure: string | undefined;
-  let redact = (text: string) => text;
   try {
-    if (ctx.sealedQueue) {
-      // On a queue worker (--sealed-queue): its own zoo, salt and machine; this one runs nothing of it.
-      const waitMs = (plan.timeLimit + queueWaitSeconds) * 1000;
-      report = (await ctx.sealedQueue.compare({entry: path.basename(benchmark), plan, split: 'test', candidate: solution, digest, waitMs})).report;
-    } else {
-      const testSeeds = await derivedTestSeeds(plan, 'test', ctx.env);
-      const salt = ctx.env[saltVariable];
-      const blank = seedRedactor(plan, testSeeds);
-      redact = (text: string) => blank(salt ? text.split(salt).join('<salt>') : text);
+    const leave = await takeTurn(store, run, true);
+    try {
       // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
-      const request = {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: solution, testSeeds};
-      const message = await ctx.jobs.fork(request, {env: evalEnvironment(ctx.env), sealed: true}).answer;
-      report = (message as {report: CompareReport}).report;
+      report = (await runRequest(request, () => {})) as CompareReport;
+    } finally {
+      leave();
     }
     answer = {verdict: await verdictOf(report, plan), bucket: bucketOf(report, plan.metric)};
   } catch (error) {
     failure = redact((error as Error).message);
   }
+  return settle(ctx, name, report, answer, failure, sealed, (change) => store.exclusive(change));
+}
+
+/** At the release time (so not even the ledger's next run id tells when the eval ended): the record and the remembered answer, or the reason on stderr. */
+async function settle(
+  ctx: NamesContext,
+  name: string,
+  report: CompareReport | undefined,
+  answer: SealedAnswer | undefined,
+  failure: string | undefined,
+  sealed: SealedSpec,
+  lock: <T>(change: () => T) => T,
+): Promise<Outcome> {
   const ready = Date.now();
-  await released(call.started, call.releaseMs, ready);
+  await released(sealed.startedMs, sealed.releaseMs, ready);
   try {
-    if (report && answer) return {ok: true, answer: await recordAndRemember(ctx, report, file, plan.name, digest, answer), ready};
+    if (report && answer) {
+      await recordCompare(ctx, report);
+      return {ok: true, answer: await rememberAnswer(sealed.budgetFile, sealed.planName, sealed.digest, answer, lock), ready};
+    }
   } catch (error) {
-    failure = redact((error as Error).message);
+    failure = (error as Error).message;
   }
-  process.stderr.write(`arbor mcp: submit_test of ${name} (solution ${digest.slice(0, 12)}) gave no verdict: ${failure ?? 'no report'}\n`);
+  process.stderr.write(`arbor mcp: submit_test of ${name} (solution ${sealed.digest.slice(0, 12)}) gave no verdict: ${failure ?? 'no report'}\n`);
   return {ok: false, error: failure ?? 'no report', ready};
 }
 
-/** The test run to the ledger (for the owner), the answer to the budget file (for the next call of the same digest). */
-async function recordAndRemember(
+/** The answer of the run scoring the same solution, once it ended (from the budget file, where it keeps its answer). */
+async function followed(store: McpStore, sealed: SealedSpec): Promise<Outcome> {
+  for (;;) {
+    const leader = store.run(sealed.follow!);
+    if (!leader || leader.status !== 'running' || !runnerAlive(leader)) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const answer = knownAnswer(sealed.budgetFile, sealed.planName, sealed.digest);
+  return answer ? {ok: true, answer, ready: Date.now()} : {ok: false, error: 'the run it followed gave no verdict', ready: Date.now()};
+}
+
+/** A queued sealed compare (--sealed-queue): on a worker; this server waits for it, tracks the run and answers at the release time. */
+async function queued(
   ctx: ServerContext,
-  report: CompareReport,
-  file: string,
-  name: string,
-  digest: string,
-  answer: SealedAnswer,
-): Promise<SealedAnswer> {
-  await recordCompare(ctx, report);
-  return rememberAnswer(file, name, digest, answer);
+  call: SealedSpec & {name: string; benchmark: string; plan: Plan; solution: string},
+): Promise<Record<string, unknown>> {
+  let report: CompareReport | undefined;
+  let answer: SealedAnswer | undefined;
+  let failure: string | undefined;
+  try {
+    // On a queue worker (--sealed-queue): its own zoo, salt and machine; this one runs nothing of it.
+    const waitMs = (call.plan.timeLimit + queueWaitSeconds) * 1000;
+    report = (
+      await ctx.sealedQueue!.compare({
+        entry: path.basename(call.benchmark),
+        plan: call.plan,
+        split: 'test',
+        candidate: call.solution,
+        digest: call.digest,
+        waitMs,
+      })
+    ).report;
+    answer = {verdict: await verdictOf(report, call.plan), bucket: bucketOf(report, call.plan.metric)};
+  } catch (error) {
+    failure = (error as Error).message;
+  }
+  const outcome = await settle(ctx, call.name, report, answer, failure, call, (change) => ctx.store.exclusive(change));
+  if (!outcome.ok) throw new Error(sealedFailure(call.name));
+  return {name: call.name, verdict: outcome.answer.verdict, bucket: outcome.answer.bucket, budget: call.budget};
 }

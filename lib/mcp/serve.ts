@@ -1,7 +1,9 @@
 /**
  * The transports of `arbor mcp`: stdio (one client, the process's stdin and
  * stdout), or Streamable HTTP on 127.0.0.1 behind a bearer token (one
- * McpServer per session, every session over the same zoo, workspaces and jobs).
+ * McpServer per session, every session over the same zoo, workspaces and
+ * runs). Runs outlive the server either way: their processes are detached
+ * and their state is in the zoo's MCP store (jobs.ts).
  */
 import {randomBytes, randomUUID, timingSafeEqual} from 'node:crypto';
 import http from 'node:http';
@@ -11,7 +13,7 @@ import {StreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/st
 import {isInitializeRequest} from '@modelcontextprotocol/sdk/types.js';
 import {createServer, type ServerContext} from './server.js';
 
-/** Serve on stdio until the client closes it; running evals are stopped then. */
+/** Serve on stdio until the client closes it; runs under way go on (a later server answers for them). */
 export async function serveStdio(ctx: ServerContext): Promise<void> {
   const server = createServer(ctx);
   const transport = new StdioServerTransport();
@@ -19,8 +21,8 @@ export async function serveStdio(ctx: ServerContext): Promise<void> {
   process.stdin.on('end', () => void server.close());
   await server.connect(transport);
   await closed;
-  ctx.jobs.cancelAll();
   ctx.sealedQueue?.close();
+  ctx.store.close();
 }
 
 /** A token for `--http` when ARBOR_MCP_TOKEN sets none. */
@@ -77,10 +79,10 @@ export async function serveHttp(ctx: ServerContext, options: {port: number; toke
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
   const close = async () => {
-    ctx.jobs.cancelAll();
     ctx.sealedQueue?.close();
     for (const transport of sessions.values()) await transport.close().catch(() => {});
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    ctx.store.close();
   };
   return {url, close};
 }

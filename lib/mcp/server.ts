@@ -7,6 +7,7 @@ import {shownDeep, shownText} from './names.js';
 import {registerEvaluate} from './evaluate.js';
 import {registerRuns} from './runs.js';
 import {registerSealed} from './sealed.js';
+import {RunTaskStore, routeTaskCalls, taskCapabilities} from './tasks.js';
 import {registerWorkspace} from './workspace.js';
 
 export {createContext, type ServerContext, type ServerOptions} from './context.js';
@@ -19,9 +20,13 @@ export function createServer(ctx: ServerContext): McpServer {
   const server = new McpServer(
     {name: 'arbor', version: arborVersion()},
     {
-      instructions: `The benchmark zoo: list_benchmarks, get_benchmark, checkout a workspace, edit its solution, evaluate and compare on dev, then submit_test (sealed: a verdict only, within the test budget).`,
+      instructions: `The benchmark zoo: list_benchmarks, get_benchmark, checkout a workspace, edit its solution, evaluate and compare on dev (free, 10-60 s each), then submit_test (sealed: a verdict only; every call spends the test budget). evaluate, compare and submit_test run as tasks, or with background and get_run, for clients that give up on long calls.`,
+      capabilities: taskCapabilities,
+      taskStore: new RunTaskStore(ctx),
     },
   );
+  // Before the tools: the McpServer installs its call and list handlers as the first tool registers.
+  routeTaskCalls(server, ctx);
   // Every result and error of every tool names zoo files relative to the zoo (names.ts), never by the owner's absolute paths.
   const register = server.registerTool.bind(server);
   server.registerTool = ((name: string, config: never, callback: (...args: unknown[]) => unknown) =>

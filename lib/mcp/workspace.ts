@@ -1,5 +1,6 @@
 /** `checkout`: a fresh workspace of a zoo entry, as `arbor benchmark checkout` makes it, under the server's workspaces folder. */
-import {mkdirSync, readdirSync} from 'node:fs';
+import {createHash} from 'node:crypto';
+import {mkdirSync, readdirSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
@@ -30,7 +31,7 @@ export function registerWorkspace(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Check out a workspace',
       description:
-        "Copy a benchmark into a fresh workspace (git init, the baseline committed), as `arbor benchmark checkout` does; a path split's test data is left out (sealedTestData says which folder). Edit the solution there, then pass the workspace (or a solution file in it) to evaluate, compare and submit_test. dest is a new folder name under the server's workspaces folder (default <name>-<n>).",
+        "Copy a benchmark into a fresh workspace: a folder of your own under the server's workspaces folder, a git repository (the baseline committed) with the entry's files, as `arbor benchmark checkout` makes it; a path split's test data is left out (sealedTestData says which folder). Edit its editable files (editable; the rest is the entry's and is never what runs), then pass the workspace (or a solution file in it) to evaluate, compare and submit_test. Every arbor mcp server on this zoo and workspaces folder knows it, so one started per call does too; one no tool has used for 7 days is removed. dest is a new folder name under the workspaces folder (default <name>-<n>).",
       inputSchema: {name: z.string().describe('The benchmark'), dest: z.string().optional().describe("A new folder name under the server's workspaces folder")},
       outputSchema: {
         name: z.string(),
@@ -51,7 +52,8 @@ export function registerWorkspace(server: McpServer, ctx: ServerContext): void {
       const [{checkoutBenchmark}, {loadPlan}] = await Promise.all([import('../zoo/checkout.js'), import('../benchmark/plan.js')]);
       const result = await checkoutBenchmark(dir, target);
       const workspace = realOrResolved(result.dest);
-      ctx.made.set(workspace, name);
+      // Recorded in the store (the server's, never the workspace's): any later server on this zoo and workspaces folder accepts it.
+      ctx.store.addWorkspace(workspace, realOrResolved(ctx.workspaces), name);
       const plan = await loadPlan(dir);
       const solution = path.join(workspace, path.relative(dir, plan.solution));
       return toolResult({
@@ -65,4 +67,40 @@ export function registerWorkspace(server: McpServer, ctx: ServerContext): void {
       });
     },
   );
+}
+
+/**
+ * The workspaces folder when `--workspaces` names none: one per user and zoo,
+ * `$XDG_STATE_HOME/arbor/workspaces/<zoo>-<hash of its path>` (else under
+ * `~/.local/state`), so every server of the user on the zoo (one per call, or
+ * after a restart) finds the workspaces the last one made.
+ */
+export function defaultWorkspaces(zoo: string, env: NodeJS.ProcessEnv, home: string): string {
+  const state = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(home, '.local', 'state');
+  return path.join(state, 'arbor', 'workspaces', `${path.basename(zoo)}-${createHash('sha256').update(zoo).digest('hex').slice(0, 8)}`);
+}
+
+/**
+ * The rule for abandoned workspaces: those checkout made in this server's
+ * workspaces folder that no tool has used (checkout, evaluate, compare,
+ * submit_test) for `ctx.keepMs` are removed, and the store forgets those whose
+ * folder is gone. Only folders the store recorded, inside the workspaces
+ * folder, still the ones checkout made. Returns the names removed.
+ */
+export function sweepWorkspaces(ctx: ServerContext, now = Date.now()): string[] {
+  const root = realOrResolved(ctx.workspaces);
+  const removed: string[] = [];
+  for (const each of ctx.store.workspaces(root)) {
+    const same = ctx.store.workspaceOf(each.path, root)?.path === each.path;
+    if (!same) {
+      // Gone, or another folder in its place: forgotten, never removed.
+      ctx.store.forgetWorkspace(each.path);
+      continue;
+    }
+    if (Date.parse(each.used) + ctx.keepMs > now || !isInside(each.path, root) || each.path === root) continue;
+    rmSync(each.path, {recursive: true, force: true});
+    ctx.store.forgetWorkspace(each.path);
+    removed.push(path.basename(each.path));
+  }
+  return removed;
 }

@@ -143,7 +143,7 @@ describe('arbor mcp: the sealed test split against an adversary', () => {
     expect(statSync(kept).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(kept, 'utf8')).entries.relu_poly.calls).toBe(2);
     expect(await transcript.error(client, 'evaluate', {name: 'relu_poly', solution: '.arbor/runs.db.sealed.json'})).toMatch(
-      /outside the zoo and the workspaces this server made/,
+      /outside the zoo and the workspaces checkout made/,
     );
   });
 

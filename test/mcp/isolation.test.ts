@@ -1,74 +1,82 @@
-// A sealed eval shares the machine with nothing of the agent's: the dev evals of the server run
-// side by side, a sealed one alone; as root the page cache is dropped when it ends.
-import {spawnSync} from 'node:child_process';
+// A sealed eval shares the machine with nothing of the agent's: the dev evals of every server on the
+// zoo run side by side, a sealed one alone, across processes (the turns are in the zoo's MCP store);
+// a process that dies holding a turn gives it up; as root the page cache is dropped when a sealed eval ends.
+import {spawn, spawnSync} from 'node:child_process';
 import {readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {dropPageCache, EvalIsolation} from '../../lib/mcp/isolation.js';
-import {tempDir} from '../helpers/cli.js';
+import {dropPageCache, takeTurn} from '../../lib/mcp/isolation.js';
+import {McpStore} from '../../lib/mcp/store.js';
+import {repoRoot, tempDir} from '../helpers/cli.js';
 
-/** A piece of work that records when it starts and ends, and ends when told. */
-function work(log: string[], name: string) {
-  let finish!: () => void;
-  const done = new Promise<void>((resolve) => (finish = resolve));
-  return {
-    run: async () => {
-      log.push(`${name} starts`);
-      await done;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A turn taken in the background: when it started, and its release. */
+function turn(store: McpStore, run: number, exclusive: boolean, log: string[], name: string) {
+  const waited: string[] = [];
+  const taken = takeTurn(store, run, exclusive, () => waited.push(name)).then((leave) => {
+    log.push(`${name} starts`);
+    return () => {
       log.push(`${name} ends`);
-      return name;
-    },
-    finish,
-  };
+      leave();
+    };
+  });
+  return {taken, waited};
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
-
-describe('the evals of an arbor mcp server', () => {
+describe('the evals of the arbor mcp servers on a zoo', () => {
   it('run side by side, a sealed one alone: it waits for the running ones, and the ones asked for meanwhile wait for it', async () => {
-    const isolation = new EvalIsolation();
+    const store = await McpStore.open(path.join(tempDir(), 'runs.db.mcp.db'));
     const log: string[] = [];
-    const [dev1, dev2, sealed, dev3] = ['dev1', 'dev2', 'sealed', 'dev3'].map((name) => work(log, name));
-    const waited: string[] = [];
-    const runs = [
-      isolation.run(false, dev1!.run),
-      isolation.run(false, dev2!.run),
-      isolation.run(true, sealed!.run, undefined, () => waited.push('sealed')),
-      isolation.run(false, dev3!.run, undefined, () => waited.push('dev3')),
-    ];
-    await tick();
+    const dev1 = turn(store, 1, false, log, 'dev1');
+    const dev2 = turn(store, 2, false, log, 'dev2');
+    const [leave1, leave2] = [await dev1.taken, await dev2.taken];
+    const sealed = turn(store, 3, true, log, 'sealed');
+    const dev3 = turn(store, 4, false, log, 'dev3');
+    await sleep(500);
     expect(log).toEqual(['dev1 starts', 'dev2 starts']);
-    expect(waited).toEqual(['sealed', 'dev3']);
-    dev1!.finish();
-    await tick();
+    expect([...sealed.waited, ...dev3.waited]).toEqual(['sealed', 'dev3']);
+    leave1();
+    await sleep(500);
     expect(log).toEqual(['dev1 starts', 'dev2 starts', 'dev1 ends']);
-    dev2!.finish();
-    await tick();
+    leave2();
+    const leaveSealed = await sealed.taken;
+    await sleep(500);
     expect(log.slice(3)).toEqual(['dev2 ends', 'sealed starts']);
-    sealed!.finish();
-    await tick();
-    expect(log.slice(5)).toEqual(['sealed ends', 'dev3 starts']);
-    dev3!.finish();
-    expect(await Promise.all(runs)).toEqual(['dev1', 'dev2', 'sealed', 'dev3']);
+    leaveSealed();
+    (await dev3.taken)();
+    expect(log.slice(5)).toEqual(['sealed ends', 'dev3 starts', 'dev3 ends']);
+    store.close();
   });
 
-  it('an eval cancelled while it waits never starts, and lets the next one in', async () => {
-    const isolation = new EvalIsolation();
+  it('a turn held by a process that died is given up: the next one goes', {timeout: 30_000}, async () => {
+    const file = path.join(tempDir(), 'runs.db.mcp.db');
+    const store = await McpStore.open(file);
+    // Another process takes an exclusive turn and is killed holding it (SIGKILL: no cleanup of its own).
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const {McpStore} = await import(${JSON.stringify(path.join(repoRoot, 'dist/lib/mcp/store.js'))});
+         const {takeTurn} = await import(${JSON.stringify(path.join(repoRoot, 'dist/lib/mcp/isolation.js'))});
+         const store = await McpStore.open(${JSON.stringify(file)});
+         await takeTurn(store, 1, true);
+         console.log('holding');
+         setInterval(() => {}, 1000);`,
+      ],
+      {stdio: ['ignore', 'pipe', 'inherit']},
+    );
+    await new Promise<void>((resolve) => holder.stdout.on('data', () => resolve()));
     const log: string[] = [];
-    const [sealed, dev] = ['sealed', 'dev'].map((name) => work(log, name));
-    const blocked = work(log, 'blocked');
-    const first = isolation.run(true, sealed!.run);
-    let cancel!: (error: Error) => void;
-    const cancelled = new Promise<never>((_, reject) => (cancel = reject));
-    const waiting = isolation.run(false, blocked.run, cancelled);
-    const after = isolation.run(false, dev!.run);
-    cancel(new Error('cancelled'));
-    await expect(waiting).rejects.toThrow('cancelled');
-    sealed!.finish();
-    await tick();
-    dev!.finish();
-    await Promise.all([first, after]);
-    expect(log).toEqual(['sealed starts', 'sealed ends', 'dev starts', 'dev ends']);
+    const dev = turn(store, 2, false, log, 'dev');
+    await sleep(500);
+    expect(log).toEqual([]);
+    expect(dev.waited).toEqual(['dev']);
+    holder.kill('SIGKILL');
+    (await dev.taken)();
+    expect(log).toEqual(['dev starts', 'dev ends']);
+    store.close();
   });
 
   it.skipIf(process.getuid?.() !== 0 || spawnSync('fincore', ['--version']).status !== 0)(
@@ -80,10 +88,13 @@ describe('the evals of an arbor mcp server', () => {
       readFileSync(file);
       const resident = () => Number(spawnSync('fincore', ['--bytes', '--noheadings', '--output', 'RES', file], {encoding: 'utf8'}).stdout.trim());
       expect(resident()).toBe(1 << 20);
-      const isolation = new EvalIsolation();
-      await isolation.run(true, async () => readFileSync(file));
+      const store = await McpStore.open(path.join(tempDir(), 'runs.db.mcp.db'));
+      const leave = await takeTurn(store, 1, true);
+      readFileSync(file);
+      leave();
       expect(resident()).toBe(0);
       expect(dropPageCache()).toBe(true);
+      store.close();
     },
   );
 });

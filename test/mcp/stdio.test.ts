@@ -171,13 +171,15 @@ describe('arbor mcp over stdio', () => {
       await transcript.error(client, 'get_benchmark', {name: 'nope'}),
       await transcript.error(client, 'get_run', {id: 'run-99'}),
     ];
-    expect(
-      errors.slice(0, 5).every((text) => /: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout$/.test(text)),
-    ).toBe(true);
+    expect(errors.slice(0, 5).every((text) => /: outside the zoo and the workspaces checkout made: pass a path in a workspace from checkout$/.test(text))).toBe(
+      true,
+    );
     expect(errors[5]).toMatch(/^dest \/tmp\/elsewhere: outside the workspaces folder .*: pass a new folder name \(e\.g\. algotune_knn-work\)$/);
     expect(errors[6]).toBe('evaluate runs the dev split only: the test split is sealed; submit a solution to it with submit_test');
     expect(errors[7]).toBe(`benchmark "nope" is not in the zoo: expected one of algotune_knn, polymul_negacyclic, relu_poly, toeplitz_solve`);
-    expect(errors[8]).toBe('run "run-99" is not a run of this server: pass the id an evaluate, compare or submit_test call gave');
+    expect(errors[8]).toBe(
+      'run "run-99" is not a run of this zoo\'s servers: pass the id an evaluate, compare or submit_test call gave (ended runs are kept 7 days)',
+    );
     expect(errors.every((text) => !text.includes('\n'))).toBe(true);
     // A link in a workspace leads where a path given would be refused: refused too, as a file and through its folder.
     const linked = await transcript.call(client, 'checkout', {name: 'relu_poly', dest: 'links'});
@@ -185,7 +187,7 @@ describe('arbor mcp over stdio', () => {
     symlinkSync('/etc/passwd', linked.solution);
     for (const args of [{solution: linked.solution}, {workspace: linked.workspace}]) {
       expect(await transcript.error(client, 'evaluate', args)).toMatch(
-        /^(solution|workspace) \/\S+: outside the zoo and the workspaces this server made: pass a path in a workspace from checkout$/,
+        /^(solution|workspace) \/\S+: outside the zoo and the workspaces checkout made: pass a path in a workspace from checkout$/,
       );
     }
   });

@@ -1,0 +1,352 @@
+/**
+ * What `arbor mcp` keeps beyond one server process, in one SQLite file beside
+ * the zoo's ledger (`<ledger>.mcp.db`, mode 0600, in the zoo's `.arbor/`, a
+ * folder no tool accepts a path into): the workspaces `checkout` made (so any
+ * server on the same zoo and workspaces folder accepts them), the runs
+ * (`evaluate`, `compare`, `submit_test`: status, progress, result, the pid of
+ * the process running them; `get_run` and MCP tasks answer from here), and
+ * the turns of the evals (a sealed eval runs alone). A server started per call
+ * (as the MCP Inspector's CLI does) sees what the one before it did.
+ *
+ * The store is the server's user's: nothing in a workspace, which an agent and
+ * its solutions write, is ever read as a marker.
+ */
+import {chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync} from 'node:fs';
+import path from 'node:path';
+import type {Database} from 'better-sqlite3';
+
+/** A run's state as `get_run` shows it. */
+export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled';
+
+/** One run as stored. */
+export interface StoredRun {
+  id: number;
+  tool: string;
+  sealed: boolean;
+  /** submit_test: `<entry>\0<digest>`, so a second call for a solution under way follows the first. */
+  key: string | null;
+  status: RunStatus;
+  started: string;
+  startedMs: number;
+  updated: string;
+  updates: number;
+  last: string | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+  pid: number | null;
+  pidStart: string | null;
+  /** Whether it was started as an MCP task, its ttl (ms) and poll interval. */
+  task: boolean;
+  ttlMs: number | null;
+  pollMs: number | null;
+}
+
+/** A workspace `checkout` made, and its entry. */
+export interface StoredWorkspace {
+  path: string;
+  root: string;
+  name: string;
+  made: string;
+  used: string;
+}
+
+const schema = `
+CREATE TABLE workspaces (
+  path TEXT PRIMARY KEY,
+  root TEXT NOT NULL,
+  name TEXT NOT NULL,
+  dev INTEGER NOT NULL,
+  ino INTEGER NOT NULL,
+  uid INTEGER NOT NULL,
+  made TEXT NOT NULL,
+  used TEXT NOT NULL
+);
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  tool TEXT NOT NULL,
+  sealed INTEGER NOT NULL,
+  key TEXT,
+  status TEXT NOT NULL,
+  started TEXT NOT NULL,
+  started_ms INTEGER NOT NULL,
+  updated TEXT NOT NULL,
+  updates INTEGER NOT NULL DEFAULT 0,
+  last TEXT,
+  result TEXT,
+  error TEXT,
+  pid INTEGER,
+  pid_start TEXT,
+  task INTEGER NOT NULL DEFAULT 0,
+  ttl_ms INTEGER,
+  poll_ms INTEGER
+);
+CREATE INDEX runs_key ON runs (key, status);
+CREATE TABLE progress (
+  run INTEGER NOT NULL,
+  n INTEGER NOT NULL,
+  text TEXT NOT NULL,
+  PRIMARY KEY (run, n)
+);
+CREATE TABLE turns (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  run INTEGER NOT NULL,
+  exclusive INTEGER NOT NULL,
+  pid INTEGER NOT NULL,
+  pid_start TEXT
+);
+`;
+
+/** The store beside a ledger file. */
+export function storeFile(ledger: string): string {
+  return `${ledger}.mcp.db`;
+}
+
+/**
+ * When a process started (field 22 of /proc/<pid>/stat), null when there is
+ * no such process: with the pid it names one process, never a later one that
+ * got the same pid.
+ */
+export function processStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the process `pid` that started at `start` still runs. */
+export function alive(pid: number | null, start: string | null): boolean {
+  if (pid === null) return false;
+  const now = processStart(pid);
+  return now !== null && (start === null || now === start);
+}
+
+type Row = Record<string, unknown>;
+
+function toRun(row: Row): StoredRun {
+  return {
+    id: row.id as number,
+    tool: row.tool as string,
+    sealed: row.sealed === 1,
+    key: (row.key as string | null) ?? null,
+    status: row.status as RunStatus,
+    started: row.started as string,
+    startedMs: row.started_ms as number,
+    updated: row.updated as string,
+    updates: row.updates as number,
+    last: (row.last as string | null) ?? null,
+    result: row.result ? (JSON.parse(row.result as string) as Record<string, unknown>) : null,
+    error: (row.error as string | null) ?? null,
+    pid: (row.pid as number | null) ?? null,
+    pidStart: (row.pid_start as string | null) ?? null,
+    task: row.task === 1,
+    ttlMs: (row.ttl_ms as number | null) ?? null,
+    pollMs: (row.poll_ms as number | null) ?? null,
+  };
+}
+
+/** The store of one zoo (a process opens it once; every method is one short transaction). */
+export class McpStore {
+  readonly file: string;
+  readonly #db: Database;
+
+  private constructor(file: string, db: Database) {
+    this.file = file;
+    this.#db = db;
+  }
+
+  /** Open (creating it, 0600 in a 0700 folder) the store at `file`. */
+  static async open(file: string): Promise<McpStore> {
+    const {default: Sqlite} = await import('better-sqlite3');
+    mkdirSync(path.dirname(file), {recursive: true, mode: 0o700});
+    // Created empty with its mode first, so it is never readable by others, not even for a moment.
+    closeSync(openSync(file, 'a', 0o600));
+    if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    const db = new Sqlite(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('busy_timeout = 10000');
+    db.transaction(() => {
+      if (Number(db.pragma('user_version', {simple: true})) === 0) {
+        db.exec(schema);
+        db.pragma('user_version = 1');
+      }
+    }).immediate();
+    return new McpStore(file, db);
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+
+  /** Run `change` holding the store's write lock: one process at a time, across every server on this zoo. */
+  exclusive<T>(change: () => T): T {
+    return this.#db.transaction(change).immediate();
+  }
+
+  // --- workspaces ---
+
+  /** Record a workspace `checkout` made (its folder's identity too: a folder put in its place later is not it). */
+  addWorkspace(workspace: string, root: string, name: string): void {
+    const stats = statSync(workspace);
+    const now = new Date().toISOString();
+    this.#db
+      .prepare('INSERT OR REPLACE INTO workspaces (path, root, name, dev, ino, uid, made, used) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(workspace, root, name, stats.dev, stats.ino, stats.uid, now, now);
+  }
+
+  /**
+   * The workspace under `root` holding `file` (a real path), and its entry:
+   * recorded by a checkout, still the same folder (device, inode), owned by
+   * the user who made it. Undefined when none.
+   */
+  workspaceOf(file: string, root: string): StoredWorkspace | undefined {
+    const rows = this.#db.prepare('SELECT * FROM workspaces WHERE root = ?').all(root) as Row[];
+    for (const row of rows) {
+      const workspace = row.path as string;
+      const relative = path.relative(workspace, file);
+      if (relative.startsWith('..') || path.isAbsolute(relative)) continue;
+      const stats = statSync(workspace, {throwIfNoEntry: false});
+      if (!stats?.isDirectory() || stats.dev !== row.dev || stats.ino !== row.ino || stats.uid !== row.uid) continue;
+      return {path: workspace, root, name: row.name as string, made: row.made as string, used: row.used as string};
+    }
+    return undefined;
+  }
+
+  /** A tool used the workspace now (the rule for abandoned ones counts from here). */
+  touchWorkspace(workspace: string): void {
+    this.#db.prepare('UPDATE workspaces SET used = ? WHERE path = ?').run(new Date().toISOString(), workspace);
+  }
+
+  /** The workspaces recorded under `root`. */
+  workspaces(root: string): StoredWorkspace[] {
+    return (this.#db.prepare('SELECT path, root, name, made, used FROM workspaces WHERE root = ? ORDER BY made').all(root) as Row[]).map((row) => ({
+      path: row.path as string,
+      root: row.root as string,
+      name: row.name as string,
+      made: row.made as string,
+      used: row.used as string,
+    }));
+  }
+
+  forgetWorkspace(workspace: string): void {
+    this.#db.prepare('DELETE FROM workspaces WHERE path = ?').run(workspace);
+  }
+
+  // --- runs ---
+
+  /** A new run, running; its id (`run-<id>`). Ids are never reused, not after a run is swept either. */
+  createRun(run: {tool: string; sealed: boolean; key?: string | null; task?: {ttlMs: number | null; pollMs: number} | null}): number {
+    const now = new Date();
+    const info = this.#db
+      .prepare(
+        "INSERT INTO runs (tool, sealed, key, status, started, started_ms, updated, task, ttl_ms, poll_ms) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+      )
+      .run(
+        run.tool,
+        run.sealed ? 1 : 0,
+        run.key ?? null,
+        now.toISOString(),
+        now.getTime(),
+        now.toISOString(),
+        run.task ? 1 : 0,
+        run.task?.ttlMs ?? null,
+        run.task?.pollMs ?? null,
+      );
+    return Number(info.lastInsertRowid);
+  }
+
+  run(id: number): StoredRun | undefined {
+    const row = this.#db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as Row | undefined;
+    return row ? toRun(row) : undefined;
+  }
+
+  /** The running submit_test of `key` (the first), if any. */
+  runningWithKey(key: string): StoredRun | undefined {
+    const row = this.#db.prepare("SELECT * FROM runs WHERE key = ? AND status = 'running' ORDER BY id LIMIT 1").get(key) as Row | undefined;
+    return row ? toRun(row) : undefined;
+  }
+
+  /** The process running `id`. */
+  setRunner(id: number, pid: number, start: string | null): void {
+    this.#db.prepare('UPDATE runs SET pid = ?, pid_start = ? WHERE id = ?').run(pid, start, id);
+  }
+
+  /** One more progress update of a running run (each is kept, so a server polling now and then passes on every one). */
+  progress(id: number, text: string): void {
+    this.exclusive(() => {
+      const info = this.#db
+        .prepare("UPDATE runs SET updates = updates + 1, last = ?, updated = ? WHERE id = ? AND status = 'running'")
+        .run(text, new Date().toISOString(), id);
+      if (info.changes > 0) this.#db.prepare('INSERT INTO progress (run, n, text) SELECT id, updates, ? FROM runs WHERE id = ?').run(text, id);
+    });
+  }
+
+  /** The progress updates of run `id` after the `after`-th, in order. */
+  progressSince(id: number, after: number): Array<{n: number; text: string}> {
+    return this.#db.prepare('SELECT n, text FROM progress WHERE run = ? AND n > ? ORDER BY n').all(id, after) as Array<{n: number; text: string}>;
+  }
+
+  /** End a running run (a run already ended stays as it ended: a cancel is not undone by a late result); whether it was running. */
+  finish(id: number, status: Exclude<RunStatus, 'running'>, outcome: {result?: Record<string, unknown>; error?: string}): boolean {
+    const info = this.#db
+      .prepare("UPDATE runs SET status = ?, result = ?, error = ?, updated = ? WHERE id = ? AND status = 'running'")
+      .run(status, outcome.result ? JSON.stringify(outcome.result) : null, outcome.error ?? null, new Date().toISOString(), id);
+    return info.changes > 0;
+  }
+
+  /** The runs started as MCP tasks, newest first. */
+  taskRuns(limit: number, before?: number): StoredRun[] {
+    const rows = this.#db
+      .prepare('SELECT * FROM runs WHERE task = 1 AND id < ? ORDER BY id DESC LIMIT ?')
+      .all(before ?? Number.MAX_SAFE_INTEGER, limit) as Row[];
+    return rows.map(toRun);
+  }
+
+  /** Forget ended runs past their ttl, and any past `keepMs` (their evals stay in the ledger); how many. */
+  sweepRuns(keepMs: number, now = Date.now()): number {
+    const rows = this.#db.prepare("SELECT id, updated, ttl_ms FROM runs WHERE status != 'running'").all() as Row[];
+    const old = rows.filter((row) => Date.parse(row.updated as string) + Math.min((row.ttl_ms as number | null) ?? keepMs, keepMs) < now);
+    const remove = this.#db.prepare('DELETE FROM runs WHERE id = ?');
+    const removeProgress = this.#db.prepare('DELETE FROM progress WHERE run = ?');
+    this.exclusive(() => {
+      for (const row of old) remove.run(row.id), removeProgress.run(row.id);
+    });
+    return old.length;
+  }
+
+  // --- turns ---
+
+  /** Queue `run` for its turn (exclusive: a sealed eval, alone). */
+  enterTurn(run: number, exclusive: boolean): number {
+    return Number(
+      this.#db
+        .prepare('INSERT INTO turns (run, exclusive, pid, pid_start) VALUES (?, ?, ?, ?)')
+        .run(run, exclusive ? 1 : 0, process.pid, processStart(process.pid)).lastInsertRowid,
+    );
+  }
+
+  /**
+   * Whether the turn `seq` may go: an exclusive one when it is first in line,
+   * a shared one when no exclusive one is ahead of it. Turns of processes
+   * that are gone are dropped on the way.
+   */
+  mayGo(seq: number): boolean {
+    return this.exclusive(() => {
+      const rows = this.#db.prepare('SELECT seq, exclusive, pid, pid_start FROM turns WHERE seq <= ? ORDER BY seq').all(seq) as Row[];
+      const ahead = rows.filter((row) => {
+        if (row.seq === seq) return false;
+        if (alive(row.pid as number, (row.pid_start as string | null) ?? null)) return true;
+        this.#db.prepare('DELETE FROM turns WHERE seq = ?').run(row.seq);
+        return false;
+      });
+      const mine = rows.find((row) => row.seq === seq);
+      if (!mine) return false;
+      return mine.exclusive === 1 ? ahead.length === 0 : !ahead.some((row) => row.exclusive === 1);
+    });
+  }
+
+  leaveTurn(seq: number): void {
+    this.#db.prepare('DELETE FROM turns WHERE seq = ?').run(seq);
+  }
+}
