@@ -32,7 +32,8 @@ const upwardExceptions: readonly Exception[] = [
 
 /** The library files that print (rule c), each with its reason. */
 const printers: Readonly<Record<string, string>> = {
-  'lib/mcp/sealed.ts': "submit_test without a verdict: the reason on the MCP server's stderr, for its owner",
+  'lib/mcp/sealed-run.ts': "submit_test without a verdict: the reason on the run's log (or the server's stderr), for its owner",
+  'lib/mcp/runner.ts': "a run's process: why it failed, on its log (its stderr, a file in the zoo's .arbor/), for the owner",
 };
 
 /** The files that set process.exitCode (rule d): the one mapping, and two that pass a code through. */

@@ -4,12 +4,13 @@
  * server process: store.ts), the environment; and the one rule for paths a
  * tool accepts: inside the zoo or inside a workspace a checkout made.
  */
-import {existsSync, readdirSync, realpathSync, statSync} from 'node:fs';
+import {existsSync, readdirSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {isSkippedName} from '../zoo/list.js';
 import type {CompareQueue} from '../run/compare-queue.js';
 import {Runs} from './jobs.js';
+import {isInside, realOrResolved} from './paths.js';
 import {McpStore, storeFile} from './store.js';
 
 /** How the server was started. */
@@ -27,9 +28,6 @@ export interface ServerOptions {
   /** How long an abandoned workspace and an ended run are kept (ms; default 7 days). */
   keepMs?: number;
 }
-
-/** What names files and records runs: the zoo, the workspaces folder, the environment (a run's process has these too). */
-export type NamesContext = Pick<ServerOptions, 'zoo' | 'workspaces' | 'env'>;
 
 /** Seven days: how long an abandoned workspace and an ended run are kept by default. */
 export const defaultKeepMs = 7 * 86_400_000;
@@ -51,22 +49,6 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
   const workspaces = realOrResolved(path.resolve(options.workspaces));
   const store = await McpStore.open(storeFile(ledgerPathFor(zoo, options.env, zoo, 'zoo')));
   return {...options, zoo, workspaces, keepMs: options.keepMs ?? defaultKeepMs, store, runs: new Runs(store, options.env, {zoo, workspaces})};
-}
-
-/** The real path when it exists (symlinks resolved, so no link leads outside), else the path resolved. */
-export function realOrResolved(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    const parent = path.dirname(file);
-    return parent === file ? file : path.join(realOrResolved(parent), path.basename(file));
-  }
-}
-
-/** Whether `inner` is `outer` or lies under it. */
-export function isInside(inner: string, outer: string): boolean {
-  const relative = path.relative(outer, inner);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 /** The zoo's entries (folders holding a plan.toml), sorted. */

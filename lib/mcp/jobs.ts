@@ -12,8 +12,8 @@ import {closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync} from 
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {evalEnvironment} from '../secrets.js';
-import type {RunnerSpec} from './runner.js';
-import {alive, type McpStore, processStart, type RunStatus, type StoredRun} from './store.js';
+import type {RunnerSpec} from './run-request.js';
+import {alive, type McpStore, processStart, type RunStatus, runnerAlive, type StoredRun} from './store.js';
 
 const runnerPath = fileURLToPath(new URL('./runner.js', import.meta.url));
 /** How long a cancelled eval gets to clean up before SIGKILL. */
@@ -22,8 +22,6 @@ const graceMs = 10_000;
 export const heartbeatMs = 5_000;
 /** How often a waiting call looks at the store. */
 const pollMs = 250;
-/** A run's process gets its pid within this long of its row (before, a run without one is still starting). */
-const startingMs = 30_000;
 
 /** What an MCP task asked for: its ttl (ms; null: the store's own rule) and poll interval. */
 export interface TaskOptions {
@@ -46,21 +44,10 @@ export interface RunView {
   task: TaskOptions | null;
 }
 
-/** Whether the process of a running run is still there (one without a pid yet is starting, for a while). */
-export function runnerAlive(run: StoredRun): boolean {
-  if (run.pid === null) return Date.now() - run.startedMs < startingMs;
-  return alive(run.pid, run.pidStart);
-}
-
 /** The text of a run id (`run-3`) as a number; undefined when it is not one. */
 export function runNumber(id: string): number | undefined {
   const match = /^run-([1-9]\d{0,15})$/.exec(id);
   return match ? Number(match[1]) : undefined;
-}
-
-/** Where a run's process writes its stderr (the owner's; removed with the run). */
-export function runLog(store: McpStore, id: number): string {
-  return path.join(path.dirname(store.file), 'mcp-logs', `run-${id}.log`);
 }
 
 /** The runs of one zoo, as one server sees them. */
@@ -94,7 +81,7 @@ export class Runs {
 
   /** Start the process of run `id` (made by create); its number once the process has its spec. */
   async start(id: number, spec: Omit<RunnerSpec, 'store' | 'run' | 'zoo' | 'workspaces'>): Promise<number> {
-    const log = runLog(this.#store, id);
+    const log = this.#store.logFile(id);
     mkdirSync(path.dirname(log), {recursive: true, mode: 0o700});
     const fd = openSync(log, 'w', 0o600);
     try {
@@ -134,7 +121,7 @@ export class Runs {
   view(id: number): RunView | undefined {
     let run = this.#store.run(id);
     if (run?.status === 'running' && !runnerAlive(run)) {
-      this.#store.finish(id, 'failed', {error: `run-${id}: its process ended without a result${run.sealed ? '' : lastLine(runLog(this.#store, id))}`});
+      this.#store.finish(id, 'failed', {error: `run-${id}: its process ended without a result${run.sealed ? '' : lastLine(this.#store.logFile(id))}`});
       run = this.#store.run(id);
     }
     if (!run) return undefined;
@@ -196,7 +183,7 @@ export class Runs {
   /** Forget ended runs past their ttl or `keepMs`, and their logs. */
   sweep(keepMs: number): void {
     this.#store.sweepRuns(keepMs);
-    const folder = path.dirname(runLog(this.#store, 1));
+    const folder = path.dirname(this.#store.logFile(1));
     let names: string[] = [];
     try {
       names = readdirSync(folder);

@@ -6,7 +6,7 @@
  * (a ledger's label of a run the owner made, e.g. `/tmp/…/topk_fast.py`).
  */
 import path from 'node:path';
-import {isInside, type NamesContext} from './context.js';
+import {isInside, type NamesContext} from './paths.js';
 
 /** Labels that name no file: a revision, a recorded run. */
 const notAPath = /^(commit |ledger run #)/;

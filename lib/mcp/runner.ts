@@ -12,97 +12,14 @@
  * run's salted seeds and hands them over on the IPC channel, never on the
  * command line, which every user of the machine can read.
  */
-import type {PlanOverride} from '../benchmark/plan.js';
 import type {CompareReport} from '../compare/index.js';
 import type {EvalReport} from '../eval/types.js';
-import type {SealedAnswer} from './budget.js';
-import type {RunStatus} from './store.js';
-
-/** An eval or compare to run. */
-export interface JobRequest {
-  kind: 'eval' | 'compare';
-  /** The zoo entry's folder (its protected files are the ones that run). */
-  benchmark: string;
-  split: 'dev' | 'test';
-  /** eval: a solution file, or a folder of editable files (a workspace); neither: the entry's own solution. */
-  solution?: string;
-  folder?: string;
-  /** compare: both sides (files or folders). */
-  baseline?: string;
-  candidate?: string;
-  /** Fewer repetitions or seconds for this run only. */
-  cost?: {repetitions?: number; maxSeconds?: number};
-  /** test: the salted seeds, derived by the server. */
-  testSeeds?: number[];
-}
-
-/** What a sealed run needs beyond its compare. */
-export interface SealedSpec {
-  /** The entry's ledger's budget file, the plan's name there, the solution's digest. */
-  budgetFile: string;
-  planName: string;
-  digest: string;
-  /** The call's count, for its answer. */
-  budget: {used: number; of: number};
-  /** The answer the solution got before: given again at the release time, nothing run. */
-  known?: SealedAnswer;
-  /** When the call started (ms since the epoch) and its release time (ms). */
-  startedMs: number;
-  releaseMs: number;
-  /** A run already scoring the same solution: this one waits for its answer instead of running. */
-  follow?: number;
-}
-
-/** What the server hands a runner. */
-export interface RunnerSpec {
-  store: string;
-  run: number;
-  tool: 'evaluate' | 'compare' | 'submit_test';
-  /** The entry's name (the tool's result says it). */
-  name: string;
-  zoo: string;
-  workspaces: string;
-  /** The eval or compare (a sealed follower has none). */
-  request?: JobRequest;
-  sealed?: SealedSpec;
-}
-
-/** The plan values this run replaces: its cost, and the salted test seeds. */
-async function planOverride(request: JobRequest): Promise<PlanOverride | undefined> {
-  const override: Record<string, unknown> = {...request.cost};
-  if (request.testSeeds) {
-    const {loadPlan} = await import('../benchmark/plan.js');
-    const plan = await loadPlan(request.benchmark);
-    override.test = {...plan.test, seeds: request.testSeeds};
-  }
-  return Object.keys(override).length ? (override as PlanOverride) : undefined;
-}
-
-/** Run `request`: an eval's report or a compare's. */
-export async function runRequest(request: JobRequest, onProgress: (kind: 'line' | 'status', text: string) => void): Promise<EvalReport | CompareReport> {
-  const override = await planOverride(request);
-  if (request.kind === 'compare') {
-    const {runCompare} = await import('../compare/index.js');
-    const report = await runCompare({
-      benchmark: request.benchmark,
-      split: request.split,
-      baseline: request.baseline,
-      candidate: request.candidate!,
-      planOverride: override,
-      onProgress,
-    });
-    if (request.testSeeds) for (const each of [report.reports.baseline, report.reports.candidate]) if (each) each.seeds = {...each.seeds, source: 'derived'};
-    return report;
-  }
-  const {runSides} = await import('../eval/pipeline.js');
-  const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
-  const {reports} = await runSides({benchmark: request.benchmark, split: request.split, planOverride: override, sides: [side], onProgress});
-  return reports[0]!;
-}
+import {type RunnerSpec, runRequest} from './run-request.js';
+import type {McpStore, RunStatus} from './store.js';
 
 /** The dev run: its turn, its eval, its record in the ledger, the tool's result. */
-async function devRun(spec: RunnerSpec, store: import('./store.js').McpStore): Promise<Record<string, unknown>> {
-  const [{takeTurn}, {finishEval, finishCompare}] = await Promise.all([import('./isolation.js'), import('./evaluate.js')]);
+async function devRun(spec: RunnerSpec, store: McpStore): Promise<Record<string, unknown>> {
+  const [{takeTurn}, {finishEval, finishCompare}] = await Promise.all([import('./isolation.js'), import('./run-results.js')]);
   const request = spec.request!;
   const leave = await takeTurn(store, spec.run, false, () => store.progress(spec.run, 'waiting for its turn: a sealed test eval runs alone on this machine'));
   let report: EvalReport | CompareReport;
@@ -117,8 +34,8 @@ async function devRun(spec: RunnerSpec, store: import('./store.js').McpStore): P
 }
 
 /** The sealed run (sealed.ts): its answer at its release time. */
-async function sealedRun(spec: RunnerSpec, store: import('./store.js').McpStore): Promise<Record<string, unknown>> {
-  const {sealedResult} = await import('./sealed.js');
+async function sealedRun(spec: RunnerSpec, store: McpStore): Promise<Record<string, unknown>> {
+  const {sealedResult} = await import('./sealed-run.js');
   const ctx = {zoo: spec.zoo, workspaces: spec.workspaces, env: process.env};
   return sealedResult(ctx, store, {run: spec.run, name: spec.name, request: spec.request, sealed: spec.sealed!});
 }
@@ -133,7 +50,7 @@ async function main(spec: RunnerSpec): Promise<void> {
   try {
     outcome = {result: spec.tool === 'submit_test' ? await sealedRun(spec, store) : await devRun(spec, store)};
   } catch (error) {
-    const [{describeFailure}, {sealedFailure}] = await Promise.all([import('../run/result.js'), import('./sealed.js')]);
+    const [{describeFailure}, {sealedFailure}] = await Promise.all([import('../run/result.js'), import('./sealed-run.js')]);
     status = 'failed';
     // A sealed run fails with one fixed text (its reason is on this process's log, written by sealed.ts, blanked of its seeds).
     outcome = {error: spec.tool === 'submit_test' ? sealedFailure(spec.name) : describeFailure(error)};
@@ -142,8 +59,8 @@ async function main(spec: RunnerSpec): Promise<void> {
   store.finish(spec.run, status, outcome);
   // A run that ended well leaves no log (one that failed keeps it, for the owner, until the run is swept).
   if (status === 'done') {
-    const [{rmSync}, {runLog}] = await Promise.all([import('node:fs'), import('./jobs.js')]);
-    rmSync(runLog(store, spec.run), {force: true});
+    const {rmSync} = await import('node:fs');
+    rmSync(store.logFile(spec.run), {force: true});
   }
   store.close();
 }
@@ -155,8 +72,8 @@ if (process.send) {
     // The spec is all it needs: told so, the server lets it go (and may exit); the channel closes, and this process outlives the server.
     process.send!({type: 'started'}, undefined, {}, () => process.disconnect());
     main(spec).catch((error: Error) => {
+      // Its log, for the owner; the run reads as failed to whoever looks next (its process is gone).
       process.stderr.write(`arbor mcp: run-${spec.run}: ${error.stack ?? error.message}\n`);
-      process.exitCode = 1;
     });
   });
 }

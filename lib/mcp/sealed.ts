@@ -16,8 +16,7 @@
  * zoo, salt and machine: lib/run/compare-queue.ts), and everything else stays
  * in the server.
  */
-import {mkdtemp, readFile, rm} from 'node:fs/promises';
-import os from 'node:os';
+import {readFile} from 'node:fs/promises';
 import path from 'node:path';
 import {statSync} from 'node:fs';
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -25,46 +24,13 @@ import {z} from 'zod';
 import {RefusedError} from '../errors.js';
 import type {CompareReport} from '../compare/index.js';
 import type {Plan} from '../benchmark/plan.js';
-import {derivedTestSeeds, seedRedactor} from '../run/eval-process.js';
-import {budgetFile, knownAnswer, rememberAnswer, reserveCall, type SealedAnswer} from './budget.js';
+import {derivedTestSeeds} from '../run/eval-process.js';
+import {budgetFile, reserveCall, type SealedAnswer} from './budget.js';
 import {longCallInput, type LongTool, registerLongTool} from './calls.js';
-import type {NamesContext, ServerContext} from './context.js';
-import {recordCompare, resolveSolution} from './evaluate.js';
-import type {JobRequest, SealedSpec} from './runner.js';
-import {runnerAlive} from './jobs.js';
-import type {McpStore} from './store.js';
-
-/** The coarse buckets of candidate/baseline a sealed result may say (edges in x). */
-export const buckets = ['failed', '<0.5x', '0.5-0.9x', '0.9-1.1x', '1.1-2x', '2-10x', '>=10x'] as const;
-
-/** Case statuses whose answer the verifier scored (right or wrong); the others (crashed, timeout, no-answer, not-run, tampered) gave none. */
-const scorable = new Set(['ok', 'failed']);
-
-/**
- * The bucket of a test comparison: its ratio's range, or `failed`. Speedup:
- * failed when the candidate fails a case (or there is no ratio). Accuracy,
- * where a partial-credit task's cases fail on both sides as a matter of course:
- * failed only when there is no ratio, or the candidate gave no scorable answer
- * on a case where the baseline gave one.
- */
-export function bucketOf(
-  report: Pick<CompareReport, 'ratio' | 'correctness'> & {cases?: Pick<CompareReport['cases'][number], 'baseline' | 'candidate'>[]},
-  metric: Plan['metric'] = 'speedup',
-): (typeof buckets)[number] {
-  const ratio = report.ratio;
-  if (ratio === null || !Number.isFinite(ratio)) return 'failed';
-  if (metric === 'accuracy') {
-    if ((report.cases ?? []).some((c) => !scorable.has(c.candidate.status) && scorable.has(c.baseline.status))) return 'failed';
-  } else if (report.correctness.some((c) => c.failing !== 'baseline')) return 'failed';
-  const edges: Array<[number, (typeof buckets)[number]]> = [
-    [0.5, '<0.5x'],
-    [0.9, '0.5-0.9x'],
-    [1.1, '0.9-1.1x'],
-    [2, '1.1-2x'],
-    [10, '2-10x'],
-  ];
-  return edges.find(([edge]) => ratio < edge)?.[1] ?? '>=10x';
-}
+import type {ServerContext} from './context.js';
+import {resolveSolution} from './evaluate.js';
+import type {SealedSpec} from './run-request.js';
+import {bucketOf, buckets, sealedFailure, settle, verdictOf} from './sealed-run.js';
 
 /** The digest the ledger will give the solution (its editable files), to tell a new solution from one already scored. */
 async function digestOf(plan: Plan, solution: string): Promise<string> {
@@ -77,18 +43,6 @@ async function digestOf(plan: Plan, solution: string): Promise<string> {
     if (bytes) files.push({path: rel, bytes});
   }
   return solutionDigest(files);
-}
-
-/** The verdict a sealed result carries: the gate's action for speed entries, compare's verdict for accuracy. */
-async function verdictOf(report: CompareReport, plan: Plan): Promise<string> {
-  if (plan.metric !== 'speedup') return report.verdict;
-  const {writePackage} = await import('../compare/index.js');
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-mcp-package-'));
-  try {
-    return (await writePackage(dir, report, plan)).action;
-  } finally {
-    await rm(dir, {recursive: true, force: true});
-  }
 }
 
 /**
@@ -105,28 +59,8 @@ export function releaseSeconds(ctx: ServerContext, plan: Plan): number {
   return Math.min(plan.timeLimit, Math.max(60, Math.ceil((2 * compareBudget + 60) / 30) * 30));
 }
 
-/**
- * Wait until the answer's release: `started` plus the release time; an answer
- * that was ready only after it (`ready`: an eval that overran on a loaded
- * machine) is released at the next multiple of it, so a duration can only
- * ever say how many release times passed.
- */
-export async function released(started: number, ms: number, ready: number): Promise<void> {
-  const periods = Math.max(1, Math.ceil((ready - started) / ms));
-  const wait = started + periods * ms - Date.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-}
-
 /** How long a queued compare may wait for a worker, on top of its entry's time_limit, before its call fails. */
 export const queueWaitSeconds = 900;
-
-/** What scoring a solution came to, and when it was known (before the ledger record, whose time is not the eval's). */
-type Outcome = {ok: true; answer: SealedAnswer; ready: number} | {ok: false; error: string; ready: number};
-
-/** The one text of every failed sealed answer: why it failed is the owner's (the log), not a channel. */
-export function sealedFailure(name: string): string {
-  return `submit_test: the test eval of ${name} gave no verdict (this submission counted; the owner finds why in the server's log)`;
-}
 
 /** The key of a solution's scoring: a second call for it while it is scored follows the first. */
 function scoringKey(planName: string, digest: string): string {
@@ -189,86 +123,6 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
     },
     start,
   });
-}
-
-/**
- * A sealed run in its runner: scored here (the eval alone on the machine, the
- * verdict and bucket, and at the release time the ledger record and the
- * remembered answer), or the answer of the run it follows, or the answer the
- * solution got before; the tool's result at the release time.
- */
-export async function sealedResult(
-  ctx: NamesContext,
-  store: McpStore,
-  spec: {run: number; name: string; request?: JobRequest; sealed: SealedSpec},
-): Promise<Record<string, unknown>> {
-  const {sealed} = spec;
-  const outcome: Outcome = sealed.known
-    ? {ok: true, answer: sealed.known, ready: sealed.startedMs}
-    : sealed.follow !== undefined
-      ? await followed(store, sealed)
-      : await scoreHere(ctx, store, spec.run, spec.name, spec.request!, sealed);
-  await released(sealed.startedMs, sealed.releaseMs, outcome.ready);
-  if (!outcome.ok) throw new Error(sealedFailure(spec.name));
-  return {id: `run-${spec.run}`, name: spec.name, verdict: outcome.answer.verdict, bucket: outcome.answer.bucket, budget: sealed.budget};
-}
-
-/** Score on test here: an exclusive turn, the compare, the verdict and bucket; at the release time, the record. */
-async function scoreHere(ctx: NamesContext, store: McpStore, run: number, name: string, request: JobRequest, sealed: SealedSpec): Promise<Outcome> {
-  const [{loadPlan}, {takeTurn}, {runRequest}] = await Promise.all([import('../benchmark/plan.js'), import('./isolation.js'), import('./runner.js')]);
-  const plan = await loadPlan(request.benchmark);
-  const redact = seedRedactor(plan, request.testSeeds);
-  let report: CompareReport | undefined;
-  let answer: SealedAnswer | undefined;
-  let failure: string | undefined;
-  try {
-    const leave = await takeTurn(store, run, true);
-    try {
-      // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
-      report = (await runRequest(request, () => {})) as CompareReport;
-    } finally {
-      leave();
-    }
-    answer = {verdict: await verdictOf(report, plan), bucket: bucketOf(report, plan.metric)};
-  } catch (error) {
-    failure = redact((error as Error).message);
-  }
-  return settle(ctx, name, report, answer, failure, sealed, (change) => store.exclusive(change));
-}
-
-/** At the release time (so not even the ledger's next run id tells when the eval ended): the record and the remembered answer, or the reason on stderr. */
-async function settle(
-  ctx: NamesContext,
-  name: string,
-  report: CompareReport | undefined,
-  answer: SealedAnswer | undefined,
-  failure: string | undefined,
-  sealed: SealedSpec,
-  lock: <T>(change: () => T) => T,
-): Promise<Outcome> {
-  const ready = Date.now();
-  await released(sealed.startedMs, sealed.releaseMs, ready);
-  try {
-    if (report && answer) {
-      await recordCompare(ctx, report);
-      return {ok: true, answer: await rememberAnswer(sealed.budgetFile, sealed.planName, sealed.digest, answer, lock), ready};
-    }
-  } catch (error) {
-    failure = (error as Error).message;
-  }
-  process.stderr.write(`arbor mcp: submit_test of ${name} (solution ${sealed.digest.slice(0, 12)}) gave no verdict: ${failure ?? 'no report'}\n`);
-  return {ok: false, error: failure ?? 'no report', ready};
-}
-
-/** The answer of the run scoring the same solution, once it ended (from the budget file, where it keeps its answer). */
-async function followed(store: McpStore, sealed: SealedSpec): Promise<Outcome> {
-  for (;;) {
-    const leader = store.run(sealed.follow!);
-    if (!leader || leader.status !== 'running' || !runnerAlive(leader)) break;
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  const answer = knownAnswer(sealed.budgetFile, sealed.planName, sealed.digest);
-  return answer ? {ok: true, answer, ready: Date.now()} : {ok: false, error: 'the run it followed gave no verdict', ready: Date.now()};
 }
 
 /** A queued sealed compare (--sealed-queue): on a worker; this server waits for it, tracks the run and answers at the release time. */

@@ -122,6 +122,15 @@ export function alive(pid: number | null, start: string | null): boolean {
   return now !== null && (start === null || now === start);
 }
 
+/** A run's process gets its pid within this long of its row (before, a run without one is still starting). */
+const startingMs = 30_000;
+
+/** Whether the process of a running run is still there (one without a pid yet is starting, for a while). */
+export function runnerAlive(run: StoredRun): boolean {
+  if (run.pid === null) return Date.now() - run.startedMs < startingMs;
+  return alive(run.pid, run.pidStart);
+}
+
 type Row = Record<string, unknown>;
 
 function toRun(row: Row): StoredRun {
@@ -177,6 +186,11 @@ export class McpStore {
 
   close(): void {
     this.#db.close();
+  }
+
+  /** Where run `id`'s process writes its stderr (the owner's; removed when it ends well, else with the run). */
+  logFile(id: number): string {
+    return path.join(path.dirname(this.file), 'mcp-logs', `run-${id}.log`);
   }
 
   /** Run `change` holding the store's write lock: one process at a time, across every server on this zoo. */

@@ -5,7 +5,8 @@ import path from 'node:path';
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
 import {UsageError} from '../errors.js';
-import {entryDir, isInside, realOrResolved, type ServerContext} from './context.js';
+import {entryDir, type ServerContext} from './context.js';
+import {isInside, realOrResolved} from './paths.js';
 import {toolResult} from './result.js';
 
 /** Where a checkout goes: `dest` under the workspaces folder (a name or a path inside it), else `<name>-<n>`. */

@@ -1,6 +1,6 @@
 /** The coarse bucket a sealed result may say: the ratio's range, or `failed` when the candidate fails a case. */
 import {describe, expect, it} from 'vitest';
-import {bucketOf} from '../../lib/mcp/sealed.js';
+import {bucketOf} from '../../lib/mcp/sealed-run.js';
 
 describe('bucketOf', () => {
   it.each([

@@ -1,0 +1,87 @@
+/** The eval or compare a run of `arbor mcp` runs (in the run's own process: runner.ts). */
+import type {PlanOverride} from '../benchmark/plan.js';
+import type {CompareReport} from '../compare/index.js';
+import type {EvalReport} from '../eval/types.js';
+import type {SealedAnswer} from './budget.js';
+
+/** An eval or compare to run. */
+export interface JobRequest {
+  kind: 'eval' | 'compare';
+  /** The zoo entry's folder (its protected files are the ones that run). */
+  benchmark: string;
+  split: 'dev' | 'test';
+  /** eval: a solution file, or a folder of editable files (a workspace); neither: the entry's own solution. */
+  solution?: string;
+  folder?: string;
+  /** compare: both sides (files or folders). */
+  baseline?: string;
+  candidate?: string;
+  /** Fewer repetitions or seconds for this run only. */
+  cost?: {repetitions?: number; maxSeconds?: number};
+  /** test: the salted seeds, derived by the server. */
+  testSeeds?: number[];
+}
+
+/** What a sealed run needs beyond its compare. */
+export interface SealedSpec {
+  /** The entry's ledger's budget file, the plan's name there, the solution's digest. */
+  budgetFile: string;
+  planName: string;
+  digest: string;
+  /** The call's count, for its answer. */
+  budget: {used: number; of: number};
+  /** The answer the solution got before: given again at the release time, nothing run. */
+  known?: SealedAnswer;
+  /** When the call started (ms since the epoch) and its release time (ms). */
+  startedMs: number;
+  releaseMs: number;
+  /** A run already scoring the same solution: this one waits for its answer instead of running. */
+  follow?: number;
+}
+
+/** What the server hands a runner. */
+export interface RunnerSpec {
+  store: string;
+  run: number;
+  tool: 'evaluate' | 'compare' | 'submit_test';
+  /** The entry's name (the tool's result says it). */
+  name: string;
+  zoo: string;
+  workspaces: string;
+  /** The eval or compare (a sealed follower has none). */
+  request?: JobRequest;
+  sealed?: SealedSpec;
+}
+
+/** The plan values this run replaces: its cost, and the salted test seeds. */
+async function planOverride(request: JobRequest): Promise<PlanOverride | undefined> {
+  const override: Record<string, unknown> = {...request.cost};
+  if (request.testSeeds) {
+    const {loadPlan} = await import('../benchmark/plan.js');
+    const plan = await loadPlan(request.benchmark);
+    override.test = {...plan.test, seeds: request.testSeeds};
+  }
+  return Object.keys(override).length ? (override as PlanOverride) : undefined;
+}
+
+/** Run `request`: an eval's report or a compare's. */
+export async function runRequest(request: JobRequest, onProgress: (kind: 'line' | 'status', text: string) => void): Promise<EvalReport | CompareReport> {
+  const override = await planOverride(request);
+  if (request.kind === 'compare') {
+    const {runCompare} = await import('../compare/index.js');
+    const report = await runCompare({
+      benchmark: request.benchmark,
+      split: request.split,
+      baseline: request.baseline,
+      candidate: request.candidate!,
+      planOverride: override,
+      onProgress,
+    });
+    if (request.testSeeds) for (const each of [report.reports.baseline, report.reports.candidate]) if (each) each.seeds = {...each.seeds, source: 'derived'};
+    return report;
+  }
+  const {runSides} = await import('../eval/pipeline.js');
+  const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
+  const {reports} = await runSides({benchmark: request.benchmark, split: request.split, planOverride: override, sides: [side], onProgress});
+  return reports[0]!;
+}

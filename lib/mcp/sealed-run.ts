@@ -1,0 +1,164 @@
+/**
+ * The sealed side of `submit_test` that runs in the run's own process
+ * (runner.ts), so it outlives the server: the test compare alone on the
+ * machine, its verdict and bucket, and at the release time the ledger record,
+ * the remembered answer and the tool's result; or the answer of the run that
+ * scores the same solution, or the answer the solution got before. The queued
+ * compare (sealed.ts, `--sealed-queue`) shares the verdict, the bucket and
+ * the record.
+ */
+import {mkdtemp, rm} from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type {Plan} from '../benchmark/plan.js';
+import type {CompareReport} from '../compare/index.js';
+import {seedRedactor} from '../run/eval-process.js';
+import {knownAnswer, rememberAnswer, type SealedAnswer} from './budget.js';
+import type {NamesContext} from './paths.js';
+import type {JobRequest, SealedSpec} from './run-request.js';
+import {recordCompare} from './run-results.js';
+import {type McpStore, runnerAlive} from './store.js';
+
+/** The coarse buckets of candidate/baseline a sealed result may say (edges in x). */
+export const buckets = ['failed', '<0.5x', '0.5-0.9x', '0.9-1.1x', '1.1-2x', '2-10x', '>=10x'] as const;
+
+/** Case statuses whose answer the verifier scored (right or wrong); the others (crashed, timeout, no-answer, not-run, tampered) gave none. */
+const scorable = new Set(['ok', 'failed']);
+
+/**
+ * The bucket of a test comparison: its ratio's range, or `failed`. Speedup:
+ * failed when the candidate fails a case (or there is no ratio). Accuracy,
+ * where a partial-credit task's cases fail on both sides as a matter of course:
+ * failed only when there is no ratio, or the candidate gave no scorable answer
+ * on a case where the baseline gave one.
+ */
+export function bucketOf(
+  report: Pick<CompareReport, 'ratio' | 'correctness'> & {cases?: Pick<CompareReport['cases'][number], 'baseline' | 'candidate'>[]},
+  metric: Plan['metric'] = 'speedup',
+): (typeof buckets)[number] {
+  const ratio = report.ratio;
+  if (ratio === null || !Number.isFinite(ratio)) return 'failed';
+  if (metric === 'accuracy') {
+    if ((report.cases ?? []).some((c) => !scorable.has(c.candidate.status) && scorable.has(c.baseline.status))) return 'failed';
+  } else if (report.correctness.some((c) => c.failing !== 'baseline')) return 'failed';
+  const edges: Array<[number, (typeof buckets)[number]]> = [
+    [0.5, '<0.5x'],
+    [0.9, '0.5-0.9x'],
+    [1.1, '0.9-1.1x'],
+    [2, '1.1-2x'],
+    [10, '2-10x'],
+  ];
+  return edges.find(([edge]) => ratio < edge)?.[1] ?? '>=10x';
+}
+
+/** The verdict a sealed result carries: the gate's action for speed entries, compare's verdict for accuracy. */
+export async function verdictOf(report: CompareReport, plan: Plan): Promise<string> {
+  if (plan.metric !== 'speedup') return report.verdict;
+  const {writePackage} = await import('../compare/index.js');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'arbor-mcp-package-'));
+  try {
+    return (await writePackage(dir, report, plan)).action;
+  } finally {
+    await rm(dir, {recursive: true, force: true});
+  }
+}
+
+/**
+ * Wait until the answer's release: `started` plus the release time; an answer
+ * that was ready only after it (`ready`: an eval that overran on a loaded
+ * machine) is released at the next multiple of it, so a duration can only
+ * ever say how many release times passed.
+ */
+export async function released(started: number, ms: number, ready: number): Promise<void> {
+  const periods = Math.max(1, Math.ceil((ready - started) / ms));
+  const wait = started + periods * ms - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
+/** What scoring a solution came to, and when it was known (before the ledger record, whose time is not the eval's). */
+export type Outcome = {ok: true; answer: SealedAnswer; ready: number} | {ok: false; error: string; ready: number};
+
+/** The one text of every failed sealed answer: why it failed is the owner's (the log), not a channel. */
+export function sealedFailure(name: string): string {
+  return `submit_test: the test eval of ${name} gave no verdict (this submission counted; the owner finds why in the server's log)`;
+}
+
+/**
+ * A sealed run in its runner: scored here (the eval alone on the machine, the
+ * verdict and bucket, and at the release time the ledger record and the
+ * remembered answer), or the answer of the run it follows, or the answer the
+ * solution got before; the tool's result at the release time.
+ */
+export async function sealedResult(
+  ctx: NamesContext,
+  store: McpStore,
+  spec: {run: number; name: string; request?: JobRequest; sealed: SealedSpec},
+): Promise<Record<string, unknown>> {
+  const {sealed} = spec;
+  const outcome: Outcome = sealed.known
+    ? {ok: true, answer: sealed.known, ready: sealed.startedMs}
+    : sealed.follow !== undefined
+      ? await followed(store, sealed)
+      : await scoreHere(ctx, store, spec.run, spec.name, spec.request!, sealed);
+  await released(sealed.startedMs, sealed.releaseMs, outcome.ready);
+  if (!outcome.ok) throw new Error(sealedFailure(spec.name));
+  return {id: `run-${spec.run}`, name: spec.name, verdict: outcome.answer.verdict, bucket: outcome.answer.bucket, budget: sealed.budget};
+}
+
+/** Score on test here: an exclusive turn, the compare, the verdict and bucket; at the release time, the record. */
+async function scoreHere(ctx: NamesContext, store: McpStore, run: number, name: string, request: JobRequest, sealed: SealedSpec): Promise<Outcome> {
+  const [{loadPlan}, {takeTurn}, {runRequest}] = await Promise.all([import('../benchmark/plan.js'), import('./isolation.js'), import('./run-request.js')]);
+  const plan = await loadPlan(request.benchmark);
+  const redact = seedRedactor(plan, request.testSeeds);
+  let report: CompareReport | undefined;
+  let answer: SealedAnswer | undefined;
+  let failure: string | undefined;
+  try {
+    const leave = await takeTurn(store, run, true);
+    try {
+      // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
+      report = (await runRequest(request, () => {})) as CompareReport;
+    } finally {
+      leave();
+    }
+    answer = {verdict: await verdictOf(report, plan), bucket: bucketOf(report, plan.metric)};
+  } catch (error) {
+    failure = redact((error as Error).message);
+  }
+  return settle(ctx, name, report, answer, failure, sealed, (change) => store.exclusive(change));
+}
+
+/** At the release time (so not even the ledger's next run id tells when the eval ended): the record and the remembered answer, or the reason on stderr. */
+export async function settle(
+  ctx: NamesContext,
+  name: string,
+  report: CompareReport | undefined,
+  answer: SealedAnswer | undefined,
+  failure: string | undefined,
+  sealed: SealedSpec,
+  lock: <T>(change: () => T) => T,
+): Promise<Outcome> {
+  const ready = Date.now();
+  await released(sealed.startedMs, sealed.releaseMs, ready);
+  try {
+    if (report && answer) {
+      await recordCompare(ctx, report);
+      return {ok: true, answer: await rememberAnswer(sealed.budgetFile, sealed.planName, sealed.digest, answer, lock), ready};
+    }
+  } catch (error) {
+    failure = (error as Error).message;
+  }
+  process.stderr.write(`arbor mcp: submit_test of ${name} (solution ${sealed.digest.slice(0, 12)}) gave no verdict: ${failure ?? 'no report'}\n`);
+  return {ok: false, error: failure ?? 'no report', ready};
+}
+
+/** The answer of the run scoring the same solution, once it ended (from the budget file, where it keeps its answer). */
+async function followed(store: McpStore, sealed: SealedSpec): Promise<Outcome> {
+  for (;;) {
+    const leader = store.run(sealed.follow!);
+    if (!leader || leader.status !== 'running' || !runnerAlive(leader)) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const answer = knownAnswer(sealed.budgetFile, sealed.planName, sealed.digest);
+  return answer ? {ok: true, answer, ready: Date.now()} : {ok: false, error: 'the run it followed gave no verdict', ready: Date.now()};
+}
