@@ -87,17 +87,22 @@ export async function secrets(zoo: string): Promise<string[]> {
     found.push(...splitSeeds(plan, 'test', {ARBOR_TEST_SALT: salt}).seeds.map(String));
   }
   const ledger = openLedger(path.join(zoo, '.arbor/runs.db'), {readonly: true});
+  // A number a dev run recorded is the agent's to see: an accuracy entry's case ratios are fractions k/n, and a test case can share one with a dev case.
+  const numbersOf = (run: {
+    score: number | null;
+    interval: number[] | null;
+    compare?: {ratio: number | null; interval: number[] | null} | null;
+    cases: Array<Record<string, unknown>>;
+  }) => {
+    const numbers: unknown[] = [run.score, ...(run.interval ?? []), run.compare?.ratio, ...(run.compare?.interval ?? [])];
+    for (const each of run.cases) numbers.push(each.ratio, each.seconds);
+    return numbers.filter((n): n is number => typeof n === 'number' && Number.isFinite(n)).map(String);
+  };
   try {
+    const seenOnDev = new Set(ledger.listRuns({split: 'dev', withCases: true}).flatMap(numbersOf));
     for (const run of ledger.listRuns({split: 'test', withCases: true})) {
-      const numbers = [run.score, ...(run.interval ?? []), run.compare?.ratio, ...(run.compare?.interval ?? [])];
-      for (const each of run.cases) numbers.push(each.ratio as number, each.seconds as number);
-      found.push(
-        ...numbers
-          .filter((n): n is number => typeof n === 'number' && Number.isFinite(n))
-          .map(String)
-          .filter((text) => text.length >= 8),
-      );
       // (short ones, like 0.5, would match unrelated text: a full-precision number is what a leak looks like)
+      found.push(...numbersOf(run as never).filter((text) => text.length >= 8 && !seenOnDev.has(text)));
     }
   } finally {
     ledger.close();
