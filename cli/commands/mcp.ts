@@ -92,6 +92,11 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
         `${args.sealedRelease === undefined ? 'ARBOR_SEALED_RELEASE=' : '--sealed-release '}${release}: expected seconds (more than 0, at most 86400)`,
       );
     }
+    const days = args.keepDays ?? process.env.ARBOR_MCP_KEEP_DAYS;
+    const keepDays = days === undefined || days === '' ? 7 : Number(days);
+    if (!(keepDays > 0 && keepDays <= 3650)) {
+      throw new UsageError(`${args.keepDays === undefined ? 'ARBOR_MCP_KEEP_DAYS=' : '--keep-days '}${days}: expected days (more than 0, at most 3650)`);
+    }
     const sealedQueue = await openSealedQueue(args, zoo);
     // Bundle code of a dev eval runs as this user: it finds no secret of this process (the salt, the queue key, the queue's URL) in /proc/<pid>/environ.
     (await import('../../lib/run/eval-process.js')).scrubInitialEnvironment();
@@ -104,11 +109,6 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
         ? `arbor mcp: test salt ${salt.made ? 'made in' : 'from'} ${salt.file} (ARBOR_TEST_SALT is not set)\n`
         : 'arbor mcp: test salt from ARBOR_TEST_SALT\n',
     );
-    const days = args.keepDays ?? process.env.ARBOR_MCP_KEEP_DAYS;
-    const keepDays = days === undefined || days === '' ? 7 : Number(days);
-    if (!(keepDays > 0 && keepDays <= 3650)) {
-      throw new UsageError(`${args.keepDays === undefined ? 'ARBOR_MCP_KEEP_DAYS=' : '--keep-days '}${days}: expected days (more than 0, at most 3650)`);
-    }
     // The same folder for every server of this user on this zoo (a server started per call finds the last one's workspaces); made by the first checkout.
     const {defaultWorkspaces, sweepWorkspaces} = await import('../../lib/mcp/workspace.js');
     const workspaces = args.workspaces ? path.resolve(args.workspaces) : defaultWorkspaces(zoo, process.env, os.homedir());

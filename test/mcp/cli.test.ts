@@ -28,6 +28,7 @@ describe('arbor mcp (command line)', () => {
     [['mcp', '.', '--http', 'x'], 'arbor: --http x: expected a port number (0-65535; 0 picks a free one)'],
     [['mcp', '.', '--http', '70000'], 'arbor: --http 70000: expected a port number (0-65535; 0 picks a free one)'],
     [['mcp', '.', '--sealed-release', '0'], 'arbor: --sealed-release 0: expected seconds (more than 0, at most 86400)'],
+    [['mcp', '.', '--keep-days', '0'], 'arbor: --keep-days 0: expected days (more than 0, at most 3650)'],
   ])('%j -> one line, exit 2', (args, line) => {
     const cwd = tempDir();
     const result = runCli(args[1] === '.' ? [args[0]!, path.resolve('zoo'), ...args.slice(2)] : args, {cwd});

@@ -1,0 +1,124 @@
+/**
+ * MCP tasks with the SDK's own client: evaluate runs as a task, the client
+ * disconnects (its server process ends), a new client on a new server process
+ * gets the task's status and result; tasks/list lists it; tasks/cancel stops
+ * a dev task and refuses a submit_test task, whose answer still comes.
+ */
+import {existsSync} from 'node:fs';
+import path from 'node:path';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+import {CallToolResultSchema} from '@modelcontextprotocol/sdk/types.js';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {cliPath} from '../helpers/cli.js';
+import {salt, zooCopy} from './helpers.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A client on a new `arbor mcp` process. */
+async function connect(zoo: string, workspaces: string) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cliPath, 'mcp', zoo, '--workspaces', workspaces],
+    env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt, ARBOR_SEALED_RELEASE: '2'},
+    stderr: 'ignore',
+  });
+  const client = new Client({name: 'arbor-task-agent', version: '1.0.0'});
+  await client.connect(transport);
+  return {client, pid: transport.pid!};
+}
+
+/** Start `tool` as a task; its first message, the task, and nothing more (the client leaves it running). */
+async function startTask(client: Client, tool: string, args: Record<string, unknown>) {
+  const stream = client.experimental.tasks.callToolStream({name: tool, arguments: args}, CallToolResultSchema, {task: {ttl: 3_600_000}});
+  const first = await stream.next();
+  await stream.return(undefined);
+  const message = first.value as {type: string; task?: {taskId: string; status: string}};
+  expect(message.type).toBe('taskCreated');
+  return message.task!;
+}
+
+/** tasks/get until the task ends. */
+async function ended(client: Client, taskId: string) {
+  for (let tries = 0; tries < 240; tries++) {
+    const task = await client.experimental.tasks.getTask(taskId);
+    if (task.status !== 'working') return task;
+    await sleep(500);
+  }
+  throw new Error(`${taskId} still working`);
+}
+
+describe('arbor mcp tasks', () => {
+  let zoo: string;
+  let workspaces: string;
+  let remove = () => {};
+  beforeAll(() => {
+    ({zoo, remove} = zooCopy(['algotune_knn'], ['algotune_knn']));
+    workspaces = path.join(path.dirname(zoo), 'workspaces');
+  });
+  afterAll(() => remove());
+
+  it('evaluate as a task survives its client and server: a new server process gives its status and result', {timeout: 300_000}, async () => {
+    const first = await connect(zoo, workspaces);
+    const tools = (await first.client.listTools()).tools;
+    expect(Object.fromEntries(tools.map((tool) => [tool.name, tool.execution?.taskSupport]))).toMatchObject({
+      evaluate: 'optional',
+      compare: 'optional',
+      submit_test: 'optional',
+      list_benchmarks: 'forbidden',
+    });
+    expect(first.client.getServerCapabilities()?.tasks).toEqual({list: {}, cancel: {}, requests: {tools: {call: {}}}});
+    const task = await startTask(first.client, 'evaluate', {name: 'algotune_knn', repetitions: 2, maxSeconds: 0});
+    expect(task).toMatchObject({taskId: expect.stringMatching(/^run-\d+$/), status: 'working'});
+    await first.client.close();
+    for (let tries = 0; tries < 40 && existsSync(`/proc/${first.pid}`); tries++) await sleep(100);
+    expect(existsSync(`/proc/${first.pid}`)).toBe(false);
+
+    const second = await connect(zoo, workspaces);
+    try {
+      expect((await ended(second.client, task.taskId)).status).toBe('completed');
+      const result = await second.client.experimental.tasks.getTaskResult(task.taskId, CallToolResultSchema);
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({id: task.taskId, name: 'algotune_knn', split: 'dev', metric: 'speedup', repetitions: 2});
+      expect((result.structuredContent as {score: number}).score).toBeGreaterThan(0.5);
+      // The same run through get_run, for clients without tasks.
+      const polled = await second.client.callTool({name: 'get_run', arguments: {id: task.taskId}});
+      expect(polled.structuredContent).toMatchObject({status: 'done', result: {id: task.taskId}});
+      const listed = await second.client.experimental.tasks.listTasks();
+      expect(listed.tasks.map((each) => each.taskId)).toContain(task.taskId);
+    } finally {
+      await second.client.close();
+    }
+  });
+
+  it('tasks/cancel stops a dev task; a submit_test task cannot be cancelled and answers at its release time', {timeout: 300_000}, async () => {
+    const {client} = await connect(zoo, workspaces);
+    try {
+      const dev = await startTask(client, 'evaluate', {name: 'algotune_knn', repetitions: 20});
+      await sleep(1500);
+      const cancelled = await client.experimental.tasks.cancelTask(dev.taskId);
+      expect(cancelled.status).toBe('cancelled');
+      const run = await client.callTool({name: 'get_run', arguments: {id: dev.taskId}});
+      expect(run.structuredContent).toMatchObject({
+        status: 'cancelled',
+        error: `${dev.taskId} was cancelled: its eval was stopped and its work folder removed`,
+      });
+
+      const sealed = await startTask(client, 'submit_test', {name: 'algotune_knn', solution: 'algotune_knn/solution.py'});
+      await expect(client.experimental.tasks.cancelTask(sealed.taskId)).rejects.toThrow(
+        /is a submit_test: the call has counted, and its test eval runs on to its answer/,
+      );
+      expect((await ended(client, sealed.taskId)).status).toBe('completed');
+      const result = await client.experimental.tasks.getTaskResult(sealed.taskId, CallToolResultSchema);
+      expect(result.structuredContent).toEqual({
+        id: sealed.taskId,
+        name: 'algotune_knn',
+        verdict: expect.stringMatching(/^(PASS|REVIEW)$/),
+        bucket: expect.any(String),
+        budget: {used: 1, of: 2},
+      });
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * The workspaces checkout makes, as later servers see them: accepted by any
+ * server on the same zoo and workspaces folder, refused by one with another
+ * folder; a folder made by hand in the workspaces folder, or put in the place
+ * of a workspace, is not one (the record is the server's, in the zoo's MCP
+ * store, never a file in a workspace); an abandoned workspace is removed at
+ * the next start past --keep-days, and a server that stops leaves nothing in
+ * its temp folder.
+ */
+import {existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {Client} from '@modelcontextprotocol/sdk/client/index.js';
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {cliPath} from '../helpers/cli.js';
+import {salt, Transcript, zooCopy} from './helpers.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('arbor mcp workspaces across servers', () => {
+  let zoo: string;
+  let root: string;
+  let remove = () => {};
+  beforeAll(() => {
+    ({zoo, root, remove} = zooCopy([], ['relu_poly']));
+  });
+  afterAll(() => remove());
+
+  /** One call on a new server (its workspaces folder, temp folder and options); the result, or the tool error's text; and the server's stderr. */
+  async function once(workspaces: string, tool: string, args: Record<string, unknown>, extra: string[] = [], tmp = path.join(root, 'tmp')) {
+    mkdirSync(tmp, {recursive: true});
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, 'mcp', zoo, '--workspaces', workspaces, ...extra],
+      env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt, TMPDIR: tmp},
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const client = new Client({name: 'arbor-workspace-agent', version: '1.0.0'});
+    await client.connect(transport);
+    const transcript = new Transcript();
+    try {
+      const result = await transcript.raw(client, tool, args, {});
+      const text = (result.content as Array<{text: string}>)[0]!.text;
+      return {
+        result: result.isError ? undefined : (result.structuredContent as Record<string, any>),
+        error: result.isError ? text : undefined,
+        stderr: () => stderr,
+      };
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('a checkout is known to the next server on the same folder, not to one on another; a folder made by hand or put in its place is not a workspace', {
+    timeout: 120_000,
+  }, async () => {
+    const folder = path.join(root, 'workspaces');
+    const checkout = (await once(folder, 'checkout', {name: 'relu_poly', dest: 'mine'})).result!;
+    expect(checkout.workspace).toBe(path.join(folder, 'mine'));
+    // A background evaluate on a new server: the run starts (the path was accepted), or the call's error.
+    const refusal = (given: Record<string, unknown>, dir = folder) =>
+      once(dir, 'evaluate', {...given, background: true}).then((each) => each.error ?? each.result!.status);
+    expect(await refusal({workspace: checkout.workspace})).toBe('running');
+    expect(await refusal({solution: checkout.solution})).toBe('running');
+
+    const outside = /: outside the zoo and the workspaces checkout made: pass a path in a workspace from checkout$/;
+    // Another workspaces folder: another agent's space.
+    expect(await refusal({workspace: checkout.workspace}, path.join(root, 'other-workspaces'))).toMatch(outside);
+    // A folder made by hand next to it, with a marker-looking file: not a checkout.
+    const forged = path.join(folder, 'forged');
+    mkdirSync(forged);
+    writeFileSync(path.join(forged, '.arbor-workspace'), JSON.stringify({name: 'relu_poly'}));
+    writeFileSync(path.join(forged, 'solution.py'), 'print(1)\n');
+    expect(await refusal({workspace: forged})).toMatch(outside);
+    expect(await refusal({name: 'relu_poly', solution: path.join(forged, 'solution.py')})).toMatch(outside);
+    // The workspace moved away and another folder put in its place: refused too.
+    renameSync(checkout.workspace, path.join(folder, 'moved'));
+    mkdirSync(checkout.workspace);
+    writeFileSync(checkout.solution, 'print(2)\n');
+    expect(await refusal({workspace: checkout.workspace})).toMatch(outside);
+  });
+
+  it('removes at start the workspaces no tool used for --keep-days, and says so; a stopped server leaves nothing in its temp folder', {
+    timeout: 120_000,
+  }, async () => {
+    const folder = path.join(root, 'kept');
+    const tmp = path.join(root, 'server-tmp');
+    const [old, fresh] = [
+      (await once(folder, 'checkout', {name: 'relu_poly', dest: 'old'}, [], tmp)).result!,
+      (await once(folder, 'checkout', {name: 'relu_poly', dest: 'fresh'}, [], tmp)).result!,
+    ];
+    // 0.00002 days is 1.7 s: let it pass, then use one of the two.
+    await sleep(2000);
+    expect((await once(folder, 'evaluate', {workspace: fresh.workspace, background: true}, [], tmp)).result).toMatchObject({status: 'running'});
+    const next = await once(folder, 'list_benchmarks', {}, ['--keep-days', '0.00002'], tmp);
+    expect(next.stderr()).toContain('arbor mcp: removed 1 workspace(s) no tool used for 0.00002 days: old\n');
+    expect(existsSync(old.workspace)).toBe(false);
+    expect(statSync(fresh.workspace).isDirectory()).toBe(true);
+    // The run started above has ended meanwhile, or ends soon: then nothing of any server or run is left in their temp folder.
+    for (let tries = 0; tries < 120 && readdirSync(tmp).length > 0; tries++) await sleep(250);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
