@@ -113,19 +113,21 @@ async function scoreHere(ctx: NamesContext, store: McpStore, run: number, name: 
   let report: CompareReport | undefined;
   let answer: SealedAnswer | undefined;
   let failure: string | undefined;
+  let leave: (() => void) | undefined;
   try {
-    const leave = await takeTurn(store, run, true);
-    try {
-      // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
-      report = (await runRequest(request, () => {})) as CompareReport;
-    } finally {
-      leave();
-    }
+    leave = await takeTurn(store, run, true);
+    // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
+    report = (await runRequest(request, () => {})) as CompareReport;
     answer = {verdict: await verdictOf(report, plan), bucket: bucketOf(report, plan.metric)};
   } catch (error) {
     failure = redact((error as Error).message);
   }
-  return settle(ctx, name, report, answer, failure, sealed, (change) => store.exclusive(change));
+  try {
+    return await settle(ctx, name, report, answer, failure, sealed, (change) => store.exclusive(change));
+  } finally {
+    // The turn is held to the release time: a dev eval waiting for it starts then, so when it starts says nothing of when the test eval ended.
+    leave?.();
+  }
 }
 
 /** At the release time (so not even the ledger's next run id tells when the eval ended): the record and the remembered answer, or the reason on stderr. */

@@ -20,7 +20,7 @@ async function connect(zoo: string, workspaces: string) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [cliPath, 'mcp', zoo, '--workspaces', workspaces],
-    env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt, ARBOR_SEALED_RELEASE: '2'},
+    env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt, ARBOR_SEALED_RELEASE: '12'},
     stderr: 'ignore',
   });
   const client = new Client({name: 'arbor-task-agent', version: '1.0.0'});
@@ -53,7 +53,7 @@ describe('arbor mcp tasks', () => {
   let workspaces: string;
   let remove = () => {};
   beforeAll(() => {
-    ({zoo, remove} = zooCopy(['algotune_knn'], ['algotune_knn']));
+    ({zoo, remove} = zooCopy(['relu_poly'], ['algotune_knn', 'relu_poly']));
     workspaces = path.join(path.dirname(zoo), 'workspaces');
   });
   afterAll(() => remove());
@@ -91,7 +91,9 @@ describe('arbor mcp tasks', () => {
     }
   });
 
-  it('tasks/cancel stops a dev task; a submit_test task cannot be cancelled and answers at its release time', {timeout: 300_000}, async () => {
+  it('tasks/cancel stops a dev task; a submit_test task cannot be cancelled, answers at its release time and holds its turn to it', {
+    timeout: 300_000,
+  }, async () => {
     const {client} = await connect(zoo, workspaces);
     try {
       const dev = await startTask(client, 'evaluate', {name: 'algotune_knn', repetitions: 20});
@@ -104,19 +106,21 @@ describe('arbor mcp tasks', () => {
         error: `${dev.taskId} was cancelled: its eval was stopped and its work folder removed`,
       });
 
-      const sealed = await startTask(client, 'submit_test', {name: 'algotune_knn', solution: 'algotune_knn/solution.py'});
+      const called = Date.now();
+      const sealed = await startTask(client, 'submit_test', {name: 'relu_poly', solution: 'relu_poly/solution.py'});
       await expect(client.experimental.tasks.cancelTask(sealed.taskId)).rejects.toThrow(
         /is a submit_test: the call has counted, and its test eval runs on to its answer/,
       );
+      // A dev eval asked for meanwhile waits for the sealed eval's turn, which is held to the release time (12 s):
+      // it ends after that, however soon the test eval itself ended (relu_poly's takes a few seconds).
+      const dev2 = await startTask(client, 'evaluate', {name: 'algotune_knn', repetitions: 1, maxSeconds: 0});
+      expect((await ended(client, dev2.taskId)).status).toBe('completed');
+      expect(Date.now() - called).toBeGreaterThanOrEqual(12_000);
+      const devRun = (await client.callTool({name: 'get_run', arguments: {id: dev2.taskId}})).structuredContent as {progress: {updates: number}};
+      expect(devRun.progress.updates).toBeGreaterThan(2);
       expect((await ended(client, sealed.taskId)).status).toBe('completed');
       const result = await client.experimental.tasks.getTaskResult(sealed.taskId, CallToolResultSchema);
-      expect(result.structuredContent).toEqual({
-        id: sealed.taskId,
-        name: 'algotune_knn',
-        verdict: expect.stringMatching(/^(PASS|REVIEW)$/),
-        bucket: expect.any(String),
-        budget: {used: 1, of: 2},
-      });
+      expect(result.structuredContent).toEqual({id: sealed.taskId, name: 'relu_poly', verdict: 'same', bucket: '0.9-1.1x', budget: {used: 1, of: 2}});
     } finally {
       await client.close();
     }
