@@ -15,7 +15,7 @@ const levels: readonly (readonly string[])[] = [
   ['lib/*.ts'],
   ['lib/bundle', 'lib/gate'],
   ['lib/benchmark'],
-  ['lib/zoo'],
+  ['lib/zoo', 'lib/sandbox'],
   ['lib/ledger', 'lib/import'],
   ['lib/eval', 'lib/report'],
   ['lib/probe', 'lib/compare'],

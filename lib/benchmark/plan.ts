@@ -72,7 +72,7 @@ export interface Plan {
   repetitions: number;
   /**
    * speedup: the clock cases are timed on: CPU seconds of the run's process tree (default), wall seconds, or
-   * the instructions the run executes, counted by valgrind's callgrind (deterministic; lib/eval/instructions.ts).
+   * the instructions the run executes, counted by valgrind's callgrind (deterministic; lib/sandbox/instructions.ts).
    */
   clock: Clock;
   /** speedup: repeat until the half-width of the score's 95% interval is at most precision x score (default 0.01). */

@@ -17,7 +17,7 @@ import {HarnessError, StaleLockError} from './errors.js';
 import {computeLock, lockDifference, readLock} from '../benchmark/lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from '../benchmark/plan.js';
 import {bundleFailure, maxRepetitions, runPoint, type PointOutcome} from './point.js';
-import {pinCpu, type PinnedCpu} from './pin.js';
+import {pinCpu, type PinnedCpu} from '../sandbox/pin.js';
 import {findPython, killActiveRuns} from './process.js';
 import {
   confinementFor,
@@ -35,11 +35,11 @@ import {
   tmpfsBounded,
   type Confinement,
   type SandboxKind,
-} from './sandbox.js';
+} from '../sandbox/sandbox.js';
 import {overheadRatio, overheadWarning} from './overhead.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, repeatInterval, scoreInterval, trustedRepetitions, type PointRatios} from './stats.js';
-import {cgroupBounds, cgroupsWork} from './cgroup.js';
+import {cgroupBounds, cgroupsWork} from '../sandbox/cgroup.js';
 import {dataFolder, splitPoints, testDataVariable, type PointSource} from './data.js';
 import {drawsFreshCases, publishedSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';

@@ -8,13 +8,13 @@ import {randomBytes} from 'node:crypto';
 import {lstat, mkdir, readFile, readdir, rm, writeFile} from 'node:fs/promises';
 import {mkdirSync} from 'node:fs';
 import path from 'node:path';
-import {createGroup} from './cgroup.js';
+import {createGroup} from '../sandbox/cgroup.js';
 import {HarnessError} from './errors.js';
-import {startCpusFor} from './pin.js';
+import {startCpusFor} from '../sandbox/pin.js';
 import {settlingWarmup, startFailure, startRun, type CaseInput, type CaseOutcome, type RunOutcome, type RunService, type UntimedCall} from './process.js';
 import type {EvalContext, PreparedRun, RunFiles} from './context.js';
-import {counterLogFd, crossCheck, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
-import {launchRun, type Counter} from './sandbox.js';
+import {counterLogFd, crossCheck, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from '../sandbox/instructions.js';
+import {launchRun, type Counter} from '../sandbox/sandbox.js';
 import {speedupRatio, timeOnClock, type CaseTimes} from './score.js';
 import {median, relativeHalfWidth, scoreInterval, speedScore, stoppingResamples, trustedRepetitions, type PointRatios} from './stats.js';
 import type {PointSignature} from './signature.js';
@@ -491,7 +491,7 @@ function lastByte(answer: Array<Buffer | null>): number {
 /**
  * Instructions clock: each answered case gets its count from callgrind's
  * output, or fails as tampered when the output shows the counter was
- * reached (instructions.ts).
+ * reached (lib/sandbox/instructions.ts).
  */
 async function countInstructions(outcome: RunOutcome, counter: Counter, opens: number): Promise<void> {
   const parts: Array<PartFile & {tooLarge?: boolean}> = [];
@@ -528,7 +528,7 @@ async function countInstructions(outcome: RunOutcome, counter: Counter, opens: n
 
 /**
  * Instructions clock: every counted case of a solution run against the
- * reference's median count and CPU time so far (instructions.ts crossCheck); a
+ * reference's median count and CPU time so far (lib/sandbox/instructions.ts crossCheck); a
  * case whose count is far lower than its CPU time allows fails as tampered.
  */
 function crossCheckCounts(statuses: RepetitionReport[], reference: Timing[][]): void {

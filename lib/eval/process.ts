@@ -1,5 +1,5 @@
 /**
- * One run: a fresh runner process (sandboxed or not, see sandbox.ts) that
+ * One run: a fresh runner process (sandboxed or not, see lib/sandbox/sandbox.ts) that
  * receives each case's inputs over a socket and sends back its answer. The
  * clock is the harness's: a case's wall time runs from the moment its inputs
  * are written to the moment the last byte of its answer arrives, and its CPU
@@ -11,14 +11,14 @@ import {randomBytes} from 'node:crypto';
 import {accessSync, constants, existsSync, statSync} from 'node:fs';
 import path from 'node:path';
 import type {Duplex} from 'node:stream';
-import type {CpuGroup} from './cgroup.js';
-import {collect, FrameReader, type Frame} from './channel.js';
+import type {CpuGroup} from '../sandbox/cgroup.js';
+import {collect, FrameReader, type Frame} from '../sandbox/channel.js';
 import {HarnessError} from './errors.js';
-import type {Launch} from './sandbox.js';
+import type {Launch} from '../sandbox/sandbox.js';
 import type {PointSignature} from './signature.js';
 
 // The CPU pinning lived here; its callers may still import it from here.
-export {leaseOrder, pinCpu, startCpusFor, type PinnedCpu} from './pin.js';
+export {leaseOrder, pinCpu, startCpusFor, type PinnedCpu} from '../sandbox/pin.js';
 
 /** A case to deliver: its index (-1: the untimed warm-up) and its arguments' bytes in signature order. */
 export interface CaseInput {

@@ -8,7 +8,7 @@
 import {cp, mkdir, mkdtemp, readdir, rename, rm, stat} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {ownerAlive, ownerTag} from './owner.js';
+import {ownerAlive, ownerTag} from '../sandbox/owner.js';
 
 const prefix = 'arbor-eval-';
 

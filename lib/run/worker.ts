@@ -25,7 +25,7 @@ import {mkdtemp, readdir, rm, stat} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
-import {ownerAlive, ownerTag} from '../eval/owner.js';
+import {ownerAlive, ownerTag} from '../sandbox/owner.js';
 import {sign, verifySigned, type MacScope} from './auth.js';
 import {drawsFreshCases, saltVariable} from '../eval/seeds.js';
 import {HarnessError} from '../eval/errors.js';
@@ -88,7 +88,7 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
   const stalledMs = Math.round(resolveStalledSeconds(options.stalledSeconds, env) * 1000);
   const asked = options.concurrency ?? 1;
   if (!Number.isInteger(asked) || asked < 1) throw new UsageError(`--concurrency ${asked}: expected a whole number of jobs, at least 1`);
-  // Each timed eval leases a CPU of its own (lib/eval/cpu-lease.ts): more jobs than CPUs would only wait for one.
+  // Each timed eval leases a CPU of its own (lib/sandbox/cpu-lease.ts): more jobs than CPUs would only wait for one.
   const cpus = os.availableParallelism();
   const concurrency = Math.min(asked, cpus);
   if (concurrency < asked) log(`--concurrency ${asked} capped at ${cpus}: this host has ${cpus} CPU(s), and each eval leases one of its own`);

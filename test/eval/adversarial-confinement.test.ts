@@ -4,10 +4,10 @@ import {spawnSync} from 'node:child_process';
 import {closeSync, cpSync, mkdirSync, openSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {cgroupsWork, createGroup} from '../../lib/eval/cgroup.js';
+import {cgroupsWork, createGroup} from '../../lib/sandbox/cgroup.js';
 import {findPython, implausibleCpu} from '../../lib/eval/process.js';
-import {confinementFor, findBwrap, launchRun, resolvePython, runsAsRoot} from '../../lib/eval/sandbox.js';
-import {deniedSyscalls, enosysSyscalls} from '../../lib/eval/seccomp.js';
+import {confinementFor, findBwrap, launchRun, resolvePython, runsAsRoot} from '../../lib/sandbox/sandbox.js';
+import {deniedSyscalls, enosysSyscalls} from '../../lib/sandbox/seccomp.js';
 import {cliPath, fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
 import {canRunAsUser, evaluate, evaluateAsNobody, sandboxed, unsandboxedEnv} from './adversaries.js';
 

@@ -21,7 +21,7 @@ export const sandboxed = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).sta
  */
 export const unsandboxedEnv: Record<string, string> = (() => {
   if (process.getuid?.() !== 0) return {};
-  // The same drop arbor makes (lib/eval/sandbox.ts dropCommand), prlimit included: setpriv alone can start an interpreter under a
+  // The same drop arbor makes (lib/sandbox/sandbox.ts dropCommand), prlimit included: setpriv alone can start an interpreter under a
   // 0700 /root that the dropped uid cannot reach through another program (setpriv resolves it first), and arbor's run cannot.
   const drop = [
     '--reuid=65534',

@@ -1,8 +1,8 @@
-// The harness's end of the runner's channel (lib/eval/channel.ts): frames split across chunks in
+// The harness's end of the runner's channel (lib/sandbox/channel.ts): frames split across chunks in
 // any way come out whole, and a frame read without keeping its payload still consumes exactly it.
 import {PassThrough} from 'node:stream';
 import {describe, expect, it} from 'vitest';
-import {FrameReader} from '../../lib/eval/channel.js';
+import {FrameReader} from '../../lib/sandbox/channel.js';
 
 const sized = (header: Record<string, unknown>) => Number(header.size);
 

@@ -18,8 +18,8 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it, onTestFinished} from 'vitest';
-import {CpusHeldByOthers, leaseFolder, leaseOneOf, LeaseUntrusted, tryLease, type CpuLease} from '../../lib/eval/cpu-lease.js';
-import {leaseOrder} from '../../lib/eval/pin.js';
+import {CpusHeldByOthers, leaseFolder, leaseOneOf, LeaseUntrusted, tryLease, type CpuLease} from '../../lib/sandbox/cpu-lease.js';
+import {leaseOrder} from '../../lib/sandbox/pin.js';
 import {cliPath, fixtures, repoRoot, tempDir} from '../helpers/cli.js';
 
 const linux = process.platform === 'linux' && spawnSync('flock', ['--version']).status === 0;
@@ -53,7 +53,7 @@ describe.runIf(linux)('CPU leases', () => {
 
   it('is released by the kernel when the eval holding it is killed', async () => {
     const folder = tempDir('arbor-leases-');
-    const module = path.join(repoRoot, 'dist/lib/eval/cpu-lease.js');
+    const module = path.join(repoRoot, 'dist/lib/sandbox/cpu-lease.js');
     const holder = spawn(
       process.execPath,
       [
@@ -125,7 +125,7 @@ const nobody = 65534;
 const asNobody = ['setpriv', `--reuid=${nobody}`, `--regid=${nobody}`, '--clear-groups'];
 const rootWithNobody = linux && process.getuid?.() === 0 && spawnSync(asNobody[0]!, [...asNobody.slice(1), 'true']).status === 0;
 const machineCpus = () => Number(spawnSync('nproc', ['--all'], {encoding: 'utf8'}).stdout.trim());
-const cpuModule = path.join(repoRoot, 'dist/lib/eval/cpu-lease.js');
+const cpuModule = path.join(repoRoot, 'dist/lib/sandbox/cpu-lease.js');
 
 /** A folder other users can reach, in a fresh one of `mode` (1777: like /tmp). */
 function reachableFolder(mode = 0o755): string {

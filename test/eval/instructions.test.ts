@@ -1,4 +1,4 @@
-// The instructions clock (lib/eval/instructions.ts): the parser of callgrind's
+// The instructions clock (lib/sandbox/instructions.ts): the parser of callgrind's
 // log and parts on small text fixtures, the cross-check against CPU time, the
 // plan value, and end to end under valgrind in the sandbox: deterministic
 // counts, adversaries that reach the counter from inside the solution fail
@@ -8,7 +8,7 @@ import {cpSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {loadPlan} from '../../lib/eval/index.js';
-import {crossCheck, maxSpeedupExcess, readCounts, type CountInput} from '../../lib/eval/instructions.js';
+import {crossCheck, maxSpeedupExcess, readCounts, type CountInput} from '../../lib/sandbox/instructions.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 import {evaluate, sandboxed} from './adversaries.js';
 

@@ -112,7 +112,7 @@ describe('arbor benchmark eval of a path split', () => {
   });
 
   it('refuses a data folder that every run can see (under a system or Python folder)', async () => {
-    const {mountedRootOf, resolvePython} = await import('../../lib/eval/sandbox.js');
+    const {mountedRootOf, resolvePython} = await import('../../lib/sandbox/sandbox.js');
     const python = resolvePython('python3');
     expect(mountedRootOf('/usr/share/private-test', python)).toBe('/usr');
     // /etc and /opt are not bound whole: only the loader's and Python's files of /etc are.

@@ -4,10 +4,10 @@ import {spawnSync} from 'node:child_process';
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {cgroupsWork, createGroup} from '../../lib/eval/cgroup.js';
-import {startCpusFor} from '../../lib/eval/pin.js';
+import {cgroupsWork, createGroup} from '../../lib/sandbox/cgroup.js';
+import {startCpusFor} from '../../lib/sandbox/pin.js';
 import {findPython, runCases, settlingWarmup, startRun, warmupContinues, type CaseInput, type RunOutcome, type RunService} from '../../lib/eval/process.js';
-import {confinementFor, findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/eval/sandbox.js';
+import {confinementFor, findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/sandbox/sandbox.js';
 import {repoRoot, tempDir} from '../helpers/cli.js';
 
 const runner = path.join(repoRoot, 'lib/eval/runner.py');

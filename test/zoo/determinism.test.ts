@@ -188,7 +188,7 @@ describe("verify and lock: a speedup plan's reference answers the same bytes twi
 describe('verify says why it waits', () => {
   it('while every CPU is leased by other evals, the reference check says it waits for one, on stderr', async () => {
     const {zoo, env} = entry('speedup');
-    const {tryLease} = (await import(path.join(repoRoot, 'dist/lib/eval/cpu-lease.js'))) as typeof import('../../lib/eval/cpu-lease.js');
+    const {tryLease} = (await import(path.join(repoRoot, 'dist/lib/sandbox/cpu-lease.js'))) as typeof import('../../lib/sandbox/cpu-lease.js');
     const leases = tempDir('arbor-leases-');
     const cpus = Number(spawnSync('nproc', {encoding: 'utf8'}).stdout.trim());
     const held = await Promise.all(Array.from({length: cpus}, (_, cpu) => tryLease(leases, cpu)));

@@ -31,7 +31,7 @@ import {randomInt} from 'node:crypto';
 import {accessSync, chmodSync, chownSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {HarnessError} from './errors.js';
+import {HarnessError} from '../benchmark/errors.js';
 import {counterEnvironment, counterFolderInside, valgrindArguments} from './instructions.js';
 import {seccompProgram} from './seccomp.js';
 

@@ -11,7 +11,7 @@ import {spawnSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {HarnessError} from './errors.js';
+import {HarnessError} from '../benchmark/errors.js';
 
 /** Syscalls that fail with EPERM in every run (names this architecture lacks are skipped). */
 export const deniedSyscalls: readonly string[] = [
@@ -144,7 +144,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** seccomp.py beside this module, in the source tree or the package. */
 function scriptPath(): string {
-  const candidates = [path.resolve(here, '../../../lib/eval/seccomp.py'), path.resolve(here, 'seccomp.py')];
+  const candidates = [path.resolve(here, '../../../lib/sandbox/seccomp.py'), path.resolve(here, 'seccomp.py')];
   const found = candidates.find((file) => existsSync(file));
   if (!found) throw new HarnessError(`arbor's seccomp.py is missing (looked in ${candidates.join(', ')}); reinstall arbor`, 'no-runner');
   return found;
