@@ -11,6 +11,7 @@ export default defineConfig({
     ...base.test,
     include: [
       'test/architecture.test.ts',
+      'test/docs.test.ts',
       'test/bundle/api.test.ts',
       'test/bundle/cli.test.ts',
       'test/bundle/codec.test.ts',

@@ -5,7 +5,7 @@
  * into a stderr line and an exit code. The `code` is stable and documented.
  */
 
-/** Exit codes used by every command (see README, "Exit codes"). */
+/** Exit codes used by every command (see docs/commands.md, "Exit codes"). */
 export const ExitCode = {
   /** Success: clean, written, PASS. */
   ok: 0,

@@ -1,10 +1,10 @@
 /**
- * The README's "Write your first benchmark" section, run as it is written: every block marked
+ * docs/walkthrough.md ("Write your first benchmark"), run as it is written: every block marked
  * `<!-- walkthrough: file PATH -->` is written to PATH, every block marked
  * `<!-- walkthrough: run[, exit N][, expect "TEXT"]... -->` is run through bash, in order, in a
  * fresh folder with a clean environment (`env -i`: PATH with only the system folders and an `arbor`
  * that is this checkout's CLI, as `npm link` makes it; HOME a fresh folder). A reader who follows
- * the section gets what the test gets.
+ * the section gets what the test gets. The README's summary of it holds only commands it runs.
  */
 import {spawnSync} from 'node:child_process';
 import {existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
@@ -15,26 +15,13 @@ import {cliPath, repoRoot, tempDir} from './helpers/cli.js';
 /** One marked block of the walkthrough. */
 type Step = {kind: 'file'; path: string; content: string; line: number} | {kind: 'run'; script: string; exit: number; expect: string[]; line: number};
 
-const heading = '## Write your first benchmark';
+const heading = '# Write your first benchmark';
 
-/** The length of a section that starts `text`: up to the next `## ` heading outside a code block (the README's own example holds some). */
-function sectionLength(text: string): number {
-  let offset = 0;
-  let fenced = false;
-  for (const [index, line] of text.split('\n').entries()) {
-    if (line.startsWith('```')) fenced = !fenced;
-    else if (index > 0 && !fenced && line.startsWith('## ')) return offset;
-    offset += line.length + 1;
-  }
-  return text.length;
-}
-
-/** The marked blocks of the README's walkthrough section, in order. */
+/** The marked blocks of the walkthrough, in order. */
 function walkthroughSteps(readme: string): Step[] {
-  const start = readme.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`README.md has no "${heading}" section`);
-  const section = readme.slice(start, start + 1 + sectionLength(readme.slice(start + 1)));
-  const firstLine = readme.slice(0, start).split('\n').length + 1;
+  if (!readme.startsWith(`${heading}\n`)) throw new Error(`docs/walkthrough.md does not start with "${heading}"`);
+  const section = readme;
+  const firstLine = 1;
   const steps: Step[] = [];
   const marker = /<!-- walkthrough: (.*?) -->\n```[^\n]*\n([\s\S]*?)\n```\n/g;
   for (const match of section.matchAll(marker)) {
@@ -45,14 +32,14 @@ function walkthroughSteps(readme: string): Step[] {
       steps.push({kind: 'file', path: file[1]!, content: `${body}\n`, line});
       continue;
     }
-    if (!spec.startsWith('run')) throw new Error(`README.md:${line}: unknown walkthrough marker "${spec}"`);
+    if (!spec.startsWith('run')) throw new Error(`docs/walkthrough.md:${line}: unknown walkthrough marker "${spec}"`);
     const exit = /, exit (\d+)/.exec(spec);
     const expects = [...spec.matchAll(/, expect "([^"]*)"/g)].map((m) => m[1]!);
     steps.push({kind: 'run', script: body, exit: exit ? Number(exit[1]) : 0, expect: expects, line});
   }
   // A marker not right before a fenced block would be skipped without a word: refuse it.
   const markers = section.split('<!-- walkthrough:').length - 1;
-  if (markers !== steps.length) throw new Error(`README.md: ${markers - steps.length} walkthrough marker(s) not followed by a fenced block`);
+  if (markers !== steps.length) throw new Error(`docs/walkthrough.md: ${markers - steps.length} walkthrough marker(s) not followed by a fenced block`);
   return steps;
 }
 
@@ -63,9 +50,16 @@ function cleanPath(bin: string): string {
   return [bin, ...system, ...node].join(':');
 }
 
-describe('the README walkthrough', () => {
-  const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+describe('the walkthrough (docs/walkthrough.md)', () => {
+  const readme = readFileSync(path.join(repoRoot, 'docs/walkthrough.md'), 'utf8');
   const steps = walkthroughSteps(readme);
+
+  it("is what the README's summary says: each of its lines is a command the walkthrough runs", () => {
+    const summary = /<!-- walkthrough-summary -->\n```sh\n([\s\S]*?)\n```/.exec(readFileSync(path.join(repoRoot, 'README.md'), 'utf8'))?.[1];
+    expect(summary).toBeDefined();
+    const run = steps.flatMap((s) => (s.kind === 'run' ? s.script.split('\n') : []));
+    for (const line of summary!.split('\n')) expect(run, line).toContain(line);
+  });
 
   it('has the steps the section promises: scaffold, bundle, solutions, plan, verify, lock, eval, calibrate, compare', () => {
     const scripts = steps
@@ -116,14 +110,14 @@ describe('the README walkthrough', () => {
       if (step.kind === 'file') {
         const target = path.join(zoo, step.path);
         // Every file the walkthrough writes replaces one scaffold made, or is new beside the zoo.
-        expect(path.relative(zoo, target).startsWith('..'), `README.md:${step.line}`).toBe(false);
+        expect(path.relative(zoo, target).startsWith('..'), `docs/walkthrough.md:${step.line}`).toBe(false);
         writeFileSync(target, step.content);
         continue;
       }
       const started = Date.now();
       const run = spawnSync('env', ['-i', ...env, 'bash', '-eo', 'pipefail', '-c', step.script], {cwd: zoo, encoding: 'utf8'});
       seen.push(`${step.script.split('\n')[0]} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-      const where = `README.md:${step.line}: ${step.script}\n--- stdout\n${run.stdout}--- stderr\n${run.stderr}`;
+      const where = `docs/walkthrough.md:${step.line}: ${step.script}\n--- stdout\n${run.stdout}--- stderr\n${run.stderr}`;
       expect(run.status, where).toBe(step.exit);
       for (const text of step.expect) expect(run.stdout, where).toContain(text);
       if (/eval\.sh dev/.test(step.script)) expect(run.stdout, where).toMatch(/^score: \d+\.\d+(e[+-]?\d+)?\n$/);

@@ -41,7 +41,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       .epilogue(
         'Exit 0 when no folder has an error (warnings allowed), 1 when any has (with --probe: also a probe the eval rewards, or an eval that cannot run; ' +
           'with --probe or --mutants: a trivial answer the verifier rewards; with --mutants: fewer than 90% of the mutants killed), ' +
-          '2 when a folder does not exist or is not a folder (the others are still verified). Probes and their cost: README, "benchmark verify".',
+          '2 when a folder does not exist or is not a folder (the others are still verified). Probes and their cost: docs/commands.md, "arbor benchmark verify".',
       ),
   handler: async (args) => {
     if (args['list-rules']) {

@@ -212,7 +212,7 @@ function parseMarker(raw: Record<string, unknown>, root: string, where: string):
   return bundle;
 }
 
-/** The canonical signature JSON the fingerprint hashes (see README, "Fingerprint"). */
+/** The canonical signature JSON the fingerprint hashes (see lib/bundle/README.md, "Fingerprint"). */
 export function canonicalSignature(bundle: Pick<Bundle, 'point' | 'args' | 'results'>): string {
   const binding = (b: Binding) => ({name: b.name, type: b.type, dims: b.dims});
   return JSON.stringify({

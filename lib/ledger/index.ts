@@ -1,4 +1,4 @@
-/** The run ledger: where it lives, what a run record holds, test exposure. See README, "The run ledger". */
+/** The run ledger: where it lives, what a run record holds, test exposure. See docs/commands.md, "The run ledger". */
 export * from './errors.js';
 export * from './location.js';
 export * from './digest.js';

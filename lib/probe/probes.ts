@@ -10,7 +10,7 @@ import {HarnessError} from '../eval/errors.js';
 import type {PlanPoint} from '../benchmark/plan.js';
 import type {PointSignature} from '../eval/signature.js';
 
-/** One probe: its name, what it tries (the README's table), and what it means when the eval rewards it. */
+/** One probe: its name, what it tries (the table of docs/commands.md), and what it means when the eval rewards it. */
 export interface Probe {
   readonly name: string;
   readonly tries: string;

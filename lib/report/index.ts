@@ -1,4 +1,4 @@
-/** The HTML report of a zoo: its health, scores, score history and test exposure. See README, "arbor benchmark report". */
+/** The HTML report of a zoo: its health, scores, score history and test exposure. See docs/commands.md, "arbor benchmark report". */
 export * from './errors.js';
 export * from './model.js';
 export * from './chart.js';

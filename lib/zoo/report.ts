@@ -97,7 +97,7 @@ export const listJsonText = {
   tail: (rows: number, skipped: string[]) => `${rows ? '\n  ' : ''}],\n  "skipped": ${JSON.stringify(skipped, null, 2).replace(/\n/g, '\n  ')}\n}\n`,
 };
 
-/** The rule table as markdown (the README's "Lint rules" table is generated from this). */
+/** The rule table as markdown (docs/commands.md's lint rules table is generated from this). */
 export function rulesMarkdown(rules: readonly Rule[]): string {
   const rows = rules.map((r) => `| \`${r.id}\` | ${r.severity} | ${r.description.replace(/\|/g, '\\|')} |`);
   return ['| rule | severity | checks |', '| --- | --- | --- |', ...rows].join('\n');

@@ -1,6 +1,6 @@
 /**
- * The README's client recipes (`<!-- recipe: NAME -->` blocks of "Agents:
- * arbor mcp"), run as written: the zoo path, arbor's path, the port and the
+ * The client recipes of the README and docs/agents.md (`<!-- recipe: NAME -->`
+ * blocks; one that is in both is the same in both), run as written: the zoo path, arbor's path, the port and the
  * token filled in. The `mcpServers` block and the Claude Code lines start the
  * server they name (the `claude` binary is not here: its server command,
  * environment, URL and header are what is run); the Inspector lines run the
@@ -16,13 +16,14 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {repoRoot} from '../helpers/cli.js';
 import {salt, zooCopy} from './helpers.js';
 
-const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+const docs = ['README.md', 'docs/agents.md'].map((file) => readFileSync(path.join(repoRoot, file), 'utf8')).join('\n');
 
-/** The fenced block after `<!-- recipe: name -->`. */
+/** The fenced block after `<!-- recipe: name -->` (every copy of it the same). */
 function recipe(name: string): string {
-  const match = new RegExp(`<!-- recipe: ${name} -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``).exec(readme);
-  if (!match) throw new Error(`README.md has no recipe ${name}`);
-  return match[1]!;
+  const found = [...docs.matchAll(new RegExp(`<!-- recipe: ${name} -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\\n\`\`\``, 'g'))].map((match) => match[1]!);
+  if (found.length === 0) throw new Error(`neither README.md nor docs/agents.md has the recipe ${name}`);
+  expect(new Set(found).size, `the copies of the recipe ${name} differ`).toBe(1);
+  return found[0]!;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -71,7 +71,7 @@ function runProbes(
 const zeros = (shape: number[], dtype: string, count: number) => ({shape, dtype, values: Array(count).fill(dtype.startsWith('float') ? '0.0' : '0')});
 
 describe('the probe template', () => {
-  it('every shipped probe has a README row and a behaviour', () => {
+  it('every shipped probe has a row in docs/commands.md and a behaviour', () => {
     expect(probeLib.probes.map((p) => p.name)).toEqual([
       'zeros',
       'empty',
@@ -87,7 +87,7 @@ describe('the probe template', () => {
       'fake-score',
       'hunt',
     ]);
-    const readme = readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8');
+    const readme = readFileSync(path.join(import.meta.dirname, '../../docs/commands.md'), 'utf8');
     for (const probe of probeLib.probes) expect(readme).toContain(`| \`${probe.name}\` |`);
   });
 
