@@ -14,7 +14,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, runCli} from '../helpers/cli.js';
-import {Transcript, zooCopy} from './helpers.js';
+import {runsSettled, Transcript, zooCopy} from './helpers.js';
 
 /** Seconds from a submit_test call to its answer on this server: more than relu_poly's test compare takes (about 5 s). */
 const release = 15;
@@ -78,6 +78,7 @@ describe('arbor mcp: the sealed test split against an adversary', () => {
   });
   afterAll(async () => {
     await client?.close();
+    await runsSettled(zoo);
     remove();
   });
 

@@ -126,3 +126,22 @@ export async function expectSealed(transcript: Transcript, zoo: string, testRuns
   expect(hidden.length).toBeGreaterThan(1 + 4 * 8 + testRuns);
   for (const secret of hidden) expect(all.includes(secret), `a result holds ${secret}`).toBe(false);
 }
+
+/**
+ * Wait until no run of the zoo's MCP store is running (runs outlive their server: a test that ends
+ * while a background run goes on would see it write the zoo's ledger after the zoo is removed).
+ */
+export async function runsSettled(zoo: string, timeoutMs = 120_000): Promise<void> {
+  const file = path.join(zoo, '.arbor/runs.db.mcp.db');
+  if (!existsSync(file)) return;
+  const {default: Sqlite} = await import('better-sqlite3');
+  const db = new Sqlite(file, {readonly: true, fileMustExist: true});
+  try {
+    for (const started = Date.now(); Date.now() - started < timeoutMs; await new Promise((resolve) => setTimeout(resolve, 250))) {
+      const {running} = db.prepare("SELECT count(*) AS running FROM runs WHERE status = 'running'").get() as {running: number};
+      if (running === 0) return;
+    }
+  } finally {
+    db.close();
+  }
+}

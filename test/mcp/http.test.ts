@@ -11,7 +11,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, repoRoot} from '../helpers/cli.js';
-import {expectSealed, salt, Transcript, zooCopy} from './helpers.js';
+import {expectSealed, runsSettled, salt, Transcript, zooCopy} from './helpers.js';
 
 const solutions = path.join(repoRoot, 'test/zoo-entries/solutions');
 
@@ -49,6 +49,7 @@ describe('arbor mcp --http', () => {
   afterAll(async () => {
     await client?.close();
     server?.kill('SIGTERM');
+    await runsSettled(zoo);
     remove();
   });
 

@@ -12,7 +12,7 @@ import {copyFileSync, mkdirSync, readdirSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, repoRoot} from '../helpers/cli.js';
-import {expectSealed, salt, Transcript, zooCopy} from './helpers.js';
+import {expectSealed, runsSettled, salt, Transcript, zooCopy} from './helpers.js';
 
 const inspector = path.join(repoRoot, 'node_modules/.bin/mcp-inspector');
 const fastKnn = path.join(repoRoot, 'test/zoo-entries/solutions/knn_gemm_f64.py');
@@ -31,7 +31,10 @@ describe('arbor mcp, a fresh server for every call (the MCP Inspector CLI)', () 
     ({zoo, root, remove} = zooCopy(['algotune_knn', 'relu_poly'], ['algotune_knn', 'relu_poly']));
     for (const dir of [(tmp = path.join(root, 'tmp')), (state = path.join(root, 'state')), (home = path.join(root, 'home'))]) mkdirSync(dir);
   });
-  afterAll(() => remove());
+  afterAll(async () => {
+    await runsSettled(zoo);
+    remove();
+  });
 
   /** One call: `mcp-inspector --cli node arbor mcp <zoo> --method tools/call …`; the tool's structured result (throws with its text on a tool error). */
   function call(tool: string, args: Record<string, unknown> = {}): Record<string, any> {

@@ -14,7 +14,7 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {repoRoot} from '../helpers/cli.js';
-import {salt, zooCopy} from './helpers.js';
+import {runsSettled, salt, zooCopy} from './helpers.js';
 
 const docs = ['README.md', 'docs/agents.md'].map((file) => readFileSync(path.join(repoRoot, file), 'utf8')).join('\n');
 
@@ -56,6 +56,7 @@ describe("the README's MCP client recipes", () => {
   afterAll(async () => {
     server?.kill('SIGTERM');
     if (server) await new Promise((resolve) => server!.once('close', resolve));
+    await runsSettled(zoo);
     remove();
   });
 

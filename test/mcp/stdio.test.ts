@@ -11,7 +11,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, repoRoot} from '../helpers/cli.js';
-import {expectSealed, salt, Transcript, zooCopy} from './helpers.js';
+import {expectSealed, runsSettled, salt, Transcript, zooCopy} from './helpers.js';
 
 const fast = path.join(repoRoot, 'test/zoo-entries/solutions/knn_gemm_f64.py');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -71,6 +71,7 @@ describe('arbor mcp over stdio', () => {
   });
   afterAll(async () => {
     await client?.close();
+    await runsSettled(zoo);
     remove();
   });
 

@@ -11,7 +11,7 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {CallToolResultSchema} from '@modelcontextprotocol/sdk/types.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath} from '../helpers/cli.js';
-import {salt, zooCopy} from './helpers.js';
+import {runsSettled, salt, zooCopy} from './helpers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,7 +56,10 @@ describe('arbor mcp tasks', () => {
     ({zoo, remove} = zooCopy(['relu_poly'], ['algotune_knn', 'relu_poly']));
     workspaces = path.join(path.dirname(zoo), 'workspaces');
   });
-  afterAll(() => remove());
+  afterAll(async () => {
+    await runsSettled(zoo);
+    remove();
+  });
 
   it('evaluate as a task survives its client and server: a new server process gives its status and result', {timeout: 300_000}, async () => {
     const first = await connect(zoo, workspaces);

@@ -13,7 +13,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath} from '../helpers/cli.js';
-import {salt, Transcript, zooCopy} from './helpers.js';
+import {runsSettled, salt, Transcript, zooCopy} from './helpers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -24,7 +24,10 @@ describe('arbor mcp workspaces across servers', () => {
   beforeAll(() => {
     ({zoo, root, remove} = zooCopy([], ['relu_poly']));
   });
-  afterAll(() => remove());
+  afterAll(async () => {
+    await runsSettled(zoo);
+    remove();
+  });
 
   /** One call on a new server (its workspaces folder, temp folder and options); the result, or the tool error's text; and the server's stderr. */
   async function once(workspaces: string, tool: string, args: Record<string, unknown>, extra: string[] = [], tmp = path.join(root, 'tmp')) {
