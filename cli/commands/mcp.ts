@@ -115,6 +115,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     const ctx = await createContext({zoo, workspaces, env, sealedRelease, keepMs: keepDays * 86_400_000, ...(sealedQueue ? {sealedQueue} : {})});
     const swept = sweepWorkspaces(ctx);
     ctx.runs.sweep(ctx.keepMs);
+    (await import('../../lib/mcp/snapshot.js')).sweepSnapshots(ctx.store.file, ctx.keepMs);
     if (swept.length > 0) process.stderr.write(`arbor mcp: removed ${swept.length} workspace(s) no tool used for ${keepDays} days: ${swept.join(', ')}\n`);
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});

@@ -1,11 +1,11 @@
 /** `evaluate` and `compare` on the dev split: the eval and compare pipelines, each a run in a process of its own (jobs.ts), recorded in the zoo's ledger as the CLI records them. */
-import {existsSync, statSync} from 'node:fs';
-import {join} from 'node:path';
+import {rmSync, statSync} from 'node:fs';
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
 import {UsageError} from '../errors.js';
 import {costInput, longCallInput, registerLongTool} from './calls.js';
 import {confinedPath, entryDir, type ServerContext, workspaceOf} from './context.js';
+import {type Snapshot, snapshotSide} from './snapshot.js';
 import type {JobRequest} from './run-request.js';
 
 const splitInput = z.enum(['dev', 'test']).default('dev').describe('dev (the test split is sealed: use submit_test)');
@@ -28,11 +28,18 @@ export async function resolveSolution(ctx: ServerContext, input: {name?: string;
   if (name === undefined) throw new UsageError("name: pass the benchmark's name, or a workspace (or a file in one) from checkout", 'usage');
   const benchmark = entryDir(ctx, name);
   const path = solution ?? workspace;
-  const folder = path !== undefined && statSync(path).isDirectory();
-  // A folder's editable files are read through their links: each must lead where a path given would be accepted.
-  if (folder) for (const rel of await editableFiles(benchmark)) if (existsSync(join(path, rel))) await confinedPath(ctx, join(path, rel), what);
-  const side = path === undefined ? {} : folder ? {folder: path} : {solution: path};
-  return {name, benchmark, path, side};
+  if (path === undefined) return {name, benchmark, path, side: {}, snapshot: undefined};
+  // The run reads a copy taken now, each file as checked now (snapshot.ts): never what the workspace holds by the time it runs.
+  const {loadPlan} = await import('../benchmark/plan.js');
+  const snapshot = await snapshotSide(ctx, await loadPlan(benchmark), path, what);
+  const side = statSync(path).isDirectory() ? {folder: snapshot.path} : {solution: snapshot.path};
+  return {name, benchmark, path, side, snapshot};
+}
+
+/** What a run needs to know of the copies it reads: their paths as the agent gave them, and the folders to remove. */
+export function copiesOf(...snapshots: Array<Snapshot | undefined>): {aliases: Array<[string, string]>; scratch: string[]} {
+  const taken = snapshots.filter((each): each is Snapshot => each !== undefined);
+  return {aliases: taken.map((each) => [each.path, each.original]), scratch: taken.map((each) => each.scratch)};
 }
 
 /** The cost override of a call. */
@@ -92,9 +99,9 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     },
     start: async (input, task) => {
       devOnly('evaluate', input.split);
-      const {name, benchmark, side} = await resolveSolution(ctx, input);
+      const {name, benchmark, side, snapshot} = await resolveSolution(ctx, input);
       const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input)};
-      return ctx.runs.launch({tool: 'evaluate', name, request}, {sealed: false, task});
+      return ctx.runs.launch({tool: 'evaluate', name, request, ...copiesOf(snapshot)}, {sealed: false, task});
     },
   });
   const compareShape = {
@@ -127,34 +134,30 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     start: async (input, task) => {
       devOnly('compare', input.split);
       const benchmark = entryDir(ctx, input.name);
-      const sidePath = async (given: string, what: string) => {
-        if (given === 'baseline') return benchmarkSolution(benchmark);
+      const {loadPlan} = await import('../benchmark/plan.js');
+      const plan = await loadPlan(benchmark);
+      // Each side is read now, as checked (a folder's editable files each through its own links), into a copy the run reads (snapshot.ts).
+      const take = async (given: string, what: string): Promise<Snapshot | undefined> => {
+        if (given === 'baseline') return undefined;
         const found = await confinedPath(ctx, given, what);
         const origin = workspaceOf(ctx, found);
         if (origin) ctx.store.touchWorkspace(origin.workspace);
-        return found;
+        return snapshotSide(ctx, plan, found, what);
       };
+      const baseline = await take(input.baseline, 'baseline');
+      const candidate = await take(input.candidate, 'candidate').catch((error: Error) => {
+        if (baseline) rmSync(baseline.scratch, {recursive: true, force: true});
+        throw error;
+      });
       const request: JobRequest = {
         kind: 'compare',
         benchmark,
         split: 'dev',
-        baseline: await sidePath(input.baseline, 'baseline'),
-        candidate: await sidePath(input.candidate, 'candidate'),
+        baseline: baseline?.path ?? plan.solution,
+        candidate: candidate!.path,
         cost: costOf(input),
       };
-      return ctx.runs.launch({tool: 'compare', name: input.name, request}, {sealed: false, task});
+      return ctx.runs.launch({tool: 'compare', name: input.name, request, ...copiesOf(baseline, candidate)}, {sealed: false, task});
     },
   });
-}
-
-/** The files a solution of the entry may edit (plan.toml's `editable`). */
-async function editableFiles(benchmark: string): Promise<string[]> {
-  const {loadPlan} = await import('../benchmark/plan.js');
-  return (await loadPlan(benchmark)).editable;
-}
-
-/** The entry's own solution file (the baseline every workspace starts from). */
-export async function benchmarkSolution(benchmark: string): Promise<string> {
-  const {loadPlan} = await import('../benchmark/plan.js');
-  return (await loadPlan(benchmark)).solution;
 }

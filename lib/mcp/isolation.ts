@@ -10,7 +10,7 @@
  * later run can time.
  */
 import {writeFileSync} from 'node:fs';
-import type {McpStore} from './store.js';
+import type {McpStore, ReleaseClock} from './store.js';
 
 /** How often a waiting turn looks again. */
 const pollMs = 200;
@@ -21,16 +21,25 @@ const pollMs = 200;
  * is told once, when the turn has to wait. A process that ends holding a turn
  * gives it up with it (the next one finds it gone).
  */
-export async function takeTurn(store: McpStore, run: number, exclusive: boolean, onWait?: () => void): Promise<() => void> {
-  const seq = store.enterTurn(run, exclusive);
+export async function takeTurn(
+  store: McpStore,
+  run: number,
+  exclusive: boolean,
+  options: {onWait?: () => void; release?: ReleaseClock; dropOnLeave?: boolean} = {},
+): Promise<() => void> {
+  let seq = store.enterTurn(run, exclusive, options.release);
   let told = false;
-  while (!store.mayGo(seq)) {
-    if (!told) onWait?.();
+  for (;;) {
+    const go = store.mayGo(seq);
+    if (go === true) break;
+    // Its row was dropped (its process looked gone to another): back in line.
+    if (go === 'gone') seq = store.enterTurn(run, exclusive, options.release);
+    if (!told) options.onWait?.();
     told = true;
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
   return () => {
-    if (exclusive) dropPageCache();
+    if (exclusive && options.dropOnLeave !== false) dropPageCache();
     store.leaveTurn(seq);
   };
 }

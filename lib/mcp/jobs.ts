@@ -12,14 +12,17 @@ import {closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync} from 
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {evalEnvironment} from '../secrets.js';
-import type {RunnerSpec} from './run-request.js';
-import {alive, type McpStore, processStart, type RunStatus, runnerAlive, type StoredRun} from './store.js';
+import {RefusedError} from '../errors.js';
+import {type RunnerSpec, sealedFailure} from './run-request.js';
+import {alive, lastRelease, type McpStore, nextRelease, processStart, type ReleaseClock, type RunStatus, runnerAlive, type StoredRun} from './store.js';
 
 const runnerPath = fileURLToPath(new URL('./runner.js', import.meta.url));
 /** How long a cancelled eval gets to clean up before SIGKILL. */
 const graceMs = 10_000;
 /** A sealed run's clock-driven progress: one update this often. */
 export const heartbeatMs = 5_000;
+/** The most dev runs under way on a zoo at once (ARBOR_MCP_MAX_RUNS): each is a process that outlives its server. */
+const defaultMaxRuns = 8;
 /** How often a waiting call looks at the store. */
 const pollMs = 250;
 
@@ -55,11 +58,14 @@ export class Runs {
   readonly #store: McpStore;
   readonly #env: NodeJS.ProcessEnv;
   readonly #where: {zoo: string; workspaces: string};
+  readonly #maxRuns: number;
 
   constructor(store: McpStore, env: NodeJS.ProcessEnv, where: {zoo: string; workspaces: string}) {
     this.#store = store;
     this.#env = env;
     this.#where = where;
+    const max = Number(env.ARBOR_MCP_MAX_RUNS);
+    this.#maxRuns = Number.isSafeInteger(max) && max > 0 ? max : defaultMaxRuns;
   }
 
   /**
@@ -67,16 +73,39 @@ export class Runs {
    * server's less its secrets); its number, once the process has its spec (a
    * server that exited before would lose it).
    */
-  async launch(
-    spec: Omit<RunnerSpec, 'store' | 'run' | 'zoo' | 'workspaces'>,
-    options: {sealed: boolean; key?: string | null; task?: TaskOptions | null},
-  ): Promise<number> {
-    return this.start(this.create(spec.tool, options), spec);
+  async launch(spec: Omit<RunnerSpec, 'store' | 'run' | 'zoo' | 'workspaces'>, options: {sealed: boolean; task?: TaskOptions | null}): Promise<number> {
+    let id: number;
+    try {
+      id = this.create(spec.tool, {...options, name: spec.name});
+    } catch (error) {
+      for (const folder of spec.scratch ?? []) rmSync(folder, {recursive: true, force: true});
+      throw error;
+    }
+    return this.start(id, spec);
   }
 
-  /** A new run's row (running, no process yet: start gives it one within a moment). */
-  create(tool: string, options: {sealed: boolean; key?: string | null; task?: TaskOptions | null}): number {
-    return this.#store.createRun({tool, sealed: options.sealed, key: options.key ?? null, task: options.task ?? null});
+  /**
+   * A new run's row (running, no process yet: start gives it one within a
+   * moment). A dev run past the most that may run at once is refused: each is
+   * a process, and they outlive the server.
+   */
+  create(tool: string, options: {sealed: boolean; name?: string; key?: string | null; task?: TaskOptions | null; release?: ReleaseClock}): number {
+    return this.#store.exclusive(() => {
+      if (!options.sealed && this.#store.runningDevRuns() >= this.#maxRuns) {
+        throw new RefusedError(
+          `${tool}: ${this.#maxRuns} runs are under way on this zoo, the most at once (ARBOR_MCP_MAX_RUNS): wait for one (get_run) or cancel one`,
+          'busy',
+        );
+      }
+      return this.#store.createRun({
+        tool,
+        name: options.name,
+        sealed: options.sealed,
+        key: options.key ?? null,
+        task: options.task ?? null,
+        release: options.release,
+      });
+    });
   }
 
   /** Start the process of run `id` (made by create); its number once the process has its spec. */
@@ -107,12 +136,24 @@ export class Runs {
   }
 
   /** A run whose work is `work` in this server (a queued sealed compare): stored as it ends; it ends with this server. */
-  track(tool: string, work: (id: string) => Promise<Record<string, unknown>>, options: {sealed: boolean; task?: TaskOptions | null}): number {
-    const id = this.#store.createRun({tool, sealed: options.sealed, task: options.task ?? null});
+  track(
+    tool: string,
+    work: (id: string) => Promise<Record<string, unknown>>,
+    options: {sealed: boolean; name?: string; task?: TaskOptions | null; release?: ReleaseClock},
+  ): number {
+    const id = this.create(tool, options);
     this.#store.setRunner(id, process.pid, processStart(process.pid));
+    const end = (status: 'done' | 'failed', outcome: {result?: Record<string, unknown>; error?: string}) => {
+      const at = options.release ? lastRelease(options.release, Date.now()) : Date.now();
+      try {
+        this.#store.finish(id, status, outcome, at);
+      } catch {
+        // The store closed with the server: the run reads as failed to the next server (its process, this one, is gone).
+      }
+    };
     work(`run-${id}`).then(
-      (result) => this.#store.finish(id, 'done', {result: {id: `run-${id}`, ...result}}),
-      (error: Error) => this.#store.finish(id, 'failed', {error: error.message}),
+      (result) => end('done', {result: {id: `run-${id}`, ...result}}),
+      (error: Error) => end('failed', {error: error.message}),
     );
     return id;
   }
@@ -121,7 +162,14 @@ export class Runs {
   view(id: number): RunView | undefined {
     let run = this.#store.run(id);
     if (run?.status === 'running' && !runnerAlive(run)) {
-      this.#store.finish(id, 'failed', {error: `run-${id}: its process ended without a result${run.sealed ? '' : lastLine(this.#store.logFile(id))}`});
+      if (run.release) {
+        // A sealed run's failure shows at a release time, never before: when its process died says nothing then.
+        const failAt = run.failAt ?? nextRelease(run.release, Date.now());
+        if (run.failAt === null) this.#store.setFailAt(id, failAt);
+        if (Date.now() >= failAt) this.#store.finish(id, 'failed', {error: sealedFailure(run.name ?? 'the benchmark')}, failAt);
+      } else {
+        this.#store.finish(id, 'failed', {error: `run-${id}: its process ended without a result${lastLine(this.#store.logFile(id))}`});
+      }
       run = this.#store.run(id);
     }
     if (!run) return undefined;
@@ -202,7 +250,7 @@ function sealedProgress(run: StoredRun): {updates: number; last: string | null} 
   // An ended run's count stops at its end, which is its release time: fixed, it says nothing of the eval.
   const now = run.status === 'running' ? Date.now() : Date.parse(run.updated);
   const updates = Math.max(0, Math.floor((now - run.startedMs) / heartbeatMs));
-  return {updates, last: updates > 0 ? `test eval running (${updates} updates)` : null};
+  return {updates, last: updates > 0 && run.status === 'running' ? `test eval running (${updates} updates)` : null};
 }
 
 /** `: <the log's last line>`, or nothing. */

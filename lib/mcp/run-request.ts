@@ -50,6 +50,10 @@ export interface RunnerSpec {
   workspaces: string;
   /** The eval or compare (a sealed follower has none). */
   request?: JobRequest;
+  /** The copies the request reads (snapshot.ts): each copy's path and the path the agent gave, which the results name. */
+  aliases?: Array<[string, string]>;
+  /** The copies' folders, removed when the run ends. */
+  scratch?: string[];
   sealed?: SealedSpec;
 }
 
@@ -84,4 +88,17 @@ export async function runRequest(request: JobRequest, onProgress: (kind: 'line' 
   const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
   const {reports} = await runSides({benchmark: request.benchmark, split: request.split, planOverride: override, sides: [side], onProgress});
   return reports[0]!;
+}
+
+/** The one text of every failed sealed answer: why it failed is the owner's (the log), not a channel. */
+export function sealedFailure(name: string): string {
+  return `submit_test: the test eval of ${name} gave no verdict (this submission counted; the owner finds why in the server's log)`;
+}
+
+/** Every string of a JSON-like value with each copy's path put back to the path the agent gave. */
+export function unaliased<T>(value: T, aliases: ReadonlyArray<readonly [string, string]>): T {
+  if (typeof value === 'string') return aliases.reduce((text, [copy, original]) => text.split(copy).join(original), value as string) as T;
+  if (Array.isArray(value)) return value.map((each) => unaliased(each, aliases)) as T;
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, each]) => [key, unaliased(each, aliases)])) as T;
+  return value;
 }

@@ -12,19 +12,22 @@
  * run's salted seeds and hands them over on the IPC channel, never on the
  * command line, which every user of the machine can read.
  */
+import {rmSync} from 'node:fs';
 import type {CompareReport} from '../compare/index.js';
 import type {EvalReport} from '../eval/types.js';
-import {type RunnerSpec, runRequest} from './run-request.js';
+import {type RunnerSpec, runRequest, sealedFailure, unaliased} from './run-request.js';
 import type {McpStore, RunStatus} from './store.js';
 
 /** The dev run: its turn, its eval, its record in the ledger, the tool's result. */
 async function devRun(spec: RunnerSpec, store: McpStore): Promise<Record<string, unknown>> {
   const [{takeTurn}, {finishEval, finishCompare}] = await Promise.all([import('./isolation.js'), import('./run-results.js')]);
   const request = spec.request!;
-  const leave = await takeTurn(store, spec.run, false, () => store.progress(spec.run, 'waiting for its turn: a sealed test eval runs alone on this machine'));
+  const leave = await takeTurn(store, spec.run, false, {
+    onWait: () => store.progress(spec.run, 'waiting for its turn: a sealed test eval runs alone on this machine'),
+  });
   let report: EvalReport | CompareReport;
   try {
-    report = await runRequest(request, (_kind, text) => store.progress(spec.run, text));
+    report = unaliased(await runRequest(request, (_kind, text) => store.progress(spec.run, unaliased(text, spec.aliases ?? []))), spec.aliases ?? []);
   } finally {
     leave();
   }
@@ -37,7 +40,15 @@ async function devRun(spec: RunnerSpec, store: McpStore): Promise<Record<string,
 async function sealedRun(spec: RunnerSpec, store: McpStore): Promise<Record<string, unknown>> {
   const {sealedResult} = await import('./sealed-run.js');
   const ctx = {zoo: spec.zoo, workspaces: spec.workspaces, env: process.env};
-  return sealedResult(ctx, store, {run: spec.run, name: spec.name, request: spec.request, sealed: spec.sealed!});
+  try {
+    return await sealedResult(ctx, store, {run: spec.run, name: spec.name, request: spec.request, sealed: spec.sealed!, aliases: spec.aliases ?? []});
+  } catch (error) {
+    // Whatever failed, and when: the failure too is answered at a release time.
+    const {nextRelease} = await import('./store.js');
+    const wait = nextRelease({from: spec.sealed!.startedMs, every: spec.sealed!.releaseMs}, Date.now()) - Date.now();
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
+    throw error;
+  }
 }
 
 /** Store how the run ended (a run the server cancelled meanwhile stays cancelled). */
@@ -50,18 +61,20 @@ async function main(spec: RunnerSpec): Promise<void> {
   try {
     outcome = {result: spec.tool === 'submit_test' ? await sealedRun(spec, store) : await devRun(spec, store)};
   } catch (error) {
-    const [{describeFailure}, {sealedFailure}] = await Promise.all([import('../run/result.js'), import('./sealed-run.js')]);
+    const {describeFailure} = await import('../run/result.js');
     status = 'failed';
     // A sealed run fails with one fixed text (its reason is on this process's log, written by sealed.ts, blanked of its seeds).
     outcome = {error: spec.tool === 'submit_test' ? sealedFailure(spec.name) : describeFailure(error)};
     if (spec.tool !== 'submit_test') process.stderr.write(`arbor mcp: run-${spec.run} (${spec.tool} of ${spec.name}) failed: ${outcome.error}\n`);
   }
-  store.finish(spec.run, status, outcome);
+  // The call's copies go first: nothing of the agent's files outlives the run.
+  for (const folder of spec.scratch ?? []) rmSync(folder, {recursive: true, force: true});
+  // A sealed run ends at its release time, to the millisecond: the work after it (the record, the answer kept) shows in no timestamp.
+  const {lastRelease} = await import('./store.js');
+  const at = spec.sealed ? lastRelease({from: spec.sealed.startedMs, every: spec.sealed.releaseMs}, Date.now()) : Date.now();
+  store.finish(spec.run, status, outcome, at);
   // A run that ended well leaves no log (one that failed keeps it, for the owner, until the run is swept).
-  if (status === 'done') {
-    const {rmSync} = await import('node:fs');
-    rmSync(store.logFile(spec.run), {force: true});
-  }
+  if (status === 'done') rmSync(store.logFile(spec.run), {force: true});
   store.close();
 }
 
@@ -70,7 +83,7 @@ if (process.send) {
   process.on('SIGUSR1', () => {});
   process.once('message', (spec: RunnerSpec) => {
     // The spec is all it needs: told so, the server lets it go (and may exit); the channel closes, and this process outlives the server.
-    process.send!({type: 'started'}, undefined, {}, () => process.disconnect());
+    if (process.connected) process.send!({type: 'started'}, undefined, {}, () => process.connected && process.disconnect());
     main(spec).catch((error: Error) => {
       // Its log, for the owner; the run reads as failed to whoever looks next (its process is gone).
       process.stderr.write(`arbor mcp: run-${spec.run}: ${error.stack ?? error.message}\n`);

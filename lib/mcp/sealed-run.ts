@@ -15,7 +15,7 @@ import type {CompareReport} from '../compare/index.js';
 import {seedRedactor} from '../run/eval-process.js';
 import {knownAnswer, rememberAnswer, type SealedAnswer} from './budget.js';
 import type {NamesContext} from './paths.js';
-import type {JobRequest, SealedSpec} from './run-request.js';
+import {type JobRequest, type SealedSpec, sealedFailure, unaliased} from './run-request.js';
 import {recordCompare} from './run-results.js';
 import {type McpStore, runnerAlive} from './store.js';
 
@@ -78,11 +78,6 @@ export async function released(started: number, ms: number, ready: number): Prom
 /** What scoring a solution came to, and when it was known (before the ledger record, whose time is not the eval's). */
 export type Outcome = {ok: true; answer: SealedAnswer; ready: number} | {ok: false; error: string; ready: number};
 
-/** The one text of every failed sealed answer: why it failed is the owner's (the log), not a channel. */
-export function sealedFailure(name: string): string {
-  return `submit_test: the test eval of ${name} gave no verdict (this submission counted; the owner finds why in the server's log)`;
-}
-
 /**
  * A sealed run in its runner: scored here (the eval alone on the machine, the
  * verdict and bucket, and at the release time the ledger record and the
@@ -92,22 +87,34 @@ export function sealedFailure(name: string): string {
 export async function sealedResult(
   ctx: NamesContext,
   store: McpStore,
-  spec: {run: number; name: string; request?: JobRequest; sealed: SealedSpec},
+  spec: {run: number; name: string; request?: JobRequest; sealed: SealedSpec; aliases: ReadonlyArray<readonly [string, string]>},
 ): Promise<Record<string, unknown>> {
   const {sealed} = spec;
   const outcome: Outcome = sealed.known
     ? {ok: true, answer: sealed.known, ready: sealed.startedMs}
     : sealed.follow !== undefined
       ? await followed(store, sealed)
-      : await scoreHere(ctx, store, spec.run, spec.name, spec.request!, sealed);
+      : await scoreHere(ctx, store, spec.run, spec.name, spec.request!, sealed, spec.aliases);
   await released(sealed.startedMs, sealed.releaseMs, outcome.ready);
   if (!outcome.ok) throw new Error(sealedFailure(spec.name));
   return {id: `run-${spec.run}`, name: spec.name, verdict: outcome.answer.verdict, bucket: outcome.answer.bucket, budget: sealed.budget};
 }
 
 /** Score on test here: an exclusive turn, the compare, the verdict and bucket; at the release time, the record. */
-async function scoreHere(ctx: NamesContext, store: McpStore, run: number, name: string, request: JobRequest, sealed: SealedSpec): Promise<Outcome> {
-  const [{loadPlan}, {takeTurn}, {runRequest}] = await Promise.all([import('../benchmark/plan.js'), import('./isolation.js'), import('./run-request.js')]);
+async function scoreHere(
+  ctx: NamesContext,
+  store: McpStore,
+  run: number,
+  name: string,
+  request: JobRequest,
+  sealed: SealedSpec,
+  aliases: ReadonlyArray<readonly [string, string]>,
+): Promise<Outcome> {
+  const [{loadPlan}, {takeTurn, dropPageCache}, {runRequest}] = await Promise.all([
+    import('../benchmark/plan.js'),
+    import('./isolation.js'),
+    import('./run-request.js'),
+  ]);
   const plan = await loadPlan(request.benchmark);
   const redact = seedRedactor(plan, request.testSeeds);
   let report: CompareReport | undefined;
@@ -115,9 +122,11 @@ async function scoreHere(ctx: NamesContext, store: McpStore, run: number, name: 
   let failure: string | undefined;
   let leave: (() => void) | undefined;
   try {
-    leave = await takeTurn(store, run, true);
+    // Held to the release time; the page cache is dropped as soon as the eval ends, inside the turn (how long that takes shows nowhere).
+    leave = await takeTurn(store, run, true, {release: {from: sealed.startedMs, every: sealed.releaseMs}, dropOnLeave: false});
     // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
-    report = (await runRequest(request, () => {})) as CompareReport;
+    report = unaliased((await runRequest(request, () => {})) as CompareReport, aliases);
+    dropPageCache();
     answer = {verdict: await verdictOf(report, plan), bucket: bucketOf(report, plan.metric)};
   } catch (error) {
     failure = redact((error as Error).message);

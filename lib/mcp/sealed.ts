@@ -16,6 +16,7 @@
  * zoo, salt and machine: lib/run/compare-queue.ts), and everything else stays
  * in the server.
  */
+import {rmSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import path from 'node:path';
 import {statSync} from 'node:fs';
@@ -25,12 +26,16 @@ import {RefusedError} from '../errors.js';
 import type {CompareReport} from '../compare/index.js';
 import type {Plan} from '../benchmark/plan.js';
 import {derivedTestSeeds} from '../run/eval-process.js';
-import {budgetFile, reserveCall, type SealedAnswer} from './budget.js';
+import {budgetFile, knownAnswer, reserveCall, type SealedAnswer} from './budget.js';
 import {longCallInput, type LongTool, registerLongTool} from './calls.js';
 import type {ServerContext} from './context.js';
-import {resolveSolution} from './evaluate.js';
+import {copiesOf, resolveSolution} from './evaluate.js';
+import type {TaskOptions} from './jobs.js';
 import type {SealedSpec} from './run-request.js';
-import {bucketOf, buckets, sealedFailure, settle, verdictOf} from './sealed-run.js';
+import {sealedFailure, unaliased} from './run-request.js';
+import {bucketOf, buckets, settle, verdictOf} from './sealed-run.js';
+import type {Snapshot} from './snapshot.js';
+import {runnerAlive} from './store.js';
 
 /** The digest the ledger will give the solution (its editable files), to tell a new solution from one already scored. */
 async function digestOf(plan: Plan, solution: string): Promise<string> {
@@ -67,6 +72,56 @@ function scoringKey(planName: string, digest: string): string {
   return `${planName}\0${digest}`;
 }
 
+/** A submit_test call past its checks: counted, then answered by a run (scored, following another, or the answer known). */
+async function submit(
+  ctx: ServerContext,
+  call: {name: string; benchmark: string; snapshot: Snapshot; started: number; task: TaskOptions | null},
+): Promise<number> {
+  const {name, benchmark, snapshot, started, task} = call;
+  const [{loadPlan}, {ledgerPathFor}] = await Promise.all([import('../benchmark/plan.js'), import('../ledger/location.js')]);
+  const plan = await loadPlan(benchmark);
+  const digest = await digestOf(plan, snapshot.path);
+  const file = budgetFile(ledgerPathFor(plan.dir, ctx.env, ctx.zoo));
+  const {refused, used, answer: reserved} = await reserveCall(file, plan.name, plan.testBudget, digest, (change) => ctx.store.exclusive(change));
+  if (refused) {
+    throw new RefusedError(
+      `submit_test: the test split of ${name} has answered ${used} submissions (every call counts, a resubmitted solution too), its test_budget of ${plan.testBudget} is spent: choose between solutions on dev with compare`,
+      'budget',
+    );
+  }
+  const releaseMs = releaseSeconds(ctx, plan) * 1000;
+  const sealed = {budgetFile: file, planName: plan.name, digest, startedMs: started, releaseMs, budget: {used, of: plan.testBudget}};
+  const copies = copiesOf(snapshot);
+  if (ctx.sealedQueue && !reserved) {
+    const work = () =>
+      queued(ctx, {name, benchmark, plan, solution: snapshot.path, aliases: copies.aliases, ...sealed}).finally(() =>
+        rmSync(snapshot.scratch, {recursive: true, force: true}),
+      );
+    return ctx.runs.track('submit_test', work, {sealed: true, name, task, release: {from: started, every: releaseMs}});
+  }
+  const key = scoringKey(plan.name, digest);
+  // Derived here, where the salt is: the runner gets the seeds, never the salt.
+  const testSeeds = await derivedTestSeeds(plan, 'test', ctx.env);
+  // Known, lead or follow, decided in one block under the store's lock (where answers are remembered too):
+  // a solution is scored once, and a leader whose process is gone is not followed.
+  const {id, known, leader} = ctx.store.exclusive(() => {
+    const answer = reserved ?? knownAnswer(file, plan.name, digest);
+    const running = answer ? undefined : ctx.store.runningWithKey(key);
+    const alive = running && runnerAlive(running) ? running : undefined;
+    const release = {from: started, every: releaseMs};
+    return {known: answer, leader: alive, id: ctx.runs.create('submit_test', {sealed: true, name, key: answer || alive ? null : key, task, release})};
+  });
+  const request =
+    !known && !leader ? {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: snapshot.path, testSeeds} : undefined;
+  return ctx.runs.start(id, {
+    tool: 'submit_test',
+    name,
+    request,
+    ...copies,
+    sealed: {...sealed, ...(leader ? {follow: leader.id} : {}), ...(known ? {known} : {})},
+  });
+}
+
 /** Register `submit_test`. */
 export function registerSealed(server: McpServer, ctx: ServerContext): void {
   const description =
@@ -78,36 +133,14 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
   };
   const start: LongTool<typeof shape>['start'] = async (input, task) => {
     const started = Date.now();
-    const {name, benchmark, path: solution} = await resolveSolution(ctx, {name: input.name, solution: input.solution});
-    const [{loadPlan}, {ledgerPathFor}] = await Promise.all([import('../benchmark/plan.js'), import('../ledger/location.js')]);
-    const plan = await loadPlan(benchmark);
-    const digest = await digestOf(plan, solution!);
-    const file = budgetFile(ledgerPathFor(plan.dir, ctx.env, ctx.zoo));
-    const {refused, used, answer: known} = await reserveCall(file, plan.name, plan.testBudget, digest, (change) => ctx.store.exclusive(change));
-    if (refused) {
-      throw new RefusedError(
-        `submit_test: the test split of ${name} has answered ${used} submissions (every call counts, a resubmitted solution too), its test_budget of ${plan.testBudget} is spent: choose between solutions on dev with compare`,
-        'budget',
-      );
+    // The solution is taken now (snapshot.ts): its digest and its run are of these bytes, whatever the workspace holds later.
+    const {name, benchmark, snapshot} = await resolveSolution(ctx, {name: input.name, solution: input.solution});
+    try {
+      return await submit(ctx, {name, benchmark, snapshot: snapshot!, started, task});
+    } catch (error) {
+      rmSync(snapshot!.scratch, {recursive: true, force: true});
+      throw error;
     }
-    const releaseMs = releaseSeconds(ctx, plan) * 1000;
-    const budget = {used, of: plan.testBudget};
-    const sealed = {budgetFile: file, planName: plan.name, digest, startedMs: started, releaseMs, budget};
-    if (ctx.sealedQueue && !known)
-      return ctx.runs.track('submit_test', () => queued(ctx, {name, benchmark, plan, solution: solution!, ...sealed}), {sealed: true, task});
-    const key = scoringKey(plan.name, digest);
-    // Derived here, where the salt is: the runner gets the seeds, never the salt.
-    const testSeeds = known ? undefined : await derivedTestSeeds(plan, 'test', ctx.env);
-    // Lead or follow, decided under the store's lock: two servers never both score one solution.
-    const {id, leader} = ctx.store.exclusive(() => {
-      const running = known ? undefined : ctx.store.runningWithKey(key);
-      return {leader: running, id: ctx.runs.create('submit_test', {sealed: true, key: known || running ? null : key, task})};
-    });
-    const scores = !known && !leader;
-    const request = scores
-      ? {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: solution!, testSeeds}
-      : undefined;
-    return ctx.runs.start(id, {tool: 'submit_test', name, request, sealed: {...sealed, ...(leader ? {follow: leader.id} : {}), ...(known ? {known} : {})}});
   };
   registerLongTool(server, ctx, 'submit_test', {
     title: 'Submit a solution to the sealed test split',
@@ -128,7 +161,7 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
 /** A queued sealed compare (--sealed-queue): on a worker; this server waits for it, tracks the run and answers at the release time. */
 async function queued(
   ctx: ServerContext,
-  call: SealedSpec & {name: string; benchmark: string; plan: Plan; solution: string},
+  call: SealedSpec & {name: string; benchmark: string; plan: Plan; solution: string; aliases: Array<[string, string]>},
 ): Promise<Record<string, unknown>> {
   let report: CompareReport | undefined;
   let answer: SealedAnswer | undefined;
@@ -146,6 +179,7 @@ async function queued(
         waitMs,
       })
     ).report;
+    report = unaliased(report, call.aliases);
     answer = {verdict: await verdictOf(report, call.plan), bucket: bucketOf(report, call.plan.metric)};
   } catch (error) {
     failure = (error as Error).message;

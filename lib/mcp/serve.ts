@@ -21,8 +21,8 @@ export async function serveStdio(ctx: ServerContext): Promise<void> {
   process.stdin.on('end', () => void server.close());
   await server.connect(transport);
   await closed;
+  // The store stays open to the process's end: a queued submit_test (--sealed-queue) still stores how it ended.
   ctx.sealedQueue?.close();
-  ctx.store.close();
 }
 
 /** A token for `--http` when ARBOR_MCP_TOKEN sets none. */
@@ -82,7 +82,6 @@ export async function serveHttp(ctx: ServerContext, options: {port: number; toke
     ctx.sealedQueue?.close();
     for (const transport of sessions.values()) await transport.close().catch(() => {});
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    ctx.store.close();
   };
   return {url, close};
 }

@@ -39,6 +39,11 @@ export interface StoredRun {
   task: boolean;
   ttlMs: number | null;
   pollMs: number | null;
+  /** The entry's name. */
+  name: string | null;
+  /** A sealed run's release times, and when its failure shows (a run whose process died: at a release time, never before). */
+  release: ReleaseClock | null;
+  failAt: number | null;
 }
 
 /** A workspace `checkout` made, and its entry. */
@@ -78,7 +83,11 @@ CREATE TABLE runs (
   pid_start TEXT,
   task INTEGER NOT NULL DEFAULT 0,
   ttl_ms INTEGER,
-  poll_ms INTEGER
+  poll_ms INTEGER,
+  name TEXT,
+  release_from INTEGER,
+  release_every INTEGER,
+  fail_at INTEGER
 );
 CREATE INDEX runs_key ON runs (key, status);
 CREATE TABLE progress (
@@ -92,7 +101,10 @@ CREATE TABLE turns (
   run INTEGER NOT NULL,
   exclusive INTEGER NOT NULL,
   pid INTEGER NOT NULL,
-  pid_start TEXT
+  pid_start TEXT,
+  release_from INTEGER,
+  release_every INTEGER,
+  until_ms INTEGER
 );
 `;
 
@@ -110,8 +122,9 @@ export function processStart(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
+  } catch (error) {
+    // Only a process that is not there is gone; any other failure to look (no descriptor left, another pid namespace) counts as there.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'unknown';
   }
 }
 
@@ -119,7 +132,23 @@ export function processStart(pid: number): string | null {
 export function alive(pid: number | null, start: string | null): boolean {
   if (pid === null) return false;
   const now = processStart(pid);
-  return now !== null && (start === null || now === start);
+  return now !== null && (start === null || now === 'unknown' || now === start);
+}
+
+/** A sealed answer's release times: `from` plus a whole number of `every` (ms). */
+export interface ReleaseClock {
+  from: number;
+  every: number;
+}
+
+/** The first release time at or after `now` (never before the first). */
+export function nextRelease(clock: ReleaseClock, now: number): number {
+  return clock.from + Math.max(1, Math.ceil((now - clock.from) / clock.every)) * clock.every;
+}
+
+/** The last release time at or before `now` (the first, at the earliest). */
+export function lastRelease(clock: ReleaseClock, now: number): number {
+  return clock.from + Math.max(1, Math.floor((now - clock.from) / clock.every)) * clock.every;
 }
 
 /** A run's process gets its pid within this long of its row (before, a run without one is still starting). */
@@ -152,6 +181,9 @@ function toRun(row: Row): StoredRun {
     task: row.task === 1,
     ttlMs: (row.ttl_ms as number | null) ?? null,
     pollMs: (row.poll_ms as number | null) ?? null,
+    name: (row.name as string | null) ?? null,
+    release: row.release_every ? {from: row.release_from as number, every: row.release_every as number} : null,
+    failAt: (row.fail_at as number | null) ?? null,
   };
 }
 
@@ -169,6 +201,9 @@ export class McpStore {
   static async open(file: string): Promise<McpStore> {
     const {default: Sqlite} = await import('better-sqlite3');
     mkdirSync(path.dirname(file), {recursive: true, mode: 0o700});
+    // The folder holds the ledger's test runs and the sealed answers: an earlier command may have made it with the umask's mode.
+    const folder = statSync(path.dirname(file));
+    if (folder.uid === process.getuid?.() && (folder.mode & 0o077) !== 0) chmodSync(path.dirname(file), 0o700);
     // Created empty with its mode first, so it is never readable by others, not even for a moment.
     closeSync(openSync(file, 'a', 0o600));
     if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
@@ -250,14 +285,22 @@ export class McpStore {
   // --- runs ---
 
   /** A new run, running; its id (`run-<id>`). Ids are never reused, not after a run is swept either. */
-  createRun(run: {tool: string; sealed: boolean; key?: string | null; task?: {ttlMs: number | null; pollMs: number} | null}): number {
+  createRun(run: {
+    tool: string;
+    name?: string;
+    sealed: boolean;
+    key?: string | null;
+    task?: {ttlMs: number | null; pollMs: number} | null;
+    release?: ReleaseClock | null;
+  }): number {
     const now = new Date();
     const info = this.#db
       .prepare(
-        "INSERT INTO runs (tool, sealed, key, status, started, started_ms, updated, task, ttl_ms, poll_ms) VALUES (?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO runs (tool, name, sealed, key, status, started, started_ms, updated, task, ttl_ms, poll_ms, release_from, release_every) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
       )
       .run(
         run.tool,
+        run.name ?? null,
         run.sealed ? 1 : 0,
         run.key ?? null,
         now.toISOString(),
@@ -266,8 +309,21 @@ export class McpStore {
         run.task ? 1 : 0,
         run.task?.ttlMs ?? null,
         run.task?.pollMs ?? null,
+        run.release?.from ?? null,
+        run.release?.every ?? null,
       );
     return Number(info.lastInsertRowid);
+  }
+
+  /** The running runs that are not sealed, and whose process is there (or starting). */
+  runningDevRuns(): number {
+    const rows = this.#db.prepare("SELECT * FROM runs WHERE status = 'running' AND sealed = 0").all() as Row[];
+    return rows.map(toRun).filter(runnerAlive).length;
+  }
+
+  /** When a sealed run whose process died shows its failure (set once). */
+  setFailAt(id: number, at: number): void {
+    this.#db.prepare('UPDATE runs SET fail_at = ? WHERE id = ? AND fail_at IS NULL').run(at, id);
   }
 
   run(id: number): StoredRun | undefined {
@@ -302,10 +358,10 @@ export class McpStore {
   }
 
   /** End a running run (a run already ended stays as it ended: a cancel is not undone by a late result); whether it was running. */
-  finish(id: number, status: Exclude<RunStatus, 'running'>, outcome: {result?: Record<string, unknown>; error?: string}): boolean {
+  finish(id: number, status: Exclude<RunStatus, 'running'>, outcome: {result?: Record<string, unknown>; error?: string}, at = Date.now()): boolean {
     const info = this.#db
       .prepare("UPDATE runs SET status = ?, result = ?, error = ?, updated = ? WHERE id = ? AND status = 'running'")
-      .run(status, outcome.result ? JSON.stringify(outcome.result) : null, outcome.error ?? null, new Date().toISOString(), id);
+      .run(status, outcome.result ? JSON.stringify(outcome.result) : null, outcome.error ?? null, new Date(at).toISOString(), id);
     return info.changes > 0;
   }
 
@@ -331,12 +387,12 @@ export class McpStore {
 
   // --- turns ---
 
-  /** Queue `run` for its turn (exclusive: a sealed eval, alone). */
-  enterTurn(run: number, exclusive: boolean): number {
+  /** Queue `run` for its turn (exclusive: a sealed eval, alone; with its release clock, which its turn is held to). */
+  enterTurn(run: number, exclusive: boolean, release?: ReleaseClock): number {
     return Number(
       this.#db
-        .prepare('INSERT INTO turns (run, exclusive, pid, pid_start) VALUES (?, ?, ?, ?)')
-        .run(run, exclusive ? 1 : 0, process.pid, processStart(process.pid)).lastInsertRowid,
+        .prepare('INSERT INTO turns (run, exclusive, pid, pid_start, release_from, release_every) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(run, exclusive ? 1 : 0, process.pid, processStart(process.pid), release?.from ?? null, release?.every ?? null).lastInsertRowid,
     );
   }
 
@@ -345,17 +401,23 @@ export class McpStore {
    * a shared one when no exclusive one is ahead of it. Turns of processes
    * that are gone are dropped on the way.
    */
-  mayGo(seq: number): boolean {
+  mayGo(seq: number, now = Date.now()): boolean | 'gone' {
     return this.exclusive(() => {
-      const rows = this.#db.prepare('SELECT seq, exclusive, pid, pid_start FROM turns WHERE seq <= ? ORDER BY seq').all(seq) as Row[];
+      const rows = this.#db.prepare('SELECT * FROM turns WHERE seq <= ? ORDER BY seq').all(seq) as Row[];
       const ahead = rows.filter((row) => {
         if (row.seq === seq) return false;
         if (alive(row.pid as number, (row.pid_start as string | null) ?? null)) return true;
+        // A sealed turn whose process died is given up at a release time, never before: when it goes says nothing of when its eval ended.
+        if (row.release_every) {
+          const until = (row.until_ms as number | null) ?? nextRelease({from: row.release_from as number, every: row.release_every as number}, now);
+          if (row.until_ms === null) this.#db.prepare('UPDATE turns SET until_ms = ? WHERE seq = ?').run(until, row.seq);
+          if (now < until) return true;
+        }
         this.#db.prepare('DELETE FROM turns WHERE seq = ?').run(row.seq);
         return false;
       });
       const mine = rows.find((row) => row.seq === seq);
-      if (!mine) return false;
+      if (!mine) return 'gone';
       return mine.exclusive === 1 ? ahead.length === 0 : !ahead.some((row) => row.exclusive === 1);
     });
   }

@@ -126,8 +126,13 @@ export function routeTaskCalls(server: McpServer, ctx: ServerContext): void {
 /** A task call of a long tool: its run started, the task answered. Undefined for any other call. */
 function taskCall(server: McpServer, ctx: ServerContext, request: z.infer<typeof CallToolRequestSchema>): Promise<{task: Task}> | undefined {
   const task = request.params.task;
-  const tool = task ? longToolsOf(server).get(request.params.name) : undefined;
-  if (!task || !tool) return undefined;
+  if (!task) return undefined;
+  const tool = longToolsOf(server).get(request.params.name);
+  // Any other tool answers at once: asked as a task, it is refused before it runs (checkout would make a workspace for nothing).
+  if (!tool)
+    return Promise.reject(
+      new McpError(ErrorCode.InvalidParams, `${request.params.name} does not run as a task (evaluate, compare and submit_test do): call it without "task"`),
+    );
   return (async () => {
     const parsed = z.object(tool.shape).safeParse(request.params.arguments ?? {});
     if (!parsed.success) {

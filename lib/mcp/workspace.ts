@@ -22,6 +22,9 @@ export function workspaceTarget(ctx: ServerContext, name: string, dest: string |
   const target = realOrResolved(path.resolve(root, dest));
   if (!isInside(target, root) || target === root)
     throw new UsageError(`dest ${dest}: outside the workspaces folder ${root}: pass a new folder name (e.g. ${name}-work)`, 'outside');
+  // One name, right under the workspaces folder: never inside a workspace, whose folders the agent writes.
+  if (path.dirname(target) !== root || dest.includes('/') || dest.startsWith('.'))
+    throw new UsageError(`dest ${dest}: a folder name right under the workspaces folder (no "/", not hidden): pass a new name (e.g. ${name}-work)`, 'usage');
   return target;
 }
 
@@ -53,6 +56,9 @@ export function registerWorkspace(server: McpServer, ctx: ServerContext): void {
       const [{checkoutBenchmark}, {loadPlan}] = await Promise.all([import('../zoo/checkout.js'), import('../benchmark/plan.js')]);
       const result = await checkoutBenchmark(dir, target);
       const workspace = realOrResolved(result.dest);
+      if (workspace !== target || path.dirname(workspace) !== realOrResolved(ctx.workspaces)) {
+        throw new UsageError(`dest ${dest ?? path.basename(target)}: the workspace was moved while it was made: check out again`, 'outside');
+      }
       // Recorded in the store (the server's, never the workspace's): any later server on this zoo and workspaces folder accepts it.
       ctx.store.addWorkspace(workspace, realOrResolved(ctx.workspaces), name);
       const plan = await loadPlan(dir);

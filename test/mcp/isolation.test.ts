@@ -14,7 +14,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A turn taken in the background: when it started, and its release. */
 function turn(store: McpStore, run: number, exclusive: boolean, log: string[], name: string) {
   const waited: string[] = [];
-  const taken = takeTurn(store, run, exclusive, () => waited.push(name)).then((leave) => {
+  const taken = takeTurn(store, run, exclusive, {onWait: () => waited.push(name)}).then((leave) => {
     log.push(`${name} starts`);
     return () => {
       log.push(`${name} ends`);
@@ -75,6 +75,35 @@ describe('the evals of the arbor mcp servers on a zoo', () => {
     expect(dev.waited).toEqual(['dev']);
     holder.kill('SIGKILL');
     (await dev.taken)();
+    expect(log).toEqual(['dev starts', 'dev ends']);
+    store.close();
+  });
+
+  it('a sealed turn whose process died is given up at its release time, not when it died', {timeout: 30_000}, async () => {
+    const file = path.join(tempDir(), 'runs.db.mcp.db');
+    const store = await McpStore.open(file);
+    const from = Date.now();
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const {McpStore} = await import(${JSON.stringify(path.join(repoRoot, 'dist/lib/mcp/store.js'))});
+         const {takeTurn} = await import(${JSON.stringify(path.join(repoRoot, 'dist/lib/mcp/isolation.js'))});
+         const store = await McpStore.open(${JSON.stringify(file)});
+         await takeTurn(store, 1, true, {release: {from: ${from}, every: 4000}});
+         console.log('holding');
+         setInterval(() => {}, 1000);`,
+      ],
+      {stdio: ['ignore', 'pipe', 'inherit']},
+    );
+    await new Promise<void>((resolve) => holder.stdout.on('data', () => resolve()));
+    holder.kill('SIGKILL');
+    const log: string[] = [];
+    const dev = turn(store, 2, false, log, 'dev');
+    (await dev.taken)();
+    // It died within a second of its start; the dev turn went at its release time, 4 s after it.
+    expect(Date.now() - from).toBeGreaterThanOrEqual(4000);
     expect(log).toEqual(['dev starts', 'dev ends']);
     store.close();
   });

@@ -131,7 +131,10 @@ describe('arbor mcp over stdio', () => {
     expect(compared).toMatchObject({name: 'algotune_knn', split: 'dev', verdict: 'better'});
     expect(compared.ratio).toBeGreaterThan(2);
     expect(progress[0]).toMatch(/^run-2 started/);
-    expect(progress.some((line) => /repetition 1: speedup/.test(line))).toBe(true);
+    expect(
+      progress.some((line) => /repetition 1: speedup/.test(line)),
+      progress.join('\n'),
+    ).toBe(true);
 
     const runs = await transcript.call(client, 'list_runs', {name: 'algotune_knn'});
     expect(runs.runs.map((run: {kind: string}) => run.kind)).toEqual(['compare', 'eval']);

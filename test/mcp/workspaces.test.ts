@@ -7,7 +7,7 @@
  * the next start past --keep-days, and a server that stops leaves nothing in
  * its temp folder.
  */
-import {existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync} from 'node:fs';
+import {copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -83,6 +83,35 @@ describe('arbor mcp workspaces across servers', () => {
     mkdirSync(checkout.workspace);
     writeFileSync(checkout.solution, 'print(2)\n');
     expect(await refusal({workspace: checkout.workspace})).toMatch(outside);
+  });
+
+  it('reads a solution as it is at the call: a link put in its place later, or a link in a folder given to compare, reads nothing outside', {
+    timeout: 120_000,
+  }, async () => {
+    const folder = path.join(root, 'workspaces');
+    const secret = path.join(root, 'secret.txt');
+    writeFileSync(secret, 'SECRET-7f3a9c-not-for-the-agent\n');
+    const checkout = (await once(folder, 'checkout', {name: 'relu_poly', dest: 'links'})).result!;
+    // compare: the candidate folder's solution is a link out of the workspace: refused, as a path given would be.
+    rmSync(checkout.solution);
+    symlinkSync(secret, checkout.solution);
+    const refused = await once(folder, 'compare', {name: 'relu_poly', baseline: 'baseline', candidate: checkout.workspace});
+    expect(refused.error).toMatch(
+      /^candidate \/\S+\/solution\.py: outside the zoo and the workspaces checkout made: pass a path in a workspace from checkout$/,
+    );
+    // evaluate: the call takes the file as it is; a link swapped in right after it is not what runs.
+    rmSync(checkout.solution);
+    copyFileSync(path.join(zoo, 'relu_poly/solution.py'), checkout.solution);
+    const started = (await once(folder, 'evaluate', {workspace: checkout.workspace, background: true})).result!;
+    rmSync(checkout.solution);
+    symlinkSync(secret, checkout.solution);
+    let run: Record<string, any> | undefined;
+    for (let tries = 0; tries < 120 && run?.status !== 'done'; tries++, await sleep(500)) run = (await once(folder, 'get_run', {id: started.id})).result;
+    expect(run).toMatchObject({status: 'done', result: {name: 'relu_poly', cases: expect.any(Array)}});
+    expect(JSON.stringify(run)).not.toContain('SECRET');
+    expect(run!.result.cases.every((c: {status: string}) => c.status === 'ok' || c.status === 'failed')).toBe(true);
+    // The copy the run read is gone with it.
+    expect(readdirSync(path.join(zoo, '.arbor/mcp-snapshots'))).toEqual([]);
   });
 
   it('removes at start the workspaces no tool used for --keep-days, and says so; a stopped server leaves nothing in its temp folder', {
