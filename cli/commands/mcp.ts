@@ -67,7 +67,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
           'made once in $XDG_CONFIG_HOME/arbor/test-salt (else ~/.config/arbor/test-salt, mode 0600; its path is said on stderr at startup), so test seeds are never the published ones. ' +
           "With --sealed-queue, submit_test signs a compare job (the candidate's editable files) and waits for a worker's signed answer; the budget, the first answer, the release time, the answer and the ledger record stay here. " +
           "No queue key, or a queue that cannot be reached, is one line and exit 2 at startup; a worker that refuses the job, fails it or does not answer makes that call's sealed failure answer (the reason on stderr). " +
-          "Each run is a process of its own that outlives the server (a client closing the connection does not stop it); its state is in .arbor/runs.db.mcp.db beside the zoo's ledger (mode 0600), with the workspaces checkout made. " +
+          "Each run is a process of its own that outlives the server (a client closing the connection does not stop it), reading a copy of the solution taken at the call; at most ARBOR_MCP_MAX_RUNS (default 8) dev runs at once; its state is in .arbor/runs.db.mcp.db beside the zoo's ledger (mode 0600), with the workspaces checkout made. " +
           "Evals use the zoo entry's protected files and record to the zoo's run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. " +
           'The tools, schemas and guarantees: lib/mcp/README.md.',
       ),
