@@ -202,15 +202,46 @@ export function planFromText(text: string, dir: string, file: string, options: C
   return checkPlan(data, dir, file, options);
 }
 
-/** Check parsed plan data (exported for tests). `file` names the plan in messages. */
+/** One problem of a plan, as `checkPlan` found it (thrown inside, collected by `attempt`). */
+class PlanProblem extends Error {}
+
+/**
+ * A plan.toml with problems: all of them, each a message naming its key (verify
+ * reports each at its line); the error's own message joins them in one line.
+ */
+export class InvalidPlanError extends HarnessError {
+  readonly problems: string[];
+
+  constructor(file: string, problems: string[]) {
+    super(`${file}: ${problems.join('; ')}`, 'bad-plan');
+    this.problems = problems;
+  }
+}
+
+/**
+ * Check parsed plan data (exported for tests). `file` names the plan in
+ * messages. Every problem is found, not only the first: each check that fails
+ * records its message and the check goes on with the key's default.
+ */
 export function checkPlan(data: Record<string, unknown>, dir: string, file: string, options: CheckPlanOptions = {}): Plan {
+  const problems: string[] = [];
   const fail = (message: string): never => {
-    throw new HarnessError(`${file}: ${message}`, 'bad-plan');
+    throw new PlanProblem(message);
+  };
+  /** `work`'s value, or `fallback` once its problem is recorded. */
+  const attempt = <T>(fallback: T, work: () => T): T => {
+    try {
+      return work();
+    } catch (error) {
+      if (!(error instanceof PlanProblem)) throw error;
+      problems.push(error.message);
+      return fallback;
+    }
   };
   for (const key of Object.keys(data)) {
     if (knownKeys.has(key)) continue;
     const near = nearest(key, knownKeys);
-    fail(near ? `unknown key "${key}", did you mean "${near}"?` : `unknown key "${key}", expected one of ${[...knownKeys].join(', ')}`);
+    problems.push(near ? `unknown key "${key}", did you mean "${near}"?` : `unknown key "${key}", expected one of ${[...knownKeys].join(', ')}`);
   }
   const str = (key: string, fallback?: string): string | undefined => {
     const value = data[key];
@@ -241,52 +272,71 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
     return abs;
   };
 
-  const metric = str('metric');
-  const splitKind = str('split_kind', 'seed_range');
-  if (splitKind !== 'seed_range' && splitKind !== 'path') fail(`"split_kind" must be "seed_range" or "path", got ${JSON.stringify(data.split_kind)}`);
-  const direction = str('direction', 'maximize');
-  if (direction !== 'maximize' && direction !== 'minimize') fail(`"direction" must be "maximize" or "minimize", got ${JSON.stringify(data.direction)}`);
-  if (direction === 'minimize' && metric === 'speedup') fail('"direction" = "minimize" does not fit metric = "speedup": a speedup is higher-is-better');
-  const solutionRel = str('solution', 'solution.py')!;
-  if (metric !== 'speedup' && metric !== 'accuracy') fail(`"metric" must be "speedup" or "accuracy", got ${JSON.stringify(data.metric ?? null)}`);
+  const metric = attempt(undefined, () => str('metric'));
+  const splitKind = attempt('seed_range', () => {
+    const value = str('split_kind', 'seed_range');
+    if (value !== 'seed_range' && value !== 'path') fail(`"split_kind" must be "seed_range" or "path", got ${JSON.stringify(data.split_kind)}`);
+    return value!;
+  });
+  const direction = attempt('maximize', () => {
+    const value = str('direction', 'maximize');
+    if (value !== 'maximize' && value !== 'minimize') fail(`"direction" must be "maximize" or "minimize", got ${JSON.stringify(data.direction)}`);
+    if (value === 'minimize' && metric === 'speedup') fail('"direction" = "minimize" does not fit metric = "speedup": a speedup is higher-is-better');
+    return value!;
+  });
+  const solutionRel = attempt('solution.py', () => str('solution', 'solution.py')!);
+  attempt(undefined, () => {
+    if (metric !== 'speedup' && metric !== 'accuracy') fail(`"metric" must be "speedup" or "accuracy", got ${JSON.stringify(data.metric ?? null)}`);
+  });
   const named = typeof data.name === 'string';
+  const split = (which: Split): PlanSplit =>
+    attempt({seedsText: '', seeds: [], points: []}, () => (splitKind === 'path' ? readPathSplit(data, which, dir, fail) : readSplit(data, which, fail)));
   const plan: Plan = {
     dir,
     splitKind: splitKind as Plan['splitKind'],
-    name: str('name') ?? path.basename(dir),
+    name: attempt(path.basename(dir), () => str('name') ?? path.basename(dir)),
     named,
-    bundle: inside('bundle', str('bundle', 'bundle')!, 'dir'),
+    bundle: attempt(path.join(dir, 'bundle'), () => inside('bundle', str('bundle', 'bundle')!, 'dir')),
     solution: path.resolve(dir, solutionRel),
-    editable: readEditable(data.editable, solutionRel, fail),
-    metric: metric as Plan['metric'],
-    interface: solveOrRun(str('interface', 'run')!, fail),
+    editable: attempt([path.normalize(solutionRel)], () => readEditable(data.editable, solutionRel, fail)),
+    metric: (metric ?? 'speedup') as Plan['metric'],
+    interface: attempt('run', () => solveOrRun(str('interface', 'run')!, fail)),
     direction: direction as Plan['direction'],
     failScore: 0,
-    testBudget: num('test_budget', 5, {integer: true, min: 0}),
-    repetitions: num('repetitions', 3, {integer: true, min: 2}),
-    clock: str('clock', 'cpu') as Plan['clock'],
-    precision: num('precision', 0.01, {min: 0}),
-    maxSeconds: num('max_seconds', 120, {min: 0}),
-    timeout: num('timeout', 60, {min: 0.001}),
-    timeoutFactor: num('timeout_factor', 10, {min: 1}),
-    minTimeout: num('min_timeout', 1, {min: 0.001}),
-    initTimeout: num('init_timeout', 60, {min: 0.001}),
-    timeLimit: num('time_limit', 3600, {min: 1}),
-    memoryMb: num('memory_mb', 4096, {integer: true, min: 64}),
-    processes: num('processes', 256, {integer: true, min: 8}),
-    tmpfsMb: num('tmpfs_mb', 512, {integer: true, min: 1}),
-    dev: splitKind === 'path' ? readPathSplit(data, 'dev', dir, fail) : readSplit(data, 'dev', fail),
-    test: splitKind === 'path' ? readPathSplit(data, 'test', dir, fail) : readSplit(data, 'test', fail),
+    testBudget: attempt(5, () => num('test_budget', 5, {integer: true, min: 0})),
+    repetitions: attempt(3, () => num('repetitions', 3, {integer: true, min: 2})),
+    clock: attempt('cpu', () => str('clock', 'cpu')) as Plan['clock'],
+    precision: attempt(0.01, () => num('precision', 0.01, {min: 0})),
+    maxSeconds: attempt(120, () => num('max_seconds', 120, {min: 0})),
+    timeout: attempt(60, () => num('timeout', 60, {min: 0.001})),
+    timeoutFactor: attempt(10, () => num('timeout_factor', 10, {min: 1})),
+    minTimeout: attempt(1, () => num('min_timeout', 1, {min: 0.001})),
+    initTimeout: attempt(60, () => num('init_timeout', 60, {min: 0.001})),
+    timeLimit: attempt(3600, () => num('time_limit', 3600, {min: 1})),
+    memoryMb: attempt(4096, () => num('memory_mb', 4096, {integer: true, min: 64})),
+    processes: attempt(256, () => num('processes', 256, {integer: true, min: 8})),
+    tmpfsMb: attempt(512, () => num('tmpfs_mb', 512, {integer: true, min: 1})),
+    dev: split('dev'),
+    test: split('test'),
   };
-  if (plan.metric === 'speedup') {
-    if (data.numerator !== undefined || data.denominator !== undefined) fail('"numerator" and "denominator" belong to metric = "accuracy"');
-    if (data.probe_floor !== undefined) fail('"probe_floor" belongs to metric = "accuracy": a speedup probe must score 0.0');
-    if (data.fail_score !== undefined) fail('"fail_score" belongs to metric = "accuracy": a speedup case that fails scores 0.0');
-    plan.reference = inside('reference', str('reference', 'reference.py')!, 'file');
-    if (!(clocks as readonly string[]).includes(plan.clock)) fail(`"clock" must be "cpu", "wall" or "instructions", got ${JSON.stringify(data.clock)}`);
-  } else {
-    readAccuracyKeys(plan, data, str, fail);
+  if (metric === 'speedup') {
+    attempt(undefined, () => {
+      if (data.numerator !== undefined || data.denominator !== undefined) fail('"numerator" and "denominator" belong to metric = "accuracy"');
+    });
+    attempt(undefined, () => {
+      if (data.probe_floor !== undefined) fail('"probe_floor" belongs to metric = "accuracy": a speedup probe must score 0.0');
+    });
+    attempt(undefined, () => {
+      if (data.fail_score !== undefined) fail('"fail_score" belongs to metric = "accuracy": a speedup case that fails scores 0.0');
+    });
+    plan.reference = attempt(undefined, () => inside('reference', str('reference', 'reference.py')!, 'file'));
+    attempt(undefined, () => {
+      if (!(clocks as readonly string[]).includes(plan.clock)) fail(`"clock" must be "cpu", "wall" or "instructions", got ${JSON.stringify(data.clock)}`);
+    });
+  } else if (metric === 'accuracy') {
+    readAccuracyKeys(plan, data, str, fail, attempt);
   }
+  if (problems.length > 0) throw new InvalidPlanError(file, problems);
   if (options.disjoint !== false) {
     const overlap = seedOverlap(plan);
     if (overlap) throw new HarnessError(`${file}: ${overlap}`, 'seed-overlap');
@@ -301,13 +351,23 @@ function solveOrRun(value: string, fail: (message: string) => never): Plan['inte
 }
 
 /** An accuracy plan's own keys: the verifier's metric names, the probe floor and the score of a case that could not be scored. */
-function readAccuracyKeys(plan: Plan, data: Record<string, unknown>, str: (key: string) => string | undefined, fail: (message: string) => never): void {
+function readAccuracyKeys(
+  plan: Plan,
+  data: Record<string, unknown>,
+  str: (key: string) => string | undefined,
+  fail: (message: string) => never,
+  attempt: <T>(fallback: T, work: () => T) => T,
+): void {
   for (const key of ['reference', 'clock', 'precision', 'max_seconds', 'repetitions']) {
-    if (data[key] !== undefined) fail(`"${key}" belongs to metric = "speedup" (an accuracy eval runs once and is not timed)`);
+    attempt(undefined, () => {
+      if (data[key] !== undefined) fail(`"${key}" belongs to metric = "speedup" (an accuracy eval runs once and is not timed)`);
+    });
   }
-  plan.numerator = str('numerator');
-  plan.denominator = str('denominator');
-  if (!plan.numerator || !plan.denominator) fail('metric = "accuracy" needs "numerator" and "denominator" (metric names the verifier reports)');
+  plan.numerator = attempt(undefined, () => str('numerator'));
+  plan.denominator = attempt(undefined, () => str('denominator'));
+  attempt(undefined, () => {
+    if (!plan.numerator || !plan.denominator) fail('metric = "accuracy" needs "numerator" and "denominator" (metric names the verifier reports)');
+  });
   const anyNumber = (key: string, what: string): number | undefined => {
     const value = data[key];
     if (value === undefined) return undefined;
@@ -315,13 +375,15 @@ function readAccuracyKeys(plan: Plan, data: Record<string, unknown>, str: (key: 
     if (typeof n !== 'number' || !Number.isFinite(n)) fail(`"${key}" must be a number (${what}), got ${JSON.stringify(String(value))}`);
     return n as number;
   };
-  const floor = anyNumber('probe_floor', 'the score trivial answers reach on dev');
+  const floor = attempt(undefined, () => anyNumber('probe_floor', 'the score trivial answers reach on dev'));
   if (floor !== undefined) plan.probeFloor = floor;
-  const worst = anyNumber('fail_score', 'the score of a case with no scorable answer');
+  const worst = attempt(undefined, () => anyNumber('fail_score', 'the score of a case with no scorable answer'));
   if (worst !== undefined) plan.failScore = worst;
-  else if (plan.direction === 'minimize') {
-    fail(
-      'direction = "minimize" needs "fail_score": the score of a case with no scorable answer (crash, timeout, wrong shape), at least the worst score the verifier reports; without it such a case would score 0, the best',
+  else if (plan.direction === 'minimize' && data.fail_score === undefined) {
+    attempt(undefined, () =>
+      fail(
+        'direction = "minimize" needs "fail_score": the score of a case with no scorable answer (crash, timeout, wrong shape), at least the worst score the verifier reports; without it such a case would score 0, the best',
+      ),
     );
   }
 }

@@ -11,7 +11,7 @@ import path from 'node:path';
 import {readBundle, type Bundle} from '../bundle/bundle.js';
 import {parsePoint} from '../bundle/point.js';
 import {computeLockSync, lockDifference, lockFile, readLockSync} from '../benchmark/lock.js';
-import {planFromText, seedOverlap, splits, type Plan} from '../benchmark/plan.js';
+import {InvalidPlanError, planFromText, seedOverlap, splits, type Plan} from '../benchmark/plan.js';
 import {locateTomlError} from '../toml.js';
 import type {Place, RuleContext} from './rule.js';
 
@@ -29,8 +29,8 @@ export interface Runnable {
   plan?: Plan;
   /** plan.toml is not valid TOML. */
   syntax?: RunnableProblem;
-  /** plan.toml is valid TOML but not a valid plan. */
-  invalid?: RunnableProblem;
+  /** plan.toml is valid TOML but not a valid plan: each of its problems. */
+  invalid?: RunnableProblem[];
   /** Dev and test seeds overlap. */
   overlap?: RunnableProblem;
   bundle?: Bundle;
@@ -79,7 +79,11 @@ function inspect(ctx: RuleContext): Runnable {
     if (code === 'bad-plan-toml') {
       const problem = locateTomlError((error as Error).cause, text);
       found.syntax = {message: `\`plan.toml\` is not valid TOML: ${problem.message}`, file: 'plan.toml', ...placeOf(problem)};
-    } else found.invalid = {message: `\`plan.toml\`: ${message}`, file: 'plan.toml', ...keyPlace(text, message)};
+    } else {
+      // Every problem of the plan, each at the line of the key it names.
+      const problems = error instanceof InvalidPlanError ? error.problems : [message];
+      found.invalid = problems.map((each) => ({message: `\`plan.toml\`: ${each}`, file: 'plan.toml', ...keyPlace(text, each)}));
+    }
     return found;
   }
   const plan = found.plan;

@@ -58,6 +58,26 @@ describe('verify: benchmarks that cannot run', () => {
     expect(verify(metric.zoo).lines[0]).toBe('entry/plan.toml:4:1: error: `plan.toml`: "metric" must be "speedup" or "accuracy", got "speed" (plan-valid)');
   });
 
+  it('every problem of a plan at once, each at its line; the eval names them all in one line', () => {
+    const {zoo} = entry((file) =>
+      file('plan.toml', (text) =>
+        text.replace('repetitions = 5', 'repetitons = 5').replace('clock = "cpu"', 'clock = "sundial"').replace('precision = 0.02', 'precision = "tight"'),
+      ),
+    );
+    const found = verify(zoo);
+    expect(found.code).toBe(1);
+    expect(found.lines.filter((line) => line.endsWith('(plan-valid)'))).toEqual([
+      'entry/plan.toml:6:1: error: `plan.toml`: unknown key "repetitons", did you mean "repetitions"? (plan-valid)',
+      'entry/plan.toml:8:1: error: `plan.toml`: "precision" must be a number >= 0, got "tight" (plan-valid)',
+      'entry/plan.toml:7:1: error: `plan.toml`: "clock" must be "cpu", "wall" or "instructions", got "sundial" (plan-valid)',
+    ]);
+    const evaluated = runCli(['benchmark', 'eval', 'entry', 'dev'], {cwd: zoo});
+    expect(evaluated.code).not.toBe(0);
+    expect(evaluated.stderr.trim().split('\n').at(-1)).toBe(
+      `arbor: ${path.join(zoo, 'entry/plan.toml')}: unknown key "repetitons", did you mean "repetitions"?; "precision" must be a number >= 0, got "tight"; "clock" must be "cpu", "wall" or "instructions", got "sundial"`,
+    );
+  });
+
   it('overlapping seeds and a point the bundle lacks are findings of their own, and the lock is stale too', () => {
     const {zoo} = entry((file) =>
       file('plan.toml', (text) =>
