@@ -16,7 +16,7 @@ export default defineConfig({
     isolate: false,
     hookTimeout: 60_000,
     setupFiles: ['test/helpers/lease-folder.ts'],
-    globalSetup: ['test/helpers/python.ts'],
+    globalSetup: ['test/helpers/python.ts', 'test/helpers/lease-root.ts'],
     // The slowest files first, so the last minutes are not one long file running alone.
     sequence: {sequencer: SlowestFirst},
   },

@@ -5,4 +5,5 @@ import {mkdtempSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 
-process.env.ARBOR_CPU_LEASES ||= mkdtempSync(path.join(tmpdir(), 'arbor-test-leases-'));
+// Inside the run's lease root (test/helpers/lease-root.ts), removed when the run ends.
+process.env.ARBOR_CPU_LEASES ||= mkdtempSync(path.join(process.env.ARBOR_TEST_LEASE_ROOT ?? tmpdir(), 'arbor-test-leases-'));
