@@ -1,8 +1,9 @@
 /**
  * The documentation holds together: every relative link of the README, docs/
  * and the folders' READMEs leads to a file that exists and, with a #fragment,
- * to a heading of it (GitHub's anchors); the README stays a guide of at most
- * 300 lines, the reference living in docs/.
+ * to a heading of it (GitHub's anchors); every lib/ folder's README has one
+ * skeleton (title, file table naming each source file); the README stays a
+ * guide of at most 300 lines, the reference living in docs/.
  */
 import {existsSync, readdirSync, readFileSync, statSync} from 'node:fs';
 import path from 'node:path';
@@ -83,6 +84,28 @@ describe('the documentation', () => {
       }
     }
     expect(broken).toEqual([]);
+  });
+
+  it('gives every folder of lib/ a README of one skeleton: "# lib/<name>: what it is", and a file table naming each of its source files', () => {
+    const problems: string[] = [];
+    for (const folder of readdirSync(path.join(repoRoot, 'lib')).filter((name) => statSync(path.join(repoRoot, 'lib', name)).isDirectory())) {
+      const file = path.join(repoRoot, 'lib', folder, 'README.md');
+      if (!existsSync(file)) {
+        problems.push(`lib/${folder}: no README.md`);
+        continue;
+      }
+      const text = readFileSync(file, 'utf8');
+      if (!text.startsWith(`# lib/${folder}: `)) problems.push(`lib/${folder}/README.md: the title is not "# lib/${folder}: …"`);
+      const table = /^\| file \| what it holds \|\n\|[- |]+\|\n((?:\|.*\n)+)/m.exec(text)?.[1];
+      if (table === undefined) {
+        problems.push(`lib/${folder}/README.md: no "| file | what it holds |" table`);
+        continue;
+      }
+      for (const source of readdirSync(path.join(repoRoot, 'lib', folder)).filter((name) => /\.(ts|py|mjs)$/.test(name) && !name.endsWith('.d.ts'))) {
+        if (!table.includes(`\`${source}\``)) problems.push(`lib/${folder}/README.md: the file table does not name ${source}`);
+      }
+    }
+    expect(problems).toEqual([]);
   });
 
   it('keeps the README a guide of at most 300 lines', () => {
