@@ -11,7 +11,12 @@ import {parseProtocolCall} from '../cli/protocol-call.js';
 /** What yargs passes to the bundle command's handler for `args` (or the error it raises). */
 async function throughYargs(args: string[]): Promise<BundleArgv | string> {
   let seen: BundleArgv | undefined;
-  const capture = {...bundleCommand, handler: (argv: BundleArgv) => void (seen = argv)};
+  const capture: typeof bundleCommand = {
+    ...bundleCommand,
+    handler: (argv) => {
+      seen = argv as BundleArgv;
+    },
+  };
   try {
     await buildCli(args, [benchmarkCommand, capture]).parseAsync();
   } catch (error) {

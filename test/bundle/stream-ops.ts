@@ -40,9 +40,9 @@ export function runOp(stream: Stream, op: Op): string {
     case 'uniform':
       return f64hex(stream.uniform(args[0] as number, args[1] as number));
     case 'float64s':
-      return hex(tensorBytes(stream.float64s(args[0] as number, args[1] as number, args[2] as number)));
+      return hex(tensorBytes(stream.float64s(args[0] as number, args[1] as number, args[2] as number) as Tensor));
     case 'float32s':
-      return hex(tensorBytes(stream.float32s(args[0] as number, args[1] as number, args[2] as number)));
+      return hex(tensorBytes(stream.float32s(args[0] as number, args[1] as number, args[2] as number) as Tensor));
     case 'ints': {
       const type = args[0] as IntType;
       const big = type === 'i64' || type === 'u64';

@@ -8,8 +8,8 @@ import {cgroupsWork, createGroup} from '../../lib/sandbox/cgroup.js';
 import {findPython, implausibleCpu} from '../../lib/eval/process.js';
 import {confinementFor, findBwrap, launchRun, resolvePython, runsAsRoot} from '../../lib/sandbox/sandbox.js';
 import {deniedSyscalls, enosysSyscalls} from '../../lib/sandbox/seccomp.js';
-import {cliPath, fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
-import {canRunAsUser, evaluate, evaluateAsNobody, sandboxed, unsandboxedEnv} from './adversaries.js';
+import {fixtures, repoRoot, runCli, tempDir} from '../helpers/cli.js';
+import {canRunAsUser, evaluate, evaluateAsNobody, sandboxed} from './adversaries.js';
 
 const EPERM = 1;
 const ENOSYS = 38;

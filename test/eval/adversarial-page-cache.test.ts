@@ -2,10 +2,10 @@
 // which are cached, would share bits across repetitions and evals. The seccomp filter refuses every primitive
 // that drops, loads or asks without reading (helpers in ./adversaries.ts; page-cache.py says what it tries).
 import {spawnSync} from 'node:child_process';
-import {cpSync, readFileSync} from 'node:fs';
+import {cpSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {cliPath, fixtures, tempDir} from '../helpers/cli.js';
+import {fixtures, tempDir} from '../helpers/cli.js';
 import {canRunAsUser, evaluate, evaluateAsNobody, sandboxed, solutions} from './adversaries.js';
 
 const refused = [

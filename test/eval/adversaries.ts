@@ -37,7 +37,7 @@ export const unsandboxedEnv: Record<string, string> = (() => {
   ];
   const readable = (python: string) => spawnSync('setpriv', [...drop, python, '-I', '-c', 'import numpy'], {cwd: '/'}).status === 0;
   if (readable(process.env.ARBOR_PYTHON ?? 'python3')) return {};
-  return readable('/usr/bin/python3') ? {ARBOR_PYTHON: '/usr/bin/python3'} : {};
+  return readable('/usr/bin/python3') ? {ARBOR_PYTHON: '/usr/bin/python3'} : ({} as Record<string, string>);
 })();
 
 export interface Evaluated {

@@ -4,7 +4,7 @@ import {cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, ch
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
-import {cliPath, fixtures, repoRoot, runCli, tempDir, type CliResult} from '../helpers/cli.js';
+import {cliPath, fixtures, runCli, tempDir, type CliResult} from '../helpers/cli.js';
 
 const speed = path.join(fixtures, 'eval/prefix-speed');
 const accuracy = path.join(fixtures, 'eval/accuracy-abs');

@@ -51,7 +51,10 @@ describe('--json report', () => {
     const file = path.join(dir, 'report.json');
     await writeReport(file, {score: 1.5} as EvalReport);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({score: 1.5});
-    const error = await writeReport(path.join(dir, 'missing/report.json'), {score: 1} as EvalReport).catch((e: unknown) => e as Error);
+    const error = await writeReport(path.join(dir, 'missing/report.json'), {score: 1} as EvalReport).then(
+      () => new Error('written'),
+      (e: unknown) => e as Error,
+    );
     expect(error.message).toMatch(/^--json-file .*missing\/report\.json: cannot write the report/);
     expect((error as Error & {exitCode: number}).exitCode).toBe(1);
     expect(existsSync(path.join(dir, 'missing'))).toBe(false);

@@ -70,7 +70,7 @@ describe('MT19937 (random.Random)', () => {
     for (let s = 0; s < 300; s++) {
       let sum = 0;
       for (let t = 0; t < 5; t++) sum += differences[rng.below(5)] as number;
-      expected[sum + 5]++;
+      expected[sum + 5]! += 1;
     }
     expect(Array.from(bootstrapCounts(differences, 300, 7n))).toEqual(Array.from(expected));
   });
@@ -88,7 +88,7 @@ describe('MT19937 (random.Random)', () => {
       for (let s = 0; s < samples; s++) {
         let sum = 0;
         for (let t = 0; t < n; t++) sum += differences[rng.below(n)] as number;
-        expected[sum + n]++;
+        expected[sum + n]! += 1;
       }
       const seed = 123456789012345678901234567890n;
       expect(Array.from(bootstrapCounts(differences, samples, seed, true))).toEqual(Array.from(expected));

@@ -12,7 +12,7 @@ export function sampleRecord(overrides: Partial<RunRecord> = {}): RunRecord {
     split: 'dev',
     solutionSha256: 'a'.repeat(64),
     git: {commit: '1'.repeat(40), dirty: false},
-    environment: {fingerprint: '0123456789abcdef', cpuModel: 'Test CPU', cores: 2, clock: 'cpu-tree'},
+    environment: {fingerprint: '0123456789abcdef'},
     metric: 'speedup',
     score: 1.5,
     interval: [1.4, 1.6],

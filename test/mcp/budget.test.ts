@@ -22,7 +22,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A server with no salt in its environment, its config folder at `config`; its stderr kept. */
 async function connect(zoo: string, config: string) {
-  const env = {...(process.env as Record<string, string>), XDG_CONFIG_HOME: config, ARBOR_SEALED_RELEASE: String(release)};
+  const env: Record<string, string> = {...(process.env as Record<string, string>), XDG_CONFIG_HOME: config, ARBOR_SEALED_RELEASE: String(release)};
   delete env.ARBOR_TEST_SALT;
   const transport = new StdioClientTransport({
     command: process.execPath,

@@ -61,7 +61,7 @@ describe('arbor mcp --http', () => {
       method: 'initialize',
       params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'x', version: '1'}},
     };
-    for (const headers of [{}, {Authorization: 'Bearer wrong'}]) {
+    for (const headers of [{}, {Authorization: 'Bearer wrong'}] as Array<Record<string, string>>) {
       const response = await fetch(url, {
         method: 'POST',
         headers: {'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers},

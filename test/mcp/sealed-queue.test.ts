@@ -61,7 +61,7 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
     expect(workerErr).toContain('taking jobs');
 
     // The server: no salt of the worker's, a python that does not exist (an eval run here would fail), the queue key.
-    const env = {
+    const env: Record<string, string> = {
       ...(process.env as Record<string, string>),
       XDG_CONFIG_HOME: path.join(root, 'config'),
       ARBOR_SEALED_RELEASE: String(release),

@@ -107,7 +107,7 @@ describe('the probe template', () => {
     });
     expect(answers.random!.y).toMatchObject({shape: [3, 2], dtype: 'float64'});
     expect(answers.random!.k).toMatchObject({shape: [4], dtype: 'int32'});
-    expect(new Set(answers.random!.y.values).size).toBe(6);
+    expect(new Set(answers.random!.y!.values).size).toBe(6);
     expect(answers.crash).toEqual({raised: 'RuntimeError: probe: crash'});
     // In init() and in run(): on the solution's stdout, the process's own stdout, and stderr.
     expect(answers['fake-score']!.printed).toBe('score: 1.0\nscore: 1.0\n');

@@ -17,7 +17,6 @@ import {
   inlineScript,
   jsonForScript,
   renderReport,
-  scoreHistory,
   splitScores,
   type ChartLibrary,
 } from '../../lib/report/index.js';
@@ -26,7 +25,14 @@ import {sampleRecord, sha} from '../ledger/helpers.js';
 /** A stored run: the record with an id (and its time from the id, so the order is the id's). */
 function run(id: number, overrides: Partial<RunRecord> = {}): LedgerRun {
   const compare = overrides.compare ? {...overrides.compare, baselineLabel: overrides.compare.baselineLabel ?? null} : null;
-  return {...sampleRecord(overrides), id, time: new Date(Date.UTC(2026, 2, 1, 0, id)).toISOString(), solutionLabel: overrides.solutionLabel ?? null, compare};
+  return {
+    ...sampleRecord(overrides),
+    id,
+    time: new Date(Date.UTC(2026, 2, 1, 0, id)).toISOString(),
+    solutionLabel: overrides.solutionLabel ?? null,
+    compare,
+    importedFrom: null,
+  };
 }
 
 /** An entry's report from runs alone (a clean verify, no budget). */

@@ -62,7 +62,7 @@ describe('int8_quantize bundle', {timeout: 120_000}, () => {
     expect([...args.X!]).toEqual(X);
     // At the real size: weights of variance about 1 with outliers, some channels scaled by 8.
     const big = await generateCase(entry, full, 0);
-    const w = [...big.W!];
+    const w = [...(big.W as Float32Array)];
     const variance = w.reduce((t, v) => t + v * v, 0) / w.length;
     expect(variance).toBeGreaterThan(1.2);
     expect(variance).toBeLessThan(1.9);
@@ -77,7 +77,7 @@ describe('int8_quantize bundle', {timeout: 120_000}, () => {
       const row = W.subarray(r * mid.K, (r + 1) * mid.K);
       const s = Math.fround(Math.max(...[...row].map(Math.abs)) / 127);
       expect(expected.scale![r]).toBe(s);
-      row.forEach((w, k) => expect(Math.abs(expected.q![r * mid.K + k]! - Math.fround(w / s))).toBeLessThanOrEqual(0.5));
+      row.forEach((w, k) => expect(Math.abs(Number(expected.q![r * mid.K + k]!) - Math.fround(w / s))).toBeLessThanOrEqual(0.5));
     }
     const verdict = entry.verify!(mid, args, expected, expected, entry.accept);
     const want = numpyScore(mid, args, expected);

@@ -60,7 +60,7 @@ for j in json.load(sys.stdin):
     t=[lambda x:1/(1+np.exp(-k*x)), lambda x:np.tanh(k*x), lambda x:x/(1+np.exp(-k*x)), lambda x:np.exp(-k*x*x)][f]
     out.append(np.polynomial.chebyshev.chebinterpolate(t, j["n"]-1).tolist())
 print(json.dumps(out))`,
-      cases.map((args) => ({family: args.family![0], k: args.k![0], n: 2 ** args.depth![0]!})),
+      cases.map((args) => ({family: args.family![0], k: args.k![0], n: 2 ** Number(args.depth![0]!)})),
     ) as number[][];
     for (const [i, args] of cases.entries()) {
       const coef = (await entry.oracle(full, args)).coef as Float64Array;
@@ -82,7 +82,7 @@ j=json.load(sys.stdin); print(json.dumps(np.polynomial.chebyshev.chebval(np.arra
     const answers = await Promise.all(
       [4, 5, 6, 7].map(async (seed) => {
         const args = await generateCase(entry, full, seed);
-        return {args, coef: ((await entry.oracle(full, args)).coef as Float64Array).subarray(0, 2 ** args.depth![0]!)};
+        return {args, coef: ((await entry.oracle(full, args)).coef as Float64Array).subarray(0, 2 ** Number(args.depth![0]!))};
       }),
     );
     const errors = numpyErrors(answers, full.G);
@@ -90,14 +90,14 @@ j=json.load(sys.stdin); print(json.dumps(np.polynomial.chebyshev.chebval(np.arra
       const expected = await entry.oracle(full, args);
       const verdict = entry.verify!(full, args, expected, expected, entry.accept);
       expect(Math.abs((verdict.metrics.error as number) - errors[i]!)).toBeLessThan(1e-12 + 1e-9 * errors[i]!);
-      expect(verdict.metrics).toMatchObject({one: 1, worst: verdict.metrics.error, budget: 2 ** args.depth![0]!});
+      expect(verdict.metrics).toMatchObject({one: 1, worst: verdict.metrics.error, budget: 2 ** Number(args.depth![0]!)});
       expect(verdict.passed).toBe(errors[i]! <= 1e-2);
     }
   });
 
   it('rejects an answer over the depth budget, NaN and infinity, each scored the cap 1', async () => {
     const args = await generateCase(entry, full, 0);
-    const n = 2 ** args.depth![0]!;
+    const n = 2 ** Number(args.depth![0]!);
     const expected = await entry.oracle(full, args);
     const good = entry.verify!(full, args, expected, expected, entry.accept);
     expect(good.metrics.error).toBeLessThan(0.1);

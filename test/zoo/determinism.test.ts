@@ -224,10 +224,10 @@ describe('list: the cached outcome, never a make', () => {
     // Before any verify, list has no outcome to show and runs no make: the entry is ok.
     expect(runCli(['benchmark', 'list', '.', '--no-cache'], {cwd: zoo, env}).stdout).toMatch(/^entry +ok /m);
     expect(runCli(['benchmark', 'verify', 'entry'], {cwd: zoo, env}).code).toBe(1);
-    const cached = readdirSync(path.join(env.ARBOR_CACHE_DIR, 'determinism'));
+    const cached = readdirSync(path.join(env.ARBOR_CACHE_DIR!, 'determinism'));
     expect(cached).toHaveLength(1);
     expect(cached[0]).toMatch(new RegExp(`^${fingerprint}-[0-9a-f]{32}\\.json$`));
-    const outcome = JSON.parse(readFileSync(path.join(env.ARBOR_CACHE_DIR, 'determinism', cached[0]!), 'utf8')) as {fingerprint: string; problems: unknown[]};
+    const outcome = JSON.parse(readFileSync(path.join(env.ARBOR_CACHE_DIR!, 'determinism', cached[0]!), 'utf8')) as {fingerprint: string; problems: unknown[]};
     expect(outcome.fingerprint.startsWith(`sha256:${fingerprint}`)).toBe(true);
     expect(outcome.problems).toHaveLength(2);
     // Both lists (the first after verify, the second warm) show verify's finding: it comes from the cache.
@@ -244,7 +244,7 @@ describe('list: the cached outcome, never a make', () => {
     // Removing the cached outcome of the broken generator and putting it back: list follows the cache file alone.
     writeFileSync(path.join(dir, 'bundle/generate.mjs'), readFileSync(path.join(base, 'math-random/bundle/generate.mjs')));
     expect(runCli(['benchmark', 'list', '.'], {cwd: zoo, env}).stdout).toMatch(/^entry +2 errors /m);
-    rmSync(path.join(env.ARBOR_CACHE_DIR, 'determinism', cached[0]!));
+    rmSync(path.join(env.ARBOR_CACHE_DIR!, 'determinism', cached[0]!));
     expect(runCli(['benchmark', 'list', '.'], {cwd: zoo, env}).stdout).toMatch(/^entry +ok /m);
   });
 });
