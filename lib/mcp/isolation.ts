@@ -4,8 +4,8 @@
  * eval alone (an exclusive turn: it waits for the running ones, and the ones
  * asked for meanwhile wait for it), first come first served. The turns are
  * kept in the zoo's MCP store, so servers started per call, and runs that
- * outlived their server, wait for each other too. As root, the page cache is
- * dropped when a sealed eval ends, before any other eval starts: a fixed test
+ * outlived their server, wait for each other too. As root, the sealed run drops
+ * the page cache as its eval ends, inside its turn, before any other eval starts: a fixed test
  * case's input (an accuracy entry's) that a sealed run read leaves no trace a
  * later run can time.
  */
@@ -16,8 +16,8 @@ import type {McpStore, ReleaseClock} from './store.js';
 const pollMs = 200;
 
 /**
- * Wait for the turn of run `run` (exclusive: alone), then return its release
- * (an exclusive turn drops the page cache on the way out, as root). `onWait`
+ * Wait for the turn of run `run` (exclusive: alone; with `release`, a turn
+ * whose process died is given up at a release time), then return its release. `onWait`
  * is told once, when the turn has to wait. A process that ends holding a turn
  * gives it up with it (the next one finds it gone).
  */
@@ -25,7 +25,7 @@ export async function takeTurn(
   store: McpStore,
   run: number,
   exclusive: boolean,
-  options: {onWait?: () => void; release?: ReleaseClock; dropOnLeave?: boolean} = {},
+  options: {onWait?: () => void; release?: ReleaseClock} = {},
 ): Promise<() => void> {
   let seq = store.enterTurn(run, exclusive, options.release);
   let told = false;
@@ -38,10 +38,7 @@ export async function takeTurn(
     told = true;
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
-  return () => {
-    if (exclusive && options.dropOnLeave !== false) dropPageCache();
-    store.leaveTurn(seq);
-  };
+  return () => store.leaveTurn(seq);
 }
 
 /**

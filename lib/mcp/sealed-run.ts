@@ -123,7 +123,7 @@ async function scoreHere(
   let leave: (() => void) | undefined;
   try {
     // Held to the release time; the page cache is dropped as soon as the eval ends, inside the turn (how long that takes shows nowhere).
-    leave = await takeTurn(store, run, true, {release: {from: sealed.startedMs, every: sealed.releaseMs}, dropOnLeave: false});
+    leave = await takeTurn(store, run, true, {release: {from: sealed.startedMs, every: sealed.releaseMs}});
     // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
     report = unaliased((await runRequest(request, () => {})) as CompareReport, aliases);
     dropPageCache();
