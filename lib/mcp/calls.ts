@@ -61,12 +61,20 @@ export function registerLongTool<Shape extends z.ZodRawShape & typeof longCallIn
   longToolsOf(server).set(name, {shape: config.inputSchema, start: start as LongTool<z.ZodRawShape>['start']});
 }
 
-/** One progress notification of a run to the call that waits on it. */
-function notify(extra: Extra, progress: number, message: string): void {
+/** One progress notification of a run to the call that waits on it; settles once it is written (or was not sent). */
+function notify(extra: Extra, progress: number, message: string): Promise<void> {
   const token = extra._meta?.progressToken;
-  if (token === undefined || extra.signal.aborted) return;
-  extra.sendNotification({method: 'notifications/progress', params: {progressToken: token, progress, message}}).catch(() => {});
+  if (token === undefined || extra.signal.aborted) return Promise.resolve();
+  return extra.sendNotification({method: 'notifications/progress', params: {progressToken: token, progress, message}}).catch(() => {});
 }
+
+/**
+ * How long a call's answer waits after a progress notification. The SDK's client handles a
+ * notification on a later microtask but a response at once, and forgets the call's progress
+ * handler with it: a run's last progress lines, read in the same chunk as the answer, would be
+ * dropped. The pause lets the client read them first.
+ */
+const lastProgressSettleMs = 50;
 
 /**
  * Wait for run `id` on behalf of one call (or not, with `background`); the
@@ -77,7 +85,7 @@ function notify(extra: Extra, progress: number, message: string): void {
  */
 export async function awaitRun(ctx: ServerContext, id: number, extra: Extra, background: boolean, connected: () => boolean): Promise<Record<string, unknown>> {
   const runId = `run-${id}`;
-  notify(extra, 0, `${runId} started: should this call time out, poll get_run {"id": "${runId}"} for the result`);
+  void notify(extra, 0, `${runId} started: should this call time out, poll get_run {"id": "${runId}"} for the result`);
   if (background) return {id: runId, status: 'running'};
   const onAbort = () => {
     const reason = extra.signal.reason;
@@ -89,10 +97,17 @@ export async function awaitRun(ctx: ServerContext, id: number, extra: Extra, bac
   };
   extra.signal.addEventListener('abort', onAbort, {once: true});
   let view: RunView;
+  let lastSent: Promise<void> | undefined;
   try {
-    view = await ctx.runs.wait(id, (update) => notify(extra, update.n, `${runId}: ${update.text}`));
+    view = await ctx.runs.wait(id, (update) => {
+      lastSent = notify(extra, update.n, `${runId}: ${update.text}`);
+    });
   } finally {
     extra.signal.removeEventListener('abort', onAbort);
+  }
+  if (lastSent) {
+    await lastSent;
+    await new Promise((resolve) => setTimeout(resolve, lastProgressSettleMs));
   }
   if (view.status === 'done' && view.result) return view.result;
   throw new Error(view.error ?? `${runId} ended without a result`);
