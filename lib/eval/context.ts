@@ -1,7 +1,7 @@
 /** What every stage of an eval shares: the plan, the loaded bundle, the sandbox, the snapshots. */
 import type {Bundle} from '../bundle/index.js';
 import type {Clock, Plan} from '../benchmark/plan.js';
-import type {StartedRun} from './process.js';
+import type {RunSession, StartedRun} from './process.js';
 import type {Confinement, Counter, PythonInstall, SandboxKind} from '../sandbox/sandbox.js';
 import type {TreeHash} from './tamper.js';
 import type {BundleApi, EvalOptions, EvalReport, ReferenceDifference} from './types.js';
@@ -18,6 +18,15 @@ export interface PreparedRun {
   process: StartedRun;
   scratch: string;
   counter?: Counter;
+  /** Whether its cgroup can be frozen (so it may be kept across repetitions). */
+  freezable: boolean;
+}
+
+/** A run kept across repetitions: its session, its folders, and how many repetitions it served. */
+export interface KeptRun {
+  prepared: PreparedRun;
+  session: RunSession;
+  served: number;
 }
 
 /** One solution an eval runs: an eval has one, a compare two (baseline, then candidate). */
@@ -74,6 +83,14 @@ export interface EvalContext {
   runCount: number;
   /** The run started ahead of its turn (point.ts), if any. */
   runAhead?: PreparedRun;
+  /**
+   * Speedup evals in the sandbox with a freezable cgroup: the runs kept across repetitions
+   * (point-run.ts), by the files they run; each serves `repetitionsPerRun` repetitions. Null: runs
+   * cannot be kept here (no freezer).
+   */
+  kept?: Map<RunFiles, KeptRun> | null;
+  /** How many repetitions one run serves (1: a fresh run every repetition). */
+  repetitionsPerRun: number;
   progress: NonNullable<EvalOptions['onProgress']>;
   report: EvalReport;
   deadline: () => number;

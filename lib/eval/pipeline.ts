@@ -16,7 +16,7 @@ import type {EvalContext, Side} from './context.js';
 import {HarnessError, StaleLockError} from './errors.js';
 import {computeLock, lockDifference, readLock} from '../benchmark/lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from '../benchmark/plan.js';
-import {bundleFailure, maxRepetitions, runPoint, type PointOutcome} from './point.js';
+import {bundleFailure, maxRepetitions, repetitionsPerRun, runPoint, type PointOutcome} from './point.js';
 import {pinCpu, type PinnedCpu} from '../sandbox/pin.js';
 import {findPython, killActiveRuns} from './process.js';
 import {
@@ -604,6 +604,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     secretCases,
     hiddenSeeds: derived ? [...seeds, warmupSeed(plan, seeds)] : [],
     runCount: 0,
+    repetitionsPerRun: repetitionsPerRun(),
     ...(options.compareWithReference && plan.metric === 'speedup' ? {referenceDifferences: []} : {}),
     progress,
     report,

@@ -11,8 +11,18 @@ import path from 'node:path';
 import {createGroup} from '../sandbox/cgroup.js';
 import {HarnessError} from './errors.js';
 import {startCpusFor} from '../sandbox/pin.js';
-import {settlingWarmup, startFailure, startRun, type CaseInput, type CaseOutcome, type RunOutcome, type RunService, type UntimedCall} from './process.js';
-import type {EvalContext, PreparedRun, RunFiles} from './context.js';
+import {
+  settlingWarmup,
+  startFailure,
+  startRun,
+  type CaseInput,
+  type CaseOutcome,
+  type RunOutcome,
+  type RunService,
+  type UntimedCall,
+  type WarmupRule,
+} from './process.js';
+import type {EvalContext, KeptRun, PreparedRun, RunFiles} from './context.js';
 import {counterLogFd, crossCheck, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from '../sandbox/instructions.js';
 import {launchRun, type Counter} from '../sandbox/sandbox.js';
 import {speedupRatio, timeOnClock, type CaseTimes} from './score.js';
@@ -408,7 +418,7 @@ function prepareRun(ctx: EvalContext, files: RunFiles): PreparedRun {
     initTimeout: ctx.plan.initTimeout * slowdown(ctx),
     counterLogFd: counter ? counterLogFd : undefined,
   });
-  return {files, process: started, scratch, counter};
+  return {files, process: started, scratch, counter, freezable: group?.canFreeze === true};
 }
 
 /** Remove a run's own folders once its processes are gone. */
@@ -417,8 +427,16 @@ async function releaseRun(prepared: PreparedRun): Promise<void> {
   if (prepared.counter) await rm(prepared.counter.folder, {recursive: true, force: true}).catch(() => {});
 }
 
+/** End the runs kept across repetitions and the run started ahead of its turn: the point's repetitions ended. */
+export async function endPointRuns(ctx: EvalContext): Promise<void> {
+  const kept = [...(ctx.kept?.values() ?? [])];
+  ctx.kept?.clear();
+  for (const each of kept) await closeKept(each);
+  await dropRunAhead(ctx);
+}
+
 /** End the run started ahead of its turn, if any: the repetitions ended before it. */
-export async function dropRunAhead(ctx: EvalContext): Promise<void> {
+async function dropRunAhead(ctx: EvalContext): Promise<void> {
   const ahead = ctx.runAhead;
   ctx.runAhead = undefined;
   if (!ahead) return;
@@ -444,6 +462,10 @@ async function runOnce(
 ): Promise<RunOutcome> {
   const remaining = ctx.deadline();
   if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${ctx.plan.timeLimit} s (plan.toml)`, 'time-limit');
+  if (keepsRuns(ctx)) {
+    const outcome = await runKept(ctx, made, rep, files, caseTimeout, remaining, options);
+    if (outcome) return outcome;
+  }
   let prepared = ctx.runAhead?.files === files ? ctx.runAhead : undefined;
   if (prepared) ctx.runAhead = undefined;
   else await dropRunAhead(ctx);
@@ -480,6 +502,117 @@ async function runOnce(
   if (prepared.counter) await countInstructions(outcome, prepared.counter, 1 + cases.filter((c) => c.i < 0).length);
   await releaseRun(prepared);
   return outcome;
+}
+
+/** The default of `ARBOR_REPETITIONS_PER_RUN`: how many repetitions one kept run serves. */
+const defaultRepetitionsPerRun = 4;
+
+/** How many repetitions one run serves: `ARBOR_REPETITIONS_PER_RUN` (1: a fresh run every repetition), else the default. */
+export function repetitionsPerRun(env: NodeJS.ProcessEnv = process.env): number {
+  const value = Number(env.ARBOR_REPETITIONS_PER_RUN);
+  return Number.isSafeInteger(value) && value >= 1 ? value : defaultRepetitionsPerRun;
+}
+
+/**
+ * Whether runs are kept across repetitions: a speed eval on the CPU or wall
+ * clock, in the sandbox (no solution can reach a run beside its own), serving
+ * more than one repetition a run. The instructions clock keeps a run a
+ * repetition (its counter's log is read once the run has ended).
+ */
+function keepsRuns(ctx: EvalContext): boolean {
+  return ctx.plan.metric === 'speedup' && ctx.sandbox === 'bwrap' && ctx.clock !== 'instructions' && ctx.repetitionsPerRun > 1 && ctx.kept !== null;
+}
+
+/**
+ * A kept run's warm-up after its first segment: its process is warm, only its
+ * caches are the other run's: two calls (one once 50 ms passed), more until
+ * one is within 10% of the fastest.
+ */
+const rewarm: WarmupRule = {minCalls: 2, enoughSeconds: 0.05, stableRatio: 1.1, maxCalls: 10, maxSeconds: 0.5};
+
+/**
+ * Serve repetition `rep` of `files` on its kept run: a run is started for
+ * each of the eval's runs (reference and sides) every `repetitionsPerRun`
+ * repetitions (all at once, their Python loading before any case is timed),
+ * and frozen between its segments. Undefined when runs cannot be kept here
+ * (no freezable cgroup): the caller runs it fresh, and so does every later run.
+ */
+async function runKept(
+  ctx: EvalContext,
+  made: MadePoint,
+  rep: number,
+  files: RunFiles,
+  caseTimeout: (i: number) => number,
+  remaining: number,
+  options: Pick<RunService, 'warmup' | 'nullCases' | 'secretCases'>,
+): Promise<RunOutcome | undefined> {
+  const kept = (ctx.kept ??= new Map());
+  let entry = kept.get(files);
+  if (!entry || !entry.session.alive || entry.served >= ctx.repetitionsPerRun) {
+    // Every run of the eval whose kept run is used up starts again now, side by side.
+    const participants = [...(ctx.referenceFiles ? [ctx.referenceFiles] : []), ...ctx.sides.map((side) => side.files)];
+    const due = participants.filter((each) => {
+      const found = kept.get(each);
+      return !found || !found.session.alive || found.served >= ctx.repetitionsPerRun;
+    });
+    for (const each of due) {
+      const old = kept.get(each);
+      kept.delete(each);
+      if (old) await closeKept(old);
+    }
+    await dropRunAhead(ctx);
+    const fresh = due.map((each) => prepareRun(ctx, each));
+    if (fresh.some((prepared) => !prepared.freezable)) {
+      // No freezer here: runs are not kept (a kept run could compute beside another's timed cases).
+      for (const prepared of fresh) {
+        prepared.process.cancel();
+        await releaseRun(prepared);
+      }
+      ctx.kept = null;
+      return undefined;
+    }
+    for (const prepared of fresh) kept.set(prepared.files, {prepared, session: prepared.process.keep(), served: 0});
+    // Nothing is timed while another run loads its interpreter.
+    await Promise.all(fresh.map((prepared) => prepared.process.started));
+    entry = kept.get(files)!;
+  }
+  const first = entry.served === 0;
+  entry.served++;
+  const calls = (c: CaseInput) => (c.i < 0 ? (options.warmup?.maxCalls ?? 1) + (options.nullCases ?? 0) : 1);
+  const cases = servedCases(made, rep);
+  const caseSum = cases.reduce((total, c) => total + calls(c) * caseTimeout(c.i), 0);
+  const initTimeout = ctx.plan.initTimeout;
+  const outcome = await entry.session.serve({
+    point: made.point,
+    signature: made.signature,
+    resultBytes: made.resultBytes,
+    cases,
+    caseTimeout,
+    totalTimeout: Math.min((first ? 2 * initTimeout : 0) + caseSum + 1, remaining),
+    cpu: ctx.cpu,
+    checkCpu: ctx.clock === 'cpu',
+    nonces: true,
+    ...options,
+    ...(first ? {} : {warmup: rewarm}),
+    exitGrace: 2,
+  });
+  ctx.report.processSeconds += outcome.wallSeconds;
+  if (!outcome.started) {
+    kept.delete(files);
+    await closeKept(entry);
+    throw startFailure(ctx.python.executable, outcome);
+  }
+  if (!entry.session.alive) {
+    kept.delete(files);
+    await closeKept(entry);
+  }
+  return outcome;
+}
+
+/** End a kept run and remove its folders. */
+async function closeKept(entry: KeptRun): Promise<void> {
+  await entry.session.close();
+  await releaseRun(entry.prepared);
 }
 
 /** The last byte of an answer message: of its last non-empty result, else the header's newline. */

@@ -18,12 +18,12 @@ import {timeOnClock} from './score.js';
 import {median, type PointRatios} from './stats.js';
 import type {CaseReport} from './types.js';
 import {makePoint} from './point-make.js';
-import {dropRunAhead, runRepetitions, type RunStage} from './point-run.js';
+import {endPointRuns, runRepetitions, type RunStage} from './point-run.js';
 import {verifyPoint} from './point-verify.js';
 
 // Part of what a point is to the pipeline and the calibration: the stages' own exports.
 export {bundleFailure} from './point-make.js';
-export {maxRepetitions} from './point-run.js';
+export {maxRepetitions, repetitionsPerRun} from './point-run.js';
 
 /** Make, run and verify one point; returns its case reports, one set per side. */
 export async function runPoint(ctx: EvalContext, index: number, source: PointSource, count: number, budget: number): Promise<PointOutcome> {
@@ -32,7 +32,7 @@ export async function runPoint(ctx: EvalContext, index: number, source: PointSou
   try {
     stage = await runRepetitions(ctx, made, budget);
   } finally {
-    await dropRunAhead(ctx);
+    await endPointRuns(ctx);
   }
   const sides: SideOutcome[] = [];
   for (const side of stage.sides)

@@ -257,6 +257,28 @@ export interface StartedRun {
   serve(service: RunService): Promise<RunOutcome>;
   /** End a run that will not be served. */
   cancel(): void;
+  /** Keep the run for several segments of cases instead of serving it once (the run needs a freezable cgroup). */
+  keep(): RunSession;
+}
+
+/**
+ * A run kept for several segments of cases (one per repetition), frozen in
+ * between: the harness never times anything of another run while one of its
+ * processes could take the CPU, and the kept run does nothing at all while
+ * frozen. Every case still carries its own nonce, limit and checks.
+ */
+export interface RunSession {
+  /**
+   * Serve one segment: the handshake first (on the first segment), then the
+   * service's cases, the warm-up case included; then freeze the run and keep
+   * it. A failed case, a failed start or a run that cannot be frozen ends it
+   * (the outcome says how, as a run served once does).
+   */
+  serve(service: RunService): Promise<RunOutcome>;
+  /** Whether the run can serve another segment. */
+  readonly alive: boolean;
+  /** End the run: thawed, told `end`, its exit awaited (killed after the grace). */
+  close(exitGrace?: number): Promise<void>;
 }
 
 /**
@@ -287,7 +309,97 @@ export function startRun(start: RunStart): StartedRun {
     const stream = start.counterLogFd === undefined ? undefined : (run.child.stdio[start.counterLogFd] as Duplex);
     stream?.destroy();
   };
-  return {started, serve, cancel};
+  const keep = (): RunSession => {
+    if (served) throw new Error('a run is served once');
+    served = true;
+    return new KeptRun(run, started);
+  };
+  return {started, serve, cancel, keep};
+}
+
+/** A kept run (RunSession): served segment by segment, frozen between them, ended once. */
+class KeptRun implements RunSession {
+  #opened = false;
+  #alive = true;
+  #frozen = false;
+
+  constructor(
+    readonly run: RunControl,
+    readonly started: Promise<boolean>,
+  ) {}
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  async serve(service: RunService): Promise<RunOutcome> {
+    if (!this.#alive) throw new Error('a kept run that ended serves no more cases');
+    const {run} = this;
+    const servedAt = process.hrtime.bigint();
+    const total = setTimeout(() => run.kill({i: null, limit: service.totalTimeout, reason: 'total'}), timerMs(service.totalTimeout));
+    const outcome: RunOutcome = {
+      started: false,
+      exitCode: null,
+      signal: null,
+      wallSeconds: 0,
+      cases: [],
+      stdoutTail: '',
+      stderrTail: '',
+      warmup: [],
+      nullCalls: [],
+    };
+    const timed = service.cases.filter((c) => c.i >= 0);
+    let failed = false;
+    try {
+      if (this.#frozen) this.#thaw();
+      outcome.started = await this.started;
+      if (!outcome.started) throw new Error('the runner did not start');
+      if (!this.#opened) {
+        this.#opened = true;
+        if (!(await handshake(run, service, outcome))) failed = true;
+      }
+      if (!failed) await deliverSegment(run, service, outcome);
+    } catch (error) {
+      caseInFlight(run, outcome, timed, error, service.secretCases);
+      failed = true;
+    }
+    casesNotRun(outcome, timed);
+    if (failed) {
+      this.#alive = false;
+      await endRun(run, service, outcome, total);
+    } else {
+      clearTimeout(total);
+      // A case that failed (a crash the runner caught, a wrong answer's shape) ends the run: the
+      // next segment starts from a fresh process. A run that cannot be frozen is ended too: it
+      // could go on computing beside another run's timed cases.
+      if (outcome.cases.some((c) => c.status !== 'ok') || !run.group?.freeze()) await this.close(service.exitGrace);
+      else this.#frozen = true;
+    }
+    outcome.wallSeconds = Number(process.hrtime.bigint() - servedAt) / 1e9;
+    outcome.stdoutTail = run.stdoutTail;
+    outcome.stderrTail = run.stderrTail;
+    return outcome;
+  }
+
+  async close(exitGrace = 2): Promise<void> {
+    if (!this.#alive) return;
+    this.#alive = false;
+    const {run} = this;
+    if (this.#frozen) this.#thaw();
+    if (this.#opened && (await this.started)) {
+      run.arm(run.start.initTimeout, {i: null, limit: run.start.initTimeout, reason: 'start'});
+      run.socket.write(`${JSON.stringify({op: 'end'})}\n`);
+      const grace = setTimeout(run.killAll, timerMs(exitGrace));
+      await run.exited;
+      clearTimeout(grace);
+    }
+    run.end();
+  }
+
+  #thaw(): void {
+    this.run.group?.thaw();
+    this.#frozen = false;
+  }
 }
 
 /** The command line of a run: the launch, joined to its cgroup before the sandbox starts, on its start CPUs. */
@@ -457,6 +569,19 @@ async function serveRun(run: RunControl, started: Promise<boolean>, service: Run
 
 /** The handshake and the cases: `hello` with the point, then (unless the solution failed to start) every case in order, then `end`. */
 async function deliverCases(run: RunControl, service: RunService, outcome: RunOutcome): Promise<void> {
+  if (!(await handshake(run, service, outcome))) return;
+  if (service.quiet) {
+    run.disarm();
+    await service.quiet.catch(() => {});
+  }
+  await deliverSegment(run, service, outcome);
+  const {initTimeout} = run.start;
+  run.arm(initTimeout, {i: null, limit: initTimeout, reason: 'start'});
+  run.socket.write(`${JSON.stringify({op: 'end'})}\n`);
+}
+
+/** `hello` with the point, answered `ready` (true) or `failed` (false: the import or init() raised, said in the outcome). */
+async function handshake(run: RunControl, service: Pick<RunService, 'point' | 'signature' | 'cpu'>, outcome: RunOutcome): Promise<boolean> {
   const {initTimeout} = run.start;
   run.arm(initTimeout, {i: null, limit: initTimeout, reason: 'start'});
   const hello = {op: 'hello', point: service.point, signature: service.signature, ...(service.cpu === undefined ? {} : {cpu: Number(service.cpu)})};
@@ -467,12 +592,13 @@ async function deliverCases(run: RunControl, service: RunService, outcome: RunOu
     outcome.startError = String(ready.header.note ?? 'the solution failed to start').slice(0, 1000);
     const where = framesOf(ready.header.where);
     if (where.length) outcome.startWhere = where;
-    return;
+    return false;
   }
-  if (service.quiet) {
-    run.disarm();
-    await service.quiet.catch(() => {});
-  }
+  return true;
+}
+
+/** The service's cases in order (a warm-up case repeated under its rule); the run is left waiting for more. */
+async function deliverSegment(run: RunControl, service: RunService, outcome: RunOutcome): Promise<void> {
   const resultTotal = service.resultBytes.reduce((a, b) => a + b, 0);
   for (const item of service.cases) {
     if (item.i < 0) {
@@ -484,8 +610,8 @@ async function deliverCases(run: RunControl, service: RunService, outcome: RunOu
     if (implausible) outcome.cases.push({i: item.i, status: 'tampered', seconds, cpuSeconds: cpu, note: implausible});
     else outcome.cases.push(caseFrom(frame, item.i, seconds, Number.isFinite(cpu) ? cpu : null, service.resultBytes, service.secretCases));
   }
-  run.arm(initTimeout, {i: null, limit: initTimeout, reason: 'start'});
-  run.socket.write(`${JSON.stringify({op: 'end'})}\n`);
+  // Between segments the run waits on the harness, under no limit (a kept run is frozen meanwhile).
+  run.disarm();
 }
 
 /** The warm-up case, repeated under the service's rule until its time settles, then the null cases on its inputs. */

@@ -37,6 +37,16 @@ export interface CpuGroup {
   overMemory(): boolean;
   /** Whether a fork or thread failed at the group's process limit. */
   overProcesses(): boolean;
+  /** Whether the group can be frozen here (cgroup v2's cgroup.freeze, or v1's freezer hierarchy). */
+  canFreeze: boolean;
+  /**
+   * Stop every process of the group until thaw() (the kernel's freezer: no
+   * signal it could catch, no CPU time while frozen); returns once the kernel
+   * says the whole group is frozen, false when it could not freeze it.
+   */
+  freeze(): boolean;
+  /** Let the group's processes run again. */
+  thaw(): void;
   /** Kill every process in the group and remove it. */
   destroy(): void;
 }
@@ -48,6 +58,8 @@ interface Hierarchy {
   /** Where the memory and pids groups go: v1, their own hierarchies' folders; v2, the parent (when the controller is enabled for its children). */
   memory?: string;
   pids?: string;
+  /** v1: the freezer hierarchy's folder; v2: the parent (every v2 group but the root has cgroup.freeze). */
+  freezer?: string;
 }
 
 let hierarchy: Hierarchy | null | undefined;
@@ -84,7 +96,7 @@ function findHierarchy(): Hierarchy | null {
     return undefined;
   };
   const cpuacct = v1('cpuacct');
-  if (cpuacct) return {version: 1, parent: cpuacct, memory: v1('memory'), pids: v1('pids')};
+  if (cpuacct) return {version: 1, parent: cpuacct, memory: v1('memory'), pids: v1('pids'), freezer: v1('freezer')};
   const unified = groups.split('\n').find((line) => line.startsWith('0::'));
   const mount = mountOf((type) => type === 'cgroup2');
   if (!unified || !mount) return null;
@@ -95,7 +107,7 @@ function findHierarchy(): Hierarchy | null {
   } catch {
     // No controllers for the children: the CPU counter (always there) is enough for the clock.
   }
-  return {version: 2, parent, memory: enabled.includes('memory') ? parent : undefined, pids: enabled.includes('pids') ? parent : undefined};
+  return {version: 2, parent, memory: enabled.includes('memory') ? parent : undefined, pids: enabled.includes('pids') ? parent : undefined, freezer: parent};
 }
 
 /** The number after `key` in a flat-keyed cgroup file (memory.events, pids.events, memory.oom_control), or 0. */
@@ -121,6 +133,31 @@ function readUsage(version: 1 | 2, dir: string): number {
   if (version === 1) return Number(readFileSync(path.join(dir, 'cpuacct.usage'), 'utf8')) / 1e9;
   const stat = readFileSync(path.join(dir, 'cpu.stat'), 'utf8');
   return Number(/^usage_usec (\d+)/m.exec(stat)?.[1] ?? NaN) / 1e6;
+}
+
+/**
+ * Freeze (or thaw) the group whose freezer is `dir`. v2 writes cgroup.freeze and reads "frozen 1"
+ * in cgroup.events; v1 writes freezer.state and reads it back until FROZEN (freezing is
+ * asynchronous in both). Whether the group reached the state within about a second.
+ */
+function setFrozen(version: 1 | 2, dir: string, frozen: boolean): boolean {
+  const file = path.join(dir, version === 1 ? 'freezer.state' : 'cgroup.freeze');
+  try {
+    writeFileSync(file, version === 1 ? (frozen ? 'FROZEN' : 'THAWED') : frozen ? '1' : '0');
+  } catch {
+    return false;
+  }
+  if (!frozen) return true;
+  for (let attempt = 0; attempt < 1000; attempt++) {
+    try {
+      const state = version === 1 ? readFileSync(file, 'utf8').trim() === 'FROZEN' : /^frozen 1$/m.test(readFileSync(path.join(dir, 'cgroup.events'), 'utf8'));
+      if (state) return true;
+    } catch {
+      return false;
+    }
+    Atomics.wait(pause, 0, 0, attempt < 50 ? 0.2 : 1);
+  }
+  return false;
 }
 
 function killAndRemove(dir: string): void {
@@ -159,18 +196,23 @@ function killAndRemove(dir: string): void {
 
 /** Remove the groups of evals that are gone (killed before they could clean up), in every hierarchy. */
 function removeStale(found: Hierarchy): void {
-  for (const parent of new Set([found.parent, found.memory, found.pids])) {
-    if (parent === undefined) continue;
-    let names: string[];
+  const stale = (parent: string): string[] => {
     try {
-      names = readdirSync(parent);
+      return readdirSync(parent)
+        .filter((name) => {
+          const match = /^arbor-(\d+\.\d+)-\d+$/.exec(name);
+          return match !== null && !ownerAlive(match[1]!);
+        })
+        .map((name) => path.join(parent, name));
     } catch {
-      continue;
+      return [];
     }
-    for (const name of names) {
-      const match = /^arbor-(\d+\.\d+)-\d+$/.exec(name);
-      if (match && !ownerAlive(match[1]!)) killAndRemove(path.join(parent, name));
-    }
+  };
+  // A run its eval left frozen (the eval was killed while it waited) dies of SIGKILL only once thawed.
+  if (found.freezer !== undefined) for (const dir of stale(found.freezer)) setFrozen(found.version, dir, false);
+  for (const parent of new Set([found.parent, found.memory, found.pids, found.freezer])) {
+    if (parent === undefined) continue;
+    for (const dir of stale(parent)) killAndRemove(dir);
   }
 }
 
@@ -241,6 +283,18 @@ export function createGroup(limits?: GroupLimits): CpuGroup | undefined {
   };
   const memoryDir = extra(hierarchy.memory);
   const pidsDir = extra(hierarchy.pids);
+  // The freezer: v2, the group itself; v1, a group of the same name in the freezer hierarchy (made whatever the limits).
+  let freezerDir: string | undefined;
+  if (version === 2) freezerDir = existsSync(path.join(dir, 'cgroup.freeze')) ? dir : undefined;
+  else if (hierarchy.freezer !== undefined) {
+    const own = path.join(hierarchy.freezer, name);
+    try {
+      mkdirSync(own);
+      freezerDir = own;
+    } catch {
+      freezerDir = undefined;
+    }
+  }
   const bytes = String(limits?.memoryBytes ?? 0);
   let memory = false;
   if (memoryDir !== undefined) {
@@ -253,7 +307,7 @@ export function createGroup(limits?: GroupLimits): CpuGroup | undefined {
           (!existsSync(path.join(memoryDir, 'memory.swap.max')) || setLimit(path.join(memoryDir, 'memory.swap.max'), '0'));
   }
   const processes = pidsDir !== undefined && setLimit(path.join(pidsDir, 'pids.max'), String(limits!.processes));
-  const dirs = [...new Set([dir, memoryDir, pidsDir].filter((each): each is string => each !== undefined))];
+  const dirs = [...new Set([dir, memoryDir, pidsDir, freezerDir].filter((each): each is string => each !== undefined))];
   return {
     dir,
     procs: dirs.map((each) => path.join(each, 'cgroup.procs')),
@@ -268,7 +322,14 @@ export function createGroup(limits?: GroupLimits): CpuGroup | undefined {
     },
     overMemory: () => memoryDir !== undefined && eventCount(path.join(memoryDir, version === 1 ? 'memory.oom_control' : 'memory.events'), 'oom_kill') > 0,
     overProcesses: () => pidsDir !== undefined && eventCount(path.join(pidsDir, 'pids.events'), 'max') > 0,
+    canFreeze: freezerDir !== undefined,
+    freeze: () => freezerDir !== undefined && setFrozen(version, freezerDir, true),
+    thaw: () => {
+      if (freezerDir !== undefined) setFrozen(version, freezerDir, false);
+    },
     destroy: () => {
+      // A frozen process does not die of SIGKILL until it is thawed.
+      if (freezerDir !== undefined) setFrozen(version, freezerDir, false);
       // Every process is in the first group too: killing through it empties the others.
       for (const each of dirs) killAndRemove(each);
     },

@@ -75,7 +75,7 @@ describe.skipIf(!sandboxed)('the sandbox: what an adversarial solution cannot re
     expect(score).toBeGreaterThan(0);
   });
 
-  it('answers saved to /tmp or HOME are gone by the next repetition and the next eval', () => {
+  it('answers saved to /tmp or HOME answer no later case (every repetition draws fresh ones) and are gone by the next eval', () => {
     const first = evaluate('prefix-speed', 'cache-tmp.py');
     const second = evaluate('prefix-speed', 'cache-tmp.py');
     // Computing with a Python loop is the reference's own speed: about 1, far below numpy's baseline.

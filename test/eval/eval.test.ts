@@ -5,6 +5,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {afterAll, describe, expect, it} from 'vitest';
 import {cliPath, fixtures, runCli, tempDir, type CliResult} from '../helpers/cli.js';
+import {repetitionsPerRun} from '../../lib/eval/point.js';
 
 const speed = path.join(fixtures, 'eval/prefix-speed');
 const accuracy = path.join(fixtures, 'eval/accuracy-abs');
@@ -170,9 +171,9 @@ describe('arbor benchmark eval: scores', () => {
     expect(score).toBeCloseTo(mean, 12);
     expect(report.processSeconds).toBeGreaterThan(0);
     expect(report.processSeconds).toBeLessThan(report.seconds);
-    // A reference and a solution run a repetition, and none started ahead for a repetition the spent budget
-    // (max_seconds = 0) rules out.
-    expect(report.runs).toBe(2 * reps);
+    // A run of the reference and one of the solution every repetitionsPerRun repetitions (each kept across
+    // them), and none started for a repetition the spent budget (max_seconds = 0) rules out.
+    expect(report.runs).toBe(2 * Math.ceil(reps / repetitionsPerRun()));
     // The report is the only file the eval leaves where --json-file points.
     expect(readdirSync(sharedDir).filter((name) => !/^\d+\.json$/.test(name))).toEqual([]);
   });

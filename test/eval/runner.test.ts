@@ -1,7 +1,7 @@
 // One run on its own (lib/eval/process.ts with runner.py), no bundle involved:
 // the harness delivers hand-made cases over the channel and reads the answers.
 import {spawnSync} from 'node:child_process';
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cgroupsWork, createGroup} from '../../lib/sandbox/cgroup.js';
@@ -323,5 +323,131 @@ describe('the warm-up and the null cases', () => {
     expect(outcome.nullCalls.every((call) => call.seconds > 0 && (cgroups ? call.cpuSeconds! >= 0 : call.cpuSeconds === null))).toBe(true);
     // run() ran for each warm-up call and each timed case, never for a null case.
     expect(readFileSync(file, 'utf8').split('\n').filter(Boolean)).toHaveLength(outcome.warmup.length + 2);
+  });
+});
+
+/** The cgroup v1 hierarchies that still hold a group of this name. */
+function leftIn(name: string): string[] {
+  return readdirSync('/sys/fs/cgroup').filter((hierarchy) => existsSync(path.join('/sys/fs/cgroup', hierarchy, name)));
+}
+
+/** Whether a run's group can be frozen here (a group made to see, and removed). */
+function groupsFreeze(): boolean {
+  const probe = cgroups ? createGroup() : undefined;
+  probe?.destroy();
+  return probe?.canFreeze === true;
+}
+
+describe.runIf(kinds.includes('bwrap') && groupsFreeze())('a run kept across repetitions', () => {
+  /** A kept sandboxed run of `solution` in a freezable group. */
+  function kept(solution: string) {
+    const group = createGroup()!;
+    const started = startRun({launch: launchOf('bwrap', solution), group, initTimeout: 20});
+    return {group, session: started.keep()};
+  }
+  const segment = (items: CaseInput[]): RunService => ({
+    point: {N: 3},
+    signature,
+    resultBytes: [24],
+    cases: items,
+    caseTimeout: () => 20,
+    totalTimeout: 60,
+    nonces: true,
+  });
+
+  it('serves segment after segment on one process, and a thread it left burning gets no CPU time while it is frozen', async () => {
+    // init() starts a thread that computes forever (numpy releases the GIL), and a child process that does too.
+    const burner =
+      'import numpy as np, os, threading\n' +
+      'def burn():\n    a = np.ones(1 << 16)\n    while True:\n        np.sin(a, out=a)\n' +
+      'def init(point):\n    threading.Thread(target=burn, daemon=True).start()\n    if os.fork() == 0:\n        burn()\n    return os.getpid()\n' +
+      'def run(state, inputs):\n    return {"y": inputs["x"].astype(np.int64) + state * 0}\n';
+    const {group, session} = kept(burner);
+    try {
+      const first = await session.serve(segment(cases));
+      expect(first.cases.map((c) => c.status)).toEqual(['ok', 'ok']);
+      expect(session.alive).toBe(true);
+      const frozenAt = group.cpuSeconds();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Frozen: not a millisecond of CPU in 0.4 s, though two of its workers never stop computing.
+      expect(group.cpuSeconds() - frozenAt).toBeLessThan(0.005);
+      const second = await session.serve(segment([{i: 0, inputs: Buffer.from(new Int32Array([7, 8, 9]).buffer)}]));
+      expect(second.cases.map((c) => c.status)).toEqual(['ok']);
+      expect(int64s(second.cases[0]!.answer![0])).toEqual([7n, 8n, 9n]);
+      // Thawed while it served: its workers ran again.
+      expect(group.cpuSeconds() - frozenAt).toBeGreaterThan(0);
+    } finally {
+      await session.close();
+    }
+    expect(session.alive).toBe(false);
+    expect(existsSync(group.dir)).toBe(false);
+    expect(leftIn(path.basename(group.dir))).toEqual([]);
+  });
+
+  it('ends on a failed case: the run is gone and serves no more', async () => {
+    const {group, session} = kept(
+      'import numpy as np\ndef run(state, inputs):\n    if inputs["x"][0] < 0:\n        raise ValueError("no")\n    return {"y": inputs["x"].astype(np.int64)}\n',
+    );
+    const outcome = await session.serve(segment(cases));
+    expect(outcome.cases.map((c) => c.status)).toEqual(['ok', 'crashed']);
+    expect(session.alive).toBe(false);
+    await expect(session.serve(segment(cases))).rejects.toThrow(/serves no more cases/);
+    await session.close();
+    expect(existsSync(group.dir)).toBe(false);
+  });
+
+  it("a run left frozen by an eval that was killed is thawed, killed and removed by the next eval's start", () => {
+    // An eval's process keeps a run, serves it a segment (then it is frozen) and is killed with SIGKILL: nothing of it cleans up.
+    const dir = tempDir('arbor-kept-');
+    mkdirSync(path.join(dir, 'solution'));
+    mkdirSync(path.join(dir, 'scratch'));
+    writeFileSync(path.join(dir, 'solution/solution.py'), 'import numpy as np\ndef run(state, inputs):\n    return {"y": inputs["x"].astype(np.int64)}\n');
+    const dist = (file: string) => JSON.stringify(path.join(repoRoot, 'dist/lib', file));
+    const script = `
+      import {createGroup} from ${dist('sandbox/cgroup.js')};
+      import {findPython, startRun} from ${dist('eval/process.js')};
+      import {confinementFor, findBwrap, launchRun, resolvePython} from ${dist('sandbox/sandbox.js')};
+      const python = resolvePython(findPython());
+      const dir = ${JSON.stringify(dir)};
+      const confinement = confinementFor(python, {memoryBytes: 2 ** 32, processes: 256, tmpfsBytes: 2 ** 29}, false);
+      const launch = launchRun('bwrap', findBwrap(process.env), python, {runner: ${JSON.stringify(runner)}, solutionDir: dir + '/solution', entry: 'solution.py', scratch: dir + '/scratch'}, confinement);
+      const group = createGroup();
+      const session = startRun({launch, group, initTimeout: 20}).keep();
+      const signature = ${JSON.stringify(signature)};
+      await session.serve({point: {N: 3}, signature, resultBytes: [24], cases: [], caseTimeout: () => 20, totalTimeout: 60, nonces: true});
+      console.log(group.dir);
+      process.kill(process.pid, 'SIGKILL');
+    `;
+    const killed = spawnSync(process.execPath, ['--input-type=module', '-e', script], {encoding: 'utf8'});
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const name = path.basename(killed.stdout.trim());
+    expect(name).toMatch(/^arbor-\d+\.\d+-\d+$/);
+    const frozen = leftIn(name);
+    expect(frozen).toContain('freezer');
+    const pids = readFileSync(path.join('/sys/fs/cgroup/freezer', name, 'cgroup.procs'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
+    expect(readFileSync(path.join('/sys/fs/cgroup/freezer', name, 'freezer.state'), 'utf8').trim()).toBe('FROZEN');
+    expect(pids.length).toBeGreaterThan(0);
+    // The next process to use cgroups removes the groups of evals that are gone, frozen ones included, at once.
+    const start = Date.now();
+    const next = spawnSync(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `import {cgroupsWork} from ${JSON.stringify(path.join(repoRoot, 'dist/lib/sandbox/cgroup.js'))}; cgroupsWork();`,
+    ]);
+    expect(next.status).toBe(0);
+    expect(Date.now() - start).toBeLessThan(5000);
+    expect(leftIn(name)).toEqual([]);
+    // Dead: gone, or a zombie its new parent has not reaped yet.
+    const alive = (pid: string) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+      } catch {
+        return false;
+      }
+    };
+    expect(pids.filter(alive)).toEqual([]);
   });
 });
