@@ -11,7 +11,7 @@ import {UsageError} from '../errors.js';
 import {HarnessError} from '../eval/errors.js';
 import {loadPlan, type Clock, type Plan} from '../benchmark/plan.js';
 import {flatCases, repetitionSpeedups} from '../eval/score.js';
-import {median, type PointRatios} from '../eval/stats.js';
+import {median, ratioSequence, sequentialDecision, type PointRatios, type SequentialDecision} from '../eval/stats.js';
 import type {CaseStatus, EvalOptions, EvalReport, RepetitionReport} from '../eval/types.js';
 import {createWorkFolder} from '../eval/workspace.js';
 import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
@@ -95,6 +95,13 @@ export interface CompareReport {
   pairing?: 'paired' | 'unpaired';
   /** speed: the stopping rule on the ratio: target half-width, reached half-width, whether met. */
   precision?: {target: number; halfWidth: number; reached: boolean};
+  /**
+   * speed, paired: the ratio's 95% confidence sequence, valid at every repetition at once,
+   * which the stopping rule and the verdict read: `different` once it excludes 1, `same` once
+   * it lies inside the band [1 / (1 + precision), 1 + precision], `undecided` when the budget
+   * ended the repetitions first; with the pairs (case x repetition) it took.
+   */
+  sequence?: {interval: [number, number]; band: [number, number]; decision: SequentialDecision; pairs: number};
   clock?: EvalReport['clock'];
   sandbox: EvalReport['sandbox'];
   repetitions: number;
@@ -195,7 +202,7 @@ function buildReport(input: BuildInput): CompareReport {
   const candFailure = candidateReport.failure;
   const speed = plan.metric === 'speedup';
   const judgement = speed ? judgeSpeed(input, matched, baseFailure, candFailure) : judgeAccuracy(matched, plan.direction === 'minimize');
-  const {ratio, ci, verdict, reason, pairing} = judgement;
+  const {ratio, ci, verdict, reason, pairing, sequence} = judgement;
   const {cases, correctness} = caseRows(matched, judgement.perCase, speed ? undefined : plan.direction === 'minimize');
   const report: CompareReport = {
     benchmark: candidateReport.benchmark,
@@ -207,6 +214,7 @@ function buildReport(input: BuildInput): CompareReport {
     ci,
     reason,
     ...(pairing ? {pairing} : {}),
+    ...(sequence ? {sequence} : {}),
     ...(clock ? {clock} : {}),
     sandbox: candidateReport.sandbox,
     repetitions: candidateReport.repetitions,
@@ -271,6 +279,7 @@ interface Judgement {
   verdict: Verdict;
   reason: string;
   pairing?: CompareReport['pairing'];
+  sequence?: CompareReport['sequence'];
   perCase: Map<string, number | null>;
 }
 
@@ -295,14 +304,36 @@ function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: strin
   const result = recorded
     ? unpairedRatio(speedups(baseCases, (recorded.environment.clock as Clock | undefined) ?? clock), speedups(candCases, clock))
     : pairedRatio(input.pairs);
-  const verdict = verdictOf(result.interval);
-  const reason = `the ratio's 95% interval ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
+  let verdict = verdictOf(result.interval);
+  let reason = `the ratio's 95% interval ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
+  let sequence: CompareReport['sequence'];
+  const band = input.plan.precision;
+  const interval = recorded ? undefined : ratioSequence(input.pairs);
+  if (interval) {
+    // The verdict of a paired compare is its confidence sequence's: it stopped on it, and a
+    // fixed-n interval read after looking at every repetition would say "different" too often.
+    const decision = sequentialDecision(interval, band);
+    const pairs = input.pairs.reduce((total, point) => total + point.reduce((sum, rep) => sum + rep.length, 0), 0);
+    sequence = {interval, band: [1 / (1 + band), 1 + band], decision, pairs};
+    const shown = `[${interval[0].toPrecision(4)}, ${interval[1].toPrecision(4)}]`;
+    const percent = `${Number((100 * band).toPrecision(3))}%`;
+    if (decision === 'different') {
+      verdict = interval[0] > 1 ? 'better' : 'worse';
+      reason = `the ratio's 95% confidence sequence ${shown} lies ${verdict === 'better' ? 'above' : 'below'} 1 (after ${pairs} pairs)`;
+    } else if (decision === 'same') {
+      verdict = 'same';
+      reason = `the ratio's 95% confidence sequence ${shown} lies within ±${percent} of 1 (after ${pairs} pairs)`;
+    } else {
+      verdict = 'same';
+      reason = `no difference shown: the ratio's 95% confidence sequence ${shown} holds 1 but is wider than ±${percent} (the budget ended the repetitions after ${pairs} pairs; a difference under about ${Number((100 * Math.max(interval[1] - 1, 1 - interval[0])).toPrecision(2))}% is not ruled out)`;
+    }
+  }
   if (recorded) {
     for (const c of candCases) perCase.set(caseKey(c), c.ratio / baseByKey.get(caseKey(c))!.ratio);
   } else {
     for (const c of candCases) perCase.set(caseKey(c), median(input.pairs[c.point]!.map((rep) => rep[c.i]!)));
   }
-  return {ratio: result.ratio, ci: result.interval, verdict, reason, pairing, perCase};
+  return {ratio: result.ratio, ci: result.interval, verdict, reason, pairing, perCase, ...(sequence ? {sequence} : {})};
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
- * The run stage of a point (point.ts): each repetition is a fresh sandboxed
- * run of the reference (speedup), then of each side, on the same cases, in
- * ABBA order, until the score is as precise as the plan asks or the budget is
- * spent; the harness delivers every case and times it from outside (process.ts).
+ * The run stage of a point (point.ts): each repetition runs the reference
+ * (speedup), then each side, on the same fresh cases, in ABBA order, until the
+ * score is as precise as the plan asks or the budget is spent; the harness
+ * delivers every case and times it from outside (process.ts). In the sandbox
+ * a run is kept for repetitionsPerRun repetitions, frozen between them
+ * (runKept); elsewhere each repetition is a fresh run.
  */
 import {randomBytes} from 'node:crypto';
 import {lstat, mkdir, readFile, readdir, rm, writeFile} from 'node:fs/promises';
@@ -26,7 +28,18 @@ import type {EvalContext, KeptRun, PreparedRun, RunFiles} from './context.js';
 import {counterLogFd, crossCheck, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from '../sandbox/instructions.js';
 import {launchRun, type Counter} from '../sandbox/sandbox.js';
 import {speedupRatio, timeOnClock, type CaseTimes} from './score.js';
-import {median, relativeHalfWidth, scoreInterval, speedScore, stoppingResamples, trustedRepetitions, type PointRatios} from './stats.js';
+import {
+  median,
+  ratioSequence,
+  relativeHalfWidth,
+  scoreInterval,
+  sequentialDecision,
+  speedScore,
+  stoppingResamples,
+  trustedRepetitions,
+  type PointRatios,
+  type SequentialDecision,
+} from './stats.js';
 import type {PointSignature} from './signature.js';
 import {firstDifference, hashTree} from './tamper.js';
 import {sourceFrames} from './failure.js';
@@ -105,9 +118,14 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
       if (state.failed && enough) break;
     }
     if (state.failed) continue;
-    const halfWidth = stoppingHalfWidth(ctx, state, rep, step);
+    const {halfWidth, decision} = stoppingHalfWidth(ctx, state, rep, step);
     if (rep + 1 < minimum) continue;
-    precise = halfWidth <= plan.precision && (rep + 1 >= trustedRepetitions || halfWidth === 0);
+    // A compare stops as soon as its ratio's confidence sequence decides (it holds at every look);
+    // an eval when its score's interval is as narrow as the plan asks.
+    precise =
+      decision !== undefined
+        ? decision !== 'undecided' && rep + 1 >= trustedRepetitions
+        : halfWidth <= plan.precision && (rep + 1 >= trustedRepetitions || halfWidth === 0);
     const perRepetition = spent() / (rep + 1);
     if (precise || spent() + perRepetition > budget || rep + 1 >= maxRepetitions) break;
   }
@@ -339,18 +357,22 @@ async function verifyRepetition(ctx: EvalContext, made: MadePoint, state: Repeti
  * in a progress line: of the ratio between two sides (their paired ratios of
  * this repetition pushed first), or of the one side's score.
  */
-function stoppingHalfWidth(ctx: EvalContext, state: Repetitions, rep: number, step: string): number {
+function stoppingHalfWidth(ctx: EvalContext, state: Repetitions, rep: number, step: string): {halfWidth: number; decision?: SequentialDecision} {
   const {sides, pairs} = state;
   let halfWidth: number;
+  let decision: SequentialDecision | undefined;
   if (sides.length === 2) {
     const [first, second] = [sides[0]!.runs[rep]!.statuses, sides[1]!.runs[rep]!.statuses];
     pairs.push(first.map((status, i) => speedupRatio(timingOf(ctx, status).clock, timingOf(ctx, second[i]!).clock)));
     const ratio = speedScore([pairs]);
     halfWidth = pairs.length >= 2 ? relativeHalfWidth(scoreInterval([pairs], stoppingResamples), ratio) : Infinity;
     const scores = sides.map((side) => speedScore([side.ratios]).toPrecision(4)).join(' / ');
+    const sequence = ratioSequence([pairs]);
+    decision = sequence ? sequentialDecision(sequence, ctx.plan.precision) : 'undecided';
+    const shown = sequence ? `, sequence [${sequence[0].toPrecision(4)}, ${sequence[1].toPrecision(4)}]${decision === 'undecided' ? '' : `: ${decision}`}` : '';
     ctx.progress(
       'line',
-      `${step}speedup ${scores}, ratio ${ratio.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`,
+      `${step}speedup ${scores}, ratio ${ratio.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''}${shown} (${ctx.clock} clock)`,
     );
   } else {
     const score = speedScore([sides[0]!.ratios]);
@@ -360,7 +382,7 @@ function stoppingHalfWidth(ctx: EvalContext, state: Repetitions, rep: number, st
       `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`,
     );
   }
-  return halfWidth;
+  return {halfWidth, decision};
 }
 
 /** Record a run's first-case effect: its first timed case's time / the median of its other cases' (needs two cases). */

@@ -1,6 +1,7 @@
 /**
- * One run: a fresh runner process (sandboxed or not, see lib/sandbox/sandbox.ts) that
- * receives each case's inputs over a socket and sends back its answer. The
+ * One run: a runner process (sandboxed or not, see lib/sandbox/sandbox.ts) that
+ * receives each case's inputs over a socket and sends back its answer; served
+ * once, or kept for several segments of cases and frozen between them (keep). The
  * clock is the harness's: a case's wall time runs from the moment its inputs
  * are written to the moment the last byte of its answer arrives, and its CPU
  * time is the run's cgroup counter over the same span. stdout and stderr are

@@ -157,3 +157,76 @@ export function repeatInterval(score: number, [low, high]: [number, number], spr
   const half = Math.sqrt(2 * within ** 2 + (1.96 * Math.log1p(spread)) ** 2);
   return [score * Math.exp(-half), score * Math.exp(half)];
 }
+
+/**
+ * Where a paired compare's repetitions are planned to end, for the confidence sequence's
+ * tuning: it is narrowest about here (Waudby-Smith et al.'s rho), and valid at every look.
+ */
+export const sequenceTuningRepetitions = 15;
+
+/**
+ * The observations of a paired compare's confidence sequence: per repetition of a point, the
+ * mean over its cases of the log of the paired ratio (baseline time / candidate time), in
+ * order, points after one another. Each repetition draws fresh cases, so these are about
+ * independent and identically distributed.
+ */
+export function logRatioObservations(points: PointRatios[]): number[] {
+  const observations: number[] = [];
+  for (const ratios of points) {
+    for (const rep of ratios) {
+      const logs = rep.filter((ratio) => ratio > 0 && Number.isFinite(ratio)).map(Math.log);
+      if (logs.length === rep.length && logs.length > 0) observations.push(logs.reduce((a, b) => a + b, 0) / logs.length);
+    }
+  }
+  return observations;
+}
+
+/**
+ * A 95% asymptotic confidence sequence for the mean of i.i.d. observations (Waudby-Smith,
+ * Arbour, Sinha, Kennedy and Ramdas, "Time-uniform central limit theory and asymptotic
+ * confidence sequences", 2021, with the normal-mixture boundary): an interval that holds the
+ * mean at every number of observations at once, with probability 0.95, so a rule that looks
+ * after every repetition and stops as soon as the interval decides makes no more false
+ * verdicts than one that looks once. Wider than a fixed-n interval by about 1.5x near
+ * `tuning` observations. Undefined below 2 observations.
+ */
+export function confidenceSequence(values: number[], alpha = 0.05, tuning = sequenceTuningRepetitions): [number, number] | undefined {
+  const t = values.length;
+  if (t < 2) return undefined;
+  const mean = values.reduce((a, b) => a + b, 0) / t;
+  const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (t - 1));
+  const rho2 = (-2 * Math.log(alpha) + Math.log(-2 * Math.log(alpha) + 1)) / tuning;
+  const radius = sd * Math.sqrt(((2 * (t * rho2 + 1)) / (t * t * rho2)) * Math.log(Math.sqrt(t * rho2 + 1) / alpha));
+  // The boundary is asymptotic: with the sd estimated from a few observations it held the mean at
+  // every look from the 5th only 90% of the time (normal noise, 2000 simulated compares); widened
+  // by Student's t over the normal quantile, as a fixed-n interval would be, 94.75%.
+  return [mean - radius * smallSample(t - 1), mean + radius * smallSample(t - 1)];
+}
+
+/** Student's t 0.975-quantile over the normal one at `df` degrees of freedom (Cornish-Fisher, within 0.3% from df = 4). */
+function smallSample(df: number): number {
+  const z = 1.959964;
+  const t =
+    z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2) + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * df ** 3);
+  return t / z;
+}
+
+/** What a paired compare's confidence sequence says: a difference, equivalence within the band, or not yet either. */
+export type SequentialDecision = 'different' | 'same' | 'undecided';
+
+/**
+ * The decision of a ratio's confidence sequence (as ratios, exp of the log bounds) against
+ * 1 and the "same" band [1 / (1 + band), 1 + band]: different when it excludes 1, same when
+ * it lies inside the band.
+ */
+export function sequentialDecision([low, high]: [number, number], band: number): SequentialDecision {
+  if (low > 1 || high < 1) return 'different';
+  if (low >= 1 / (1 + band) && high <= 1 + band) return 'same';
+  return 'undecided';
+}
+
+/** The confidence sequence of a paired compare's ratio (baseline time / candidate time), as ratios; undefined below 2 repetitions. */
+export function ratioSequence(points: PointRatios[]): [number, number] | undefined {
+  const sequence = confidenceSequence(logRatioObservations(points));
+  return sequence && [Math.exp(sequence[0]), Math.exp(sequence[1])];
+}

@@ -73,7 +73,18 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
     // Both sides ran in the same eval: the same number of repetitions, each with its own score.
     expect(report.reports.baseline.repetitions).toBe(report.reports.candidate.repetitions);
     expect(report.candidate.score).toBeGreaterThan(report.baseline.score);
-    expect(result.stdout).toMatch(/^verdict: better \(ratio [\d.]+, 95% interval \[[\d.]+, [\d.]+\]: the ratio's 95% interval lies above 1\)$/m);
+    // The verdict is the confidence sequence's, which stopped the repetitions: it excludes 1, after every pair of cases run.
+    expect(report.sequence.decision).toBe('different');
+    expect(report.sequence.interval[0]).toBeGreaterThan(1);
+    expect(report.sequence.band).toEqual([1 / 1.05, 1.05]);
+    const pairs = report.reports.candidate.points.reduce((total: number, p: {repetitions: number}) => total + 3 * p.repetitions, 0);
+    expect(report.sequence.pairs).toBe(pairs);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^verdict: better \\(ratio [\\d.]+, 95% interval \\[[\\d.]+, [\\d.]+\\]: the ratio's 95% confidence sequence \\[[\\d.]+, [\\d.]+\\] lies above 1 \\(after ${pairs} pairs\\)\\)$`,
+        'm',
+      ),
+    );
     // On a failure, the gate's reasons say which gate the package missed.
     expect(result.stdout, readFileSync(path.join(pkg, 'gate_decision.json'), 'utf8')).toContain(
       `gate: PASS (all frozen benchmark gates passed); package in ${pkg}\n`,

@@ -2,7 +2,11 @@
 import {describe, expect, it} from 'vitest';
 import {
   betweenEvalSpread,
+  confidenceSequence,
   generator,
+  logRatioObservations,
+  ratioSequence,
+  sequentialDecision,
   relativeHalfWidth,
   repeatInterval,
   repetitionsForPrecision,
@@ -128,5 +132,79 @@ describe('the closing lines', () => {
     expect(precisionMissed({...report, precision: {...report.precision, halfWidth: 0.07}}, {precision: 0.05, maxSeconds: 1})).toMatch(
       /^the precision target was missed: ±7\.0% against ±5\.0%/,
     );
+  });
+});
+
+describe("a compare's confidence sequence", () => {
+  /** `n` normal observations of mean `mu` and sd `sigma` (seeded). */
+  function normals(n: number, mu: number, sigma: number, seed: number): number[] {
+    const random = generator(seed);
+    return Array.from({length: n}, () => mu + sigma * Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random()));
+  }
+  /** Whether the mean is outside the interval at some look from `from` to `values.length`. */
+  const missedAtSomeLook = (values: number[], from: number, interval: (seen: number[]) => [number, number] | undefined, mu: number) =>
+    values.some((_, k) => {
+      if (k + 1 < from) return false;
+      const found = interval(values.slice(0, k + 1));
+      return found !== undefined && (found[0] > mu || found[1] < mu);
+    });
+
+  it('holds the mean at every look at once about 95% of the time, where a fixed-n interval read at every look does not', () => {
+    const fixed = (seen: number[]): [number, number] => {
+      const mean = seen.reduce((a, b) => a + b, 0) / seen.length;
+      const sd = Math.sqrt(seen.reduce((a, b) => a + (b - mean) ** 2, 0) / (seen.length - 1));
+      return [mean - (1.96 * sd) / Math.sqrt(seen.length), mean + (1.96 * sd) / Math.sqrt(seen.length)];
+    };
+    let sequenceMissed = 0;
+    let fixedMissed = 0;
+    const trials = 400;
+    for (let seed = 1; seed <= trials; seed++) {
+      // 60 repetitions of a compare's log-ratio, looked at after each from the 5th (the stopping rule's fewest).
+      const values = normals(60, 0.01, 0.03, seed);
+      if (missedAtSomeLook(values, 5, (seen) => confidenceSequence(seen), 0.01)) sequenceMissed++;
+      if (missedAtSomeLook(values, 5, fixed, 0.01)) fixedMissed++;
+    }
+    expect(sequenceMissed / trials).toBeLessThanOrEqual(0.065);
+    expect(fixedMissed / trials).toBeGreaterThan(0.15);
+  });
+
+  it('narrows as observations come, about 1/sqrt(n) past its tuning point', () => {
+    const values = normals(200, 0, 0.02, 7);
+    const width = (n: number) => {
+      const [low, high] = confidenceSequence(values.slice(0, n))!;
+      return high - low;
+    };
+    expect(confidenceSequence(values.slice(0, 1))).toBeUndefined();
+    expect(width(10)).toBeGreaterThan(width(40));
+    expect(width(40)).toBeGreaterThan(width(160));
+    expect(width(40) / width(160)).toBeGreaterThan(1.5);
+  });
+
+  it('decides different when it excludes 1, same inside the band, undecided otherwise', () => {
+    expect(sequentialDecision([1.001, 1.05], 0.02)).toBe('different');
+    expect(sequentialDecision([0.95, 0.999], 0.02)).toBe('different');
+    expect(sequentialDecision([0.985, 1.015], 0.02)).toBe('same');
+    expect(sequentialDecision([0.97, 1.015], 0.02)).toBe('undecided');
+    expect(sequentialDecision([1 / 1.02, 1.02], 0.02)).toBe('same');
+  });
+
+  it("takes a repetition's mean log ratio over its cases, and a repetition with a case that has no ratio not at all", () => {
+    const observations = logRatioObservations([
+      [
+        [2, 0.5],
+        [Math.E, Math.E],
+      ],
+      [[1, 0]],
+    ]);
+    expect(observations).toEqual([0, 1]);
+    const sequence = ratioSequence([
+      [
+        [1.1, 1.1],
+        [1.12, 1.08],
+        [1.09, 1.11],
+      ],
+    ])!;
+    expect(sequence[0]).toBeLessThan(1.1);
+    expect(sequence[1]).toBeGreaterThan(1.1);
   });
 });
