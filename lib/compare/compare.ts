@@ -11,7 +11,7 @@ import {UsageError} from '../errors.js';
 import {HarnessError} from '../eval/errors.js';
 import {loadPlan, type Clock, type Plan} from '../benchmark/plan.js';
 import {flatCases, repetitionSpeedups} from '../eval/score.js';
-import {median, ratioSequence, sequentialDecision, type PointRatios, type SequentialDecision} from '../eval/stats.js';
+import {median, ratioSequence, sequentialDecision, trustedRepetitions, type PointRatios, type SequentialDecision} from '../eval/stats.js';
 import type {CaseStatus, EvalOptions, EvalReport, RepetitionReport} from '../eval/types.js';
 import {createWorkFolder} from '../eval/workspace.js';
 import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
@@ -308,7 +308,10 @@ function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: strin
   let reason = `the ratio's 95% interval ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
   let sequence: CompareReport['sequence'];
   const band = input.plan.precision;
-  const interval = recorded ? undefined : ratioSequence(input.pairs);
+  // The sequence is read from trustedRepetitions on (the stopping rule's fewest): a compare the budget
+  // ended before that keeps the bootstrap interval's verdict, as an eval trusts no interval before it.
+  const fewest = Math.min(...input.pairs.map((point) => point.length));
+  const interval = recorded || !(fewest >= trustedRepetitions) ? undefined : ratioSequence(input.pairs);
   if (interval) {
     // The verdict of a paired compare is its confidence sequence's: it stopped on it, and a
     // fixed-n interval read after looking at every repetition would say "different" too often.

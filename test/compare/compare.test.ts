@@ -73,18 +73,9 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
     // Both sides ran in the same eval: the same number of repetitions, each with its own score.
     expect(report.reports.baseline.repetitions).toBe(report.reports.candidate.repetitions);
     expect(report.candidate.score).toBeGreaterThan(report.baseline.score);
-    // The verdict is the confidence sequence's, which stopped the repetitions: it excludes 1, after every pair of cases run.
-    expect(report.sequence.decision).toBe('different');
-    expect(report.sequence.interval[0]).toBeGreaterThan(1);
-    expect(report.sequence.band).toEqual([1 / 1.05, 1.05]);
-    const pairs = report.reports.candidate.points.reduce((total: number, p: {repetitions: number}) => total + 3 * p.repetitions, 0);
-    expect(report.sequence.pairs).toBe(pairs);
-    expect(result.stdout).toMatch(
-      new RegExp(
-        `^verdict: better \\(ratio [\\d.]+, 95% interval \\[[\\d.]+, [\\d.]+\\]: the ratio's 95% confidence sequence \\[[\\d.]+, [\\d.]+\\] lies above 1 \\(after ${pairs} pairs\\)\\)$`,
-        'm',
-      ),
-    );
+    // Two repetitions (max_seconds = 0): too few for the confidence sequence, so the bootstrap interval's verdict.
+    expect(report.sequence).toBeUndefined();
+    expect(result.stdout).toMatch(/^verdict: better \(ratio [\d.]+, 95% interval \[[\d.]+, [\d.]+\]: the ratio's 95% interval lies above 1\)$/m);
     // On a failure, the gate's reasons say which gate the package missed.
     expect(result.stdout, readFileSync(path.join(pkg, 'gate_decision.json'), 'utf8')).toContain(
       `gate: PASS (all frozen benchmark gates passed); package in ${pkg}\n`,
@@ -257,6 +248,35 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/^arbor: --package: eval_abs is an accuracy benchmark; .* compare it without --package\n$/);
+  });
+
+  it('stops on its confidence sequence from 5 repetitions: worse for a slower candidate once the sequence excludes 1, with the pairs it took', () => {
+    // A copy of the fixture that makes 5 repetitions (its fewest) and may make more, up to 30 s of them.
+    const copy = path.join(tempDir(), 'prefix');
+    cpSync(speed, copy, {recursive: true});
+    const plan = path.join(copy, 'plan.toml');
+    writeFileSync(
+      plan,
+      readFileSync(plan, 'utf8')
+        .replace(/^repetitions = \d+/m, 'repetitions = 5')
+        .replace(/^max_seconds = \d+/m, 'max_seconds = 20'),
+    );
+    expect(runCli(['benchmark', 'lock', copy]).code).toBe(0);
+    const {result, report} = compare([copy, path.join(copy, 'solution.py'), slow]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(report.verdict).toBe('worse');
+    expect(report.sequence).toMatchObject({decision: 'different', band: [1 / 1.05, 1.05]});
+    expect(report.sequence.interval[1]).toBeLessThan(1);
+    // It stopped once the sequence decided (from the plan's fewest), before its budget: 3 cases a repetition.
+    expect(report.repetitions).toBeGreaterThanOrEqual(5);
+    expect(report.precision.reached).toBe(true);
+    expect(report.sequence.pairs).toBe(3 * report.repetitions);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `^verdict: worse \\(ratio [\\d.]+, 95% interval \\[[\\d.]+, [\\d.]+\\]: the ratio's 95% confidence sequence \\[[\\d.]+, [\\d.]+\\] lies below 1 \\(after ${report.sequence.pairs} pairs\\)\\)$`,
+        'm',
+      ),
+    );
   });
 
   it('says what is wrong with the sides in one line (exit 2)', () => {
