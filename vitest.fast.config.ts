@@ -43,6 +43,7 @@ export default defineConfig({
       'test/probe/source-mutants.test.ts',
       'test/probe/views.test.ts',
       'test/run/auth.test.ts',
+      'test/sandbox/pyenv.test.ts',
       'test/zoo-entries/algotune_knn.test.ts',
       'test/zoo-entries/banded_solve.test.ts',
       'test/zoo-entries/eval.test.ts',

@@ -33,6 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {HarnessError} from '../benchmark/errors.js';
 import {counterEnvironment, counterFolderInside, valgrindArguments} from './instructions.js';
+import {pyenvTarget} from './pyenv.js';
 import {seccompProgram} from './seccomp.js';
 
 export type SandboxKind = 'bwrap' | 'none';
@@ -217,7 +218,8 @@ export function resolvePython(python: string): PythonInstall {
   const cached = pythonCache.get(python);
   if (cached) return cached;
   const script = 'import json, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.path]))';
-  const probe = spawnSync(python, ['-I', '-c', script], {encoding: 'utf8', timeout: 60_000});
+  // A pyenv shim is read, not run, where its answer is certain: its bash chain cost about 1.2 s an eval.
+  const probe = spawnSync(pyenvTarget(python) ?? python, ['-I', '-c', script], {encoding: 'utf8', timeout: 60_000});
   if (probe.status !== 0) {
     const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
     if (/No module named .?numpy|numpy is not installed/.test(last)) {
