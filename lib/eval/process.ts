@@ -338,17 +338,7 @@ class KeptRun implements RunSession {
     const {run} = this;
     const servedAt = process.hrtime.bigint();
     const total = setTimeout(() => run.kill({i: null, limit: service.totalTimeout, reason: 'total'}), timerMs(service.totalTimeout));
-    const outcome: RunOutcome = {
-      started: false,
-      exitCode: null,
-      signal: null,
-      wallSeconds: 0,
-      cases: [],
-      stdoutTail: '',
-      stderrTail: '',
-      warmup: [],
-      nullCalls: [],
-    };
+    const outcome = emptyOutcome();
     const timed = service.cases.filter((c) => c.i >= 0);
     let failed = false;
     try {
@@ -529,21 +519,16 @@ class RunControl {
   }
 }
 
+/** A run's outcome before anything of it is known. */
+function emptyOutcome(): RunOutcome {
+  return {started: false, exitCode: null, signal: null, wallSeconds: 0, cases: [], stdoutTail: '', stderrTail: '', warmup: [], nullCalls: []};
+}
+
 /** Serve a started run once: deliver its cases, account for those it did not answer, then end it. */
 async function serveRun(run: RunControl, started: Promise<boolean>, service: RunService): Promise<RunOutcome> {
   const servedAt = process.hrtime.bigint();
   const total = setTimeout(() => run.kill({i: null, limit: service.totalTimeout, reason: 'total'}), timerMs(service.totalTimeout));
-  const outcome: RunOutcome = {
-    started: false,
-    exitCode: null,
-    signal: null,
-    wallSeconds: 0,
-    cases: [],
-    stdoutTail: '',
-    stderrTail: '',
-    warmup: [],
-    nullCalls: [],
-  };
+  const outcome = emptyOutcome();
   const timed = service.cases.filter((c) => c.i >= 0);
   try {
     outcome.started = await started;

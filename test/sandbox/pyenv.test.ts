@@ -37,17 +37,22 @@ function fakePyenv(global = '9.9.9\n') {
   return {root, shim, mark, project};
 }
 
+/** The interpreter resolvePython finds for `python` with `dir` as the current folder (pyenv looks from there). */
+function resolvedFrom(dir: string, python: string): string {
+  const previous = process.cwd();
+  process.chdir(dir);
+  try {
+    return resolvePython(python).executable;
+  } finally {
+    process.chdir(previous);
+  }
+}
+
 describe('a pyenv shim', () => {
   it("is resolved to the global version's python without running it, and resolvePython gives the same interpreter", () => {
     const {root, shim, mark, project} = fakePyenv('# the global version\n9.9.9\n');
     expect(pyenvTarget(shim, {}, project)).toBe(path.join(root, 'versions/9.9.9/bin/python3'));
-    const previous = process.cwd();
-    process.chdir(project);
-    try {
-      expect(resolvePython(shim).executable).toBe(real);
-    } finally {
-      process.chdir(previous);
-    }
+    expect(resolvedFrom(project, shim)).toBe(real);
     expect(existsSync(mark)).toBe(false);
   });
 
@@ -76,13 +81,7 @@ describe('a pyenv shim', () => {
     writeFileSync(script, '#!/bin/sh\n# pyenv exec python3\nexec python3 "$@"\n');
     expect(pyenvTarget(script, {}, project)).toBeUndefined();
     // So the shim runs (and leaves its mark) for a conda environment.
-    const previous = process.cwd();
-    process.chdir(project);
-    try {
-      expect(resolvePython(shim).executable).toBe(real);
-    } finally {
-      process.chdir(previous);
-    }
+    expect(resolvedFrom(project, shim)).toBe(real);
     expect(existsSync(mark)).toBe(true);
   });
 });
