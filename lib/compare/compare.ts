@@ -93,6 +93,11 @@ export interface CompareReport {
   reason: string;
   /** speed: `paired` (one eval) or `unpaired` (against a recorded run). */
   pairing?: 'paired' | 'unpaired';
+  /**
+   * speed, paired: how the pairs were timed: `run`, each side's segment of a repetition's cases
+   * in turn (the default); `case`, each case on both sides back to back (ARBOR_COMPARE_PAIRING=case).
+   */
+  pairedBy?: 'case' | 'run';
   /** speed: the stopping rule on the ratio: target half-width, reached half-width, whether met. */
   precision?: {target: number; halfWidth: number; reached: boolean};
   /**
@@ -173,7 +178,8 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     });
     const reports = {baseline: baseline ? outcome.reports[0]! : null, candidate: outcome.reports[outcome.reports.length - 1]!};
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-    return buildReport({plan, split: options.split, cwd, baseline, candidate, recorded, reports, pairs: outcome.pairs, precise: outcome.precise, seconds});
+    const {pairs, precise, pairedBy} = outcome;
+    return buildReport({plan, split: options.split, cwd, baseline, candidate, recorded, reports, pairs, precise, pairedBy, seconds});
   } finally {
     await rm(scratch, {recursive: true, force: true}).catch(() => {});
   }
@@ -189,6 +195,7 @@ interface BuildInput {
   reports: CompareReport['reports'];
   pairs: PointRatios[];
   precise: boolean;
+  pairedBy?: CompareReport['pairedBy'];
   seconds: () => number;
 }
 
@@ -214,6 +221,7 @@ function buildReport(input: BuildInput): CompareReport {
     ci,
     reason,
     ...(pairing ? {pairing} : {}),
+    ...(pairing === 'paired' && input.pairedBy ? {pairedBy: input.pairedBy} : {}),
     ...(sequence ? {sequence} : {}),
     ...(clock ? {clock} : {}),
     sandbox: candidateReport.sandbox,

@@ -91,6 +91,13 @@ export interface EvalContext {
   kept?: Map<RunFiles, KeptRun> | null;
   /** How many repetitions one run serves (1: a fresh run every repetition). */
   repetitionsPerRun: number;
+  /**
+   * How a compare's two sides take turns on kept runs: `case`, each case timed on both back to
+   * back (ABBA from case to case); `run`, each side's whole segment of cases in turn.
+   */
+  pairing: 'case' | 'run';
+  /** Whether a repetition's sides were served case by case (pairing `case`, on kept runs). */
+  pairedByCase?: boolean;
   progress: NonNullable<EvalOptions['onProgress']>;
   report: EvalReport;
   deadline: () => number;

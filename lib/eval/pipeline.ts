@@ -16,7 +16,7 @@ import type {EvalContext, Side} from './context.js';
 import {HarnessError, StaleLockError} from './errors.js';
 import {computeLock, lockDifference, readLock} from '../benchmark/lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from '../benchmark/plan.js';
-import {bundleFailure, maxRepetitions, repetitionsPerRun, runPoint, type PointOutcome} from './point.js';
+import {bundleFailure, casePairing, maxRepetitions, repetitionsPerRun, runPoint, type PointOutcome} from './point.js';
 import {pinCpu, type PinnedCpu} from '../sandbox/pin.js';
 import {findPython, killActiveRuns} from './process.js';
 import {
@@ -330,6 +330,7 @@ async function runPoints(run: SidesRun, ctx: EvalContext, sources: PointSource[]
     const result = await runPoint(ctx, index, sources[index]!, points.length, budget);
     outcome.pairs.push(result.pairs);
     outcome.precise &&= result.precise;
+    if (ctx.sides.length === 2 && plan.metric === 'speedup') outcome.pairedBy = ctx.pairedByCase ? 'case' : 'run';
     for (const [s, side] of result.sides.entries()) {
       scored.ratios[s]!.push(side.ratios);
       scored.precise[s] &&= result.precise;
@@ -605,6 +606,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     hiddenSeeds: derived ? [...seeds, warmupSeed(plan, seeds)] : [],
     runCount: 0,
     repetitionsPerRun: repetitionsPerRun(),
+    pairing: casePairing() ? 'case' : 'run',
     ...(options.compareWithReference && plan.metric === 'speedup' ? {referenceDifferences: []} : {}),
     progress,
     report,

@@ -11,6 +11,7 @@ import {lstat, mkdir, readFile, readdir, rm, writeFile} from 'node:fs/promises';
 import {mkdirSync} from 'node:fs';
 import path from 'node:path';
 import {createGroup} from '../sandbox/cgroup.js';
+import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
 import {startCpusFor} from '../sandbox/pin.js';
 import {
@@ -94,10 +95,14 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
     await makeCaseSet(ctx, made, rep);
     // No run is started ahead for a repetition that cannot come: past the fewest, a spent budget ends them.
     const last = rep + 1 >= maxRepetitions || (rep + 1 >= minimum && spent() >= budget);
+    const paired = pairsCases(ctx);
     for (const [position, item] of runs.entries()) {
       const following = runs[position + 1] ?? (plan.metric === 'speedup' && !last ? runOrder(ctx, rep + 1)[0] : undefined);
       const next = following === undefined ? undefined : following === 'reference' ? ctx.referenceFiles : ctx.sides[following]!.files;
       if (item === 'reference') await runReference(ctx, made, state, rep, step, next);
+      // Case by case, both sides take their turns in one step: the first side's.
+      else if (paired && typeof runs[position - 1] === 'number') continue;
+      else if (paired) await runSidesPaired(ctx, made, state, rep, step);
       else await runSide(ctx, made, state, item, rep, step, next);
     }
     judgeAgainstSameCase(ctx, made, state, rep, step);
@@ -256,19 +261,72 @@ async function runReference(ctx: EvalContext, made: MadePoint, state: Repetition
 
 /** A run of side s: its cases' statuses (checked for tampering), its answers written out for verification; a case not answered in time fails the side. */
 async function runSide(ctx: EvalContext, made: MadePoint, state: Repetitions, s: number, rep: number, step: string, next: RunFiles | undefined): Promise<void> {
-  const {plan} = ctx;
-  const {n} = made;
   const side = ctx.sides[s]!;
-  const who = ctx.sides.length > 1 ? side.label : 'solution';
-  ctx.progress('status', `${step}${who}`);
+  ctx.progress('status', `${step}${sideName(ctx, s)}`);
+  const limits = sideLimits(ctx, made, state, s, rep);
+  // Secret cases: a crash's note keeps no message that could carry a value of the case (process.ts).
+  const outcome = await runOnce(ctx, made, rep, side.files, limits.limitFor, next, {...state.service, secretCases: ctx.secretCases});
+  await recordSide(ctx, made, state, s, rep, step, outcome, limits);
+}
+
+/**
+ * A compare's two sides in repetition `rep`, case by case on their kept runs (pairsCases): each
+ * case timed on one side and at once on the other, the first side first on even cases of even
+ * repetitions (ABBA from case to case: AB BA AB ...), the idle run frozen. A slow moment of the
+ * machine then falls on both times of a pair, not on one side's whole segment. Where no run can be
+ * kept, the sides run in turn as runSide does.
+ */
+async function runSidesPaired(ctx: EvalContext, made: MadePoint, state: Repetitions, rep: number, step: string): Promise<void> {
+  const sides = [0, 1];
+  const limits = sides.map((s) => sideLimits(ctx, made, state, s, rep));
+  const outcomes = await servePaired(ctx, made, rep, limits, step);
+  if (outcomes) {
+    for (const s of sides) await recordSide(ctx, made, state, s, rep, step, outcomes[s]!, limits[s]!);
+    return;
+  }
+  for (const s of rep % 2 === 0 ? sides : sides.reverse()) await runSide(ctx, made, state, s, rep, step, undefined);
+}
+
+/** How side s is called in progress lines: its label in a compare, else `solution`. */
+function sideName(ctx: EvalContext, s: number): string {
+  return ctx.sides.length > 1 ? ctx.sides[s]!.label : 'solution';
+}
+
+/** The limits of side s's cases in repetition `rep`, and whether they are judged again once the reference ran on them. */
+interface SideLimits {
+  limitFor: (i: number) => number;
+  judgedBefore: boolean;
+}
+
+function sideLimits(ctx: EvalContext, made: MadePoint, state: Repetitions, s: number, rep: number): SideLimits {
   const sideFailed = state.sides[s]!.runs.some((run) =>
     run.statuses.some((status) => status.status !== 'ok' || (run.verdicts !== undefined && !status.passed)),
   );
-  const limitFor = (i: number) => solutionLimit(ctx, made, state, i, rep, sideFailed);
-  // Fresh cases before the reference ran on them: judged again once it has (judgeAgainstSameCase).
-  const judgedBefore = made.fresh && plan.metric === 'speedup' && state.reference[0]?.[rep] === undefined;
-  // Secret cases: a crash's note keeps no message that could carry a value of the case (process.ts).
-  const outcome = await runOnce(ctx, made, rep, side.files, limitFor, next, {...state.service, secretCases: ctx.secretCases});
+  return {
+    limitFor: (i) => solutionLimit(ctx, made, state, i, rep, sideFailed),
+    // Fresh cases before the reference ran on them: judged again once it has (judgeAgainstSameCase).
+    judgedBefore: made.fresh && ctx.plan.metric === 'speedup' && state.reference[0]?.[rep] === undefined,
+  };
+}
+
+/**
+ * Record side s's run of repetition `rep`: its cases' statuses (checked for tampering), its
+ * answers written out for verification; a case not answered in time fails the side.
+ */
+async function recordSide(
+  ctx: EvalContext,
+  made: MadePoint,
+  state: Repetitions,
+  s: number,
+  rep: number,
+  step: string,
+  outcome: RunOutcome,
+  {limitFor, judgedBefore}: SideLimits,
+): Promise<void> {
+  const {plan} = ctx;
+  const {n} = made;
+  const side = ctx.sides[s]!;
+  const who = sideName(ctx, s);
   const statuses = outcome.cases.map((c) => statusOf(c, limitFor(c.i)));
   if (statuses.every((status) => status.status === 'ok'))
     pushFirstCase(
@@ -568,6 +626,20 @@ async function runKept(
   remaining: number,
   options: Pick<RunService, 'warmup' | 'nullCases' | 'secretCases'>,
 ): Promise<RunOutcome | undefined> {
+  const entry = await keptRun(ctx, files);
+  if (!entry) return undefined;
+  const first = entry.served === 0;
+  entry.served++;
+  return serveKept(ctx, entry, made, servedCases(made, rep), caseTimeout, remaining, {...options, ...(first ? {} : {warmup: rewarm})}, first);
+}
+
+/**
+ * The kept run of `files`, started now, with every other run of the eval whose kept run is used
+ * up (all at once: nothing is timed while another run loads its interpreter). Undefined when runs
+ * cannot be kept here (no freezable cgroup): the caller runs it fresh, and so does every later run.
+ */
+async function keptRun(ctx: EvalContext, files: RunFiles): Promise<KeptRun | undefined> {
+  if (ctx.kept === null) return undefined;
   const kept = (ctx.kept ??= new Map());
   let entry = kept.get(files);
   if (!entry || !entry.session.alive || entry.served >= ctx.repetitionsPerRun) {
@@ -598,10 +670,26 @@ async function runKept(
     await Promise.all(fresh.map((prepared) => prepared.process.started));
     entry = kept.get(files)!;
   }
-  const first = entry.served === 0;
-  entry.served++;
+  return entry;
+}
+
+/**
+ * Serve `cases` on a kept run (`first`: its first segment, with the handshake); a run that ended
+ * (a failed case) is closed and forgotten, and a run that did not start is the eval's failure.
+ */
+async function serveKept(
+  ctx: EvalContext,
+  entry: KeptRun,
+  made: MadePoint,
+  cases: CaseInput[],
+  caseTimeout: (i: number) => number,
+  remaining: number,
+  options: Pick<RunService, 'warmup' | 'nullCases' | 'secretCases'>,
+  first: boolean,
+): Promise<RunOutcome> {
+  const kept = ctx.kept!;
+  const {files} = entry.prepared;
   const calls = (c: CaseInput) => (c.i < 0 ? (options.warmup?.maxCalls ?? 1) + (options.nullCases ?? 0) : 1);
-  const cases = servedCases(made, rep);
   const caseSum = cases.reduce((total, c) => total + calls(c) * caseTimeout(c.i), 0);
   const initTimeout = ctx.plan.initTimeout;
   const outcome = await entry.session.serve({
@@ -615,7 +703,6 @@ async function runKept(
     checkCpu: ctx.clock === 'cpu',
     nonces: true,
     ...options,
-    ...(first ? {} : {warmup: rewarm}),
     exitGrace: 2,
   });
   ctx.report.processSeconds += outcome.wallSeconds;
@@ -630,6 +717,109 @@ async function runKept(
   }
   return outcome;
 }
+
+/**
+ * Serve both sides' cases of repetition `rep` pair by pair on their kept runs (runSidesPaired):
+ * each side's first turn carries the warm-up case (the settling rule on a run's first
+ * repetition, `rewarm` after), each later turn one case; every case keeps its nonce, limit and
+ * checks. A side whose run ended on a failed case is not run on the cases left (`not-run`), as
+ * in a segment. Undefined when no run can be kept here (nothing served yet).
+ */
+async function servePaired(ctx: EvalContext, made: MadePoint, rep: number, limits: SideLimits[], step: string): Promise<RunOutcome[] | undefined> {
+  if (!keepsRuns(ctx)) return undefined;
+  const entries: KeptRun[] = [];
+  for (const side of ctx.sides) {
+    const entry = await keptRun(ctx, side.files);
+    if (!entry) return undefined;
+    entries.push(entry);
+  }
+  const served = servedCases(made, rep);
+  const warmup = served.filter((c) => c.i < 0);
+  const timed = served.filter((c) => c.i >= 0);
+  const outcomes: Array<RunOutcome | undefined> = entries.map(() => undefined);
+  ctx.pairedByCase = true;
+  for (const [k, c] of timed.entries()) {
+    for (const s of (k + rep) % 2 === 0 ? [0, 1] : [1, 0]) {
+      const entry = entries[s]!;
+      const sofar = outcomes[s];
+      if (sofar && !entry.session.alive) continue;
+      const remaining = ctx.deadline();
+      if (remaining <= 0) throw new HarnessError(`the eval ran past its time_limit of ${ctx.plan.timeLimit} s (plan.toml)`, 'time-limit');
+      const options = {secretCases: ctx.secretCases};
+      let outcome: RunOutcome;
+      if (sofar) {
+        // One untimed call first: the run's caches are the other side's (a case timed straight
+        // after a switch took up to 12% longer than one after its own run's call).
+        outcome = await serveKept(ctx, entry, made, [...warmup, c], limits[s]!.limitFor, remaining, {...options, warmup: oneCall}, false);
+        outcome.warmup = [];
+      } else {
+        ctx.progress('status', `${step}${sideName(ctx, s)}`);
+        const first = entry.served === 0;
+        entry.served++;
+        outcome = await serveKept(
+          ctx,
+          entry,
+          made,
+          [...warmup, c],
+          limits[s]!.limitFor,
+          remaining,
+          {...options, warmup: first ? settlingWarmup : rewarm},
+          first,
+        );
+      }
+      outcomes[s] = sofar ? mergeTurn(sofar, outcome) : outcome;
+    }
+  }
+  // A run that ended on a failed case answered no later case of this repetition.
+  return outcomes.map((outcome) => {
+    const whole = outcome!;
+    for (const c of timed.slice(whole.cases.length)) whole.cases.push({i: c.i, status: 'not-run', seconds: null, cpuSeconds: null});
+    return whole;
+  });
+}
+
+/** A side's outcome so far with its next turn's: its case added, and how the run ended if it did. */
+function mergeTurn(sofar: RunOutcome, turn: RunOutcome): RunOutcome {
+  const {killed, startError, startWhere, limitHit} = turn;
+  return {
+    ...sofar,
+    ...(killed ? {killed} : {}),
+    ...(startError ? {startError} : {}),
+    ...(startWhere ? {startWhere} : {}),
+    ...(limitHit ? {limitHit} : {}),
+    exitCode: turn.exitCode ?? sofar.exitCode,
+    signal: turn.signal ?? sofar.signal,
+    wallSeconds: sofar.wallSeconds + turn.wallSeconds,
+    cases: [...sofar.cases, ...turn.cases],
+    stdoutTail: turn.stdoutTail,
+    stderrTail: turn.stderrTail,
+  };
+}
+
+/**
+ * Whether a compare's sides are paired case by case (ARBOR_COMPARE_PAIRING=case): on runs kept
+ * across repetitions, with exactly two sides.
+ */
+function pairsCases(ctx: EvalContext): boolean {
+  return ctx.pairing === 'case' && ctx.sides.length === 2 && keepsRuns(ctx);
+}
+
+/**
+ * Whether compares pair their sides case by case: `ARBOR_COMPARE_PAIRING` is `case`; `run` (the
+ * default) pairs each side's whole segment of a repetition. Measured on algotune_knn under load
+ * (lib/eval/README.md), pairing by case left a repetition's mean log ratio about 2.7x as variable
+ * (variance) as pairing by run, in more time a repetition: a switch of side costs the case after
+ * it more than a slow phase of the machine costs one side's segment.
+ */
+export function casePairing(env: NodeJS.ProcessEnv = process.env): boolean {
+  const value = env.ARBOR_COMPARE_PAIRING;
+  if (value === undefined || value === '' || value === 'run') return false;
+  if (value === 'case') return true;
+  throw new UsageError(`ARBOR_COMPARE_PAIRING is ${JSON.stringify(value)}: set it to case or run, or unset it`, 'bad-environment');
+}
+
+/** The warm-up of a paired turn after the first: one call. */
+const oneCall: WarmupRule = {minCalls: 1, enoughSeconds: 0, stableRatio: Infinity, maxCalls: 1, maxSeconds: Infinity};
 
 /** End a kept run and remove its folders. */
 async function closeKept(entry: KeptRun): Promise<void> {

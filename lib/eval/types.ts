@@ -73,6 +73,8 @@ export interface SidesOutcome {
   pairs: number[][][];
   /** Whether the stopping rule was met at every point. */
   precise: boolean;
+  /** speedup, two sides: whether each case was timed on both sides back to back (`case`) or each side's segment of a repetition in turn (`run`). */
+  pairedBy?: 'case' | 'run';
 }
 
 /** Outcome of one case: ok, or why it failed. */

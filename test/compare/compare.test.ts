@@ -3,6 +3,7 @@ import {spawnSync} from 'node:child_process';
 import {cpSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
+import {cgroupsWork, createGroup} from '../../lib/sandbox/cgroup.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 
 const speed = path.join(fixtures, 'eval/prefix-speed');
@@ -14,6 +15,14 @@ const slow = path.join(solutions, 'slow.py');
 const reference = path.join(fixtures, 'gate/agent_gate_reference.py');
 
 /** A private ledger for one test. */
+/** Whether a cgroup made here can be frozen (so an eval keeps its runs across repetitions). */
+function keptRunsHere(): boolean {
+  if (!cgroupsWork()) return false;
+  const group = createGroup();
+  group?.destroy();
+  return group?.canFreeze === true;
+}
+
 function ledgerEnv(): NodeJS.ProcessEnv {
   return {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')};
 }
@@ -266,6 +275,7 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(report.verdict).toBe('worse');
     expect(report.sequence).toMatchObject({decision: 'different', band: [1 / 1.05, 1.05]});
+    expect(report.pairedBy).toBe('run');
     expect(report.sequence.interval[1]).toBeLessThan(1);
     // It stopped once the sequence decided (from the plan's fewest), before its budget: 3 cases a repetition.
     expect(report.repetitions).toBeGreaterThanOrEqual(5);
@@ -277,6 +287,42 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
         'm',
       ),
     );
+  });
+
+  it('pairs case by case with ARBOR_COMPARE_PAIRING=case (where runs are kept): the same verdicts, each case of a repetition on both sides', () => {
+    const copy = path.join(tempDir(), 'prefix');
+    cpSync(speed, copy, {recursive: true});
+    const plan = path.join(copy, 'plan.toml');
+    writeFileSync(
+      plan,
+      readFileSync(plan, 'utf8')
+        .replace(/^repetitions = \d+/m, 'repetitions = 5')
+        .replace(/^max_seconds = \d+/m, 'max_seconds = 20'),
+    );
+    expect(runCli(['benchmark', 'lock', copy]).code).toBe(0);
+    const env = {...ledgerEnv(), ARBOR_COMPARE_PAIRING: 'case'};
+    const slower = compare([copy, path.join(copy, 'solution.py'), slow], env);
+    expect(slower.result.code, slower.result.stderr).toBe(0);
+    // Runs are kept (and so paired by case) in the sandbox where a cgroup can be frozen.
+    const keeps = slower.report.sandbox === 'bwrap' && keptRunsHere();
+    expect(slower.report).toMatchObject({verdict: 'worse', pairing: 'paired', pairedBy: keeps ? 'case' : 'run'});
+    expect(slower.report.sequence.interval[1]).toBeLessThan(1);
+    expect(slower.report.sequence.pairs).toBe(3 * slower.report.repetitions);
+    // Every case of every repetition has a time on both sides.
+    for (const side of [slower.report.reports.baseline, slower.report.reports.candidate]) {
+      for (const c of side.points[0].cases) expect(c.repetitions.map((r: {status: string}) => r.status)).toEqual(Array(slower.report.repetitions).fill('ok'));
+    }
+    // A side that fails a case still fails it, and the other side's cases go on.
+    const wrong = compare([copy, path.join(copy, 'solution.py'), path.join(solutions, 'wrong.py')], env);
+    expect(wrong.result.code, wrong.result.stderr).toBe(0);
+    expect(wrong.report).toMatchObject({verdict: 'worse', ratio: 0, correctness: [{point: 0, i: 0, failing: 'candidate'}]});
+    expect(wrong.report.reports.baseline.failure).toBeUndefined();
+  });
+
+  it('refuses an ARBOR_COMPARE_PAIRING it does not know, in one line (exit 2)', () => {
+    const result = runCli(['benchmark', 'compare', speed, baseline, slow, '--quiet'], {env: {...ledgerEnv(), ARBOR_COMPARE_PAIRING: 'cases'}});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe('arbor: ARBOR_COMPARE_PAIRING is "cases": set it to case or run, or unset it\n');
   });
 
   it('says what is wrong with the sides in one line (exit 2)', () => {
