@@ -88,10 +88,13 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const progress = options.onProgress ?? (() => {});
+  // What the eval spends where, the fixed costs before the first timed case included (report.phases).
+  const phases: Record<string, number> = {};
+  const timed = phaseTimer(phases);
   const {split, dir, sides, plan} = await readRequest(options, cwd);
   const folder = dataFolder(plan, split, {data: options.data, env, cwd});
   const sources = await splitPoints(plan, split, folder);
-  const python = resolvePython(findPython(env));
+  const python = await timed('python', () => resolvePython(findPython(env)));
   const visible = folder === undefined ? undefined : mountedRootOf(folder, python);
   if (visible) {
     throw new HarnessError(
@@ -117,17 +120,19 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   const outcome: SidesOutcome = {reports, pairs: [], precise: true};
 
   // Stage 1: the protected files must be the ones arbor.lock names (lock's own checks run before it vouches for them).
-  if (!options.beforeLock) await checkLock(run, dir, options.benchmark);
+  if (!options.beforeLock) await timed('lock', () => checkLock(run, dir, options.benchmark));
 
   // One CPU per eval on this host: leased until the eval ends (released in the finally below, or by the kernel with this process).
-  const pinned: PinnedCpu = await pinCpu(env, {
-    onWait: (text) => progress('line', text),
-    onWarning: (text) => {
-      // A lease taken elsewhere, or none, bears on the times: said once on stderr, and in every side's report.
-      progress('line', `warning: ${text}`);
-      for (const each of reports) (each.warnings ??= []).push(text);
-    },
-  });
+  const pinned: PinnedCpu = await timed('lease', () =>
+    pinCpu(env, {
+      onWait: (text) => progress('line', text),
+      onWarning: (text) => {
+        // A lease taken elsewhere, or none, bears on the times: said once on stderr, and in every side's report.
+        progress('line', `warning: ${text}`);
+        for (const each of reports) (each.warnings ??= []).push(text);
+      },
+    }),
+  );
   const {cpu} = pinned;
   run.share({pinned: cpu !== undefined, ...(cpu === undefined ? {} : {cpu})});
   let tmp: string;
@@ -138,7 +143,6 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     throw error;
   }
   const untrap = trapSignals(tmp, options.keep);
-  const phases: Record<string, number> = {};
   try {
     // Stage 2: snapshots, bundle, sandbox, seeds.
     const ctx = await prepare({
@@ -153,7 +157,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
       report: reports[0]!,
       share: run.share,
       progress,
-      timed: phaseTimer(phases),
+      timed,
       deadline: () => plan.timeLimit - elapsed(),
     });
     // Described while the runs go (a Python start and a numpy import, outside every run's cgroup).
@@ -553,7 +557,8 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   await timed('load', () => preloadAuthored(bundle));
 
   const mounts = {runner, solutionDir: sides[0]!.files.dir, entry, scratch: tmp};
-  const sandbox = chooseSandbox(input, mounts);
+  // Its seccomp program built (a Python start) and a trial run of the sandbox.
+  const sandbox = await timed('sandbox', () => chooseSandbox(input, mounts));
   input.share({sandbox: sandbox.kind});
   if (sandbox.confinement) {
     describeConfinement(input, sandbox.confinement, sandbox.kind === 'bwrap' ? sandbox.bwrap : undefined);

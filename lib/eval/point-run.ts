@@ -667,7 +667,7 @@ async function keptRun(ctx: EvalContext, files: RunFiles): Promise<KeptRun | und
     }
     for (const prepared of fresh) kept.set(prepared.files, {prepared, session: prepared.process.keep(), served: 0});
     // Nothing is timed while another run loads its interpreter.
-    await Promise.all(fresh.map((prepared) => prepared.process.started));
+    await ctx.timed('start', () => Promise.all(fresh.map((prepared) => prepared.process.started)));
     entry = kept.get(files)!;
   }
   return entry;

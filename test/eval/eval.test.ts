@@ -174,6 +174,11 @@ describe('arbor benchmark eval: scores', () => {
     // A run of the reference and one of the solution every repetitionsPerRun repetitions (each kept across
     // them), and none started for a repetition the spent budget (max_seconds = 0) rules out.
     expect(report.runs).toBe(2 * Math.ceil(reps / repetitionsPerRun()));
+    // Where the time outside the timed runs went, the fixed costs before the first case included;
+    // together less than the eval outside its runs.
+    const phases = report.phases as Record<string, number>;
+    for (const name of ['python', 'lock', 'lease', 'load', 'sandbox', 'make', 'start', 'expected', 'verify']) expect(phases[name], name).toBeGreaterThan(0);
+    expect(Object.values(phases).reduce((a, b) => a + b, 0)).toBeLessThan(report.seconds - report.processSeconds);
     // The report is the only file the eval leaves where --json-file points.
     expect(readdirSync(sharedDir).filter((name) => !/^\d+\.json$/.test(name))).toEqual([]);
   });
