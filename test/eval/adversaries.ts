@@ -4,10 +4,12 @@
 // always exactly one score line. Each solution under
 // test/fixtures/eval/solutions says in its docstring what it tries.
 import {spawnSync} from 'node:child_process';
-import {cpSync, existsSync, readFileSync, readdirSync, writeFileSync} from 'node:fs';
+import {cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
 import {randomBytes} from 'node:crypto';
 import path from 'node:path';
 import {expect} from 'vitest';
+import type {PlanOverride} from '../../lib/eval/index.js';
 import {cliPath, fixtures, runCli, tempDir} from '../helpers/cli.js';
 
 export const solutions = path.join(fixtures, 'eval/solutions');
@@ -87,23 +89,25 @@ export function entryCopy(entry: string, solution: string, replace: Record<strin
   return {dir, candidate};
 }
 
+/** Replace text in a copied entry's plan.toml (each `from` must be there) and refresh its lock: a changed plan is the author's. */
+export function rewritePlan(dir: string, replace: Record<string, string>): void {
+  const plan = path.join(dir, 'plan.toml');
+  let text = readFileSync(plan, 'utf8');
+  for (const [from, to] of Object.entries(replace)) {
+    expect(text).toContain(from);
+    text = text.split(from).join(to);
+  }
+  writeFileSync(plan, text);
+  expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
+}
+
 export function evaluate(
   entry: string,
   solution: string,
   options: {split?: string; replace?: Record<string, string>; plan?: Record<string, string>; args?: string[]; env?: Record<string, string>} = {},
 ): Evaluated {
   const {dir, candidate} = entryCopy(entry, solution, options.replace);
-  if (options.plan) {
-    const plan = path.join(dir, 'plan.toml');
-    let text = readFileSync(plan, 'utf8');
-    for (const [from, to] of Object.entries(options.plan)) {
-      expect(text).toContain(from);
-      text = text.split(from).join(to);
-    }
-    writeFileSync(plan, text);
-    // The plan is protected: a changed plan is the author's, so its lock is refreshed.
-    expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
-  }
+  if (options.plan) rewritePlan(dir, options.plan);
   const json = path.join(path.dirname(dir), 'report.json');
   const result = runCli(['benchmark', 'eval', dir, options.split ?? 'dev', '--solution', candidate, '--json-file', json, ...(options.args ?? [])], {
     env: options.env,
@@ -112,6 +116,51 @@ export function evaluate(
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/^score: \S+\n$/);
   return {score: Number(result.stdout.slice(7)), stdout: result.stdout, stderr: result.stderr, report: JSON.parse(readFileSync(json, 'utf8')), dir};
+}
+
+/** One side of a shared eval (evaluateSides): its score and its report. */
+export interface Side {
+  score: number;
+  report: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/**
+ * Several solutions evaluated as the sides of one eval (the library's runSides): the same cases and
+ * the same reference runs, so what an eval pays whatever its solution (the start, the makes, the
+ * reference's runs; under the instructions clock the counter's probe too) is paid once. Each side's
+ * report is its own: a side's run, its statuses and its score are another side's business only in
+ * how many repetitions run (until every side failed a case, or the plan's fewest). `progress` is
+ * every line the eval said, none of which may be an internal error or a Traceback.
+ */
+export async function evaluateSides(
+  entry: string,
+  names: string[],
+  options: {plan?: Record<string, string>; planOverride?: PlanOverride} = {},
+): Promise<{sides: Map<string, Side>; progress: string[]}> {
+  const root = mkdtempSync(path.join(tmpdir(), 'arbor-test-sides-'));
+  try {
+    const dir = path.join(root, entry);
+    cpSync(path.join(fixtures, 'eval', entry), dir, {recursive: true});
+    if (options.plan) rewritePlan(dir, options.plan);
+    const sides = names.map((name) => {
+      const solution = path.join(root, name);
+      cpSync(path.join(solutions, name), solution);
+      return {label: name, solution};
+    });
+    const progress: string[] = [];
+    const {runSides} = await import('../../lib/eval/index.js');
+    const {reports} = await runSides({
+      benchmark: dir,
+      split: 'dev',
+      sides,
+      planOverride: options.planOverride,
+      onProgress: (kind, text) => kind === 'line' && progress.push(text),
+    });
+    expect(progress.join('\n')).not.toMatch(/internal error|Traceback/);
+    return {sides: new Map(names.map((name, s) => [name, {score: reports[s]!.score, report: reports[s]!}])), progress};
+  } finally {
+    rmSync(root, {recursive: true, force: true});
+  }
 }
 
 /** Root shows what an ordinary user's eval does: as nobody, where nobody can read arbor, node and a python3 with numpy. */

@@ -6,11 +6,11 @@
 import {spawnSync} from 'node:child_process';
 import {cpSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
-import {describe, expect, it} from 'vitest';
+import {beforeAll, describe, expect, it} from 'vitest';
 import {loadPlan} from '../../lib/eval/index.js';
 import {crossCheck, maxSpeedupExcess, readCounts, type CountInput} from '../../lib/sandbox/instructions.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
-import {evaluate, sandboxed} from './adversaries.js';
+import {evaluateSides, rewritePlan, sandboxed, type Side} from './adversaries.js';
 
 const hasValgrind = spawnSync('valgrind', ['--version']).status === 0;
 const entry = path.join(fixtures, 'eval/prefix-instructions');
@@ -227,14 +227,26 @@ describe('plan.toml clock = "instructions"', () => {
   });
 });
 
-/** Evaluate the fixture's own solution; the report and the streams. */
-function evalEntry(env: Record<string, string> = {}) {
+/** Evaluate the fixture's own solution (its plan's text replaced as `plan` says); the report and the streams. */
+function evalEntry(env: Record<string, string> = {}, plan?: Record<string, string>) {
   const dir = path.join(tempDir(), 'prefix-instructions');
   cpSync(entry, dir, {recursive: true});
+  if (plan) rewritePlan(dir, plan);
   const json = path.join(path.dirname(dir), 'report.json');
   const result = runCli(['benchmark', 'eval', dir, 'dev', '--json-file', json], {env: {...process.env, ...env}});
   return {...result, report: JSON.parse(readFileSync(json, 'utf8'))};
 }
+
+/** The adversaries that reach the counter from inside the solution, and the reason each one's case fails for. */
+const adversaries: Array<[string, RegExp]> = [
+  ['valgrind-zero.py', /costs were zeroed/],
+  ['valgrind-stop.py', /instrumentation was switched off/],
+  ['valgrind-toggle.py', /a client request the runner did not issue/],
+  ['valgrind-call.py', /a client request the runner did not issue: .*VALGRIND_NON_SIMD_CALL/],
+  ['valgrind-parts.py', /the part \S+ \(open-\d+\) holds \d+ instructions, at most 10000/],
+  ['valgrind-fork.py', /a second process \(pid \d+\) ran under the counter/],
+  ['valgrind-exec.py', /a second process \(pid \d+\) ran under the counter|unexpected file/],
+];
 
 describe.skipIf(!hasValgrind || !sandboxed)('the instructions clock under valgrind, in the sandbox', () => {
   let baseline = 0;
@@ -266,47 +278,51 @@ describe.skipIf(!hasValgrind || !sandboxed)('the instructions clock under valgri
     expect(baseline).toBeGreaterThan(1);
   }, 300_000);
 
-  it.each([
-    ['valgrind-zero.py', /costs were zeroed/],
-    ['valgrind-stop.py', /instrumentation was switched off/],
-    ['valgrind-toggle.py', /a client request the runner did not issue/],
-    ['valgrind-call.py', /a client request the runner did not issue: .*VALGRIND_NON_SIMD_CALL/],
-    ['valgrind-parts.py', /the part \S+ \(open-\d+\) holds \d+ instructions, at most 10000/],
-    ['valgrind-fork.py', /a second process \(pid \d+\) ran under the counter/],
-    ['valgrind-exec.py', /a second process \(pid \d+\) ran under the counter|unexpected file/],
-  ])(
-    '%s fails its case with the reason',
-    (solution, reason) => {
+  // The adversaries and valgrind-gc.py are the sides of one eval: the same cases and reference run, the counter's
+  // probe and the makes paid once, each side's run and report its own. One repetition: each adversary fails it, and
+  // counts are deterministic, so valgrind-gc.py's one repetition gives its worth.
+  describe('solutions that reach the counter, as the sides of one eval', () => {
+    let sides = new Map<string, Side>();
+    beforeAll(async () => {
       // A wide kill limit: under valgrind a second process starts slowly (about 2 s for valgrind-exec.py's
       // interpreter, against the reference's 0.5 s), and on a loaded machine the case must fail for its trace, not its time.
-      const {score, report, stderr} = evaluate('prefix-instructions', solution, {plan: {'repetitions = 2\n': 'repetitions = 2\ntimeout_factor = 100\n'}});
+      ({sides} = await evaluateSides('prefix-instructions', [...adversaries.map(([solution]) => solution), 'valgrind-gc.py'], {
+        plan: {'repetitions = 2\n': 'repetitions = 2\ntimeout_factor = 100\n'},
+        planOverride: {repetitions: 1, maxSeconds: 0},
+      }));
+    }, 600_000);
+
+    it.each(adversaries)('%s fails its case with the reason', (solution, reason) => {
+      const {score, report} = sides.get(solution)!;
       expect(score).toBe(0);
       expect(report.points[0].cases[0]).toMatchObject({status: 'tampered', note: expect.stringMatching(reason)});
-      // A fresh case names its seed (dev), which makes it again.
-      expect(stderr).toMatch(/score is 0\.0: case 0 \(seed \d+\): tampered \(instructions clock: /);
+      // A fresh case names its seed (dev), which makes it again; the score line's reason (`score is 0.0: <failure>`) is its own.
+      expect(report.failure).toMatch(/^case 0 \(seed \d+\): tampered \(instructions clock: /);
+      expect(report.failure).toMatch(reason);
       if (baseline) expect(score).toBeLessThanOrEqual(baseline);
-    },
-    180_000,
-  );
+    });
 
-  it('valgrind-gc.py finds no case before its count opens: its gc callback computes nothing uncounted, and it scores what its Python loop is worth', () => {
-    // With the runner that collected garbage between a case's delivery and its count, this solution scored 78 (its loop: 1.0).
-    const {score, report} = evaluate('prefix-instructions', 'valgrind-gc.py', {plan: {'repetitions = 2\n': 'repetitions = 2\ntimeout_factor = 100\n'}});
-    expect(report.points[0].cases.map((c: {status: string; passed: boolean}) => [c.status, c.passed])).toEqual([
-      ['ok', true],
-      ['ok', true],
-    ]);
-    expect(score).toBeGreaterThan(0.5);
-    expect(score).toBeLessThan(1.5);
-  }, 180_000);
+    it('valgrind-gc.py finds no case before its count opens: its gc callback computes nothing uncounted, and it scores what its Python loop is worth', () => {
+      // With the runner that collected garbage between a case's delivery and its count, this solution scored 78 (its loop: 1.0).
+      const {score, report} = sides.get('valgrind-gc.py')!;
+      expect(report.points[0].cases.map((c: {status: string; passed: boolean}) => [c.status, c.passed])).toEqual([
+        ['ok', true],
+        ['ok', true],
+      ]);
+      expect(score).toBeGreaterThan(0.5);
+      expect(score).toBeLessThan(1.5);
+    });
+  });
 
   it('falls back to the cpu clock, once on stderr and in the report, where valgrind is missing', () => {
-    const {code, stdout, stderr, report} = evalEntry({ARBOR_VALGRIND: '/nonexistent/valgrind'});
+    // No budget past the plan's 2 repetitions: the fallback is what is checked, not the score's precision.
+    const {code, stdout, stderr, report} = evalEntry({ARBOR_VALGRIND: '/nonexistent/valgrind'}, {'max_seconds = 10 ': 'max_seconds = 0 '});
     expect(code).toBe(0);
     expect(stdout).toMatch(/^score: \S+\n$/);
     expect(report.clock).toMatch(/^(cpu|wall)$/);
     expect(report.clockNote).toMatch(/valgrind is not installed.*so the instructions clock fell back to the (cpu|wall) clock/);
     expect(stderr.match(/fell back/g)).toHaveLength(1);
     expect(report.points[0].cases[0].repetitions[0].instructions).toBeUndefined();
+    expect(report.repetitions).toBe(2);
   }, 120_000);
 });
