@@ -65,12 +65,14 @@ export interface LoadOptions {
 }
 
 /** How `readBundle` looks at files: each answer as `statSync(file).isFile()` and `readFileSync(file, 'utf8')` give it. */
-export interface BundleFiles {
+interface BundleFiles {
   isFile(file: string): boolean;
   /** As `statSync(file).isDirectory()` gives it (false when it fails). */
   isDir(file: string): boolean;
   /** Undefined when the file does not exist. */
   utf8(file: string): string | undefined;
+  /** Parse TOML as smol-toml's `parse` does (list remembers identical texts). */
+  toml?(text: string): unknown;
 }
 
 const plainFiles: BundleFiles = {
@@ -114,7 +116,7 @@ export function readBundle(dir: string, options: LoadOptions = {}): Bundle {
   const where = path.join(dir, MARKER);
   let raw: Record<string, unknown>;
   try {
-    raw = parseToml(text) as Record<string, unknown>;
+    raw = (files.toml ? files.toml(text) : parseToml(text)) as Record<string, unknown>;
   } catch (error) {
     throw new BundleError(`${where} is not valid TOML: ${tomlProblem(error, text)}`);
   }
@@ -243,9 +245,19 @@ export function canonicalSignature(bundle: Pick<Bundle, 'point' | 'args' | 'resu
   });
 }
 
+/** Fingerprints of the signatures seen last, by canonical text (list loads thousands of bundles, many alike). */
+const fingerprints = new Map<string, string>();
+
 /** `sha256:<hex>` of the canonical signature. */
 export function signatureFingerprint(bundle: Pick<Bundle, 'point' | 'args' | 'results'>): string {
-  return 'sha256:' + sha256Hex(canonicalSignature(bundle));
+  const canonical = canonicalSignature(bundle);
+  let fingerprint = fingerprints.get(canonical);
+  if (fingerprint === undefined) {
+    fingerprint = 'sha256:' + sha256Hex(canonical);
+    if (fingerprints.size >= 64) fingerprints.clear();
+    fingerprints.set(canonical, fingerprint);
+  }
+  return fingerprint;
 }
 
 /** Bytes of one binding's file at a point (dims evaluated exactly). */

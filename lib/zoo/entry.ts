@@ -28,16 +28,18 @@ export interface Inspected {
 
 /**
  * What one list run shares between the folders it verifies: files outside any folder (a bundle's
- * determinism cache file), each read and stat'ed once per run.
+ * determinism cache file), each read and stat'ed once per run, and the TOML texts parsed.
  */
 export interface ListRun {
   outside: Map<string, RawFile>;
   stats: Map<string, StatResult>;
+  /** TOML texts parsed (plans and bundle markers), by text. */
+  tomls: Map<string, unknown>;
 }
 
 /** A fresh `ListRun`. */
 export function listRun(): ListRun {
-  return {outside: new Map(), stats: new Map()};
+  return {outside: new Map(), stats: new Map(), tomls: new Map()};
 }
 
 /**
@@ -46,7 +48,7 @@ export function listRun(): ListRun {
  * descriptor's fstat), so a file changed after its read never matches the signature stored.
  */
 export function inspectEntry(abs: string, shown: string, parse: Markdown, files?: string[], run: ListRun = listRun()): Inspected {
-  const reader = new FolderReader(abs, run.outside);
+  const reader = new FolderReader(abs, run.outside, run.tomls);
   const topLevel = files ?? textFilesOf(reader.entries(abs));
   const report = verifyBenchmarkSync(shown, parse, {root: abs, title: true, topLevelFiles: topLevel, reader});
   const status: EntryStatus = {errors: report.errors, warnings: report.warnings, title: report.title ?? null};

@@ -4,9 +4,10 @@
  * its entries standing in for an lstat of each; and the stat of every file read (fstat of the
  * descriptor the bytes came through) kept for list's cache signature.
  */
-import {createHash} from 'node:crypto';
+import {hash as sha256} from 'node:crypto';
 import {readdirSync, readFileSync, readlinkSync, type Stats, statSync} from 'node:fs';
 import path from 'node:path';
+import {parse as parseToml} from 'smol-toml';
 import {type EntryKind, fileSystem, type TreeSource} from '../benchmark/lock.js';
 import {decodeUtf8, type LoadedFile, type RawFile, readRaw} from './text.js';
 
@@ -28,7 +29,21 @@ export class FolderReader implements TreeSource {
   constructor(
     readonly root: string,
     private readonly outside?: Map<string, RawFile>,
+    private readonly tomls?: Map<string, unknown>,
   ) {}
+
+  /**
+   * `text` parsed as TOML (smol-toml), throwing what it throws. With a memo (list's run), a text
+   * parsed before gives a copy of the value it gave then, when that value is plain data
+   * (tables, arrays, strings, numbers, booleans): many entries share a plan or a bundle marker.
+   */
+  toml(text: string): unknown {
+    if (!this.tomls) return parseToml(text);
+    if (this.tomls.has(text)) return structuredClone(this.tomls.get(text));
+    const value = parseToml(text);
+    if (this.tomls.size < 256 && isPlain(value)) this.tomls.set(text, structuredClone(value));
+    return value;
+  }
 
   /** The file's bytes (kept: they serve every later read of it) and the stat they were read under. */
   raw(file: string): RawFile {
@@ -73,9 +88,8 @@ export class FolderReader implements TreeSource {
     if (hash === undefined) {
       const raw = this.raw(file);
       // Anything but a regular file read whole: read as the plain file system would (and fail as it would).
-      hash = createHash('sha256')
-        .update(raw.status === 'ok' ? raw.bytes : readFileSync(file))
-        .digest('hex');
+      const bytes = raw.status === 'ok' ? raw.bytes : readFileSync(file);
+      hash = sha256('sha256', Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), 'hex');
       this.hashes.set(file, hash);
     }
     return hash;
@@ -166,6 +180,14 @@ export class FolderReader implements TreeSource {
     }
     return listing;
   }
+}
+
+/** Whether a TOML value holds only tables, arrays, strings, numbers, bigints and booleans (a copy of it is the same value). */
+function isPlain(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return typeof value !== 'function' && typeof value !== 'symbol' && value !== undefined;
+  if (Array.isArray(value)) return value.every(isPlain);
+  if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+  return Object.values(value).every(isPlain);
 }
 
 const readers = new WeakMap<object, FolderReader>();

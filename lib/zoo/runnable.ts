@@ -85,7 +85,8 @@ function inspect(ctx: RuleContext): Runnable {
   const root = ctx.root;
   const text = loaded.text;
   try {
-    found.plan = planFromText(text, root, 'plan.toml', {disjoint: false});
+    const reader = readerOf(ctx);
+    found.plan = planFromText(text, root, 'plan.toml', {disjoint: false, files: reader, parse: (toml) => reader.toml(toml)});
   } catch (error) {
     const code = (error as {code?: string}).code;
     const message = messageOf(error).replace(/^plan\.toml: /, '');
