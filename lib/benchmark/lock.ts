@@ -39,28 +39,58 @@ export async function computeLock(dir: string, plan?: Plan): Promise<Lock> {
   return computeLockSync(dir, plan ?? (await loadPlan(dir)));
 }
 
+/** What an entry is, as `lstat` says (a symlink is not followed); undefined when it cannot be looked at. */
+export type EntryKind = 'file' | 'dir' | 'symlink' | 'other';
+
 /**
- * `computeLock`, synchronously (verify and list check every folder's lock): one read per file.
- * Protected files are small (a bundle, a plan, a reference, committed data of a few MB).
+ * How a folder's files are read when hashing them: the file system itself (`fileSystem`), or a
+ * reader that shares what an earlier step read (verify reads each file once for lint, the lock
+ * and the determinism key).
  */
-export function computeLockSync(dir: string, plan: Plan): Lock {
-  const files: Record<string, string> = {};
-  const visit = (rel: string): void => {
-    const file = path.join(dir, rel);
+export interface TreeSource {
+  /** The entry's kind (lstat), undefined when it is missing or cannot be looked at. */
+  kind(file: string): EntryKind | undefined;
+  /** The names in a folder, sorted (throws as readdirSync does). */
+  names(dir: string): string[];
+  /** SHA-256 hex of a file's bytes, a symlink followed (throws as readFileSync does). */
+  sha256(file: string): string;
+  readlink(file: string): string;
+}
+
+/** `TreeSource` straight from the file system. */
+export const fileSystem: TreeSource = {
+  kind(file) {
     let info;
     try {
       info = lstatSync(file, {throwIfNoEntry: false});
     } catch {
-      info = undefined;
+      return undefined;
     }
-    if (!info || lockIgnoredNames.has(path.basename(rel))) return;
+    if (!info) return undefined;
+    return info.isDirectory() ? 'dir' : info.isSymbolicLink() ? 'symlink' : info.isFile() ? 'file' : 'other';
+  },
+  names: (dir) => readdirSync(dir).sort(),
+  sha256: (file) => createHash('sha256').update(readFileSync(file)).digest('hex'),
+  readlink: (file) => readlinkSync(file),
+};
+
+/**
+ * `computeLock`, synchronously (verify and list check every folder's lock): one read per file.
+ * Protected files are small (a bundle, a plan, a reference, committed data of a few MB).
+ */
+export function computeLockSync(dir: string, plan: Plan, source: TreeSource = fileSystem): Lock {
+  const files: Record<string, string> = {};
+  const visit = (rel: string): void => {
+    const file = path.join(dir, rel);
+    const kind = source.kind(file);
+    if (!kind || lockIgnoredNames.has(path.basename(rel))) return;
     const key = rel.split(path.sep).join('/');
-    if (info.isDirectory()) {
-      for (const name of readdirSync(file).sort()) visit(path.join(rel, name));
-    } else if (info.isSymbolicLink()) {
-      files[key] = `symlink:${readlinkSync(file)}`;
-    } else if (info.isFile()) {
-      files[key] = createHash('sha256').update(readFileSync(file)).digest('hex');
+    if (kind === 'dir') {
+      for (const name of source.names(file)) visit(path.join(rel, name));
+    } else if (kind === 'symlink') {
+      files[key] = `symlink:${source.readlink(file)}`;
+    } else if (kind === 'file') {
+      files[key] = source.sha256(file);
     }
   };
   for (const rel of protectedPaths(plan)) visit(rel);
@@ -73,16 +103,17 @@ export async function readLock(dir: string): Promise<Lock | undefined> {
   return readLockSync(dir);
 }
 
-/** `readLock`, synchronously. */
-export function readLockSync(dir: string): Lock | undefined {
+/** `readLock`, synchronously; `read`: how the file's text is read (undefined when it does not exist, else throwing as readFileSync does). */
+export function readLockSync(dir: string, read: (file: string) => string | undefined = (file) => readFileSync(file, 'utf8')): Lock | undefined {
   const file = path.join(dir, lockFile);
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(file, 'utf8');
+    text = read(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new HarnessError(`${file}: cannot read: ${(error as Error).message}`, 'bad-lock');
   }
+  if (text === undefined) return undefined;
   try {
     const lock = JSON.parse(text) as Lock;
     if (lock?.version !== 1 || typeof lock.files !== 'object' || lock.files === null) throw new Error('not an arbor.lock of version 1');

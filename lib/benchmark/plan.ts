@@ -189,18 +189,33 @@ export async function loadPlan(dir: string): Promise<Plan> {
 export interface CheckPlanOptions {
   /** Refuse dev and test seeds that overlap (default true; verify reports the overlap as a finding of its own). */
   disjoint?: boolean;
+  /** How the TOML is parsed (default smol-toml's `parse`; list passes one that remembers identical texts). */
+  parse?: (text: string) => unknown;
+  /** How the files the plan names are looked at, each answer as `statSync(file)` gives it (default: the file system). */
+  files?: {isFile(file: string): boolean; isDir(file: string): boolean};
 }
 
 /** Parse and check the text of a plan.toml (synchronous: verify and list run it for every folder). */
 export function planFromText(text: string, dir: string, file: string, options: CheckPlanOptions = {}): Plan {
   let data: Record<string, unknown>;
   try {
-    data = parseToml(text) as Record<string, unknown>;
+    data = (options.parse ?? parseToml)(text) as Record<string, unknown>;
   } catch (error) {
     throw new HarnessError(`${file}: not valid TOML: ${tomlProblem(error, text)}`, 'bad-plan-toml', {cause: error});
   }
   return checkPlan(data, dir, file, options);
 }
+
+const isKind = (file: string, kind: 'file' | 'dir'): boolean => {
+  let info;
+  try {
+    info = statSync(file, {throwIfNoEntry: false});
+  } catch {
+    return false;
+  }
+  return info !== undefined && (kind === 'file' ? info.isFile() : info.isDirectory());
+};
+const plainFiles = {isFile: (file: string) => isKind(file, 'file'), isDir: (file: string) => isKind(file, 'dir')};
 
 /** One problem of a plan, as `checkPlan` found it (thrown inside, collected by `attempt`). */
 class PlanProblem extends Error {}
@@ -225,6 +240,7 @@ export class InvalidPlanError extends HarnessError {
  */
 export function checkPlan(data: Record<string, unknown>, dir: string, file: string, options: CheckPlanOptions = {}): Plan {
   const problems: string[] = [];
+  const files = options.files ?? plainFiles;
   const fail = (message: string): never => {
     throw new PlanProblem(message);
   };
@@ -260,13 +276,7 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
   };
   const inside = (key: string, rel: string, kind: 'file' | 'dir'): string => {
     const abs = path.resolve(dir, rel);
-    let info;
-    try {
-      info = statSync(abs, {throwIfNoEntry: false});
-    } catch {
-      info = undefined;
-    }
-    if (!info || (kind === 'file' ? !info.isFile() : !info.isDirectory())) {
+    if (!(kind === 'file' ? files.isFile(abs) : files.isDir(abs))) {
       fail(`"${key}" = "${rel}": no such ${kind === 'file' ? 'file' : 'folder'} in the benchmark folder`);
     }
     return abs;

@@ -60,7 +60,38 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export interface LoadOptions {
   /** Refuse a marker whose fingerprint disagrees with its signature (default true). */
   checkFingerprint?: boolean;
+  /** How files are looked at (default: the file system; verify passes the reader that shares what it read). */
+  files?: BundleFiles;
 }
+
+/** How `readBundle` looks at files: each answer as `statSync(file).isFile()` and `readFileSync(file, 'utf8')` give it. */
+interface BundleFiles {
+  isFile(file: string): boolean;
+  /** As `statSync(file).isDirectory()` gives it (false when it fails). */
+  isDir(file: string): boolean;
+  /** Undefined when the file does not exist. */
+  utf8(file: string): string | undefined;
+  /** Parse TOML as smol-toml's `parse` does (list remembers identical texts). */
+  toml?(text: string): unknown;
+}
+
+const plainFiles: BundleFiles = {
+  isFile(file) {
+    try {
+      return statSync(file).isFile();
+    } catch {
+      return false;
+    }
+  },
+  isDir(file) {
+    try {
+      return statSync(file).isDirectory();
+    } catch {
+      return false;
+    }
+  },
+  utf8: (file) => readFileSync(file, 'utf8'),
+};
 
 /** Read and check `<dir>/fherma.toml`. UsageError when there is no bundle there; BundleError when the marker is wrong. */
 export async function loadBundle(dir: string, options: LoadOptions = {}): Promise<Bundle> {
@@ -70,28 +101,26 @@ export async function loadBundle(dir: string, options: LoadOptions = {}): Promis
 /** `loadBundle`, synchronously: it reads only the marker (verify and list check every folder's bundle this way). */
 export function readBundle(dir: string, options: LoadOptions = {}): Bundle {
   const root = path.resolve(dir);
-  let isDir = false;
+  const files = options.files ?? plainFiles;
+  if (!files.isDir(root)) throw new UsageError(`bundle folder ${dir} does not exist or is not a folder`);
+  const markerPath = path.join(root, MARKER);
+  let text: string | undefined;
   try {
-    isDir = statSync(root).isDirectory();
+    text = files.utf8(markerPath);
   } catch {
     // reported below
   }
-  if (!isDir) throw new UsageError(`bundle folder ${dir} does not exist or is not a folder`);
-  const markerPath = path.join(root, MARKER);
-  let text: string;
-  try {
-    text = readFileSync(markerPath, 'utf8');
-  } catch {
+  if (text === undefined) {
     throw new UsageError(`${path.join(dir, MARKER)} is missing: a bundle folder needs a ${MARKER} marker`);
   }
   const where = path.join(dir, MARKER);
   let raw: Record<string, unknown>;
   try {
-    raw = parseToml(text) as Record<string, unknown>;
+    raw = (files.toml ? files.toml(text) : parseToml(text)) as Record<string, unknown>;
   } catch (error) {
     throw new BundleError(`${where} is not valid TOML: ${tomlProblem(error, text)}`);
   }
-  const bundle = parseMarker(raw, root, where);
+  const bundle = parseMarker(raw, root, where, files);
   if (options.checkFingerprint !== false) checkFingerprint(bundle, where);
   return bundle;
 }
@@ -106,7 +135,7 @@ function checkFingerprint(bundle: Bundle, where: string): void {
   );
 }
 
-function parseMarker(raw: Record<string, unknown>, root: string, where: string): Bundle {
+function parseMarker(raw: Record<string, unknown>, root: string, where: string, files: BundleFiles): Bundle {
   const fail = (message: string): never => {
     throw new BundleError(`${where}: ${message}`);
   };
@@ -123,13 +152,7 @@ function parseMarker(raw: Record<string, unknown>, root: string, where: string):
     if (value === undefined) return undefined;
     if (typeof value !== 'string' || value === '') return fail(`[entry] ${key} must be a file name relative to the bundle`);
     const file = path.resolve(root, value as string);
-    let ok = false;
-    try {
-      ok = statSync(file).isFile();
-    } catch {
-      // reported below
-    }
-    if (!ok) fail(`[entry] ${key} = "${value}" does not name a file in the bundle`);
+    if (!files.isFile(file)) fail(`[entry] ${key} = "${value}" does not name a file in the bundle`);
     return file;
   };
   const entry = {
@@ -222,9 +245,19 @@ export function canonicalSignature(bundle: Pick<Bundle, 'point' | 'args' | 'resu
   });
 }
 
+/** Fingerprints of the signatures seen last, by canonical text (list loads thousands of bundles, many alike). */
+const fingerprints = new Map<string, string>();
+
 /** `sha256:<hex>` of the canonical signature. */
 export function signatureFingerprint(bundle: Pick<Bundle, 'point' | 'args' | 'results'>): string {
-  return 'sha256:' + sha256Hex(canonicalSignature(bundle));
+  const canonical = canonicalSignature(bundle);
+  let fingerprint = fingerprints.get(canonical);
+  if (fingerprint === undefined) {
+    fingerprint = 'sha256:' + sha256Hex(canonical);
+    if (fingerprints.size >= 64) fingerprints.clear();
+    fingerprints.set(canonical, fingerprint);
+  }
+  return fingerprint;
 }
 
 /** Bytes of one binding's file at a point (dims evaluated exactly). */

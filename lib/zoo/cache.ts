@@ -6,11 +6,11 @@
  * `racyMs` before they were read are not stored (the file system clock is coarse).
  */
 import {createHash} from 'node:crypto';
-import {closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeSync} from 'node:fs';
+import {closeSync, mkdirSync, openSync, readSync, renameSync, rmSync, type Stats, statSync, writeSync} from 'node:fs';
 import path from 'node:path';
 
 /** Bump when the shape or meaning of cached results changes. */
-const cacheFormat = 8;
+const cacheFormat = 9;
 /** Files touched this recently before being read are not cached. */
 export const racyMs = 100;
 
@@ -22,8 +22,10 @@ export interface CacheEntry<T> {
   dir: string;
   /** The top-level text files the folder had then. */
   files: string[];
-  /** `signature` of every file the value depends on. */
+  /** `signature` of `signed`. */
   sig: string;
+  /** The files (and folders) whose stats prove the value unchanged (`signedFiles`). */
+  signed: string[];
   value: T;
 }
 
@@ -38,70 +40,86 @@ export function folderKey(root: string): {key: string; newest: number} | undefin
   }
 }
 
-/** A signature for `files` under `root`, and the newest change time among them. */
-export function signature(root: string, files: readonly string[]): {sig: string; newest: number} {
-  let sig = '';
-  let newest = 0;
-  // Names are left out: the file list is fixed apart from the top-level text
-  // files, which the cache entry stores and compares separately.
-  // A file in a subfolder (`bundle/x`) is looked at only when the subfolder
-  // exists: otherwise it gets the signature of a missing file, as its stat would give.
-  let folders: Map<string, boolean> | undefined;
-  for (const name of files) {
-    // An absolute name is a file outside the folder (the determinism cache file of its bundle).
-    const slash = path.isAbsolute(name) ? -1 : name.indexOf('/');
-    if (slash !== -1) {
-      folders ??= new Map();
-      const folder = name.slice(0, slash);
-      let present = folders.get(folder);
-      if (present === undefined) {
-        try {
-          // Absent: every file under it is missing too. Anything else (a folder, or a file,
-          // which makes the files' stats fail with ENOTDIR): stat the files themselves.
-          present = statSync(path.join(root, folder), {throwIfNoEntry: false}) !== undefined;
-        } catch {
-          present = true; // let the file's own stat say what is wrong
-        }
-        folders.set(folder, present);
-      }
-      if (!present) {
-        sig += '-|';
-        continue;
-      }
-    }
-    try {
-      const s = statSync(path.resolve(root, name), {throwIfNoEntry: false});
-      if (!s) sig += '-|';
-      else {
-        const ctime = s.ctimeMs === s.mtimeMs ? '' : s.ctimeMs.toString(36);
-        sig += `${s.size.toString(36)}:${s.mtimeMs.toString(36)}:${ctime}:${s.ino.toString(36)}:${s.mode.toString(36)}|`;
-        if (s.mtimeMs > newest) newest = s.mtimeMs;
-        if (s.ctimeMs > newest) newest = s.ctimeMs;
-      }
-    } catch (error) {
-      sig += `!${(error as NodeJS.ErrnoException).code}|`;
-    }
+/** A file's stat, undefined when it does not exist, or the error code of a stat that failed otherwise. */
+export type StatResult = Stats | undefined | string;
+
+/** `stat` that never throws (see `StatResult`). */
+export function statOf(file: string): StatResult {
+  try {
+    return statSync(file, {throwIfNoEntry: false});
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code ?? 'error';
   }
-  return {sig: hash53(sig), newest};
 }
 
-/** A 53-bit hash of a string (cyrb53) in base 36: the cache stores signatures this short. */
-export function hash53(text: string): string {
+/**
+ * The files to sign of those a value depends on (relative to `root`, or absolute for a file outside
+ * it): each that exists; for each missing one, the nearest folder above it that exists instead,
+ * since a folder's mtime changes when an entry is added to it (none for a file whose nearest
+ * existing folder is `root`, which `folderKey` signs). A missing file outside the folder is signed
+ * itself: the folders above it (the cache folder) change for other reasons.
+ */
+export function signedFiles(root: string, names: Iterable<string>, stat: (file: string) => StatResult): string[] {
+  const signed = new Set<string>();
+  for (const name of new Set(names)) {
+    const absolute = path.isAbsolute(name);
+    if (absolute || stat(`${root}/${name}`) !== undefined) {
+      signed.add(name);
+      continue;
+    }
+    for (let folder = path.posix.dirname(name); folder !== '.' && !signed.has(folder); folder = path.posix.dirname(folder)) {
+      if (stat(`${root}/${folder}`) !== undefined) {
+        signed.add(folder);
+        break;
+      }
+    }
+  }
+  return [...signed];
+}
+
+const float = new Float64Array(1);
+const words = new Uint32Array(float.buffer);
+
+/**
+ * A signature of the stats of `files` under `root` (size, mtime, ctime, inode and mode of each; its
+ * absence or its stat error otherwise), and the newest change time among them.
+ */
+export function signature(root: string, files: readonly string[], stat: (file: string) => StatResult = statOf): {sig: string; newest: number} {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
+  const mix = (word: number) => {
+    h1 = Math.imul(h1 ^ word, 2654435761);
+    h2 = Math.imul(h2 ^ word, 1597334677);
+  };
+  const number = (value: number) => {
+    float[0] = value;
+    mix(words[0]!);
+    mix(words[1]!);
+  };
+  let newest = 0;
+  for (const name of files) {
+    const s = stat(path.isAbsolute(name) ? name : `${root}/${name}`);
+    mix(0x2f2f2f2f);
+    if (s === undefined) mix(1);
+    else if (typeof s === 'string') for (let i = 0; i < s.length; i++) mix(s.charCodeAt(i) + 2);
+    else {
+      number(s.size);
+      number(s.mtimeMs);
+      number(s.ctimeMs);
+      number(s.ino);
+      number(s.mode);
+      if (s.mtimeMs > newest) newest = s.mtimeMs;
+      if (s.ctimeMs > newest) newest = s.ctimeMs;
+    }
   }
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+  return {sig: (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36), newest};
 }
 
 /**
  * A cache file for one zoo; load, look up, update, save atomically. One line per folder,
- * `<name as JSON> TAB <[dir, files, sig, value] as JSON>`, after a header line. Lines are
+ * `<name as JSON> TAB <[dir, files, sig, signed, value] as JSON>`, after a header line. Lines are
  * parsed only when looked up, and the new file is written while the zoo is listed (the entries
  * kept and stored, in listing order) and renamed into place at the end when anything changed:
  * a cache of 100,000 folders never has to be in memory whole.
@@ -170,8 +188,8 @@ export class ResultCache<T> {
     this.lines.delete(name);
     this.last = {name, line};
     try {
-      const [dir, files, sig, value] = JSON.parse(line) as [string, string[], string, T];
-      return {dir, files, sig, value};
+      const [dir, files, sig, signed, value] = JSON.parse(line) as [string, string[], string, string[], T];
+      return {dir, files, sig, signed, value};
     } catch {
       return undefined;
     }
@@ -187,7 +205,7 @@ export class ResultCache<T> {
   set(name: string, entry: Omit<CacheEntry<T>, 'value'>, value: T, newest: number, readAt: number): void {
     this.changed = true;
     if (newest > readAt - racyMs) return; // files this fresh may change again within the clock's resolution
-    this.append(name, asciiJson([entry.dir, entry.files, entry.sig, value]));
+    this.append(name, asciiJson([entry.dir, entry.files, entry.sig, entry.signed, value]));
   }
 
   /**

@@ -11,9 +11,10 @@
  * makes themselves are in determinism-run.ts.
  */
 import {createHash} from 'node:crypto';
-import {lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync} from 'node:fs';
+import {mkdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import type {Bundle} from '../bundle/bundle.js';
+import {fileSystem, type TreeSource} from '../benchmark/lock.js';
 import {splits, type Plan, type PlanPoint, type Split} from '../benchmark/plan.js';
 import {cacheDir, writeFileAtomic} from '../files.js';
 import {arborVersion} from '../version.js';
@@ -83,37 +84,32 @@ export function determinismTargets(plan: Plan): DeterminismTarget[] {
 }
 
 /** The files of the bundle folder (relative, `/`-separated, sorted) with their SHA-256. */
-export function bundleFiles(dir: string): Array<[string, string]> {
+export function bundleFiles(dir: string, source: TreeSource = fileSystem): Array<[string, string]> {
   const files: Array<[string, string]> = [];
   const visit = (rel: string): void => {
     const file = path.join(dir, rel);
-    let info;
-    try {
-      info = lstatSync(file, {throwIfNoEntry: false});
-    } catch {
-      info = undefined;
-    }
-    if (!info || (rel !== '' && ignoredNames.has(path.basename(rel)))) return;
+    const kind = source.kind(file);
+    if (!kind || (rel !== '' && ignoredNames.has(path.basename(rel)))) return;
     const key = rel.split(path.sep).join('/');
-    if (info.isDirectory()) {
+    if (kind === 'dir') {
       let names: string[] = [];
       try {
-        names = readdirSync(file).sort();
+        names = source.names(file);
       } catch {
         // an unreadable folder hashes as empty; the make reports what it cannot read
       }
       for (const name of names) visit(rel === '' ? name : path.join(rel, name));
-    } else if (info.isSymbolicLink()) {
+    } else if (kind === 'symlink') {
       let target = '';
       try {
-        target = createHash('sha256').update(readFileSync(file)).digest('hex');
+        target = source.sha256(file);
       } catch {
-        target = `dangling:${readlinkSync(file)}`;
+        target = `dangling:${source.readlink(file)}`;
       }
       files.push([key, target]);
-    } else if (info.isFile()) {
+    } else if (kind === 'file') {
       try {
-        files.push([key, createHash('sha256').update(readFileSync(file)).digest('hex')]);
+        files.push([key, source.sha256(file)]);
       } catch (error) {
         files.push([key, `unreadable:${(error as NodeJS.ErrnoException).code}`]);
       }
@@ -127,16 +123,11 @@ export function bundleFiles(dir: string): Array<[string, string]> {
  * The files besides the bundle's that the check depends on: plan.toml and, for a speedup plan, its
  * reference (relative to the benchmark folder, with their SHA-256), since the reference is run too.
  */
-export function planFiles(plan: Plan): Array<[string, string]> {
+export function planFiles(plan: Plan, source: TreeSource = fileSystem): Array<[string, string]> {
   const names = ['plan.toml', ...(plan.metric === 'speedup' && plan.reference ? [path.relative(plan.dir, plan.reference)] : [])];
   return names.map((name) => {
     try {
-      return [
-        name,
-        createHash('sha256')
-          .update(readFileSync(path.join(plan.dir, name)))
-          .digest('hex'),
-      ];
+      return [name, source.sha256(path.join(plan.dir, name))];
     } catch (error) {
       return [name, `unreadable:${(error as NodeJS.ErrnoException).code}`];
     }
@@ -149,14 +140,20 @@ export function checksReference(plan: Plan): boolean {
 }
 
 /** The cache key of a bundle's determinism for these targets (`files`: `bundleFiles` of the bundle, when already read), and of the plan's files. */
-export function determinismKey(bundle: Bundle, plan: Plan, targets: readonly DeterminismTarget[], files = bundleFiles(bundle.dir)): string {
+export function determinismKey(
+  bundle: Bundle,
+  plan: Plan,
+  targets: readonly DeterminismTarget[],
+  files = bundleFiles(bundle.dir),
+  ofPlan = planFiles(plan),
+): string {
   const hash = createHash('sha256');
   // The interpreter a Python bundle and the reference run with (ARBOR_PYTHON): another numpy may answer other bytes.
   hash.update(
     `arbor ${arborVersion()}\0python ${process.env.ARBOR_PYTHON ?? ''}\0${bundle.fingerprint}\0${JSON.stringify(targets.map((t) => [t.point, t.seeds]))}\0`,
   );
   for (const [name, digest] of files) hash.update(`${name}\0${digest}\0`);
-  for (const [name, digest] of planFiles(plan)) hash.update(`plan:${name}\0${digest}\0`);
+  for (const [name, digest] of ofPlan) hash.update(`plan:${name}\0${digest}\0`);
   return hash.digest('hex');
 }
 
@@ -166,21 +163,28 @@ export function determinismCacheFile(fingerprint: string, key: string, env: Node
   return path.join(cacheDir(env), 'determinism', `${hex}-${key.slice(0, 32)}.json`);
 }
 
-/** The cached outcome for this bundle and plan, if a verify or lock stored one; never runs anything. */
+/**
+ * The cached outcome for this bundle and plan, if a verify or lock stored one; never runs anything.
+ * `source`: how the bundle's and plan's files are read; `read`: how the cache file is.
+ */
 export function cachedDeterminism(
   bundle: Bundle,
   plan: Plan,
   env: NodeJS.ProcessEnv = process.env,
+  source: TreeSource = fileSystem,
+  read: (file: string) => string | undefined = (file) => readFileSync(file, 'utf8'),
 ): {file: string; names: string[]; planNames: string[]; outcome?: DeterminismOutcome} {
   const targets = determinismTargets(plan);
-  const files = bundleFiles(bundle.dir);
+  const files = bundleFiles(bundle.dir, source);
   const names = files.map(([name]) => name);
-  const planNames = planFiles(plan).map(([name]) => name);
-  const key = determinismKey(bundle, plan, targets, files);
+  const ofPlan = planFiles(plan, source);
+  const planNames = ofPlan.map(([name]) => name);
+  const key = determinismKey(bundle, plan, targets, files, ofPlan);
   const file = determinismCacheFile(bundle.fingerprint, key, env);
   try {
-    const outcome = JSON.parse(readFileSync(file, 'utf8')) as DeterminismOutcome;
-    if (outcome.key === key && outcome.fingerprint === bundle.fingerprint && Array.isArray(outcome.problems)) return {file, names, planNames, outcome};
+    const text = read(file);
+    const outcome = (text === undefined ? undefined : JSON.parse(text)) as DeterminismOutcome | undefined;
+    if (outcome?.key === key && outcome.fingerprint === bundle.fingerprint && Array.isArray(outcome.problems)) return {file, names, planNames, outcome};
   } catch {
     // no cache (or a broken one): not checked
   }

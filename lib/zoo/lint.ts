@@ -8,8 +8,8 @@ import type {Root} from 'mdast';
 import type {DeterminismOutcome} from './determinism.js';
 import type {Place, Rule, RuleContext, Severity} from './rule.js';
 import {rules as allRules} from './rules/index.js';
-import {loadText, type LoadedFile} from './text.js';
-import {scannedFiles} from './templates.js';
+import {bindReader, FolderReader} from './folder-reader.js';
+import {scannedFiles, textFilesOf} from './templates.js';
 import {firstProseLine} from './title.js';
 
 /** One finding, as printed and as serialised by `--json`. */
@@ -74,8 +74,10 @@ export interface VerifyOptions {
   title?: boolean;
   /** The outcome of the determinism check run for this folder just now (verify and lock; see determinism-run.ts). */
   determinism?: DeterminismOutcome;
-  /** The folder's top-level text files (`topLevelTextFiles`) when the caller already listed them. */
+  /** The folder's top-level text files (`textFilesOf`) when the caller already listed them. */
   topLevelFiles?: string[];
+  /** How the folder's files are read (default: a new `FolderReader`, each file read once); list passes its own to sign with the stats it kept. */
+  reader?: FolderReader;
 }
 
 /** The markdown functions the runner needs (see `markdown.ts`). */
@@ -102,7 +104,7 @@ export async function verifyBenchmark(dir: string, options: VerifyOptions = {}):
 /** Synchronous core of `verifyBenchmark`, used by the list workers with a preloaded parser. */
 export function verifyBenchmarkSync(dir: string, parser: Markdown, options: VerifyOptions = {}): BenchmarkReport {
   const root = options.root ?? path.resolve(options.cwd ?? process.cwd(), dir);
-  const files = new Map<string, LoadedFile>();
+  const reader = options.reader ?? new FolderReader(root);
   const trees = new Map<string, Root | undefined>();
   const messages: VFileMessage[] = [];
   let current: Rule | undefined;
@@ -117,12 +119,7 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
       for (const name of names) deps.add(name);
     },
     file(name) {
-      let loaded = files.get(name);
-      if (!loaded) {
-        loaded = loadText(path.join(root, name));
-        files.set(name, loaded);
-      }
-      return loaded;
+      return reader.text(path.join(root, name));
     },
     markdown(name) {
       if (!trees.has(name)) {
@@ -133,7 +130,7 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
     },
     inlineText: parser.inlineText,
     placeholderFiles() {
-      placeholderFiles ??= scannedFiles(root, options.topLevelFiles);
+      placeholderFiles ??= scannedFiles(root, options.topLevelFiles ?? textFilesOf(reader.entries(root)), (folder) => reader.entries(folder)?.keys());
       return placeholderFiles;
     },
     report(reason, where = {}) {
@@ -146,6 +143,7 @@ export function verifyBenchmarkSync(dir: string, parser: Markdown, options: Veri
     },
   };
 
+  bindReader(ctx, reader);
   for (const rule of options.rules ?? allRules) {
     current = rule;
     rule.check(ctx);

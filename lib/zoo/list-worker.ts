@@ -1,6 +1,6 @@
-/** A list worker thread: verifies batches of zoo entries with its own remark parser. */
+/** A list worker thread: verifies batches of zoo entries with its own remark parser (files outside the folders read once per worker). */
 import {parentPort} from 'node:worker_threads';
-import {inspectEntry, type EntryStatus} from './entry.js';
+import {type Inspected, inspectEntry, listRun} from './entry.js';
 import {markdown} from './markdown.js';
 
 /** A batch the pool sends: absolute folder paths and their display names. */
@@ -13,10 +13,11 @@ export interface WorkerBatch {
 /** The answer to a batch, in the same order. */
 export interface WorkerResult {
   id: number;
-  results: EntryStatus[];
+  results: Inspected[];
 }
 
+const run = listRun();
 parentPort?.on('message', (batch: WorkerBatch) => {
-  const results = batch.items.map((item) => inspectEntry(item.abs, item.shown, markdown, item.files));
+  const results = batch.items.map((item) => inspectEntry(item.abs, item.shown, markdown, item.files, run));
   parentPort!.postMessage({id: batch.id, results} satisfies WorkerResult);
 });

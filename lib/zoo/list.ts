@@ -9,10 +9,10 @@ import path from 'node:path';
 import {Worker} from 'node:worker_threads';
 import {UsageError} from '../errors.js';
 import {arborVersion} from '../version.js';
-import {cacheDir, folderKey, ResultCache, signature} from './cache.js';
-import type {EntryStatus} from './entry.js';
+import {cacheDir, folderKey, ResultCache, type StatResult, signature, statOf} from './cache.js';
+import type {EntryStatus, Inspected} from './entry.js';
 import {describeFsError, kindOf} from './text.js';
-import {nestedTemplateFiles, templateTextFiles, topLevelTextFiles} from './templates.js';
+import {templateTextFiles} from './templates.js';
 import type {WorkerBatch, WorkerResult} from './list-worker.js';
 
 /** One row of the index. */
@@ -166,10 +166,16 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
   for (const name of candidates) if (name.length > nameWidth) nameWidth = name.length;
   sink.start?.({zoo: zoo.shown, skipped, total: candidates.length, nameWidth});
 
-  const nested = nestedTemplateFiles();
   const cache = options.cache === false ? undefined : openCache(zoo.abs, options.cacheDir);
   const readAt = Date.now();
   const verifier = new Verifier(options.workers ?? defaultWorkers(), options.workers !== undefined);
+  // Files outside the folders (a bundle's determinism cache file) are stat'ed once per run.
+  const outside = new Map<string, StatResult>();
+  const stat = (file: string): StatResult => {
+    if (file.startsWith(zoo.abs) && file[zoo.abs.length] === path.sep) return statOf(file);
+    if (!outside.has(file)) outside.set(file, statOf(file));
+    return outside.get(file);
+  };
   const summary: ListSummary = {
     zoo: zoo.shown,
     skipped,
@@ -208,27 +214,24 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
       broken(row, problem);
     } else {
       // The folder's own stat vouches for its listing (which files exist, eval.sh and eval.py
-      // among them); the files' stats vouch for their content.
+      // among them, and that the files it lacked are still missing); the stats of the files it
+      // signed vouch for their content.
       const folder = folderKey(abs);
       const dir = folder?.key ?? '';
       const previous = cache?.entry(name);
-      const files = previous && dir && previous.dir === dir ? previous.files : topLevelTextFiles(abs);
-      const looked = ['README.md', 'PROVENANCE.md', ...files, ...nested];
-      // Signed only where a cached entry could match (a folder listed the same way).
-      const matching = previous !== undefined && dir !== '' && previous.dir === dir && sameFiles(previous.files, files);
-      if (matching && previous.sig === signature(abs, [...looked, ...(previous.value.deps ?? [])]).sig) {
+      const listed = previous !== undefined && dir !== '' && previous.dir === dir;
+      if (listed && previous.sig === signature(abs, previous.signed, stat).sig) {
         summary.cache.hits++;
         cache!.keep(name);
         apply(row, previous.value);
       } else {
         summary.cache.misses++;
         slot.decided = false;
-        await verifier.add({abs, shown, files}, (status) => {
-          apply(row, status);
+        await verifier.add({abs, shown, ...(listed ? {files: previous.files} : {})}, (inspected) => {
+          apply(row, inspected.status);
           if (cache) {
-            // Signed with the files this result turned out to depend on (a plan's bundle, its lock's files).
-            const signed = signature(abs, [...looked, ...(status.deps ?? [])]);
-            cache.set(name, {dir, files, sig: signed.sig}, status, Math.max(signed.newest, folder?.newest ?? 0), readAt);
+            const {files, signed, sig} = inspected;
+            cache.set(name, {dir, files, sig, signed}, inspected.status, Math.max(inspected.newest, folder?.newest ?? 0), readAt);
           }
           slot.decided = true;
           drain();
@@ -306,10 +309,6 @@ export async function listZoo(options: ListOptions = {}): Promise<ListResult> {
   return {zoo: summary.zoo, benchmarks, skipped: summary.skipped, cache: summary.cache, workers: summary.workers};
 }
 
-function sameFiles(a: readonly string[], b: readonly string[]): boolean {
-  return a === b || (a.length === b.length && a.every((name, i) => name === b[i]));
-}
-
 function broken(row: ListEntry, problem: string): ListEntry {
   row.status = 'broken';
   row.errors = 1;
@@ -364,8 +363,8 @@ export function defaultWorkers(env: NodeJS.ProcessEnv = process.env): number {
 /** Old-generation cap of each worker: parse garbage is collected instead of growing the heap. */
 const workerLimits = {maxOldGenerationSizeMb: workerHeapMb, maxYoungGenerationSizeMb: 4};
 
-type Done = (status: EntryStatus) => void;
-type Inline = (item: Item) => EntryStatus;
+type Done = (inspected: Inspected) => void;
+type Inline = (item: Item) => Inspected;
 
 /**
  * Verifies folders as discovery finds them: once enough have queued up, a
@@ -449,8 +448,9 @@ class Verifier {
 
   private async inlineVerifier(): Promise<Inline> {
     if (!this.inline) {
-      const [{inspectEntry}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
-      this.inline = (item) => inspectEntry(item.abs, item.shown, markdown, item.files);
+      const [{inspectEntry, listRun}, {markdown}] = await Promise.all([import('./entry.js'), import('./markdown.js')]);
+      const run = listRun();
+      this.inline = (item) => inspectEntry(item.abs, item.shown, markdown, item.files, run);
     }
     return this.inline;
   }

@@ -6,13 +6,14 @@
  * rules/plan-*.ts, bundle-*.ts, entry-points.ts and lock-*.ts each report one
  * part) and synchronously, since list verifies thousands of folders in worker threads.
  */
-import {existsSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {readBundle, type Bundle} from '../bundle/bundle.js';
 import {parsePoint} from '../bundle/point.js';
 import {computeLockSync, lockDifference, lockFile, readLockSync} from '../benchmark/lock.js';
 import {InvalidPlanError, planFromText, seedOverlap, splits, type Plan} from '../benchmark/plan.js';
 import {locateTomlError} from '../toml.js';
+import {cachedDeterminism} from './determinism.js';
+import {readerOf} from './folder-reader.js';
 import type {Place, RuleContext} from './rule.js';
 
 /** One problem a runnable rule reports: its message, and where in which file. */
@@ -48,6 +49,18 @@ export interface Runnable {
 }
 
 const memo = new WeakMap<RuleContext, Runnable>();
+const determinism = new WeakMap<RuleContext, ReturnType<typeof cachedDeterminism>>();
+
+/** The determinism outcome a verify or lock cached for the folder's bundle and plan (both determinism rules ask; worked out once). */
+export function cachedDeterminismOf(ctx: RuleContext, bundle: Bundle, plan: Plan): ReturnType<typeof cachedDeterminism> {
+  let found = determinism.get(ctx);
+  if (!found) {
+    const reader = readerOf(ctx);
+    found = cachedDeterminism(bundle, plan, process.env, reader, (file) => reader.utf8(file));
+    determinism.set(ctx, found);
+  }
+  return found;
+}
 
 /** The folder's runnable facts, worked out on the first call for this verify of it. */
 export function runnableOf(ctx: RuleContext): Runnable {
@@ -72,7 +85,8 @@ function inspect(ctx: RuleContext): Runnable {
   const root = ctx.root;
   const text = loaded.text;
   try {
-    found.plan = planFromText(text, root, 'plan.toml', {disjoint: false});
+    const reader = readerOf(ctx);
+    found.plan = planFromText(text, root, 'plan.toml', {disjoint: false, files: reader, parse: (toml) => reader.toml(toml)});
   } catch (error) {
     const code = (error as {code?: string}).code;
     const message = messageOf(error).replace(/^plan\.toml: /, '');
@@ -102,7 +116,7 @@ function inspectBundle(ctx: RuleContext, found: Runnable, text: string): void {
   const marker = path.join(rel, 'fherma.toml');
   ctx.dependsOn([marker]);
   try {
-    found.bundle = readBundle(plan.bundle, {checkFingerprint: false});
+    found.bundle = readBundle(plan.bundle, {checkFingerprint: false, files: readerOf(ctx)});
   } catch (error) {
     found.marker = {message: messageOf(error).split(`${plan.bundle}${path.sep}`).join(`${rel}/`), file: marker};
     return;
@@ -136,7 +150,7 @@ function inspectEntries(ctx: RuleContext, found: Runnable): void {
   const plan = found.plan!;
   const solution = path.relative(ctx.root, plan.solution);
   ctx.dependsOn([solution]);
-  if (!isFile(plan.solution))
+  if (!readerOf(ctx).isFile(plan.solution))
     found.entries.push({
       message: `The baseline solution \`${solution}\` named by \`plan.toml\` is missing; write it (the eval scores it as the starting point)`,
     });
@@ -144,7 +158,7 @@ function inspectEntries(ctx: RuleContext, found: Runnable): void {
   if (dev !== undefined) {
     const rel = path.relative(ctx.root, dev);
     ctx.dependsOn([rel]);
-    if (!existsSync(dev))
+    if (!readerOf(ctx).exists(dev))
       found.entries.push({message: `The dev split's folder \`${rel}\` is missing; put the made work directories of the dev cases in it (one per subfolder)`});
   }
 }
@@ -154,8 +168,8 @@ function inspectLock(ctx: RuleContext, found: Runnable): void {
   const plan = found.plan!;
   ctx.dependsOn([lockFile]);
   try {
-    const locked = readLockSync(ctx.root);
-    const now = computeLockSync(ctx.root, plan);
+    const locked = readLockSync(ctx.root, (file) => readerOf(ctx).utf8(file));
+    const now = computeLockSync(ctx.root, plan, readerOf(ctx));
     // The protected files and their folders: any change to them (a file edited, added or removed) changes the answer.
     const folders = new Set<string>(['.']);
     for (const file of Object.keys(now.files)) for (let d = path.posix.dirname(file); d !== '.'; d = path.posix.dirname(d)) folders.add(d);
@@ -172,14 +186,6 @@ function inspectLock(ctx: RuleContext, found: Runnable): void {
       };
   } catch (error) {
     found.stale = {message: messageOf(error).replace(`${ctx.root}${path.sep}`, ''), file: lockFile};
-  }
-}
-
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
   }
 }
 

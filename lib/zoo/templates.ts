@@ -55,16 +55,11 @@ export function templateTextFiles(): string[] {
   return cached;
 }
 
-/** Top-level text files of a folder other than README/PROVENANCE (placeholders can hide in them). */
-export function topLevelTextFiles(root: string): string[] {
+/** The top-level text files of a folder other than README/PROVENANCE (placeholders can hide in them), from its listing (each name's lstat kind); [] when it could not be listed. */
+export function textFilesOf(entries: ReadonlyMap<string, string> | undefined): string[] {
   const names: string[] = [];
-  try {
-    for (const entry of readdirSync(root, {withFileTypes: true}))
-      if ((entry.isFile() || entry.isSymbolicLink()) && isTextName(entry.name) && entry.name !== 'README.md' && entry.name !== 'PROVENANCE.md')
-        names.push(entry.name);
-  } catch {
-    // an unreadable folder is reported by the presence rules
-  }
+  for (const [name, kind] of entries ?? [])
+    if ((kind === 'file' || kind === 'symlink') && isTextName(name) && name !== 'README.md' && name !== 'PROVENANCE.md') names.push(name);
   return names.sort();
 }
 
@@ -78,7 +73,7 @@ export function nestedTemplateFiles(): string[] {
  * every top-level text file of the folder, plus every template text file in a
  * subfolder (for example under `bundle/`) that exists in it.
  */
-export function scannedFiles(root: string, topLevel = topLevelTextFiles(root)): string[] {
+export function scannedFiles(root: string, topLevel: readonly string[], list: (folder: string) => Iterable<string> | undefined = namesIn): string[] {
   const names = new Set(topLevel);
   // One listing of each folder the template files sit in (`bundle/`, `data/dev/`), not a stat per
   // file: an absent folder has none of them, and a present one says which it has.
@@ -86,7 +81,10 @@ export function scannedFiles(root: string, topLevel = topLevelTextFiles(root)): 
   for (const file of nestedTemplateFiles()) {
     const slash = file.lastIndexOf('/');
     const folder = file.slice(0, slash);
-    if (!listings.has(folder)) listings.set(folder, namesIn(path.join(root, folder)));
+    if (!listings.has(folder)) {
+      const names = list(path.join(root, folder));
+      listings.set(folder, names && new Set(names));
+    }
     if (listings.get(folder)?.has(file.slice(slash + 1))) names.add(file);
   }
   return [...names].sort();

@@ -2,7 +2,7 @@
  * Reading benchmark files as text: UTF-8 (a BOM and CRLF are fine), with every
  * failure turned into data a rule can report instead of an exception.
  */
-import {closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync} from 'node:fs';
+import {closeSync, constants, fstatSync, openSync, readFileSync, readSync, type Stats, statSync} from 'node:fs';
 
 /** What happened when a file of a benchmark folder was loaded. */
 export type LoadedFile =
@@ -46,13 +46,17 @@ export function kindOf(stats: {isDirectory(): boolean; isFIFO(): boolean; isSock
 
 const openFlags = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
+/** A file's bytes and the stat they were read under, or why they could not be read. */
+export type RawFile = {status: 'ok'; bytes: Uint8Array; stats: Stats} | Extract<LoadedFile, {status: 'missing' | 'not-file' | 'unreadable'}>;
+
 /**
- * Load `file` as UTF-8 text without throwing. Fast path: one open (non-blocking,
- * so a named pipe cannot hang it), fstat and read on the descriptor; any open
- * failure other than "does not exist" takes the stat-then-read path, which
- * words the problem.
+ * `file`'s bytes without throwing, with the stat of the open descriptor (the state the bytes were
+ * read in). Fast path: one open (non-blocking, so a named pipe cannot hang it), fstat and read on
+ * the descriptor; any open failure other than "does not exist" takes the stat-then-read path,
+ * which words the problem. `keep`: the bytes outlive the next read (else they may be a view of a
+ * buffer every read reuses).
  */
-export function loadText(file: string): LoadedFile {
+export function readRaw(file: string, keep: boolean): RawFile {
   let fd: number | undefined;
   try {
     fd = openSync(file, openFlags);
@@ -63,14 +67,15 @@ export function loadText(file: string): LoadedFile {
     try {
       const stats = fstatSync(fd);
       if (!stats.isFile()) return {status: 'not-file', kind: kindOf(stats)};
-      return decodeUtf8(readBytes(fd, stats.size));
+      const bytes = readBytes(fd, stats.size);
+      return {status: 'ok', bytes: keep && bytes.buffer === scratch.buffer ? bytes.slice() : bytes, stats};
     } catch {
       // fall back to the path below, which names the failure
     } finally {
       closeSync(fd);
     }
   }
-  return loadTextSlow(file);
+  return readRawSlow(file);
 }
 
 /** Reused for files up to 64 KiB: the decoder copies the text out, so one buffer serves every read. */
@@ -88,7 +93,7 @@ function readBytes(fd: number, size: number): Uint8Array {
   return buffer.subarray(0, done);
 }
 
-function loadTextSlow(file: string): LoadedFile {
+function readRawSlow(file: string): RawFile {
   let stats;
   try {
     stats = statSync(file, {throwIfNoEntry: false});
@@ -103,7 +108,7 @@ function loadTextSlow(file: string): LoadedFile {
   } catch (error) {
     return {status: 'unreadable', reason: describeFsError(error)};
   }
-  return decodeUtf8(bytes);
+  return {status: 'ok', bytes, stats};
 }
 
 /** Decode UTF-8 bytes strictly; on failure say where the first bad byte is. */

@@ -1,4 +1,4 @@
-import {cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync} from 'node:fs';
+import {cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
@@ -160,6 +160,38 @@ describe('arbor benchmark list', () => {
     writeFileSync(path.join(zoo, 'sorting', 'notes.md'), 'TODO(arbor): later\n');
     const fourth = await lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
     expect(fourth.benchmarks.find((b) => b.name === 'sorting')).toMatchObject({status: 'failing', errors: 1});
+  });
+
+  it('sees a file rewritten with its size and mtime put back, and a file added where the entry signed only its folder', async () => {
+    const root = tempDir();
+    const zoo = makeZoo(root);
+    const cacheDir = tempDir('arbor-cache-');
+    const sorting = path.join(zoo, 'sorting');
+    mkdirSync(path.join(sorting, 'bundle'));
+    writeFileSync(path.join(sorting, 'bundle', 'oracle.mjs'), 'export default 1;\n');
+    await settle();
+    const list = () => lib.listZoo({zoo: 'zoo', cwd: root, cacheDir, workers: 0});
+    expect((await list()).cache).toMatchObject({hits: 0, misses: 2});
+    expect((await list()).cache).toMatchObject({hits: 2, misses: 0});
+    // Same size, the mtime set back to what it was: the ctime still changed.
+    const readme = path.join(sorting, 'README.md');
+    const before = statSync(readme);
+    writeFileSync(readme, readFileSync(readme, 'utf8').replace('Sort a list', 'Sort a tree'));
+    utimesSync(readme, before.atime, before.mtime);
+    expect(statSync(readme).size).toBe(before.size);
+    const changed = await list();
+    expect(changed.cache).toMatchObject({hits: 1, misses: 1});
+    expect(changed.benchmarks.find((b) => b.name === 'sorting')!.title).toMatch(/^Sort a tree/);
+    // bundle/generate.py was missing, signed by the stat of bundle/ alone (the entry's own folder is untouched).
+    await settle();
+    await list();
+    expect((await list()).cache).toMatchObject({hits: 2, misses: 0});
+    const folder = statSync(sorting).mtimeMs;
+    writeFileSync(path.join(sorting, 'bundle', 'generate.py'), '# TODO(arbor): write the generator\n');
+    expect(statSync(sorting).mtimeMs).toBe(folder);
+    const added = await list();
+    expect(added.cache).toMatchObject({hits: 1, misses: 1});
+    expect(added.benchmarks.find((b) => b.name === 'sorting')).toMatchObject({status: 'failing', errors: 1});
   });
 
   it('caches folders whose names and titles hold quotes, tabs, backslashes and non-ASCII text', async () => {

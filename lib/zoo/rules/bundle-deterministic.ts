@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type {Rule} from '../rule.js';
-import {cachedDeterminism} from '../determinism.js';
-import {runnableOf} from '../runnable.js';
+import {cachedDeterminismOf, runnableOf} from '../runnable.js';
 
 /**
  * The bundle makes the same bytes twice (error): verify and lock make the first published seed of each
@@ -20,7 +19,7 @@ export const bundleDeterministic: Rule = {
     const rel = path.relative(ctx.root, bundle.dir) || '.';
     let outcome = ctx.determinism;
     if (!outcome) {
-      const cached = cachedDeterminism(bundle, plan);
+      const cached = cachedDeterminismOf(ctx, bundle, plan);
       // list's cache: the row changes when a verify or lock stores an outcome, or a bundle file changes.
       ctx.dependsOn([cached.file, ...cached.names.map((name) => path.join(rel, name)), ...cached.planNames]);
       outcome = cached.outcome;

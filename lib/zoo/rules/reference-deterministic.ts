@@ -1,7 +1,6 @@
 import path from 'node:path';
 import type {Rule} from '../rule.js';
-import {cachedDeterminism} from '../determinism.js';
-import {runnableOf} from '../runnable.js';
+import {cachedDeterminismOf, runnableOf} from '../runnable.js';
 
 /**
  * The plan's reference answers the same bytes twice (error): verify and lock run it as the solution
@@ -20,7 +19,7 @@ export const referenceDeterministic: Rule = {
     if (!plan || !bundle || found.marker || found.fingerprint || found.points.length > 0) return;
     let outcome = ctx.determinism;
     if (!outcome) {
-      const cached = cachedDeterminism(bundle, plan);
+      const cached = cachedDeterminismOf(ctx, bundle, plan);
       const rel = path.relative(ctx.root, bundle.dir) || '.';
       ctx.dependsOn([cached.file, ...cached.names.map((name) => path.join(rel, name)), ...cached.planNames]);
       outcome = cached.outcome;
