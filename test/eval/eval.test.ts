@@ -206,7 +206,7 @@ describe('arbor benchmark eval: scores', () => {
     writeFileSync(
       plan,
       readFileSync(plan, 'utf8')
-        .replace('precision = 0.05', 'precision = 0.5')
+        .replace('precision = 0.05', 'precision = 100')
         .replace(/^max_seconds = 0 /m, 'max_seconds = 120 '),
     );
     expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
@@ -214,10 +214,11 @@ describe('arbor benchmark eval: scores', () => {
     const result = runCli(['benchmark', 'eval', dir, 'dev', '--json-file', json]);
     expect(result.code, result.stderr).toBe(0);
     const report = JSON.parse(readFileSync(json, 'utf8'));
-    // Two repetitions are the plan's fewest, and their interval is within 50%: only the floor of 5 goes on.
+    // Two repetitions are the plan's fewest, and any interval is within 100x the score (a precision of 0.5
+    // was missed at 5 repetitions on a loaded CI machine): only the floor of 5 goes on.
     expect(report.points[0].cases[0].repetitions.length).toBe(2 + 3);
     expect(report.repetitions).toBe(5);
-    expect(report.precision).toMatchObject({target: 0.5, reached: true});
+    expect(report.precision).toMatchObject({target: 100, reached: true});
   });
 
   it('runs solutions with an allocator that keeps freed memory: re-allocating 64 MiB in a case takes no page faults', () => {
