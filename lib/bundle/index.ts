@@ -34,3 +34,4 @@ export type {FirstWrong} from './exact.js';
 export {Stream, bitLength} from './stream.js';
 export type {IntType} from './stream.js';
 export {BundleError, describeThrown} from './errors.js';
+export {withAuthored} from './authored.js';

@@ -14,6 +14,7 @@ import {fileURLToPath} from 'node:url';
 import {bindingShape, type Binding, type Bundle} from './bundle.js';
 import {TENSOR_ARRAYS, tensorBytes, type ElementType, type Tensor} from './codec.js';
 import {BundleError} from './errors.js';
+import {pyenvTarget} from '../sandbox/pyenv.js';
 
 /** What a scope of authored code keeps: the Python host, started on first use. */
 export interface PythonScope {
@@ -43,7 +44,8 @@ export async function importPython(scope: PythonScope, file: string, role: strin
   const fail = (why: string): never => {
     throw new BundleError(`cannot load the ${role} ${file}: ${why}`);
   };
-  if (!scope.python) {
+  // A scope may outlive its process (an eval's scope spans many makes): one that died is replaced by a fresh one.
+  if (!scope.python || (await scope.python.then((host) => host.hasEnded()).catch(() => false))) {
     const starting = PythonHost.start(scope.bundle);
     scope.python = starting;
     scope.closers.push(async () => (await starting.catch(() => undefined))?.close());
@@ -140,6 +142,18 @@ function toTensor(type: ElementType, bytes: Uint8Array): Tensor {
   return tensor;
 }
 
+/** The interpreter `python` (a name looked up on the PATH, or a path) runs from `cwd`: a pyenv shim's target where it is certain, else `python` itself. */
+function interpreterOf(python: string, cwd: string): string {
+  const found = python.includes('/')
+    ? path.resolve(cwd, python)
+    : (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(path.resolve(cwd, dir), python))
+        .find((file) => existsSync(file));
+  return (found && pyenvTarget(found, process.env, cwd)) ?? python;
+}
+
 /** The Python process of one scope and its framed pipe. */
 class PythonHost {
   private queue: Promise<unknown> = Promise.resolve();
@@ -171,7 +185,8 @@ class PythonHost {
   /** Start `python3 -I host.py` in the bundle's folder and check that numpy imports. */
   static async start(bundle: Bundle): Promise<PythonHost> {
     const python = process.env.ARBOR_PYTHON || 'python3';
-    const child = spawn(python, ['-I', '-B', hostPath()], {cwd: bundle.dir, stdio: ['pipe', 'pipe', 'inherit']});
+    // Behind a pyenv shim, its interpreter itself where that is certain: the shim's bash chain cost 0.3 s a start.
+    const child = spawn(interpreterOf(python, bundle.dir), ['-I', '-B', hostPath()], {cwd: bundle.dir, stdio: ['pipe', 'pipe', 'inherit']});
     const host = new PythonHost(child, python);
     const hello = await host.request({op: 'hello'});
     if (!hello.header.ok) {
@@ -182,6 +197,11 @@ class PythonHost {
       throw new Error(describePython(error));
     }
     return host;
+  }
+
+  /** Whether the process is gone (it exited or was closed): no request can be answered any more. */
+  hasEnded(): boolean {
+    return this.ended !== undefined;
   }
 
   /** One request and its reply; requests are answered in order, one at a time. */

@@ -166,7 +166,10 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     for (const [s, side] of ctx.sides.entries()) reports[s]!.solutionSha256 = await digestFiles(side.files.dir, plan.editable);
     announce(run, ctx, {dir, cwd, env, folder, sources, minRepetitions: options.minRepetitions});
     // Stage 3: every point, made, run and verified.
-    const scored = await runPoints(run, ctx, sources, outcome);
+    // One scope of the bundle's authored code for the whole eval: a Python bundle's process serves every make,
+    // expected answer and verify (idle, blocked on its pipe, while cases are timed) instead of starting for each.
+    const points = () => runPoints(run, ctx, sources, outcome);
+    const scored = await (ctx.api.withAuthored ? ctx.api.withAuthored(ctx.bundle, points) : points());
     run.share({runs: ctx.runCount, ...(ctx.referenceDifferences ? {referenceDifferences: ctx.referenceDifferences} : {})});
     run.share({environment: await environment.catch(() => undefined)});
     // Stage 4: the scores.

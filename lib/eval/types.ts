@@ -3,7 +3,8 @@ import type {Clock, Plan, PlanOverride, PlanPoint, Split} from '../benchmark/pla
 import type {SandboxKind} from '../sandbox/sandbox.js';
 
 /** The part of the bundle runtime (lib/bundle) the pipeline calls; tests may pass their own. */
-export type BundleApi = Pick<typeof import('../bundle/index.js'), 'loadBundle' | 'parsePoint' | 'makeWorkDir' | 'writeExpected' | 'verifyWorkDir'>;
+export type BundleApi = Pick<typeof import('../bundle/index.js'), 'loadBundle' | 'parsePoint' | 'makeWorkDir' | 'writeExpected' | 'verifyWorkDir'> &
+  Partial<Pick<typeof import('../bundle/index.js'), 'withAuthored'>>;
 
 /** Options of runEval. */
 export interface EvalOptions {

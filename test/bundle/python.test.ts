@@ -175,6 +175,26 @@ describe('Python entry points that break the contract', () => {
     expect(existsSync(path.join(work, 'manifest.json'))).toBe(false);
   });
 
+  it('in a scope that spans several makes (an eval holds one), a process that died is replaced by a fresh one for the next make', async () => {
+    const {loadBundle, makeWorkDir, withAuthored} = await import('../../lib/bundle/index.js');
+    const bundle = await loadBundle(modes);
+    const work = tempDir();
+    const previous = process.env.ARBOR_PYTHON;
+    process.env.ARBOR_PYTHON = python;
+    try {
+      await withAuthored(bundle, async () => {
+        await expect(makeWorkDir(bundle, path.join(work, 'dies'), {mode: 8, N: 5}, [0])).rejects.toThrow(/exited \(code 3\) during a call/);
+        expect(await makeWorkDir(bundle, path.join(work, 'after'), {mode: 0, N: 5}, [0, 1])).toEqual({cases: 2});
+      });
+    } finally {
+      if (previous === undefined) delete process.env.ARBOR_PYTHON;
+      else process.env.ARBOR_PYTHON = previous;
+    }
+    const alone = make(0);
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(readFileSync(path.join(work, 'after/manifest.json'), 'utf8')).toBe(readFileSync(path.join(alone.work, 'manifest.json'), 'utf8'));
+  });
+
   it('casts exact values (a list, a narrower integer, float32 widened to f64); authored prints go to stderr', () => {
     const plain = make(0);
     expect(plain.code, plain.stderr).toBe(0);

@@ -1,12 +1,12 @@
 // A pyenv shim read instead of run (lib/sandbox/pyenv.ts): the interpreter pyenv would pick, taken only
 // when certain; otherwise the shim runs. A fake pyenv root whose `pyenv` leaves a mark when it runs.
-import {chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync} from 'node:fs';
+import {chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {findPython} from '../../lib/eval/process.js';
 import {pyenvTarget} from '../../lib/sandbox/pyenv.js';
 import {resolvePython} from '../../lib/sandbox/sandbox.js';
-import {tempDir} from '../helpers/cli.js';
+import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 
 const real = resolvePython(findPython()).executable;
 
@@ -83,5 +83,21 @@ describe('a pyenv shim', () => {
     // So the shim runs (and leaves its mark) for a conda environment.
     expect(resolvedFrom(project, shim)).toBe(real);
     expect(existsSync(mark)).toBe(true);
+  });
+
+  it("as ARBOR_PYTHON or as python3 on the PATH, is passed over for a Python bundle's process too: its make never runs the shim", () => {
+    const {shim, mark, project} = fakePyenv();
+    const bundle = path.join(fixtures, 'bundle/knn-python');
+    const point = '{"N":64,"Q":8,"D":4,"K":3}';
+    const asVariable = runCli(['bundle', bundle, 'make', path.join(project, 'a'), '--point', point, '--seeds', '0-1'], {env: {ARBOR_PYTHON: shim}});
+    expect(asVariable.stderr).toMatch(/^arbor: made 2 cases in /);
+    expect(asVariable.code).toBe(0);
+    const onPath = runCli(['bundle', bundle, 'make', path.join(project, 'b'), '--point', point, '--seeds', '0-1'], {
+      env: {ARBOR_PYTHON: '', PATH: `${path.dirname(shim)}${path.delimiter}${process.env.PATH ?? ''}`},
+    });
+    expect(onPath.stderr).toMatch(/^arbor: made 2 cases in /);
+    expect(onPath.code).toBe(0);
+    expect(readFileSync(path.join(project, 'b/manifest.json'), 'utf8')).toBe(readFileSync(path.join(project, 'a/manifest.json'), 'utf8'));
+    expect(existsSync(mark)).toBe(false);
   });
 });

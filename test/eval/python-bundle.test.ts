@@ -1,0 +1,46 @@
+// An eval of an entry whose bundle is Python (zoo/modmatmul, at a small point): one Python process of the
+// bundle serves every repetition's fresh cases, their expected answers and the verification, where each
+// used to start its own (python3 and numpy, about 0.25 s a start, twice a repetition).
+import {chmodSync, cpSync, readFileSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {describe, expect, it} from 'vitest';
+import {repoRoot, runCli, tempDir} from '../helpers/cli.js';
+
+/** An ARBOR_PYTHON that logs its arguments to `log`, then runs the interpreter the suite runs. */
+function loggingPython(log: string): string {
+  const script = path.join(tempDir('arbor-logging-python-'), 'python3');
+  writeFileSync(script, `#!/bin/sh\necho "$*" >> '${log}'\nexec '${process.env.ARBOR_PYTHON ?? 'python3'}' "$@"\n`);
+  chmodSync(script, 0o755);
+  return script;
+}
+
+describe('an eval of a Python bundle', () => {
+  it("starts the bundle's Python once for all its repetitions: every make, expected answer and verify goes to that process", () => {
+    const dir = path.join(tempDir('arbor-python-bundle-'), 'modmatmul');
+    cpSync(path.join(repoRoot, 'zoo/modmatmul'), dir, {recursive: true});
+    const plan = path.join(dir, 'plan.toml');
+    const text = readFileSync(plan, 'utf8');
+    const small = text
+      .replace(/^repetitions = \d+/m, 'repetitions = 6')
+      .replace(/^max_seconds = \d+/m, 'max_seconds = 0')
+      .replace(/^(\[dev\]\n)seeds = "[^"]*"\npoints = .*$/m, '$1seeds = "0-1"\npoints = [ { M = 24, K = 40, N = 16, W = 30 } ]');
+    expect(small).toMatch(/M = 24/);
+    writeFileSync(plan, small);
+    expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
+
+    const log = path.join(path.dirname(dir), 'python.log');
+    const json = path.join(path.dirname(dir), 'eval.json');
+    const run = runCli(['benchmark', 'eval', dir, 'dev', '--json-file', json], {env: {ARBOR_PYTHON: loggingPython(log)}});
+    expect(run.stderr).not.toMatch(/internal error|Traceback/);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^score: [\d.]+\n$/);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as {repetitions: number; points: {cases: {passed: boolean}[]}[]};
+    // Six repetitions of fresh cases (each made, answered and verified) and a warm-up case, all passed.
+    expect(report.repetitions).toBe(6);
+    expect(report.points[0]!.cases.map((c) => c.passed)).toEqual([true, true]);
+    const hosts = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((line) => /\bhost\.py\b/.test(line));
+    expect(hosts).toHaveLength(1);
+  });
+});
