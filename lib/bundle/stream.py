@@ -235,28 +235,48 @@ class Stream:
         count = len(ms)
         if count == 0:
             return np.zeros(0, dtype=np.uint64)
-        bl = np.zeros(count, dtype=np.int64)
-        t = ms.copy()
-        while t.any():
-            bl += t > 0
-            t >>= np.uint64(1)
-        bits = bl + 64
+        bits = _bit_lengths(ms) + 64
         widths = (bits + 7) // 8
-        starts = np.cumsum(widths) - widths
         raw = np.frombuffer(self._take(int(widths.sum())), dtype=np.uint8)
         out = np.zeros(count, dtype=np.uint64)
-        for width in np.unique(widths).tolist():
-            idx = np.nonzero(widths == width)[0]
-            group = raw[starts[idx, None] + np.arange(width)].astype(np.uint64)
+        kinds = np.unique(widths).tolist()
+        starts = None if len(kinds) == 1 else np.cumsum(widths) - widths
+        for width in kinds:
+            if starts is None:
+                idx = slice(None)
+                group = raw.reshape(count, width)
+            else:
+                idx = np.nonzero(widths == width)[0]
+                group = raw[starts[idx, None] + np.arange(width)]
             top_bits = (bits[idx] - 8 * (width - 1)).astype(np.uint64)
-            group[:, width - 1] &= (np.uint64(1) << top_bits) - np.uint64(1)
             m = ms[idx]
-            r = np.zeros(len(idx), dtype=np.uint64)
-            for j in range(width - 1, -1, -1):
-                r = (r * np.uint64(256) + group[:, j]) % m
+            r = (group[:, width - 1].astype(np.uint64) & ((np.uint64(1) << top_bits) - np.uint64(1))) % m
+            # The lower bytes, `step` at a time: r * 256^step + chunk < m * 256^step <= 2^64, so nothing
+            # wraps, and r ends as the same residue the byte-by-byte rule (r * 256 + byte) % m gives.
+            step = max(1, (64 - int(m.max()).bit_length()) // 8)
+            j = width - 1
+            while j > 0:
+                take = min(step, j)
+                low = j - take
+                chunk = np.zeros(len(r), dtype=np.uint64)
+                for t in range(take - 1, -1, -1):
+                    chunk = (chunk << np.uint64(8)) | group[:, low + t]
+                r = (r * np.uint64(256**take) + chunk) % m
+                j = low
             out[idx] = r
         return out
 
+
+def _bit_lengths(ms):
+    """bit_length of each value of a non-empty uint64 array, as int64 (one value for a constant array)."""
+    if (ms == ms[0]).all():
+        return np.full(len(ms), int(ms[0]).bit_length(), dtype=np.int64)
+    bl = np.zeros(len(ms), dtype=np.int64)
+    t = ms.copy()
+    while t.any():
+        bl += t > 0
+        t >>= np.uint64(1)
+    return bl
 
 def _swap(values, js):
     i = len(values) - 1
