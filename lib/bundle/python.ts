@@ -14,7 +14,7 @@ import {fileURLToPath} from 'node:url';
 import {bindingShape, type Binding, type Bundle} from './bundle.js';
 import {TENSOR_ARRAYS, tensorBytes, type ElementType, type Tensor} from './codec.js';
 import {BundleError} from './errors.js';
-import {pyenvTarget} from '../sandbox/pyenv.js';
+import {pyenvTarget} from '../pyenv.js';
 
 /** What a scope of authored code keeps: the Python host, started on first use. */
 export interface PythonScope {

@@ -33,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {HarnessError} from '../benchmark/errors.js';
 import {counterEnvironment, counterFolderInside, valgrindArguments} from './instructions.js';
-import {pyenvTarget} from './pyenv.js';
+import {pyenvTarget} from '../pyenv.js';
 import {seccompProgram} from './seccomp.js';
 
 export type SandboxKind = 'bwrap' | 'none';

@@ -1,10 +1,10 @@
-// A pyenv shim read instead of run (lib/sandbox/pyenv.ts): the interpreter pyenv would pick, taken only
+// A pyenv shim read instead of run (lib/pyenv.ts): the interpreter pyenv would pick, taken only
 // when certain; otherwise the shim runs. A fake pyenv root whose `pyenv` leaves a mark when it runs.
 import {chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {findPython} from '../../lib/eval/process.js';
-import {pyenvTarget} from '../../lib/sandbox/pyenv.js';
+import {pyenvTarget} from '../../lib/pyenv.js';
 import {resolvePython} from '../../lib/sandbox/sandbox.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 
