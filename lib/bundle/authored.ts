@@ -14,6 +14,18 @@ import {BundleError, describeThrown} from './errors.js';
 interface AuthoredScope {
   bundle: Bundle;
   closers: (() => Promise<void>)[];
+  /** Stop the Python process (SIGSTOP) after each call, until the next: nothing of it runs between calls. */
+  stopBetweenCalls?: boolean;
+}
+
+/** How a scope of authored code treats its processes. */
+export interface AuthoredOptions {
+  /**
+   * Stop a Python bundle's process between calls (SIGSTOP; SIGCONT with the next call). An eval asks it: its
+   * scope lives while cases are timed, and a process that merely waits can still run (a BLAS's worker threads
+   * spin for about 0.1 s after each call; a thread authored code started runs on).
+   */
+  stopBetweenCalls?: boolean;
 }
 
 const scopes = new AsyncLocalStorage<AuthoredScope>();
@@ -24,9 +36,9 @@ const scopes = new AsyncLocalStorage<AuthoredScope>();
  * verifies, so one Python start (about 0.25 s with numpy, more behind a version manager's shim) serves every
  * repetition instead of two or three each.
  */
-export async function withAuthored<T>(bundle: Bundle, work: () => Promise<T>): Promise<T> {
+export async function withAuthored<T>(bundle: Bundle, work: () => Promise<T>, options: AuthoredOptions = {}): Promise<T> {
   if (scopes.getStore()?.bundle === bundle) return work();
-  const scope: AuthoredScope = {bundle, closers: []};
+  const scope: AuthoredScope = {bundle, closers: [], stopBetweenCalls: options.stopBetweenCalls};
   try {
     return await scopes.run(scope, work);
   } finally {

@@ -1,4 +1,4 @@
-"""Runs a bundle's Python entry points for arbor: one process per make or verify.
+"""Runs a bundle's Python entry points for arbor: one process per make or verify (per eval in an eval).
 
 arbor starts ``python3 -I -B host.py`` in the bundle's folder and talks to it over stdin/stdout in
 frames: a 4-byte little-endian length, a JSON header, then the raw little-endian bytes of each
@@ -19,6 +19,26 @@ import warnings
 
 # Never write __pycache__ into the bundle (-B says so too): a bundle folder may be read-only or tamper-checked.
 sys.dont_write_bytecode = True
+
+
+def _die_with_parent():
+    """On Linux, be killed when arbor's process ends, however it ends: an eval stops this process between its
+    calls (SIGSTOP), and a stopped process would never read the end of its stdin."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        # PR_SET_PDEATHSIG. Had arbor ended before this line, this process was never stopped: it reads the end of
+        # its stdin and exits.
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError, ValueError):
+        pass
+
+
+_die_with_parent()
 
 # The protocol's pipes, kept away from authored code: its prints go to stderr, stdin reads nothing.
 _IN = os.fdopen(os.dup(0), "rb")

@@ -35,3 +35,4 @@ export {Stream, bitLength} from './stream.js';
 export type {IntType} from './stream.js';
 export {BundleError, describeThrown} from './errors.js';
 export {withAuthored} from './authored.js';
+export type {AuthoredOptions} from './authored.js';

@@ -19,6 +19,8 @@ import {pyenvTarget} from '../pyenv.js';
 /** What a scope of authored code keeps: the Python host, started on first use. */
 export interface PythonScope {
   bundle: Bundle;
+  /** Stop the process between calls (authored.ts, AuthoredOptions). */
+  stopBetweenCalls?: boolean;
   python?: Promise<PythonHost>;
   /** Called when the scope ends. */
   closers: (() => Promise<void>)[];
@@ -46,7 +48,7 @@ export async function importPython(scope: PythonScope, file: string, role: strin
   };
   // A scope may outlive its process (an eval's scope spans many makes): one that died is replaced by a fresh one.
   if (!scope.python || (await scope.python.then((host) => host.hasEnded()).catch(() => false))) {
-    const starting = PythonHost.start(scope.bundle);
+    const starting = PythonHost.start(scope.bundle, scope.stopBetweenCalls === true);
     scope.python = starting;
     scope.closers.push(async () => (await starting.catch(() => undefined))?.close());
   }
@@ -159,10 +161,13 @@ class PythonHost {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly input = new FrameInput();
   private ended: string | undefined;
+  /** Whether the process is stopped (SIGSTOP) until the next request. */
+  private stopped = false;
 
   private constructor(
     private readonly child: ChildProcessByStdio<Writable, Readable, null>,
     python: string,
+    private readonly stopBetweenCalls: boolean,
   ) {
     child.stdout.on('data', (chunk: Buffer) => this.input.push(chunk));
     child.stdin.on('error', () => {
@@ -183,11 +188,11 @@ class PythonHost {
   }
 
   /** Start `python3 -I host.py` in the bundle's folder and check that numpy imports. */
-  static async start(bundle: Bundle): Promise<PythonHost> {
+  static async start(bundle: Bundle, stopBetweenCalls = false): Promise<PythonHost> {
     const python = process.env.ARBOR_PYTHON || 'python3';
     // Behind a pyenv shim, its interpreter itself where that is certain: the shim's bash chain cost 0.3 s a start.
     const child = spawn(interpreterOf(python, bundle.dir), ['-I', '-B', hostPath()], {cwd: bundle.dir, stdio: ['pipe', 'pipe', 'inherit']});
-    const host = new PythonHost(child, python);
+    const host = new PythonHost(child, python, stopBetweenCalls);
     const hello = await host.request({op: 'hello'});
     if (!hello.header.ok) {
       await host.close();
@@ -206,9 +211,27 @@ class PythonHost {
 
   /** One request and its reply; requests are answered in order, one at a time. */
   request(header: Record<string, unknown>, tensors: Outgoing[] = []): Promise<Reply> {
-    const run = this.queue.then(() => this.exchange(header, tensors));
+    const run = this.queue.then(async () => {
+      this.signal(false);
+      try {
+        return await this.exchange(header, tensors);
+      } finally {
+        if (this.stopBetweenCalls) this.signal(true);
+      }
+    });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** Stop (SIGSTOP) or continue (SIGCONT) the process; nothing once it has ended. */
+  private signal(stop: boolean): void {
+    if (this.stopped === stop || this.ended || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    try {
+      this.child.kill(stop ? 'SIGSTOP' : 'SIGCONT');
+      this.stopped = stop;
+    } catch {
+      // Gone meanwhile: its 'close' handler reports it.
+    }
   }
 
   private async exchange(header: Record<string, unknown>, tensors: Outgoing[]): Promise<Reply> {
@@ -248,6 +271,7 @@ class PythonHost {
   /** End the process: its stdin closes, it returns from its loop and exits. */
   async close(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null || this.ended) return;
+    this.signal(false);
     this.ended = 'was closed';
     await new Promise<void>((resolve) => {
       this.child.once('close', () => resolve());

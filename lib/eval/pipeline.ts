@@ -167,9 +167,10 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     announce(run, ctx, {dir, cwd, env, folder, sources, minRepetitions: options.minRepetitions});
     // Stage 3: every point, made, run and verified.
     // One scope of the bundle's authored code for the whole eval: a Python bundle's process serves every make,
-    // expected answer and verify (idle, blocked on its pipe, while cases are timed) instead of starting for each.
+    // expected answer and verify instead of starting for each, stopped (SIGSTOP) between its calls, so that
+    // nothing of it (a BLAS's spinning threads, a thread of the bundle's) runs while cases are timed.
     const points = () => runPoints(run, ctx, sources, outcome);
-    const scored = await (ctx.api.withAuthored ? ctx.api.withAuthored(ctx.bundle, points) : points());
+    const scored = await (ctx.api.withAuthored ? ctx.api.withAuthored(ctx.bundle, points, {stopBetweenCalls: true}) : points());
     run.share({runs: ctx.runCount, ...(ctx.referenceDifferences ? {referenceDifferences: ctx.referenceDifferences} : {})});
     run.share({environment: await environment.catch(() => undefined)});
     // Stage 4: the scores.

@@ -1,5 +1,5 @@
 /** Python entry points (lib/bundle/host.py, python.ts) and the shipped Python stream (lib/bundle/stream.py). */
-import {spawnSync} from 'node:child_process';
+import {spawn, spawnSync} from 'node:child_process';
 import {chmodSync, cpSync, existsSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
@@ -36,6 +36,14 @@ function tree(dir: string, prefix = ''): Record<string, string> {
     else out[rel] = readFileSync(path.join(dir, rel)).toString('hex');
   }
   return out;
+}
+
+/** An ARBOR_PYTHON that writes its process id to `log`, then becomes python3 (exec: the same process). */
+function pidPython(log: string): string {
+  const script = path.join(tempDir(), 'python3');
+  writeFileSync(script, `#!/bin/sh\necho $$ > '${log}'\nexec '${python}' "$@"\n`);
+  chmodSync(script, 0o755);
+  return script;
 }
 
 /** An ARBOR_PYTHON that logs its working folder and arguments to `log`, then runs python3. */
@@ -159,7 +167,7 @@ describe('Python entry points that break the contract', () => {
       1,
       'BundleError: returned x as float64, which does not cast exactly to f32: element 0 is -0.4222272872924805, which f32 holds as -0.42222729325294495; return values f32 holds (or cast with astype yourself)',
     ],
-    [2, 'ZeroDivisionError: division by zero (generate.py line 14)'],
+    [2, 'ZeroDivisionError: division by zero (generate.py line 16)'],
     [4, 'BundleError: returned x with shape (1, 5, 1), expected (5,) (or 5 values in row-major order)'],
     [5, 'BundleError: returned unknown binding z; the signature has x, k'],
     [6, 'BundleError: did not return k; the signature has x, k'],
@@ -193,6 +201,75 @@ describe('Python entry points that break the contract', () => {
     const alone = make(0);
     expect(alone.code, alone.stderr).toBe(0);
     expect(readFileSync(path.join(work, 'after/manifest.json'), 'utf8')).toBe(readFileSync(path.join(alone.work, 'manifest.json'), 'utf8'));
+  });
+
+  it("stopped between calls where the scope asks it (an eval's does): a thread the bundle left computing gets no CPU until the next call, and the process dies with arbor's", async () => {
+    const {loadBundle, makeWorkDir, withAuthored} = await import('../../lib/bundle/index.js');
+    const bundle = await loadBundle(modes);
+    /** CPU seconds the process has used (utime + stime of /proc/PID/stat, in clock ticks of 10 ms). */
+    const cpu = (pid: number) => {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    };
+    const state = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[0];
+    const previous = process.env.ARBOR_PYTHON;
+    const spent = async (stopBetweenCalls: boolean) => {
+      const log = path.join(tempDir(), 'log');
+      process.env.ARBOR_PYTHON = pidPython(log);
+      const work = tempDir();
+      return withAuthored(
+        bundle,
+        async () => {
+          // mode 11 leaves a thread spinning in the process once its generate has returned.
+          await makeWorkDir(bundle, path.join(work, 'a'), {mode: 11, N: 5}, [0]);
+          const pid = Number(readFileSync(log, 'utf8').trim());
+          const before = cpu(pid);
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          const after = {seconds: cpu(pid) - before, state: state(pid)};
+          // The next call continues it.
+          expect(await makeWorkDir(bundle, path.join(work, 'b'), {mode: 0, N: 5}, [0, 1])).toEqual({cases: 2});
+          return after;
+        },
+        {stopBetweenCalls},
+      );
+    };
+    try {
+      const stopped = await spent(true);
+      expect(stopped.state).toBe('T');
+      expect(stopped.seconds).toBeLessThanOrEqual(0.02);
+      // Without stopping, the same thread takes a core's worth of those 400 ms: the check above can fail.
+      const running = await spent(false);
+      expect(running.state).not.toBe('T');
+      expect(running.seconds).toBeGreaterThan(0.1);
+    } finally {
+      if (previous === undefined) delete process.env.ARBOR_PYTHON;
+      else process.env.ARBOR_PYTHON = previous;
+    }
+
+    // arbor's process killed (SIGKILL) while the bundle's process is stopped: that one is killed too.
+    const log = path.join(tempDir(), 'log');
+    const script = path.join(tempDir(), 'scope.mjs');
+    writeFileSync(
+      script,
+      `import {loadBundle, makeWorkDir, withAuthored} from ${JSON.stringify(path.join(repoRoot, 'dist/lib/bundle/index.js'))};\n` +
+        `const bundle = await loadBundle(${JSON.stringify(modes)});\n` +
+        `await withAuthored(bundle, async () => {\n` +
+        `  await makeWorkDir(bundle, ${JSON.stringify(path.join(tempDir(), 'w'))}, {mode: 0, N: 5}, [0]);\n` +
+        `  console.log('made');\n` +
+        `  await new Promise(() => {});\n` +
+        `}, {stopBetweenCalls: true});\n`,
+    );
+    const child = spawn(process.execPath, [script], {env: {...process.env, ARBOR_PYTHON: pidPython(log)}, stdio: ['ignore', 'pipe', 'inherit']});
+    await new Promise<void>((resolve) => child.stdout.on('data', () => resolve()));
+    const pid = Number(readFileSync(log, 'utf8').trim());
+    expect(state(pid)).toBe('T');
+    child.kill('SIGKILL');
+    let alive = true;
+    for (let tries = 0; tries < 50 && alive; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      alive = existsSync(`/proc/${pid}`) && state(pid) !== 'Z';
+    }
+    expect(alive).toBe(false);
   });
 
   it('casts exact values (a list, a narrower integer, float32 widened to f64); authored prints go to stderr', () => {
