@@ -123,11 +123,12 @@ describe('arbor mcp workspaces across servers', () => {
       (await once(folder, 'checkout', {name: 'relu_poly', dest: 'old'}, [], tmp)).result!,
       (await once(folder, 'checkout', {name: 'relu_poly', dest: 'fresh'}, [], tmp)).result!,
     ];
-    // 0.00002 days is 1.7 s: let it pass, then use one of the two.
-    await sleep(2000);
+    // 0.0001 days is 8.64 s: let it pass, then use one of the two. The next server's start must come within it of
+    // that use: under CI's load 1.7 s (0.00002 days) was once too short for the start of a server.
+    await sleep(9000);
     expect((await once(folder, 'evaluate', {workspace: fresh.workspace, background: true}, [], tmp)).result).toMatchObject({status: 'running'});
-    const next = await once(folder, 'list_benchmarks', {}, ['--keep-days', '0.00002'], tmp);
-    expect(next.stderr()).toContain('arbor mcp: removed 1 workspace(s) no tool used for 0.00002 days: old\n');
+    const next = await once(folder, 'list_benchmarks', {}, ['--keep-days', '0.0001'], tmp);
+    expect(next.stderr()).toContain('arbor mcp: removed 1 workspace(s) no tool used for 0.0001 days: old\n');
     expect(existsSync(old.workspace)).toBe(false);
     expect(statSync(fresh.workspace).isDirectory()).toBe(true);
     // The run started above has ended meanwhile, or ends soon: then nothing of any server or run is left in their temp folder.
