@@ -37,6 +37,21 @@ function localVersionFile(dir: string): string | undefined {
   }
 }
 
+/** The first executable file named `program` in a folder of `env.PATH` (a relative folder taken from `cwd`), or undefined. */
+export function onPath(program: string, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
+  for (const dir of (env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.resolve(cwd, dir, program);
+    try {
+      accessSync(file, constants.X_OK);
+      if (statSync(file).isFile()) return file;
+    } catch {
+      // Not here: the next folder.
+    }
+  }
+  return undefined;
+}
+
 /** The executable the pyenv shim `file` would run from `cwd` under `env`, when that is certain; else undefined. */
 export function pyenvTarget(file: string, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string | undefined {
   let text: string;

@@ -14,7 +14,7 @@ import {fileURLToPath} from 'node:url';
 import {bindingShape, type Binding, type Bundle} from './bundle.js';
 import {TENSOR_ARRAYS, tensorBytes, type ElementType, type Tensor} from './codec.js';
 import {BundleError} from './errors.js';
-import {pyenvTarget} from '../pyenv.js';
+import {onPath, pyenvTarget} from '../pyenv.js';
 
 /** What a scope of authored code keeps: the Python host, started on first use. */
 export interface PythonScope {
@@ -146,13 +146,7 @@ function toTensor(type: ElementType, bytes: Uint8Array): Tensor {
 
 /** The interpreter `python` (a name looked up on the PATH, or a path) runs from `cwd`: a pyenv shim's target where it is certain, else `python` itself. */
 function interpreterOf(python: string, cwd: string): string {
-  const found = python.includes('/')
-    ? path.resolve(cwd, python)
-    : (process.env.PATH ?? '')
-        .split(path.delimiter)
-        .filter(Boolean)
-        .map((dir) => path.join(path.resolve(cwd, dir), python))
-        .find((file) => existsSync(file));
+  const found = python.includes('/') ? path.resolve(cwd, python) : onPath(python, process.env, cwd);
   return (found && pyenvTarget(found, process.env, cwd)) ?? python;
 }
 

@@ -15,6 +15,7 @@ import type {Duplex} from 'node:stream';
 import type {CpuGroup} from '../sandbox/cgroup.js';
 import {collect, FrameReader, type Frame} from '../sandbox/channel.js';
 import {HarnessError} from './errors.js';
+import {onPath} from '../pyenv.js';
 import type {Launch} from '../sandbox/sandbox.js';
 import type {PointSignature} from './signature.js';
 
@@ -229,9 +230,8 @@ export function findPython(env: NodeJS.ProcessEnv = process.env): string {
       throw new HarnessError(`ARBOR_PYTHON=${python} is not an executable file: set it to a python3 that has numpy`, 'no-python');
     }
   } else {
-    for (const dir of (env.PATH ?? '').split(path.delimiter)) {
-      if (dir && executable(path.join(dir, python))) return path.join(dir, python);
-    }
+    const found = onPath(python, env);
+    if (found) return found;
   }
   throw new HarnessError(`${python} not found: install Python 3 with numpy, or set ARBOR_PYTHON to a python3 that has numpy`, 'no-python');
 }

@@ -7,7 +7,7 @@ Every drawn value is an integer in [-2^19, 2^19) over 2^20, so out * 2^40 is an 
 convolutions: each input is split into 10-bit halves (a = hi * 2^10 + lo, hi in [-2^9, 2^9),
 lo in [0, 2^10)), and the three products hi*hi, hi*lo + lo*hi and lo*lo are convolved with float64
 real FFTs at a 5-smooth length (2^a 3^b 5^c, at least N + K - 1: 576 where the output side is 542,
-where a power of two would be 1024 and cost 3x the time). Their true values are integers; the FFT's rounding error is at
+where the next power of two, 1024, took twice as long a transform). Their true values are integers; the FFT's rounding error is at
 most about c * 2^-53 * log2(L^2) * ||x||_2 * ||y||_2 <= c * 3e-9 * N * K for 10-bit inputs (below
 1e-4 * c at the plan's points), so rounding to the nearest integer recovers them exactly. The oracle
 checks it: any value farther than 1/8 from an integer stops it with an error instead of writing a
