@@ -272,6 +272,17 @@ describe('Python entry points that break the contract', () => {
     expect(alive).toBe(false);
   });
 
+  it('keeps freed memory in the heap: a fresh large array costs no page faults (glibc gives it back by default)', () => {
+    const {code, stderr, work} = make(12);
+    expect(code, stderr).toBe(0);
+    const faults = new Float64Array(new Uint8Array(readFileSync(path.join(work, 'expected/000000/y.bin'))).buffer)[0];
+    expect(faults).toBeLessThan(64);
+    // The same function in a plain interpreter: glibc's defaults fault each 8 MiB array in again, so the check above can fail.
+    const plain = spawnSync(python, ['-c', 'import oracle; print(oracle.faults_of_fresh_arrays())'], {cwd: modes, encoding: 'utf8'});
+    expect(plain.status, plain.stderr).toBe(0);
+    expect(Number(plain.stdout)).toBeGreaterThan(500);
+  });
+
   it('casts exact values (a list, a narrower integer, float32 widened to f64); authored prints go to stderr', () => {
     const plain = make(0);
     expect(plain.code, plain.stderr).toBe(0);
