@@ -17,16 +17,40 @@ export default function generate(point, stream) {
   return {key1, key2, id: randomIds(stream.bytes(4 * N), N)};
 }
 
-/** The ids: rank of (r_i, i), with r_i the low 29 bits of each 4-byte little-endian word. */
+/**
+ * The ids: rank of (r_i, i), with r_i the low 29 bits of each 4-byte little-endian word. A stable
+ * least-significant-digit radix sort of the record indices by r_i (three passes of 10, 10 and 9
+ * bits) leaves equal r_i in index order, so it orders (r_i, i); it is linear in N, where a
+ * comparison sort of the packed pairs took 84 ms of a 524,288-record case here.
+ */
 function randomIds(bytes, N) {
-  // r_i * 2^24 + i < 2^53 (N <= 2^24) is exact in a double, and one native sort orders (r_i, i).
-  const packed = new Float64Array(N);
+  let keys = new Uint32Array(N);
+  let order = new Uint32Array(N);
   for (let i = 0; i < N; i += 1) {
-    const r = (bytes[4 * i] | (bytes[4 * i + 1] << 8) | (bytes[4 * i + 2] << 16) | (bytes[4 * i + 3] << 24)) & 0x1fffffff;
-    packed[i] = r * 16777216 + i;
+    keys[i] = (bytes[4 * i] | (bytes[4 * i + 1] << 8) | (bytes[4 * i + 2] << 16) | (bytes[4 * i + 3] << 24)) & 0x1fffffff;
+    order[i] = i;
   }
-  packed.sort();
+  let nextKeys = new Uint32Array(N);
+  let nextOrder = new Uint32Array(N);
+  const counts = new Uint32Array(1024);
+  for (const shift of [0, 10, 20]) {
+    counts.fill(0);
+    for (let j = 0; j < N; j += 1) counts[(keys[j] >>> shift) & 1023] += 1;
+    let position = 0;
+    for (let digit = 0; digit < 1024; digit += 1) {
+      const count = counts[digit];
+      counts[digit] = position;
+      position += count;
+    }
+    for (let j = 0; j < N; j += 1) {
+      const to = counts[(keys[j] >>> shift) & 1023]++;
+      nextKeys[to] = keys[j];
+      nextOrder[to] = order[j];
+    }
+    [keys, nextKeys] = [nextKeys, keys];
+    [order, nextOrder] = [nextOrder, order];
+  }
   const id = new Int32Array(N);
-  for (let rank = 0; rank < N; rank += 1) id[packed[rank] % 16777216] = rank;
+  for (let rank = 0; rank < N; rank += 1) id[order[rank]] = rank;
   return id;
 }

@@ -8,9 +8,31 @@
 export default function oracle(point, args) {
   const {key1, key2, id} = args;
   const {N, K} = point;
-  const t = Int32Array.from(key1).sort()[N - K];
+  const t = kthLargest(key1, N, K);
   const candidates = [];
   for (let i = 0; i < N; i += 1) if (key1[i] >= t) candidates.push(i);
   candidates.sort((a, b) => key1[b] - key1[a] || key2[a] - key2[b] || id[a] - id[b]);
   return {top: Int32Array.from(candidates.slice(0, K))};
+}
+
+/**
+ * The K-th largest of values (what a numeric sort puts at N - K): by counting where the values span
+ * fewer than 2^16 integers (the generator draws key1 in [-512, 511]: 2 ms a 524,288-record case
+ * instead of the sort's 25 ms), else by that sort.
+ */
+function kthLargest(values, N, K) {
+  let low = values[0];
+  let high = values[0];
+  for (let i = 1; i < N; i += 1) {
+    if (values[i] < low) low = values[i];
+    else if (values[i] > high) high = values[i];
+  }
+  if (high - low >= 65536) return Int32Array.from(values).sort()[N - K];
+  const counts = new Uint32Array(high - low + 1);
+  for (let i = 0; i < N; i += 1) counts[values[i] - low] += 1;
+  let atLeast = 0;
+  for (let value = high; ; value -= 1) {
+    atLeast += counts[value - low];
+    if (atLeast >= K) return value;
+  }
 }
