@@ -335,7 +335,9 @@ async function runPoints(run: SidesRun, ctx: EvalContext, sources: PointSource[]
     const pointStarted = elapsed();
     // Each point gets an even share of what is left of the budget.
     const budget = Math.max(0, budgetEnds - pointStarted) / (points.length - index);
-    const result = await runPoint(ctx, index, sources[index]!, points.length, budget);
+    // The last point of a speed eval stops once the score's interval is as narrow as the plan asks (runRepetitions).
+    const last = index === points.length - 1 && index > 0 && sides.length === 1 && plan.metric === 'speedup';
+    const result = await runPoint(ctx, index, sources[index]!, points.length, budget, last ? scored.ratios[0] : undefined);
     outcome.pairs.push(result.pairs);
     outcome.precise &&= result.precise;
     if (ctx.sides.length === 2 && plan.metric === 'speedup') outcome.pairedBy = ctx.pairedByCase ? 'case' : 'run';

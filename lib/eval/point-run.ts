@@ -36,6 +36,7 @@ import {
   scoreInterval,
   sequentialDecision,
   speedScore,
+  stoppingHalfWidths,
   stoppingResamples,
   trustedRepetitions,
   type PointRatios,
@@ -80,7 +81,7 @@ export const maxRepetitions = 100;
  * (compare), the precision asked is that of the ratio between the sides.
  * Accuracy: one run of each side.
  */
-export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number): Promise<RunStage> {
+export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: number, earlier?: PointRatios[]): Promise<RunStage> {
   const {plan} = ctx;
   const started = process.hrtime.bigint();
   const spent = () => Number(process.hrtime.bigint() - started) / 1e9;
@@ -123,7 +124,7 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
       if (state.failed && enough) break;
     }
     if (state.failed) continue;
-    const {halfWidth, decision} = stoppingHalfWidth(ctx, state, rep, step);
+    const {halfWidth, decision} = stoppingHalfWidth(ctx, state, rep, step, earlier);
     if (rep + 1 < minimum) continue;
     // A compare stops as soon as its ratio's confidence sequence decides (it holds at every look);
     // an eval when its score's interval is as narrow as the plan asks.
@@ -415,7 +416,13 @@ async function verifyRepetition(ctx: EvalContext, made: MadePoint, state: Repeti
  * in a progress line: of the ratio between two sides (their paired ratios of
  * this repetition pushed first), or of the one side's score.
  */
-function stoppingHalfWidth(ctx: EvalContext, state: Repetitions, rep: number, step: string): {halfWidth: number; decision?: SequentialDecision} {
+function stoppingHalfWidth(
+  ctx: EvalContext,
+  state: Repetitions,
+  rep: number,
+  step: string,
+  earlier?: PointRatios[],
+): {halfWidth: number; decision?: SequentialDecision} {
   const {sides, pairs} = state;
   let halfWidth: number;
   let decision: SequentialDecision | undefined;
@@ -433,11 +440,17 @@ function stoppingHalfWidth(ctx: EvalContext, state: Repetitions, rep: number, st
       `${step}speedup ${scores}, ratio ${ratio.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''}${shown} (${ctx.clock} clock)`,
     );
   } else {
-    const score = speedScore([sides[0]!.ratios]);
-    halfWidth = rep >= 1 ? relativeHalfWidth(scoreInterval([sides[0]!.ratios], stoppingResamples), score) : Infinity;
+    const {ratios} = sides[0]!;
+    const score = speedScore([ratios]);
+    // The last point of several may stop once the score's interval (every point's repetitions, the
+    // earlier ones finished) is within the precision, before its own is: the precision is the
+    // score's. Either ends the repetitions, so no point runs longer than it would alone.
+    const widths = stoppingHalfWidths(ratios, earlier);
+    halfWidth = Math.min(widths.own, widths.score ?? Infinity);
+    const shown = (width: number) => ` ±${(100 * width).toPrecision(2)}%`;
     ctx.progress(
       'line',
-      `${step}speedup ${score.toPrecision(4)}${Number.isFinite(halfWidth) ? ` ±${(100 * halfWidth).toPrecision(2)}%` : ''} (${ctx.clock} clock)`,
+      `${step}speedup ${score.toPrecision(4)}${Number.isFinite(widths.own) ? shown(widths.own) : ''}${widths.score === undefined ? '' : `, score${shown(widths.score)}`} (${ctx.clock} clock)`,
     );
   }
   return {halfWidth, decision};

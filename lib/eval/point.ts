@@ -26,11 +26,18 @@ export {bundleFailure} from './point-make.js';
 export {casePairing, maxRepetitions, repetitionsPerRun} from './point-run.js';
 
 /** Make, run and verify one point; returns its case reports, one set per side. */
-export async function runPoint(ctx: EvalContext, index: number, source: PointSource, count: number, budget: number): Promise<PointOutcome> {
+export async function runPoint(
+  ctx: EvalContext,
+  index: number,
+  source: PointSource,
+  count: number,
+  budget: number,
+  earlier?: PointRatios[],
+): Promise<PointOutcome> {
   const made = await makePoint(ctx, index, source, count);
   let stage: RunStage;
   try {
-    stage = await runRepetitions(ctx, made, budget);
+    stage = await runRepetitions(ctx, made, budget, earlier);
   } finally {
     await endPointRuns(ctx);
   }

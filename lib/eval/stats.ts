@@ -84,6 +84,20 @@ export const trustedRepetitions = 5;
 export const stoppingResamples = 500;
 
 /**
+ * What a speed eval's stopping rule checks after a repetition of one solution: the relative
+ * half-width of the point's own interval (Infinity before its second repetition) and, for the last
+ * point of several (`earlier`: the finished points' ratios), that of the score's interval over
+ * every point. The plan's precision is the score's, so the last point may stop on either.
+ */
+export function stoppingHalfWidths(ratios: PointRatios, earlier: PointRatios[] = [], resamples = stoppingResamples): {own: number; score?: number} {
+  if (ratios.length < 2) return {own: Infinity};
+  const own = relativeHalfWidth(scoreInterval([ratios], resamples), speedScore([ratios]));
+  if (!earlier.length) return {own};
+  const all = [...earlier, ratios];
+  return {own, score: relativeHalfWidth(scoreInterval(all, resamples), speedScore(all))};
+}
+
+/**
  * About how many repetitions an eval makes before its stopping rule holds,
  * read from measured repetitions rather than from a formula: per point, the
  * smallest count n (from `from` up to `cap`) at which the 95% interval of n

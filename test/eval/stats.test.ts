@@ -12,6 +12,7 @@ import {
   repetitionsForPrecision,
   scoreInterval,
   speedScore,
+  stoppingHalfWidths,
   type PointRatios,
 } from '../../lib/eval/stats.js';
 import {closingLine, precisionMissed} from '../../lib/eval/pipeline.js';
@@ -76,6 +77,27 @@ describe('repetitionsForPrecision', () => {
     expect(both).toBeGreaterThan(repetitionsForPrecision([quiet], 0.01, {from: 5, cap: 60})!);
     expect(repetitionsForPrecision([noisy], 0.01, {from: 5, cap: 10})).toBeNull();
     expect(repetitionsForPrecision([[[1]]], 0.01)).toBeNull();
+  });
+});
+
+describe("the stopping rule's half-widths", () => {
+  it("on the last point of several, the score's: narrower than the point's own, so it may stop sooner and still meet the precision", () => {
+    // At precision 0.02: the first point stopped at ±2.1% (14 repetitions); the last, 6 repetitions of
+    // the same noise, is at ±2.8% alone and would go on, while the score's interval is within ±2%.
+    const first = normalPool(14, 4, 0.06, 3);
+    const last = normalPool(6, 4, 0.06, 4);
+    const alone = stoppingHalfWidths(last);
+    const {own, score} = stoppingHalfWidths(last, [first]);
+    expect(alone).toEqual({own});
+    expect(relativeHalfWidth(scoreInterval([first], 500), speedScore([first]))).toBeLessThan(0.025);
+    expect(own).toBeGreaterThan(0.025);
+    expect(score).toBeLessThan(0.02);
+    // The score's interval over both points is as the final report computes it, at the stopping rule's 500 resamples.
+    expect(score).toBe(relativeHalfWidth(scoreInterval([first, last], 500), speedScore([first, last])));
+    // The second repetition is the first with a width; a wide earlier point leaves the score's wide too.
+    expect(stoppingHalfWidths(last.slice(0, 1), [first])).toEqual({own: Number.POSITIVE_INFINITY});
+    const loose = normalPool(5, 4, 0.3, 5);
+    expect(stoppingHalfWidths(last, [loose]).score).toBeGreaterThan(own);
   });
 });
 
