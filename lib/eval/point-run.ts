@@ -442,9 +442,7 @@ function stoppingHalfWidth(
   } else {
     const {ratios} = sides[0]!;
     const score = speedScore([ratios]);
-    // The last point of several may stop once the score's interval (every point's repetitions, the
-    // earlier ones finished) is within the precision, before its own is: the precision is the
-    // score's. Either ends the repetitions, so no point runs longer than it would alone.
+    // Either width ends the repetitions (stoppingHalfWidths), so no point runs longer than it would alone.
     const widths = stoppingHalfWidths(ratios, earlier);
     halfWidth = Math.min(widths.own, widths.score ?? Infinity);
     const shown = (width: number) => ` ±${(100 * width).toPrecision(2)}%`;
