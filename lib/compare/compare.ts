@@ -104,9 +104,10 @@ export interface CompareReport {
    * speed, paired: the ratio's 95% confidence sequence, valid at every repetition at once,
    * which the stopping rule and the verdict read: `different` once it excludes 1, `same` once
    * it lies inside the band [1 / (1 + precision), 1 + precision], `undecided` when the budget
-   * ended the repetitions first; with the pairs (case x repetition) it took.
+   * ended the repetitions first; with the pairs (case x repetition) it took, and how many
+   * neighbouring repetitions shared their runs (kept runs), which its spread treats as correlated.
    */
-  sequence?: {interval: [number, number]; band: [number, number]; decision: SequentialDecision; pairs: number};
+  sequence?: {interval: [number, number]; band: [number, number]; decision: SequentialDecision; pairs: number; repetitionsPerRun: number};
   clock?: EvalReport['clock'];
   sandbox: EvalReport['sandbox'];
   repetitions: number;
@@ -178,8 +179,8 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     });
     const reports = {baseline: baseline ? outcome.reports[0]! : null, candidate: outcome.reports[outcome.reports.length - 1]!};
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-    const {pairs, precise, pairedBy} = outcome;
-    return buildReport({plan, split: options.split, cwd, baseline, candidate, recorded, reports, pairs, precise, pairedBy, seconds});
+    const {pairs, precise, pairedBy, repetitionBlock} = outcome;
+    return buildReport({plan, split: options.split, cwd, baseline, candidate, recorded, reports, pairs, precise, pairedBy, repetitionBlock, seconds});
   } finally {
     await rm(scratch, {recursive: true, force: true}).catch(() => {});
   }
@@ -196,6 +197,8 @@ interface BuildInput {
   pairs: PointRatios[];
   precise: boolean;
   pairedBy?: CompareReport['pairedBy'];
+  /** Neighbouring repetitions that shared their runs (SidesOutcome). */
+  repetitionBlock?: number;
   seconds: () => number;
 }
 
@@ -311,7 +314,7 @@ function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: strin
   const pairing = recorded ? 'unpaired' : 'paired';
   const result = recorded
     ? unpairedRatio(speedups(baseCases, (recorded.environment.clock as Clock | undefined) ?? clock), speedups(candCases, clock))
-    : pairedRatio(input.pairs);
+    : pairedRatio(input.pairs, input.repetitionBlock);
   let verdict = verdictOf(result.interval);
   let reason = `the ratio's 95% interval ${verdict === 'same' ? 'contains' : verdict === 'better' ? 'lies above' : 'lies below'} 1`;
   let sequence: CompareReport['sequence'];
@@ -319,13 +322,13 @@ function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: strin
   // The sequence is read from trustedRepetitions on (the stopping rule's fewest): a compare the budget
   // ended before that keeps the bootstrap interval's verdict, as an eval trusts no interval before it.
   const fewest = Math.min(...input.pairs.map((point) => point.length));
-  const interval = recorded || !(fewest >= trustedRepetitions) ? undefined : ratioSequence(input.pairs);
+  const interval = recorded || !(fewest >= trustedRepetitions) ? undefined : ratioSequence(input.pairs, input.repetitionBlock);
   if (interval) {
     // The verdict of a paired compare is its confidence sequence's: it stopped on it, and a
     // fixed-n interval read after looking at every repetition would say "different" too often.
     const decision = sequentialDecision(interval, band);
     const pairs = input.pairs.reduce((total, point) => total + point.reduce((sum, rep) => sum + rep.length, 0), 0);
-    sequence = {interval, band: [1 / (1 + band), 1 + band], decision, pairs};
+    sequence = {interval, band: [1 / (1 + band), 1 + band], decision, pairs, repetitionsPerRun: input.repetitionBlock ?? 1};
     const shown = `[${interval[0].toPrecision(4)}, ${interval[1].toPrecision(4)}]`;
     const percent = `${Number((100 * band).toPrecision(3))}%`;
     if (decision === 'different') {

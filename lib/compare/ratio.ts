@@ -25,9 +25,12 @@ export function verdictOf([low, high]: [number, number]): Verdict {
   return 'same';
 }
 
-/** Paired speed ratio and interval from per-point [rep][case] ratios baseline time / candidate time. */
-export function pairedRatio(pairs: PointRatios[]): {ratio: number; interval: [number, number]} {
-  return {ratio: speedScore(pairs), interval: scoreInterval(pairs)};
+/**
+ * Paired speed ratio and interval from per-point [rep][case] ratios baseline time / candidate time;
+ * `block`: neighbouring repetitions that shared their runs (scoreInterval).
+ */
+export function pairedRatio(pairs: PointRatios[], block = 1): {ratio: number; interval: [number, number]} {
+  return {ratio: speedScore(pairs), interval: scoreInterval(pairs, 2000, 1, block)};
 }
 
 /** Per case, the median candidate speedup over the median baseline speedup; their mean. */

@@ -16,7 +16,7 @@ import type {EvalContext, Side} from './context.js';
 import {HarnessError, StaleLockError} from './errors.js';
 import {computeLock, lockDifference, readLock} from '../benchmark/lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from '../benchmark/plan.js';
-import {bundleFailure, casePairing, maxRepetitions, repetitionsPerRun, runPoint, type PointOutcome} from './point.js';
+import {bundleFailure, casePairing, maxRepetitions, repetitionBlock, repetitionsPerRun, runPoint, type PointOutcome} from './point.js';
 import {pinCpu, type PinnedCpu} from '../sandbox/pin.js';
 import {findPython, killActiveRuns} from './process.js';
 import {
@@ -340,7 +340,10 @@ async function runPoints(run: SidesRun, ctx: EvalContext, sources: PointSource[]
     const result = await runPoint(ctx, index, sources[index]!, points.length, budget, last ? scored.ratios[0] : undefined);
     outcome.pairs.push(result.pairs);
     outcome.precise &&= result.precise;
-    if (ctx.sides.length === 2 && plan.metric === 'speedup') outcome.pairedBy = ctx.pairedByCase ? 'case' : 'run';
+    if (ctx.sides.length === 2 && plan.metric === 'speedup') {
+      outcome.pairedBy = ctx.pairedByCase ? 'case' : 'run';
+      outcome.repetitionBlock = repetitionBlock(ctx);
+    }
     for (const [s, side] of result.sides.entries()) {
       scored.ratios[s]!.push(side.ratios);
       scored.precise[s] &&= result.precise;
@@ -401,7 +404,7 @@ function scoreSides(run: SidesRun, ctx: EvalContext, scored: SidesScored): void 
     each.score = score;
     if (failure) each.failure = failure;
     if (plan.metric === 'speedup' && !failure) {
-      each.interval = scoreInterval(scored.ratios[s]!);
+      each.interval = scoreInterval(scored.ratios[s]!, 2000, 1, repetitionBlock(ctx));
       each.repeatInterval = repeatInterval(score, each.interval);
       each.precision = {target: plan.precision, halfWidth: relativeHalfWidth(each.interval, score), reached: scored.precise[s]!};
       const who = sides.length > 1 ? `${sides[s]!.label}: ` : '';
@@ -616,7 +619,7 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
     secretCases,
     hiddenSeeds: derived ? [...seeds, warmupSeed(plan, seeds)] : [],
     runCount: 0,
-    repetitionsPerRun: repetitionsPerRun(),
+    repetitionsPerRun: repetitionsPerRun(process.env, sides.length === 2),
     pairing: casePairing() ? 'case' : 'run',
     ...(options.compareWithReference && plan.metric === 'speedup' ? {referenceDifferences: []} : {}),
     progress,

@@ -430,9 +430,10 @@ function stoppingHalfWidth(
     const [first, second] = [sides[0]!.runs[rep]!.statuses, sides[1]!.runs[rep]!.statuses];
     pairs.push(first.map((status, i) => speedupRatio(timingOf(ctx, status).clock, timingOf(ctx, second[i]!).clock)));
     const ratio = speedScore([pairs]);
-    halfWidth = pairs.length >= 2 ? relativeHalfWidth(scoreInterval([pairs], stoppingResamples), ratio) : Infinity;
+    const block = repetitionBlock(ctx);
+    halfWidth = pairs.length >= 2 ? relativeHalfWidth(scoreInterval([pairs], stoppingResamples, 1, block), ratio) : Infinity;
     const scores = sides.map((side) => speedScore([side.ratios]).toPrecision(4)).join(' / ');
-    const sequence = ratioSequence([pairs]);
+    const sequence = ratioSequence([pairs], block);
     decision = sequence ? sequentialDecision(sequence, ctx.plan.precision) : 'undecided';
     const shown = sequence ? `, sequence [${sequence[0].toPrecision(4)}, ${sequence[1].toPrecision(4)}]${decision === 'undecided' ? '' : `: ${decision}`}` : '';
     ctx.progress(
@@ -443,7 +444,7 @@ function stoppingHalfWidth(
     const {ratios} = sides[0]!;
     const score = speedScore([ratios]);
     // Either width ends the repetitions (stoppingHalfWidths), so no point runs longer than it would alone.
-    const widths = stoppingHalfWidths(ratios, earlier);
+    const widths = stoppingHalfWidths(ratios, earlier, stoppingResamples, repetitionBlock(ctx));
     halfWidth = Math.min(widths.own, widths.score ?? Infinity);
     const shown = (width: number) => ` ±${(100 * width).toPrecision(2)}%`;
     ctx.progress(
@@ -598,10 +599,19 @@ async function runOnce(
 /** The default of `ARBOR_REPETITIONS_PER_RUN`: how many repetitions one kept run serves. */
 const defaultRepetitionsPerRun = 4;
 
-/** How many repetitions one run serves: `ARBOR_REPETITIONS_PER_RUN` (1: a fresh run every repetition), else the default. */
-export function repetitionsPerRun(env: NodeJS.ProcessEnv = process.env): number {
+/**
+ * How many repetitions one run serves: `ARBOR_REPETITIONS_PER_RUN` (1: a fresh run every
+ * repetition), else the default; a compare (two sides, pairing by run) runs fresh by default.
+ * Its verdict rests on the confidence sequence of the sides' ratio, and the ratio of two kept runs
+ * carries their processes' offsets for as long as they serve: on algotune_knn's baseline against
+ * an identical copy, kept runs' repetitions were correlated (lag 1: 0.26), fresh runs' not (-0.08
+ * to 0.09 at lags 1-8), and under two busy loops kept runs gave 5 wrong verdicts in 20 compares,
+ * fresh runs none in 14, in about the same time (at most 62 s against 61 s; lib/eval/README.md). Pairing by case needs kept runs.
+ */
+export function repetitionsPerRun(env: NodeJS.ProcessEnv = process.env, compare = false): number {
   const value = Number(env.ARBOR_REPETITIONS_PER_RUN);
-  return Number.isSafeInteger(value) && value >= 1 ? value : defaultRepetitionsPerRun;
+  if (Number.isSafeInteger(value) && value >= 1) return value;
+  return compare && !casePairing(env) ? 1 : defaultRepetitionsPerRun;
 }
 
 /**
@@ -612,6 +622,14 @@ export function repetitionsPerRun(env: NodeJS.ProcessEnv = process.env): number 
  */
 function keepsRuns(ctx: EvalContext): boolean {
   return ctx.plan.metric === 'speedup' && ctx.sandbox === 'bwrap' && ctx.clock !== 'instructions' && ctx.repetitionsPerRun > 1 && ctx.kept !== null;
+}
+
+/**
+ * How many neighbouring repetitions share a run (the block the intervals and the confidence
+ * sequence treat as correlated, stats.ts): repetitionsPerRun where runs are kept, else 1.
+ */
+export function repetitionBlock(ctx: EvalContext): number {
+  return keepsRuns(ctx) ? ctx.repetitionsPerRun : 1;
 }
 
 /**

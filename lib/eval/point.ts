@@ -23,7 +23,7 @@ import {verifyPoint} from './point-verify.js';
 
 // Part of what a point is to the pipeline and the calibration: the stages' own exports.
 export {bundleFailure} from './point-make.js';
-export {casePairing, maxRepetitions, repetitionsPerRun} from './point-run.js';
+export {casePairing, maxRepetitions, repetitionBlock, repetitionsPerRun} from './point-run.js';
 
 /** Make, run and verify one point; returns its case reports, one set per side. */
 export async function runPoint(

@@ -12,7 +12,9 @@
  * The 95% interval is a percentile bootstrap over repetitions: a resample
  * draws whole repetitions (every case of a point from the same draw, keeping
  * the pairing across cases), points independently, with a fixed seed so the
- * same measurements always give the same interval.
+ * same measurements always give the same interval. Where runs are kept across
+ * repetitions, neighbouring repetitions are correlated (lib/eval/README.md,
+ * "Correlated repetitions"), and the interval is widened for it.
  */
 
 import {median} from '../numbers.js';
@@ -48,15 +50,34 @@ export function generator(seed: number): () => number {
   };
 }
 
-/** The 95% percentile-bootstrap interval of speedScore, resampling whole repetitions per point. */
-export function scoreInterval(points: PointRatios[], resamples = 2000, seed = 1): [number, number] {
+/**
+ * The 95% percentile-bootstrap interval of speedScore, resampling whole repetitions per point.
+ * `block` > 1: repetitions come in blocks of that many served by the same kept runs, and
+ * neighbours are correlated (a run's process and the machine's state of the moment are shared),
+ * which a bootstrap of single repetitions does not see: the interval is then widened, in log
+ * space about the score, by the square root of the long-run variance of the repetitions' mean log
+ * ratios up to a lag of block - 1 over their plain variance (never narrowed). A block bootstrap
+ * held the score less often on the few blocks an eval has (lib/eval/README.md).
+ */
+export function scoreInterval(points: PointRatios[], resamples = 2000, seed = 1, block = 1): [number, number] {
   const random = generator(seed);
   const scores: number[] = [];
   for (let b = 0; b < resamples; b++) {
     const drawn = points.map((ratios) => ratios.map(() => ratios[Math.floor(random() * ratios.length)]!));
     scores.push(speedScore(drawn));
   }
-  return percentileInterval(scores);
+  const [low, high] = percentileInterval(scores);
+  const widen = block > 1 ? correlationFactor(logRatioObservations(points), block - 1) : 1;
+  const score = speedScore(points);
+  if (!(widen > 1 && score > 0 && low > 0)) return [low, high];
+  return [score * (low / score) ** widen, score * (high / score) ** widen];
+}
+
+/** How much wider correlated neighbours up to `lag` apart make an interval of a mean: sqrt(long-run / plain variance), at least 1. */
+function correlationFactor(values: number[], lag: number): number {
+  if (values.length < 3 || lag < 1) return 1;
+  const plain = longRunVariance(values, 0);
+  return plain > 0 ? Math.sqrt(longRunVariance(values, lag) / plain) : 1;
 }
 
 /** The central 95% of bootstrap estimates (sorts them in place). */
@@ -88,13 +109,14 @@ export const stoppingResamples = 500;
  * half-width of the point's own interval (Infinity before its second repetition) and, for the last
  * point of several (`earlier`: the finished points' ratios), that of the score's interval over
  * every point. The plan's precision is the score's, so the last point may stop on either.
+ * `block`: repetitions a kept run serves (scoreInterval).
  */
-export function stoppingHalfWidths(ratios: PointRatios, earlier: PointRatios[] = [], resamples = stoppingResamples): {own: number; score?: number} {
+export function stoppingHalfWidths(ratios: PointRatios, earlier: PointRatios[] = [], resamples = stoppingResamples, block = 1): {own: number; score?: number} {
   if (ratios.length < 2) return {own: Infinity};
-  const own = relativeHalfWidth(scoreInterval([ratios], resamples), speedScore([ratios]));
+  const own = relativeHalfWidth(scoreInterval([ratios], resamples, 1, block), speedScore([ratios]));
   if (!earlier.length) return {own};
   const all = [...earlier, ratios];
-  return {own, score: relativeHalfWidth(scoreInterval(all, resamples), speedScore(all))};
+  return {own, score: relativeHalfWidth(scoreInterval(all, resamples, 1, block), speedScore(all))};
 }
 
 /**
@@ -181,8 +203,8 @@ export const sequenceTuningRepetitions = 15;
 /**
  * The observations of a paired compare's confidence sequence: per repetition of a point, the
  * mean over its cases of the log of the paired ratio (baseline time / candidate time), in
- * order, points after one another. Each repetition draws fresh cases, so these are about
- * independent and identically distributed.
+ * order, points after one another. Each repetition draws fresh cases, so these are identically
+ * distributed; those a kept run served are correlated (ratioSequence's `block`).
  */
 export function logRatioObservations(points: PointRatios[]): number[] {
   const observations: number[] = [];
@@ -202,19 +224,43 @@ export function logRatioObservations(points: PointRatios[]): number[] {
  * mean at every number of observations at once, with probability 0.95, so a rule that looks
  * after every repetition and stops as soon as the interval decides makes no more false
  * verdicts than one that looks once. Wider than a fixed-n interval by about 1.5x near
- * `tuning` observations. Undefined below 2 observations.
+ * `tuning` observations. Undefined below 2 observations. `lag` > 0: neighbouring observations
+ * may be correlated up to that distance, and the spread is their long-run variance (below).
  */
-export function confidenceSequence(values: number[], alpha = 0.05, tuning = sequenceTuningRepetitions): [number, number] | undefined {
+export function confidenceSequence(values: number[], alpha = 0.05, tuning = sequenceTuningRepetitions, lag = 0): [number, number] | undefined {
   const t = values.length;
   if (t < 2) return undefined;
   const mean = values.reduce((a, b) => a + b, 0) / t;
-  const sd = Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (t - 1));
+  const sd = Math.sqrt(longRunVariance(values, lag));
   const rho2 = (-2 * Math.log(alpha) + Math.log(-2 * Math.log(alpha) + 1)) / tuning;
   const radius = sd * Math.sqrt(((2 * (t * rho2 + 1)) / (t * t * rho2)) * Math.log(Math.sqrt(t * rho2 + 1) / alpha));
   // The boundary is asymptotic: with the sd estimated from a few observations it held the mean at
   // every look from the 5th only 90% of the time (normal noise, 2000 simulated compares); widened
   // by Student's t over the normal quantile, as a fixed-n interval would be, 94.75%.
   return [mean - radius * smallSample(t - 1), mean + radius * smallSample(t - 1)];
+}
+
+/**
+ * The variance a mean of `values` moves with when neighbours up to `lag` apart are correlated:
+ * the sample variance plus twice the autocovariances up to `lag` (equal weights: within a kept
+ * run's block every neighbour shares its offset, and Bartlett's falling weights would count the
+ * far ones short), never below the sample variance, so a correlation that happens to come out
+ * negative cannot narrow an interval. `lag` 0: the sample variance.
+ */
+export function longRunVariance(values: number[], lag: number): number {
+  const t = values.length;
+  if (t < 2) return Number.NaN;
+  const mean = values.reduce((a, b) => a + b, 0) / t;
+  const centered = values.map((value) => value - mean);
+  const covariance = (k: number) => {
+    let sum = 0;
+    for (let i = k; i < t; i++) sum += centered[i]! * centered[i - k]!;
+    return sum / (t - 1);
+  };
+  const plain = covariance(0);
+  let longRun = plain;
+  for (let k = 1; k <= Math.min(lag, t - 1); k++) longRun += 2 * covariance(k);
+  return Math.max(plain, longRun);
 }
 
 /** Student's t 0.975-quantile over the normal one at `df` degrees of freedom (Cornish-Fisher, within 0.3% from df = 4). */
@@ -239,8 +285,12 @@ export function sequentialDecision([low, high]: [number, number], band: number):
   return 'undecided';
 }
 
-/** The confidence sequence of a paired compare's ratio (baseline time / candidate time), as ratios; undefined below 2 repetitions. */
-export function ratioSequence(points: PointRatios[]): [number, number] | undefined {
-  const sequence = confidenceSequence(logRatioObservations(points));
+/**
+ * The confidence sequence of a paired compare's ratio (baseline time / candidate time), as ratios;
+ * undefined below 2 repetitions. `block`: repetitions a kept run serves; those of one run are
+ * correlated, so the sequence's spread is the long-run variance up to a lag of block - 1.
+ */
+export function ratioSequence(points: PointRatios[], block = 1): [number, number] | undefined {
+  const sequence = confidenceSequence(logRatioObservations(points), 0.05, sequenceTuningRepetitions, Math.max(0, block - 1));
   return sequence && [Math.exp(sequence[0]), Math.exp(sequence[1])];
 }

@@ -76,6 +76,8 @@ export interface SidesOutcome {
   precise: boolean;
   /** speedup, two sides: whether each case was timed on both sides back to back (`case`) or each side's segment of a repetition in turn (`run`). */
   pairedBy?: 'case' | 'run';
+  /** speedup, two sides: how many neighbouring repetitions shared their runs (kept runs; 1: a fresh run each), which the ratio's interval and sequence treat as correlated. */
+  repetitionBlock?: number;
 }
 
 /** Outcome of one case: ok, or why it failed. */

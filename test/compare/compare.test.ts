@@ -281,6 +281,10 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     expect(report.repetitions).toBeGreaterThanOrEqual(5);
     expect(report.precision.reached).toBe(true);
     expect(report.sequence.pairs).toBe(3 * report.repetitions);
+    // A fresh run of each side (and of the reference) every repetition: a compare's sequence takes its repetitions as independent.
+    expect(report.sequence.repetitionsPerRun).toBe(1);
+    // (one more when the next repetition's first run had started ahead as the sequence decided)
+    expect(report.reports.candidate.runs).toBeGreaterThanOrEqual(3 * report.repetitions);
     expect(result.stdout).toMatch(
       new RegExp(
         `^verdict: worse \\(ratio [\\d.]+, 95% interval \\[[\\d.]+, [\\d.]+\\]: the ratio's 95% confidence sequence \\[[\\d.]+, [\\d.]+\\] lies below 1 \\(after ${report.sequence.pairs} pairs\\)\\)$`,
@@ -308,6 +312,8 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     expect(slower.report).toMatchObject({verdict: 'worse', pairing: 'paired', pairedBy: keeps ? 'case' : 'run'});
     expect(slower.report.sequence.interval[1]).toBeLessThan(1);
     expect(slower.report.sequence.pairs).toBe(3 * slower.report.repetitions);
+    // Kept runs serve 4 repetitions each: the sequence's spread counts them as correlated.
+    expect(slower.report.sequence.repetitionsPerRun).toBe(keeps ? 4 : 1);
     // Every case of every repetition has a time on both sides.
     for (const side of [slower.report.reports.baseline, slower.report.reports.candidate]) {
       for (const c of side.points[0].cases) expect(c.repetitions.map((r: {status: string}) => r.status)).toEqual(Array(slower.report.repetitions).fill('ok'));
