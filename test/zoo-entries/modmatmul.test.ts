@@ -47,6 +47,7 @@ describe('modmatmul bundle', () => {
       {M: 4, K: 33, N: 3, W: 31, seed: 1},
       {M: 2, K: 100, N: 5, W: 30, seed: 2},
       {M: 1, K: 1, N: 1, W: 2, seed: 3},
+      {M: 1, K: 4096, N: 2, W: 31, seed: 4},
     ];
     const got = pythonInBundle(
       name,
@@ -74,7 +75,32 @@ print(json.dumps(out))`,
       expect([...A, ...B]).toEqual(drawn);
       expect(C).toEqual(product(A.map(BigInt), B.map(BigInt), M, K, N, BigInt(q)).map(String));
     });
-    expect(got.map((g: {q: number}) => g.q)).toEqual([1021, 2147483647, 1073741789, 3]);
+    expect(got.map((g: {q: number}) => g.q)).toEqual([1021, 2147483647, 1073741789, 3, 2147483647]);
+  });
+
+  it('the oracle is exact at the bounds (K = 4096, q = 2^31 - 1, every entry q - 1: every entry of the product is K) and refuses a K its float64 limbs cannot hold', () => {
+    const got = pythonInBundle(
+      name,
+      `import numpy as np
+from oracle import oracle
+q = 2147483647
+out = []
+for p in job:
+    M, K, N = p["M"], p["K"], p["N"]
+    args = {"A": np.full((M, K), q - 1, dtype=np.int64), "B": np.full((K, N), q - 1, dtype=np.int64), "q": np.int64(q)}
+    try:
+        C = oracle({"M": M, "K": K, "N": N, "W": 31}, args)["C"]
+        out.append({"C": [str(v) for v in C.reshape(-1)], "dtype": str(C.dtype)})
+    except ValueError as error:
+        out.append({"error": str(error)})
+print(json.dumps(out))`,
+      [
+        {M: 2, K: 4096, N: 3},
+        {M: 1, K: 4097, N: 1},
+      ],
+    );
+    expect(got[0]).toEqual({C: Array(6).fill('4096'), dtype: 'int64'});
+    expect(got[1]).toEqual({error: expect.stringMatching(/K \(4097\) is above 4096/)});
   });
 
   it('arbor bundle make reproduces vectors/tiny byte for byte (cases and expected)', () => {

@@ -1,8 +1,7 @@
 """Modular arithmetic of zoo/modmatmul: the modulus and the exact product.
 
-Entries are residues below q < 2^31, so a product of two is below 2^62 and four such products
-sum to below 2^64: the oracle multiplies blocks of 4 columns of A by 4 rows of B in uint64
-(which numpy wraps silently past 2^64, never reached here) and reduces after each block.
+Entries are residues below q < 2^31. The oracle splits both factors into 16-bit limbs and multiplies
+the limbs as float64 matrices, exact because every partial sum stays below 2^53 (modmatmul says why).
 """
 import numpy as np
 
@@ -42,16 +41,32 @@ def modulus(W):
     return q
 
 
-BLOCK = 4
+# Limbs of 16 bits: a limb product is below 2^32, so a sum of K <= 4096 of them is below 2^44.
+LIMB = 16
+MAX_K = 4096
+
+
+def _exact(x, y):
+    """The float64 product of two limb matrices, as the int64 it exactly is."""
+    return (x @ y).astype(np.int64)
 
 
 def modmatmul(A, B, q):
-    """C = A B mod q, exactly, every entry in [0, q)."""
-    Q = np.uint64(q)
-    A = A.astype(np.uint64)
-    B = B.astype(np.uint64)
-    C = np.zeros((A.shape[0], B.shape[1]), dtype=np.uint64)
-    for k in range(0, A.shape[1], BLOCK):
-        # < 4 (q-1)^2 + q < 2^64: the block's sum plus the running residue cannot wrap.
-        C = (C + A[:, k:k + BLOCK] @ B[k:k + BLOCK]) % Q
-    return C
+    """C = A B mod q, exactly, every entry in [0, q).
+
+    A = 2^16 a1 + a0 and B = 2^16 b1 + b0 with every limb below 2^16. The four limb products are
+    float64 matrix products whose every partial sum is an integer below 2^44 < 2^53, so each is
+    exact whatever order BLAS adds in; they are recombined in int64 by Horner in 2^16, reducing as
+    it goes (every intermediate below 2^47). About 12 times faster than summing blocks of 4 products
+    in uint64 (5.7 ms against 68 ms a dev case): most of what an eval spent on expected answers.
+    """
+    if A.shape[1] > MAX_K:
+        raise ValueError(f"K ({A.shape[1]}) is above {MAX_K}: the limb products would no longer be exact in float64")
+    A = A.astype(np.int64)
+    B = B.astype(np.int64)
+    mask = (1 << LIMB) - 1
+    a0, a1 = (A & mask).astype(np.float64), (A >> LIMB).astype(np.float64)
+    b0, b1 = (B & mask).astype(np.float64), (B >> LIMB).astype(np.float64)
+    C = _exact(a1, b1) % q
+    C = ((C << LIMB) + _exact(a1, b0) + _exact(a0, b1)) % q
+    return ((C << LIMB) + _exact(a0, b0)) % q
