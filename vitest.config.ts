@@ -6,11 +6,11 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     exclude: ['test/fixtures/**', 'node_modules/**'],
     testTimeout: 60_000,
-    // The suite is CPU-bound (sandboxed evals, Python starts): two files at a time keep both cores
-    // busy, where vitest's default (cores - 1) runs them one by one on 2 cores. A third worker filled
-    // the waits (192% of 2 cores used, against 178%) but took 2% off the wall time for 6% more CPU
-    // time and a higher load on the timed runs: not worth it.
-    maxWorkers: 2,
+    // Three files at a time on 2 cores: much of a file's time is waiting (a sealed turn's release
+    // time, a server's start, an eval's runs frozen between repetitions), which a third file fills.
+    // Measured here with the table below refreshed: 800 s with 2 workers (1.30 cores busy on average),
+    // 682 s with 3 (1.42), every test passing both times; vitest's default (cores - 1) runs one file at a time.
+    maxWorkers: 3,
     // The files share a worker one after another instead of a fresh process each: the suite is CPU-bound,
     // and each file re-importing the helpers (and their spawnSync probes of bwrap and python) cost it.
     isolate: false,
