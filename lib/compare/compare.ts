@@ -11,7 +11,7 @@ import {UsageError} from '../errors.js';
 import {HarnessError} from '../eval/errors.js';
 import {loadPlan, type Clock, type Plan} from '../benchmark/plan.js';
 import {flatCases, repetitionSpeedups} from '../eval/score.js';
-import {median, ratioSequence, sequentialDecision, trustedRepetitions, type PointRatios, type SequentialDecision} from '../eval/stats.js';
+import {closingInterval, median, ratioSequence, sequentialDecision, trustedRepetitions, type PointRatios, type SequentialDecision} from '../eval/stats.js';
 import type {CaseStatus, EvalOptions, EvalReport, RepetitionReport} from '../eval/types.js';
 import {createWorkFolder} from '../eval/workspace.js';
 import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
@@ -101,13 +101,23 @@ export interface CompareReport {
   /** speed: the stopping rule on the ratio: target half-width, reached half-width, whether met. */
   precision?: {target: number; halfWidth: number; reached: boolean};
   /**
-   * speed, paired: the ratio's 95% confidence sequence, valid at every repetition at once,
+   * speed, paired: the ratio's 97.5% confidence sequence, valid at every repetition at once,
    * which the stopping rule and the verdict read: `different` once it excludes 1, `same` once
    * it lies inside the band [1 / (1 + precision), 1 + precision], `undecided` when the budget
    * ended the repetitions first; with the pairs (case x repetition) it took, and how many
    * neighbouring repetitions shared their runs (kept runs), which its spread treats as correlated.
+   * `closing`: when the budget ended the repetitions undecided, the closing look's 97.5% interval
+   * over all of them and its decision against the same band (the sequence and the closing look
+   * spend 2.5% each of the verdict's 5%, stats.ts).
    */
-  sequence?: {interval: [number, number]; band: [number, number]; decision: SequentialDecision; pairs: number; repetitionsPerRun: number};
+  sequence?: {
+    interval: [number, number];
+    band: [number, number];
+    decision: SequentialDecision;
+    pairs: number;
+    repetitionsPerRun: number;
+    closing?: {interval: [number, number]; decision: SequentialDecision};
+  };
   clock?: EvalReport['clock'];
   sandbox: EvalReport['sandbox'];
   repetitions: number;
@@ -179,8 +189,22 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
     });
     const reports = {baseline: baseline ? outcome.reports[0]! : null, candidate: outcome.reports[outcome.reports.length - 1]!};
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
-    const {pairs, precise, pairedBy, repetitionBlock} = outcome;
-    return buildReport({plan, split: options.split, cwd, baseline, candidate, recorded, reports, pairs, precise, pairedBy, repetitionBlock, seconds});
+    const {pairs, precise, budgetEnded, pairedBy, repetitionBlock} = outcome;
+    return buildReport({
+      plan,
+      split: options.split,
+      cwd,
+      baseline,
+      candidate,
+      recorded,
+      reports,
+      pairs,
+      precise,
+      budgetEnded,
+      pairedBy,
+      repetitionBlock,
+      seconds,
+    });
   } finally {
     await rm(scratch, {recursive: true, force: true}).catch(() => {});
   }
@@ -196,6 +220,8 @@ interface BuildInput {
   reports: CompareReport['reports'];
   pairs: PointRatios[];
   precise: boolean;
+  /** The budget (or the cap) ended every point's repetitions: the closing look may be taken. */
+  budgetEnded?: boolean;
   pairedBy?: CompareReport['pairedBy'];
   /** Neighbouring repetitions that shared their runs (SidesOutcome). */
   repetitionBlock?: number;
@@ -324,22 +350,37 @@ function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: strin
   const fewest = Math.min(...input.pairs.map((point) => point.length));
   const interval = recorded || !(fewest >= trustedRepetitions) ? undefined : ratioSequence(input.pairs, input.repetitionBlock);
   if (interval) {
-    // The verdict of a paired compare is its confidence sequence's: it stopped on it, and a
-    // fixed-n interval read after looking at every repetition would say "different" too often.
+    // The verdict of a paired compare is its confidence sequence's (it stopped on it, and a
+    // fixed-n interval read after looking at every repetition would say "different" too often),
+    // or, where the budget ended the repetitions first, its closing look's.
     const decision = sequentialDecision(interval, band);
     const pairs = input.pairs.reduce((total, point) => total + point.reduce((sum, rep) => sum + rep.length, 0), 0);
     sequence = {interval, band: [1 / (1 + band), 1 + band], decision, pairs, repetitionsPerRun: input.repetitionBlock ?? 1};
-    const shown = `[${interval[0].toPrecision(4)}, ${interval[1].toPrecision(4)}]`;
+    const shown = (bounds: [number, number]) => `[${bounds[0].toPrecision(4)}, ${bounds[1].toPrecision(4)}]`;
     const percent = `${Number((100 * band).toPrecision(3))}%`;
+    // The budget ended the repetitions before the sequence decided: one closing look over all of
+    // them, at the 2.5% the sequence left (closingInterval: their number is the clock's, not the data's).
+    const closing = decision === 'undecided' && input.budgetEnded ? closingInterval(input.pairs, input.repetitionBlock) : undefined;
+    const closingDecision = closing && sequentialDecision(closing, band);
+    if (closing && closingDecision) sequence.closing = {interval: closing, decision: closingDecision};
+    const after = `after ${pairs} pairs`;
+    const atEnd = `the budget ended the repetitions after ${pairs} pairs with the ratio's 97.5% confidence sequence ${shown(interval)} undecided, and`;
     if (decision === 'different') {
       verdict = interval[0] > 1 ? 'better' : 'worse';
-      reason = `the ratio's 95% confidence sequence ${shown} lies ${verdict === 'better' ? 'above' : 'below'} 1 (after ${pairs} pairs)`;
+      reason = `the ratio's 97.5% confidence sequence ${shown(interval)} lies ${verdict === 'better' ? 'above' : 'below'} 1 (${after})`;
     } else if (decision === 'same') {
       verdict = 'same';
-      reason = `the ratio's 95% confidence sequence ${shown} lies within ±${percent} of 1 (after ${pairs} pairs)`;
+      reason = `the ratio's 97.5% confidence sequence ${shown(interval)} lies within ±${percent} of 1 (${after})`;
+    } else if (closing && closingDecision === 'different') {
+      verdict = closing[0] > 1 ? 'better' : 'worse';
+      reason = `${atEnd} its closing 97.5% interval ${shown(closing)} lies ${verdict === 'better' ? 'above' : 'below'} 1`;
+    } else if (closing && closingDecision === 'same') {
+      verdict = 'same';
+      reason = `${atEnd} its closing 97.5% interval ${shown(closing)} lies within ±${percent} of 1`;
     } else {
       verdict = 'same';
-      reason = `no difference shown: the ratio's 95% confidence sequence ${shown} holds 1 but is wider than ±${percent} (the budget ended the repetitions after ${pairs} pairs; a difference under about ${Number((100 * Math.max(interval[1] - 1, 1 - interval[0])).toPrecision(2))}% is not ruled out)`;
+      const widest = closing ?? interval;
+      reason = `no difference shown: the ratio's 97.5% confidence sequence ${shown(interval)}${closing ? ` and its closing 97.5% interval ${shown(closing)} hold` : ' holds'} 1 but ${closing ? 'are' : 'is'} wider than ±${percent} (the budget ended the repetitions after ${pairs} pairs; a difference under about ${Number((100 * Math.max(widest[1] - 1, 1 - widest[0])).toPrecision(2))}% is not ruled out)`;
     }
   }
   if (recorded) {

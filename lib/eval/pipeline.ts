@@ -117,7 +117,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     },
     share: (fields) => reports.forEach((each) => Object.assign(each, fields)),
   };
-  const outcome: SidesOutcome = {reports, pairs: [], precise: true};
+  const outcome: SidesOutcome = {reports, pairs: [], precise: true, budgetEnded: true};
 
   // Stage 1: the protected files must be the ones arbor.lock names (lock's own checks run before it vouches for them).
   if (!options.beforeLock) await timed('lock', () => checkLock(run, dir, options.benchmark));
@@ -340,6 +340,7 @@ async function runPoints(run: SidesRun, ctx: EvalContext, sources: PointSource[]
     const result = await runPoint(ctx, index, sources[index]!, points.length, budget, last ? scored.ratios[0] : undefined);
     outcome.pairs.push(result.pairs);
     outcome.precise &&= result.precise;
+    outcome.budgetEnded &&= !result.precise;
     if (ctx.sides.length === 2 && plan.metric === 'speedup') {
       outcome.pairedBy = ctx.pairedByCase ? 'case' : 'run';
       outcome.repetitionBlock = repetitionBlock(ctx);

@@ -74,6 +74,8 @@ export interface SidesOutcome {
   pairs: number[][][];
   /** Whether the stopping rule was met at every point. */
   precise: boolean;
+  /** Whether the stopping rule was met at no point: the budget (or the cap) ended every point's repetitions. */
+  budgetEnded: boolean;
   /** speedup, two sides: whether each case was timed on both sides back to back (`case`) or each side's segment of a repetition in turn (`run`). */
   pairedBy?: 'case' | 'run';
   /** speedup, two sides: how many neighbouring repetitions shared their runs (kept runs; 1: a fresh run each), which the ratio's interval and sequence treat as correlated. */

@@ -290,10 +290,43 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     expect(report.reports.candidate.runs).toBeGreaterThanOrEqual(3 * report.repetitions);
     expect(result.stdout).toMatch(
       new RegExp(
-        `^verdict: worse \\(ratio [\\d.]+, 95% interval \\[[\\d.]+, [\\d.]+\\]: the ratio's 95% confidence sequence \\[[\\d.]+, [\\d.]+\\] lies below 1 \\(after ${report.sequence.pairs} pairs\\)\\)$`,
+        `^verdict: worse \\(ratio [\\d.]+, 95% interval \\[[\\d.]+, [\\d.]+\\]: the ratio's 97.5% confidence sequence \\[[\\d.]+, [\\d.]+\\] lies below 1 \\(after ${report.sequence.pairs} pairs\\)\\)$`,
         'm',
       ),
     );
+  });
+
+  it('takes a closing look when the budget ends the repetitions before the sequence decides: its interval in the JSON, its decision the verdict', () => {
+    // 5 repetitions and no more (max_seconds = 0), and a band of ±0.1% no sequence of 5 lies inside: the sequence stays undecided.
+    const copy = path.join(tempDir(), 'prefix');
+    cpSync(speed, copy, {recursive: true});
+    const plan = path.join(copy, 'plan.toml');
+    writeFileSync(
+      plan,
+      readFileSync(plan, 'utf8')
+        .replace(/^repetitions = \d+/m, 'repetitions = 5')
+        .replace(/^precision = [\d.]+/m, 'precision = 0.001'),
+    );
+    expect(runCli(['benchmark', 'lock', copy]).code).toBe(0);
+    const identical = path.join(tempDir(), 'identical.py');
+    cpSync(path.join(copy, 'solution.py'), identical);
+    const {result, report} = compare([copy, path.join(copy, 'solution.py'), identical]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(report.repetitions).toBe(5);
+    expect(report.precision.reached).toBe(false);
+    expect(report.sequence.decision).toBe('undecided');
+    const {closing} = report.sequence;
+    const [low, high] = closing.interval;
+    // A fixed-n interval at 97.5% is narrower than the sequence that holds at every look, and holds the mean of the same observations.
+    expect(low).toBeGreaterThan(report.sequence.interval[0]);
+    expect(high).toBeLessThan(report.sequence.interval[1]);
+    expect(low).toBeLessThan(high);
+    const decided = low > 1 || high < 1;
+    expect(closing.decision).toBe(decided ? 'different' : 'undecided');
+    expect(report.verdict).toBe(!decided ? 'same' : low > 1 ? 'better' : 'worse');
+    const shown = `[${low.toPrecision(4)}, ${high.toPrecision(4)}]`;
+    expect(report.reason).toContain(decided ? `its closing 97.5% interval ${shown} lies` : `and its closing 97.5% interval ${shown} hold 1`);
+    expect(report.reason).toContain(`after ${report.sequence.pairs} pairs`);
   });
 
   it('pairs case by case with ARBOR_COMPARE_PAIRING=case (where runs are kept): the same verdicts, each case of a repetition on both sides', () => {

@@ -2,6 +2,8 @@
 import {describe, expect, it} from 'vitest';
 import {
   betweenEvalSpread,
+  closingAlpha,
+  closingInterval,
   confidenceSequence,
   generator,
   logRatioObservations,
@@ -10,6 +12,7 @@ import {
   sequentialDecision,
   relativeHalfWidth,
   repeatInterval,
+  sequenceAlpha,
   repetitionsForPrecision,
   scoreInterval,
   speedScore,
@@ -229,6 +232,69 @@ describe("a compare's confidence sequence", () => {
     ])!;
     expect(sequence[0]).toBeLessThan(1.1);
     expect(sequence[1]).toBeGreaterThan(1.1);
+  });
+});
+
+describe("a compare's closing look at the budget's end", () => {
+  /** `n` repetitions of `cases` paired ratios whose logs are normal, mean `mu`, sd `sigma` (seeded). */
+  function compareRatios(n: number, cases: number, mu: number, sigma: number, seed: number): PointRatios {
+    const random = generator(seed);
+    const normal = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    return Array.from({length: n}, () => {
+      // A slow moment of the machine moves a whole segment: the cases of a repetition share most of their noise.
+      const shared = sigma * 0.9 * normal();
+      return Array.from({length: cases}, () => Math.exp(mu + shared + sigma * 0.45 * normal()));
+    });
+  }
+  /**
+   * A compare's verdict as runRepetitions and judgeSpeed reach it: the sequence looked at after
+   * every repetition from the 5th, stopping once it decides; else, with `closing`, the closing
+   * look over all `n` repetitions (the budget's).
+   */
+  function verdict(ratios: PointRatios, band: number, closing: boolean, alpha = sequenceAlpha): 'different' | 'same' | 'undecided' {
+    for (let k = 5; k <= ratios.length; k++) {
+      const seen = ratios.slice(0, k);
+      const found = confidenceSequence(logRatioObservations([seen]), alpha);
+      const decision = sequentialDecision([Math.exp(found![0]), Math.exp(found![1])], band);
+      if (decision !== 'undecided') return decision;
+    }
+    return closing ? sequentialDecision(closingInterval([ratios])!, band) : 'undecided';
+  }
+  const trials = 1500;
+  const share = (seedBase: number, mu: number, closing: boolean, alpha?: number) => {
+    let different = 0;
+    for (let seed = 1; seed <= trials; seed++) if (verdict(compareRatios(18, 4, mu, 0.025, seedBase + seed), 0.02, closing, alpha) === 'different') different++;
+    return different / trials;
+  };
+
+  it('spends the 5% in two halves: on identical sides, different at most about 5% of the time, sequence and closing look together', () => {
+    expect(sequenceAlpha + closingAlpha).toBeCloseTo(0.05, 12);
+    const falseDifferent = share(10_000, 0, true);
+    expect(falseDifferent).toBeLessThanOrEqual(0.055);
+    // The closing look adds its share: more than the sequence alone calls, never more than the sum.
+    expect(falseDifferent).toBeGreaterThan(share(10_000, 0, false));
+  });
+
+  it('finds a 2% slowdown the budget left undecided more often than the whole 5% spent on the sequence', () => {
+    const split = share(20_000, Math.log(0.98), true);
+    const sequenceOnly = share(20_000, Math.log(0.98), false, 0.05);
+    expect(split).toBeGreaterThan(sequenceOnly + 0.08);
+    expect(split).toBeGreaterThan(0.75);
+  });
+
+  it("is a Student's t interval at 97.5% of the repetitions' mean log ratio, undefined below 2 repetitions", () => {
+    expect(closingInterval([[[1.1, 1.1]]])).toBeUndefined();
+    // Three repetitions with mean logs 0, 0.1 and 0.2: mean 0.1, sd 0.1; t(0.9875, 2 df) = 6.205.
+    const [low, high] = closingInterval([[[1], [Math.exp(0.1)], [Math.exp(0.2)]]])!;
+    const radius = (6.205 * 0.1) / Math.sqrt(3);
+    expect(Math.log(low)).toBeCloseTo(0.1 - radius, 1);
+    expect(Math.log(high)).toBeCloseTo(0.1 + radius, 1);
+    // At 30 degrees of freedom the approximation is within 0.1% of t(0.9875, 30) = 2.3596.
+    const values = Array.from({length: 31}, (_, k) => [Math.exp(k % 2 === 0 ? 0.01 : -0.01)]);
+    const mean = values.reduce((a, [ratio]) => a + Math.log(ratio!), 0) / 31;
+    const sd = Math.sqrt(values.reduce((a, [ratio]) => a + (Math.log(ratio!) - mean) ** 2, 0) / 30);
+    const [low31] = closingInterval([values])!;
+    expect((mean - Math.log(low31)) / (sd / Math.sqrt(31))).toBeCloseTo(2.3596, 2);
   });
 });
 
