@@ -89,7 +89,9 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
   const minimum = Math.max(plan.repetitions, ctx.minRepetitions ?? 0);
   let precise = plan.metric !== 'speedup';
   let rep = 0;
+  let repetitionStarted = 0;
   for (; ; rep++) {
+    repetitionStarted = spent();
     const step = `${made.label}: ${plan.metric === 'speedup' ? `repetition ${rep + 1}: ` : ''}`;
     const runs = runOrder(ctx, rep);
     // Fresh cases: this repetition's, made between runs (never while a case is timed), shared by the reference and every side.
@@ -132,8 +134,10 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
       decision !== undefined
         ? decision !== 'undecided' && rep + 1 >= trustedRepetitions
         : halfWidth <= plan.precision && (rep + 1 >= trustedRepetitions || halfWidth === 0);
-    const perRepetition = spent() / (rep + 1);
-    if (precise || spent() + perRepetition > budget || rep + 1 >= maxRepetitions) break;
+    // The next repetition is taken only if it ends within the budget, were it as long as the
+    // longer of the mean repetition and the last one (the machine's load moves them).
+    const nextRepetition = Math.max(spent() / (rep + 1), spent() - repetitionStarted);
+    if (precise || spent() + nextRepetition > budget || rep + 1 >= maxRepetitions) break;
   }
   const {sides, reference, pairs, nullCalls, referenceFirstCase} = state;
   return {sides, reference, pairs, repetitions: rep + 1, precise, nullCalls, referenceFirstCase};
