@@ -8,8 +8,9 @@ export default defineConfig({
     testTimeout: 60_000,
     // Three files at a time on 2 cores: much of a file's time is waiting (a sealed turn's release
     // time, a server's start, an eval's runs frozen between repetitions), which a third file fills.
-    // Measured here with the table below refreshed: 800 s with 2 workers (1.30 cores busy on average),
-    // 682 s with 3 (1.42), every test passing both times; vitest's default (cores - 1) runs one file at a time.
+    // Measured here with test/helpers/durations.json refreshed: 800 s with 2 workers (1.30 cores busy on
+    // average), 682 s with 3 (1.42), 766 s with 4 (more files waiting on the same two cores), every test
+    // passing each time; vitest's default (cores - 1) runs one file at a time.
     maxWorkers: 3,
     // The files share a worker one after another instead of a fresh process each: the suite is CPU-bound,
     // and each file re-importing the helpers (and their spawnSync probes of bwrap and python) cost it.

@@ -1,4 +1,4 @@
-// Evals lease a CPU each, machine-wide (lib/sandbox/cpu-lease.ts). The suite runs two test files at
+// Evals lease a CPU each, machine-wide (lib/sandbox/cpu-lease.ts). The suite runs three test files at
 // once and times nothing it asserts on, so each test file leases in a folder of its own: its evals
 // never wait for another file's. test/eval/cpu-lease.test.ts tests the leases themselves.
 import {mkdtempSync} from 'node:fs';

@@ -1,5 +1,5 @@
 // The order test files start in: the slowest first (by test/helpers/durations.json, refreshed with
-// test/helpers/update-durations.mjs), so that the two workers do not end with one long file running
+// test/helpers/update-durations.mjs), so that the workers do not end with one long file running
 // alone. A file the table does not know yet starts first: new files are often the slow ones.
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
