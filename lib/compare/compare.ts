@@ -379,8 +379,9 @@ function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: strin
       reason = `${atEnd} its closing 97.5% interval ${shown(closing)} lies within ±${percent} of 1`;
     } else {
       verdict = 'same';
-      const widest = closing ?? interval;
-      reason = `no difference shown: the ratio's 97.5% confidence sequence ${shown(interval)}${closing ? ` and its closing 97.5% interval ${shown(closing)} hold` : ' holds'} 1 but ${closing ? 'are' : 'is'} wider than ±${percent} (the budget ended the repetitions after ${pairs} pairs; a difference under about ${Number((100 * Math.max(widest[1] - 1, 1 - widest[0])).toPrecision(2))}% is not ruled out)`;
+      // The last interval read says how small a difference it leaves open.
+      const last = closing ?? interval;
+      reason = `no difference shown: the ratio's 97.5% confidence sequence ${shown(interval)}${closing ? ` and its closing 97.5% interval ${shown(closing)} hold` : ' holds'} 1 but ${closing ? 'are' : 'is'} wider than ±${percent} (the budget ended the repetitions after ${pairs} pairs; a difference under about ${Number((100 * Math.max(last[1] - 1, 1 - last[0])).toPrecision(2))}% is not ruled out)`;
     }
   }
   if (recorded) {
