@@ -17,6 +17,7 @@
  * "Correlated repetitions"), and the interval is widened for it.
  */
 
+import {studentQuantile} from '../ledger/changes.js';
 import {median} from '../numbers.js';
 
 export {median};
@@ -322,29 +323,6 @@ export function closingInterval(points: PointRatios[], block = 1): [number, numb
   const t = values.length;
   if (t < 2) return undefined;
   const mean = values.reduce((a, b) => a + b, 0) / t;
-  const radius = studentQuantile(1 - closingAlpha / 2, t - 1) * Math.sqrt(longRunVariance(values, Math.max(0, block - 1)) / t);
+  const radius = studentQuantile(closingAlpha, t - 1) * Math.sqrt(longRunVariance(values, Math.max(0, block - 1)) / t);
   return [Math.exp(mean - radius), Math.exp(mean + radius)];
-}
-
-/** The standard normal quantile of `p` in (0.5, 1): Acklam's rational approximation (relative error below 1.2e-9). */
-function normalQuantile(p: number): number {
-  const [a1, a2, a3, a4, a5, a6] = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
-  const [b1, b2, b3, b4, b5] = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
-  const [c1, c2, c3, c4, c5, c6] = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
-  const [d1, d2, d3, d4] = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
-  if (p <= 0.97575) {
-    const q = p - 0.5;
-    const r = q * q;
-    return ((((((a1 * r + a2) * r + a3) * r + a4) * r + a5) * r + a6) * q) / (((((b1 * r + b2) * r + b3) * r + b4) * r + b5) * r + 1);
-  }
-  const q = Math.sqrt(-2 * Math.log(1 - p));
-  return -(((((c1 * q + c2) * q + c3) * q + c4) * q + c5) * q + c6) / ((((d1 * q + d2) * q + d3) * q + d4) * q + 1);
-}
-
-/** Student's t quantile `p` (upper tail, p >= 0.9) at `df` degrees of freedom: Cornish-Fisher from the normal quantile (within 0.5% from df = 4). */
-function studentQuantile(p: number, df: number): number {
-  const z = normalQuantile(p);
-  return (
-    z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2) + (3 * z ** 7 + 19 * z ** 5 + 17 * z ** 3 - 15 * z) / (384 * df ** 3)
-  );
 }

@@ -289,7 +289,7 @@ describe("a compare's closing look at the budget's end", () => {
     const radius = (6.205 * 0.1) / Math.sqrt(3);
     expect(Math.log(low)).toBeCloseTo(0.1 - radius, 1);
     expect(Math.log(high)).toBeCloseTo(0.1 + radius, 1);
-    // At 30 degrees of freedom the approximation is within 0.1% of t(0.9875, 30) = 2.3596.
+    // At 30 degrees of freedom: t(0.9875, 30) = 2.3596.
     const values = Array.from({length: 31}, (_, k) => [Math.exp(k % 2 === 0 ? 0.01 : -0.01)]);
     const mean = values.reduce((a, [ratio]) => a + Math.log(ratio!), 0) / 31;
     const sd = Math.sqrt(values.reduce((a, [ratio]) => a + (Math.log(ratio!) - mean) ** 2, 0) / 30);
