@@ -14,7 +14,6 @@ const baseline = path.join(speed, 'solution.py');
 const slow = path.join(solutions, 'slow.py');
 const reference = path.join(fixtures, 'gate/agent_gate_reference.py');
 
-/** A private ledger for one test. */
 /** Whether a cgroup made here can be frozen (so an eval keeps its runs across repetitions). */
 function keptRunsHere(): boolean {
   if (!cgroupsWork()) return false;
@@ -23,6 +22,7 @@ function keptRunsHere(): boolean {
   return group?.canFreeze === true;
 }
 
+/** A private ledger for one test. */
 function ledgerEnv(): NodeJS.ProcessEnv {
   return {ARBOR_LEDGER: path.join(tempDir(), 'runs.db')};
 }
@@ -61,6 +61,25 @@ function arborGate(dir: string): {stdout: string; code: number | null} {
     {cwd: dir},
   );
   return {stdout: run.stdout, code: run.code};
+}
+
+/**
+ * A locked copy of the speed fixture whose plan.toml sets `settings` instead of its own values
+ * (each key must be a line of the fixture's plan, so a renamed setting fails here, not silently).
+ */
+function speedCopy(settings: Record<string, number>): string {
+  const copy = path.join(tempDir(), 'prefix');
+  cpSync(speed, copy, {recursive: true});
+  const plan = path.join(copy, 'plan.toml');
+  let text = readFileSync(plan, 'utf8');
+  for (const [key, value] of Object.entries(settings)) {
+    const line = new RegExp(`^${key} = [\\d.]+`, 'm');
+    expect(text, `plan.toml sets ${key}`).toMatch(line);
+    text = text.replace(line, `${key} = ${value}`);
+  }
+  writeFileSync(plan, text);
+  expect(runCli(['benchmark', 'lock', copy]).code).toBe(0);
+  return copy;
 }
 
 // Each compare is a whole eval of two solutions: give them room on a loaded machine.
@@ -264,16 +283,7 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
 
   it('stops on its confidence sequence from 5 repetitions: worse for a slower candidate once the sequence excludes 1, with the pairs it took', () => {
     // A copy of the fixture that makes 5 repetitions (its fewest) and may make more, up to 30 s of them.
-    const copy = path.join(tempDir(), 'prefix');
-    cpSync(speed, copy, {recursive: true});
-    const plan = path.join(copy, 'plan.toml');
-    writeFileSync(
-      plan,
-      readFileSync(plan, 'utf8')
-        .replace(/^repetitions = \d+/m, 'repetitions = 5')
-        .replace(/^max_seconds = \d+/m, 'max_seconds = 20'),
-    );
-    expect(runCli(['benchmark', 'lock', copy]).code).toBe(0);
+    const copy = speedCopy({repetitions: 5, max_seconds: 20});
     const {result, report} = compare([copy, path.join(copy, 'solution.py'), slow]);
     expect(result.code, result.stderr).toBe(0);
     expect(report.verdict).toBe('worse');
@@ -298,16 +308,7 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
 
   it('takes a closing look when the budget ends the repetitions before the sequence decides: its interval in the JSON, its decision the verdict', () => {
     // 5 repetitions and no more (max_seconds = 0), and a band of ±0.1% no sequence of 5 lies inside: the sequence stays undecided.
-    const copy = path.join(tempDir(), 'prefix');
-    cpSync(speed, copy, {recursive: true});
-    const plan = path.join(copy, 'plan.toml');
-    writeFileSync(
-      plan,
-      readFileSync(plan, 'utf8')
-        .replace(/^repetitions = \d+/m, 'repetitions = 5')
-        .replace(/^precision = [\d.]+/m, 'precision = 0.001'),
-    );
-    expect(runCli(['benchmark', 'lock', copy]).code).toBe(0);
+    const copy = speedCopy({repetitions: 5, precision: 0.001});
     const identical = path.join(tempDir(), 'identical.py');
     cpSync(path.join(copy, 'solution.py'), identical);
     const {result, report} = compare([copy, path.join(copy, 'solution.py'), identical]);
@@ -330,16 +331,7 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
   });
 
   it('pairs case by case with ARBOR_COMPARE_PAIRING=case (where runs are kept): the same verdicts, each case of a repetition on both sides', () => {
-    const copy = path.join(tempDir(), 'prefix');
-    cpSync(speed, copy, {recursive: true});
-    const plan = path.join(copy, 'plan.toml');
-    writeFileSync(
-      plan,
-      readFileSync(plan, 'utf8')
-        .replace(/^repetitions = \d+/m, 'repetitions = 5')
-        .replace(/^max_seconds = \d+/m, 'max_seconds = 0'),
-    );
-    expect(runCli(['benchmark', 'lock', copy]).code).toBe(0);
+    const copy = speedCopy({repetitions: 5, max_seconds: 0});
     const env = {...ledgerEnv(), ARBOR_COMPARE_PAIRING: 'case'};
     const slower = compare([copy, path.join(copy, 'solution.py'), slow], env);
     expect(slower.result.code, slower.result.stderr).toBe(0);
