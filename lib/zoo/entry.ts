@@ -62,6 +62,10 @@ export function inspectEntry(abs: string, shown: string, parse: Markdown, files?
       if (!run.stats.has(file)) run.stats.set(file, statOf(file));
       return run.stats.get(file);
     }
+    // A file the listings verify took show absent is signed absent without a stat of its own (most
+    // of a folder's signed names are optional files it does not have). A file created after the
+    // listing then changes its folder's mtime, which is signed, or misses on the next run.
+    if (reader.listedAbsent(file)) return undefined;
     return statOf(file);
   });
   const signed = signedFiles(abs, ['README.md', 'PROVENANCE.md', ...topLevel, ...nestedTemplateFiles(), ...(report.deps ?? [])], stat);

@@ -141,6 +141,19 @@ export class FolderReader implements TreeSource {
     }
   }
 
+  /**
+   * Whether the folder listings show `file` absent, with no call beyond the listings: its folder,
+   * at or under the root, was listed without it, or is itself absent from its parent's listing.
+   * False when that cannot be told so (a symlink on the way, a folder that could not be listed,
+   * a path outside the root): the caller then stats the file.
+   */
+  listedAbsent(file: string): boolean {
+    const parent = path.dirname(file);
+    if (!this.inside(parent)) return false;
+    const listing = this.listing(parent);
+    return listing === null || (listing !== 'unlisted' && !listing.has(path.basename(file)));
+  }
+
   /** The entries of a folder at or under the root and their kinds, undefined when it cannot be listed. */
   entries(dir: string): ReadonlyMap<string, EntryKind> | undefined {
     if (!this.inside(dir)) {

@@ -6,7 +6,7 @@
  */
 import {Worker} from 'node:worker_threads';
 import {ArborError, ExitCode} from '../errors.js';
-import {type DriverMessage, type ListOptions, type ListSink, type ListSummary, listZooStream} from './list.js';
+import {type DriverMessage, type ListOptions, type ListSink, type ListSummary, listYoungMb, listZooStream} from './list.js';
 
 /** Old-generation heap of the list driver thread (MB); `ARBOR_LIST_HEAP_MB` overrides it. */
 const driverHeapMb = 96;
@@ -21,7 +21,7 @@ export async function listZooInThread(options: ListOptions, sink: ListSink, env:
   const heap = /^\d+$/.test(env.ARBOR_LIST_HEAP_MB ?? '') ? Number(env.ARBOR_LIST_HEAP_MB) : driverHeapMb;
   const worker = new Worker(new URL('./list-driver.js', import.meta.url), {
     workerData: options,
-    resourceLimits: {maxOldGenerationSizeMb: heap, maxYoungGenerationSizeMb: 4},
+    resourceLimits: {maxOldGenerationSizeMb: heap, maxYoungGenerationSizeMb: listYoungMb(env)},
   });
   let started = false;
   let outcome: {summary: ListSummary} | {error: unknown} | undefined;
