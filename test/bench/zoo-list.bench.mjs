@@ -3,8 +3,9 @@
 // by side with a naive line-scanning indexer (Python: `#` lines are headings,
 // no markdown parsing). Cold = empty arbor cache (the OS page cache is warm for
 // both sides); warm = a second run reusing the cache. Prints ratios and peak RSS.
-// Cold runs with the default worker count (one per core) and, for
-// comparison, inline without workers (ARBOR_LIST_WORKERS=0).
+// Cold runs with the default worker count (inline on two cores, one worker per core
+// besides the main thread from three) and, for comparison, with a pool of one worker per
+// core besides the main thread's, at least one (ARBOR_LIST_WORKERS).
 //
 //   node test/bench/run.mjs zoo-list            # 1,000 and 10,000
 //   BENCH_SIZES=1000 node test/bench/run.mjs zoo-list
@@ -18,6 +19,7 @@ import {target} from './targets.mjs';
 const cli = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../dist/cli/index.js');
 const sizes = (process.env.BENCH_SIZES ?? '1000,10000').split(',').map(Number);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const poolWorkers = Math.max(1, os.availableParallelism() - 1);
 const work = mkdtempSync(path.join(tmpdir(), 'arbor-bench-list-'));
 // The interpreter itself, not a launcher in front of it: a pyenv shim costs about 0.3 s a start here,
 // which the naive side would pay and arbor's would not.
@@ -149,7 +151,7 @@ try {
     for (let round = 0; round < rounds; round++) {
       naiveRuns.push(run(python, [path.join(work, 'naive_list.py'), zoo]));
       rmSync(cache, {recursive: true, force: true});
-      coldPool.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache, ARBOR_LIST_WORKERS: '0'}));
+      coldPool.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache, ARBOR_LIST_WORKERS: String(poolWorkers)}));
       rmSync(cache, {recursive: true, force: true});
       cold.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache}));
       warm.push(run(process.execPath, [cli, 'benchmark', 'list', zoo], {ARBOR_CACHE_DIR: cache}));
@@ -170,7 +172,7 @@ try {
       `  arbor list cold    ${coldMs.toFixed(0).padStart(6)} ms  ${(coldMs / naiveMs).toFixed(2).padStart(6)}x naive   ${cpuText(cold)} ${target(`list cold CPU / naive, ${n} folders`, cpu(cold) / naiveCpu, '<=', 3)}   peak RSS ${mb(cold)} MB ${target(`list cold peak RSS, ${n} folders`, Number(mb(cold)), '<=', 150, ' MB')}`,
     );
     console.log(
-      `   inline, 0 workers ${poolMs.toFixed(0).padStart(6)} ms  ${(poolMs / naiveMs).toFixed(2).padStart(6)}x naive   ${cpuText(coldPool)}   peak RSS ${mb(coldPool)} MB`,
+      `   pool of ${poolWorkers} worker${poolWorkers === 1 ? ' ' : 's'} ${poolMs.toFixed(0).padStart(6)} ms  ${(poolMs / naiveMs).toFixed(2).padStart(6)}x naive   ${cpuText(coldPool)}   peak RSS ${mb(coldPool)} MB`,
     );
     console.log(
       `  arbor list warm    ${warmMs.toFixed(0).padStart(6)} ms  ${(warmMs / naiveMs).toFixed(2).padStart(6)}x naive   ${cpuText(warm)}   peak RSS ${mb(warm)} MB ${target(`list warm peak RSS, ${n} folders`, Number(mb(warm)), '<=', 150, ' MB')}`,

@@ -273,11 +273,13 @@ describe('arbor benchmark list', () => {
     );
   });
 
-  it('uses one worker per core besides the main thread, overridable with ARBOR_LIST_WORKERS', async () => {
+  it('uses one worker per core besides the main thread from three cores, none below, overridable with ARBOR_LIST_WORKERS', async () => {
     const {defaultWorkers} = (await import(path.join(repoRoot, 'dist/lib/zoo/list.js'))) as typeof import('../../lib/zoo/list.js');
-    expect(defaultWorkers({ARBOR_LIST_WORKERS: '3'})).toBe(3);
-    expect(defaultWorkers({ARBOR_LIST_WORKERS: '0'})).toBe(0);
-    expect(defaultWorkers({ARBOR_LIST_WORKERS: 'many'})).toBe(Math.max(1, os.availableParallelism() - 1));
-    expect(defaultWorkers({})).toBe(Math.max(1, os.availableParallelism() - 1));
+    expect([1, 2, 3, 4, 8].map((cores) => defaultWorkers({}, cores))).toEqual([0, 0, 2, 3, 7]);
+    expect(defaultWorkers({ARBOR_LIST_WORKERS: '3'}, 2)).toBe(3);
+    expect(defaultWorkers({ARBOR_LIST_WORKERS: '0'}, 8)).toBe(0);
+    expect(defaultWorkers({ARBOR_LIST_WORKERS: 'many'}, 4)).toBe(3);
+    // Without a count, the machine's own.
+    expect(defaultWorkers({})).toBe(defaultWorkers({}, os.availableParallelism()));
   });
 });
