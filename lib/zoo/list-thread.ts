@@ -15,7 +15,8 @@ const driverHeapMb = 96;
  * `listZooStream` on a thread of its own with a capped heap, the sink called here as rows come
  * back: what the CLI runs. The driver's garbage (stats, paths, cache lines of 100,000 folders)
  * is then collected instead of growing the process, which keeps `list` at 120-170 MB up to
- * 100,000 folders. If the driver runs out of heap before its first row, the listing runs here instead.
+ * 100,000 folders. If the driver runs out of heap before its first row, the listing runs here
+ * instead.
  */
 export async function listZooInThread(options: ListOptions, sink: ListSink, env: NodeJS.ProcessEnv = process.env): Promise<ListSummary> {
   const heap = /^\d+$/.test(env.ARBOR_LIST_HEAP_MB ?? '') ? Number(env.ARBOR_LIST_HEAP_MB) : driverHeapMb;
