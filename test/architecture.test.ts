@@ -242,6 +242,15 @@ describe('printing and exit codes', () => {
   });
 });
 
+describe('one door per decision (rule e)', () => {
+  it('routes secrets in lib/run/door.ts alone: no other file asks whether the environment holds one, and cli/ never reads lib/secrets.ts', () => {
+    const asking = [...sources].filter(([file, text]) => file !== 'lib/secrets.ts' && /\bholdsSecret\(/.test(text)).map(([file]) => file);
+    expect(asking).toEqual(['lib/run/door.ts']);
+    expect(edges.filter(({from, to}) => from.startsWith('cli/') && to === 'lib/secrets.ts').map(({from}) => from)).toEqual([]);
+    expect(doc).toContain('`lib/run/door.ts`');
+  });
+});
+
 describe('the checkers catch a broken graph', () => {
   const edge = (from: string, to: string, kind: Kind = 'static'): Edge => ({from, to, kind, line: 1});
 

@@ -29,7 +29,7 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
   handler: async (args) => {
     if (!Number.isInteger(args.runs) || args.runs < 2) throw new UsageError(`--runs ${args.runs}: expected a whole number of evals, at least 2`);
     process.on('SIGUSR1', () => {});
-    const {calibrate, formatCalibration} = await import('../../lib/eval/calibrate.js');
+    const {formatCalibration} = await import('../../lib/eval/calibrate.js');
     const {progressPrinter} = await import('../../lib/eval/report.js');
     const printer = progressPrinter(process.stderr, args.quiet);
     let result;
@@ -44,20 +44,8 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
       );
     };
     try {
-      const {holdsSecret} = await import('../../lib/secrets.js');
-      if (holdsSecret(process.env)) {
-        // The bundle's code never shares a process with the salt: the seeds are derived here, the evals run in a child without it.
-        const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');
-        const cwd = process.cwd();
-        const {testSeeds, redact} = await localSecrets(request.benchmark, request.split, process.env, cwd);
-        const answer = await runInChild(
-          {kind: 'calibrate', ...request, testSeeds},
-          {env: process.env, cwd, redact, interruptible: true, onProgress, onEvaluated: onEval},
-        );
-        result = (answer as {report: import('../../lib/eval/calibrate.js').CalibrationReport}).report;
-      } else {
-        result = await calibrate({...request, onProgress, onEval});
-      }
+      const {runLocal} = await import('../../lib/run/door.js');
+      result = await runLocal('calibrate', request, {onProgress, onEval});
     } finally {
       printer.done();
     }

@@ -81,7 +81,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     }
     process.on('SIGUSR1', () => {});
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
-    const {runCompare, formatCompare, checkPackageable, writePackage} = await import('../../lib/compare/index.js');
+    const {formatCompare, checkPackageable, writePackage} = await import('../../lib/compare/index.js');
     const {loadPlan} = await import('../../lib/benchmark/plan.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);
     const env = args.ledger ? {...process.env, ARBOR_LEDGER: args.ledger} : process.env;
@@ -100,17 +100,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     };
     let report;
     try {
-      const {holdsSecret} = await import('../../lib/secrets.js');
-      if (holdsSecret(env)) {
-        // The bundle's code never shares a process with the salt: the seeds are derived here, both sides run in a child without it.
-        const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');
-        const cwd = process.cwd();
-        const {testSeeds, redact} = await localSecrets(request.benchmark, request.split, env, cwd);
-        const answer = await runInChild({kind: 'compare', ...request, testSeeds}, {env, cwd, redact, interruptible: true, onProgress: printer.progress});
-        report = (answer as {report: import('../../lib/compare/index.js').CompareReport}).report;
-      } else {
-        report = await runCompare({...request, env, onProgress: printer.progress});
-      }
+      const {runLocal} = await import('../../lib/run/door.js');
+      report = await runLocal('compare', request, {env, onProgress: printer.progress});
     } finally {
       printer.done();
     }

@@ -75,7 +75,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     checkNotAFile(args.benchmark);
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});
-    const {runEval, formatScore} = await import('../../lib/eval/index.js');
+    const {formatScore} = await import('../../lib/eval/index.js');
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);
     const printer = progressPrinter(process.stderr, args.quiet);
@@ -89,20 +89,8 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     };
     let report;
     try {
-      const {holdsSecret} = await import('../../lib/secrets.js');
-      if (holdsSecret(process.env)) {
-        // The bundle's code never shares a process with the salt: the seeds are derived here, the eval runs in a child without it.
-        const {localSecrets, runInChild} = await import('../../lib/run/eval-process.js');
-        const cwd = process.cwd();
-        const {testSeeds, redact} = await localSecrets(request.benchmark, request.split, process.env, cwd);
-        const answer = await runInChild(
-          {kind: 'eval', ...request, testSeeds},
-          {env: process.env, cwd, redact, interruptible: true, onProgress: printer.progress},
-        );
-        report = (answer as {report: import('../../lib/eval/types.js').EvalReport}).report;
-      } else {
-        report = await runEval({...request, onProgress: printer.progress});
-      }
+      const {runLocal} = await import('../../lib/run/door.js');
+      report = await runLocal('eval', request, {onProgress: printer.progress});
     } finally {
       printer.done();
     }

@@ -55,8 +55,7 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       throw new UsageError('Missing argument for `arbor benchmark verify`: expected one or more benchmark folders, e.g. `arbor benchmark verify zoo/demo`');
     {
       // The determinism check (and the probes and mutants) run the bundle's code, which never shares a process with the test salt (nor the queue key): this command runs again without them.
-      const {holdsSecret} = await import('../../lib/secrets.js');
-      if (holdsSecret(process.env)) return (await import('../../lib/run/eval-process.js')).rerunWithoutSecrets();
+      if (await (await import('../../lib/run/door.js')).reranWithoutSecrets()) return;
     }
     const [{verifyBenchmarks}, {formatVerify, verifyJson}] = await Promise.all([import('../../lib/zoo/verify.js'), import('../../lib/zoo/report.js')]);
     // The reference check's eval may wait for a CPU lease: say so on stderr, as eval does.

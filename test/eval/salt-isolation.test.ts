@@ -115,6 +115,18 @@ describe.skipIf(!sandboxed)('the test salt and the bundle', () => {
     for (const seed of await secretSeeds(dir)) expect(result.stderr + result.stdout + readFileSync(json, 'utf8')).not.toContain(seed);
   });
 
+  it('calibrate --split test: every eval runs without the salt, on the salted seeds, and says no seed', async () => {
+    const {dir, spy, ledger} = spyEntry();
+    const result = runCli(['benchmark', 'calibrate', dir, '--split', 'test', '--runs', '2', '--json'], {env: env(ledger)});
+    expect(result.code, result.stderr).toBe(0);
+    expectNoSalt(spy);
+    const report = JSON.parse(result.stdout);
+    // Two evals of a deterministic accuracy entry on the same salted cases: the same score twice.
+    expect(report.scores).toHaveLength(2);
+    expect(report.scores[0]).toBe(report.scores[1]);
+    for (const seed of await secretSeeds(dir)) expect(result.stderr + result.stdout).not.toContain(seed);
+  });
+
   it('verify --mutants: runs without the salt, and says what it says without one', () => {
     const {dir, spy} = spyEntry();
     const salted = runCli(['benchmark', 'verify', '--mutants', dir], {env: {ARBOR_TEST_SALT: salt}});
