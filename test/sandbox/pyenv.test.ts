@@ -90,12 +90,12 @@ describe('a pyenv shim', () => {
     const bundle = path.join(fixtures, 'bundle/knn-python');
     const point = '{"N":64,"Q":8,"D":4,"K":3}';
     const asVariable = runCli(['bundle', bundle, 'make', path.join(project, 'a'), '--point', point, '--seeds', '0-1'], {env: {ARBOR_PYTHON: shim}});
-    expect(asVariable.stderr).toMatch(/^arbor: made 2 cases in /);
+    expect(asVariable.stderr).toMatch(/^arbor: made 2 cases in /m);
     expect(asVariable.code).toBe(0);
     const onPath = runCli(['bundle', bundle, 'make', path.join(project, 'b'), '--point', point, '--seeds', '0-1'], {
       env: {ARBOR_PYTHON: '', PATH: `${path.dirname(shim)}${path.delimiter}${process.env.PATH ?? ''}`},
     });
-    expect(onPath.stderr).toMatch(/^arbor: made 2 cases in /);
+    expect(onPath.stderr).toMatch(/^arbor: made 2 cases in /m);
     expect(onPath.code).toBe(0);
     expect(readFileSync(path.join(project, 'b/manifest.json'), 'utf8')).toBe(readFileSync(path.join(project, 'a/manifest.json'), 'utf8'));
     expect(existsSync(mark)).toBe(false);
