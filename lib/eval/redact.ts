@@ -63,7 +63,7 @@ const builtinExceptions = new Set(
 );
 
 /** The exception's type a note starts with (`IndexError: …`), as shown on secret cases: a built-in name, else `Exception`. */
-export function exceptionShown(note: string | undefined): string {
+function exceptionShown(note: string | undefined): string {
   const name = /^([A-Za-z_][A-Za-z0-9_]*):/.exec(note ?? '')?.[1];
   return name !== undefined && builtinExceptions.has(name) ? name : 'Exception';
 }
@@ -90,7 +90,7 @@ function secretNote(status: CaseStatus, note: string | undefined): string | unde
 }
 
 /** One repetition as shown: on secret cases its status, whether it passed, its times and a fixed note; otherwise as it is. */
-export function shownRepetition(repetition: RepetitionReport, shown: ShownCases): RepetitionReport {
+function shownRepetition(repetition: RepetitionReport, shown: ShownCases): RepetitionReport {
   if (!shown.secret) return repetition;
   const {where: _where, note, ...kept} = repetition;
   const text = secretNote(repetition.status, note);
