@@ -77,3 +77,28 @@ describe('secret test cases leave only a fixed vocabulary', () => {
     expect(steadyLines(one.result.stderr, one.root)).toEqual(steadyLines(two.result.stderr, two.root));
   });
 });
+
+describe('secret test cases through a run in a child without the salt (`benchmark run`, as a queue worker runs them)', () => {
+  it('the child, given only the derived seeds, shows the same fixed vocabulary: result, stderr and ledger alike under two salts', () => {
+    const outputs = ['redact-run-one', 'redact-run-two'].map((salt) => {
+      const root = tempDir();
+      const entry = path.join(root, 'abs-a');
+      cpSync(path.join(fixtures, 'run/zoo/abs-a'), entry, {recursive: true});
+      copyFileSync(adversary, path.join(root, 'leak-where.py'));
+      const ledger = path.join(root, 'runs.db');
+      const json = path.join(root, 'run.json');
+      const args = ['benchmark', 'run', entry, '--split', 'test', '--solution', `abs-a=${path.join(root, 'leak-where.py')}`, '--json-file', json];
+      const result = runCli(args, {env: {ARBOR_TEST_SALT: salt, ARBOR_LEDGER: ledger}});
+      expect(result.code, result.stderr).toBe(1);
+      const runs = openLedger(ledger, {readonly: true}).listRuns();
+      expect(runs.map((run) => run.seeds.source)).toEqual(['derived']);
+      const everything = `${result.stdout}${result.stderr}${readFileSync(json, 'utf8')}${JSON.stringify(runs[0]!.cases)}`;
+      expect(everything).not.toMatch(/"where"|"line"|leak-where\.py:\d|solution\.py:\d|\bE\d+\b|\bk\d+\b|'x'/);
+      return {
+        cases: steady(runs[0]!.cases, root),
+        failure: (JSON.parse(readFileSync(json, 'utf8')) as {results: Array<{failure?: string}>}).results[0]!.failure,
+      };
+    });
+    expect(outputs[0]).toEqual(outputs[1]);
+  });
+});
