@@ -8,7 +8,8 @@ import {rename, rm} from 'node:fs/promises';
 import path from 'node:path';
 import type {Verdict} from '../bundle/index.js';
 import type {EvalContext} from './context.js';
-import {explainFailure, withoutValues} from './failure.js';
+import {explainFailure} from './failure.js';
+import {shownCase, shownVerifierError, type ShownCases} from './redact.js';
 import {caseAccuracy, timeOnClock} from './score.js';
 import {median, type PointRatios} from './stats.js';
 import type {CaseReport, RepetitionReport} from './types.js';
@@ -55,6 +56,8 @@ export async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: Side
       verdictsByRun.push((run.verdicts ??= await verifyRun(ctx, made, run)));
     }
   }
+  // What of each case leaves the eval: everything on dev, a fixed vocabulary on secret cases (redact.ts).
+  const shown: ShownCases = {secret: ctx.secretCases, scoreMetrics: plan.metric === 'accuracy' ? [plan.numerator!, plan.denominator!] : []};
   return Array.from({length: n}, (_, i): CaseReport => {
     const reps = runs.map((run) => run.statuses[i]!);
     const worst = reps.find((r) => r.status !== 'ok' || !r.passed) ?? reps[reps.length - 1]!;
@@ -73,21 +76,20 @@ export async function verifyPoint(ctx: EvalContext, made: MadePoint, stage: Side
       ratio = scored ?? plan.failScore;
     }
     const report: CaseReport = {i, status: worst.status, passed: ok, seconds, ratio, repetitions: reps};
-    // Salted test data is secret: the first wrong element keeps its place, not its values.
-    const metrics = ctx.secretCases ? withoutValues(verdict?.metrics) : verdict?.metrics;
+    const metrics = verdict?.metrics;
     if (metrics) report.metrics = metrics;
     const failure = ok ? undefined : explainFailure(metrics);
     if (failure) report.failure = failure;
     if (worst.note) report.note = worst.note;
     if (worst.where) report.where = worst.where;
-    // A failure of a fresh case names its seed where the seeds are not secret (dev), so `arbor bundle make --seeds` reproduces it.
-    const seed = ok || ctx.secretCases || !made.fresh ? undefined : caseSetOf(made, runs[reps.indexOf(worst)]?.rep ?? 0).seeds[i];
+    // A failure of a fresh case names its seed, so `arbor bundle make --seeds` reproduces it (shownCase drops it on secret cases).
+    const seed = ok || !made.fresh ? undefined : caseSetOf(made, runs[reps.indexOf(worst)]?.rep ?? 0).seeds[i];
     if (seed !== undefined) report.seed = seed;
     if (plan.metric === 'speedup' && referenceTimes.length) {
       report.referenceSeconds = median(referenceTimes);
       report.referenceRepetitions = referenceTimes;
     }
-    return report;
+    return shownCase(report, shown);
   });
 }
 
@@ -129,7 +131,7 @@ export async function verifyRun(ctx: EvalContext, made: MadePoint, run: Solution
     if (status.status === 'ok' && verdict?.error) {
       // The answer made the verifier raise: a failing case (never a harness failure the
       // solution could provoke), flagged loudly because it may be the bundle's bug.
-      ctx.progress('line', `warning: the bundle's verifier raised on case ${i} of ${made.label}: ${verdict.error}`);
+      ctx.progress('line', `warning: the bundle's verifier raised on case ${i} of ${made.label}: ${shownVerifierError(verdict.error, ctx.secretCases)}`);
       status.status = 'failed';
       status.note = `the verifier raised: ${verdict.error}`;
     } else if (status.status === 'ok' && !status.passed) {

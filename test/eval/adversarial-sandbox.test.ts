@@ -106,7 +106,8 @@ describe.skipIf(!sandboxed)('the sandbox: what an adversarial solution cannot re
     // A speed entry's test cases are fresh (the salt keys only fixed seeds); the salt is in arbor's environment all the same.
     expect(report.seeds.source).toBe('fresh');
     expect(score).toBe(0);
-    expect(report.points[0].cases[0].note).toMatch(/run\(\) returned None/);
+    // It answered (None) rather than crashed; what its answer was is withheld on secret cases (lib/eval/redact.ts).
+    expect(report.points[0].cases[0]).toMatchObject({status: 'no-answer', note: 'no answer could be read; details withheld (secret test cases)'});
   });
 
   it("no solution can change its benchmark's protected files, arbor, or a Python site, so a later honest eval is unaffected", () => {

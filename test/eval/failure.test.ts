@@ -62,12 +62,12 @@ describe('a failed case explains itself', () => {
     }
   });
 
-  it('withholds the values of secret (salted) test data, keeping the place of the wrong element', () => {
+  it('withholds the wrong element of secret test data: its values, its place and the count (the solution chooses them)', () => {
     const {dir, solution} = offByOne();
     const json = path.join(tempDir(), 'report.json');
     const result = runCli(['benchmark', 'eval', dir, 'test', '--solution', solution, '--json-file', json], {env: {ARBOR_TEST_SALT: 'secret'}});
     expect(result).toMatchObject({code: 0, stdout: 'score: 0.0\n'});
-    expect(result.stderr).toContain('\nscore is 0.0: case 0 of point {"N":20000} failed: s[4] is wrong (1 of 20000 elements wrong)\n');
+    expect(result.stderr).toContain('\nscore is 0.0: case 0 of point {"N":20000}: failed (wrong answer; details withheld (secret test cases))\n');
     const report = JSON.parse(readFileSync(json, 'utf8'));
     // A speed plan's test cases are fresh every repetition (the salt keys only fixed seeds): no seed is named.
     expect(report.seeds.source).toBe('fresh');
@@ -76,8 +76,9 @@ describe('a failed case explains itself', () => {
     // A speedup eval stops at the first failing point: the second one is not run.
     expect(report.points[1].cases.map((c: {status: string}) => c.status)).toEqual(['not-run', 'not-run', 'not-run']);
     for (const c of report.points[0].cases) {
-      expect(c.metrics).toEqual({rule: 'exact', wrong: 1, of: 20000, first: {result: 's', index: [4], flat: 4}});
-      expect(c.failure).toBe('s[4] is wrong (1 of 20000 elements wrong)');
+      expect(c).not.toHaveProperty('metrics');
+      expect(c).not.toHaveProperty('failure');
+      expect(c.note).toBe('wrong answer; details withheld (secret test cases)');
     }
   });
 
