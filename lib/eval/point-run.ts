@@ -2,9 +2,10 @@
  * The run stage of a point (point.ts): each repetition runs the reference
  * (speedup), then each side, on the same fresh cases, in ABBA order, until the
  * score is as precise as the plan asks or the budget is spent; the harness
- * delivers every case and times it from outside (process.ts). In the sandbox
- * a run is kept for repetitionsPerRun repetitions, frozen between them
- * (runKept); elsewhere each repetition is a fresh run.
+ * delivers every case and times it from outside (process.ts). In the sandbox,
+ * where every repetition draws fresh cases, a run is kept for
+ * repetitionsPerRun repetitions, frozen between them (keepsRuns, runKept);
+ * elsewhere (a path split among them) each repetition is a fresh run.
  */
 import {randomBytes} from 'node:crypto';
 import {lstat, mkdir, readFile, readdir, rm, writeFile} from 'node:fs/promises';
