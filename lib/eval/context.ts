@@ -84,8 +84,8 @@ export interface EvalContext {
   /** The run started ahead of its turn (point.ts), if any. */
   runAhead?: PreparedRun;
   /**
-   * Speedup evals in the sandbox with a freezable cgroup: the runs kept across repetitions
-   * (point-run.ts), by the files they run; each serves `repetitionsPerRun` repetitions. Null: runs
+   * Speedup evals in the sandbox with a freezable cgroup, whose every repetition draws fresh cases
+   * (never a path split: point-run.ts keepsRuns): the runs kept across repetitions, by the files they run; each serves `repetitionsPerRun` repetitions. Null: runs
    * cannot be kept here (no freezer).
    */
   kept?: Map<RunFiles, KeptRun> | null;

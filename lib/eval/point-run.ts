@@ -2,9 +2,10 @@
  * The run stage of a point (point.ts): each repetition runs the reference
  * (speedup), then each side, on the same fresh cases, in ABBA order, until the
  * score is as precise as the plan asks or the budget is spent; the harness
- * delivers every case and times it from outside (process.ts). In the sandbox
- * a run is kept for repetitionsPerRun repetitions, frozen between them
- * (runKept); elsewhere each repetition is a fresh run.
+ * delivers every case and times it from outside (process.ts). In the sandbox,
+ * where every repetition draws fresh cases, a run is kept for
+ * repetitionsPerRun repetitions, frozen between them (keepsRuns, runKept);
+ * elsewhere (a path split among them) each repetition is a fresh run.
  */
 import {randomBytes} from 'node:crypto';
 import {lstat, mkdir, readFile, readdir, rm, writeFile} from 'node:fs/promises';
@@ -47,6 +48,7 @@ import {firstDifference, hashTree} from './tamper.js';
 import {sourceFrames} from './failure.js';
 import type {RepetitionReport} from './types.js';
 import {caseSetOf, makeCaseSet, servedCases, type MadePoint} from './point-make.js';
+import {drawsFreshCases} from './seeds.js';
 import {ensureExpected, verifyRun, type SideStage, type Timing} from './point-verify.js';
 
 /** What the run stage leaves for verification. */
@@ -86,6 +88,7 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
   const started = process.hrtime.bigint();
   const spent = () => Number(process.hrtime.bigint() - started) / 1e9;
   const state = startRepetitions(ctx, made);
+  if (made.index === 0) noteRepeatedCases(ctx);
   const minimum = Math.max(plan.repetitions, ctx.minRepetitions ?? 0);
   let precise = plan.metric !== 'speedup';
   let rep = 0;
@@ -619,13 +622,38 @@ export function repetitionsPerRun(env: NodeJS.ProcessEnv = process.env, compare 
 }
 
 /**
- * Whether runs are kept across repetitions: a speed eval on the CPU or wall
- * clock, in the sandbox (no solution can reach a run beside its own), serving
- * more than one repetition a run. The instructions clock keeps a run a
- * repetition (its counter's log is read once the run has ended).
+ * Whether runs are kept across repetitions, decided here alone: a speed eval
+ * on the CPU or wall clock, in the sandbox (no solution can reach a run
+ * beside its own), serving more than one repetition a run, **whose every
+ * repetition draws fresh cases**. A kept run keeps whatever its solution kept
+ * (a dict of answers, a thread, a file in /tmp), so it may only be served
+ * cases it has never met. A path split serves the same files every
+ * repetition (fixed seeds would too): there a dict of answers keyed by the
+ * inputs' bytes replayed repetitions 2-4 for free (zoo/shortest_path dev 83.0
+ * for an honest 1.0; test/eval/adversarial-kept-replay.test.ts), so each
+ * repetition gets a fresh run. The warm-up case is one per point and met
+ * again by a kept run, but it is untimed and called over and over within
+ * every run anyway (the settling rule): a replay of it only shortens a
+ * warm-up. The instructions clock keeps a run a repetition (its counter's
+ * log is read once the run has ended).
  */
 function keepsRuns(ctx: EvalContext): boolean {
+  return casesFreshEachRepetition(ctx) && runsCouldBeKept(ctx);
+}
+
+/** keepsRuns but for the cases: a speed eval in the sandbox, off the instructions clock, with runs that serve more than one repetition and can be frozen. */
+function runsCouldBeKept(ctx: EvalContext): boolean {
   return ctx.plan.metric === 'speedup' && ctx.sandbox === 'bwrap' && ctx.clock !== 'instructions' && ctx.repetitionsPerRun > 1 && ctx.kept !== null;
+}
+
+/**
+ * Whether every repetition of every point draws cases of its own: the plan
+ * draws them (speedup over seeds) and the eval holds the nonce they are drawn
+ * from (point-make.ts makes a point's cases once without it, or from a path
+ * split's folder).
+ */
+function casesFreshEachRepetition(ctx: EvalContext): boolean {
+  return drawsFreshCases(ctx.plan) && ctx.nonce !== undefined;
 }
 
 /**
@@ -634,6 +662,22 @@ function keepsRuns(ctx: EvalContext): boolean {
  */
 export function repetitionBlock(ctx: EvalContext): number {
   return keepsRuns(ctx) ? ctx.repetitionsPerRun : 1;
+}
+
+/**
+ * Say, at the first point, that runs are not kept because the cases repeat (keepsRuns): a compare
+ * that asked to pair by case (which needs kept runs) in a line, as it gets pairs by run; an eval
+ * in a status.
+ */
+function noteRepeatedCases(ctx: EvalContext): void {
+  if (casesFreshEachRepetition(ctx) || !runsCouldBeKept(ctx)) return;
+  const why = "a path split's cases are served again every repetition, and a kept run could answer them from memory";
+  if (ctx.pairing === 'case' && ctx.sides.length === 2)
+    ctx.progress(
+      'line',
+      `note: ARBOR_COMPARE_PAIRING=case needs runs kept across repetitions, which this split does not get (${why}): each repetition runs each side fresh, paired by run`,
+    );
+  else ctx.progress('status', `a fresh run every repetition (${why})`);
 }
 
 /**
