@@ -13,7 +13,7 @@
 import type {ProbeFinding} from './inspect.js';
 
 /** The probes whose answer costs nothing to give (see above). */
-export const costlessProbes: ReadonlySet<string> = new Set(['none', 'empty', 'zeros', 'nan']);
+const costlessProbes: ReadonlySet<string> = new Set(['none', 'empty', 'zeros', 'nan']);
 
 /** The findings that make a validator weak: a costless probe accepted on every case tried. */
 export function weakProbes(findings: readonly ProbeFinding[]): ProbeFinding[] {

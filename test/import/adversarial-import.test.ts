@@ -85,4 +85,15 @@ describe('import algotune: a task is an attacker too', () => {
     expect(existsSync(path.join(home, 'pwned-by-home_writer'))).toBe(false);
     expect(existsSync(path.join(from, 'AlgoTuneTasks/home_writer/pwned-by-home_writer'))).toBe(false);
   }, 120_000);
+
+  it('refuses with one line and exit 1 where no sandbox can start, before any task runs', () => {
+    const dir = tempDir();
+    const result = runCli(['benchmark', 'import', 'algotune', source, path.join(dir, 'zoo'), '--task', 'home_writer'], {
+      env: {ARBOR_BWRAP: path.join(dir, 'no-bwrap')},
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(/bubblewrap \(bwrap\) is not installed: a task's code runs only in the sandbox; install bubblewrap .* or pass --unsandboxed/);
+    expect(existsSync(path.join(dir, 'zoo', 'algotune_home_writer'))).toBe(false);
+  });
 });
