@@ -10,6 +10,8 @@ interface ImportArgs {
   task?: string[];
   'target-ms': number;
   jobs: number;
+  'allow-weak-validators': boolean;
+  unsandboxed: boolean;
   json: boolean;
 }
 
@@ -24,6 +26,16 @@ export const importCommand: CommandModule<object, ImportArgs> = {
       .option('task', {type: 'string', array: true, describe: 'Only these tasks (AlgoTune names; repeat or list several)'})
       .option('target-ms', {type: 'number', default: 50, describe: "n is chosen so that the task's own solve takes about this long here (ms)"})
       .option('jobs', {type: 'number', default: 2, describe: 'Tasks inspected at once'})
+      .option('allow-weak-validators', {
+        type: 'boolean',
+        default: false,
+        describe: 'Import a task whose validator accepts an answer that costs nothing (none, empty, zeros, NaN); verify fails it until PROVENANCE says why',
+      })
+      .option('unsandboxed', {
+        type: 'boolean',
+        default: false,
+        describe: "Where bubblewrap cannot start, run each task's code without the sandbox (else the import refuses)",
+      })
       .option('json', jsonOption)
       .example('$0 benchmark import algotune ~/AlgoTune zoo', 'every task this machine can run')
       .example('$0 benchmark import algotune ~/AlgoTune zoo --task kmeans --task qr_factorization', 'two tasks')
@@ -32,9 +44,11 @@ export const importCommand: CommandModule<object, ImportArgs> = {
           'generator, oracle and verifier are the task\'s generate_problem, solve and is_solution, a plan with interface = "solve" ' +
           "(the solution is AlgoTune's Solver().solve(problem)), README and PROVENANCE; every entry is locked. " +
           'A task that cannot be imported (a module missing here, a generator that is not deterministic, a solve its own validator rejects, ' +
-          'an answer the object encoding cannot carry) is skipped with its reason. Importing again updates an entry only when its source ' +
+          'an answer the object encoding cannot carry, a validator that accepts an answer costing nothing: weak-validator) is skipped with its reason. ' +
+          "A task's code runs only in the eval's bubblewrap sandbox (no HOME, network or environment of yours); without one the import refuses unless --unsandboxed. " +
+          'Importing again updates an entry only when its source ' +
           'changed, and never a file its user changed. The python is ARBOR_PYTHON, else python3. ' +
-          'Exit 0 when every task was imported, updated or unchanged; 1 when any was skipped; 2 bad usage (no such source or task).',
+          'Exit 0 when every task was imported, updated or unchanged; 1 when any was skipped, or no sandbox can start; 2 bad usage (no such source or task).',
       ),
   handler: async (args) => {
     const {importAlgoTune} = await import('../../lib/import/algotune.js');
@@ -43,6 +57,8 @@ export const importCommand: CommandModule<object, ImportArgs> = {
       tasks: args.task,
       targetMs: args['target-ms'],
       jobs: args.jobs,
+      allowWeakValidators: args['allow-weak-validators'],
+      unsandboxed: args.unsandboxed,
       onTask: (outcome, done, total) => process.stderr.write(`${formatImportLine(outcome, done, total)}\n`),
     });
     if (args.json) printJson(summary);

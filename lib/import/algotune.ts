@@ -3,12 +3,13 @@
  * `AlgoTuneTasks/<task>/<task>.py` with `generate_problem`, `solve` and `is_solution`) becomes the
  * zoo entry `algotune_<task>`: a Python-authored bundle that carries problems and answers in arbor's
  * object encoding (lib/eval/objects.py), a plan with `interface = "solve"`, the task's own solve as
- * reference and baseline, README and PROVENANCE. Each task is inspected first in a process of its
- * own (lib/import/algotune/inspect_task.py: the target-time search for n, the generator twice,
- * the task's own answer through the encoding and its validator, wrong answers its validator
- * accepts); a task that cannot be imported is skipped with its reason. A new entry is built in a
- * hidden sibling, locked there (which makes its cases twice and refuses a bundle that is not
- * deterministic) and renamed into place. `.arbor-import.json` records the source and the hash of
+ * reference and baseline, README and PROVENANCE. Each task is inspected first in a sandboxed process
+ * of its own (inspect.ts, algotune/inspect_task.py: the target-time search for n, the generator
+ * twice, the task's own answer through the encoding and its validator, wrong answers its validator
+ * accepts); a task that cannot be imported is skipped with its reason, and so is one whose validator
+ * accepts an answer that costs nothing (weak.ts) unless allowed. No code of the task runs outside the
+ * sandbox: a new entry is built in a hidden sibling, locked there from its files alone (the runnable
+ * rules; no case is made) and renamed into place. `.arbor-import.json` records the source and the hash of
  * every file the importer wrote: importing again rewrites an entry only when its source changed,
  * and never a file its user changed.
  */
@@ -19,6 +20,11 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {UsageError} from '../errors.js';
 import {writeFileAtomic} from '../files.js';
+import {inspectTask, prepareInspector, type Inspection, type Inspector, type ProbeFinding} from './inspect.js';
+import {lockFromFiles} from './entry-lock.js';
+import {weakProbes, weakValidatorDetail} from './weak.js';
+
+export type {ProbeFinding} from './inspect.js';
 
 /** What the importer's record in an entry says (`.arbor-import.json`). */
 export interface ImportRecord {
@@ -26,6 +32,8 @@ export interface ImportRecord {
   source: {suite: 'algotune'; commit: string | null; task: string; file: string; sha256: string};
   /** The hash of every file the importer wrote, by path relative to the entry. */
   files: Record<string, string>;
+  /** The probes that cost nothing which is_solution accepted (imported by --allow-weak-validators): what the weak-validator rule reads. */
+  weakValidator?: {accepted: string[]};
 }
 
 /** Why a task was not imported. */
@@ -40,7 +48,8 @@ export type SkipReason =
   | 'too-slow'
   | 'timeout'
   | 'not-locked'
-  | 'user-folder';
+  | 'user-folder'
+  | 'weak-validator';
 
 /** What importing one task came to. */
 export interface TaskOutcome {
@@ -59,14 +68,6 @@ export interface TaskOutcome {
   /** Wrong answers the task's validator accepts. */
   probes?: ProbeFinding[];
   seconds: number;
-}
-
-/** A wrong answer (built from the task's own by structure) that is_solution accepted. */
-export interface ProbeFinding {
-  probe: string;
-  case: number;
-  answer: string;
-  right: string;
 }
 
 /** The whole import. */
@@ -93,12 +94,16 @@ export interface ImportOptions {
   jobs?: number;
   /** The python that inspects tasks (default: ARBOR_PYTHON, else python3). */
   python?: string;
+  /** Import a task whose validator accepts an answer that costs nothing (weak.ts) instead of skipping it. */
+  allowWeakValidators?: boolean;
+  /** Run each task's code without the sandbox where there is none (else the import refuses). */
+  unsandboxed?: boolean;
   /** A line per task as it finishes. */
   onTask?: (outcome: TaskOutcome, done: number, total: number) => void;
   env?: NodeJS.ProcessEnv;
 }
 
-const importer = 'arbor-import-algotune/2';
+const importer = 'arbor-import-algotune/3';
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** lib/import/algotune (the Python files), from lib/import (sources) or dist/lib/import (built). */
 function assetDir(): string {
@@ -182,41 +187,6 @@ async function sourceCommit(root: string): Promise<string | null> {
   return realpathSync(top) === realpathSync(root) ? commit : null;
 }
 
-/** What inspect_task.py answered. */
-interface Inspection {
-  ok: boolean;
-  reason?: SkipReason;
-  detail?: string;
-  module?: string;
-  n?: number;
-  search?: number[][];
-  solve_ms?: number[];
-  codec_ms?: number[];
-  problem_bytes?: number;
-  solution_bytes?: number;
-  imports?: string[];
-  submodules?: string[];
-  python?: {executable: string; version: string; numpy: string | null};
-  probes?: ProbeFinding[];
-}
-
-async function inspectTask(python: string, file: string, task: string, targetMs: number, env: NodeJS.ProcessEnv): Promise<Inspection> {
-  const options = {file, task, target_ms: targetMs, search_seconds: 20, seeds: [...devSeeds, ...testSeeds]};
-  const result = await run(python, ['-I', '-B', path.join(assetDir(), 'inspect_task.py'), JSON.stringify(options)], {
-    cwd: path.dirname(file),
-    timeout: 180_000,
-    env: {...env, OMP_NUM_THREADS: '1', OPENBLAS_NUM_THREADS: '1', MKL_NUM_THREADS: '1', PYTHONHASHSEED: '0'},
-  });
-  if (result.timedOut) return {ok: false, reason: 'timeout', detail: 'inspecting the task took more than 180 s'};
-  const line = result.stdout.trim().split('\n').pop() ?? '';
-  try {
-    return JSON.parse(line) as Inspection;
-  } catch {
-    const tail = result.stderr.trim().split('\n').slice(-1)[0] ?? '';
-    return {ok: false, reason: 'no-task', detail: `inspecting the task failed (exit ${result.code}): ${tail.slice(0, 300)}`};
-  }
-}
-
 /** Round a byte count up to a multiple of 4 KiB. */
 const roundUp = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
 
@@ -245,6 +215,8 @@ export async function importAlgoTune(source: string, zoo: string, options: Impor
       throw new UsageError(`--task ${unknown.join(', ')}: no such task in ${tasksDir}; its tasks are the folders holding <task>/<task>.py`, 'no-task');
     names = all.filter((name) => options.tasks!.includes(name));
   }
+  // The sandbox is checked once, before any task: without one the import refuses (exit 1) unless --unsandboxed.
+  const inspector = prepareInspector(options.python ?? env.ARBOR_PYTHON ?? 'python3', options.unsandboxed === true, env);
   const commit = await sourceCommit(root);
   const license = ['LICENSE', 'LICENSE.md', 'LICENSE.txt'].map((name) => path.join(root, name)).find((file) => existsSync(file));
   const context: TaskContext = {
@@ -252,9 +224,9 @@ export async function importAlgoTune(source: string, zoo: string, options: Impor
     zooDir,
     commit,
     license: license ? readFileSync(license, 'utf8') : undefined,
-    python: options.python ?? env.ARBOR_PYTHON ?? 'python3',
+    inspector,
     targetMs: options.targetMs ?? 50,
-    env,
+    allowWeak: options.allowWeakValidators === true,
   };
   const outcomes: TaskOutcome[] = new Array(names.length);
   let next = 0;
@@ -287,9 +259,9 @@ interface TaskContext {
   zooDir: string;
   commit: string | null;
   license: string | undefined;
-  python: string;
+  inspector: Inspector;
   targetMs: number;
-  env: NodeJS.ProcessEnv;
+  allowWeak: boolean;
 }
 
 async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> {
@@ -318,9 +290,16 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
     return {task, entry: entryName, status: 'unchanged', seconds: seconds()};
   }
 
-  const inspection = await inspectTask(ctx.python, taskFile, task, ctx.targetMs, ctx.env);
+  const assets = {dir: assetDir(), objects: objectsFile(), probes: path.resolve(assetDir(), '../../probe/probe_solve.py')};
+  const inspection = await inspectTask(ctx.inspector, assets, taskFile, task, {targetMs: ctx.targetMs, seeds: [...devSeeds, ...testSeeds]});
   if (!inspection.ok)
-    return skip(inspection.reason ?? 'no-task', inspection.detail ?? 'inspecting the task failed', inspection.module ? {module: inspection.module} : {});
+    return skip(
+      (inspection.reason as SkipReason | undefined) ?? 'no-task',
+      inspection.detail ?? 'inspecting the task failed',
+      inspection.module ? {module: inspection.module} : {},
+    );
+  const weak = weakProbes(inspection.probes ?? []);
+  if (weak.length && !ctx.allowWeak) return skip('weak-validator', weakValidatorDetail(weak), {probes: inspection.probes});
   const {B, S} = capacities(inspection.problem_bytes!, inspection.solution_bytes!);
   const point = {n: inspection.n!, B, S};
   const files = entryFiles(task, source.toString('utf8'), digest, ctx, inspection, point);
@@ -354,18 +333,13 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
     importer,
     source: {suite: 'algotune', commit: ctx.commit, task, file: `AlgoTuneTasks/${task}/${task}.py`, sha256: digest},
     files: {...(record?.files ?? {}), ...written},
+    ...(weak.length ? {weakValidator: {accepted: weak.map((p) => p.probe)}} : {}),
   };
 
-  const {lockBenchmark} = await import('../zoo/lock.js');
-  // The reference is the task's own solve, the oracle whose answers the lock's makes already showed to be
-  // the same bytes in two processes: its sandboxed run twice (seconds per task) is left to the user's first verify.
-  const locked = await lockBenchmark(target, {cwd: ctx.zooDir, reference: false});
-  if (locked.status !== 'written') {
+  const refused = await lockFromFiles(target);
+  if (refused) {
     if (fresh) rmSync(target, {recursive: true, force: true});
-    const first = locked.findings?.[0];
-    // A bundle that cannot make its cases at all is not shown deterministic either: that is not-locked, with the reason.
-    const nondeterministic = locked.findings?.some((f) => f.ruleId === 'bundle-deterministic' && !/could not make/.test(f.message));
-    return skip(nondeterministic ? 'not-deterministic' : 'not-locked', first ? `${first.ruleId}: ${first.message}` : 'the entry could not be locked');
+    return skip('not-locked', refused);
   }
   writeFileAtomic(path.join(target, '.arbor-import.json'), `${JSON.stringify(newRecord, null, 2)}\n`);
   if (fresh) renameSync(target, dir);
@@ -664,7 +638,7 @@ problems themselves are drawn fresh for every repetition from a secret nonce, an
 
 ## Caveats
 
-- The verdict is AlgoTune's \`is_solution\`, as strict as its authors made it.${
+- The verdict is AlgoTune's \`is_solution\`, as strict as its authors made it.${weakCaveat(weakProbes(probes).map((p) => p.probe))}${
     probes.length
       ? `
 - At the import, \`is_solution\` accepted wrong answers built from the task's own answer by structure
@@ -679,4 +653,15 @@ ${probes.map((p) => `  - \`${p.probe}\` (case ${p.case}): accepted \`${p.answer.
 - The problem and answer capacities (B, S) hold the sizes measured at the import with room to spare; a
   draw whose problem would not fit makes the bundle fail, and an answer larger than S fails its case.
 `;
+}
+
+/** The caveat of an entry imported with --allow-weak-validators: the facts, and the paragraph verify waits for. */
+function weakCaveat(accepted: string[]): string {
+  if (!accepted.length) return '';
+  const names = accepted.map((name) => `\`${name}\``).join(', ');
+  return `
+- **Weak validator.** At the import, \`is_solution\` accepted answers that cost nothing (${names}) on every
+  case tried: a solver returning one scores without solving. Imported with \`--allow-weak-validators\`;
+  \`arbor benchmark verify\` fails this entry (rule \`weak-validator\`) until a paragraph of this section
+  starting \`Weak validator accepted:\` names ${names} and says why the entry is kept.`;
 }

@@ -54,8 +54,8 @@ describe('import algotune', () => {
     expect(summary.commit).toBeNull();
     // On a mismatch, what was skipped and why.
     const skipped = JSON.stringify(summary.tasks.filter((t: {status: string}) => t.status !== 'imported'));
-    expect(summary.counts, skipped).toEqual({imported: 4, updated: 0, unchanged: 0, skipped: 3});
-    expect(summary.skippedBy).toEqual({'missing-module': 1, 'not-deterministic': 1, 'solve-fails': 1});
+    expect(summary.counts, skipped).toEqual({imported: 3, updated: 0, unchanged: 0, skipped: 4});
+    expect(summary.skippedBy).toEqual({'missing-module': 1, 'not-deterministic': 1, 'solve-fails': 1, 'weak-validator': 1});
     const byTask = Object.fromEntries(summary.tasks.map((t) => [t.task, t]));
     expect(byTask.needs_missing).toMatchObject({status: 'skipped', reason: 'missing-module', module: 'arbor_fixture_missing_module'});
     expect(byTask.unseeded).toMatchObject({status: 'skipped', reason: 'not-deterministic'});
@@ -73,8 +73,8 @@ describe('import algotune', () => {
     );
     expect(existsSync(path.join(zoo, 'algotune_needs_missing'))).toBe(false);
     expect(existsSync(path.join(zoo, 'algotune_unseeded'))).toBe(false);
-    expect(readdirNames(zoo)).toEqual(['algotune_loose_sort', 'algotune_matvec', 'algotune_sorted_chunks', 'algotune_xor_bytes']);
-    for (const name of ['matvec', 'sorted_chunks', 'xor_bytes', 'loose_sort']) {
+    expect(readdirNames(zoo)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_xor_bytes']);
+    for (const name of ['matvec', 'sorted_chunks', 'xor_bytes']) {
       const {point} = byTask[name]!;
       expect(point!.n).toBeGreaterThanOrEqual(1);
       // The capacities hold what the import measured, in whole 4 KiB pages.
@@ -92,7 +92,7 @@ describe('import algotune', () => {
     const listed = runCli(['benchmark', 'list', zoo, '--json']);
     expect(listed.code).toBe(0);
     const entries = (JSON.parse(listed.stdout) as {benchmarks: {name: string; ok?: boolean; status?: string}[]}).benchmarks;
-    expect(entries.map((e) => e.name)).toEqual(['algotune_loose_sort', 'algotune_matvec', 'algotune_sorted_chunks', 'algotune_xor_bytes']);
+    expect(entries.map((e) => e.name)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_xor_bytes']);
     const entry = path.join(zoo, 'algotune_matvec');
     expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/matvec/matvec.py'))).toEqual(readFileSync(path.join(source, 'AlgoTuneTasks/matvec/matvec.py')));
     expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/LICENSE'), 'utf8')).toBe(readFileSync(path.join(source, 'LICENSE'), 'utf8'));
@@ -111,11 +111,14 @@ describe('import algotune', () => {
     expect(provenance).toContain('unknown (the source was not a git checkout)');
   });
 
-  it("records the wrong answers a validator accepts in the summary and in the entry's caveats", () => {
+  it('records the wrong answers a validator accepts in the summary, and skips a task whose validator accepts all zeros', () => {
+    // loose_sort checks the length only: zeros and NaN (which cost nothing) and negated (a caveat) pass.
     const loose = first.summary.tasks.find((t) => t.task === 'loose_sort')!;
     expect(loose.probes!.map((p) => p.probe)).toEqual(expect.arrayContaining(['zeros', 'negated']));
-    const caveats = readFileSync(path.join(zoo, 'algotune_loose_sort/PROVENANCE.md'), 'utf8').split('## Caveats')[1]!;
-    expect(caveats).toMatch(/`zeros` \(case \d\): accepted `array\(\[/);
+    expect(loose).toMatchObject({status: 'skipped', reason: 'weak-validator'});
+    expect(first.stderr).toMatch(
+      /^\[\d\/7\] algotune_loose_sort: skipped \(weak-validator\): is_solution accepted answers that cost nothing: zeros \(`array\(\[-?0\., .*`\), nan \(`array\(\[nan, .*`\); a solver returning one would score without solving; pass --allow-weak-validators to import the task anyway$/m,
+    );
     // A strict validator: nothing accepted, and the caveats say what was tried.
     expect(first.summary.tasks.find((t) => t.task === 'sorted_chunks')!.probes).toBeUndefined();
     expect(readFileSync(path.join(zoo, 'algotune_sorted_chunks/PROVENANCE.md'), 'utf8')).toContain('rejected every structural wrong answer tried');

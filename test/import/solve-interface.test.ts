@@ -37,6 +37,8 @@ beforeAll(() => {
     'loose_sort',
     '--target-ms',
     '1',
+    // loose_sort's validator is weak on purpose: verify --probe must find it.
+    '--allow-weak-validators',
   ]);
   if (imported.code !== 0) throw new Error(`import failed: ${imported.stderr}`);
   // A short budget: these evals check verdicts, not precision.

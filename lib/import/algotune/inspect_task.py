@@ -1,6 +1,11 @@
 """Inspect one AlgoTune task for `arbor benchmark import algotune` (run once per task, in its own process).
 
-    python3 -I -B inspect_task.py '<json: {"file", "task", "target_ms", "search_seconds", "seeds"}>'
+    python3 -I -B runner.py --solution <folder>/options.json
+
+It runs where the eval's runner runs (lib/import/inspect.ts: in the sandbox, in the runner's place),
+with arbor's object encoding beside it (objects.py). The options file holds {"file", "task",
+"target_ms", "search_seconds", "seeds"}; its folder holds the task's module at "file" (relative),
+arbor's stand-in base.py and the probes (probe_solve.py).
 
 Prints one JSON object on stdout (the task's own prints go to stderr):
 
@@ -26,6 +31,8 @@ _OUT = os.fdopen(os.dup(1), "w")
 os.dup2(2, 1)
 sys.stdout = sys.stderr
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The folder of the options file: the task's module, base.py and probe_solve.py (set by the entry point below).
+ASSETS = HERE
 # The search stops before a size whose problem takes longer than this to make or to check, or more bytes than this.
 MAX_MAKE_SECONDS = 2.0
 MAX_CHECK_SECONDS = 1.0
@@ -112,12 +119,12 @@ def describe(error):
 
 
 def main(options):
-    file, name = options["file"], options["task"]
-    objects = load("arbor_objects", os.path.join(HERE, "..", "..", "eval", "objects.py"))
+    file, name = os.path.join(ASSETS, options["file"]), options["task"]
+    objects = load("arbor_objects", os.path.join(HERE, "objects.py"))
     package = types.ModuleType("AlgoTuneTasks")
     package.__path__ = []
     sys.modules["AlgoTuneTasks"] = package
-    base = load("AlgoTuneTasks.base", os.path.join(HERE, "base.py"))
+    base = load("AlgoTuneTasks.base", os.path.join(ASSETS, "base.py"))
     package.base = base
     try:
         imports = top_level_imports(file)
@@ -261,22 +268,32 @@ def probe_validator(task, objects, cases):
     """Wrong answers, built from the task's own answer by structure alone (lib/probe/probe_solve.py,
     the transformations `verify --probe` runs through the eval), that is_solution accepts: each is
     evidence of a validator that checks less than the task asks (a finding to read: for a task with
-    several right answers, a changed answer can be right)."""
-    probes = load("arbor_probe_solve", os.path.join(HERE, "..", "..", "probe", "probe_solve.py"))
+    several right answers, a changed answer can be right). Each probe is tried on every case given;
+    everyCase says it was accepted on each case where it differs from the right answer (a speed
+    entry scores 0.0 when any case fails, so only such a probe scores)."""
+    probes = load("arbor_probe_solve", os.path.join(ASSETS, "probe_solve.py"))
     found = []
     for name in ("none", "empty", "zeros", "negated", "first-number-changed", "truncated", "nan"):
+        first, tried, passed = None, 0, 0
         for index, (problem_bytes, answer_bytes) in enumerate(cases):
             right = objects.decode(answer_bytes)
             try:
                 wrong = probes.arbor_wrong_answer(name, objects.decode(answer_bytes), objects.decode(problem_bytes))
                 if (wrong is None and name != "none") or objects.encode(wrong) == answer_bytes:
                     continue
+            except Exception:  # noqa: BLE001 - a probe that cannot be built does not apply to this case
+                continue
+            tried += 1
+            try:
                 verdict = task.is_solution(objects.decode(problem_bytes), wrong)
-            except Exception:  # noqa: BLE001 - a probe that cannot be built or is refused by raising is not accepted
+            except Exception:  # noqa: BLE001 - a probe refused by raising is not accepted
                 continue
             if accepted(verdict):
-                found.append({"probe": name, "case": index, "answer": short(wrong), "right": short(right)})
-                break
+                passed += 1
+                if first is None:
+                    first = {"probe": name, "case": index, "answer": short(wrong), "right": short(right)}
+        if first is not None:
+            found.append({**first, "everyCase": passed == tried})
     return found
 
 
@@ -285,9 +302,18 @@ def short(value):
     return text if len(text) <= 120 else text[:117] + "..."
 
 
+def read_options(argv):
+    global ASSETS
+    if len(argv) != 3 or argv[1] != "--solution":
+        fail("no-task", "usage: inspect_task.py --solution <folder>/options.json")
+    ASSETS = os.path.dirname(os.path.abspath(argv[2]))
+    with open(argv[2], encoding="utf-8") as handle:
+        return json.load(handle)
+
+
 if __name__ == "__main__":
     try:
-        main(json.loads(sys.argv[1]))
+        main(read_options(sys.argv))
     except SystemExit:
         raise
     except BaseException as error:  # noqa: BLE001 - the importer reads one line whatever happened

@@ -21,6 +21,7 @@ import {referenceDeterministic} from './reference-deterministic.js';
 import {entryPoints} from './entry-points.js';
 import {lockCurrent} from './lock-current.js';
 import {lockPresent} from './lock-present.js';
+import {weakValidator} from './weak-validator.js';
 
 /** Every rule verify runs. */
 export const rules: readonly Rule[] = [
@@ -45,6 +46,7 @@ export const rules: readonly Rule[] = [
   entryPoints,
   lockCurrent,
   lockPresent,
+  weakValidator,
 ];
 
 /** The rules that say whether the benchmark can run (plan, bundle, points, seeds, a deterministic bundle, entry points): what `lock` refuses on. */
