@@ -37,7 +37,10 @@ function partialBin(home: string): string {
   symlinkSync(python, path.join(bin, 'python3'));
   for (const tool of ['taskset', 'true', 'redis-server']) {
     // The file on the PATH (not `command -v`, which answers a shell builtin's name for `true`).
-    const found = (process.env.PATH ?? '').split(':').map((dir) => path.join(dir, tool)).find((file) => existsSync(file));
+    const found = (process.env.PATH ?? '')
+      .split(':')
+      .map((dir) => path.join(dir, tool))
+      .find((file) => existsSync(file));
     if (found) symlinkSync(found, path.join(bin, tool));
   }
   return bin;

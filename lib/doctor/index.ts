@@ -6,7 +6,7 @@ import {type Check, type DoctorReport, formatBytes, installLine} from './check.j
 import {clockChecks, pythonChecks, sandboxChecks, serviceChecks} from './probes.js';
 import {stateEntries} from './state.js';
 
-export type {Check, DoctorReport, StateEntry} from './check.js';
+export type {DoctorReport} from './check.js';
 
 /** Check the machine (about a second: a python, a seccomp build, a sandbox started once). */
 export function runDoctor(env: NodeJS.ProcessEnv = process.env): DoctorReport {

@@ -6,7 +6,7 @@ import {defaultLeaseFolder, leaseFolderVariable} from '../sandbox/cpu-lease.js';
 import type {StateEntry} from './check.js';
 
 /** Bytes under `file` (symbolic links counted as themselves, never followed); 0 when it is absent. */
-export function treeBytes(file: string): number {
+function treeBytes(file: string): number {
   let stats: ReturnType<typeof lstatSync>;
   try {
     stats = lstatSync(file);

@@ -223,7 +223,10 @@ export function resolvePython(python: string): PythonInstall {
   if (probe.status !== 0) {
     const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
     if (/No module named .?numpy|numpy is not installed/.test(last)) {
-      throw new HarnessError(`numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON; arbor doctor says what this machine lacks)`, 'no-numpy');
+      throw new HarnessError(
+        `numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON; arbor doctor says what this machine lacks)`,
+        'no-numpy',
+      );
     }
     throw new HarnessError(`${python} does not start: ${last.slice(0, 300)}; set ARBOR_PYTHON to a working python3 with numpy`, 'no-python');
   }
