@@ -41,3 +41,9 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.XDG_CONFIG_HOME) return path.join(env.XDG_CONFIG_HOME, 'arbor');
   return path.join(os.homedir(), '.config', 'arbor');
 }
+
+/** arbor's state folder (`arbor mcp`'s default workspaces): $XDG_STATE_HOME/arbor (an absolute one), else ~/.local/state/arbor. */
+export function stateDir(env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
+  const state = env.XDG_STATE_HOME && path.isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : path.join(home, '.local', 'state');
+  return path.join(state, 'arbor');
+}

@@ -18,7 +18,7 @@ const levels: readonly (readonly string[])[] = [
   ['lib/zoo', 'lib/sandbox'],
   ['lib/ledger', 'lib/import'],
   ['lib/eval', 'lib/report'],
-  ['lib/probe', 'lib/compare'],
+  ['lib/probe', 'lib/compare', 'lib/doctor'],
   ['lib/run'],
   ['lib/mcp'],
   ['lib/index.ts', 'cli'],

@@ -192,7 +192,9 @@ class PythonHost {
       await host.close();
       const error = hello.header.error;
       if (error?.message.includes("No module named 'numpy'"))
-        throw new Error(`numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON)`);
+        throw new Error(
+          `numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON; arbor doctor says which python arbor picks)`,
+        );
       throw new Error(describePython(error));
     }
     return host;

@@ -669,13 +669,13 @@ function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxPro
   if (!problem) return {kind: 'bwrap', bwrap, confinement};
   if (input.split === 'test') {
     throw new HarnessError(
-      `${problem}: the test split is scored only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap), or pass --unsandboxed to score it without one`,
+      `${problem}: the test split is scored only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap; arbor doctor says what this machine lacks), or pass --unsandboxed to score it without one`,
       'no-sandbox',
     );
   }
   input.progress(
     'line',
-    `warning: ${problem}; running the solution WITHOUT a sandbox (install bubblewrap, e.g. apt-get install bubblewrap): this score is not proof against cheating`,
+    `warning: ${problem}; running the solution WITHOUT a sandbox (install bubblewrap, e.g. apt-get install bubblewrap; arbor doctor says what this machine lacks): this score is not proof against cheating`,
   );
   return unsandboxed(input);
 }

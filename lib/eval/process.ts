@@ -227,19 +227,28 @@ export function findPython(env: NodeJS.ProcessEnv = process.env): string {
   if (python.includes('/')) {
     if (executable(path.resolve(python))) return path.resolve(python);
     if (existsSync(python)) {
-      throw new HarnessError(`ARBOR_PYTHON=${python} is not an executable file: set it to a python3 that has numpy`, 'no-python');
+      throw new HarnessError(
+        `ARBOR_PYTHON=${python} is not an executable file: set it to a python3 that has numpy (arbor doctor says which python arbor picks)`,
+        'no-python',
+      );
     }
   } else {
     const found = onPath(python, env);
     if (found) return found;
   }
-  throw new HarnessError(`${python} not found: install Python 3 with numpy, or set ARBOR_PYTHON to a python3 that has numpy`, 'no-python');
+  throw new HarnessError(
+    `${python} not found: install Python 3 with numpy, or set ARBOR_PYTHON to a python3 that has numpy (arbor doctor says which python arbor picks)`,
+    'no-python',
+  );
 }
 
 /** The HarnessError for a run whose runner never started (python, numpy or the runner itself broken). */
 export function startFailure(python: string, outcome: RunOutcome): HarnessError {
   if (/No module named .?numpy|numpy is not installed/.test(outcome.stderrTail)) {
-    return new HarnessError(`numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON)`, 'no-numpy');
+    return new HarnessError(
+      `numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON; arbor doctor says which python arbor picks)`,
+      'no-numpy',
+    );
   }
   const last = outcome.stderrTail.trim().split('\n').pop() || `exit code ${outcome.exitCode ?? outcome.signal}`;
   return new HarnessError(`${python} could not start arbor's runner: ${last.slice(0, 300)}`, 'no-python');

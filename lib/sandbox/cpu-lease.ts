@@ -29,7 +29,7 @@ export const leaseFolderVariable = 'ARBOR_CPU_LEASES';
 /** Seconds an eval waits while every CPU is leased by processes of other uids before it goes on without a lease. */
 export const foreignWaitVariable = 'ARBOR_CPU_LEASE_FOREIGN_WAIT';
 export const defaultForeignWait = 60;
-const defaultLeaseFolder = '/tmp/arbor-cpu-leases';
+export const defaultLeaseFolder = '/tmp/arbor-cpu-leases';
 
 /** flock's exit code when the lock is held by another process (`-E`). */
 const busyCode = 75;

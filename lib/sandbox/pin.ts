@@ -42,7 +42,7 @@ function foreignWait(env: NodeJS.ProcessEnv): number {
 }
 
 /** Whether `taskset -c <cpu>` works here (util-linux present, CPU allowed). */
-function tasksetWorks(cpu: string): boolean {
+export function tasksetWorks(cpu: string): boolean {
   return spawnSync('taskset', ['-c', cpu, 'true'], {stdio: 'ignore'}).status === 0;
 }
 
@@ -120,7 +120,7 @@ export function startCpusFor(cpu: string | undefined): string | undefined {
 }
 
 /** The CPUs this process may run on (Cpus_allowed_list of /proc/self/status). */
-function allowedCpus(): number[] {
+export function allowedCpus(): number[] {
   try {
     const list = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
     return list.split(',').flatMap((part) => {

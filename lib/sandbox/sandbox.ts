@@ -223,7 +223,10 @@ export function resolvePython(python: string): PythonInstall {
   if (probe.status !== 0) {
     const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
     if (/No module named .?numpy|numpy is not installed/.test(last)) {
-      throw new HarnessError(`numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON)`, 'no-numpy');
+      throw new HarnessError(
+        `numpy is not installed for ${python}: run '${python} -m pip install numpy' (or set ARBOR_PYTHON; arbor doctor says what this machine lacks)`,
+        'no-numpy',
+      );
     }
     throw new HarnessError(`${python} does not start: ${last.slice(0, 300)}; set ARBOR_PYTHON to a working python3 with numpy`, 'no-python');
   }
@@ -333,7 +336,7 @@ function dropTools(): {setpriv: string; prlimit: string} {
   const prlimit = find('prlimit');
   if (!setpriv || !prlimit) {
     throw new HarnessError(
-      `arbor runs as root, so every run drops to a uid of its own, which needs util-linux's ${!setpriv ? 'setpriv' : 'prlimit'} (e.g. apt-get install util-linux)`,
+      `arbor runs as root, so every run drops to a uid of its own, which needs util-linux's ${!setpriv ? 'setpriv' : 'prlimit'} (e.g. apt-get install util-linux; arbor doctor says what this machine lacks)`,
       'no-sandbox',
     );
   }
@@ -540,7 +543,7 @@ export function droppedRunProblem(python: PythonInstall, confinement: Confinemen
   const probe = spawnSync(command!, args, {cwd: '/', encoding: 'utf8', timeout: 60_000});
   if (probe.status === 0) return undefined;
   const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
-  return `arbor runs as root, so a run without the sandbox drops to a uid of its own, which cannot start ${python.executable} (${last.slice(0, 160)}): set ARBOR_PYTHON to a python3 with numpy that every user can read (e.g. Debian's /usr/bin/python3 with python3-numpy), or install bubblewrap, whose sandbox shows the run its interpreter`;
+  return `arbor runs as root, so a run without the sandbox drops to a uid of its own, which cannot start ${python.executable} (${last.slice(0, 160)}): set ARBOR_PYTHON to a python3 with numpy that every user can read (e.g. Debian's /usr/bin/python3 with python3-numpy), or install bubblewrap, whose sandbox shows the run its interpreter (arbor doctor says what this machine lacks)`;
 }
 
 /**
@@ -576,7 +579,7 @@ export function counterProblem(
   confinement: Confinement | undefined,
   counter: Counter | undefined,
 ): string | undefined {
-  if (!counter) return 'valgrind is not installed (e.g. apt-get install valgrind, or set ARBOR_VALGRIND)';
+  if (!counter) return 'valgrind is not installed (e.g. apt-get install valgrind, or set ARBOR_VALGRIND; arbor doctor says what this machine lacks)';
   const launch = launchRun(kind, bwrap, python, mounts, confinement, counter);
   // The interpreter alone, not the runner and not site (-S, seconds under callgrind): `-c ''` in place of the runner's arguments, logging to stderr; the filter on stdin.
   const at = launch.args.indexOf(python.executable);

@@ -174,7 +174,7 @@ export function seccompProgram(python: string): Buffer {
   if (built.status !== 0 || !program || program.length === 0 || program.length % 8 !== 0) {
     const why = `${built.stderr ?? ''}`.trim().split('\n').pop() || built.error?.message || `exit code ${built.status}`;
     throw new HarnessError(
-      `cannot build the sandbox's seccomp filter: ${why.slice(0, 200)}; install libseccomp (e.g. apt-get install libseccomp2)`,
+      `cannot build the sandbox's seccomp filter: ${why.slice(0, 200)}; install libseccomp (e.g. apt-get install libseccomp2; arbor doctor says what this machine lacks)`,
       'no-sandbox',
     );
   }

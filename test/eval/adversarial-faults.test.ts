@@ -113,7 +113,7 @@ describe('where the sandbox cannot start', () => {
       code: 1,
       stdout: '',
       stderr:
-        'arbor: bubblewrap (bwrap) is not installed: the test split is scored only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap), or pass --unsandboxed to score it without one\n',
+        'arbor: bubblewrap (bwrap) is not installed: the test split is scored only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap; arbor doctor says what this machine lacks), or pass --unsandboxed to score it without one\n',
     });
     const forced = evaluate('prefix-speed', '../prefix-speed/solution.py', {split: 'test', env, args: ['--unsandboxed']});
     expect(forced.report.sandbox).toBe('none');

@@ -100,7 +100,11 @@ describe('arbor benchmark eval: usage', () => {
     });
     const folder = tempDir();
     const result = runCli(['benchmark', 'eval', speed, 'dev', '--quiet'], {env: {ARBOR_PYTHON: folder}});
-    expect(result).toEqual({code: 1, stdout: '', stderr: `arbor: ARBOR_PYTHON=${folder} is not an executable file: set it to a python3 that has numpy\n`});
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `arbor: ARBOR_PYTHON=${folder} is not an executable file: set it to a python3 that has numpy (arbor doctor says which python arbor picks)\n`,
+    });
   });
 
   it('prints help', () => {

@@ -12,6 +12,7 @@ const scenarios: Record<string, {errors: string[]; warnings?: string[]}> = {
   'readme-is-folder': {errors: ['readme-present']},
   'readme-whitespace-only': {errors: ['readme-content']},
   'readme-warnings-only': {errors: [], warnings: ['readme-metric-direction', 'readme-split']},
+  'readme-topics-missing': {errors: [], warnings: ['readme-task', 'readme-metric-direction', 'readme-editable', 'readme-split']},
   'provenance-missing': {errors: ['provenance-present']},
   'provenance-missing-caveats': {errors: ['provenance-sections']},
   'provenance-heading-in-code': {errors: ['provenance-sections']},

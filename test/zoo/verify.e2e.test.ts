@@ -36,6 +36,22 @@ describe('arbor benchmark verify (end to end)', () => {
     expect(result.stdout).toMatch(/: ok, 2 warnings\n$/);
   });
 
+  it('warns, never errs, for each of the four README topics the format lists, naming the section to add', () => {
+    const dir = fixture('readme-topics-missing');
+    const result = runCli(['benchmark', 'verify', dir]);
+    expect(result.code).toBe(0);
+    const warnings = result.stdout.split('\n').filter((line) => line.includes(': warning: '));
+    expect(warnings.map((line) => /\((readme-[a-z-]+)\)$/.exec(line)?.[1])).toEqual([
+      'readme-task',
+      'readme-metric-direction',
+      'readme-editable',
+      'readme-split',
+    ]);
+    for (const [line, section] of warnings.map((line, k) => [line, ['## Task', '## Metric', '## What may be edited', '## Dev and test'][k]!]))
+      expect(line).toContain(`\`${section}\` section`);
+    expect(result.stdout).toMatch(/: ok, 4 warnings\n$/);
+  });
+
   it('prints the documented JSON shape with --json', () => {
     const result = runCli(['benchmark', 'verify', '--json', fixture('readme-missing')]);
     expect(result.code).toBe(1);

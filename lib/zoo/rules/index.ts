@@ -10,6 +10,7 @@ import {fileReadable} from './file-readable.js';
 import {placeholder} from './placeholder.js';
 import {readmeMetricDirection} from './readme-metric-direction.js';
 import {readmeSplit} from './readme-split.js';
+import {readmeEditable, readmeTask} from './readme-topics.js';
 import {planToml} from './plan-toml.js';
 import {planValid} from './plan-valid.js';
 import {planSeeds} from './plan-seeds.js';
@@ -33,7 +34,9 @@ export const rules: readonly Rule[] = [
   evalEntrypoint,
   fileReadable,
   placeholder,
+  readmeTask,
   readmeMetricDirection,
+  readmeEditable,
   readmeSplit,
   planToml,
   planValid,

@@ -29,6 +29,9 @@ export const readmeMetricDirection: Rule = {
     const loaded = ctx.file('README.md');
     if (loaded.status !== 'ok' || stripHtmlComments(loaded.text).trim() === '') return;
     if (!direction.test(loaded.text))
-      ctx.report('`README.md` never states the metric direction, expected a phrase such as "higher is better"', {file: 'README.md'});
+      ctx.report(
+        '`README.md` never states the metric direction, expected a `## Metric` section saying what the `score:` line measures and a phrase such as "higher is better"',
+        {file: 'README.md'},
+      );
   },
 };

@@ -10,6 +10,9 @@ export const readmeSplit: Rule = {
     const loaded = ctx.file('README.md');
     if (loaded.status !== 'ok' || stripHtmlComments(loaded.text).trim() === '') return;
     if (!/\bdev\b/i.test(loaded.text) || !/\b(?:test|held[- ]out)\b/i.test(loaded.text))
-      ctx.report('`README.md` never states the dev/test split, expected a sentence naming both `dev` and `test`', {file: 'README.md'});
+      ctx.report(
+        '`README.md` never states the dev/test split, expected a `## Dev and test` section saying how the two differ (e.g. disjoint seeds, or data/dev/ vs data/test/)',
+        {file: 'README.md'},
+      );
   },
 };
