@@ -44,8 +44,8 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
       );
     };
     try {
-      const {runLocal} = await import('../../lib/run/door.js');
-      result = await runLocal('calibrate', request, {onProgress, onEval});
+      const {evaluateHere} = await import('../../lib/run/door.js');
+      result = await evaluateHere('calibrate', request, {onProgress, onEval});
     } finally {
       printer.done();
     }

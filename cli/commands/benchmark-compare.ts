@@ -100,8 +100,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     };
     let report;
     try {
-      const {runLocal} = await import('../../lib/run/door.js');
-      report = await runLocal('compare', request, {env, onProgress: printer.progress});
+      const {evaluateHere} = await import('../../lib/run/door.js');
+      report = await evaluateHere('compare', request, {env, onProgress: printer.progress});
     } finally {
       printer.done();
     }

@@ -89,8 +89,8 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     };
     let report;
     try {
-      const {runLocal} = await import('../../lib/run/door.js');
-      report = await runLocal('eval', request, {onProgress: printer.progress});
+      const {evaluateHere} = await import('../../lib/run/door.js');
+      report = await evaluateHere('eval', request, {onProgress: printer.progress});
     } finally {
       printer.done();
     }

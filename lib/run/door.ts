@@ -39,7 +39,7 @@ export interface LocalOptions {
  * Run an eval, a calibration or a compare of this machine's, in this process
  * or, when `env` holds a secret, in a child that does not (see above).
  */
-export async function runLocal<K extends keyof Kinds>(kind: K, request: Kinds[K]['request'], options: LocalOptions): Promise<Kinds[K]['report']> {
+export async function evaluateHere<K extends keyof Kinds>(kind: K, request: Kinds[K]['request'], options: LocalOptions): Promise<Kinds[K]['report']> {
   const env = options.env ?? process.env;
   if (holdsSecret(env)) return inChild(kind, request, {...options, env});
   if (kind === 'compare') {
