@@ -39,7 +39,7 @@ describe('arbor benchmark report', () => {
     expect(tableEntries(html)).toEqual(shippedEntries);
     expect(html).toContain('id="no-runs"');
     expect(html).toContain('(no ledger there yet)');
-    expect(html.match(/<td class="health ok">/g)).toHaveLength(shippedEntries.length);
+    expect(html.match(/<td class="health ok" data-label="verify">/g)).toHaveLength(shippedEntries.length);
     // One line for every entry without runs, not a card each.
     expect(html.match(/No runs recorded yet for/g)).toHaveLength(1);
     expect(html).toContain(
@@ -86,7 +86,7 @@ describe('arbor benchmark report', () => {
       '2 of 5',
     ]);
     expect(html).toMatch(
-      /<td class="score-cell"><span class="failed">error<\/span> <span class="run">#15<\/span> <span class="solution">commit 111111111111 · 77777777<\/span><\/td>/,
+      /<td class="score-cell" data-label="dev latest" title="error #15 commit 111111111111 · 77777777"><span class="failed">error<\/span> <span class="run">#15<\/span> <span class="solution">commit 111111111111 · 77777777<\/span><\/td>/,
     );
     expect(html).toContain('<title>zoo: benchmark report</title>');
     expect(html).toContain('<h1>zoo</h1>');
@@ -130,9 +130,12 @@ describe('arbor benchmark report', () => {
     const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
     expect(tableEntries(html)).toEqual(['dangling', 'empty_one', 'relu_poly']);
     expect(html).toContain('3 entries: 1 ok, 1 failing verify, 1 broken');
-    expect(html).toMatch(/<td class="health broken"><span class="status">broken<\/span><div class="finding">Benchmark folder `zoo\/dangling` does not exist/);
+    // One line each: the status and the first finding's message, every finding behind the toggle.
     expect(html).toMatch(
-      /<td class="health failing"><span class="status">3 errors<\/span><div class="finding">zoo\/empty_one\/README.md: error: Missing `README.md`/,
+      /<td class="health broken" data-label="verify"><details><summary title="Benchmark folder `zoo\/dangling` does not exist[^"]*"><span class="status">broken<\/span><span class="reason">Benchmark folder `zoo\/dangling` does not exist/,
+    );
+    expect(html).toMatch(
+      /<td class="health failing" data-label="verify"><details><summary title="zoo\/empty_one\/README.md: error: Missing `README.md`[^"]*"><span class="status">3 errors<\/span><span class="reason">Missing `README.md`, expected [^<]*<\/span><\/summary><ul class="findings"><li>zoo\/empty_one\/README.md: error: Missing `README.md`[^<]*<\/li><li>[^<]+<\/li><li>[^<]+<\/li><\/ul><\/details><\/td>/,
     );
   });
 
