@@ -151,7 +151,7 @@ function renderSummary(model: ReportModel): string {
   });
   return `<section id="summary">
 <h2>Entries</h2>
-<div class="scroll"><table id="entries">
+<div class="scroll"><table id="entries" class="cards">
 <colgroup>${cols}</colgroup>
 <thead><tr>${head}</tr></thead>
 <tbody>
@@ -264,7 +264,8 @@ ${notDrawn}</figure>`;
 function renderSolutions(entry: EntryReport): string {
   if (entry.solutions.length === 0) return '';
   const splits = ['dev', 'test'];
-  const head = ['solution', 'digest', 'commit', ...splits.flatMap((s) => [`${s} latest`, `${s} best`])].map((h) => `<th scope="col">${h}</th>`).join('');
+  const heads = ['solution', 'digest', 'commit', ...splits.flatMap((s) => [`${s} latest`, `${s} best`])];
+  const head = heads.map((h) => `<th scope="col">${h}</th>`).join('');
   const rows = entry.solutions.map((solution, k) => {
     const scores = (split: string) => solution.splits.find((s) => s.split === split);
     const calibrated = solution.calibrations ? ` <span class="aka">(${plural(solution.calibrations, 'calibrate run')})</span>` : '';
@@ -277,9 +278,9 @@ function renderSolutions(entry: EntryReport): string {
       `<td>${commit}</td>`,
       ...splits.flatMap((split) => [renderScoreCell(scores(split)?.latest ?? null), renderScoreCell(scores(split)?.best ?? null)]),
     ];
-    return `<tr data-solution="${escapeHtml(solution.name)}">${cells.join('')}</tr>`;
+    return labelRow(`<tr data-solution="${escapeHtml(solution.name)}">${cells.join('')}</tr>`, heads);
   });
-  return `<div class="scroll"><table class="solutions">
+  return `<div class="scroll"><table class="solutions cards">
 <thead><tr>${head}</tr></thead>
 <tbody>
 ${rows.join('\n')}
@@ -301,16 +302,19 @@ const knownVerdicts = new Set(['better', 'worse', 'same']);
 
 function renderCompares(compares: readonly CompareRow[]): string {
   if (compares.length === 0) return '';
-  const rows = compares.map(
-    (c) =>
+  const heads = ['run', 'time', 'split', 'verdict', 'candidate / baseline', 'candidate', 'baseline'];
+  const rows = compares.map((c) =>
+    labelRow(
       `<tr><td>#${c.id}</td><td>${escapeHtml(timeText(c.time))}</td><td>${escapeHtml(c.split)}</td><td class="verdict ${knownVerdicts.has(c.verdict) ? c.verdict : 'unknown'}">${escapeHtml(c.verdict)}</td>` +
-      `<td>${c.ratio === null ? '-' : `x${formatNumber(c.ratio)}`}${intervalHtml(c.interval)}</td>` +
-      `<td class="side candidate"><span class="solution">${escapeHtml(c.candidateName)}</span> <code class="sha">${shaText(c.candidateSha256)}</code></td>` +
-      `<td class="side baseline"><span class="solution">${escapeHtml(c.baselineName)}</span> <code class="sha">${shaText(c.baselineSha256)}</code></td></tr>`,
+        `<td>${c.ratio === null ? '-' : `x${formatNumber(c.ratio)}`}${intervalHtml(c.interval)}</td>` +
+        `<td class="side candidate"><span class="solution">${escapeHtml(c.candidateName)}</span> <code class="sha">${shaText(c.candidateSha256)}</code></td>` +
+        `<td class="side baseline"><span class="solution">${escapeHtml(c.baselineName)}</span> <code class="sha">${shaText(c.baselineSha256)}</code></td></tr>`,
+      heads,
+    ),
   );
   return `<h3>Compare verdicts</h3>
-<div class="scroll"><table class="compares">
-<thead><tr><th scope="col">run</th><th scope="col">time</th><th scope="col">split</th><th scope="col">verdict</th><th scope="col">candidate / baseline</th><th scope="col">candidate</th><th scope="col">baseline</th></tr></thead>
+<div class="scroll"><table class="compares cards">
+<thead><tr>${heads.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
@@ -324,19 +328,32 @@ function renderChanges(changes: readonly Change[], solutions: EntryReport['solut
     c.lineage === 'commits' ? 'clean commits' : escapeHtml(solutions.find((s) => s.sha256 === c.solutionSha256)?.name ?? shaText(c.solutionSha256));
   const side = (run: Change['before']['run']) =>
     `#${run.id} <span class="ci">${escapeHtml(timeText(run.time))}${run.git ? ` ${escapeHtml(run.git.commit.slice(0, 10))}${run.git.dirty ? '+dirty' : ''}` : ''}</span>`;
-  const rows = changes.map(
-    (c) =>
+  const heads = ['split', 'series', 'step', 'after / before', 'last run before', 'first run after'];
+  const rows = changes.map((c) =>
+    labelRow(
       `<tr><td>${escapeHtml(c.split)}</td><td>${lineage(c)}</td><td class="verdict ${c.direction === 'regression' ? 'worse' : 'better'}">${c.direction}</td>` +
-      `<td>x${formatNumber(c.ratio)}${intervalHtml(c.interval)}</td><td>${side(c.before.run)} (${c.before.runs} at ${formatNumber(c.before.level)})</td>` +
-      `<td>${side(c.after.run)} (${c.after.runs} at ${formatNumber(c.after.level)})${c.environmentChanged ? ' <span class="ci">environment changed</span>' : ''}</td></tr>`,
+        `<td>x${formatNumber(c.ratio)}${intervalHtml(c.interval)}</td><td>${side(c.before.run)} (${c.before.runs} at ${formatNumber(c.before.level)})</td>` +
+        `<td>${side(c.after.run)} (${c.after.runs} at ${formatNumber(c.after.level)})${c.environmentChanged ? ' <span class="ci">environment changed</span>' : ''}</td></tr>`,
+      heads,
+    ),
   );
   return `<h3>Regressions and improvements</h3>
-<div class="scroll"><table class="changes">
-<thead><tr><th scope="col">split</th><th scope="col">series</th><th scope="col">step</th><th scope="col">after / before</th><th scope="col">last run before</th><th scope="col">first run after</th></tr></thead>
+<div class="scroll"><table class="changes cards">
+<thead><tr>${heads.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
 </table></div>`;
+}
+
+/**
+ * A table row with each cell labelled by its column's header (`data-label`),
+ * which names the cell on a narrow screen's card. Cells are the row's own
+ * `<td` and `<th` tags: cell text is escaped, so none hides inside another.
+ */
+function labelRow(row: string, heads: readonly string[]): string {
+  let k = 0;
+  return row.replace(/<t[dh](?=[\s>])[^>]*/g, (tag) => (k < heads.length ? `${tag} data-label="${escapeHtml(heads[k++]!)}"` : tag));
 }
 
 function intervalHtml(interval: [number, number] | null): string {

@@ -74,12 +74,15 @@ a:hover { text-decoration: underline; }
 @media (max-width: 640px) {
   header, main { padding: 0 10px; }
   section { padding: 10px 12px; }
-  #entries, #entries tbody { display: block; }
-  #entries colgroup, #entries thead { display: none; }
-  #entries tbody tr { display: grid; grid-template-columns: minmax(0, 1fr); border: 1px solid var(--line); border-radius: 6px; margin: 0 0 10px; padding: 6px 10px; }
-  #entries tbody th { font-size: 1rem; padding: 2px 0 4px; border: 0; white-space: normal; overflow-wrap: anywhere; }
-  #entries tbody td { position: relative; padding: 2px 0 2px 6.6rem; border: 0; white-space: normal; overflow-wrap: anywhere; min-width: 0; }
-  #entries tbody td::before { content: attr(data-label); position: absolute; left: 0; width: 6.4rem; color: var(--muted); }
+  table.cards, table.cards tbody { display: block; }
+  table.cards colgroup, table.cards thead { display: none; }
+  table.cards tbody tr { display: grid; grid-template-columns: minmax(0, 1fr); border: 1px solid var(--line); border-radius: 6px; margin: 0 0 10px; padding: 6px 10px; }
+  /* flow-root: a cell is as tall as its label when the label wraps. */
+  table.cards tbody th, table.cards tbody td { display: flow-root; min-width: 0; padding: 2px 0 2px 6.6rem; border: 0; white-space: normal; overflow-wrap: anywhere; }
+  table.cards tbody [data-label]::before { content: attr(data-label); float: left; width: 6.4rem; margin-left: -6.6rem; color: var(--muted); font-weight: 400; }
+  /* The entry's name heads its card, unlabelled. */
+  #entries tbody th { font-size: 1rem; padding: 2px 0 4px; white-space: normal; }
+  #entries tbody td { padding: 2px 0 2px 6.6rem; white-space: normal; overflow: visible; }
   #entries tbody td.blank { display: none; }
   .health summary { white-space: normal; }
   .health .findings { position: static; width: auto; box-shadow: none; }

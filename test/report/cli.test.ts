@@ -8,7 +8,7 @@ import {knnSolutions, shippedEntries, shippedZoo, writeHistory} from './helpers.
 
 /** The summary table's rows: `data-entry` attribute of each, in page order. */
 function tableEntries(html: string): string[] {
-  const table = html.slice(html.indexOf('<table id="entries">'), html.indexOf('</table>', html.indexOf('<table id="entries">')));
+  const table = html.slice(html.indexOf('<table id="entries"'), html.indexOf('</table>', html.indexOf('<table id="entries"')));
   return [...table.matchAll(/<tr data-entry="([^"]*)">/g)].map((m) => m[1]!);
 }
 
@@ -91,12 +91,14 @@ describe('arbor benchmark report', () => {
     expect(html).toContain('<title>zoo: benchmark report</title>');
     expect(html).toContain('<h1>zoo</h1>');
     // Every solution of an entry in its own row, the edited solution.py apart from the baseline's.
-    const solutions = html.slice(html.indexOf('<table class="solutions">'), html.indexOf('</table>', html.indexOf('<table class="solutions">')));
+    const solutions = html.slice(html.indexOf('<table class="solutions'), html.indexOf('</table>', html.indexOf('<table class="solutions')));
     expect([...solutions.matchAll(/<tr data-solution="([^"]*)">/g)].map((m) => m[1])).toEqual(knnSolutions);
     // Compare rows name both sides, digests after.
-    const compares = html.slice(html.indexOf('<table class="compares">'), html.indexOf('</table>', html.indexOf('<table class="compares">')));
+    const compares = html.slice(html.indexOf('<table class="compares'), html.indexOf('</table>', html.indexOf('<table class="compares')));
     const sides = [
-      ...compares.matchAll(/<td class="side (candidate|baseline)"><span class="solution">([^<]*)<\/span> <code class="sha">([0-9a-f]{12})<\/code><\/td>/g),
+      ...compares.matchAll(
+        /<td class="side (candidate|baseline)" data-label="(?:candidate|baseline)"><span class="solution">([^<]*)<\/span> <code class="sha">([0-9a-f]{12})<\/code><\/td>/g,
+      ),
     ].map((m) => `${m[1]}: ${m[2]} ${m[3]}`);
     expect(sides).toEqual([
       'candidate: ../fast.py 333333333333',
@@ -104,7 +106,7 @@ describe('arbor benchmark report', () => {
       'candidate: ../fast.py 333333333333',
       'baseline: solution.py · 99999999 999999999999',
     ]);
-    expect(html.match(/<td class="verdict better">better<\/td>/g)).toHaveLength(2);
+    expect(html.match(/<td class="verdict better" data-label="verdict">better<\/td>/g)).toHaveLength(2);
     expect(html).toContain('from the lowest to the highest score of 3 calibrate runs of <span class="solution">solution.py · 99999999</span>');
     expect(html).toContain('1 run in this ledger belongs to a benchmark not in this zoo');
     // dev and test in panels of their own: algotune_knn has both, relu_poly dev only; speedups on a log axis, accuracy on a linear one.
@@ -213,8 +215,8 @@ describe('arbor benchmark report', () => {
     const out = path.join(dir, 'report.html');
     expect(runCli(['benchmark', 'report', shippedZoo, '--out', out], {env: {ARBOR_LEDGER: file}}).code).toBe(0);
     const html = readFileSync(out, 'utf8');
-    const table = html.slice(html.indexOf('<table class="changes">'), html.indexOf('</table>', html.indexOf('<table class="changes">')));
-    const rows = [...table.matchAll(/<tr><td>(.*?)<\/tr>/g)].map((m) =>
+    const table = html.slice(html.indexOf('<table class="changes'), html.indexOf('</table>', html.indexOf('<table class="changes')));
+    const rows = [...table.matchAll(/<tr><td data-label="split">(.*?)<\/tr>/g)].map((m) =>
       m[1]!
         .replace(/<[^>]+>/g, ' ')
         .replace(/\s+/g, ' ')

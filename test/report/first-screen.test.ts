@@ -59,6 +59,13 @@ function readLayout() {
       cells: [...tr.children].map((cell: any) => ({...box(cell), clipped: cell.scrollWidth > cell.clientWidth + 1})),
     })),
     chart: doc.querySelector('.chart') ? box(doc.querySelector('.chart')) : null,
+    // Anything reaching past the screen's right edge, or a box that scrolls sideways to show its content.
+    beyond: [...doc.querySelectorAll('body *')]
+      .filter((e: any) => e.getBoundingClientRect().right > win.innerWidth + 0.5)
+      .map((e: any) => `${e.tagName.toLowerCase()}.${e.className}`),
+    sideways: [...doc.querySelectorAll('.scroll')]
+      .filter((e: any) => e.scrollWidth > e.clientWidth)
+      .map((e: any) => e.firstElementChild.className || e.firstElementChild.id),
   };
 }
 
@@ -154,7 +161,7 @@ describe.skipIf(!haveChromium)("the report's first screen in Chromium", () => {
     }
   });
 
-  it('at 390 px shows every entry as a card, nothing wider than the screen', async () => {
+  it('at 390 px shows every entry as a card, nothing wider than the screen or scrolling sideways', async () => {
     const out = writeNineEntryReport();
     const {page, problems, close} = await open(out, 390);
     try {
@@ -164,6 +171,9 @@ describe.skipIf(!haveChromium)("the report's first screen in Chromium", () => {
       await page.locator('#entry-0').screenshot({path: path.join(shots, 'first-screen-390-entry.png')});
       console.log(`at 390: ${path.join(shots, 'first-screen-390.png')} (${JSON.stringify({scrollWidth: layout.scrollWidth, table: layout.tableBox})})`);
       expect(layout.scrollWidth).toBeLessThanOrEqual(layout.innerWidth);
+      // Nothing cut: no element past the right edge, no table scrolling inside its box (solutions, compares and changes are cards too).
+      expect(layout.beyond).toEqual([]);
+      expect(layout.sideways).toEqual([]);
       // The entries table itself does not scroll sideways either: each entry is a card, each of its cells inside the screen.
       expect(layout.tableBox.scrollWidth).toBeLessThanOrEqual(layout.tableBox.clientWidth);
       expect(layout.rows.map((r) => r.entry)).toEqual(nineEntries);
