@@ -9,7 +9,7 @@ import {isSkippedName, resolveZoo} from '../zoo/list.js';
 import {describeFsError} from '../zoo/text.js';
 import {verifyBenchmarks} from '../zoo/verify.js';
 import {arborVersion} from '../version.js';
-import {buildReport, type EntrySource, type ReportModel} from './model.js';
+import {buildReport, ledgerShown, type EntrySource, type ReportModel} from './model.js';
 
 /** Options of `collectReport`. */
 export interface CollectOptions {
@@ -71,7 +71,7 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
       name: path.basename(zoo.abs),
       generated: (options.now ?? new Date()).toISOString(),
       arborVersion: arborVersion(),
-      ledger: {path: ledger?.path ?? file, exists},
+      ledger: {path: ledger?.path ?? file, exists, shown: ledgerShown(path.resolve(cwd, ledger?.path ?? file), zoo.abs)},
       entries,
       runs,
     });

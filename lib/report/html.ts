@@ -8,6 +8,7 @@ import type {ChartLibrary} from './assets.js';
 import {chartData, solutionColour, type ChartPanel} from './chart.js';
 import type {BaselineSpread, CompareRow, EntryReport, ReportModel, ScoredRun, SolutionInfo, SplitScores, TestExposure} from './model.js';
 import {pageScript} from './page-script.js';
+import {pageStyle} from './style.js';
 
 /** Text as HTML (element content and quoted attribute values). */
 export function escapeHtml(text: string): string {
@@ -98,7 +99,7 @@ ${renderEntriesWithoutRuns(model.entries)}
 
 function renderMeta(model: ReportModel, library: ChartLibrary): string {
   const counts = healthCounts(model.entries);
-  return `<p class="meta">Benchmark report of the zoo <code>${escapeHtml(model.zoo)}</code>. ${plural(model.entries.length, 'entry', 'entries')}: ${counts}. ${plural(model.ledger.runs, 'run')} from the ledger <code>${escapeHtml(model.ledger.path)}</code>. Made ${escapeHtml(timeText(model.generated))} by arbor ${escapeHtml(model.arborVersion)}; charts by ${escapeHtml(library.name)} (${escapeHtml(library.license)}).</p>`;
+  return `<p class="meta">Benchmark report of the zoo <code>${escapeHtml(model.name)}</code>. ${plural(model.entries.length, 'entry', 'entries')}: ${counts}. ${plural(model.ledger.runs, 'run')} from the ledger <code title="${escapeHtml(model.ledger.path)}">${escapeHtml(model.ledger.shown)}</code>. Made ${escapeHtml(timeText(model.generated))} by arbor ${escapeHtml(model.arborVersion)}; charts by ${escapeHtml(library.name)} (${escapeHtml(library.license)}).</p>`;
 }
 
 function renderNotices(model: ReportModel): string {
@@ -106,7 +107,7 @@ function renderNotices(model: ReportModel): string {
   if (model.ledger.runs === 0) {
     const where = model.ledger.exists ? '' : ' (no ledger there yet)';
     notices.push(
-      `<p class="notice" id="no-runs">No runs recorded yet in <code>${escapeHtml(model.ledger.path)}</code>${where}. Every entry is listed with its verify status; scores and charts appear after <code>arbor benchmark eval</code> runs.</p>`,
+      `<p class="notice" id="no-runs">No runs recorded yet in <code title="${escapeHtml(model.ledger.path)}">${escapeHtml(model.ledger.shown)}</code>${where}. Every entry is listed with its verify status; scores and charts appear after <code>arbor benchmark eval</code> runs.</p>`,
     );
   }
   if (model.ledger.otherRuns > 0) {
@@ -118,36 +119,54 @@ function renderNotices(model: ReportModel): string {
   return notices.join('\n');
 }
 
+/** The entries table's columns: each cell carries its header as `data-label`, which labels it on a narrow screen's card. */
+const summaryColumns = [
+  ['entry', 'entry'],
+  ['verify', 'verify'],
+  ['metric', 'metric'],
+  ['dev latest', 'score'],
+  ['dev best', 'score'],
+  ['test latest', 'score'],
+  ['test best', 'score'],
+  ['test exposure', 'exposure'],
+] as const;
+
 function renderSummary(model: ReportModel): string {
-  const head = ['entry', 'verify', 'metric', 'dev latest', 'dev best', 'test latest', 'test best', 'test exposure']
-    .map((h) => `<th scope="col">${h}</th>`)
-    .join('');
+  const head = summaryColumns.map(([h]) => `<th scope="col">${h}</th>`).join('');
+  const cols = summaryColumns.map(([, kind]) => `<col class="${kind}">`).join('');
   const rows = model.entries.map((entry, index) => {
     const split = (name: string) => entry.splits.find((s) => s.split === name);
+    const aka = entry.name === entry.folder ? '' : ` (${entry.name})`;
     const cells = [
-      `<th scope="row"><a href="#entry-${index}">${escapeHtml(entry.folder)}</a>${entry.name === entry.folder ? '' : ` <span class="aka">(${escapeHtml(entry.name)})</span>`}</th>`,
+      `<th scope="row" title="${escapeHtml(entry.folder + aka)}"><a href="#entry-${index}">${escapeHtml(entry.folder)}</a>${aka ? ` <span class="aka">${escapeHtml(aka.trim())}</span>` : ''}</th>`,
       renderHealthCell(entry),
-      `<td>${entry.metric ? escapeHtml(entry.metric) : '<span class="none">-</span>'}</td>`,
-      renderScoreCell(split('dev')?.latest ?? null, entry.solutions),
-      renderScoreCell(split('dev')?.best ?? null, entry.solutions),
-      renderScoreCell(split('test')?.latest ?? null, entry.solutions),
-      renderScoreCell(split('test')?.best ?? null, entry.solutions),
+      entry.metric ? `<td data-label="metric">${escapeHtml(entry.metric)}</td>` : '<td class="blank" data-label="metric"><span class="none">-</span></td>',
+      renderScoreCell(split('dev')?.latest ?? null, entry.solutions, 'dev latest'),
+      renderScoreCell(split('dev')?.best ?? null, entry.solutions, 'dev best'),
+      renderScoreCell(split('test')?.latest ?? null, entry.solutions, 'test latest'),
+      renderScoreCell(split('test')?.best ?? null, entry.solutions, 'test best'),
       renderExposureCell(entry.exposure),
     ];
     return `<tr data-entry="${escapeHtml(entry.folder)}">${cells.join('')}</tr>`;
   });
   return `<section id="summary">
 <h2>Entries</h2>
-<div class="scroll"><table id="entries">
+<div class="scroll"><table id="entries" class="cards">
+<colgroup>${cols}</colgroup>
 <thead><tr>${head}</tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
 </table></div>
-<p class="note">A score reads <span class="score">score</span> <span class="ci">[low, high]</span> (its interval) <span class="run">#run</span> <span class="solution">solution</span>. Dev and test score different cases: their columns and charts are kept apart. Test exposure counts the distinct solutions scored on test against the plan's <code>test_budget</code>; it covers only the runs this ledger recorded.</p>
+<p class="note">A score reads <span class="score">score</span> <span class="ci">[low, high]</span> (its interval) <span class="run">#run</span> <span class="solution">solution</span>; a clipped one shows whole on hover. Dev and test score different cases: their columns and charts are kept apart. Test exposure counts the distinct solutions scored on test against the plan's <code>test_budget</code>; it covers only the runs this ledger recorded.</p>
 </section>`;
 }
 
+/**
+ * The verify cell on one line: the status and, when verify found anything,
+ * its first finding's message; the toggle (a <details>, no script) opens every
+ * finding as verify prints it.
+ */
 function renderHealthCell(entry: EntryReport): string {
   const h = entry.health;
   const status =
@@ -158,16 +177,25 @@ function renderHealthCell(entry: EntryReport): string {
         : h.warnings
           ? `ok, ${plural(h.warnings, 'warning')}`
           : 'ok';
-  const finding = h.firstFinding ? `<div class="finding">${escapeHtml(h.firstFinding)}</div>` : '';
-  return `<td class="health ${h.status}"><span class="status">${escapeHtml(status)}</span>${finding}</td>`;
+  const open = `<td class="health ${h.status}" data-label="verify">`;
+  if (!h.reason) return `${open}<span class="status">${escapeHtml(status)}</span></td>`;
+  const findings = h.findings.map((f) => `<li>${escapeHtml(f)}</li>`).join('');
+  return `${open}<details><summary title="${escapeHtml(h.firstFinding ?? h.reason)}"><span class="status">${escapeHtml(status)}</span><span class="reason">${escapeHtml(h.reason)}</span></summary><ul class="findings">${findings}</ul></details></td>`;
 }
 
-function renderScoreCell(run: ScoredRun | null, solutions?: readonly SolutionInfo[]): string {
-  if (!run) return '<td class="score-cell"><span class="none">-</span></td>';
-  const solution = solutions ? ` <span class="solution">${escapeHtml(solutionName(solutions, run.solutionSha256))}</span>` : '';
-  if (run.score === null) return `<td class="score-cell"><span class="failed">error</span> <span class="run">#${run.id}</span>${solution}</td>`;
+/** A score cell; `label` (the entries table's) also names it on a narrow screen and gives its whole text on hover. */
+function renderScoreCell(run: ScoredRun | null, solutions?: readonly SolutionInfo[], label?: string): string {
+  const attrs = (text: string) => (label ? ` data-label="${label}" title="${escapeHtml(text)}"` : '');
+  // `blank`: a narrow screen's card leaves the cell out.
+  if (!run) return `<td class="score-cell blank"${label ? ` data-label="${label}"` : ''}><span class="none">-</span></td>`;
+  const name = solutions ? solutionName(solutions, run.solutionSha256) : '';
+  const solution = solutions ? ` <span class="solution">${escapeHtml(name)}</span>` : '';
+  if (run.score === null)
+    return `<td class="score-cell"${attrs(`error #${run.id} ${name}`)}><span class="failed">error</span> <span class="run">#${run.id}</span>${solution}</td>`;
   const failed = run.status === 'failed' ? ' <span class="failed">failed</span>' : '';
-  return `<td class="score-cell"><span class="score">${formatNumber(run.score)}</span>${intervalHtml(run.interval)} <span class="run">#${run.id}</span>${failed}${solution}</td>`;
+  const interval = run.interval ? ` [${formatNumber(run.interval[0])}, ${formatNumber(run.interval[1])}]` : '';
+  const text = `${formatNumber(run.score)}${interval} #${run.id}${failed ? ' failed' : ''} ${name}`.trim();
+  return `<td class="score-cell"${attrs(text)}><span class="score">${formatNumber(run.score)}</span>${intervalHtml(run.interval)} <span class="run">#${run.id}</span>${failed}${solution}</td>`;
 }
 
 /** A solution's name in its entry's catalogue (a digest's first 12 hex digits when it is not there). */
@@ -176,9 +204,9 @@ function solutionName(solutions: readonly SolutionInfo[], sha: string | null): s
 }
 
 function renderExposureCell(exposure: TestExposure): string {
-  if (exposure.budget === null) return `<td class="exposure">${exposure.count}</td>`;
+  if (exposure.budget === null) return `<td class="exposure" data-label="test exposure">${exposure.count}</td>`;
   const over = exposure.count > exposure.budget;
-  return `<td class="exposure${over ? ' over' : ''}">${exposure.count} of ${exposure.budget}${over ? ' <span class="failed">over budget</span>' : ''}</td>`;
+  return `<td class="exposure${over ? ' over' : ''}" data-label="test exposure">${exposure.count} of ${exposure.budget}${over ? ' <span class="failed">over budget</span>' : ''}</td>`;
 }
 
 /**
@@ -206,8 +234,8 @@ ${chart.panels.map((panel, k) => renderPanel(entry, panel, index, k)).join('\n')
   return `<section class="entry" id="entry-${index}">
 <h2>${escapeHtml(entry.folder)}</h2>
 <p class="entry-meta">${runs}</p>
-${renderSolutions(entry)}
 ${charts}
+${renderSolutions(entry)}
 ${entry.baselines.map((spread) => baselineNote(spread, entry.solutions)).join('\n')}
 ${renderCompares(entry.compares)}
 ${renderChanges(entry.changes, entry.solutions)}
@@ -236,7 +264,8 @@ ${notDrawn}</figure>`;
 function renderSolutions(entry: EntryReport): string {
   if (entry.solutions.length === 0) return '';
   const splits = ['dev', 'test'];
-  const head = ['solution', 'digest', 'commit', ...splits.flatMap((s) => [`${s} latest`, `${s} best`])].map((h) => `<th scope="col">${h}</th>`).join('');
+  const heads = ['solution', 'digest', 'commit', ...splits.flatMap((s) => [`${s} latest`, `${s} best`])];
+  const head = heads.map((h) => `<th scope="col">${h}</th>`).join('');
   const rows = entry.solutions.map((solution, k) => {
     const scores = (split: string) => solution.splits.find((s) => s.split === split);
     const calibrated = solution.calibrations ? ` <span class="aka">(${plural(solution.calibrations, 'calibrate run')})</span>` : '';
@@ -249,9 +278,9 @@ function renderSolutions(entry: EntryReport): string {
       `<td>${commit}</td>`,
       ...splits.flatMap((split) => [renderScoreCell(scores(split)?.latest ?? null), renderScoreCell(scores(split)?.best ?? null)]),
     ];
-    return `<tr data-solution="${escapeHtml(solution.name)}">${cells.join('')}</tr>`;
+    return labelRow(`<tr data-solution="${escapeHtml(solution.name)}">${cells.join('')}</tr>`, heads);
   });
-  return `<div class="scroll"><table class="solutions">
+  return `<div class="scroll"><table class="solutions cards">
 <thead><tr>${head}</tr></thead>
 <tbody>
 ${rows.join('\n')}
@@ -273,16 +302,19 @@ const knownVerdicts = new Set(['better', 'worse', 'same']);
 
 function renderCompares(compares: readonly CompareRow[]): string {
   if (compares.length === 0) return '';
-  const rows = compares.map(
-    (c) =>
+  const heads = ['run', 'time', 'split', 'verdict', 'candidate / baseline', 'candidate', 'baseline'];
+  const rows = compares.map((c) =>
+    labelRow(
       `<tr><td>#${c.id}</td><td>${escapeHtml(timeText(c.time))}</td><td>${escapeHtml(c.split)}</td><td class="verdict ${knownVerdicts.has(c.verdict) ? c.verdict : 'unknown'}">${escapeHtml(c.verdict)}</td>` +
-      `<td>${c.ratio === null ? '-' : `x${formatNumber(c.ratio)}`}${intervalHtml(c.interval)}</td>` +
-      `<td class="side candidate"><span class="solution">${escapeHtml(c.candidateName)}</span> <code class="sha">${shaText(c.candidateSha256)}</code></td>` +
-      `<td class="side baseline"><span class="solution">${escapeHtml(c.baselineName)}</span> <code class="sha">${shaText(c.baselineSha256)}</code></td></tr>`,
+        `<td>${c.ratio === null ? '-' : `x${formatNumber(c.ratio)}`}${intervalHtml(c.interval)}</td>` +
+        `<td class="side candidate"><span class="solution">${escapeHtml(c.candidateName)}</span> <code class="sha">${shaText(c.candidateSha256)}</code></td>` +
+        `<td class="side baseline"><span class="solution">${escapeHtml(c.baselineName)}</span> <code class="sha">${shaText(c.baselineSha256)}</code></td></tr>`,
+      heads,
+    ),
   );
   return `<h3>Compare verdicts</h3>
-<div class="scroll"><table class="compares">
-<thead><tr><th scope="col">run</th><th scope="col">time</th><th scope="col">split</th><th scope="col">verdict</th><th scope="col">candidate / baseline</th><th scope="col">candidate</th><th scope="col">baseline</th></tr></thead>
+<div class="scroll"><table class="compares cards">
+<thead><tr>${heads.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
@@ -296,19 +328,32 @@ function renderChanges(changes: readonly Change[], solutions: EntryReport['solut
     c.lineage === 'commits' ? 'clean commits' : escapeHtml(solutions.find((s) => s.sha256 === c.solutionSha256)?.name ?? shaText(c.solutionSha256));
   const side = (run: Change['before']['run']) =>
     `#${run.id} <span class="ci">${escapeHtml(timeText(run.time))}${run.git ? ` ${escapeHtml(run.git.commit.slice(0, 10))}${run.git.dirty ? '+dirty' : ''}` : ''}</span>`;
-  const rows = changes.map(
-    (c) =>
+  const heads = ['split', 'series', 'step', 'after / before', 'last run before', 'first run after'];
+  const rows = changes.map((c) =>
+    labelRow(
       `<tr><td>${escapeHtml(c.split)}</td><td>${lineage(c)}</td><td class="verdict ${c.direction === 'regression' ? 'worse' : 'better'}">${c.direction}</td>` +
-      `<td>x${formatNumber(c.ratio)}${intervalHtml(c.interval)}</td><td>${side(c.before.run)} (${c.before.runs} at ${formatNumber(c.before.level)})</td>` +
-      `<td>${side(c.after.run)} (${c.after.runs} at ${formatNumber(c.after.level)})${c.environmentChanged ? ' <span class="ci">environment changed</span>' : ''}</td></tr>`,
+        `<td>x${formatNumber(c.ratio)}${intervalHtml(c.interval)}</td><td>${side(c.before.run)} (${c.before.runs} at ${formatNumber(c.before.level)})</td>` +
+        `<td>${side(c.after.run)} (${c.after.runs} at ${formatNumber(c.after.level)})${c.environmentChanged ? ' <span class="ci">environment changed</span>' : ''}</td></tr>`,
+      heads,
+    ),
   );
   return `<h3>Regressions and improvements</h3>
-<div class="scroll"><table class="changes">
-<thead><tr><th scope="col">split</th><th scope="col">series</th><th scope="col">step</th><th scope="col">after / before</th><th scope="col">last run before</th><th scope="col">first run after</th></tr></thead>
+<div class="scroll"><table class="changes cards">
+<thead><tr>${heads.map((h) => `<th scope="col">${h}</th>`).join('')}</tr></thead>
 <tbody>
 ${rows.join('\n')}
 </tbody>
 </table></div>`;
+}
+
+/**
+ * A table row with each cell labelled by its column's header (`data-label`),
+ * which names the cell on a narrow screen's card. Cells are the row's own
+ * `<td` and `<th` tags: cell text is escaped, so none hides inside another.
+ */
+function labelRow(row: string, heads: readonly string[]): string {
+  let k = 0;
+  return row.replace(/<t[dh](?=[\s>])[^>]*/g, (tag) => (k < heads.length ? `${tag} data-label="${escapeHtml(heads[k++]!)}"` : tag));
 }
 
 function intervalHtml(interval: [number, number] | null): string {
@@ -334,57 +379,3 @@ function timeText(iso: string): string {
 function plural(n: number, word: string, many = `${word}s`): string {
   return `${n} ${n === 1 ? word : many}`;
 }
-
-/** The page's own styles (uPlot's come first). */
-const pageStyle = `
-:root { color-scheme: light; --ink: #1e293b; --muted: #64748b; --line: #e2e8f0; --ok: #15803d; --bad: #b91c1c; --warn: #b45309; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: #f8fafc; }
-header, main { max-width: 1240px; margin: 0 auto; padding: 0 20px; }
-#entries thead th { white-space: normal; }
-#entries tbody th .aka { display: block; font-weight: 400; }
-#entries .finding { max-width: 18rem; }
-.solutions tbody th { white-space: normal; overflow-wrap: anywhere; min-width: 12rem; }
-header { padding-top: 20px; }
-h1 { font-size: 1.6rem; margin: 0 0 4px; }
-h2 { font-size: 1.25rem; margin: 0 0 6px; }
-h3 { font-size: 1rem; margin: 14px 0 6px; }
-code { font: 0.9em ui-monospace, SFMono-Regular, Menlo, monospace; }
-.meta, .note, .entry-meta, .band-note { color: var(--muted); font-size: 0.9rem; }
-.notice { background: #fff7ed; border: 1px solid #fed7aa; padding: 8px 12px; border-radius: 6px; }
-section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; margin: 16px 0; }
-table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
-th, td { text-align: left; vertical-align: top; padding: 6px 8px; border-bottom: 1px solid var(--line); }
-thead th { color: var(--muted); font-weight: 600; white-space: nowrap; }
-tbody th { font-weight: 600; white-space: nowrap; }
-a { color: #1d4ed8; text-decoration: none; }
-a:hover { text-decoration: underline; }
-.aka, .none, .run, .ci { color: var(--muted); }
-.score { font-weight: 600; font-variant-numeric: tabular-nums; }
-.score-cell { min-width: 6.5rem; }
-.scroll { overflow-x: auto; }
-.health.ok .status { color: var(--ok); font-weight: 600; }
-.health.failing .status, .health.broken .status { color: var(--bad); font-weight: 600; }
-.finding { color: var(--muted); font: 0.8rem ui-monospace, SFMono-Regular, Menlo, monospace; max-width: 26rem; overflow-wrap: anywhere; }
-.failed, .verdict.worse { color: var(--bad); font-weight: 600; }
-.verdict.better { color: var(--ok); font-weight: 600; }
-.verdict.same { color: var(--muted); font-weight: 600; }
-.exposure.over { color: var(--bad); }
-.split-runs { margin-right: 1em; }
-.panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(440px, 1fr)); gap: 12px; margin: 8px 0; }
-.panel { margin: 0; min-width: 0; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; }
-.panel figcaption { font-size: 0.9rem; color: var(--muted); }
-.panel figcaption strong { color: var(--ink); }
-.chart { min-height: 300px; margin: 4px 0; }
-.solution { font-weight: 600; }
-.score-cell .solution { font-weight: 400; color: var(--muted); margin-left: 0.3em; overflow-wrap: anywhere; }
-.sha { color: var(--muted); font-size: 0.8em; }
-.swatch { display: inline-block; width: 0.8em; height: 0.8em; border-radius: 2px; margin-right: 0.45em; vertical-align: -0.05em; }
-.u-legend .u-value { font-variant-numeric: tabular-nums; }
-.panel .uplot, .panel .u-legend { max-width: 100%; }
-.panel .u-legend th { white-space: normal; }
-.panel .u-legend .u-label { overflow-wrap: anywhere; }
-.chart-error { color: var(--bad); }
-.empty { color: var(--muted); font-style: italic; }
-.empty .entry-name { font-style: normal; font-weight: 600; color: var(--ink); }
-`;

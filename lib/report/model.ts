@@ -19,6 +19,10 @@ export interface EntryHealth {
   warnings: number;
   /** The first error (else the first warning) as verify prints it, or what is wrong with the folder; null when clean. */
   firstFinding: string | null;
+  /** That finding's message alone (no file, severity or rule): the one-line reason the entries table shows. */
+  reason: string | null;
+  /** Every finding as verify prints it (errors first), or what is wrong with the folder: the text behind the reason's toggle. */
+  findings: string[];
 }
 
 /** One scored run as the report shows it: no environment, no per-case results. */
@@ -151,6 +155,8 @@ export interface ReportModel {
   arborVersion: string;
   ledger: {
     path: string;
+    /** How the page names it: relative to the zoo folder (`../runs.db`, `.arbor/runs.db`), or `path` when that climbs more than two folders up. */
+    shown: string;
     /** Whether the ledger file exists (a missing one is an empty history). */
     exists: boolean;
     /** Runs of this zoo's entries. */
@@ -177,9 +183,17 @@ export interface EntrySource {
 
 /** An entry's health from its verify report (or the reason it could not be verified). */
 export function entryHealth(verify: BenchmarkReport | {problem: string}): EntryHealth {
-  if ('problem' in verify) return {status: 'broken', errors: 0, warnings: 0, firstFinding: verify.problem};
-  const first: Finding | undefined = verify.findings.find((f) => f.severity === 'error') ?? verify.findings[0];
-  return {status: verify.errors > 0 ? 'failing' : 'ok', errors: verify.errors, warnings: verify.warnings, firstFinding: first ? formatFinding(first) : null};
+  if ('problem' in verify) return {status: 'broken', errors: 0, warnings: 0, firstFinding: verify.problem, reason: verify.problem, findings: [verify.problem]};
+  const ordered: Finding[] = [...verify.findings.filter((f) => f.severity === 'error'), ...verify.findings.filter((f) => f.severity !== 'error')];
+  const first = ordered[0];
+  return {
+    status: verify.errors > 0 ? 'failing' : 'ok',
+    errors: verify.errors,
+    warnings: verify.warnings,
+    firstFinding: first ? formatFinding(first) : null,
+    reason: first ? first.message : null,
+    findings: ordered.map(formatFinding),
+  };
 }
 
 /** A ledger run reduced to what the report shows. */
@@ -358,7 +372,8 @@ export function buildReport(options: {
   zoo: string;
   generated: string;
   arborVersion: string;
-  ledger: {path: string; exists: boolean};
+  /** `shown`: how the page names the ledger (default its path). */
+  ledger: {path: string; exists: boolean; shown?: string};
   entries: readonly EntrySource[];
   runs: readonly LedgerRun[];
 }): ReportModel {
@@ -376,7 +391,13 @@ export function buildReport(options: {
     zoo: options.zoo,
     generated: options.generated,
     arborVersion: options.arborVersion,
-    ledger: {...options.ledger, runs, otherRuns: options.runs.length - runs},
+    ledger: {
+      path: options.ledger.path,
+      shown: options.ledger.shown ?? options.ledger.path,
+      exists: options.ledger.exists,
+      runs,
+      otherRuns: options.runs.length - runs,
+    },
     entries: options.entries.map((source) => entryReport(source, byName.get(source.name) ?? [])),
   };
 }
@@ -385,6 +406,17 @@ export function buildReport(options: {
 export function zooName(zoo: string): string {
   const base = path.basename(zoo);
   return base && base !== '.' && base !== '..' ? base : path.basename(path.resolve(zoo)) || zoo;
+}
+
+/**
+ * The ledger as the page names it: relative to the zoo folder, which the
+ * reader knows, instead of a path from this machine's root; the absolute path
+ * when the relative one climbs more than two folders (a ledger elsewhere).
+ */
+export function ledgerShown(ledger: string, zooAbs: string): string {
+  const relative = path.relative(zooAbs, ledger);
+  const ups = relative.split(path.sep).filter((part) => part === '..').length;
+  return relative && ups <= 2 && !path.isAbsolute(relative) ? relative : ledger;
 }
 
 /** Split order: dev, test, then any other by name. */

@@ -8,7 +8,7 @@ import {knnSolutions, shippedEntries, shippedZoo, writeHistory} from './helpers.
 
 /** The summary table's rows: `data-entry` attribute of each, in page order. */
 function tableEntries(html: string): string[] {
-  const table = html.slice(html.indexOf('<table id="entries">'), html.indexOf('</table>', html.indexOf('<table id="entries">')));
+  const table = html.slice(html.indexOf('<table id="entries"'), html.indexOf('</table>', html.indexOf('<table id="entries"')));
   return [...table.matchAll(/<tr data-entry="([^"]*)">/g)].map((m) => m[1]!);
 }
 
@@ -39,7 +39,7 @@ describe('arbor benchmark report', () => {
     expect(tableEntries(html)).toEqual(shippedEntries);
     expect(html).toContain('id="no-runs"');
     expect(html).toContain('(no ledger there yet)');
-    expect(html.match(/<td class="health ok">/g)).toHaveLength(shippedEntries.length);
+    expect(html.match(/<td class="health ok" data-label="verify">/g)).toHaveLength(shippedEntries.length);
     // One line for every entry without runs, not a card each.
     expect(html.match(/No runs recorded yet for/g)).toHaveLength(1);
     expect(html).toContain(
@@ -86,17 +86,19 @@ describe('arbor benchmark report', () => {
       '2 of 5',
     ]);
     expect(html).toMatch(
-      /<td class="score-cell"><span class="failed">error<\/span> <span class="run">#15<\/span> <span class="solution">commit 111111111111 · 77777777<\/span><\/td>/,
+      /<td class="score-cell" data-label="dev latest" title="error #15 commit 111111111111 · 77777777"><span class="failed">error<\/span> <span class="run">#15<\/span> <span class="solution">commit 111111111111 · 77777777<\/span><\/td>/,
     );
     expect(html).toContain('<title>zoo: benchmark report</title>');
     expect(html).toContain('<h1>zoo</h1>');
     // Every solution of an entry in its own row, the edited solution.py apart from the baseline's.
-    const solutions = html.slice(html.indexOf('<table class="solutions">'), html.indexOf('</table>', html.indexOf('<table class="solutions">')));
+    const solutions = html.slice(html.indexOf('<table class="solutions'), html.indexOf('</table>', html.indexOf('<table class="solutions')));
     expect([...solutions.matchAll(/<tr data-solution="([^"]*)">/g)].map((m) => m[1])).toEqual(knnSolutions);
     // Compare rows name both sides, digests after.
-    const compares = html.slice(html.indexOf('<table class="compares">'), html.indexOf('</table>', html.indexOf('<table class="compares">')));
+    const compares = html.slice(html.indexOf('<table class="compares'), html.indexOf('</table>', html.indexOf('<table class="compares')));
     const sides = [
-      ...compares.matchAll(/<td class="side (candidate|baseline)"><span class="solution">([^<]*)<\/span> <code class="sha">([0-9a-f]{12})<\/code><\/td>/g),
+      ...compares.matchAll(
+        /<td class="side (candidate|baseline)" data-label="(?:candidate|baseline)"><span class="solution">([^<]*)<\/span> <code class="sha">([0-9a-f]{12})<\/code><\/td>/g,
+      ),
     ].map((m) => `${m[1]}: ${m[2]} ${m[3]}`);
     expect(sides).toEqual([
       'candidate: ../fast.py 333333333333',
@@ -104,7 +106,7 @@ describe('arbor benchmark report', () => {
       'candidate: ../fast.py 333333333333',
       'baseline: solution.py · 99999999 999999999999',
     ]);
-    expect(html.match(/<td class="verdict better">better<\/td>/g)).toHaveLength(2);
+    expect(html.match(/<td class="verdict better" data-label="verdict">better<\/td>/g)).toHaveLength(2);
     expect(html).toContain('from the lowest to the highest score of 3 calibrate runs of <span class="solution">solution.py · 99999999</span>');
     expect(html).toContain('1 run in this ledger belongs to a benchmark not in this zoo');
     // dev and test in panels of their own: algotune_knn has both, relu_poly dev only; speedups on a log axis, accuracy on a linear one.
@@ -130,9 +132,12 @@ describe('arbor benchmark report', () => {
     const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
     expect(tableEntries(html)).toEqual(['dangling', 'empty_one', 'relu_poly']);
     expect(html).toContain('3 entries: 1 ok, 1 failing verify, 1 broken');
-    expect(html).toMatch(/<td class="health broken"><span class="status">broken<\/span><div class="finding">Benchmark folder `zoo\/dangling` does not exist/);
+    // One line each: the status and the first finding's message, every finding behind the toggle.
     expect(html).toMatch(
-      /<td class="health failing"><span class="status">3 errors<\/span><div class="finding">zoo\/empty_one\/README.md: error: Missing `README.md`/,
+      /<td class="health broken" data-label="verify"><details><summary title="Benchmark folder `zoo\/dangling` does not exist[^"]*"><span class="status">broken<\/span><span class="reason">Benchmark folder `zoo\/dangling` does not exist/,
+    );
+    expect(html).toMatch(
+      /<td class="health failing" data-label="verify"><details><summary title="zoo\/empty_one\/README.md: error: Missing `README.md`[^"]*"><span class="status">3 errors<\/span><span class="reason">Missing `README.md`, expected [^<]*<\/span><\/summary><ul class="findings"><li>zoo\/empty_one\/README.md: error: Missing `README.md`[^<]*<\/li><li>[^<]+<\/li><li>[^<]+<\/li><\/ul><\/details><\/td>/,
     );
   });
 
@@ -210,8 +215,8 @@ describe('arbor benchmark report', () => {
     const out = path.join(dir, 'report.html');
     expect(runCli(['benchmark', 'report', shippedZoo, '--out', out], {env: {ARBOR_LEDGER: file}}).code).toBe(0);
     const html = readFileSync(out, 'utf8');
-    const table = html.slice(html.indexOf('<table class="changes">'), html.indexOf('</table>', html.indexOf('<table class="changes">')));
-    const rows = [...table.matchAll(/<tr><td>(.*?)<\/tr>/g)].map((m) =>
+    const table = html.slice(html.indexOf('<table class="changes'), html.indexOf('</table>', html.indexOf('<table class="changes')));
+    const rows = [...table.matchAll(/<tr><td data-label="split">(.*?)<\/tr>/g)].map((m) =>
       m[1]!
         .replace(/<[^>]+>/g, ' ')
         .replace(/\s+/g, ' ')

@@ -1,5 +1,5 @@
 /** Shared pieces of the report tests: a ledger with eval, calibrate and compare runs over the shipped zoo. */
-import {readdirSync} from 'node:fs';
+import {appendFileSync, cpSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {recordRun, type RunRecord} from '../../lib/ledger/index.js';
 import {repoRoot} from '../helpers/cli.js';
@@ -69,3 +69,31 @@ export function writeHistory(file: string): void {
 
 /** The names the report gives algotune_knn's solutions in `writeHistory`, in order of first run. */
 export const knnSolutions = ['solution.py · 99999999', '../knn_blocked.py', 'solution.py · 22222222', '../fast.py'];
+
+/** The entries of `writeNineEntryZoo`, in name order, and the three it breaks. */
+export const nineEntries = [
+  'algotune_knn',
+  'banded_solve',
+  'fft_convolve2d',
+  'int8_quantize',
+  'modmatmul',
+  'ntt_forward',
+  'poly_approx_depth',
+  'polymul_negacyclic',
+  'relu_poly',
+];
+export const nineFailing = ['banded_solve', 'int8_quantize', 'ntt_forward'];
+
+/**
+ * A zoo of nine shipped entries copied into `zoo`, three of them failing
+ * verify: banded_solve without its README.md, int8_quantize with a plan.toml
+ * that is not TOML, ntt_forward with an empty README.md and no PROVENANCE.md
+ * (two errors, so its full text is longer than its first finding).
+ */
+export function writeNineEntryZoo(zoo: string): void {
+  for (const entry of nineEntries) cpSync(path.join(shippedZoo, entry), path.join(zoo, entry), {recursive: true});
+  rmSync(path.join(zoo, 'banded_solve', 'README.md'));
+  appendFileSync(path.join(zoo, 'int8_quantize', 'plan.toml'), 'metric = \n');
+  writeFileSync(path.join(zoo, 'ntt_forward', 'README.md'), '');
+  rmSync(path.join(zoo, 'ntt_forward', 'PROVENANCE.md'));
+}

@@ -9,6 +9,7 @@ import {
   compareRows,
   entryHealth,
   entryReport,
+  ledgerShown,
   linearTicks,
   logTicks,
   solutionCatalogue,
@@ -87,9 +88,18 @@ describe('the model', () => {
       errors: 1,
       warnings: 1,
       firstFinding: 'zoo/a/eval.sh:3:1: error: an error (e)',
+      reason: 'an error',
+      findings: ['zoo/a/eval.sh:3:1: error: an error (e)', 'zoo/a/README.md: warning: a warning (w)'],
     });
     expect(entryHealth({dir: 'zoo/a', errors: 0, warnings: 1, findings: [warning]}).firstFinding).toBe('zoo/a/README.md: warning: a warning (w)');
-    expect(entryHealth({dir: 'zoo/a', errors: 0, warnings: 0, findings: []})).toEqual({status: 'ok', errors: 0, warnings: 0, firstFinding: null});
+    expect(entryHealth({dir: 'zoo/a', errors: 0, warnings: 0, findings: []})).toEqual({
+      status: 'ok',
+      errors: 0,
+      warnings: 0,
+      firstFinding: null,
+      reason: null,
+      findings: [],
+    });
     expect(entryHealth({problem: 'is a dangling symlink'})).toMatchObject({status: 'broken', firstFinding: 'is a dangling symlink'});
   });
 
@@ -311,7 +321,7 @@ describe('the model', () => {
         run(3, {benchmark: {path: '/elsewhere/c', name: 'c'}}),
       ],
     });
-    expect(model.ledger).toEqual({path: '/tmp/runs.db', exists: true, runs: 2, otherRuns: 1});
+    expect(model.ledger).toEqual({path: '/tmp/runs.db', shown: '/tmp/runs.db', exists: true, runs: 2, otherRuns: 1});
     expect(model.name).toBe('zoo');
     expect(model.entries.map((e) => [e.folder, e.history.length, e.compares.length, e.metric])).toEqual([
       ['a', 1, 1, 'speedup'],
@@ -332,5 +342,14 @@ describe('the title', () => {
     const html = renderReport(buildReport({...base, name: 'my-zoo'}), library);
     expect(html).toContain('<title>my-zoo: benchmark report</title>');
     expect(html).toContain('<h1>my-zoo</h1>');
+  });
+});
+
+describe('the ledger as the page names it', () => {
+  it('is relative to the zoo folder, unless that climbs more than two folders', () => {
+    expect(ledgerShown('/srv/lab/zoo/.arbor/runs.db', '/srv/lab/zoo')).toBe(path.join('.arbor', 'runs.db'));
+    expect(ledgerShown('/srv/lab/.arbor/runs.db', '/srv/lab/zoo')).toBe(path.join('..', '.arbor', 'runs.db'));
+    expect(ledgerShown('/srv/runs.db', '/srv/lab/zoo')).toBe(path.join('..', '..', 'runs.db'));
+    expect(ledgerShown('/home/me/.local/share/arbor/runs.db', '/srv/lab/zoo')).toBe('/home/me/.local/share/arbor/runs.db');
   });
 });
