@@ -8,7 +8,7 @@
  * still opens, its runs named by no client.
  */
 import {randomBytes} from 'node:crypto';
-import {readdirSync, statSync} from 'node:fs';
+import {mkdirSync, readdirSync, statSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -16,6 +16,15 @@ import {CallToolResultSchema} from '@modelcontextprotocol/sdk/types.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, runCli} from '../helpers/cli.js';
 import {runsSettled, salt, Transcript, zooCopy} from './helpers.js';
+
+/** The store as version 1 made it (numbered run ids, no owners): frozen history, so a copy. */
+const storeV1 = `
+CREATE TABLE workspaces (path TEXT PRIMARY KEY, root TEXT NOT NULL, name TEXT NOT NULL, dev INTEGER NOT NULL, ino INTEGER NOT NULL, uid INTEGER NOT NULL, made TEXT NOT NULL, used TEXT NOT NULL);
+CREATE TABLE runs (id INTEGER PRIMARY KEY AUTOINCREMENT, tool TEXT NOT NULL, sealed INTEGER NOT NULL, key TEXT, status TEXT NOT NULL, started TEXT NOT NULL, started_ms INTEGER NOT NULL, updated TEXT NOT NULL, updates INTEGER NOT NULL DEFAULT 0, last TEXT, result TEXT, error TEXT, pid INTEGER, pid_start TEXT, task INTEGER NOT NULL DEFAULT 0, ttl_ms INTEGER, poll_ms INTEGER, name TEXT, release_from INTEGER, release_every INTEGER, fail_at INTEGER);
+CREATE INDEX runs_key ON runs (key, status);
+CREATE TABLE progress (run INTEGER NOT NULL, n INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (run, n));
+CREATE TABLE turns (seq INTEGER PRIMARY KEY AUTOINCREMENT, run INTEGER NOT NULL, exclusive INTEGER NOT NULL, pid INTEGER NOT NULL, pid_start TEXT, release_from INTEGER, release_every INTEGER, until_ms INTEGER);
+`;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -134,6 +143,41 @@ describe('arbor mcp runs belong to their client', () => {
     } finally {
       await first.close();
       await second.close();
+    }
+  });
+
+  it("a store of version 1 still opens: its numbered runs are no client's, and stay in the store until swept", {timeout: 60_000}, async () => {
+    const old = zooCopy([], ['algotune_knn']);
+    try {
+      const file = path.join(old.zoo, '.arbor/runs.db.mcp.db');
+      mkdirSync(path.dirname(file), {recursive: true, mode: 0o700});
+      const {default: Sqlite} = await import('better-sqlite3');
+      let db = new Sqlite(file);
+      db.exec(storeV1);
+      const now = new Date().toISOString();
+      db.prepare(
+        "INSERT INTO runs (tool, sealed, status, started, started_ms, updated, task, result) VALUES ('evaluate', 0, 'done', ?, ?, ?, 1, '{\"id\":\"run-1\"}')",
+      ).run(now, Date.now(), now);
+      db.pragma('user_version = 1');
+      db.close();
+      mkdirSync(path.join(old.zoo, '.arbor/mcp-logs'), {mode: 0o700});
+      writeFileSync(path.join(old.zoo, '.arbor/mcp-logs/run-1.log'), 'an old run\n');
+      const client = await connect(old.zoo, path.join(old.root, 'workspaces'));
+      try {
+        const unknown = `run-${randomBytes(16).toString('base64url')}`;
+        expect(await answers(client, 'run-1')).toEqual(await answers(client, unknown));
+        expect((await client.experimental.tasks.listTasks()).tasks).toEqual([]);
+      } finally {
+        await client.close();
+      }
+      db = new Sqlite(file, {readonly: true});
+      expect(db.pragma('user_version', {simple: true})).toBe(2);
+      expect(db.prepare('SELECT id, public_id, owner FROM runs').all()).toEqual([{id: 1, public_id: null, owner: null}]);
+      db.close();
+      // Its log is kept while its run is (the sweep goes by the store, the old names too).
+      expect(readdirSync(path.join(old.zoo, '.arbor/mcp-logs'))).toEqual(['run-1.log']);
+    } finally {
+      old.remove();
     }
   });
 });
