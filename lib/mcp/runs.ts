@@ -65,7 +65,7 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Dev history',
       description:
-        "The zoo ledger's dev runs (evals and compares), newest first, with the best and latest eval per benchmark. A run imported from another ledger says imported: true and is never a best. Test runs are the owner's (arbor benchmark runs --split test).",
+        "The zoo ledger's dev runs (evals and compares) of yours and of the zoo's owner, newest first, with the best and latest eval per benchmark. A run imported from another ledger says imported: true and is never a best. Test runs are the owner's (arbor benchmark runs --split test).",
       inputSchema: {name: z.string().optional().describe('Only this benchmark')},
       outputSchema: {
         summary: z.array(
@@ -88,8 +88,8 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Poll a run',
       description:
-        "A run (evaluate, compare or submit_test) of any arbor mcp server on this zoo (this one, an earlier one, one that has stopped: runs outlive their server), by the id its first progress notification, a background call or a task gave: running (with its progress), done (with the tool's result), failed or cancelled (with why). Ended runs are kept 7 days.",
-      inputSchema: {id: z.string().describe('The run id, e.g. run-3')},
+        "A run of yours (evaluate, compare or submit_test) from any arbor mcp server on this zoo with your workspaces folder (this one, an earlier one, one that has stopped: runs outlive their server), by the id its first progress notification, a background call or a task gave: running (with its progress), done (with the tool's result), failed or cancelled (with why). Ended runs are kept 7 days.",
+      inputSchema: {id: z.string().describe('The run id a call gave (run-…)')},
       outputSchema: {
         id: z.string(),
         tool: z.string(),

@@ -398,10 +398,15 @@ export class McpStore {
     return new Map(rows.map((row) => [row.ledger_run as number, row.owner as string]));
   }
 
-  /** When the oldest dev run still running that is not `owner`'s started (ISO), if any: its ledger record may not have its owner yet. */
+  /**
+   * When the oldest dev run of another owner still under way started (ISO), if
+   * any: its ledger record may not have its owner yet. A run whose process is
+   * gone does not count (it would hide the owner's later runs until someone
+   * looked at it).
+   */
   othersRunningSince(owner: string): string | null {
-    const row = this.#db.prepare("SELECT min(started) AS since FROM runs WHERE status = 'running' AND sealed = 0 AND owner IS NOT ?").get(owner) as Row;
-    return (row.since as string | null) ?? null;
+    const rows = this.#db.prepare("SELECT * FROM runs WHERE status = 'running' AND sealed = 0 AND owner IS NOT ? ORDER BY started").all(owner) as Row[];
+    return rows.map(toRun).find(runnerAlive)?.started ?? null;
   }
 
   /** The running submit_test of `key` (the first), if any. */

@@ -42,9 +42,10 @@ function taskOf(view: RunView, keepMs: number): Task {
 
 /**
  * The SDK's TaskStore over the zoo's runs. Tasks are made by the long tools
- * themselves (a task is their run), never through createTask. Every session
- * of the server sees every task: they are one agent's (one token), and a task
- * survives the session that made it.
+ * themselves (a task is their run), never through createTask. A task is its
+ * client's (its server's workspaces folder: jobs.ts, Runs.find), not its
+ * session's: every session of the server sees it, and it survives the session
+ * that made it; a server of another client finds no such task.
  */
 export class RunTaskStore implements TaskStore {
   readonly #ctx: ServerContext;
