@@ -84,7 +84,7 @@ const lastProgressSettleMs = 50;
  * goes on for `get_run` or a task of another server.
  */
 export async function awaitRun(ctx: ServerContext, id: number, extra: Extra, background: boolean, connected: () => boolean): Promise<Record<string, unknown>> {
-  const runId = `run-${id}`;
+  const runId = ctx.runs.publicId(id);
   void notify(extra, 0, `${runId} started: should this call time out, poll get_run {"id": "${runId}"} for the result`);
   if (background) return {id: runId, status: 'running'};
   const onAbort = () => {

@@ -33,9 +33,10 @@ function scoreOf(ctx: ServerContext, run: LedgerRun | null): z.infer<typeof devS
 
 /** Every entry of the zoo: verify status, metric, direction, best and latest dev score. */
 async function listBenchmarks(ctx: ServerContext) {
-  const [{listZoo}, {loadPlan}, {readRuns}] = await Promise.all([import('../zoo/list.js'), import('../benchmark/plan.js'), import('../ledger/summary.js')]);
+  const [{listZoo}, {loadPlan}, {devHistory}] = await Promise.all([import('../zoo/list.js'), import('../benchmark/plan.js'), import('./runs.js')]);
   const listing = await listZoo({zoo: ctx.zoo, cwd: ctx.zoo});
-  const history = await readRuns({cwd: ctx.zoo, split: 'dev', withCases: false, env: ctx.env});
+  // Another client's runs are not this one's best or latest (runs.ts).
+  const history = await devHistory(ctx);
   const benchmarks = [];
   for (const row of listing.benchmarks) {
     const plan = await loadPlan(path.join(ctx.zoo, row.name)).catch(() => undefined);

@@ -8,7 +8,7 @@
  * cleanup: runs killed, work folder removed), then SIGKILL if it lingers.
  */
 import {fork} from 'node:child_process';
-import {closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import {chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {evalEnvironment} from '../secrets.js';
@@ -34,7 +34,9 @@ export interface TaskOptions {
 
 /** A run as get_run and the tasks show it: a sealed run's progress comes from a clock, never from its eval. */
 export interface RunView {
+  /** Its public id, the one its client was given. */
   id: string;
+  /** The store's row number: this server's handle, never shown. */
   number: number;
   tool: string;
   sealed: boolean;
@@ -47,25 +49,62 @@ export interface RunView {
   task: TaskOptions | null;
 }
 
-/** The text of a run id (`run-3`) as a number; undefined when it is not one. */
-export function runNumber(id: string): number | undefined {
-  const match = /^run-([1-9]\d{0,15})$/.exec(id);
-  return match ? Number(match[1]) : undefined;
-}
+/** The shape of a public run id (store.ts makes them): `run-` and 22 URL-safe characters. */
+const publicIdShape = /^run-[A-Za-z0-9_-]{22}$/;
 
-/** The runs of one zoo, as one server sees them. */
+/**
+ * The runs of one zoo, as one server sees them. A run belongs to the client
+ * that started it, the client being the server's workspaces folder (the
+ * folder its checkouts are made and accepted in: a client whose workspaces
+ * another can read shares its solutions anyway); `find` is where that is
+ * decided, for every tool and task call that names a run.
+ */
 export class Runs {
   readonly #store: McpStore;
   readonly #env: NodeJS.ProcessEnv;
   readonly #where: {zoo: string; workspaces: string};
   readonly #maxRuns: number;
+  /** Whose runs this server's clients make and see. */
+  readonly owner: string;
 
   constructor(store: McpStore, env: NodeJS.ProcessEnv, where: {zoo: string; workspaces: string}) {
     this.#store = store;
     this.#env = env;
     this.#where = where;
+    this.owner = where.workspaces;
     const max = Number(env.ARBOR_MCP_MAX_RUNS);
     this.#maxRuns = Number.isSafeInteger(max) && max > 0 ? max : defaultMaxRuns;
+  }
+
+  /**
+   * The run a client names by `id`: its row number when `id` is the public id
+   * of a run of this owner; undefined for anything else: an unknown id, a
+   * malformed one, a run of version 1 (numbered ids), another client's run.
+   * Callers answer every undefined with one text, so none of them tells a run
+   * that exists from one that does not.
+   */
+  find(id: string): number | undefined {
+    return publicIdShape.test(id) ? this.#store.ownedRun(id, this.owner) : undefined;
+  }
+
+  /** The public id of run `id` (made by create). */
+  publicId(id: number): string {
+    return this.#store.run(id)?.publicId ?? 'run-?';
+  }
+
+  /**
+   * Which ledger runs are another client's: recorded by a run of another
+   * owner, or possibly so (recorded since such a run, still running, started:
+   * its process writes the ledger first, then its owner). Runs recorded
+   * outside MCP (the owner's, with the CLI) are nobody's: every client sees them.
+   */
+  othersLedgerRuns(): (run: {id: number; time: string}) => boolean {
+    const owners = this.#store.ledgerOwners();
+    const since = this.#store.othersRunningSince(this.owner);
+    return (run) => {
+      const owner = owners.get(run.id);
+      return owner !== undefined ? owner !== this.owner : since !== null && run.time >= since;
+    };
   }
 
   /**
@@ -73,7 +112,7 @@ export class Runs {
    * server's less its secrets); its number, once the process has its spec (a
    * server that exited before would lose it).
    */
-  async launch(spec: Omit<RunnerSpec, 'store' | 'run' | 'zoo' | 'workspaces'>, options: {sealed: boolean; task?: TaskOptions | null}): Promise<number> {
+  async launch(spec: Omit<RunnerSpec, 'store' | 'run' | 'id' | 'zoo' | 'workspaces'>, options: {sealed: boolean; task?: TaskOptions | null}): Promise<number> {
     let id: number;
     try {
       id = this.create(spec.tool, {...options, name: spec.name});
@@ -98,6 +137,7 @@ export class Runs {
         );
       }
       return this.#store.createRun({
+        owner: this.owner,
         tool,
         name: options.name,
         sealed: options.sealed,
@@ -109,22 +149,21 @@ export class Runs {
   }
 
   /** Start the process of run `id` (made by create); its number once the process has its spec. */
-  async start(id: number, spec: Omit<RunnerSpec, 'store' | 'run' | 'zoo' | 'workspaces'>): Promise<number> {
-    const log = this.#store.logFile(id);
-    mkdirSync(path.dirname(log), {recursive: true, mode: 0o700});
-    const fd = openSync(log, 'w', 0o600);
+  async start(id: number, spec: Omit<RunnerSpec, 'store' | 'run' | 'id' | 'zoo' | 'workspaces'>): Promise<number> {
+    const publicId = this.publicId(id);
+    const fd = this.#openLog(id, publicId);
     try {
       const child = fork(runnerPath, [], {detached: true, env: evalEnvironment(this.#env), stdio: ['ignore', 'ignore', fd, 'ipc']});
       if (child.pid !== undefined) this.#store.setRunner(id, child.pid, processStart(child.pid));
       await new Promise<void>((resolve) => {
         const failed = (why: string) => {
-          this.#store.finish(id, 'failed', {error: `run-${id}: its process could not start: ${why}`});
+          this.#store.finish(id, 'failed', {error: `${publicId}: its process could not start: ${why}`});
           resolve();
         };
         child.once('message', () => resolve());
         child.once('error', (error) => failed(error.message));
         child.once('exit', (code, signal) => failed(signal ? `signal ${signal}` : `exit code ${code}`));
-        child.send({...spec, ...this.#where, store: this.#store.file, run: id} satisfies RunnerSpec);
+        child.send({...spec, ...this.#where, store: this.#store.file, run: id, id: publicId} satisfies RunnerSpec);
       });
       child.removeAllListeners('exit');
       // It has its spec: this server need not stay up for it.
@@ -133,6 +172,15 @@ export class Runs {
       closeSync(fd);
     }
     return id;
+  }
+
+  /** Run `id`'s log, created 0600 in its folder, which is made (or made again) 0700: the owner's alone. */
+  #openLog(id: number, publicId: string): number {
+    const folder = this.#store.logFolder();
+    mkdirSync(folder, {recursive: true, mode: 0o700});
+    const stats = statSync(folder);
+    if (stats.uid === process.getuid?.() && (stats.mode & 0o077) !== 0) chmodSync(folder, 0o700);
+    return openSync(this.#store.logFile({id, publicId}), 'w', 0o600);
   }
 
   /** A run whose work is `work` in this server (a queued sealed compare): stored as it ends; it ends with this server. */
@@ -151,8 +199,9 @@ export class Runs {
         // The store closed with the server: the run reads as failed to the next server (its process, this one, is gone).
       }
     };
-    work(`run-${id}`).then(
-      (result) => end('done', {result: {id: `run-${id}`, ...result}}),
+    const publicId = this.publicId(id);
+    work(publicId).then(
+      (result) => end('done', {result: {id: publicId, ...result}}),
       (error: Error) => end('failed', {error: error.message}),
     );
     return id;
@@ -168,14 +217,14 @@ export class Runs {
         if (run.failAt === null) this.#store.setFailAt(id, failAt);
         if (Date.now() >= failAt) this.#store.finish(id, 'failed', {error: sealedFailure(run.name ?? 'the benchmark')}, failAt);
       } else {
-        this.#store.finish(id, 'failed', {error: `run-${id}: its process ended without a result${lastLine(this.#store.logFile(id))}`});
+        this.#store.finish(id, 'failed', {error: `${run.publicId ?? 'the run'}: its process ended without a result${lastLine(this.#store.logFile(run))}`});
       }
       run = this.#store.run(id);
     }
     if (!run) return undefined;
     const progress = run.sealed ? sealedProgress(run) : {updates: run.updates, last: run.last};
     return {
-      id: `run-${run.id}`,
+      id: run.publicId ?? 'run-?',
       number: run.id,
       tool: run.tool,
       sealed: run.sealed,
@@ -194,7 +243,7 @@ export class Runs {
     let seen = 0;
     for (;;) {
       const view = this.view(id);
-      if (!view) throw new Error(`run-${id} is gone from the store`);
+      if (!view) throw new Error(`${this.publicId(id)} is gone from the store`);
       if (view.sealed) {
         if (view.progress.updates > seen && view.progress.last !== null) onUpdate?.({n: view.progress.updates, text: view.progress.last});
         seen = view.progress.updates;
@@ -219,7 +268,8 @@ export class Runs {
   cancel(id: number): boolean {
     const run = this.#store.run(id);
     if (!run || run.status !== 'running' || run.sealed) return false;
-    if (!this.#store.finish(id, 'cancelled', {error: `run-${id} was cancelled: its eval was stopped and its work folder removed`})) return false;
+    if (!this.#store.finish(id, 'cancelled', {error: `${run.publicId ?? 'the run'} was cancelled: its eval was stopped and its work folder removed`}))
+      return false;
     if (run.pid !== null && run.pid !== process.pid && alive(run.pid, run.pidStart)) {
       process.kill(run.pid, 'SIGTERM');
       const {pid, pidStart} = run;
@@ -228,20 +278,19 @@ export class Runs {
     return true;
   }
 
-  /** Forget ended runs past their ttl or `keepMs`, and their logs. */
+  /** Forget ended runs past their ttl or `keepMs`, and the logs of runs the store no longer holds. */
   sweep(keepMs: number): void {
     this.#store.sweepRuns(keepMs);
-    const folder = path.dirname(this.#store.logFile(1));
+    const folder = this.#store.logFolder();
     let names: string[] = [];
     try {
+      // Listed before the runs are read: a log made meanwhile is not listed, and its run (made before it) is read.
       names = readdirSync(folder);
     } catch {
       return;
     }
-    for (const name of names) {
-      const id = runNumber(name.replace(/\.log$/, ''));
-      if (id !== undefined && !this.#store.run(id)) rmSync(path.join(folder, name), {force: true});
-    }
+    const kept = new Set(this.#store.runIds().map((run) => path.basename(this.#store.logFile(run))));
+    for (const name of names) if (/^run-[0-9a-z]+\.log$/.test(name) && !kept.has(name)) rmSync(path.join(folder, name), {force: true});
   }
 }
 

@@ -42,7 +42,9 @@ export interface SealedSpec {
 /** What the server hands a runner. */
 export interface RunnerSpec {
   store: string;
+  /** The run's row in the store, and its public id (the only one results and logs name). */
   run: number;
+  id: string;
   tool: 'evaluate' | 'compare' | 'submit_test';
   /** The entry's name (the tool's result says it). */
   name: string;

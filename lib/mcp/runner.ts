@@ -32,8 +32,13 @@ async function devRun(spec: RunnerSpec, store: McpStore): Promise<Record<string,
     leave();
   }
   const ctx = {zoo: spec.zoo, workspaces: spec.workspaces, env: process.env};
-  const id = `run-${spec.run}`;
-  return request.kind === 'compare' ? finishCompare(ctx, id, spec.name, report as CompareReport) : finishEval(ctx, id, spec.name, report as EvalReport);
+  const result =
+    request.kind === 'compare'
+      ? await finishCompare(ctx, spec.id, spec.name, report as CompareReport)
+      : await finishEval(ctx, spec.id, spec.name, report as EvalReport);
+  // Before the run ends: list_runs shows the record to this run's client alone (jobs.ts, othersLedgerRuns).
+  if (typeof result.runId === 'number') store.ownLedgerRun(spec.run, result.runId);
+  return result;
 }
 
 /** The sealed run (sealed.ts): its answer at its release time. */
@@ -41,7 +46,14 @@ async function sealedRun(spec: RunnerSpec, store: McpStore): Promise<Record<stri
   const {sealedResult} = await import('./sealed-run.js');
   const ctx = {zoo: spec.zoo, workspaces: spec.workspaces, env: process.env};
   try {
-    return await sealedResult(ctx, store, {run: spec.run, name: spec.name, request: spec.request, sealed: spec.sealed!, aliases: spec.aliases ?? []});
+    return await sealedResult(ctx, store, {
+      run: spec.run,
+      id: spec.id,
+      name: spec.name,
+      request: spec.request,
+      sealed: spec.sealed!,
+      aliases: spec.aliases ?? [],
+    });
   } catch (error) {
     // Whatever failed, and when: the failure too is answered at a release time.
     const {nextRelease} = await import('./store.js');
@@ -65,7 +77,7 @@ async function main(spec: RunnerSpec): Promise<void> {
     status = 'failed';
     // A sealed run fails with one fixed text (its reason is on this process's log, written by sealed.ts, blanked of its seeds).
     outcome = {error: spec.tool === 'submit_test' ? sealedFailure(spec.name) : describeFailure(error)};
-    if (spec.tool !== 'submit_test') process.stderr.write(`arbor mcp: run-${spec.run} (${spec.tool} of ${spec.name}) failed: ${outcome.error}\n`);
+    if (spec.tool !== 'submit_test') process.stderr.write(`arbor mcp: ${spec.id} (${spec.tool} of ${spec.name}) failed: ${outcome.error}\n`);
   }
   // The call's copies go first: nothing of the agent's files outlives the run.
   for (const folder of spec.scratch ?? []) rmSync(folder, {recursive: true, force: true});
@@ -74,7 +86,7 @@ async function main(spec: RunnerSpec): Promise<void> {
   const at = spec.sealed ? lastRelease({from: spec.sealed.startedMs, every: spec.sealed.releaseMs}, Date.now()) : Date.now();
   store.finish(spec.run, status, outcome, at);
   // A run that ended well leaves no log (one that failed keeps it, for the owner, until the run is swept).
-  if (status === 'done') rmSync(store.logFile(spec.run), {force: true});
+  if (status === 'done') rmSync(store.logFile({id: spec.run, publicId: spec.id}), {force: true});
   store.close();
 }
 
@@ -86,7 +98,7 @@ if (process.send) {
     if (process.connected) process.send!({type: 'started'}, undefined, {}, () => process.connected && process.disconnect());
     main(spec).catch((error: Error) => {
       // Its log, for the owner; the run reads as failed to whoever looks next (its process is gone).
-      process.stderr.write(`arbor mcp: run-${spec.run}: ${error.stack ?? error.message}\n`);
+      process.stderr.write(`arbor mcp: ${spec.id}: ${error.stack ?? error.message}\n`);
     });
   });
 }

@@ -3,14 +3,27 @@ import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
 import {UsageError} from '../errors.js';
 import {entryDir, type ServerContext} from './context.js';
-import {runNumber} from './jobs.js';
 import {shownLabel} from './names.js';
 import {toolResult} from './result.js';
 
-/** The dev runs of the zoo's ledger (one benchmark's, or all), newest first, with best and latest per benchmark. */
-async function listRuns(ctx: ServerContext, name: string | undefined) {
-  const {readRuns} = await import('../ledger/summary.js');
+/**
+ * The zoo ledger's dev runs a client may see (one benchmark's, or all), and
+ * the best and latest eval of each benchmark among them: its own and the
+ * owner's (recorded outside MCP), never another client's (jobs.ts,
+ * othersLedgerRuns).
+ */
+export async function devHistory(ctx: ServerContext, name?: string) {
+  const {readRuns, summarizeRuns, minimizedBenchmarks} = await import('../ledger/summary.js');
   const report = await readRuns({benchmark: name === undefined ? undefined : entryDir(ctx, name), split: 'dev', withCases: false, cwd: ctx.zoo, env: ctx.env});
+  // Read after the ledger: a record made by a run that was still running then has its owner by now, or the run still runs.
+  const others = ctx.runs.othersLedgerRuns();
+  const runs = report.runs.filter((run) => !others(run));
+  return {runs, summary: summarizeRuns(runs, await minimizedBenchmarks(runs))};
+}
+
+/** The dev runs of the zoo's ledger this client may see (one benchmark's, or all), newest first, with best and latest per benchmark. */
+async function listRuns(ctx: ServerContext, name: string | undefined) {
+  const report = await devHistory(ctx, name);
   const runs = report.runs.map((run) => ({
     id: run.id,
     time: run.time,
@@ -52,7 +65,7 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Dev history',
       description:
-        "The zoo ledger's dev runs (evals and compares), newest first, with the best and latest eval per benchmark. A run imported from another ledger says imported: true and is never a best. Test runs are the owner's (arbor benchmark runs --split test).",
+        "The zoo ledger's dev runs (evals and compares) of yours and of the zoo's owner, newest first, with the best and latest eval per benchmark. A run imported from another ledger says imported: true and is never a best. Test runs are the owner's (arbor benchmark runs --split test).",
       inputSchema: {name: z.string().optional().describe('Only this benchmark')},
       outputSchema: {
         summary: z.array(
@@ -75,8 +88,8 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Poll a run',
       description:
-        "A run (evaluate, compare or submit_test) of any arbor mcp server on this zoo (this one, an earlier one, one that has stopped: runs outlive their server), by the id its first progress notification, a background call or a task gave: running (with its progress), done (with the tool's result), failed or cancelled (with why). Ended runs are kept 7 days.",
-      inputSchema: {id: z.string().describe('The run id, e.g. run-3')},
+        "A run of yours (evaluate, compare or submit_test) from any arbor mcp server on this zoo with your workspaces folder (this one, an earlier one, one that has stopped: runs outlive their server), by the id its first progress notification, a background call or a task gave: running (with its progress), done (with the tool's result), failed or cancelled (with why). Ended runs are kept 7 days.",
+      inputSchema: {id: z.string().describe('The run id a call gave (run-…)')},
       outputSchema: {
         id: z.string(),
         tool: z.string(),
@@ -88,7 +101,8 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
       },
     },
     async ({id}) => {
-      const number = runNumber(id);
+      // Unknown, malformed and another client's ids get the same answer (jobs.ts, Runs.find).
+      const number = ctx.runs.find(id);
       const run = number === undefined ? undefined : ctx.runs.view(number);
       if (!run)
         throw new UsageError(

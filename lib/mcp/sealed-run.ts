@@ -87,7 +87,7 @@ export type Outcome = {ok: true; answer: SealedAnswer; ready: number} | {ok: fal
 export async function sealedResult(
   ctx: NamesContext,
   store: McpStore,
-  spec: {run: number; name: string; request?: JobRequest; sealed: SealedSpec; aliases: ReadonlyArray<readonly [string, string]>},
+  spec: {run: number; id: string; name: string; request?: JobRequest; sealed: SealedSpec; aliases: ReadonlyArray<readonly [string, string]>},
 ): Promise<Record<string, unknown>> {
   const {sealed} = spec;
   const outcome: Outcome = sealed.known
@@ -97,7 +97,7 @@ export async function sealedResult(
       : await scoreHere(ctx, store, spec.run, spec.name, spec.request!, sealed, spec.aliases);
   await released(sealed.startedMs, sealed.releaseMs, outcome.ready);
   if (!outcome.ok) throw new Error(sealedFailure(spec.name));
-  return {id: `run-${spec.run}`, name: spec.name, verdict: outcome.answer.verdict, bucket: outcome.answer.bucket, budget: sealed.budget};
+  return {id: spec.id, name: spec.name, verdict: outcome.answer.verdict, bucket: outcome.answer.bucket, budget: sealed.budget};
 }
 
 /** Score on test here: an exclusive turn, the compare, the verdict and bucket; at the release time, the record. */

@@ -11,6 +11,7 @@
  * The store is the server's user's: nothing in a workspace, which an agent and
  * its solutions write, is ever read as a marker.
  */
+import {createHash, randomBytes} from 'node:crypto';
 import {chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync} from 'node:fs';
 import path from 'node:path';
 import type {Database} from 'better-sqlite3';
@@ -20,7 +21,12 @@ export type RunStatus = 'running' | 'done' | 'failed' | 'cancelled';
 
 /** One run as stored. */
 export interface StoredRun {
+  /** The store's own row number: never shown to a client (it counts every run on the zoo). */
   id: number;
+  /** The id a client is given (`run-<22 url-safe chars>`, 128 random bits); null for a run stored before ids were (version 1). */
+  publicId: string | null;
+  /** The workspaces folder of the server that started it (jobs.ts, `Runs.find`): the client it belongs to; null before version 2. */
+  owner: string | null;
   tool: string;
   sealed: boolean;
   /** submit_test: `<entry>\0<digest>`, so a second call for a solution under way follows the first. */
@@ -108,6 +114,27 @@ CREATE TABLE turns (
 );
 `;
 
+/**
+ * Version 2: runs get an unguessable public id and an owner (the client's
+ * workspaces folder), and the ledger runs a run recorded remember their owner.
+ * Rows of version 1 get neither: no client can name them (owned by no one);
+ * they are still swept, and count as running runs while they run.
+ */
+const migrateToV2 = `
+ALTER TABLE runs ADD COLUMN public_id TEXT;
+ALTER TABLE runs ADD COLUMN owner TEXT;
+CREATE UNIQUE INDEX runs_public_id ON runs (public_id);
+CREATE TABLE ledger_owners (
+  ledger_run INTEGER PRIMARY KEY,
+  owner TEXT NOT NULL
+);
+`;
+
+/** A new public run id: 128 bits from the system's random source, URL-safe (`run-` and 22 characters). */
+function newPublicId(): string {
+  return `run-${randomBytes(16).toString('base64url')}`;
+}
+
 /** The store beside a ledger file. */
 export function storeFile(ledger: string): string {
   return `${ledger}.mcp.db`;
@@ -165,6 +192,8 @@ type Row = Record<string, unknown>;
 function toRun(row: Row): StoredRun {
   return {
     id: row.id as number,
+    publicId: (row.public_id as string | null) ?? null,
+    owner: (row.owner as string | null) ?? null,
     tool: row.tool as string,
     sealed: row.sealed === 1,
     key: (row.key as string | null) ?? null,
@@ -211,9 +240,11 @@ export class McpStore {
     db.pragma('journal_mode = WAL');
     db.pragma('busy_timeout = 10000');
     db.transaction(() => {
-      if (Number(db.pragma('user_version', {simple: true})) === 0) {
-        db.exec(schema);
-        db.pragma('user_version = 1');
+      const version = Number(db.pragma('user_version', {simple: true}));
+      if (version === 0) db.exec(schema);
+      if (version < 2) {
+        db.exec(migrateToV2);
+        db.pragma('user_version = 2');
       }
     }).immediate();
     return new McpStore(file, db);
@@ -223,9 +254,19 @@ export class McpStore {
     this.#db.close();
   }
 
-  /** Where run `id`'s process writes its stderr (the owner's; removed when it ends well, else with the run). */
-  logFile(id: number): string {
-    return path.join(path.dirname(this.file), 'mcp-logs', `run-${id}.log`);
+  /** The folder of the runs' logs (0700, the owner's). */
+  logFolder(): string {
+    return path.join(path.dirname(this.file), 'mcp-logs');
+  }
+
+  /**
+   * Where a run's process writes its stderr (the owner's; removed when it ends
+   * well, else with the run): named by a digest of its public id, so a listing
+   * of the folder gives neither the id nor how many runs there were.
+   */
+  logFile(run: Pick<StoredRun, 'id' | 'publicId'>): string {
+    const name = run.publicId === null ? `run-${run.id}` : `run-${createHash('sha256').update(run.publicId).digest('hex').slice(0, 32)}`;
+    return path.join(this.logFolder(), `${name}.log`);
   }
 
   /** Run `change` holding the store's write lock: one process at a time, across every server on this zoo. */
@@ -284,8 +325,9 @@ export class McpStore {
 
   // --- runs ---
 
-  /** A new run, running; its id (`run-<id>`). Ids are never reused, not after a run is swept either. */
+  /** A new run, running, of `owner`; its row number (its public id is random: `publicIdOf`). Numbers are never reused. */
   createRun(run: {
+    owner: string;
     tool: string;
     name?: string;
     sealed: boolean;
@@ -296,9 +338,11 @@ export class McpStore {
     const now = new Date();
     const info = this.#db
       .prepare(
-        "INSERT INTO runs (tool, name, sealed, key, status, started, started_ms, updated, task, ttl_ms, poll_ms, release_from, release_every) VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO runs (public_id, owner, tool, name, sealed, key, status, started, started_ms, updated, task, ttl_ms, poll_ms, release_from, release_every) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
       )
       .run(
+        newPublicId(),
+        run.owner,
         run.tool,
         run.name ?? null,
         run.sealed ? 1 : 0,
@@ -329,6 +373,40 @@ export class McpStore {
   run(id: number): StoredRun | undefined {
     const row = this.#db.prepare('SELECT * FROM runs WHERE id = ?').get(id) as Row | undefined;
     return row ? toRun(row) : undefined;
+  }
+
+  /**
+   * The row number of the run whose public id is `publicId` and whose owner is
+   * `owner`; undefined for any other id, another owner's included (one lookup
+   * of both in the index, never a prefix match).
+   */
+  ownedRun(publicId: string, owner: string): number | undefined {
+    const row = this.#db.prepare('SELECT id FROM runs WHERE public_id = ? AND owner = ?').get(publicId, owner) as Row | undefined;
+    return row ? (row.id as number) : undefined;
+  }
+
+  /** The ledger run `ledgerRun` was recorded by run `id`: it is that run's owner's (list_runs shows it to them only). */
+  ownLedgerRun(id: number, ledgerRun: number): void {
+    this.#db
+      .prepare('INSERT OR REPLACE INTO ledger_owners (ledger_run, owner) SELECT ?, owner FROM runs WHERE id = ? AND owner IS NOT NULL')
+      .run(ledgerRun, id);
+  }
+
+  /** The owner of every ledger run an MCP run recorded. */
+  ledgerOwners(): Map<number, string> {
+    const rows = this.#db.prepare('SELECT ledger_run, owner FROM ledger_owners').all() as Row[];
+    return new Map(rows.map((row) => [row.ledger_run as number, row.owner as string]));
+  }
+
+  /**
+   * When the oldest dev run of another owner still under way started (ISO), if
+   * any: its ledger record may not have its owner yet. A run whose process is
+   * gone does not count (it would hide the owner's later runs until someone
+   * looked at it).
+   */
+  othersRunningSince(owner: string): string | null {
+    const rows = this.#db.prepare("SELECT * FROM runs WHERE status = 'running' AND sealed = 0 AND owner IS NOT ? ORDER BY started").all(owner) as Row[];
+    return rows.map(toRun).find(runnerAlive)?.started ?? null;
   }
 
   /** The running submit_test of `key` (the first), if any. */
@@ -365,12 +443,20 @@ export class McpStore {
     return info.changes > 0;
   }
 
-  /** The runs started as MCP tasks, newest first. */
-  taskRuns(limit: number, before?: number): StoredRun[] {
+  /** The runs of `owner` started as MCP tasks, newest first. */
+  taskRuns(owner: string, limit: number, before?: number): StoredRun[] {
     const rows = this.#db
-      .prepare('SELECT * FROM runs WHERE task = 1 AND id < ? ORDER BY id DESC LIMIT ?')
-      .all(before ?? Number.MAX_SAFE_INTEGER, limit) as Row[];
+      .prepare('SELECT * FROM runs WHERE task = 1 AND owner = ? AND id < ? ORDER BY id DESC LIMIT ?')
+      .all(owner, before ?? Number.MAX_SAFE_INTEGER, limit) as Row[];
     return rows.map(toRun);
+  }
+
+  /** Every run's row number and public id (the sweep keeps their logs). */
+  runIds(): Array<Pick<StoredRun, 'id' | 'publicId'>> {
+    return (this.#db.prepare('SELECT id, public_id FROM runs').all() as Row[]).map((row) => ({
+      id: row.id as number,
+      publicId: (row.public_id as string | null) ?? null,
+    }));
   }
 
   /** Forget ended runs past their ttl, and any past `keepMs` (their evals stay in the ledger); how many. */

@@ -15,7 +15,7 @@ import type {CreateTaskOptions, TaskStore} from '@modelcontextprotocol/sdk/exper
 import {z} from 'zod';
 import {longToolsOf} from './calls.js';
 import type {ServerContext} from './context.js';
-import {type RunView, runNumber} from './jobs.js';
+import type {RunView} from './jobs.js';
 import {shownDeep, shownText} from './names.js';
 import {toolResult} from './result.js';
 
@@ -42,9 +42,10 @@ function taskOf(view: RunView, keepMs: number): Task {
 
 /**
  * The SDK's TaskStore over the zoo's runs. Tasks are made by the long tools
- * themselves (a task is their run), never through createTask. Every session
- * of the server sees every task: they are one agent's (one token), and a task
- * survives the session that made it.
+ * themselves (a task is their run), never through createTask. A task is its
+ * client's (its server's workspaces folder: jobs.ts, Runs.find), not its
+ * session's: every session of the server sees it, and it survives the session
+ * that made it; a server of another client finds no such task.
  */
 export class RunTaskStore implements TaskStore {
   readonly #ctx: ServerContext;
@@ -53,8 +54,9 @@ export class RunTaskStore implements TaskStore {
     this.#ctx = ctx;
   }
 
+  /** The task's run when it is this client's (jobs.ts, Runs.find): every other id is no task, with one answer. */
   #view(taskId: string): RunView | undefined {
-    const id = runNumber(taskId);
+    const id = this.#ctx.runs.find(taskId);
     return id === undefined ? undefined : this.#ctx.runs.view(id);
   }
 
@@ -87,15 +89,16 @@ export class RunTaskStore implements TaskStore {
   }
 
   async listTasks(cursor?: string): Promise<{tasks: Task[]; nextCursor?: string}> {
-    const before = cursor === undefined ? undefined : runNumber(cursor);
+    // A cursor is the public id of the page's last task (its own, never a count of the zoo's runs).
+    const before = cursor === undefined ? undefined : this.#ctx.runs.find(cursor);
     if (cursor !== undefined && before === undefined) throw new Error(`cursor ${cursor}: pass the nextCursor of the previous page`);
     const page = 20;
-    const runs = this.#ctx.store.taskRuns(page, before);
+    const runs = this.#ctx.store.taskRuns(this.#ctx.runs.owner, page, before);
     const tasks = runs.flatMap((run) => {
       const view = this.#ctx.runs.view(run.id);
       return view ? [taskOf(view, this.#ctx.keepMs)] : [];
     });
-    return {tasks, ...(runs.length === page ? {nextCursor: `run-${runs.at(-1)!.id}`} : {})};
+    return {tasks, ...(runs.length === page ? {nextCursor: runs.at(-1)!.publicId!} : {})};
   }
 }
 

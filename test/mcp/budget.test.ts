@@ -14,7 +14,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, runCli} from '../helpers/cli.js';
-import {runsSettled, Transcript, zooCopy} from './helpers.js';
+import {runIdShape, runsSettled, Transcript, zooCopy} from './helpers.js';
 
 /** Seconds from a submit_test call to its answer on this server: more than relu_poly's test compare takes (about 5 s). */
 const release = 15;
@@ -111,7 +111,7 @@ describe('arbor mcp: the sealed test split against an adversary', () => {
     let started = Date.now();
     const first = await transcript.call(client, 'submit_test', {solution: workspace});
     const firstSeconds = (Date.now() - started) / 1000;
-    expect(first).toEqual({id: expect.stringMatching(/^run-\d+$/), name: 'relu_poly', verdict: 'same', bucket: '0.9-1.1x', budget: {used: 1, of: 2}});
+    expect(first).toEqual({id: expect.stringMatching(runIdShape), name: 'relu_poly', verdict: 'same', bucket: '0.9-1.1x', budget: {used: 1, of: 2}});
     expect(firstSeconds).toBeGreaterThanOrEqual(release);
     const runs = await testRuns(zoo);
     expect(runs).toHaveLength(1);
@@ -121,7 +121,7 @@ describe('arbor mcp: the sealed test split against an adversary', () => {
     // Again, in the background: no result before its release time, then the first answer; no second ledger run.
     started = Date.now();
     const call = await transcript.call(client, 'submit_test', {solution: workspace, background: true});
-    expect(call).toEqual({id: expect.stringMatching(/^run-\d+$/), status: 'running'});
+    expect(call).toEqual({id: expect.stringMatching(runIdShape), status: 'running'});
     let polled = await transcript.call(client, 'get_run', {id: call.id});
     expect(polled.status).toBe('running');
     expect(polled.result).toBeUndefined();

@@ -9,6 +9,14 @@ import {repoRoot, runCli} from '../helpers/cli.js';
 
 export const salt = 'mcp-test-salt-5e1d7';
 
+/** A run id as a client is given it: 128 random bits, URL-safe (never a count of the zoo's runs). */
+export const runIdShape = /^run-[A-Za-z0-9_-]{22}$/;
+
+/** The run id a first progress notification names (`run-… started: …`), if it is one. */
+export function startedRun(message: string | undefined): string | undefined {
+  return /^(run-[A-Za-z0-9_-]{22}) started/.exec(message ?? '')?.[1];
+}
+
 /** The shipped entries the MCP tests drive: a zoo of their own, whatever else the shipped zoo holds. */
 export const mcpEntries = ['algotune_knn', 'polymul_negacyclic', 'relu_poly', 'toeplitz_solve'];
 

@@ -11,7 +11,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, repoRoot} from '../helpers/cli.js';
-import {expectSealed, runsSettled, salt, Transcript, zooCopy} from './helpers.js';
+import {expectSealed, runIdShape, runsSettled, salt, Transcript, zooCopy} from './helpers.js';
 
 const solutions = path.join(repoRoot, 'test/zoo-entries/solutions');
 
@@ -85,7 +85,7 @@ describe('arbor mcp --http', () => {
       const workspace = await transcript.call(client, 'checkout', {name});
       // In the background: the call answers the run id at once, get_run gives the result.
       const started = await transcript.call(client, 'evaluate', {workspace: workspace.workspace, repetitions: 1, maxSeconds: 0, background: true});
-      expect(started).toEqual({id: expect.stringMatching(/^run-\d+$/), status: 'running'});
+      expect(started).toEqual({id: expect.stringMatching(runIdShape), status: 'running'});
       let run;
       do run = await transcript.call(client, 'get_run', {id: started.id});
       while (run.status === 'running' && (await new Promise((resolve) => setTimeout(resolve, 500))) === undefined);

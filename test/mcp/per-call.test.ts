@@ -12,7 +12,7 @@ import {copyFileSync, mkdirSync, readdirSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, repoRoot} from '../helpers/cli.js';
-import {expectSealed, runsSettled, salt, Transcript, zooCopy} from './helpers.js';
+import {expectSealed, runIdShape, runsSettled, salt, Transcript, zooCopy} from './helpers.js';
 
 const inspector = path.join(repoRoot, 'node_modules/.bin/mcp-inspector');
 const fastKnn = path.join(repoRoot, 'test/zoo-entries/solutions/knn_gemm_f64.py');
@@ -74,7 +74,7 @@ describe('arbor mcp, a fresh server for every call (the MCP Inspector CLI)', () 
       if (faster) copyFileSync(faster, checkout.solution);
 
       const started = call('evaluate', {workspace: checkout.workspace, repetitions: 2, maxSeconds: 0, background: true});
-      expect(started).toEqual({id: expect.stringMatching(/^run-\d+$/), status: 'running'});
+      expect(started).toEqual({id: expect.stringMatching(runIdShape), status: 'running'});
       const evaluated = await polled(started.id);
       expect(evaluated, JSON.stringify(evaluated)).toMatchObject({tool: 'evaluate', status: 'done', result: {name, split: 'dev'}});
       expect(evaluated.result.score).toBeGreaterThan(name === 'algotune_knn' ? 2 : 0);

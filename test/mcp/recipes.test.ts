@@ -125,6 +125,6 @@ describe("the README's MCP client recipes", () => {
       timeout: 170_000,
     });
     expect(result.status, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^task run-\d+\nscore 0\.\d+\n$/);
+    expect(result.stdout).toMatch(/^task run-[A-Za-z0-9_-]{22}\nscore 0\.\d+\n$/);
   });
 });

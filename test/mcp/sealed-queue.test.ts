@@ -22,7 +22,7 @@ import {deriveSeeds, warmupSeed} from '../../lib/eval/seeds.js';
 import {openLedger} from '../../lib/ledger/index.js';
 import {cliPath, fixtures, repoRoot, runCli} from '../helpers/cli.js';
 import {freePort, startRedis, type TestRedis} from '../helpers/redis.js';
-import {Transcript} from './helpers.js';
+import {runIdShape, Transcript} from './helpers.js';
 
 const queueKey = randomBytes(32).toString('hex');
 /** The worker's salt: the server never has it. */
@@ -94,7 +94,7 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
     const answer = await transcript.call(client, 'submit_test', {solution: workspace});
     // The entry's own solution as the candidate: the same answers on both sides.
     expect(answer).toEqual({
-      id: expect.stringMatching(/^run-\d+$/),
+      id: expect.stringMatching(runIdShape),
       name: 'abs-a',
       verdict: 'same',
       bucket: '0.9-1.1x',

@@ -11,7 +11,7 @@ import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, repoRoot} from '../helpers/cli.js';
-import {expectSealed, runsSettled, salt, Transcript, zooCopy} from './helpers.js';
+import {expectSealed, runIdShape, runsSettled, salt, startedRun, Transcript, zooCopy} from './helpers.js';
 
 const fast = path.join(repoRoot, 'test/zoo-entries/solutions/knn_gemm_f64.py');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -105,15 +105,22 @@ describe('arbor mcp over stdio', () => {
     expect(existsSync(path.join(checkout.workspace, '.git'))).toBe(true);
 
     // The client gives up after 1.5 s; the eval runs on and get_run gives its result.
+    let first: string | undefined;
     const timedOut = await transcript
-      .raw(client, 'evaluate', {workspace: checkout.workspace, repetitions: 1, maxSeconds: 0}, {timeout: 1500})
+      .raw(
+        client,
+        'evaluate',
+        {workspace: checkout.workspace, repetitions: 1, maxSeconds: 0},
+        {timeout: 1500, onprogress: (p) => void (first ??= startedRun(p.message))},
+      )
       .catch((error: Error) => error);
     expect(String(timedOut)).toMatch(/timed out/i);
-    const polled = await settled(transcript, client, 'run-1');
+    expect(first).toMatch(runIdShape);
+    const polled = await settled(transcript, client, first!);
     expect(polled).toMatchObject({
       tool: 'evaluate',
       status: 'done',
-      result: {id: 'run-1', name: 'algotune_knn', split: 'dev', metric: 'speedup', repetitions: 1},
+      result: {id: first, name: 'algotune_knn', split: 'dev', metric: 'speedup', repetitions: 1},
     });
     expect(polled.result.score).toBeGreaterThan(0.5);
     expect(polled.result.cases).toHaveLength(4);
@@ -130,7 +137,8 @@ describe('arbor mcp over stdio', () => {
     );
     expect(compared).toMatchObject({name: 'algotune_knn', split: 'dev', verdict: 'better'});
     expect(compared.ratio).toBeGreaterThan(2);
-    expect(progress[0]).toMatch(/^run-2 started/);
+    expect(startedRun(progress[0])).toBe(compared.id);
+    expect(compared.id).not.toBe(first);
     // The run's steps as they come. (Its last lines race the answer in the SDK's client, which
     // drops a notification read in the same chunk as the response: the server pauses, but a
     // client that is not scheduled meanwhile can still miss them; the result holds their figures.)
@@ -152,12 +160,20 @@ describe('arbor mcp over stdio', () => {
       {solution: checkout.workspace},
       {onprogress: (p) => void sealedProgress.push(p.message ?? '')},
     );
-    expect(submitted).toEqual({id: 'run-3', name: 'algotune_knn', verdict: 'PASS', bucket: expect.stringMatching(/^(2-10x|>=10x)$/), budget: {used: 1, of: 2}});
-    expect(sealedProgress.slice(1).every((line) => /^run-3: test eval running \(\d+ updates\)$/.test(line))).toBe(true);
-    expect((await transcript.call(client, 'get_run', {id: 'run-3'})).result).toEqual(submitted);
+    expect(submitted).toEqual({
+      id: expect.stringMatching(runIdShape),
+      name: 'algotune_knn',
+      verdict: 'PASS',
+      bucket: expect.stringMatching(/^(2-10x|>=10x)$/),
+      budget: {used: 1, of: 2},
+    });
+    expect(sealedProgress.slice(1).every((line) => line.startsWith(`${submitted.id}: test eval running (`) && / \(\d+ updates\)$/.test(line))).toBe(true);
+    expect((await transcript.call(client, 'get_run', {id: submitted.id})).result).toEqual(submitted);
 
     // The same solution again counts too, and gets its first answer without a rerun (the ledger still holds one test run).
-    expect(await transcript.call(client, 'submit_test', {solution: checkout.workspace})).toEqual({...submitted, id: 'run-4', budget: {used: 2, of: 2}});
+    const again = await transcript.call(client, 'submit_test', {solution: checkout.workspace});
+    expect(again).toEqual({...submitted, id: expect.stringMatching(runIdShape), budget: {used: 2, of: 2}});
+    expect(again.id).not.toBe(submitted.id);
     // Another solution (one more line): past the budget of 2, refused before anything runs.
     writeFileSync(checkout.solution, `${readFileSync(checkout.solution, 'utf8')}\n# another try\n`);
     expect(await transcript.error(client, 'submit_test', {name: 'algotune_knn', solution: checkout.solution})).toBe(
@@ -213,7 +229,7 @@ describe('arbor mcp over stdio', () => {
       {
         signal: controller.signal,
         onprogress: (p) => {
-          runId ??= /^(run-\d+) started/.exec(p.message ?? '')?.[1];
+          runId ??= startedRun(p.message);
           if (triggered || !/repetition 1: (reference|solution)/.test(p.message ?? '')) return;
           triggered = true;
           // The run this status announces starts right after it: cancel once it is there (or after 5 s).
@@ -226,7 +242,7 @@ describe('arbor mcp over stdio', () => {
     );
     await expect(call).rejects.toThrow();
     expect(seen.length).toBeGreaterThan(1); // the eval process and at least a run
-    // The run the first notification named (run-5 after the scripted agent's four).
+    // The run the first notification named.
     expect(runId).toBeDefined();
     const run = await settled(transcript, client, runId!);
     expect(run).toMatchObject({tool: 'evaluate', status: 'cancelled', error: `${runId} was cancelled: its eval was stopped and its work folder removed`});

@@ -11,7 +11,7 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {CallToolResultSchema} from '@modelcontextprotocol/sdk/types.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath} from '../helpers/cli.js';
-import {runsSettled, salt, zooCopy} from './helpers.js';
+import {runIdShape, runsSettled, salt, zooCopy} from './helpers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -72,7 +72,7 @@ describe('arbor mcp tasks', () => {
     });
     expect(first.client.getServerCapabilities()?.tasks).toEqual({list: {}, cancel: {}, requests: {tools: {call: {}}}});
     const task = await startTask(first.client, 'evaluate', {name: 'algotune_knn', repetitions: 2, maxSeconds: 0});
-    expect(task).toMatchObject({taskId: expect.stringMatching(/^run-\d+$/), status: 'working'});
+    expect(task).toMatchObject({taskId: expect.stringMatching(runIdShape), status: 'working'});
     await first.client.close();
     for (let tries = 0; tries < 40 && existsSync(`/proc/${first.pid}`); tries++) await sleep(100);
     expect(existsSync(`/proc/${first.pid}`)).toBe(false);
