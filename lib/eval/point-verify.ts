@@ -8,6 +8,7 @@ import {rename, rm} from 'node:fs/promises';
 import path from 'node:path';
 import type {Verdict} from '../bundle/index.js';
 import type {EvalContext} from './context.js';
+import {HarnessError} from './errors.js';
 import {explainFailure} from './failure.js';
 import {shownCase, shownVerifierError, type ShownCases} from './redact.js';
 import {caseAccuracy, timeOnClock} from './score.js';
@@ -121,6 +122,8 @@ export async function verifyRun(ctx: EvalContext, made: MadePoint, run: Solution
   try {
     verdicts = (await ctx.timed('verify', () => ctx.api.verifyWorkDir(ctx.bundle, work))).cases;
   } catch (error) {
+    // On secret cases the verifier read answers the solution chose, and its words may quote the case: its type alone leaves (redact.ts).
+    if (ctx.secretCases) throw new HarnessError(`the bundle's verifier failed on ${made.label}: ${shownVerifierError(verifierText(error), true)}`, 'bad-bundle');
     throw bundleFailure(`the bundle's verifier failed on ${made.label}`, error, ctx.hiddenSeeds);
   } finally {
     await rename(target, run.out).catch(() => {});
@@ -140,4 +143,10 @@ export async function verifyRun(ctx: EvalContext, made: MadePoint, run: Solution
     }
   }
   return verdicts;
+}
+
+/** A verifier's error as text, its exception's type first where it has one (`ValueError: …`). */
+function verifierText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
 }
