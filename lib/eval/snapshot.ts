@@ -61,12 +61,13 @@ export async function copyRegularFiles(from: string, files: string[], to: string
     const source = renamed ?? path.join(from, rel);
     const found = lstatOrMissing(source);
     if (!found) continue;
-    const vetted = options.confine ? await options.confine(source) : undefined;
-    // Resolved once, here: the folder the file must still be in when it is opened.
+    // Resolved once, here, before anything else looks: the folder the file must still be in when it is opened.
     const base = renamed ? path.dirname(source) : from;
     const expected = path.join(realpathSync(base), renamed ? path.basename(source) : rel);
+    const resolved = path.join(realpathSync(path.dirname(source)), path.basename(source));
+    const vetted = options.confine ? await options.confine(source) : undefined;
     refuseKind(source, found, options.what);
-    if (path.join(realpathSync(path.dirname(source)), path.basename(source)) !== expected)
+    if (resolved !== expected)
       throw new UsageError(`${options.what} ${source}: a folder on its path is a symbolic link, never followed: pass a path without links`, 'link');
     if (vetted !== undefined && vetted !== expected) throw changed(source, options.what);
     const target = path.join(to, rel);

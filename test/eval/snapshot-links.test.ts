@@ -2,9 +2,10 @@
 // evaluating another user's solution that is a link to a root-only file must not read that file, and
 // nothing of it may show in the score line, the diagnostics or the --json report.
 import {execFileSync} from 'node:child_process';
-import {chmodSync, cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
+import {chmodSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
+import {copyRegularFiles} from '../../lib/eval/snapshot.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 import {rewritePlan} from './adversaries.js';
 
@@ -80,5 +81,45 @@ describe('the eval copies regular files only, never through a link', () => {
     expect(result.stderr).not.toMatch(/internal error|Traceback/);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^score: 0\.\d+\n$/);
+  });
+});
+
+describe('the copier, raced: a folder swapped for a link between the check and the open', () => {
+  /** A solution folder with `sub/solution.py`, and a folder elsewhere holding a secret under the same names. */
+  function raced(): {from: string; to: string; secretDir: string} {
+    const root = tempDir();
+    const from = path.join(root, 'side');
+    mkdirSync(path.join(from, 'sub'), {recursive: true});
+    writeFileSync(path.join(from, 'sub/solution.py'), 'VALUE = 1\n');
+    const secretDir = path.join(root, 'root-only');
+    mkdirSync(secretDir);
+    writeFileSync(path.join(secretDir, 'solution.py'), secretText);
+    return {from, to: path.join(root, 'copy'), secretDir};
+  }
+  /** A confinement hook (it runs after the copier resolved the path, before the open) that swaps `folder` for a link to `secretDir`. */
+  const swapping = (folder: string, secretDir: string) => async (file: string) => {
+    const vetted = realpathSync(file);
+    renameSync(folder, `${folder}.moved`);
+    symlinkSync(secretDir, folder);
+    return vetted;
+  };
+
+  it('an editable path whose folder becomes a link is refused, and nothing is copied', async () => {
+    const {from, to, secretDir} = raced();
+    const copy = copyRegularFiles(from, ['sub/solution.py'], to, {what: 'solution', confine: swapping(path.join(from, 'sub'), secretDir)});
+    await expect(copy).rejects.toThrow(/^solution \S+\/sub\/solution\.py: moved or replaced while it was copied: pass a path nothing else changes$/);
+    expect(existsSync(path.join(to, 'sub/solution.py'))).toBe(false);
+  });
+
+  it('a --solution whose folder becomes a link is refused, and nothing is copied', async () => {
+    const {from, to, secretDir} = raced();
+    const given = path.join(from, 'sub/solution.py');
+    const copy = copyRegularFiles(from, ['solution.py'], to, {
+      what: 'solution',
+      rename: {'solution.py': given},
+      confine: swapping(path.join(from, 'sub'), secretDir),
+    });
+    await expect(copy).rejects.toThrow(/^solution \S+\/sub\/solution\.py: moved or replaced while it was copied: pass a path nothing else changes$/);
+    expect(existsSync(path.join(to, 'solution.py'))).toBe(false);
   });
 });
