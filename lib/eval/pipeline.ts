@@ -45,7 +45,8 @@ import {drawsFreshCases, publishedSeeds, saltVariable, splitSeeds, warmupSeed} f
 import {hashTree} from './tamper.js';
 import {whereText} from './failure.js';
 import type {CaseReport, EvalOptions, EvalReport, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
-import {createWorkFolder, keepWorkFolder, snapshotFiles} from './workspace.js';
+import {copyRegularFiles} from './snapshot.js';
+import {createWorkFolder, keepWorkFolder} from './workspace.js';
 
 export type {
   BundleApi,
@@ -556,14 +557,14 @@ async function prepare(input: PrepareInput): Promise<EvalContext> {
   const sides: Side[] = [];
   for (const [s, side] of input.sides.entries()) {
     const files = {dir: path.join(tmp, input.sides.length > 1 ? `solution-${s}` : 'solution'), entry};
-    if (side.folder) await snapshotFiles(side.folder, plan.editable, files.dir);
-    else await snapshotFiles(plan.dir, plan.editable, files.dir, {[entry]: side.solution!});
+    const from = side.folder ?? plan.dir;
+    await copyRegularFiles(from, plan.editable, files.dir, {what: side.label, rename: side.folder ? undefined : {[entry]: side.solution!}});
     sides.push({label: side.label, files});
   }
   let referenceFiles: EvalContext['referenceFiles'];
   if (plan.reference) {
     referenceFiles = {dir: path.join(tmp, 'reference'), entry: path.basename(plan.reference)};
-    await snapshotFiles(path.dirname(plan.reference), [referenceFiles.entry], referenceFiles.dir);
+    await copyRegularFiles(path.dirname(plan.reference), [referenceFiles.entry], referenceFiles.dir, {what: 'reference'});
   }
 
   const api = options.bundleApi ?? (await import('../bundle/index.js'));

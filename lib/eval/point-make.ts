@@ -3,7 +3,7 @@
  * expected/), or a path split's files are copied in, and for speedup a
  * warm-up case; their inputs are read into memory, ready to deliver.
  */
-import {cp, mkdir, readFile, rm} from 'node:fs/promises';
+import {cp, mkdir, readdir, readFile, rm} from 'node:fs/promises';
 import {existsSync} from 'node:fs';
 import path from 'node:path';
 import type {Point} from '../bundle/index.js';
@@ -15,6 +15,7 @@ import type {EvalContext} from './context.js';
 import {pointSignature, byteSize, type PointSignature} from './signature.js';
 import {freshSeeds} from './seeds.js';
 import {hashTree} from './tamper.js';
+import {differenceMessage, firstDifference, makeInChild} from '../zoo/determinism.js';
 
 /**
  * The cases of one or more repetitions: a bundle work folder (cases/, then
@@ -135,9 +136,46 @@ export async function makeCaseSet(ctx: EvalContext, made: MadePoint, rep: number
   await makeCases(ctx, made, work, seeds, made.fresh ? `the cases of repetition ${rep + 1}` : 'the cases');
   const set: CaseSet = {work, cases: await readCases(work, made.n, made.signature), seeds};
   made.sets[made.fresh ? rep : 0] = set;
+  if (rep === 0) await remakeAsChecked(ctx, made, set);
   // Without a sandbox, the point's folder is hashed to catch a solution that changes it: the harness's own additions are not that.
   if (ctx.tamperCheck) (ctx.pointHashes ??= new Map()).set(made.dir, await ctx.timed('check', () => hashTree([made.dir])));
   return set;
+}
+
+/**
+ * The determinism check's promise held in the eval: `verify` and `lock` make
+ * each point at a published seed, alone, in a fresh process, and an eval makes
+ * its cases in its own process, many seeds at once, often fresh ones. A
+ * generator that looks at how it is called (its arguments, how many cases it
+ * made before, whether a seed is published) passes the check and gives every
+ * eval other cases. So the last case of a point's first set (the one made
+ * after the most others in this process) is made once more, the check's way,
+ * and its bytes compared: a difference stops the eval with the check's words.
+ * One child process per point, before the point's runs (never while a case is timed).
+ */
+async function remakeAsChecked(ctx: EvalContext, made: MadePoint, set: CaseSet): Promise<void> {
+  const k = set.seeds.length - 1;
+  const seed = set.seeds[k];
+  if (seed === undefined) return;
+  const dir = path.join(ctx.tmp, 'remade', String(made.index));
+  try {
+    ctx.progress('status', `${made.label}: making one case again as the determinism check does`);
+    const failed = await ctx.timed('make', () => makeInChild(ctx.bundle.dir, made.point, [seed], dir, process.env, '1', 600));
+    if (failed)
+      throw bundleFailure(`the bundle failed to make a case of ${made.label} again as the determinism check does`, new Error(failed), ctx.hiddenSeeds);
+    const ours = path.join(set.work, 'cases', String(k).padStart(6, '0'));
+    const theirs = path.join(dir, 'cases', '000000');
+    const names = [...new Set([...(await readdir(ours).catch(() => [])), ...(await readdir(theirs).catch(() => []))])].sort();
+    for (const name of names) {
+      const difference = firstDifference(path.join(ours, name), path.join(theirs, name));
+      if (difference === undefined) continue;
+      const shown = ctx.hiddenSeeds.includes(seed) ? '<derived seed>' : String(seed);
+      const message = differenceMessage(ctx.bundle, 'cases', JSON.stringify(made.point), shown, `cases/000000/${name}`, difference);
+      throw new HarnessError(`${message}; found by the eval, which makes one case of each point again as verify's determinism check does`, 'bad-bundle');
+    }
+  } finally {
+    await rm(dir, {recursive: true, force: true});
+  }
 }
 
 /** The bundle makes `seeds`' cases in `target` (never expected/). */

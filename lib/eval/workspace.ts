@@ -5,7 +5,7 @@
  * owner's tag, so the next eval removes the folders of evals that were killed
  * before they could clean up (a kill -9 leaves no handler to run).
  */
-import {cp, mkdir, mkdtemp, readdir, rename, rm, stat} from 'node:fs/promises';
+import {mkdtemp, readdir, rename, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {ownerAlive, ownerTag} from '../sandbox/owner.js';
@@ -47,21 +47,5 @@ export async function keepWorkFolder(folder: string): Promise<string> {
     return kept;
   } catch {
     return folder;
-  }
-}
-
-/**
- * Copy the given files of `from` (relative paths; folders recursively) into
- * `to`, keeping their relative paths. Missing ones are skipped: a solution
- * that lost a file of its own fails by itself.
- */
-export async function snapshotFiles(from: string, files: string[], to: string, rename?: Record<string, string>): Promise<void> {
-  await mkdir(to, {recursive: true});
-  for (const rel of files) {
-    const source = rename?.[rel] ?? path.join(from, rel);
-    if (!(await stat(source).catch(() => undefined))) continue;
-    const target = path.join(to, rel);
-    await mkdir(path.dirname(target), {recursive: true});
-    await cp(source, target, {recursive: true, dereference: true});
   }
 }

@@ -6,11 +6,9 @@
  * PYTHONHASHSEED to two different values too, although the bundle's Python host starts with `-I`,
  * which ignores it and draws a fresh random hash seed per process either way.
  */
-import {spawn} from 'node:child_process';
-import {existsSync, mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
+import {mkdtempSync, readdirSync, readFileSync, rmSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {fileURLToPath} from 'node:url';
 import {readBundle, type Bundle} from '../bundle/bundle.js';
 import {parsePoint} from '../bundle/point.js';
 import {planFromText, splits, type Plan} from '../benchmark/plan.js';
@@ -21,6 +19,10 @@ import {
   checksReference,
   determinismKey,
   determinismTargets,
+  differenceMessage,
+  firstDifference,
+  fix,
+  makeInChild,
   storeDeterminism,
   type DeterminismOutcome,
   type DeterminismProblem,
@@ -67,15 +69,6 @@ export async function freshDeterminism(root: string, dir: string, options: Deter
   return checkDeterminism(plan, bundle, {shown: path.join(dir, path.relative(root, bundle.dir)), shownRoot: dir, ...options});
 }
 
-/** The built CLI (from dist/lib/zoo, and from lib/zoo when the sources run under a test runner). */
-function cliPath(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.resolve(here, '../../cli/index.js'), path.resolve(here, '../../dist/cli/index.js')];
-  const found = candidates.find((file) => existsSync(file));
-  if (!found) throw new Error(`arbor's CLI is missing (looked in ${candidates.join(', ')}); build arbor`);
-  return found;
-}
-
 /** Make every target twice in fresh processes and compare the bytes; stores a conclusive outcome in the cache. */
 export async function checkDeterminism(plan: Plan, bundle: Bundle, options: DeterminismOptions = {}): Promise<DeterminismOutcome> {
   const env = options.env ?? process.env;
@@ -93,7 +86,9 @@ export async function checkDeterminism(plan: Plan, bundle: Bundle, options: Dete
   try {
     for (const [index, target] of targets.entries()) {
       const dirs = [path.join(temp, `${index}-a`), path.join(temp, `${index}-b`)] as const;
-      const made = await Promise.all(dirs.map((dir, k) => make(bundle, target, dir, env, String(k + 1), options.timeoutSeconds ?? 600)));
+      const made = await Promise.all(
+        dirs.map((dir, k) => makeInChild(bundle.dir, target.point, target.seeds, dir, env, String(k + 1), options.timeoutSeconds ?? 600)),
+      );
       const shown = options.shown ?? bundle.dir;
       const failed = made.find((m) => m !== undefined);
       if (failed !== undefined) {
@@ -190,47 +185,6 @@ async function checkReference(
   return {conclusive: true, seconds: seconds()};
 }
 
-/** Run one make; undefined when it succeeded, else why it failed (one line). */
-function make(
-  bundle: Bundle,
-  target: DeterminismTarget,
-  dir: string,
-  env: NodeJS.ProcessEnv,
-  hashSeed: string,
-  timeoutSeconds: number,
-): Promise<string | undefined> {
-  const args = [cliPath(), 'bundle', bundle.dir, 'make', dir, '--point', JSON.stringify(target.point), '--seeds', target.seeds.join(',')];
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, {
-      cwd: bundle.dir,
-      env: {...evalEnvironment(env), PYTHONHASHSEED: hashSeed, NO_COLOR: '1'},
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      if (stderr.length < 1 << 16) stderr += chunk;
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutSeconds * 1000);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      resolve(error.message);
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (code === 0) return resolve(undefined);
-      const line = stderr
-        .split('\n')
-        .map((l) => l.replace(/^arbor: /, '').trim())
-        .filter(Boolean)
-        .at(-1);
-      resolve(
-        line ?? (signal ? `the make was killed (${signal}${signal === 'SIGKILL' ? `, over ${timeoutSeconds} s` : ''})` : `the make exited with code ${code}`),
-      );
-    });
-  });
-}
-
 /** The first difference between two makes of the same target, as a problem; undefined when they are byte-identical. */
 function compareMakes(bundle: Bundle, target: DeterminismTarget, a: string, b: string): DeterminismProblem | undefined {
   const point = JSON.stringify(target.point);
@@ -242,28 +196,11 @@ function compareMakes(bundle: Bundle, target: DeterminismTarget, a: string, b: s
         const rel = `${group}/${id}/${name}`;
         const difference = firstDifference(path.join(a, rel), path.join(b, rel));
         if (difference === undefined) continue;
-        const role = group === 'cases' ? 'generator' : 'oracle';
-        const python = (group === 'cases' ? bundle.entry.generate : bundle.entry.oracle).endsWith('.py');
-        const how =
-          difference === 'missing'
-            ? `made ${rel} in only one of two makes`
-            : `made ${rel} twice${group === 'expected' ? ' from the same cases' : ''} and the bytes differ from offset ${difference}`;
-        return {message: `the ${role} is not deterministic: point ${point} seed ${seed} ${how} (${fix(group, python)})`};
+        return {message: differenceMessage(bundle, group, point, String(seed), rel, difference)};
       }
     }
   }
   return undefined;
-}
-
-function fix(group: 'cases' | 'expected', python: boolean): string {
-  const order = "and sort what you take from a set or dict of strings (its order changes with Python's hash seed)";
-  if (group === 'cases')
-    return python
-      ? `use the seeded random stream the bundle gets, never random, numpy.random or the clock, ${order}`
-      : 'use the seeded random stream the bundle gets, never Math.random or the clock';
-  return python
-    ? `compute the expected results from the case's arguments alone, without random, numpy.random or the clock, ${order}`
-    : "compute the expected results from the case's arguments alone, without Math.random or the clock";
 }
 
 function listFiles(dir: string): string[] {
@@ -272,24 +209,4 @@ function listFiles(dir: string): string[] {
   } catch {
     return [];
   }
-}
-
-/** The first byte offset where two files differ, 'missing' when one is absent, undefined when equal. */
-function firstDifference(a: string, b: string): number | 'missing' | undefined {
-  let x: Buffer;
-  let y: Buffer;
-  try {
-    x = readFileSync(a);
-    y = readFileSync(b);
-  } catch {
-    return 'missing';
-  }
-  if (x.equals(y)) return undefined;
-  const n = Math.min(x.length, y.length);
-  // Narrow down by 64 KiB blocks, then bytes.
-  let at = 0;
-  const block = 1 << 16;
-  while (at + block <= n && x.subarray(at, at + block).equals(y.subarray(at, at + block))) at += block;
-  while (at < n && x[at] === y[at]) at++;
-  return at;
 }

@@ -7,16 +7,22 @@
  * or dict of strings differs between them.
  *
  * This module is the synchronous part, which list's worker threads load: what is checked, the
- * cache key and the cache file (keyed by the bundle's fingerprint and the bytes of its files). The
- * makes themselves are in determinism-run.ts.
+ * cache key and the cache file (keyed by the bundle's fingerprint and the bytes of its files), and
+ * the check's way of making a case and naming a difference, which the eval shares: it makes one case
+ * of each point again this way (lib/eval/point-make.ts), so a generator that is deterministic only
+ * when made as the check makes it (one seed, a fresh process) fails there too. The check's own
+ * makes are in determinism-run.ts.
  */
+import {spawn} from 'node:child_process';
 import {createHash} from 'node:crypto';
-import {mkdirSync, readFileSync} from 'node:fs';
+import {existsSync, mkdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
+import {fileURLToPath} from 'node:url';
 import type {Bundle} from '../bundle/bundle.js';
 import {fileSystem, type TreeSource} from '../benchmark/lock.js';
 import {splits, type Plan, type PlanPoint, type Split} from '../benchmark/plan.js';
 import {cacheDir, writeFileAtomic} from '../files.js';
+import {evalEnvironment} from '../secrets.js';
 import {arborVersion} from '../version.js';
 
 /** One make the check runs twice: a point and the seeds it makes (the first seed of each split with that point). */
@@ -202,4 +208,108 @@ export function storeDeterminism(outcome: DeterminismOutcome, env: NodeJS.Proces
   } catch {
     return undefined;
   }
+}
+
+/** The built CLI (from dist/lib/zoo, and from lib/zoo when the sources run under a test runner). */
+function cliPath(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const candidates = [path.resolve(here, '../../cli/index.js'), path.resolve(here, '../../dist/cli/index.js')];
+  const found = candidates.find((file) => existsSync(file));
+  if (!found) throw new Error(`arbor's CLI is missing (looked in ${candidates.join(', ')}); build arbor`);
+  return found;
+}
+
+/**
+ * One make of the check: `arbor bundle <bundleDir> make <dir> --point P --seeds S` in a fresh
+ * process, with the environment's secrets removed and its own PYTHONHASHSEED. Undefined when it
+ * worked, else why not (one line).
+ */
+export function makeInChild(
+  bundleDir: string,
+  point: PlanPoint,
+  seeds: readonly number[],
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  hashSeed: string,
+  timeoutSeconds: number,
+): Promise<string | undefined> {
+  const args = [cliPath(), 'bundle', bundleDir, 'make', dir, '--point', JSON.stringify(point), '--seeds', seeds.join(',')];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, {
+      cwd: bundleDir,
+      env: {...evalEnvironment(env), PYTHONHASHSEED: hashSeed, NO_COLOR: '1'},
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < 1 << 16) stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutSeconds * 1000);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve(error.message);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) return resolve(undefined);
+      const line = stderr
+        .split('\n')
+        .map((l) => l.replace(/^arbor: /, '').trim())
+        .filter(Boolean)
+        .at(-1);
+      resolve(
+        line ?? (signal ? `the make was killed (${signal}${signal === 'SIGKILL' ? `, over ${timeoutSeconds} s` : ''})` : `the make exited with code ${code}`),
+      );
+    });
+  });
+}
+
+/** The check's words for a file two makes disagree on (`rel`: `cases/000000/x.bin`; `seed` as it may be shown). */
+export function differenceMessage(
+  bundle: Bundle,
+  group: 'cases' | 'expected',
+  point: string,
+  seed: string,
+  rel: string,
+  difference: number | 'missing',
+): string {
+  const role = group === 'cases' ? 'generator' : 'oracle';
+  const python = (group === 'cases' ? bundle.entry.generate : bundle.entry.oracle).endsWith('.py');
+  const how =
+    difference === 'missing'
+      ? `made ${rel} in only one of two makes`
+      : `made ${rel} twice${group === 'expected' ? ' from the same cases' : ''} and the bytes differ from offset ${difference}`;
+  return `the ${role} is not deterministic: point ${point} seed ${seed} ${how} (${fix(group, python)})`;
+}
+
+export function fix(group: 'cases' | 'expected', python: boolean): string {
+  const order = "and sort what you take from a set or dict of strings (its order changes with Python's hash seed)";
+  if (group === 'cases')
+    return python
+      ? `use the seeded random stream the bundle gets, never random, numpy.random or the clock, ${order}`
+      : 'use the seeded random stream the bundle gets, never Math.random or the clock';
+  return python
+    ? `compute the expected results from the case's arguments alone, without random, numpy.random or the clock, ${order}`
+    : "compute the expected results from the case's arguments alone, without Math.random or the clock";
+}
+
+/** The first byte offset where two files differ, 'missing' when one is absent, undefined when equal. */
+export function firstDifference(a: string, b: string): number | 'missing' | undefined {
+  let x: Buffer;
+  let y: Buffer;
+  try {
+    x = readFileSync(a);
+    y = readFileSync(b);
+  } catch {
+    return 'missing';
+  }
+  if (x.equals(y)) return undefined;
+  const n = Math.min(x.length, y.length);
+  // Narrow down by 64 KiB blocks, then bytes.
+  let at = 0;
+  const block = 1 << 16;
+  while (at + block <= n && x.subarray(at, at + block).equals(y.subarray(at, at + block))) at += block;
+  while (at < n && x[at] === y[at]) at++;
+  return at;
 }
