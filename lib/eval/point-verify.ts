@@ -123,7 +123,8 @@ export async function verifyRun(ctx: EvalContext, made: MadePoint, run: Solution
     verdicts = (await ctx.timed('verify', () => ctx.api.verifyWorkDir(ctx.bundle, work))).cases;
   } catch (error) {
     // On secret cases the verifier read answers the solution chose, and its words may quote the case: its type alone leaves (redact.ts).
-    if (ctx.secretCases) throw new HarnessError(`the bundle's verifier failed on ${made.label}: ${shownVerifierError(verifierText(error), true)}`, 'bad-bundle');
+    if (ctx.secretCases)
+      throw new HarnessError(`the bundle's verifier failed on ${made.label}: ${shownVerifierError(verifierText(error), true)}`, 'bad-bundle');
     throw bundleFailure(`the bundle's verifier failed on ${made.label}`, error, ctx.hiddenSeeds);
   } finally {
     await rename(target, run.out).catch(() => {});
