@@ -12,6 +12,7 @@ interface ImportArgs {
   jobs: number;
   'allow-weak-validators': boolean;
   unsandboxed: boolean;
+  force: boolean;
   json: boolean;
 }
 
@@ -25,7 +26,11 @@ export const importCommand: CommandModule<object, ImportArgs> = {
       .positional('zoo', {type: 'string', demandOption: true, describe: 'The zoo folder to write algotune_<task>/ entries into (made when missing)'})
       .option('task', {type: 'string', array: true, describe: 'Only these tasks (AlgoTune names; repeat or list several)'})
       .option('target-ms', {type: 'number', default: 50, describe: "n is chosen so that the task's own solve takes about this long here (ms)"})
-      .option('jobs', {type: 'number', default: 2, describe: 'Tasks inspected at once'})
+      .option('jobs', {
+        type: 'number',
+        default: 1,
+        describe: 'Tasks imported at once (a pool of N; a line per task as it finishes, the same entries as one at a time)',
+      })
       .option('allow-weak-validators', {
         type: 'boolean',
         default: false,
@@ -35,6 +40,11 @@ export const importCommand: CommandModule<object, ImportArgs> = {
         type: 'boolean',
         default: false,
         describe: "Where bubblewrap cannot start, run each task's code without the sandbox (else the import refuses)",
+      })
+      .option('force', {
+        type: 'boolean',
+        default: false,
+        describe: 'Overwrite an entry whose files you changed since the import wrote them (else that task is refused, exit 1)',
       })
       .option('json', jsonOption)
       .example('$0 benchmark import algotune ~/AlgoTune zoo', 'every task this machine can run')
@@ -46,8 +56,8 @@ export const importCommand: CommandModule<object, ImportArgs> = {
           'A task that cannot be imported (a module missing here, a generator that is not deterministic, a solve its own validator rejects, ' +
           'an answer the object encoding cannot carry, a validator that accepts an answer costing nothing: weak-validator) is skipped with its reason. ' +
           "A task's code runs only in the eval's bubblewrap sandbox (no HOME, network or environment of yours); without one the import refuses unless --unsandboxed. " +
-          'Importing again updates an entry only when its source ' +
-          'changed, and never a file its user changed. The python is ARBOR_PYTHON, else python3. ' +
+          "Importing again writes nothing when its inputs (the task's files, these options, the interpreter) are unchanged, and refuses an entry " +
+          'whose files you changed unless --force. Each task is imported with the first of ARBOR_PYTHON, the python3 on the PATH and /usr/bin/python3 that has its modules; the bundle names it ([entry] python) and the eval uses it. ' +
           'Exit 0 when every task was imported, updated or unchanged; 1 when any was skipped, or no sandbox can start; 2 bad usage (no such source or task).',
       ),
   handler: async (args) => {
@@ -59,6 +69,7 @@ export const importCommand: CommandModule<object, ImportArgs> = {
       jobs: args.jobs,
       allowWeakValidators: args['allow-weak-validators'],
       unsandboxed: args.unsandboxed,
+      force: args.force,
       onTask: (outcome, done, total) => process.stderr.write(`${formatImportLine(outcome, done, total)}\n`),
     });
     if (args.json) printJson(summary);

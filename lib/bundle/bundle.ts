@@ -44,6 +44,8 @@ export interface Bundle {
   markerFingerprint: string | undefined;
   /** Absolute paths of the authored modules. */
   entry: {generate: string; oracle: string; verify?: string};
+  /** `[entry] python`: the interpreter the bundle's Python and the runs use (absolute), over ARBOR_PYTHON; an importer records the one that has the task's modules. */
+  python?: string;
   point: PointParam[];
   args: Binding[];
   results: Binding[];
@@ -146,7 +148,10 @@ function parseMarker(raw: Record<string, unknown>, root: string, where: string, 
 
   const entryRaw = (raw.entry ?? {}) as Record<string, unknown>;
   if (!isTable(entryRaw)) fail('[entry] must be a table');
-  allowKeys(entryRaw, ['generate', 'oracle', 'verify'], '[entry]', fail);
+  allowKeys(entryRaw, ['generate', 'oracle', 'verify', 'python'], '[entry]', fail);
+  const python = entryRaw.python;
+  if (python !== undefined && (typeof python !== 'string' || !path.isAbsolute(python)))
+    fail('[entry] python must be an absolute path to a python3, e.g. python = "/usr/bin/python3"');
   const entryFile = (key: string, fallback: string | undefined): string | undefined => {
     const value = entryRaw[key] ?? fallback;
     if (value === undefined) return undefined;
@@ -226,6 +231,7 @@ function parseMarker(raw: Record<string, unknown>, root: string, where: string, 
     fingerprint: '',
     markerFingerprint: raw.fingerprint as string | undefined,
     entry,
+    ...(typeof python === 'string' ? {python} : {}),
     point,
     args,
     results,
@@ -233,6 +239,19 @@ function parseMarker(raw: Record<string, unknown>, root: string, where: string, 
   };
   bundle.fingerprint = signatureFingerprint(bundle);
   return bundle;
+}
+
+/**
+ * `env` with ARBOR_PYTHON set to the interpreter the bundle at `dir` names (`[entry] python`), for the
+ * runs of its plan; `env` itself when it names none or cannot be read (loading it later says why).
+ */
+export function bundlePythonEnv(dir: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  try {
+    const python = readBundle(dir, {checkFingerprint: false}).python;
+    return python ? {...env, ARBOR_PYTHON: python} : env;
+  } catch {
+    return env;
+  }
 }
 
 /** The canonical signature JSON the fingerprint hashes (see lib/bundle/README.md, "Fingerprint"). */

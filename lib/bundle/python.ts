@@ -183,7 +183,8 @@ class PythonHost {
 
   /** Start `python3 -I host.py` in the bundle's folder and check that numpy imports. */
   static async start(bundle: Bundle, stopBetweenCalls = false): Promise<PythonHost> {
-    const python = process.env.ARBOR_PYTHON || 'python3';
+    // The bundle's own interpreter (`[entry] python`, an importer's choice) first: it has the task's modules.
+    const python = bundle.python ?? (process.env.ARBOR_PYTHON || 'python3');
     // Behind a pyenv shim, its interpreter itself where that is certain: the shim's bash chain cost 0.3 s a start.
     const child = spawn(interpreterOf(python, bundle.dir), ['-I', '-B', hostPath()], {cwd: bundle.dir, stdio: ['pipe', 'pipe', 'inherit']});
     const host = new PythonHost(child, python, stopBetweenCalls);

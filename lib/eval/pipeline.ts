@@ -12,6 +12,7 @@ import path from 'node:path';
 import {fileURLToPath, pathToFileURL} from 'node:url';
 import {UsageError} from '../errors.js';
 import type {Bundle} from '../bundle/index.js';
+import {bundlePythonEnv} from '../bundle/bundle.js';
 import type {EvalContext, Side} from './context.js';
 import {HarnessError, StaleLockError} from './errors.js';
 import {computeLock, lockDifference, readLock} from '../benchmark/lock.js';
@@ -95,7 +96,8 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   const {split, dir, sides, plan} = await readRequest(options, cwd);
   const folder = dataFolder(plan, split, {data: options.data, env, cwd});
   const sources = await splitPoints(plan, split, folder);
-  const python = await timed('python', () => resolvePython(findPython(env)));
+  // A bundle that names its interpreter (`[entry] python`) has its runs made with it too.
+  const python = await timed('python', () => resolvePython(findPython(bundlePythonEnv(plan.bundle, env))));
   const visible = folder === undefined ? undefined : mountedRootOf(folder, python);
   if (visible) {
     throw new HarnessError(

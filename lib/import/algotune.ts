@@ -20,9 +20,11 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {UsageError} from '../errors.js';
 import {writeFileAtomic} from '../files.js';
-import {inspectTask, prepareInspector, type Inspection, type Inspector, type ProbeFinding} from './inspect.js';
+import {inspectTask, type Inspection, type ProbeFinding} from './inspect.js';
+import {debianPython, interpreters, type Interpreter} from './interpreters.js';
 import {lockFromFiles} from './entry-lock.js';
 import {weakProbes, weakValidatorDetail} from './weak.js';
+import {editedFiles, inputsDigest} from './record.js';
 
 export type {ProbeFinding} from './inspect.js';
 
@@ -30,6 +32,10 @@ export type {ProbeFinding} from './inspect.js';
 export interface ImportRecord {
   importer: string;
   source: {suite: 'algotune'; commit: string | null; task: string; file: string; sha256: string};
+  /** The interpreter the task was inspected with, which its bundle names (`[entry] python`). */
+  python?: string;
+  /** The digest of the import's inputs (inputsDigest): the same digest again writes nothing. */
+  inputs?: string;
   /** The hash of every file the importer wrote, by path relative to the entry. */
   files: Record<string, string>;
   /** The probes that cost nothing which is_solution accepted (imported by --allow-weak-validators): what the weak-validator rule reads. */
@@ -49,6 +55,7 @@ export type SkipReason =
   | 'timeout'
   | 'not-locked'
   | 'user-folder'
+  | 'user-edited'
   | 'weak-validator';
 
 /** What importing one task came to. */
@@ -63,8 +70,6 @@ export interface TaskOutcome {
   /** The point chosen, and what the task's solve took there. */
   point?: {n: number; B: number; S: number};
   solveMs?: number;
-  /** Files of the entry its user changed, which the import kept. */
-  kept?: string[];
   /** Wrong answers the task's validator accepts. */
   probes?: ProbeFinding[];
   seconds: number;
@@ -98,12 +103,14 @@ export interface ImportOptions {
   allowWeakValidators?: boolean;
   /** Run each task's code without the sandbox where there is none (else the import refuses). */
   unsandboxed?: boolean;
+  /** Overwrite an entry whose files its user changed (else that task is refused). */
+  force?: boolean;
   /** A line per task as it finishes. */
   onTask?: (outcome: TaskOutcome, done: number, total: number) => void;
   env?: NodeJS.ProcessEnv;
 }
 
-const importer = 'arbor-import-algotune/3';
+const importer = 'arbor-import-algotune/4';
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** lib/import/algotune (the Python files), from lib/import (sources) or dist/lib/import (built). */
 function assetDir(): string {
@@ -203,6 +210,9 @@ export async function importAlgoTune(source: string, zoo: string, options: Impor
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const {tasks: tasksDir, root} = tasksFolder(path.resolve(cwd, source));
+  const jobs = options.jobs ?? 1;
+  if (!Number.isInteger(jobs) || jobs < 1)
+    throw new UsageError(`--jobs ${options.jobs}: give a whole number of tasks to import at once, 1 or more`, 'bad-jobs');
   const zooDir = path.resolve(cwd, zoo);
   if (existsSync(zooDir) && !statSync(zooDir).isDirectory()) throw new UsageError(`${zoo}: not a folder; give the zoo folder to import into`, 'bad-zoo');
   mkdirSync(zooDir, {recursive: true});
@@ -216,7 +226,7 @@ export async function importAlgoTune(source: string, zoo: string, options: Impor
     names = all.filter((name) => options.tasks!.includes(name));
   }
   // The sandbox is checked once, before any task: without one the import refuses (exit 1) unless --unsandboxed.
-  const inspector = prepareInspector(options.python ?? env.ARBOR_PYTHON ?? 'python3', options.unsandboxed === true, env);
+  const pythons = interpreters(options.python, options.unsandboxed === true, env);
   const commit = await sourceCommit(root);
   const license = ['LICENSE', 'LICENSE.md', 'LICENSE.txt'].map((name) => path.join(root, name)).find((file) => existsSync(file));
   const context: TaskContext = {
@@ -224,9 +234,10 @@ export async function importAlgoTune(source: string, zoo: string, options: Impor
     zooDir,
     commit,
     license: license ? readFileSync(license, 'utf8') : undefined,
-    inspector,
+    pythons,
     targetMs: options.targetMs ?? 50,
     allowWeak: options.allowWeakValidators === true,
+    force: options.force === true,
   };
   const outcomes: TaskOutcome[] = new Array(names.length);
   let next = 0;
@@ -238,7 +249,7 @@ export async function importAlgoTune(source: string, zoo: string, options: Impor
       options.onTask?.(outcomes[k]!, ++done, names.length);
     }
   };
-  await Promise.all(Array.from({length: Math.max(1, Math.min(options.jobs ?? 2, names.length))}, worker));
+  await Promise.all(Array.from({length: Math.max(1, Math.min(jobs, names.length))}, worker));
 
   const counts = {imported: 0, updated: 0, unchanged: 0, skipped: 0};
   const skippedBy: ImportSummary['skippedBy'] = {};
@@ -259,9 +270,10 @@ interface TaskContext {
   zooDir: string;
   commit: string | null;
   license: string | undefined;
-  inspector: Inspector;
+  pythons: Interpreter[];
   targetMs: number;
   allowWeak: boolean;
+  force: boolean;
 }
 
 async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> {
@@ -286,12 +298,20 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
   if (existsSync(dir) && !record) {
     return skip('user-folder', `${entryName} exists and arbor did not import it (no .arbor-import.json): move or remove it to import the task`);
   }
-  if (record && record.source.sha256 === digest && record.importer === importer) {
+  // The same inputs (the task's files, this importer and its options, the interpreter the entry names): nothing to write.
+  if (record?.python && record.inputs === taskInputs(ctx, task, record.python)) {
     return {task, entry: entryName, status: 'unchanged', seconds: seconds()};
   }
+  const edited = record ? editedFiles(dir, record.files) : [];
+  if (edited.length && !ctx.force) {
+    return skip(
+      'user-edited',
+      `${entryName}: ${edited.join(', ')} changed since the import wrote ${edited.length > 1 ? 'them' : 'it'}; pass --force to overwrite (your changes are lost), or move the entry away first`,
+    );
+  }
 
-  const assets = {dir: assetDir(), objects: objectsFile(), probes: path.resolve(assetDir(), '../../probe/probe_solve.py')};
-  const inspection = await inspectTask(ctx.inspector, assets, taskFile, task, {targetMs: ctx.targetMs, seeds: [...devSeeds, ...testSeeds]});
+  const found = await inspectWithPythons(ctx, taskFile, task);
+  const inspection = found.inspection;
   if (!inspection.ok)
     return skip(
       (inspection.reason as SkipReason | undefined) ?? 'no-task',
@@ -302,26 +322,16 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
   if (weak.length && !ctx.allowWeak) return skip('weak-validator', weakValidatorDetail(weak), {probes: inspection.probes});
   const {B, S} = capacities(inspection.problem_bytes!, inspection.solution_bytes!);
   const point = {n: inspection.n!, B, S};
-  const files = entryFiles(task, source.toString('utf8'), digest, ctx, inspection, point);
+  const files = entryFiles(task, source.toString('utf8'), digest, ctx, inspection, point, found.python);
 
-  // A new entry is built and locked in a hidden sibling, then renamed into place; an update is written in place.
+  // A new entry is built and locked in a hidden sibling, then renamed into place; an update (nothing of it edited, or --force) in place.
   const fresh = !record;
   const target = fresh ? path.join(ctx.zooDir, `.${entryName}.importing-${process.pid}`) : dir;
   if (fresh) rmSync(target, {recursive: true, force: true});
-  const kept: string[] = [];
   const written: Record<string, string> = {};
   for (const [rel, content] of Object.entries(files)) {
     const file = path.join(target, rel);
     const hash = sha256(content);
-    if (!fresh && existsSync(file)) {
-      const now = sha256(readFileSync(file));
-      const before = record!.files[rel];
-      // A file its user changed (or wrote) is kept, whatever the import would write.
-      if (now !== hash && now !== before) {
-        kept.push(rel);
-        continue;
-      }
-    }
     mkdirSync(path.dirname(file), {recursive: true});
     writeFileAtomic(file, content);
     written[rel] = hash;
@@ -332,7 +342,9 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
   const newRecord: ImportRecord = {
     importer,
     source: {suite: 'algotune', commit: ctx.commit, task, file: `AlgoTuneTasks/${task}/${task}.py`, sha256: digest},
-    files: {...(record?.files ?? {}), ...written},
+    python: found.python,
+    inputs: taskInputs(ctx, task, found.python),
+    files: written,
     ...(weak.length ? {weakValidator: {accepted: weak.map((p) => p.probe)}} : {}),
   };
 
@@ -350,10 +362,49 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
     status: fresh ? 'imported' : 'updated',
     point,
     solveMs,
-    ...(kept.length ? {kept} : {}),
     ...(inspection.probes?.length ? {probes: inspection.probes} : {}),
     seconds: seconds(),
   };
+}
+
+/** The digest of what importing `task` with `python` reads (record.ts). */
+function taskInputs(ctx: TaskContext, task: string, python: string): string {
+  return inputsDigest({
+    importer,
+    options: {targetMs: ctx.targetMs, allowWeak: ctx.allowWeak, commit: ctx.commit},
+    python,
+    license: ctx.license,
+    taskDir: path.join(ctx.tasksDir, task),
+  });
+}
+
+/**
+ * The task inspected with the first interpreter that has every module it imports (interpreters.ts).
+ * Where none has them, the skip names what each lacks and the package that would bring it.
+ */
+async function inspectWithPythons(ctx: TaskContext, taskFile: string, task: string): Promise<{inspection: Inspection; python: string}> {
+  const assets = {dir: assetDir(), objects: objectsFile(), probes: path.resolve(assetDir(), '../../probe/probe_solve.py')};
+  const lacking: {python: string; module: string}[] = [];
+  for (const candidate of ctx.pythons) {
+    const inspector = candidate.inspector();
+    if (!inspector) continue;
+    const inspection = await inspectTask(inspector, assets, taskFile, task, {targetMs: ctx.targetMs, seeds: [...devSeeds, ...testSeeds]});
+    if (inspection.ok || inspection.reason !== 'missing-module') return {inspection, python: candidate.python};
+    lacking.push({python: candidate.python, module: inspection.module ?? 'a module'});
+  }
+  // The summary counts the module Debian's python lacks: the one a package would bring.
+  const module = (lacking.find((l) => l.python === debianPython) ?? lacking[0])?.module ?? 'a module';
+  return {inspection: {ok: false, reason: 'missing-module', module, detail: missingDetail(lacking, module)}, python: ctx.pythons[0]!.python};
+}
+
+/** `/root/.pyenv/shims/python3 lacks sklearn, /usr/bin/python3 lacks sklearn; apt-get install python3-sklearn gives /usr/bin/python3 sklearn`. */
+function missingDetail(lacking: {python: string; module: string}[], module: string): string {
+  const lacks = lacking.map((l) => `${l.python} lacks ${l.module}`).join(', ');
+  const debian = lacking.some((l) => l.python === debianPython);
+  const hint = debianPackages[module]
+    ? `apt-get install ${debianPackages[module]} gives ${debian ? debianPython : `${debianPython} (with python3-numpy)`} ${module}`
+    : `Debian packages no ${module}: install it into one of them (e.g. pip install ${module}), or set ARBOR_PYTHON to a python3 that has it`;
+  return `${lacks || `no interpreter could inspect the task (${module})`}; ${hint}`;
 }
 
 function readRecord(dir: string): ImportRecord | undefined {
@@ -382,6 +433,7 @@ function entryFiles(
   ctx: TaskContext,
   inspection: Inspection,
   point: {n: number; B: number; S: number},
+  python: string,
 ): Record<string, string> {
   const assets = assetDir();
   const read = (name: string) => readFileSync(path.join(assets, name), 'utf8');
@@ -395,7 +447,7 @@ function entryFiles(
     'eval.sh': readFileSync(path.resolve(assets, '../../../templates/eval-sh/eval.sh'), 'utf8').replace('{{made_by_sh}}', "''"),
     'reference.py': solver,
     'solution.py': solver,
-    'bundle/fherma.toml': fherma(task, digest),
+    'bundle/fherma.toml': fherma(task, digest, python),
     'bundle/algotune_entry.py': read('entry.py')
       .replace('{{task}}', task)
       .replace('{{preimport}}', JSON.stringify(inspection.submodules ?? [])),
@@ -466,7 +518,7 @@ export function solverModule(task: string, source: string, base: string, submodu
   ].join('\n');
 }
 
-function fherma(task: string, digest: string): string {
+function fherma(task: string, digest: string, python: string): string {
   return `# The testing bundle of algotune_${task} (written by arbor benchmark import algotune).
 # One u8 tensor carries a problem, one an answer, in arbor's object encoding (arbor_objects.py);
 # n is AlgoTune's size parameter, B and S the two tensors' capacities in bytes.
@@ -477,6 +529,7 @@ fingerprint = "sha256:0000000000000000000000000000000000000000000000000000000000
 generate = "generate.py"
 oracle = "oracle.py"
 verify = "verify.py"
+python = ${JSON.stringify(python)}   # the interpreter that has the task's modules: the bundle and every run use it
 
 [[point]]
 name = "n"
@@ -608,7 +661,7 @@ stand-in for AlgoTune's base class (no AlgoTuner code). Written by \`arbor bench
 
 ${
   inspection.python
-    ? `Imported with \`${inspection.python.executable}\` (Python ${inspection.python.version}, numpy ${inspection.python.numpy ?? 'none'}): evaluate with the same interpreter (\`ARBOR_PYTHON=${inspection.python.executable}\`), since another numpy or scipy may answer differently.
+    ? `Imported with \`${inspection.python.executable}\` (Python ${inspection.python.version}, numpy ${inspection.python.numpy ?? 'none'}): the bundle names its interpreter (\`[entry] python\` in \`bundle/fherma.toml\`), and the eval runs the bundle and every run with it, since another numpy or scipy may answer differently.
 `
     : ''
 }Python 3 with ${imports.length ? imports.map((m) => `\`${m}\``).join(', ') : 'numpy'} (Debian: ${packages.length ? packages.join(', ') : 'python3-numpy'}).

@@ -37,7 +37,7 @@ describe('import algotune: a validator that accepts an answer costing nothing', 
     const line = skipped.stderr.trim().split('\n');
     expect(line).toHaveLength(1);
     expect(line[0]).toBe(
-      '[1/1] algotune_sorted_subset: skipped (weak-validator): is_solution accepted an answer that costs nothing: empty (`[]`); ' +
+      '[1/1] sorted_subset: skipped (weak-validator): is_solution accepted an answer that costs nothing: empty (`[]`); ' +
         'a solver returning it would score without solving; pass --allow-weak-validators to import the task anyway',
     );
     expect(existsSync(path.join(zoo, 'algotune_sorted_subset'))).toBe(false);

@@ -24,14 +24,15 @@ interface Summary {
     module?: string;
     point?: {n: number; B: number; S: number};
     probes?: {probe: string}[];
-    kept?: string[];
   }[];
 }
 let first: {code: number | null; summary: Summary; stderr: string};
 
 /** Import `tasks` of `from` into `into` with a small target time (the fixtures' solves are quick). */
 function importTasks(from: string, into: string, ...tasks: string[]) {
-  const result = runCli(['benchmark', 'import', 'algotune', from, into, '--target-ms', '1', '--json', ...tasks.flatMap((t) => ['--task', t])]);
+  const flags = tasks.filter((t) => t.startsWith('--'));
+  const names = tasks.filter((t) => !t.startsWith('--'));
+  const result = runCli(['benchmark', 'import', 'algotune', from, into, '--target-ms', '1', '--json', ...flags, ...names.flatMap((t) => ['--task', t])]);
   let summary: Summary;
   try {
     summary = JSON.parse(result.stdout) as Summary;
@@ -54,27 +55,32 @@ describe('import algotune', () => {
     expect(summary.commit).toBeNull();
     // On a mismatch, what was skipped and why.
     const skipped = JSON.stringify(summary.tasks.filter((t: {status: string}) => t.status !== 'imported'));
-    expect(summary.counts, skipped).toEqual({imported: 3, updated: 0, unchanged: 0, skipped: 4});
+    expect(summary.counts, skipped).toEqual({imported: 4, updated: 0, unchanged: 0, skipped: 4});
     expect(summary.skippedBy).toEqual({'missing-module': 1, 'not-deterministic': 1, 'solve-fails': 1, 'weak-validator': 1});
     const byTask = Object.fromEntries(summary.tasks.map((t) => [t.task, t]));
     expect(byTask.needs_missing).toMatchObject({status: 'skipped', reason: 'missing-module', module: 'arbor_fixture_missing_module'});
-    expect(byTask.unseeded).toMatchObject({status: 'skipped', reason: 'not-deterministic'});
+    // A generator drawing from the global random and numpy.random is seeded from the case's seed; one reading os.urandom is not.
+    expect(byTask.unseeded).toMatchObject({status: 'imported'});
+    expect(byTask.urandom_draw).toMatchObject({status: 'skipped', reason: 'not-deterministic'});
     // A solve that swallows its own failure and answers a fallback is caught by what it logs.
     expect(byTask.swallowed).toMatchObject({status: 'skipped', reason: 'solve-fails'});
     expect(byTask.swallowed!.detail).toMatch(/^the task's solve logged an error and answered anyway: Error: name 'undefined_name' is not defined$/);
-    expect(byTask.unseeded!.detail).toMatch(/generate_problem\(\d+, 0\) made two different problems \(first difference at byte \d+/);
+    expect(byTask.urandom_draw!.detail).toMatch(
+      /generate_problem\(\d+, 0\) made two different problems \(first difference at byte \d+ of the encoding\), with the global random and numpy.random seeded from the seed: it draws outside them/,
+    );
     expect(summary.packages).toEqual([
       {package: '(none: arbor_fixture_missing_module is not packaged by Debian)', module: 'arbor_fixture_missing_module', tasks: ['needs_missing']},
     ]);
     // One line per task on stderr as it finishes; nothing of a skipped task is left in the zoo (nor a hidden build folder).
-    expect(stderr.trim().split('\n')).toHaveLength(7);
+    expect(stderr.trim().split('\n')).toHaveLength(8);
+    // Every interpreter tried (ARBOR_PYTHON, PATH's python3, /usr/bin/python3) lacks it: each is named, and what would bring it.
     expect(stderr).toMatch(
-      /^\[\d\/7\] algotune_needs_missing: skipped \(missing-module\): ModuleNotFoundError: No module named 'arbor_fixture_missing_module'$/m,
+      /^\[\d\/8\] needs_missing: skipped \(missing-module\): \/\S+ lacks arbor_fixture_missing_module(, \/\S+ lacks arbor_fixture_missing_module)*; Debian packages no arbor_fixture_missing_module: install it into one of them/m,
     );
     expect(existsSync(path.join(zoo, 'algotune_needs_missing'))).toBe(false);
-    expect(existsSync(path.join(zoo, 'algotune_unseeded'))).toBe(false);
-    expect(readdirNames(zoo)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_xor_bytes']);
-    for (const name of ['matvec', 'sorted_chunks', 'xor_bytes']) {
+    expect(existsSync(path.join(zoo, 'algotune_urandom_draw'))).toBe(false);
+    expect(readdirNames(zoo)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_unseeded', 'algotune_xor_bytes']);
+    for (const name of ['matvec', 'sorted_chunks', 'unseeded', 'xor_bytes']) {
       const {point} = byTask[name]!;
       expect(point!.n).toBeGreaterThanOrEqual(1);
       // The capacities hold what the import measured, in whole 4 KiB pages.
@@ -92,7 +98,7 @@ describe('import algotune', () => {
     const listed = runCli(['benchmark', 'list', zoo, '--json']);
     expect(listed.code).toBe(0);
     const entries = (JSON.parse(listed.stdout) as {benchmarks: {name: string; ok?: boolean; status?: string}[]}).benchmarks;
-    expect(entries.map((e) => e.name)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_xor_bytes']);
+    expect(entries.map((e) => e.name)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_unseeded', 'algotune_xor_bytes']);
     const entry = path.join(zoo, 'algotune_matvec');
     expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/matvec/matvec.py'))).toEqual(readFileSync(path.join(source, 'AlgoTuneTasks/matvec/matvec.py')));
     expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/LICENSE'), 'utf8')).toBe(readFileSync(path.join(source, 'LICENSE'), 'utf8'));
@@ -117,7 +123,7 @@ describe('import algotune', () => {
     expect(loose.probes!.map((p) => p.probe)).toEqual(expect.arrayContaining(['zeros', 'negated']));
     expect(loose).toMatchObject({status: 'skipped', reason: 'weak-validator'});
     expect(first.stderr).toMatch(
-      /^\[\d\/7\] algotune_loose_sort: skipped \(weak-validator\): is_solution accepted answers that cost nothing: zeros \(`array\(\[-?0\., .*`\), nan \(`array\(\[nan, .*`\); a solver returning one would score without solving; pass --allow-weak-validators to import the task anyway$/m,
+      /^\[\d\/8\] loose_sort: skipped \(weak-validator\): is_solution accepted answers that cost nothing: zeros \(`array\(\[-?0\., .*`\), nan \(`array\(\[nan, .*`\); a solver returning one would score without solving; pass --allow-weak-validators to import the task anyway$/m,
     );
     // A strict validator: nothing accepted, and the caveats say what was tried.
     expect(first.summary.tasks.find((t) => t.task === 'sorted_chunks')!.probes).toBeUndefined();
@@ -136,34 +142,50 @@ describe('import algotune', () => {
 });
 
 describe('import algotune again', () => {
-  it('leaves an entry whose source is unchanged alone, and updates one whose source changed, keeping the files its user changed', () => {
+  it('writes nothing for unchanged inputs, re-imports a changed task file, and refuses an entry its user edited unless --force', () => {
     const dir = tempDir();
     const from = path.join(dir, 'source');
     cpSync(source, from, {recursive: true});
     const into = path.join(dir, 'zoo');
     expect(importTasks(from, into, 'xor_bytes').summary.counts.imported).toBe(1);
     const entry = path.join(into, 'algotune_xor_bytes');
-    const before = statSync(path.join(entry, 'plan.toml')).mtimeMs;
+    const snapshot = () => treeOf(entry).map((rel) => [rel, statSync(path.join(entry, rel)).mtimeMs, sha256(readFileSync(path.join(entry, rel)))]);
+    const before = snapshot();
+    // The bundle names the interpreter the task was inspected with.
+    expect(readFileSync(path.join(entry, 'bundle/fherma.toml'), 'utf8')).toMatch(/^python = "\/\S+"/m);
 
     const again = importTasks(from, into, 'xor_bytes');
     expect(again.code).toBe(0);
     expect(again.summary.tasks[0]).toMatchObject({status: 'unchanged'});
-    expect(statSync(path.join(entry, 'plan.toml')).mtimeMs).toBe(before);
+    expect(again.stderr).toMatch(/^\[1\/1\] xor_bytes: unchanged/m);
+    expect(snapshot()).toEqual(before); // bytes and mtimes
 
-    // The user's own solution, and an upstream change to the task.
+    // A changed file of the task's folder (its description) re-imports it.
+    writeFileSync(path.join(from, 'AlgoTuneTasks/xor_bytes/description.txt'), 'Xor every byte with the key (changed upstream).\n');
+    const updated = importTasks(from, into, 'xor_bytes');
+    expect(updated.summary.tasks[0]).toMatchObject({status: 'updated'});
+    expect(readFileSync(path.join(entry, 'README.md'), 'utf8')).toContain('(changed upstream)');
+
+    // The user's own solution: a changed task is refused for that entry, with the way to force it.
     const mine = '# my solver\nclass Solver:\n    def solve(self, problem):\n        return bytes(b ^ problem["key"] for b in problem["data"])\n';
     writeFileSync(path.join(entry, 'solution.py'), mine);
     const task = path.join(from, 'AlgoTuneTasks/xor_bytes/xor_bytes.py');
     writeFileSync(task, readFileSync(task, 'utf8').replace('"""A bytes answer', '"""A bytes answer (changed upstream)'));
-    const updated = importTasks(from, into, 'xor_bytes');
-    expect(updated.code).toBe(0);
-    expect(updated.summary.tasks[0]).toMatchObject({status: 'updated', kept: ['solution.py']});
+    const refused = importTasks(from, into, 'xor_bytes');
+    expect(refused.code).toBe(1);
+    expect(refused.summary.tasks[0]).toMatchObject({status: 'skipped', reason: 'user-edited'});
+    expect(refused.stderr).toMatch(
+      /^\[1\/1\] xor_bytes: skipped \(user-edited\): algotune_xor_bytes: solution.py changed since the import wrote it; pass --force to overwrite/m,
+    );
     expect(readFileSync(path.join(entry, 'solution.py'), 'utf8')).toBe(mine);
-    expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/xor_bytes/xor_bytes.py'), 'utf8')).toContain('(changed upstream)');
-    expect(readFileSync(path.join(entry, 'reference.py'), 'utf8')).toContain('(changed upstream)');
+    expect(readFileSync(path.join(entry, 'reference.py'), 'utf8')).not.toContain('(changed upstream)');
+
+    const forced = importTasks(from, into, 'xor_bytes', '--force');
+    expect(forced.summary.tasks[0]).toMatchObject({status: 'updated'});
+    expect(readFileSync(path.join(entry, 'solution.py'), 'utf8')).toContain('(changed upstream)');
     // Relocked: the eval would run.
     expect(runCli(['benchmark', 'lock', '--check', entry]).code).toBe(0);
-  }, 120_000);
+  }, 180_000);
 
   it('never writes into a folder of the same name that arbor did not import', () => {
     const dir = tempDir();
@@ -179,4 +201,6 @@ describe('import algotune again', () => {
 });
 
 const readdirNames = (dir: string): string[] => readdirSync(dir).sort();
+/** Every file under `dir`, relative, sorted. */
+const treeOf = (dir: string): string[] => (readdirSync(dir, {recursive: true}) as string[]).filter((rel) => statSync(path.join(dir, rel)).isFile()).sort();
 const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');

@@ -41,6 +41,26 @@ def task():
     return _task
 
 
+def generate_problem(n, seed):
+    """The task's generate_problem(n, random_seed=seed), with Python's global `random` and numpy's
+    global `numpy.random` seeded from the same seed first: many AlgoTune generators draw from them
+    besides (or instead of) their seed, and a draw routed through the case's seed is reproducible.
+    A draw outside both (os.urandom, secrets, the clock) is not: the importer skips such a task."""
+    seed_globals(seed)
+    return task().generate_problem(n, random_seed=seed)
+
+
+def seed_globals(seed):
+    import random
+
+    random.seed(seed)
+    try:
+        import numpy
+    except ImportError:
+        return
+    numpy.random.seed(seed & 0xFFFFFFFF)
+
+
 def seed_of(stream):
     """AlgoTune's random_seed for one case: 31 bits of the case's stream."""
     return int.from_bytes(stream.bytes(4), "little") >> 1

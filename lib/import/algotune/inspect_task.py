@@ -99,6 +99,17 @@ class ErrorLog:
         logging.getLogger().addHandler(handler)
 
 
+def generate(task, n, seed):
+    """generate_problem as the bundle calls it (entry.py's generate_problem): the global `random` and
+    `numpy.random` seeded from the case's seed first, so a generator that draws from them is reproducible."""
+    import random
+
+    random.seed(seed)
+    if "numpy" in sys.modules:
+        sys.modules["numpy"].random.seed(seed & 0xFFFFFFFF)
+    return task.generate_problem(n, random_seed=seed)
+
+
 def accepted(verdict):
     """is_solution's True (Python's or numpy's), as the bundle's verify.py reads it."""
     return verdict is True or (type(verdict).__name__ == "bool_" and bool(verdict))
@@ -169,7 +180,7 @@ def main(options):
     while n <= 1 << 20 and time.perf_counter() - started < budget:
         t0 = time.perf_counter()
         try:
-            problem = task.generate_problem(n, random_seed=1)
+            problem = generate(task, n, 1)
             size = len(objects.encode(problem))
         except objects.EncodingError as error:
             fail("not-encodable", "the problem (n = %d) holds %s" % (n, error), imports=imports)
@@ -216,16 +227,16 @@ def main(options):
     problems = []
     for seed in options["seeds"]:
         try:
-            first = task.generate_problem(n, random_seed=seed)
+            first = generate(task, n, seed)
             encoded = objects.encode(first)
-            again = objects.encode(task.generate_problem(n, random_seed=seed))
+            again = objects.encode(generate(task, n, seed))
         except objects.EncodingError as error:
             fail("not-encodable", "the problem (n = %d, seed %d) holds %s" % (n, seed, error), imports=imports)
         except Exception as error:  # noqa: BLE001
             fail("generator-fails", "generate_problem(%d, %d) raised: %s" % (n, seed, describe(error)), imports=imports)
         if encoded != again:
             at = next((k for k in range(min(len(encoded), len(again))) if encoded[k] != again[k]), min(len(encoded), len(again)))
-            fail("not-deterministic", "generate_problem(%d, %d) made two different problems (first difference at byte %d of the encoding)" % (n, seed, at), imports=imports)
+            fail("not-deterministic", "generate_problem(%d, %d) made two different problems (first difference at byte %d of the encoding), with the global random and numpy.random seeded from the seed: it draws outside them (os.urandom, secrets, the clock)" % (n, seed, at), imports=imports)
         try:
             solution, seconds = timed_solve(objects.decode(encoded))
         except Exception as error:  # noqa: BLE001
