@@ -11,7 +11,7 @@ import type {Plan} from '../benchmark/plan.js';
 import type {ServerContext} from './context.js';
 
 /** Periods are whole multiples of this (coarse: a period says nothing fine-grained). */
-export const releaseStepSeconds = 15;
+const releaseStepSeconds = 15;
 /** Added to twice the cost: making the cases, verifying, the record. */
 const marginSeconds = 30;
 /** No period is shorter. */

@@ -129,6 +129,11 @@ describe('arbor mcp: the sealed answer on a stated clock, one exposure count', (
       expect(progress.slice(1).every((line) => / answer at \d\d:\d\d:\d\d, in \d+ s$/.test(line))).toBe(true);
       expect(polled).toMatchObject({status: 'done', result: {verdict: 'same', bucket: '0.9-1.1x', budget: {used: 3, of: 5}}});
       expect(exposureLine(zoo)).toMatch(/relu_poly +3 of budget 5$/);
+      // The owner's CLI eval of a second distinct solution on test says so.
+      const second = runCli(['benchmark', 'eval', path.join(zoo, 'relu_poly'), 'test', '--solution', path.join(zoo, 'relu_poly/candidate1.py')], {
+        env: {...process.env, ARBOR_TEST_SALT: salt},
+      });
+      expect(second.stderr).toMatch(/warning: 3 distinct solutions of relu_poly have now been scored on test/);
     } finally {
       await client.close();
     }
