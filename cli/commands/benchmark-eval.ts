@@ -98,10 +98,11 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     if (report.failure) process.stderr.write(`score is 0.0: ${report.failure}\n`);
     if (args.jsonFile) await writeReport(args.jsonFile, report);
     // With --json, stdout is the JSON document alone and the score line is a message like the others.
-    (args.json ? process.stderr : process.stdout).write(`score: ${formatScore(report.score)}\n`);
-    if (args.json) printJson(report);
+    // On record before the outputs: the warnings (test exposure, test before dev) go in --json's `warnings` too.
     const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/benchmark/plan.js')]);
-    const plan = await loadPlan(report.benchmark);
-    for (const warning of await recordEval(report, {plan})) process.stderr.write(`${warning}\n`);
+    const warnings = await recordEval(report, {plan: await loadPlan(report.benchmark)});
+    (args.json ? process.stderr : process.stdout).write(`score: ${formatScore(report.score)}\n`);
+    if (args.json) printJson({...report, warnings});
+    for (const warning of warnings) process.stderr.write(`${warning}\n`);
   },
 };

@@ -44,7 +44,7 @@ export async function recordEval(report: EvalReport, options: RecordEvalOptions)
 
 /** Record an eval report; returns the run's ledger id (null when it was not recorded) and the warnings to print. */
 export async function recordEvalRun(report: EvalReport, options: RecordEvalOptions): Promise<{runId: number | null; warnings: string[]}> {
-  const {ledgerPathFor, recordRun, gitState, exposureWarning} = await import('../ledger/index.js');
+  const {ledgerPathFor, recordRun, gitState} = await import('../ledger/index.js');
   const git = await gitState(report.benchmark).catch(() => null);
   const cases = flatCases(report);
   const outcome = recordRun(ledgerPathFor(report.benchmark, options.env, options.cwd), {
@@ -64,6 +64,19 @@ export async function recordEvalRun(report: EvalReport, options: RecordEvalOptio
     ...(options.compare ? {compare: options.compare} : {}),
   });
   if (!outcome.ok) return {runId: null, warnings: [outcome.warning]};
-  const warning = outcome.testExposure === null ? null : exposureWarning(outcome.testExposure, options.plan.testBudget, report.name);
-  return {runId: outcome.id, warnings: warning ? [warning] : []};
+  if (report.split !== 'test') return {runId: outcome.id, warnings: []};
+  return {runId: outcome.id, warnings: await testWarnings(outcome.path, report, options)};
+}
+
+/** A test run's warnings, from the one exposure count (lib/ledger/exposure.ts); an eval's also when test comes early. */
+async function testWarnings(ledgerFile: string, report: EvalReport, options: RecordEvalOptions): Promise<string[]> {
+  const {openLedger, testExposure, exposureWarning, testEvalWarnings} = await import('../ledger/index.js');
+  const ledger = openLedger(ledgerFile, {readonly: true});
+  try {
+    const early = (options.kind ?? 'eval') === 'eval' ? testEvalWarnings(ledger, report.name, report.solutionSha256 ?? null) : [];
+    const over = exposureWarning(testExposure(ledger, report.name), options.plan.testBudget, report.name);
+    return [...early, ...(over ? [over] : [])];
+  } finally {
+    ledger.close();
+  }
 }

@@ -3,7 +3,7 @@ import {existsSync, readdirSync} from 'node:fs';
 import {readFile, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
-import {defaultTestBudget} from './exposure.js';
+import {defaultTestBudget, testExposure} from './exposure.js';
 import {byTime, openLedger, type LedgerRun, type RunFilter} from './ledger.js';
 import {ledgerPathFor, namedLedger, strayLedgers, type LedgerScope} from './location.js';
 import {displayPath, importLedger, type MergedLedger} from './merge.js';
@@ -188,7 +188,7 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
       budgets.set(run.benchmark.name, info.testBudget);
       if (info.minimize) minimize.add(run.benchmark.name);
     }
-    const exposure = [...budgets.keys()].sort(compareText).map((name) => ({benchmark: name, count: ledger.testExposure(name), budget: budgets.get(name)!}));
+    const exposure = [...budgets.keys()].sort(compareText).map((name) => ({benchmark: name, count: testExposure(ledger, name), budget: budgets.get(name)!}));
     return {ledger: ledger.path, exists: true, merged, strays, summary: summarizeRuns(runs, minimize), runs, exposure};
   } finally {
     ledger.close();
@@ -273,7 +273,7 @@ export function formatRuns(report: RunsReport): string {
       "   and their test runs are not this zoo's results; their test solutions do count in the exposure below)",
     );
   }
-  lines.push('', 'Test exposure (distinct solutions scored on test; advisory, counted from this ledger only):');
+  lines.push('', 'Test exposure (distinct solutions scored on test, and every MCP submit_test call; advisory, counted from this ledger only):');
   lines.push(
     ...table(
       report.exposure.map((e) => [

@@ -7,9 +7,11 @@
  * mode 0600: in the zoo's `.arbor/`, which no tool accepts a path into), so it
  * goes with the test runs it counts: whoever resets the ledger resets it.
  */
-import {chmodSync, mkdirSync, readFileSync} from 'node:fs';
+import {chmodSync, existsSync, mkdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {writeFileAtomic} from '../files.js';
+import {sealedCallsFile, testExposure} from '../ledger/exposure.js';
+import {openLedger} from '../ledger/ledger.js';
 
 /** A sealed answer: what submit_test said of a solution the first time. */
 export interface SealedAnswer {
@@ -29,7 +31,7 @@ interface State {
 
 /** Where the budget of a ledger's entries is kept. */
 export function budgetFile(ledger: string): string {
-  return `${ledger}.sealed.json`;
+  return sealedCallsFile(ledger);
 }
 
 function read(file: string): State {
@@ -68,9 +70,25 @@ function serialized<T>(file: string, lock: Lock, change: () => T): Promise<T> {
 }
 
 /**
- * Count one call of `name` against `budget`, unless it is spent: the calls
- * after this one (`used`), or `refused` with the count; and the answer the
- * digest got before, if it did.
+ * The entry's test exposure with `entry`'s calls (lib/ledger/exposure.ts, the
+ * count `arbor benchmark runs` and `eval … test` give too): the calls, and
+ * each other solution the ledger scored on test (the owner's CLI evals).
+ */
+function exposureWith(ledgerFile: string, name: string, entry: Entry): number {
+  const sealed = {calls: entry.calls, answered: Object.keys(entry.answers)};
+  if (!existsSync(ledgerFile)) return sealed.calls;
+  const ledger = openLedger(ledgerFile, {readonly: true});
+  try {
+    return testExposure(ledger, name, sealed);
+  } finally {
+    ledger.close();
+  }
+}
+
+/**
+ * Count one call of `name` against `budget`, unless the entry's test exposure
+ * has reached it: the exposure with this call (`used`), or `refused` with the
+ * exposure; and the answer the digest got before, if it did.
  */
 export function reserveCall(
   file: string,
@@ -82,11 +100,13 @@ export function reserveCall(
   return serialized(file, lock, () => {
     const state = read(file);
     const entry = (state.entries[name] ??= {calls: 0, answers: {}});
-    if (entry.calls >= budget) return {refused: true, used: entry.calls};
+    const ledgerFile = file.slice(0, -'.sealed.json'.length);
+    const before = exposureWith(ledgerFile, name, entry);
+    if (before >= budget) return {refused: true, used: before};
     entry.calls++;
     write(file, state);
     const known = entry.answers[digest];
-    return {refused: false, used: entry.calls, ...(known ? {answer: {verdict: known.verdict, bucket: known.bucket}} : {})};
+    return {refused: false, used: before + 1, ...(known ? {answer: {verdict: known.verdict, bucket: known.bucket}} : {})};
   });
 }
 

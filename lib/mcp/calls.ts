@@ -13,6 +13,7 @@ import type {ServerNotification, ServerRequest} from '@modelcontextprotocol/sdk/
 import {z} from 'zod';
 import type {ServerContext} from './context.js';
 import type {RunView, TaskOptions} from './jobs.js';
+import {answerAt} from './release.js';
 import {toolResult} from './result.js';
 
 /** The `extra` the SDK hands a tool handler. */
@@ -85,7 +86,10 @@ const lastProgressSettleMs = 50;
  */
 export async function awaitRun(ctx: ServerContext, id: number, extra: Extra, background: boolean, connected: () => boolean): Promise<Record<string, unknown>> {
   const runId = ctx.runs.publicId(id);
-  void notify(extra, 0, `${runId} started: should this call time out, poll get_run {"id": "${runId}"} for the result`);
+  // A sealed run's answer time is fixed at the call: said first, so a client can set its timeout (or poll) by it.
+  const at = ctx.runs.view(id)?.answerAt;
+  const when = at === undefined ? '' : `${answerAt(at)}; `;
+  void notify(extra, 0, `${runId} started: ${when}should this call time out, poll get_run {"id": "${runId}"} for the result`);
   if (background) return {id: runId, status: 'running'};
   const onAbort = () => {
     const reason = extra.signal.reason;

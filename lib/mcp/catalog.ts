@@ -33,7 +33,12 @@ function scoreOf(ctx: ServerContext, run: LedgerRun | null): z.infer<typeof devS
 
 /** Every entry of the zoo: verify status, metric, direction, best and latest dev score. */
 async function listBenchmarks(ctx: ServerContext) {
-  const [{listZoo}, {loadPlan}, {devHistory}] = await Promise.all([import('../zoo/list.js'), import('../benchmark/plan.js'), import('./runs.js')]);
+  const [{listZoo}, {loadPlan}, {devHistory}, {entryReleaseSeconds}] = await Promise.all([
+    import('../zoo/list.js'),
+    import('../benchmark/plan.js'),
+    import('./runs.js'),
+    import('./release.js'),
+  ]);
   const listing = await listZoo({zoo: ctx.zoo, cwd: ctx.zoo});
   // Another client's runs are not this one's best or latest (runs.ts).
   const history = await devHistory(ctx);
@@ -50,6 +55,7 @@ async function listBenchmarks(ctx: ServerContext) {
       ...(row.problem ? {problem: row.problem} : {}),
       bestDev: scoreOf(ctx, summary?.best ?? null),
       latestDev: scoreOf(ctx, summary?.latest ?? null),
+      sealedAnswerSeconds: plan ? await entryReleaseSeconds(ctx, plan) : null,
     });
   }
   return {benchmarks};
@@ -58,10 +64,11 @@ async function listBenchmarks(ctx: ServerContext) {
 /** One entry: README, the solution's contract, the plan's splits (dev in full; test as its size only). */
 async function getBenchmark(ctx: ServerContext, name: string) {
   const dir = entryDir(ctx, name);
-  const [{loadPlan}, {loadBundle}, {pointSignature}] = await Promise.all([
+  const [{loadPlan}, {loadBundle}, {pointSignature}, {entryReleaseSeconds}] = await Promise.all([
     import('../benchmark/plan.js'),
     import('../bundle/index.js'),
     import('../eval/signature.js'),
+    import('./release.js'),
   ]);
   const plan = await loadPlan(dir);
   const readme = await readFile(path.join(dir, 'README.md'), 'utf8').catch(() => null);
@@ -82,6 +89,8 @@ async function getBenchmark(ctx: ServerContext, name: string) {
       test: plan.splitKind === 'path' ? {sealed: true} : {sealed: true, cases: plan.test.seeds.length * plan.test.points.length, points: plan.test.points},
     },
     testBudget: plan.testBudget,
+    // Stated before any call: submit_test answers this long after it is called, pass or failure (release.ts).
+    sealedAnswerSeconds: await entryReleaseSeconds(ctx, plan),
   };
 }
 
@@ -92,7 +101,7 @@ export function registerCatalog(server: McpServer, ctx: ServerContext): void {
     {
       title: 'List the zoo',
       description:
-        "Every benchmark of the zoo: name, metric (speedup or accuracy), direction, verify status (ok, failing, broken), and the best and latest dev score from the zoo's run ledger.",
+        "Every benchmark of the zoo: name, metric (speedup or accuracy), direction, verify status (ok, failing, broken), the best and latest dev score from the zoo's run ledger, and sealedAnswerSeconds: how long after a submit_test call its answer comes.",
       inputSchema: {},
       outputSchema: {
         benchmarks: z.array(
@@ -105,6 +114,7 @@ export function registerCatalog(server: McpServer, ctx: ServerContext): void {
             problem: z.string().optional(),
             bestDev: devScore,
             latestDev: devScore,
+            sealedAnswerSeconds: z.number().nullable(),
           }),
         ),
       },
@@ -116,7 +126,7 @@ export function registerCatalog(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Describe a benchmark',
       description:
-        "One benchmark: its README, the solution's contract (the solution file, the files a solution may edit, the arguments and results with their types and shapes at each dev point), the dev split (seeds and points) and the test split's size (its seeds are sealed).",
+        "One benchmark: its README, the solution's contract (the solution file, the files a solution may edit, the arguments and results with their types and shapes at each dev point), the dev split (seeds and points), the test split's size (its seeds are sealed), testBudget (submit_test calls allowed) and sealedAnswerSeconds (how long after a submit_test call its answer comes, whatever the solution: fixed per benchmark).",
       inputSchema: {name: z.string().describe('The benchmark (a folder name of the zoo, as list_benchmarks gives it)')},
       outputSchema: {
         name: z.string(),
@@ -132,6 +142,7 @@ export function registerCatalog(server: McpServer, ctx: ServerContext): void {
         }),
         splits: z.object({kind: z.string(), dev: z.record(z.string(), z.unknown()), test: z.record(z.string(), z.unknown())}),
         testBudget: z.number(),
+        sealedAnswerSeconds: z.number(),
       },
     },
     async ({name}) => toolResult(await getBenchmark(ctx, name)),

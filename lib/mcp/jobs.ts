@@ -13,6 +13,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {evalEnvironment} from '../secrets.js';
 import {RefusedError} from '../errors.js';
+import {answerAt} from './release.js';
 import {type RunnerSpec, sealedFailure} from './run-request.js';
 import {alive, lastRelease, type McpStore, nextRelease, processStart, type ReleaseClock, type RunStatus, runnerAlive, type StoredRun} from './store.js';
 
@@ -44,6 +45,8 @@ export interface RunView {
   started: string;
   updated: string;
   progress: {updates: number; last: string | null};
+  /** A sealed run still running: when its answer comes (ms since the epoch; the next release time). */
+  answerAt?: number;
   result?: Record<string, unknown>;
   error?: string;
   task: TaskOptions | null;
@@ -232,6 +235,7 @@ export class Runs {
       started: run.started,
       updated: run.updated,
       progress,
+      ...(run.sealed && run.release && run.status === 'running' ? {answerAt: nextRelease(run.release, Date.now())} : {}),
       ...(run.result ? {result: run.result} : {}),
       ...(run.error ? {error: run.error} : {}),
       task: run.task ? {ttlMs: run.ttlMs, pollMs: run.pollMs ?? 1000} : null,
@@ -294,12 +298,18 @@ export class Runs {
   }
 }
 
-/** A sealed run's progress: one update per heartbeat since it started, while it runs; nothing of its eval. */
+/**
+ * A sealed run's progress: one update per heartbeat since it started, while it
+ * runs, each with the time left to its answer (a clock's, fixed at the call);
+ * nothing of its eval.
+ */
 function sealedProgress(run: StoredRun): {updates: number; last: string | null} {
   // An ended run's count stops at its end, which is its release time: fixed, it says nothing of the eval.
   const now = run.status === 'running' ? Date.now() : Date.parse(run.updated);
   const updates = Math.max(0, Math.floor((now - run.startedMs) / heartbeatMs));
-  return {updates, last: updates > 0 && run.status === 'running' ? `test eval running (${updates} updates)` : null};
+  if (updates === 0 || run.status !== 'running') return {updates, last: null};
+  const left = run.release ? `, ${answerAt(nextRelease(run.release, now), now)}` : '';
+  return {updates, last: `test eval running (${updates} updates)${left}`};
 }
 
 /** `: <the log's last line>`, or nothing. */

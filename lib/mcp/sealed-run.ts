@@ -122,7 +122,7 @@ async function scoreHere(
   let failure: string | undefined;
   let leave: (() => void) | undefined;
   try {
-    // Held to the release time; the page cache is dropped as soon as the eval ends, inside the turn (how long that takes shows nowhere).
+    // The page cache is dropped as soon as the eval ends, inside the turn (how long that takes shows nowhere).
     leave = await takeTurn(store, run, true, {release: {from: sealed.startedMs, every: sealed.releaseMs}});
     // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
     report = unaliased((await runRequest(request, () => {})) as CompareReport, aliases);
@@ -131,12 +131,24 @@ async function scoreHere(
   } catch (error) {
     failure = redact((error as Error).message);
   }
-  try {
-    return await settle(ctx, name, report, answer, failure, sealed, (change) => store.exclusive(change));
-  } finally {
-    // The turn is held to the release time: a dev eval waiting for it starts then, so when it starts says nothing of when the test eval ended.
-    leave?.();
+  // When the eval ended: before the turn's step, which is not the eval's.
+  const ready = Date.now();
+  if (leave) {
+    // The turn is held while the eval runs, not to the release time: a dev eval waiting for it starts soon after.
+    // It goes at a whole heartbeat after the call, so when that dev eval starts says the test eval's time in 5 s steps at best.
+    await turnStep(sealed.startedMs);
+    leave();
   }
+  return await settle(ctx, name, report, answer, failure, sealed, (change) => store.exclusive(change), ready);
+}
+
+/** How finely a sealed eval's end shows to a dev eval that waited for its turn. */
+const turnStepMs = 5_000;
+
+/** Wait for the next whole `turnStepMs` after `from`. */
+async function turnStep(from: number): Promise<void> {
+  const wait = from + Math.ceil((Date.now() - from) / turnStepMs) * turnStepMs - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
 /** At the release time (so not even the ledger's next run id tells when the eval ended): the record and the remembered answer, or the reason on stderr. */
@@ -148,8 +160,8 @@ export async function settle(
   failure: string | undefined,
   sealed: SealedSpec,
   lock: <T>(change: () => T) => T,
+  ready = Date.now(),
 ): Promise<Outcome> {
-  const ready = Date.now();
   await released(sealed.startedMs, sealed.releaseMs, ready);
   try {
     if (report && answer) {

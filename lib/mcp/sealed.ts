@@ -8,8 +8,8 @@
  * test_budget (past it the tool refuses); a solution already scored gets the
  * answer it got the first time, without a rerun; and every answer, cached or
  * not, verdict or failure, is released at a fixed time after the call started
- * (the entry's release time: the server's `--sealed-release`, else the plan's
- * time_limit, the bound the eval itself enforces), so a call's duration says
+ * (the entry's release period, release.ts: the server's `--sealed-release`,
+ * else derived from the entry's cost, never the candidate's), so a call's duration says
  * nothing of the eval. The scoring, the wait and the record happen in the
  * run's own process (runner.ts), which outlives the server. With
  * `--sealed-queue` the compare runs on an `arbor benchmark worker` (its own
@@ -30,6 +30,7 @@ import {budgetFile, knownAnswer, reserveCall, type SealedAnswer} from './budget.
 import {longCallInput, type LongTool, registerLongTool} from './calls.js';
 import type {ServerContext} from './context.js';
 import {copiesOf, resolveSolution} from './evaluate.js';
+import {entryReleaseSeconds} from './release.js';
 import type {TaskOptions} from './jobs.js';
 import type {SealedSpec} from './run-request.js';
 import {sealedFailure, unaliased} from './run-request.js';
@@ -48,20 +49,6 @@ async function digestOf(plan: Plan, solution: string): Promise<string> {
     if (bytes) files.push({path: rel, bytes});
   }
   return solutionDigest(files);
-}
-
-/**
- * Seconds from a call's start to its answer: the server's release time, else
- * the entry's own: twice the compare's budget of repetitions
- * (`max_seconds` x 1.5 for two sides, as the pipeline's budgetSeconds) plus a
- * minute for making, verifying and starting, rounded up to 30 s, at least 60 s
- * and at most the plan's time_limit (the bound the eval enforces on itself).
- * An eval past it is released at the next multiple (released below).
- */
-export function releaseSeconds(ctx: ServerContext, plan: Plan): number {
-  if (ctx.sealedRelease !== undefined) return ctx.sealedRelease;
-  const compareBudget = (plan.maxSeconds * 3) / 2;
-  return Math.min(plan.timeLimit, Math.max(60, Math.ceil((2 * compareBudget + 60) / 30) * 30));
 }
 
 /** How long a queued compare may wait for a worker, on top of its entry's time_limit, before its call fails. */
@@ -89,7 +76,7 @@ async function submit(
       'budget',
     );
   }
-  const releaseMs = releaseSeconds(ctx, plan) * 1000;
+  const releaseMs = (await entryReleaseSeconds(ctx, plan)) * 1000;
   const sealed = {budgetFile: file, planName: plan.name, digest, startedMs: started, releaseMs, budget: {used, of: plan.testBudget}};
   const copies = copiesOf(snapshot);
   if (ctx.sealedQueue && !reserved) {
@@ -125,7 +112,7 @@ async function submit(
 /** Register `submit_test`. */
 export function registerSealed(server: McpServer, ctx: ServerContext): void {
   const description =
-    "The sealed test evaluation: the solution is compared with the entry's own solution on the test split. The answer is only a verdict (PASS, REVIEW, BLOCK or INCOMPARABLE from the gate for speedup benchmarks; better, same or worse for accuracy), a coarse bucket of candidate over baseline (a speed ratio for speedup benchmarks; for accuracy, the ratio of the two scores) and the test budget count: never the score, the cases or the seeds (the full result goes to the ledger, for the owner). It costs budget: every call counts against the benchmark's test_budget, a resubmitted solution too (which gets the answer it got the first time, without a rerun); past it the tool refuses. Choose between solutions with compare on dev first. Every answer comes at the same fixed time after the call (the entry's release time, often a minute or more), however long the eval took: call it as a task, or with background and poll get_run. Cancelling does not stop the eval.";
+    "The sealed test evaluation: the solution is compared with the entry's own solution on the test split. The answer is only a verdict (PASS, REVIEW, BLOCK or INCOMPARABLE from the gate for speedup benchmarks; better, same or worse for accuracy), a coarse bucket of candidate over baseline (a speed ratio for speedup benchmarks; for accuracy, the ratio of the two scores) and the test budget count: never the score, the cases or the seeds (the full result goes to the ledger, for the owner). It costs budget: every call counts against the benchmark's test_budget, a resubmitted solution too (which gets the answer it got the first time, without a rerun); past it the tool refuses. Choose between solutions with compare on dev first. Every answer comes at the same fixed time after the call, however long the eval took: see get_benchmark's sealedAnswerSeconds (the first progress message says the time: answer at HH:MM:SS, in N s). A client whose tool calls time out sooner has two ways: call it as an MCP task, or as a plain call with a progress token and a timeout that progress resets (a progress notification comes every 5 s); or pass background: true and poll get_run with the id until its status is done. Cancelling does not stop the eval.";
   const shape = {
     name: z.string().optional().describe('The benchmark (default: the one the workspace was checked out from)'),
     solution: z.string().describe('A solution file or a workspace folder'),

@@ -5,6 +5,7 @@ import {UsageError} from '../errors.js';
 import {openLedger, type LedgerRun} from '../ledger/ledger.js';
 import {ledgerPathFor, namedLedger, strayLedgers} from '../ledger/location.js';
 import {benchmarkInfo} from '../ledger/summary.js';
+import {testExposure} from '../ledger/exposure.js';
 import {isSkippedName, resolveZoo} from '../zoo/list.js';
 import {describeFsError} from '../zoo/text.js';
 import {verifyBenchmarks} from '../zoo/verify.js';
@@ -61,7 +62,7 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
         folder,
         name: info.name,
         verify: report ?? {problem: unusable?.problem ?? `Benchmark folder \`${shown}\` could not be verified`},
-        exposure: {count: ledger ? ledger.testExposure(info.name) : 0, budget: info.testBudget},
+        exposure: {count: ledger ? testExposure(ledger, info.name) : 0, budget: info.testBudget},
         minimize: info.minimize,
         metric: info.metric,
       });

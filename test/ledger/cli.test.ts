@@ -63,7 +63,7 @@ describe('arbor benchmark runs', () => {
       'env 0123456789abcdef',
     ]);
     expect(result.stdout).toMatch(
-      /Test exposure \(distinct solutions scored on test; advisory, counted from this ledger only\):\n {2}knn +2 of budget 1 \(over budget\)\n {2}relu +0\n$/,
+      /Test exposure \(distinct solutions scored on test, and every MCP submit_test call; advisory, counted from this ledger only\):\n {2}knn +2 of budget 1 \(over budget\)\n {2}relu +0\n$/,
     );
   });
 

@@ -167,7 +167,11 @@ describe('arbor mcp over stdio', () => {
       bucket: expect.stringMatching(/^(2-10x|>=10x)$/),
       budget: {used: 1, of: 2},
     });
-    expect(sealedProgress.slice(1).every((line) => line.startsWith(`${submitted.id}: test eval running (`) && / \(\d+ updates\)$/.test(line))).toBe(true);
+    expect(
+      sealedProgress
+        .slice(1)
+        .every((line) => line.startsWith(`${submitted.id}: test eval running (`) && / \(\d+ updates\), answer at \d\d:\d\d:\d\d, in \d+ s$/.test(line)),
+    ).toBe(true);
     expect((await transcript.call(client, 'get_run', {id: submitted.id})).result).toEqual(submitted);
 
     // The same solution again counts too, and gets its first answer without a rerun (the ledger still holds one test run).

@@ -1,0 +1,100 @@
+/**
+ * When a sealed answer comes: each entry's release period, stated before any
+ * call (`get_benchmark`'s and `list_benchmarks`' `sealedAnswerSeconds`,
+ * submit_test's first progress message) and derived from what the entry's
+ * sealed eval costs, never from the candidate: the plan's test split and cost
+ * settings, and one measured figure of the entry's own solution in the ledger.
+ * `sealedAnswerSeconds` is the one place the period is computed.
+ */
+import {readdirSync} from 'node:fs';
+import type {Plan} from '../benchmark/plan.js';
+import type {ServerContext} from './context.js';
+
+/** Periods are whole multiples of this (coarse: a period says nothing fine-grained). */
+const releaseStepSeconds = 15;
+/** Added to twice the cost: making the cases, verifying, the record. */
+const marginSeconds = 30;
+/** No period is shorter. */
+const leastSeconds = 30;
+/** What one sandboxed process costs before its first case: the sandbox, python, the solution's imports and init. */
+const processSeconds = 1;
+/** A case's seconds where the ledger has no measured run of the entry's own solution. */
+const defaultCaseSeconds = 0.25;
+
+/** The test split's case count: seeds x points, or a path split's case folders (1 when the folder is missing). */
+function testCases(plan: Plan): number {
+  if (plan.splitKind !== 'path') return Math.max(1, plan.test.seeds.length * plan.test.points.length);
+  try {
+    return Math.max(1, readdirSync(plan.test.path ?? '', {withFileTypes: true}).filter((entry) => entry.isDirectory()).length);
+  } catch {
+    return 1;
+  }
+}
+
+/**
+ * The release period (seconds) of an entry's sealed answer: twice the cost of
+ * its sealed compare plus 30 s, rounded up to 15 s, at least 30 s. The cost is
+ * the compare's processes (accuracy: one per test point and side; speedup:
+ * reference, baseline and candidate at each of the fewest repetitions) at 1 s
+ * each, its cases at `caseSeconds` (the entry's own solution's mean measured
+ * case time, else 0.25 s) each, and for speedup the plan's budget for
+ * repetitions past the fewest (1.5 x max_seconds). Nothing of a candidate
+ * enters it: the same for every call, pass or failure.
+ */
+export function sealedAnswerSeconds(plan: Plan, caseSeconds: number | null): number {
+  const cases = testCases(plan);
+  const points = Math.max(1, plan.test.points.length);
+  const perCase = caseSeconds ?? defaultCaseSeconds;
+  const cost =
+    plan.metric === 'speedup'
+      ? 3 * plan.repetitions * (points * processSeconds + cases * perCase) + 1.5 * plan.maxSeconds
+      : 2 * (points * processSeconds + cases * perCase);
+  return Math.max(leastSeconds, Math.ceil((2 * cost + marginSeconds) / releaseStepSeconds) * releaseStepSeconds);
+}
+
+/**
+ * The entry's own solution's mean case seconds, from the oldest scored eval or
+ * calibrate run of it (its digest) the ledger holds on either split (never
+ * imported, never a compare: a compare's cases are a candidate's): the oldest,
+ * so the figure never changes once there is one. Null when there is none.
+ */
+async function baselineCaseSeconds(ctx: ServerContext, plan: Plan): Promise<number | null> {
+  const [{ledgerPathFor, openLedger, byTime, solutionDigest}, {readFile}, path] = await Promise.all([
+    import('../ledger/index.js'),
+    import('node:fs/promises'),
+    import('node:path'),
+  ]);
+  const files = [];
+  for (const rel of plan.editable) {
+    const bytes = await readFile(path.join(plan.dir, rel)).catch(() => undefined);
+    if (bytes) files.push({path: rel, bytes});
+  }
+  const digest = solutionDigest(files);
+  let ledger;
+  try {
+    ledger = openLedger(ledgerPathFor(plan.dir, ctx.env, ctx.zoo), {readonly: true});
+  } catch {
+    return null; // no ledger yet: nothing measured
+  }
+  try {
+    const runs = ledger
+      .listRuns({benchmark: plan.name})
+      .filter((run) => run.kind !== 'compare' && run.status === 'ok' && run.importedFrom === null && run.solutionSha256 === digest)
+      .sort(byTime);
+    const seconds = (runs[0]?.cases ?? []).map((c) => c.seconds).filter((s): s is number => typeof s === 'number' && Number.isFinite(s));
+    return seconds.length > 0 ? seconds.reduce((a, b) => a + b, 0) / seconds.length : null;
+  } finally {
+    ledger.close();
+  }
+}
+
+/** An entry's release period: the server's `--sealed-release` / `ARBOR_SEALED_RELEASE` when set, else `sealedAnswerSeconds`. */
+export async function entryReleaseSeconds(ctx: ServerContext, plan: Plan): Promise<number> {
+  if (ctx.sealedRelease !== undefined) return ctx.sealedRelease;
+  return sealedAnswerSeconds(plan, await baselineCaseSeconds(ctx, plan));
+}
+
+/** `answer at 16:42:10, in 45 s`: a release time as the progress messages say it (the server's local time). */
+export function answerAt(at: number, now = Date.now()): string {
+  return `answer at ${new Date(at).toTimeString().slice(0, 8)}, in ${Math.max(0, Math.ceil((at - now) / 1000))} s`;
+}
