@@ -122,7 +122,7 @@ async function scoreHere(
   let failure: string | undefined;
   let leave: (() => void) | undefined;
   try {
-    // The page cache is dropped as soon as the eval ends, inside the turn (how long that takes shows nowhere).
+    // Held to the release time; the page cache is dropped as soon as the eval ends, inside the turn (how long that takes shows nowhere).
     leave = await takeTurn(store, run, true, {release: {from: sealed.startedMs, every: sealed.releaseMs}});
     // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
     report = unaliased((await runRequest(request, () => {})) as CompareReport, aliases);
@@ -131,24 +131,17 @@ async function scoreHere(
   } catch (error) {
     failure = redact((error as Error).message);
   }
-  // When the eval ended: before the turn's step, which is not the eval's.
+  // When the eval ended, for the overrun rule (released): taken before the record waits for the release time.
   const ready = Date.now();
-  if (leave) {
-    // The turn is held while the eval runs, not to the release time: a dev eval waiting for it starts soon after.
-    // It goes at a whole heartbeat after the call, so when that dev eval starts says the test eval's time in 5 s steps at best.
-    await turnStep(sealed.startedMs);
-    leave();
+  try {
+    return await settle(ctx, name, report, answer, failure, sealed, (change) => store.exclusive(change), ready);
+  } finally {
+    // The turn is held to the release time, however soon the eval ended: a dev eval waiting for it starts then, so when
+    // it starts says nothing of when the test eval ended. The candidate chooses that time (a solution can sleep on a
+    // case as a function of the secret case), so a turn given up at the eval's end would carry test data out in
+    // timing. The period is proportionate to the entry's sealed eval (release.ts), which keeps this wait short.
+    leave?.();
   }
-  return await settle(ctx, name, report, answer, failure, sealed, (change) => store.exclusive(change), ready);
-}
-
-/** How finely a sealed eval's end shows to a dev eval that waited for its turn. */
-const turnStepMs = 5_000;
-
-/** Wait for the next whole `turnStepMs` after `from`. */
-async function turnStep(from: number): Promise<void> {
-  const wait = from + Math.ceil((Date.now() - from) / turnStepMs) * turnStepMs - Date.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 }
 
 /** At the release time (so not even the ledger's next run id tells when the eval ended): the record and the remembered answer, or the reason on stderr. */
