@@ -5,12 +5,12 @@ import {repoRoot, runCli, tempDir} from './helpers/cli.js';
 
 /** Each bad command line: exit 2, nothing on stdout, exactly this one line on stderr. */
 const usageErrors: [string[], string][] = [
-  [[], 'arbor: Missing command: expected one of `benchmark`, `bundle`, `mcp`'],
+  [[], 'arbor: Missing command: expected one of `benchmark`, `bundle`, `mcp`, `doctor`'],
   [['lst'], 'arbor: Unknown command `lst`, did you mean `benchmark list`?'],
   [['benchmark', 'lst'], 'arbor: Unknown command `lst` for `arbor benchmark`, did you mean `list`?'],
   [['benchmark', 'verfy', 'x'], 'arbor: Unknown command `verfy` for `arbor benchmark`, did you mean `verify`?'],
   [['benchmark', 'scafold'], 'arbor: Unknown command `scafold` for `arbor benchmark`, did you mean `scaffold`?'],
-  [['frobnicate'], 'arbor: Unknown command `frobnicate`; expected one of `benchmark`, `bundle`, `mcp`'],
+  [['frobnicate'], 'arbor: Unknown command `frobnicate`; expected one of `benchmark`, `bundle`, `mcp`, `doctor`'],
   [
     ['benchmark'],
     'arbor: Missing command for `arbor benchmark`: expected one of `scaffold`, `verify`, `list`, `checkout`, `eval`, `gate`, `calibrate`, `compare`, `lock`, `runs`, `report`, `run`, `worker`, `import`',
