@@ -7,7 +7,7 @@ import {spawnSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {findPython} from '../eval/process.js';
+import {findPython} from '../sandbox/python.js';
 import {pyenvTarget, onPath} from '../pyenv.js';
 import {cgroupBounds, cgroupsWork, createGroup} from '../sandbox/cgroup.js';
 import {allowedCpus, tasksetWorks} from '../sandbox/pin.js';

@@ -19,7 +19,8 @@ import {computeLock, lockDifference, readLock} from '../benchmark/lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from '../benchmark/plan.js';
 import {bundleFailure, casePairing, maxRepetitions, repetitionBlock, repetitionsPerRun, runPoint, type PointOutcome} from './point.js';
 import {pinCpu, type PinnedCpu} from '../sandbox/pin.js';
-import {findPython, killActiveRuns} from './process.js';
+import {killActiveRuns} from './process.js';
+import {findPython} from '../sandbox/python.js';
 import {
   confinementFor,
   counterProblem,

@@ -9,13 +9,10 @@
  */
 import {spawn, type ChildProcess} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
-import {accessSync, constants, existsSync, statSync} from 'node:fs';
-import path from 'node:path';
 import type {Duplex} from 'node:stream';
 import type {CpuGroup} from '../sandbox/cgroup.js';
 import {collect, FrameReader, type Frame} from '../sandbox/channel.js';
 import {HarnessError} from './errors.js';
-import {onPath} from '../pyenv.js';
 import type {Launch} from '../sandbox/sandbox.js';
 import type {PointSignature} from './signature.js';
 
@@ -208,38 +205,6 @@ const active = new Set<() => void>();
 export function killActiveRuns(): void {
   for (const kill of active) kill();
   active.clear();
-}
-
-/**
- * Find python3 without starting it (ARBOR_PYTHON overrides the PATH lookup):
- * an absolute path, or a HarnessError with the fix.
- */
-export function findPython(env: NodeJS.ProcessEnv = process.env): string {
-  const python = env.ARBOR_PYTHON || 'python3';
-  const executable = (file: string) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (python.includes('/')) {
-    if (executable(path.resolve(python))) return path.resolve(python);
-    if (existsSync(python)) {
-      throw new HarnessError(
-        `ARBOR_PYTHON=${python} is not an executable file: set it to a python3 that has numpy (arbor doctor says which python arbor picks)`,
-        'no-python',
-      );
-    }
-  } else {
-    const found = onPath(python, env);
-    if (found) return found;
-  }
-  throw new HarnessError(
-    `${python} not found: install Python 3 with numpy, or set ARBOR_PYTHON to a python3 that has numpy (arbor doctor says which python arbor picks)`,
-    'no-python',
-  );
 }
 
 /** The HarnessError for a run whose runner never started (python, numpy or the runner itself broken). */

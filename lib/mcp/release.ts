@@ -8,7 +8,13 @@
  */
 import {readdirSync} from 'node:fs';
 import type {Plan} from '../benchmark/plan.js';
-import type {ServerContext} from './context.js';
+
+/** What the period reads of the server (a part of ServerContext, named here so this module stays below context.ts). */
+interface ReleaseContext {
+  zoo: string;
+  env: NodeJS.ProcessEnv;
+  sealedRelease?: number;
+}
 
 /** Periods are whole multiples of this (coarse: a period says nothing fine-grained). */
 const releaseStepSeconds = 15;
@@ -58,7 +64,7 @@ export function sealedAnswerSeconds(plan: Plan, caseSeconds: number | null): num
  * imported, never a compare: a compare's cases are a candidate's): the oldest,
  * so the figure never changes once there is one. Null when there is none.
  */
-async function baselineCaseSeconds(ctx: ServerContext, plan: Plan): Promise<number | null> {
+async function baselineCaseSeconds(ctx: ReleaseContext, plan: Plan): Promise<number | null> {
   const [{ledgerPathFor, openLedger, byTime, solutionDigest}, {readFile}, path] = await Promise.all([
     import('../ledger/index.js'),
     import('node:fs/promises'),
@@ -89,7 +95,7 @@ async function baselineCaseSeconds(ctx: ServerContext, plan: Plan): Promise<numb
 }
 
 /** An entry's release period: the server's `--sealed-release` / `ARBOR_SEALED_RELEASE` when set, else `sealedAnswerSeconds`. */
-export async function entryReleaseSeconds(ctx: ServerContext, plan: Plan): Promise<number> {
+export async function entryReleaseSeconds(ctx: ReleaseContext, plan: Plan): Promise<number> {
   if (ctx.sealedRelease !== undefined) return ctx.sealedRelease;
   return sealedAnswerSeconds(plan, await baselineCaseSeconds(ctx, plan));
 }

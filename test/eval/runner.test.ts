@@ -6,7 +6,8 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cgroupsWork, createGroup} from '../../lib/sandbox/cgroup.js';
 import {startCpusFor} from '../../lib/sandbox/pin.js';
-import {findPython, runCases, settlingWarmup, startRun, warmupContinues, type CaseInput, type RunOutcome, type RunService} from '../../lib/eval/process.js';
+import {findPython} from '../../lib/sandbox/python.js';
+import {runCases, settlingWarmup, startRun, warmupContinues, type CaseInput, type RunOutcome, type RunService} from '../../lib/eval/process.js';
 import {confinementFor, findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/sandbox/sandbox.js';
 import {repoRoot, tempDir} from '../helpers/cli.js';
 
@@ -405,7 +406,8 @@ describe.runIf(kinds.includes('bwrap') && groupsFreeze())('a run kept across rep
     const dist = (file: string) => JSON.stringify(path.join(repoRoot, 'dist/lib', file));
     const script = `
       import {createGroup} from ${dist('sandbox/cgroup.js')};
-      import {findPython, startRun} from ${dist('eval/process.js')};
+      import {startRun} from ${dist('eval/process.js')};
+      import {findPython} from ${dist('sandbox/python.js')};
       import {confinementFor, findBwrap, launchRun, resolvePython} from ${dist('sandbox/sandbox.js')};
       const python = resolvePython(findPython());
       const dir = ${JSON.stringify(dir)};

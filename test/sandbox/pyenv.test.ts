@@ -3,7 +3,7 @@
 import {chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {findPython} from '../../lib/eval/process.js';
+import {findPython} from '../../lib/sandbox/python.js';
 import {pyenvTarget} from '../../lib/pyenv.js';
 import {resolvePython} from '../../lib/sandbox/sandbox.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
