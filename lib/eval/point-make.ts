@@ -53,6 +53,11 @@ export interface MadePoint {
   sets: CaseSet[];
   /** Whether every repetition draws fresh cases. */
   fresh: boolean;
+  /**
+   * The determinism check's make of one case (remakeAsChecked) while it runs on beside the runs of a
+   * plan that times nothing: resolves to its error, if any, and never rejects (checkedMake).
+   */
+  pendingCheck?: Promise<unknown>;
 }
 
 /** The cases repetition `rep` runs: its own set when cases are fresh, else the one set. */
@@ -133,10 +138,29 @@ export async function makeCaseSet(ctx: EvalContext, made: MadePoint, rep: number
   if (made.fresh && ctx.secretCases) ctx.hiddenSeeds.push(...seeds);
   const work = path.join(made.dir, made.fresh ? `rep-${rep}` : 'work');
   ctx.progress('status', `${made.label}: making ${seeds.length} ${made.fresh ? 'fresh ' : ''}case(s)${made.fresh ? ` for repetition ${rep + 1}` : ''}`);
-  await makeCases(ctx, made, work, seeds, made.fresh ? `the cases of repetition ${rep + 1}` : 'the cases');
-  const set: CaseSet = {work, cases: await readCases(work, made.n, made.signature), seeds};
+  // The check's make of one case runs beside the eval's own (first set only): its process start costs no wall time on a second core.
+  const remaking = rep === 0 ? remakeAsChecked(ctx, made, seeds) : undefined;
+  let set: CaseSet;
+  try {
+    await makeCases(ctx, made, work, seeds, made.fresh ? `the cases of repetition ${rep + 1}` : 'the cases');
+    set = {work, cases: await readCases(work, made.n, made.signature), seeds};
+  } catch (error) {
+    // No process of the eval outlives its error: the check's make is waited for, its folder removed.
+    const remade = await remaking;
+    if (remade) await rm(remade.dir, {recursive: true, force: true});
+    throw error;
+  }
   made.sets[made.fresh ? rep : 0] = set;
-  if (rep === 0) await remakeAsChecked(ctx, made, set);
+  if (remaking) {
+    const check = remaking.then((remade) => remade && checkRemade(ctx, made, set, remade));
+    // Speedup: done before the first timed case. Otherwise no case is timed: it runs on beside the runs, waited for before verify (point.ts).
+    if (ctx.plan.metric === 'speedup') await ctx.timed('make', () => check);
+    else
+      made.pendingCheck = check.then(
+        () => undefined,
+        (error: unknown) => error ?? new HarnessError('the determinism check of the eval failed', 'bad-bundle'),
+      );
+  }
   // Without a sandbox, the point's folder is hashed to catch a solution that changes it: the harness's own additions are not that.
   if (ctx.tamperCheck) (ctx.pointHashes ??= new Map()).set(made.dir, await ctx.timed('check', () => hashTree([made.dir])));
   return set;
@@ -151,16 +175,31 @@ export async function makeCaseSet(ctx: EvalContext, made: MadePoint, rep: number
  * eval other cases. So the last case of a point's first set (the one made
  * after the most others in this process) is made once more, the check's way,
  * and its bytes compared: a difference stops the eval with the check's words.
- * One child process per point, before the point's runs (never while a case is timed).
+ * One child process per point, started beside the eval's own make of the set:
+ * with speedup waited for before the point's runs (never while a case is timed),
+ * otherwise before its verify (point.ts).
  */
-async function remakeAsChecked(ctx: EvalContext, made: MadePoint, set: CaseSet): Promise<void> {
-  const k = set.seeds.length - 1;
-  const seed = set.seeds[k];
-  if (seed === undefined) return;
+async function remakeAsChecked(ctx: EvalContext, made: MadePoint, seeds: readonly number[]): Promise<Remade | undefined> {
+  const k = seeds.length - 1;
+  const seed = seeds[k];
+  if (seed === undefined) return undefined;
   const dir = path.join(ctx.tmp, 'remade', String(made.index));
+  const failed = await makeInChild(ctx.bundle.dir, made.point, [seed], dir, process.env, '1', 600);
+  return {dir, k, seed, failed};
+}
+
+/** One case made again the check's way (remakeAsChecked): its folder, its index in the set, its seed, and why its make failed. */
+interface Remade {
+  dir: string;
+  k: number;
+  seed: number;
+  failed: string | undefined;
+}
+
+/** The remade case against the eval's own: the check's words on the first differing byte. */
+async function checkRemade(ctx: EvalContext, made: MadePoint, set: CaseSet, remade: Remade): Promise<void> {
+  const {dir, k, seed, failed} = remade;
   try {
-    ctx.progress('status', `${made.label}: making one case again as the determinism check does`);
-    const failed = await ctx.timed('make', () => makeInChild(ctx.bundle.dir, made.point, [seed], dir, process.env, '1', 600));
     if (failed)
       throw bundleFailure(`the bundle failed to make a case of ${made.label} again as the determinism check does`, new Error(failed), ctx.hiddenSeeds);
     const ours = path.join(set.work, 'cases', String(k).padStart(6, '0'));
@@ -176,6 +215,13 @@ async function remakeAsChecked(ctx: EvalContext, made: MadePoint, set: CaseSet):
   } finally {
     await rm(dir, {recursive: true, force: true});
   }
+}
+
+/** Wait for the point's determinism check (pendingCheck) where it ran on beside the runs: its error, if any. */
+export async function checkedMake(made: MadePoint): Promise<unknown> {
+  const error = await made.pendingCheck;
+  made.pendingCheck = undefined;
+  return error;
 }
 
 /** The bundle makes `seeds`' cases in `target` (never expected/). */

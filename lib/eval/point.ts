@@ -17,7 +17,7 @@ import type {EvalContext} from './context.js';
 import {timeOnClock} from './score.js';
 import {median, type PointRatios} from './stats.js';
 import type {CaseReport} from './types.js';
-import {makePoint} from './point-make.js';
+import {checkedMake, makePoint} from './point-make.js';
 import {endPointRuns, runRepetitions, type RunStage} from './point-run.js';
 import {verifyPoint} from './point-verify.js';
 
@@ -36,11 +36,15 @@ export async function runPoint(
 ): Promise<PointOutcome> {
   const made = await makePoint(ctx, index, source, count);
   let stage: RunStage;
+  let checkError: unknown;
   try {
     stage = await runRepetitions(ctx, made, budget, earlier);
   } finally {
     await endPointRuns(ctx);
+    // The determinism check's make (accuracy: beside the runs) ends before verify, and before a run's error goes up.
+    checkError = await checkedMake(made);
   }
+  if (checkError !== undefined) throw checkError;
   const sides: SideOutcome[] = [];
   for (const side of stage.sides)
     sides.push({cases: await verifyPoint(ctx, made, side, stage.reference), ratios: side.ratios, firstCase: firstCaseEffect(side.firstCase)});
