@@ -24,15 +24,26 @@ export interface LockOutcome {
 }
 
 const refusingRules = rules.filter((rule) => runnableRuleIds.has(rule.id));
+/** The refusing rules that read files only: the two determinism rules run the bundle's code. */
+const fileRules = refusingRules.filter((rule) => rule.id !== 'bundle-deterministic' && rule.id !== 'reference-deterministic');
 
 /** Write `<dir>/arbor.lock`, or with `check` compare it; a folder with runnable errors is refused and nothing is written. */
-export async function lockBenchmark(dir: string, options: {check?: boolean; cwd?: string; reference?: boolean} = {}): Promise<LockOutcome> {
+export async function lockBenchmark(
+  dir: string,
+  options: {
+    check?: boolean;
+    cwd?: string;
+    reference?: boolean;
+    /** Determinism was shown elsewhere, in a sandbox (the AlgoTune importer's inspection): no bundle code runs here, the file rules alone refuse. */
+    determinismShown?: boolean;
+  } = {},
+): Promise<LockOutcome> {
   const abs = path.resolve(options.cwd ?? process.cwd(), dir);
   // A folder without plan.toml is a usage error, as before (loadPlan says so).
   // Before it vouches for the bundle, lock makes its cases twice (bundle-deterministic) and runs a speedup plan's
   // reference twice on the same cases (reference-deterministic; `reference: false` leaves that out); --check only compares hashes.
-  const determinism = options.check ? undefined : await freshDeterminism(abs, dir, {reference: options.reference});
-  const report = await verifyBenchmark(dir, {root: abs, rules: refusingRules, ...(determinism ? {determinism} : {})});
+  const determinism = options.check || options.determinismShown ? undefined : await freshDeterminism(abs, dir, {reference: options.reference});
+  const report = await verifyBenchmark(dir, {root: abs, rules: options.determinismShown ? fileRules : refusingRules, ...(determinism ? {determinism} : {})});
   const findings = report.findings.filter((finding) => finding.severity === 'error');
   if (findings.length > 0 && !options.check) return {dir, files: 0, status: 'refused', findings};
   const plan = await loadPlan(abs);
