@@ -5,6 +5,7 @@
  * `testExposure`, read from the ledger and the sealed calls file beside it.
  */
 import {readFileSync} from 'node:fs';
+import {arborCommand} from '../invocation.js';
 import type {Ledger} from './ledger.js';
 
 /** The plan's `test_budget` when it sets none: distinct solutions scored on test before evals warn. */
@@ -75,7 +76,7 @@ export function testEvalWarnings(ledger: Ledger, benchmark: string, digest: stri
   const dev = ledger.listRuns({benchmark, split: 'dev', withCases: false});
   if (digest && !dev.some((run) => run.solutionSha256 === digest && run.kind !== 'compare')) {
     warnings.push(
-      `warning: this solution of ${benchmark} has no dev eval on record: score it on dev first (arbor benchmark eval <benchmark> dev), and keep test for confirming what dev chose`,
+      `warning: this solution of ${benchmark} has no dev eval on record: score it on dev first (${arborCommand()} benchmark eval <folder> dev), and keep test for confirming what dev chose`,
     );
   }
   const count = testSolutions(ledger, benchmark).length;
