@@ -85,8 +85,10 @@ describe.skipIf(!sandboxed)('a run kept across repetitions never meets a case tw
     expect(score).toBeLessThan(2);
     expect(score).toBeGreaterThan(0.3);
     // One run of the reference and one of the solution, kept for every repetition (ARBOR_REPETITIONS_PER_RUN's 4),
-    // where a cgroup can be frozen; else a fresh pair each repetition.
-    expect(report.runs).toBe(keptRunsHere() ? 2 : 2 * repetitions);
+    // where a cgroup can be frozen; else a fresh pair each repetition at least (runs started ahead of their turn count
+    // too: 6 for 2 repetitions as an ordinary user, where no cgroup can be frozen).
+    if (keptRunsHere()) expect(report.runs).toBe(2);
+    else expect(report.runs).toBeGreaterThanOrEqual(2 * repetitions);
   });
 
   it('says that a compare asked to pair by case on a path split pairs by run, on fresh runs', () => {
