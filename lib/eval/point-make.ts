@@ -290,7 +290,8 @@ async function readInputs(caseDir: string, signature: PointSignature, data?: str
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
-function messageOf(error: unknown): string {
+/** An error's first line (a bundle's error can carry a whole traceback). */
+export function messageOf(error: unknown): string {
   return String(error instanceof Error ? error.message : error).split('\n', 1)[0] ?? '';
 }
 

@@ -14,7 +14,7 @@ import {shownCase, shownVerifierError, type ShownCases} from './redact.js';
 import {caseAccuracy, timeOnClock} from './score.js';
 import {median, type PointRatios} from './stats.js';
 import type {CaseReport, RepetitionReport} from './types.js';
-import {bundleFailure, caseSetOf, type MadePoint} from './point-make.js';
+import {bundleFailure, caseSetOf, messageOf, type MadePoint} from './point-make.js';
 
 /** One solution repetition, before verification. */
 export interface SolutionRun {
@@ -123,8 +123,7 @@ export async function verifyRun(ctx: EvalContext, made: MadePoint, run: Solution
     verdicts = (await ctx.timed('verify', () => ctx.api.verifyWorkDir(ctx.bundle, work))).cases;
   } catch (error) {
     // On secret cases the verifier read answers the solution chose, and its words may quote the case: its type alone leaves (redact.ts).
-    if (ctx.secretCases)
-      throw new HarnessError(`the bundle's verifier failed on ${made.label}: ${shownVerifierError(verifierText(error), true)}`, 'bad-bundle');
+    if (ctx.secretCases) throw new HarnessError(`the bundle's verifier failed on ${made.label}: ${shownVerifierError(messageOf(error), true)}`, 'bad-bundle');
     throw bundleFailure(`the bundle's verifier failed on ${made.label}`, error, ctx.hiddenSeeds);
   } finally {
     await rename(target, run.out).catch(() => {});
@@ -144,10 +143,4 @@ export async function verifyRun(ctx: EvalContext, made: MadePoint, run: Solution
     }
   }
   return verdicts;
-}
-
-/** A verifier's error as text, its exception's type first where it has one (`ValueError: …`). */
-function verifierText(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
 }
