@@ -23,7 +23,8 @@ import {writeFileAtomic} from '../files.js';
 import {inspectTask, type Inspection, type ProbeFinding} from './inspect.js';
 import {debianPython, interpreters, type Interpreter} from './interpreters.js';
 import {lockFromFiles} from './entry-lock.js';
-import {weakProbes, weakValidatorDetail} from './weak.js';
+import {strengthLine, validatorStrength, weakProbes, weakValidatorDetail} from './weak.js';
+import type {ValidatorStrength} from '../zoo/rules/weak-validator.js';
 import {editedFiles, inputsDigest} from './record.js';
 
 export type {ProbeFinding} from './inspect.js';
@@ -40,6 +41,8 @@ export interface ImportRecord {
   files: Record<string, string>;
   /** The probes that cost nothing which is_solution accepted (imported by --allow-weak-validators): what the weak-validator rule reads. */
   weakValidator?: {accepted: string[]};
+  /** The validator's strength measured at the import (weak.ts's validatorStrength): what `list` shows. */
+  validator?: ValidatorStrength;
 }
 
 /** Why a task was not imported. */
@@ -56,7 +59,8 @@ export type SkipReason =
   | 'not-locked'
   | 'user-folder'
   | 'user-edited'
-  | 'weak-validator';
+  | 'weak-validator'
+  | 'older-module';
 
 /** What importing one task came to. */
 export interface TaskOutcome {
@@ -110,7 +114,7 @@ export interface ImportOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const importer = 'arbor-import-algotune/4';
+const importer = 'arbor-import-algotune/5';
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** lib/import/algotune (the Python files), from lib/import (sources) or dist/lib/import (built). */
 function assetDir(): string {
@@ -346,6 +350,7 @@ async function importTask(task: string, ctx: TaskContext): Promise<TaskOutcome> 
     inputs: taskInputs(ctx, task, found.python),
     files: written,
     ...(weak.length ? {weakValidator: {accepted: weak.map((p) => p.probe)}} : {}),
+    validator: validatorStrength(inspection.probes ?? [], inspection.probes_tried ?? []),
   };
 
   const refused = await lockFromFiles(target);
@@ -384,13 +389,19 @@ function taskInputs(ctx: TaskContext, task: string, python: string): string {
  */
 async function inspectWithPythons(ctx: TaskContext, taskFile: string, task: string): Promise<{inspection: Inspection; python: string}> {
   const assets = {dir: assetDir(), objects: objectsFile(), probes: path.resolve(assetDir(), '../../probe/probe_solve.py')};
-  const lacking: {python: string; module: string}[] = [];
+  const lacking: {python: string; module: string; older?: string}[] = [];
   for (const candidate of ctx.pythons) {
     const inspector = candidate.inspector();
     if (!inspector) continue;
     const inspection = await inspectTask(inspector, assets, taskFile, task, {targetMs: ctx.targetMs, seeds: [...devSeeds, ...testSeeds]});
-    if (inspection.ok || inspection.reason !== 'missing-module') return {inspection, python: candidate.python};
-    lacking.push({python: candidate.python, module: inspection.module ?? 'a module'});
+    // A module missing, or older than the task needs (a name it lacks): the next interpreter may have it.
+    if (inspection.ok || (inspection.reason !== 'missing-module' && inspection.reason !== 'older-module')) return {inspection, python: candidate.python};
+    lacking.push({python: candidate.python, module: inspection.module ?? 'a module', ...(inspection.reason === 'older-module' ? {older: inspection.detail} : {})});
+  }
+  const older = lacking.filter((l) => l.older);
+  if (older.length) {
+    const detail = `${lacking.map((l) => `${l.python}: ${l.older ?? `lacks ${l.module}`}`).join('; ')}; set ARBOR_PYTHON to a python3 whose ${older[0]!.module} is newer`;
+    return {inspection: {ok: false, reason: 'older-module', module: older[0]!.module, detail}, python: ctx.pythons[0]!.python};
   }
   // The summary counts the module Debian's python lacks: the one a package would bring.
   const module = (lacking.find((l) => l.python === debianPython) ?? lacking[0])?.module ?? 'a module';
@@ -667,7 +678,7 @@ ${
 }Python 3 with ${imports.length ? imports.map((m) => `\`${m}\``).join(', ') : 'numpy'} (Debian: ${packages.length ? packages.join(', ') : 'python3-numpy'}).
 \`n = ${point.n}\` was chosen as AlgoTune chooses it: the size at which the task's own solve takes about
 ${ctx.targetMs} ms on the importing machine (\`arbor benchmark import algotune <source> <zoo> --task ${task}\`;
-tried: ${search || 'none'}).
+tried: ${search || 'none'}).${routedNote(inspection.routed)}
 
 ## Baseline
 
@@ -691,7 +702,8 @@ problems themselves are drawn fresh for every repetition from a secret nonce, an
 
 ## Caveats
 
-- The verdict is AlgoTune's \`is_solution\`, as strict as its authors made it.${weakCaveat(weakProbes(probes).map((p) => p.probe))}${
+- The verdict is AlgoTune's \`is_solution\`, as strict as its authors made it.
+- ${strengthLine(validatorStrength(probes, inspection.probes_tried ?? []))}${weakCaveat(weakProbes(probes).map((p) => p.probe))}${
     probes.length
       ? `
 - At the import, \`is_solution\` accepted wrong answers built from the task's own answer by structure
@@ -706,6 +718,16 @@ ${probes.map((p) => `  - \`${p.probe}\` (case ${p.case}): accepted \`${p.answer.
 - The problem and answer capacities (B, S) hold the sizes measured at the import with room to spare; a
   draw whose problem would not fit makes the bundle fail, and an answer larger than S fails its case.
 `;
+}
+
+/** Setup's note on the draws outside the task's seed that the entry's generator routes through it (entry.py's routed_urandom). */
+function routedNote(routed: Record<string, number> | undefined): string {
+  const calls = routed?.['os.urandom'];
+  if (!calls) return '';
+  return `
+\`generate_problem\` draws from \`os.urandom\` (${calls} calls at the import): the entry's generator answers those calls
+from a generator seeded with the case's seed (\`routed_urandom\` in \`bundle/algotune_entry.py\`), so a case is
+reproducible and no more known to a solver than its seed; AlgoTune's own runs draw them from the system.`;
 }
 
 /** The caveat of an entry imported with --allow-weak-validators: the facts, and the paragraph verify waits for. */

@@ -54,6 +54,10 @@ export interface Inspection {
   submodules?: string[];
   python?: {executable: string; version: string; numpy: string | null};
   probes?: ProbeFinding[];
+  /** Every probe that applied to a case tried (the validator's strength is what it rejected of them). */
+  probes_tried?: string[];
+  /** Draws outside the task's seed that the inspector routed through it, with how many calls (`os.urandom`). */
+  routed?: Record<string, number>;
 }
 
 /** How the inspections of one import run: the interpreter, and the sandbox (or none, by --unsandboxed). */

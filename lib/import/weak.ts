@@ -10,6 +10,7 @@
  * A costless probe accepted on some cases only is a caveat too: a speed entry scores 0.0 when any
  * case fails.
  */
+import type {ValidatorStrength} from '../zoo/rules/weak-validator.js';
 import type {ProbeFinding} from './inspect.js';
 
 /** The probes whose answer costs nothing to give (see above). */
@@ -32,4 +33,25 @@ export function weakValidatorDetail(weak: readonly ProbeFinding[]): string {
     `is_solution accepted ${one ? 'an answer that costs' : 'answers that cost'} nothing: ${names}; ` +
     `a solver returning ${one ? 'it' : 'one'} would score without solving; pass --allow-weak-validators to import the task anyway`
   );
+}
+
+/**
+ * The validator's strength as the entry's record keeps it (`.arbor-import.json`'s `validator`, what
+ * `list` shows): every probe that applied, and each one accepted, on every case tried or on some,
+ * and whether it costs nothing. Measured on the cases the probes ran on (two).
+ */
+export function validatorStrength(findings: readonly ProbeFinding[], tried: readonly string[]): ValidatorStrength {
+  const accepted = findings.map((finding) => ({probe: finding.probe, everyCase: finding.everyCase !== false, costless: costlessProbes.has(finding.probe)}));
+  return {tried: [...new Set([...tried, ...accepted.map((a) => a.probe)])], accepted};
+}
+
+/** PROVENANCE's line: what the validator rejected and what it accepted, of the wrong answers tried. */
+export function strengthLine(strength: ValidatorStrength): string {
+  const accepted = new Set(strength.accepted.map((a) => a.probe));
+  const rejected = strength.tried.filter((probe) => !accepted.has(probe));
+  const list = (names: string[]) => (names.length ? names.map((name) => `\`${name}\``).join(', ') : 'none');
+  const shown = strength.accepted.map(
+    (a) => `\`${a.probe}\` (${a.everyCase ? 'every case' : 'some cases'}${a.costless ? ', costs nothing' : ', costs a solve'})`,
+  );
+  return `Validator strength at the import: of ${strength.tried.length} wrong-on-purpose answers tried, \`is_solution\` rejected ${rejected.length} (${list(rejected)}) and accepted ${strength.accepted.length}${shown.length ? ` (${shown.join(', ')})` : ''}.`;
 }

@@ -5,6 +5,7 @@ import {FolderReader} from './folder-reader.js';
 import {type Markdown, verifyBenchmarkSync} from './lint.js';
 import type {RawFile} from './text.js';
 import {nestedTemplateFiles, textFilesOf} from './templates.js';
+import {type ValidatorStrength, validatorStrength} from './rules/weak-validator.js';
 
 /** What `list` keeps of one verified entry (small: 10,000 of these stay in memory). */
 export interface EntryStatus {
@@ -13,6 +14,8 @@ export interface EntryStatus {
   title: string | null;
   /** The first error message, for a quick hint. */
   firstError?: string;
+  /** An imported entry's validator strength, from its import record (rules/weak-validator.ts). */
+  validator?: ValidatorStrength;
 }
 
 /** An entry verified, with what the cache needs to store it. */
@@ -54,6 +57,11 @@ export function inspectEntry(abs: string, shown: string, parse: Markdown, files?
   const status: EntryStatus = {errors: report.errors, warnings: report.warnings, title: report.title ?? null};
   const first = report.findings.find((f) => f.severity === 'error');
   if (first) status.firstError = `${first.message} (${first.ruleId})`;
+  // The import record is signed already (the weak-validator rule depends on it), so a cached status stays true to it.
+  const recordFile = `${abs}/.arbor-import.json`;
+  const record = reader.isFile(recordFile) ? reader.text(recordFile) : undefined;
+  const validator = record?.status === 'ok' ? validatorStrength(record.text) : undefined;
+  if (validator) status.validator = validator;
   const stat = memo((file: string): StatResult => {
     const kept: Stats | undefined = reader.stats.get(file);
     if (kept) return kept;

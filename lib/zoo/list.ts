@@ -14,6 +14,7 @@ import type {EntryStatus, Inspected} from './entry.js';
 import {describeFsError, kindOf} from './text.js';
 import {templateTextFiles} from './templates.js';
 import type {WorkerBatch, WorkerResult} from './list-worker.js';
+import type {ValidatorStrength} from './rules/weak-validator.js';
 
 /** One row of the index. */
 export interface ListEntry {
@@ -29,6 +30,8 @@ export interface ListEntry {
   title: string | null;
   /** For `failing`: the first error; for `broken`: what is wrong with the folder. */
   problem?: string;
+  /** An imported entry's validator strength, measured at its import (rules/weak-validator.ts): the wrong answers tried and those accepted. */
+  validator?: ValidatorStrength;
 }
 
 /** The whole index. */
@@ -322,6 +325,7 @@ function apply(row: ListEntry, status: EntryStatus): void {
   row.title = status.title;
   row.status = status.errors > 0 ? 'failing' : 'ok';
   if (status.firstError) row.problem = status.firstError;
+  if (status.validator) row.validator = status.validator;
 }
 
 let cachedVersion: string | undefined;

@@ -54,10 +54,13 @@ export const listStatusWidth = 9;
 export function formatListRow(e: ListEntry, nameWidth: number, width = 100): string {
   const status = e.status === 'broken' ? `broken: ${e.problem}` : e.status === 'failing' ? plural(e.errors, 'error') : 'ok';
   const head = `${e.name.padEnd(nameWidth)}  ${status.padEnd(listStatusWidth)}`;
+  // An imported entry whose validator accepted a wrong-on-purpose answer at its import says so before its title, never truncated away.
+  const accepted = e.validator?.accepted.map((a) => a.probe) ?? [];
+  const marker = accepted.length ? `[validator accepts ${accepted.join(', ')}] ` : '';
   let title = e.title ?? (e.status === 'broken' ? '' : '(no prose in README)');
-  const room = Math.max(20, width - head.length - 2);
+  const room = Math.max(20, width - head.length - 2 - marker.length);
   if (title.length > room) title = `${title.slice(0, room - 1)}…`;
-  return `${head}  ${title}`.trimEnd();
+  return `${head}  ${marker}${title}`.trimEnd();
 }
 
 /** The line after the rows (`2 benchmarks in zoo: 1 ok, 1 failing verify`), or the empty-zoo line. */

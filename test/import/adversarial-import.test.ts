@@ -71,6 +71,30 @@ describe('import algotune: a validator that accepts an answer costing nothing', 
   }, 240_000);
 });
 
+describe('import algotune: a validator that accepts a wrong answer costing a solve', () => {
+  it('imports the task and shows the validator strength measured at the import in PROVENANCE, in list (a marker) and in list --json (a field)', () => {
+    const zoo = path.join(tempDir(), 'zoo');
+    const imported = importTask(source, zoo, 'abs_only');
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.outcome).toMatchObject({status: 'imported'});
+    const entry = path.join(zoo, 'algotune_abs_only');
+    const tried = ['none', 'empty', 'zeros', 'negated', 'first-number-changed', 'truncated', 'nan'];
+    const strength = {tried, accepted: [{probe: 'negated', everyCase: true, costless: false}]};
+    expect(JSON.parse(readFileSync(path.join(entry, '.arbor-import.json'), 'utf8')).validator).toEqual(strength);
+    expect(readFileSync(path.join(entry, 'PROVENANCE.md'), 'utf8')).toContain(
+      'Validator strength at the import: of 7 wrong-on-purpose answers tried, `is_solution` rejected 6 (`none`, `empty`, `zeros`, ' +
+        '`first-number-changed`, `truncated`, `nan`) and accepted 1 (`negated` (every case, costs a solve)).',
+    );
+    // Not a weakness that fails verify: the entry is ok, and its row says what its validator accepts.
+    const listed = runCli(['benchmark', 'list', zoo, '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = (JSON.parse(listed.stdout) as {benchmarks: {name: string; status: string; validator?: unknown}[]}).benchmarks;
+    expect(rows).toEqual([expect.objectContaining({name: 'algotune_abs_only', status: 'ok', validator: strength})]);
+    const table = runCli(['benchmark', 'list', zoo]);
+    expect(table.stdout).toMatch(/^algotune_abs_only {2}ok {8}\[validator accepts negated\] algotune_abs_only: AlgoTune's abs_only/m);
+  }, 120_000);
+});
+
 describe('import algotune: a task is an attacker too', () => {
   it("runs the task's code only in the sandbox: its top-level code writes nothing to HOME or beside its source, and reads no secret of HOME", () => {
     const dir = tempDir();

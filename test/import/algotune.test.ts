@@ -55,32 +55,39 @@ describe('import algotune', () => {
     expect(summary.commit).toBeNull();
     // On a mismatch, what was skipped and why.
     const skipped = JSON.stringify(summary.tasks.filter((t: {status: string}) => t.status !== 'imported'));
-    expect(summary.counts, skipped).toEqual({imported: 4, updated: 0, unchanged: 0, skipped: 4});
-    expect(summary.skippedBy).toEqual({'missing-module': 1, 'not-deterministic': 1, 'solve-fails': 1, 'weak-validator': 1});
+    expect(summary.counts, skipped).toEqual({imported: 5, updated: 0, unchanged: 0, skipped: 5});
+    expect(summary.skippedBy).toEqual({'missing-module': 1, 'not-deterministic': 1, 'older-module': 1, 'solve-fails': 1, 'weak-validator': 1});
     const byTask = Object.fromEntries(summary.tasks.map((t) => [t.task, t]));
     expect(byTask.needs_missing).toMatchObject({status: 'skipped', reason: 'missing-module', module: 'arbor_fixture_missing_module'});
-    // A generator drawing from the global random and numpy.random is seeded from the case's seed; one reading os.urandom is not.
+    // A generator drawing from the global random and numpy.random, or from os.urandom (AlgoTune's crypto tasks), is
+    // seeded from the case's seed; one reading the clock is not.
     expect(byTask.unseeded).toMatchObject({status: 'imported'});
-    expect(byTask.urandom_draw).toMatchObject({status: 'skipped', reason: 'not-deterministic'});
+    expect(byTask.urandom_draw).toMatchObject({status: 'imported'});
+    expect(byTask.clock_draw).toMatchObject({status: 'skipped', reason: 'not-deterministic'});
+    // A name its numpy lacks (as Debian's scipy 1.10 lacks cumulative_simpson): each interpreter was tried, and each is named with its version.
+    expect(byTask.newer_numpy).toMatchObject({status: 'skipped', reason: 'older-module', module: 'numpy'});
+    expect(byTask.newer_numpy!.detail).toMatch(
+      /^\/\S+: numpy \d[\w.]* lacks numpy.arbor_fixture_added_later \(added in a later numpy\)(; \/\S+: numpy \d[\w.]* lacks numpy.arbor_fixture_added_later \(added in a later numpy\))*; set ARBOR_PYTHON to a python3 whose numpy is newer$/,
+    );
     // A solve that swallows its own failure and answers a fallback is caught by what it logs.
     expect(byTask.swallowed).toMatchObject({status: 'skipped', reason: 'solve-fails'});
     expect(byTask.swallowed!.detail).toMatch(/^the task's solve logged an error and answered anyway: Error: name 'undefined_name' is not defined$/);
-    expect(byTask.urandom_draw!.detail).toMatch(
-      /generate_problem\(\d+, 0\) made two different problems \(first difference at byte \d+ of the encoding\), with the global random and numpy.random seeded from the seed: it draws outside them/,
+    expect(byTask.clock_draw!.detail).toMatch(
+      /generate_problem\(\d+, 0\) made two different problems \(first difference at byte \d+ of the encoding\), with the global random, numpy.random and os.urandom seeded from the seed: it draws outside them \(secrets, numpy's default_rng\(\) without a seed, the clock\)$/,
     );
     expect(summary.packages).toEqual([
       {package: '(none: arbor_fixture_missing_module is not packaged by Debian)', module: 'arbor_fixture_missing_module', tasks: ['needs_missing']},
     ]);
     // One line per task on stderr as it finishes; nothing of a skipped task is left in the zoo (nor a hidden build folder).
-    expect(stderr.trim().split('\n')).toHaveLength(8);
+    expect(stderr.trim().split('\n')).toHaveLength(10);
     // Every interpreter tried (ARBOR_PYTHON, PATH's python3, /usr/bin/python3) lacks it: each is named, and what would bring it.
     expect(stderr).toMatch(
-      /^\[\d\/8\] needs_missing: skipped \(missing-module\): \/\S+ lacks arbor_fixture_missing_module(, \/\S+ lacks arbor_fixture_missing_module)*; Debian packages no arbor_fixture_missing_module: install it into one of them/m,
+      /^\[\d+\/10\] needs_missing: skipped \(missing-module\): \/\S+ lacks arbor_fixture_missing_module(, \/\S+ lacks arbor_fixture_missing_module)*; Debian packages no arbor_fixture_missing_module: install it into one of them/m,
     );
     expect(existsSync(path.join(zoo, 'algotune_needs_missing'))).toBe(false);
-    expect(existsSync(path.join(zoo, 'algotune_urandom_draw'))).toBe(false);
-    expect(readdirNames(zoo)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_unseeded', 'algotune_xor_bytes']);
-    for (const name of ['matvec', 'sorted_chunks', 'unseeded', 'xor_bytes']) {
+    expect(existsSync(path.join(zoo, 'algotune_clock_draw'))).toBe(false);
+    expect(readdirNames(zoo)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_unseeded', 'algotune_urandom_draw', 'algotune_xor_bytes']);
+    for (const name of ['matvec', 'sorted_chunks', 'unseeded', 'urandom_draw', 'xor_bytes']) {
       const {point} = byTask[name]!;
       expect(point!.n).toBeGreaterThanOrEqual(1);
       // The capacities hold what the import measured, in whole 4 KiB pages.
@@ -98,7 +105,7 @@ describe('import algotune', () => {
     const listed = runCli(['benchmark', 'list', zoo, '--json']);
     expect(listed.code).toBe(0);
     const entries = (JSON.parse(listed.stdout) as {benchmarks: {name: string; ok?: boolean; status?: string}[]}).benchmarks;
-    expect(entries.map((e) => e.name)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_unseeded', 'algotune_xor_bytes']);
+    expect(entries.map((e) => e.name)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_unseeded', 'algotune_urandom_draw', 'algotune_xor_bytes']);
     const entry = path.join(zoo, 'algotune_matvec');
     expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/matvec/matvec.py'))).toEqual(readFileSync(path.join(source, 'AlgoTuneTasks/matvec/matvec.py')));
     expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/LICENSE'), 'utf8')).toBe(readFileSync(path.join(source, 'LICENSE'), 'utf8'));
@@ -123,7 +130,7 @@ describe('import algotune', () => {
     expect(loose.probes!.map((p) => p.probe)).toEqual(expect.arrayContaining(['zeros', 'negated']));
     expect(loose).toMatchObject({status: 'skipped', reason: 'weak-validator'});
     expect(first.stderr).toMatch(
-      /^\[\d\/8\] loose_sort: skipped \(weak-validator\): is_solution accepted answers that cost nothing: zeros \(`array\(\[-?0\., .*`\), nan \(`array\(\[nan, .*`\); a solver returning one would score without solving; pass --allow-weak-validators to import the task anyway$/m,
+      /^\[\d+\/10\] loose_sort: skipped \(weak-validator\): is_solution accepted answers that cost nothing: zeros \(`array\(\[-?0\., .*`\), nan \(`array\(\[nan, .*`\); a solver returning one would score without solving; pass --allow-weak-validators to import the task anyway$/m,
     );
     // A strict validator: nothing accepted, and the caveats say what was tried.
     expect(first.summary.tasks.find((t) => t.task === 'sorted_chunks')!.probes).toBeUndefined();

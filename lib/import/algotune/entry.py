@@ -43,11 +43,14 @@ def task():
 
 def generate_problem(n, seed):
     """The task's generate_problem(n, random_seed=seed), with Python's global `random` and numpy's
-    global `numpy.random` seeded from the same seed first: many AlgoTune generators draw from them
-    besides (or instead of) their seed, and a draw routed through the case's seed is reproducible.
-    A draw outside both (os.urandom, secrets, the clock) is not: the importer skips such a task."""
+    global `numpy.random` seeded from the same seed first, and `os.urandom` answering from a generator
+    seeded with it for the call: many AlgoTune generators draw from them besides (or instead of) their
+    seed (the crypto tasks' keys and plaintexts come from os.urandom), and a draw routed through the
+    case's seed is reproducible while no more known to a solver than the seed itself. A draw outside
+    them (secrets, numpy's default_rng() without a seed, the clock) is not: the importer skips such a task."""
     seed_globals(seed)
-    return task().generate_problem(n, random_seed=seed)
+    with routed_urandom(seed):
+        return task().generate_problem(n, random_seed=seed)
 
 
 def seed_globals(seed):
@@ -59,6 +62,34 @@ def seed_globals(seed):
     except ImportError:
         return
     numpy.random.seed(seed & 0xFFFFFFFF)
+
+
+class routed_urandom:
+    """`os.urandom` replaced, for one generate_problem call, by bytes of a `random.Random` seeded with
+    the case's seed (a str seed: hashed by SHA-512, the same under any PYTHONHASHSEED). Only callers
+    that look `os.urandom` up when they call it are routed (cryptography's generate_key, a task's own
+    `os.urandom(16)`); `secrets` and `random.SystemRandom` bound theirs at import and stay unseeded.
+    `used` counts the calls routed (the importer records it in PROVENANCE)."""
+
+    used = 0
+
+    def __init__(self, seed):
+        import random
+
+        self.stream = random.Random("arbor os.urandom %d" % seed)
+
+    def __enter__(self):
+        self.real = os.urandom
+        os.urandom = self.urandom
+        return self
+
+    def __exit__(self, *exc):
+        os.urandom = self.real
+        return False
+
+    def urandom(self, size):
+        routed_urandom.used += 1
+        return self.stream.randbytes(size)
 
 
 def seed_of(stream):

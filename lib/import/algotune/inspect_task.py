@@ -10,9 +10,10 @@ arbor's stand-in base.py and the probes (probe_solve.py).
 Prints one JSON object on stdout (the task's own prints go to stderr):
 
     {"ok": true, "n": N, "solve_ms": [...], "problem_bytes": B, "solution_bytes": S, "imports": [...],
-     "search": [[n, solve ms, make ms, bytes], ...], "codec_ms": ..., "probes": [{"probe", "accepted", "case"}]}
+     "search": [[n, solve ms, make ms, bytes], ...], "codec_ms": ..., "probes": [{"probe", "case", "answer", "right", "everyCase"}],
+     "probes_tried": [name, ...], "routed": {"os.urandom": calls}}
     {"ok": false, "reason": "missing-module" | "no-task" | "generator-fails" | "not-deterministic" |
-     "solve-fails" | "own-answer-rejected" | "not-encodable" | "too-slow", "detail": "...", "module": ...}
+     "solve-fails" | "own-answer-rejected" | "not-encodable" | "too-slow" | "older-module", "detail": "...", "module": ...}
 
 n is chosen as AlgoTune chooses it: the size at which the task's own solve takes about the target
 time on this machine (doubling n from 1, then keeping the size closest to the target in log scale).
@@ -101,13 +102,30 @@ class ErrorLog:
 
 def generate(task, n, seed):
     """generate_problem as the bundle calls it (entry.py's generate_problem): the global `random` and
-    `numpy.random` seeded from the case's seed first, so a generator that draws from them is reproducible."""
+    `numpy.random` seeded from the case's seed first, and `os.urandom` answering from a generator seeded
+    with it for the call (entry.py's routed_urandom, the same bytes), so a generator that draws from them
+    is reproducible."""
     import random
 
     random.seed(seed)
     if "numpy" in sys.modules:
         sys.modules["numpy"].random.seed(seed & 0xFFFFFFFF)
-    return task.generate_problem(n, random_seed=seed)
+    stream = random.Random("arbor os.urandom %d" % seed)
+    real = os.urandom
+
+    def urandom(size):
+        ROUTED["os.urandom"] = ROUTED.get("os.urandom", 0) + 1
+        return stream.randbytes(size)
+
+    os.urandom = urandom
+    try:
+        return task.generate_problem(n, random_seed=seed)
+    finally:
+        os.urandom = real
+
+
+# The draws outside the task's seed that generate() routed through it, with how many calls (PROVENANCE says so).
+ROUTED = {}
 
 
 def accepted(verdict):
@@ -123,6 +141,30 @@ def finish(result):
 
 def fail(reason, detail, **extra):
     finish({"ok": False, "reason": reason, "detail": str(detail)[:400], **extra})
+
+
+def older(error, imports):
+    """Fail as `older-module` when the task reached for a name an installed module lacks (`cannot import
+    name 'cumulative_simpson' from 'scipy.integrate'`, `module 'scipy.sparse' has no attribute
+    'random_array'`): the module is older than the one the task was written for, and another interpreter
+    (a newer scipy) may run the task as it is. No stand-in is offered: a name added later is a function
+    whose answers arbor cannot vouch for on an older release."""
+    import re
+
+    text = str(error)
+    if isinstance(error, ImportError) and not isinstance(error, ModuleNotFoundError):
+        found = re.match(r"cannot import name '(\w+)' from '([\w.]+)'", text)
+        name, module = (found.group(1), found.group(2)) if found else (None, None)
+    elif isinstance(error, AttributeError):
+        found = re.match(r"module '([\w.]+)' has no attribute '(\w+)'", text)
+        module, name = (found.group(1), found.group(2)) if found else (None, None)
+    else:
+        return
+    package = (module or "").split(".")[0]
+    if not name or package in ("", "AlgoTuneTasks") or package not in sys.modules:
+        return
+    version = getattr(sys.modules[package], "__version__", None) or "(version unknown)"
+    fail("older-module", "%s %s lacks %s.%s (added in a later %s)" % (package, version, module, name, package), module=package, imports=imports)
 
 
 def describe(error):
@@ -148,6 +190,7 @@ def main(options):
     except ModuleNotFoundError as error:
         fail("missing-module", describe(error), module=(error.name or "").split(".")[0], imports=imports)
     except Exception as error:  # noqa: BLE001 - any failure to import is a skip with its reason
+        older(error, imports)
         fail("no-task", "the task's module does not import: %s" % describe(error), imports=imports)
     cls = base.TASK_REGISTRY.get(name)
     if cls is None:
@@ -185,6 +228,7 @@ def main(options):
         except objects.EncodingError as error:
             fail("not-encodable", "the problem (n = %d) holds %s" % (n, error), imports=imports)
         except Exception as error:  # noqa: BLE001 - some generators need a larger n
+            older(error, imports)
             failures.append("n = %d: %s" % (n, describe(error)))
             if search or n >= 64:
                 break
@@ -201,6 +245,7 @@ def main(options):
                     break
                 seconds = min(seconds, timed_solve(problem)[1])
         except Exception as error:  # noqa: BLE001
+            older(error, imports)
             fail("solve-fails", "the task's solve raised at n = %d: %s" % (n, describe(error)), imports=imports)
         # The validator runs on every case of every repetition too: a size it takes seconds to check is too large.
         t0 = time.perf_counter()
@@ -233,13 +278,15 @@ def main(options):
         except objects.EncodingError as error:
             fail("not-encodable", "the problem (n = %d, seed %d) holds %s" % (n, seed, error), imports=imports)
         except Exception as error:  # noqa: BLE001
+            older(error, imports)
             fail("generator-fails", "generate_problem(%d, %d) raised: %s" % (n, seed, describe(error)), imports=imports)
         if encoded != again:
             at = next((k for k in range(min(len(encoded), len(again))) if encoded[k] != again[k]), min(len(encoded), len(again)))
-            fail("not-deterministic", "generate_problem(%d, %d) made two different problems (first difference at byte %d of the encoding), with the global random and numpy.random seeded from the seed: it draws outside them (os.urandom, secrets, the clock)" % (n, seed, at), imports=imports)
+            fail("not-deterministic", "generate_problem(%d, %d) made two different problems (first difference at byte %d of the encoding), with the global random, numpy.random and os.urandom seeded from the seed: it draws outside them (secrets, numpy's default_rng() without a seed, the clock)" % (n, seed, at), imports=imports)
         try:
             solution, seconds = timed_solve(objects.decode(encoded))
         except Exception as error:  # noqa: BLE001
+            older(error, imports)
             fail("solve-fails", "the task's solve raised (n = %d, seed %d): %s" % (n, seed, describe(error)), imports=imports)
         solve_ms.append(round(seconds * 1000, 3))
         t0 = time.perf_counter()
@@ -270,8 +317,9 @@ def main(options):
         "solution_bytes": solution_bytes,
         "imports": imports,
         "submodules": wanted,
+        "routed": ROUTED,
         "python": {"executable": sys.executable, "version": sys.version.split()[0], "numpy": sys.modules["numpy"].__version__ if "numpy" in sys.modules else None},
-        "probes": probe_validator(task, objects, problems[:2]),
+        **probe_validator(task, objects, problems[:2]),
     })
 
 
@@ -281,9 +329,11 @@ def probe_validator(task, objects, cases):
     evidence of a validator that checks less than the task asks (a finding to read: for a task with
     several right answers, a changed answer can be right). Each probe is tried on every case given;
     everyCase says it was accepted on each case where it differs from the right answer (a speed
-    entry scores 0.0 when any case fails, so only such a probe scores)."""
+    entry scores 0.0 when any case fails, so only such a probe scores). probes_tried names every probe
+    that applied to some case (built, and different from the right answer): the validator's strength
+    is what it rejected of those."""
     probes = load("arbor_probe_solve", os.path.join(ASSETS, "probe_solve.py"))
-    found = []
+    found, applied = [], []
     for name in ("none", "empty", "zeros", "negated", "first-number-changed", "truncated", "nan"):
         first, tried, passed = None, 0, 0
         for index, (problem_bytes, answer_bytes) in enumerate(cases):
@@ -303,9 +353,11 @@ def probe_validator(task, objects, cases):
                 passed += 1
                 if first is None:
                     first = {"probe": name, "case": index, "answer": short(wrong), "right": short(right)}
+        if tried:
+            applied.append(name)
         if first is not None:
             found.append({**first, "everyCase": passed == tried})
-    return found
+    return {"probes": found, "probes_tried": applied}
 
 
 def short(value):

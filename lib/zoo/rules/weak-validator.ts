@@ -3,11 +3,46 @@ import type {Rule} from '../rule.js';
 /** The importer's record (lib/import/algotune.ts): `weakValidator.accepted` names the costless probes its validator accepted. */
 const record = '.arbor-import.json';
 
+/**
+ * An imported entry's validator strength, measured at its import (`.arbor-import.json`'s `validator`,
+ * written by lib/import): the wrong-on-purpose answers tried (built from the task's own answer by
+ * structure), and each one `is_solution` accepted, on every case tried or on some, and whether it costs
+ * nothing (needs no solve: such a one on every case is what this rule fails). `list` shows it.
+ */
+export interface ValidatorStrength {
+  tried: string[];
+  accepted: {probe: string; everyCase: boolean; costless: boolean}[];
+}
+
+const probeName = (name: unknown): name is string => typeof name === 'string' && /^[a-z-]+$/.test(name);
+
+/**
+ * The strength an import record holds (undefined for no record, or one from before arbor measured it
+ * that names no weakness). A record that names costless probes only (`weakValidator`) gives those.
+ */
+export function validatorStrength(text: string): ValidatorStrength | undefined {
+  let record: {validator?: {tried?: unknown; accepted?: unknown}; weakValidator?: unknown};
+  try {
+    record = JSON.parse(text) as typeof record;
+  } catch {
+    return undefined;
+  }
+  const measured = record?.validator;
+  if (measured && Array.isArray(measured.tried) && Array.isArray(measured.accepted)) {
+    const accepted = (measured.accepted as {probe?: unknown; everyCase?: unknown; costless?: unknown}[])
+      .filter((a) => a && probeName(a.probe))
+      .map((a) => ({probe: a.probe as string, everyCase: a.everyCase === true, costless: a.costless === true}));
+    return {tried: measured.tried.filter(probeName), accepted};
+  }
+  const weak = acceptedProbes(text);
+  return weak.length ? {tried: weak, accepted: weak.map((probe) => ({probe, everyCase: true, costless: true}))} : undefined;
+}
+
 /** The probes an entry's validator accepted, as its import record says (none when there is no record, or it says none). */
 function acceptedProbes(text: string): string[] {
   try {
     const accepted = (JSON.parse(text) as {weakValidator?: {accepted?: unknown}})?.weakValidator?.accepted;
-    return Array.isArray(accepted) ? accepted.filter((name): name is string => typeof name === 'string' && /^[a-z-]+$/.test(name)) : [];
+    return Array.isArray(accepted) ? accepted.filter(probeName) : [];
   } catch {
     return [];
   }
