@@ -396,7 +396,11 @@ async function inspectWithPythons(ctx: TaskContext, taskFile: string, task: stri
     const inspection = await inspectTask(inspector, assets, taskFile, task, {targetMs: ctx.targetMs, seeds: [...devSeeds, ...testSeeds]});
     // A module missing, or older than the task needs (a name it lacks): the next interpreter may have it.
     if (inspection.ok || (inspection.reason !== 'missing-module' && inspection.reason !== 'older-module')) return {inspection, python: candidate.python};
-    lacking.push({python: candidate.python, module: inspection.module ?? 'a module', ...(inspection.reason === 'older-module' ? {older: inspection.detail} : {})});
+    lacking.push({
+      python: candidate.python,
+      module: inspection.module ?? 'a module',
+      ...(inspection.reason === 'older-module' ? {older: inspection.detail} : {}),
+    });
   }
   const older = lacking.filter((l) => l.older);
   if (older.length) {

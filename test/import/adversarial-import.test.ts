@@ -1,5 +1,6 @@
 // `arbor benchmark import algotune` against tasks written to attack it (test/fixtures/algotune-adversarial):
-// a validator that accepts an answer costing nothing (sorted_subset accepts `[]`) and a task whose
+// a validator that accepts an answer costing nothing (sorted_subset accepts `[]`), one that accepts an answer
+// costing a solve (abs_only accepts every value negated: imported, and list shows it) and a task whose
 // top-level code writes into the importing user's HOME and beside its own source (home_writer).
 import {appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
@@ -91,7 +92,7 @@ describe('import algotune: a validator that accepts a wrong answer costing a sol
     const rows = (JSON.parse(listed.stdout) as {benchmarks: {name: string; status: string; validator?: unknown}[]}).benchmarks;
     expect(rows).toEqual([expect.objectContaining({name: 'algotune_abs_only', status: 'ok', validator: strength})]);
     const table = runCli(['benchmark', 'list', zoo]);
-    expect(table.stdout).toMatch(/^algotune_abs_only {2}ok {8}\[validator accepts negated\] algotune_abs_only: AlgoTune's abs_only/m);
+    expect(table.stdout).toMatch(/^algotune_abs_only +ok +\[validator accepts negated\] Make solution\.py solve AlgoTune's abs_on/m);
   }, 120_000);
 });
 

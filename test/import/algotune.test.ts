@@ -105,7 +105,13 @@ describe('import algotune', () => {
     const listed = runCli(['benchmark', 'list', zoo, '--json']);
     expect(listed.code).toBe(0);
     const entries = (JSON.parse(listed.stdout) as {benchmarks: {name: string; ok?: boolean; status?: string}[]}).benchmarks;
-    expect(entries.map((e) => e.name)).toEqual(['algotune_matvec', 'algotune_sorted_chunks', 'algotune_unseeded', 'algotune_urandom_draw', 'algotune_xor_bytes']);
+    expect(entries.map((e) => e.name)).toEqual([
+      'algotune_matvec',
+      'algotune_sorted_chunks',
+      'algotune_unseeded',
+      'algotune_urandom_draw',
+      'algotune_xor_bytes',
+    ]);
     const entry = path.join(zoo, 'algotune_matvec');
     expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/matvec/matvec.py'))).toEqual(readFileSync(path.join(source, 'AlgoTuneTasks/matvec/matvec.py')));
     expect(readFileSync(path.join(entry, 'bundle/AlgoTuneTasks/LICENSE'), 'utf8')).toBe(readFileSync(path.join(source, 'LICENSE'), 'utf8'));
@@ -122,6 +128,10 @@ describe('import algotune', () => {
     const provenance = readFileSync(path.join(entry, 'PROVENANCE.md'), 'utf8');
     expect(provenance).toContain(`sha256 \`${sha256(readFileSync(path.join(source, 'AlgoTuneTasks/matvec/matvec.py')))}\``);
     expect(provenance).toContain('unknown (the source was not a git checkout)');
+    // The draws routed through the case's seed are said where the setup is.
+    expect(readFileSync(path.join(zoo, 'algotune_urandom_draw/PROVENANCE.md'), 'utf8')).toMatch(
+      /`generate_problem` draws from `os.urandom` \(\d+ calls at the import\): the entry's generator answers those calls\nfrom a generator seeded with the case's seed/,
+    );
   });
 
   it('records the wrong answers a validator accepts in the summary, and skips a task whose validator accepts all zeros', () => {
