@@ -55,7 +55,7 @@ export function formatListRow(e: ListEntry, nameWidth: number, width = 100): str
   const status = e.status === 'broken' ? `broken: ${e.problem}` : e.status === 'failing' ? plural(e.errors, 'error') : 'ok';
   const head = `${e.name.padEnd(nameWidth)}  ${status.padEnd(listStatusWidth)}`;
   // An imported entry whose validator accepted a wrong-on-purpose answer at its import says so before its title, never truncated away.
-  const accepted = e.validator?.accepted.map((a) => a.probe) ?? [];
+  const accepted = e.validator?.accepted.map((a) => (a.everyCase ? a.probe : `${a.probe} (some cases)`)) ?? [];
   const marker = accepted.length ? `[validator accepts ${accepted.join(', ')}] ` : '';
   let title = e.title ?? (e.status === 'broken' ? '' : '(no prose in README)');
   const room = Math.max(20, width - head.length - 2 - marker.length);
