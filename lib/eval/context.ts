@@ -2,7 +2,7 @@
 import type {Bundle} from '../bundle/index.js';
 import type {Clock, Plan} from '../benchmark/plan.js';
 import type {RunSession, StartedRun} from './process.js';
-import type {Confinement, Counter, PythonInstall, SandboxKind} from '../sandbox/sandbox.js';
+import type {Confinement, Counter, PythonInstall, SandboxKind} from '../sandbox/index.js';
 import type {TreeHash} from './tamper.js';
 import type {BundleApi, EvalOptions, EvalReport, ReferenceDifference} from './types.js';
 

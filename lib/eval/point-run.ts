@@ -11,10 +11,20 @@ import {randomBytes} from 'node:crypto';
 import {lstat, mkdir, readFile, readdir, rm, writeFile} from 'node:fs/promises';
 import {mkdirSync} from 'node:fs';
 import path from 'node:path';
-import {createGroup} from '../sandbox/cgroup.js';
+import {
+  type Counter,
+  counterLogFd,
+  createGroup,
+  crossCheck,
+  instructionsSlowdown,
+  launchRun,
+  maxPartBytes,
+  type PartFile,
+  readCounts,
+  startCpusFor,
+} from '../sandbox/index.js';
 import {UsageError} from '../errors.js';
 import {HarnessError} from './errors.js';
-import {startCpusFor} from '../sandbox/pin.js';
 import {
   settlingWarmup,
   startFailure,
@@ -27,8 +37,6 @@ import {
   type WarmupRule,
 } from './process.js';
 import type {EvalContext, KeptRun, PreparedRun, RunFiles} from './context.js';
-import {counterLogFd, crossCheck, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from '../sandbox/instructions.js';
-import {launchRun, type Counter} from '../sandbox/sandbox.js';
 import {speedupRatio, timeOnClock, type CaseTimes} from './score.js';
 import {
   median,

@@ -10,14 +10,9 @@
 import {spawn, type ChildProcess} from 'node:child_process';
 import {randomBytes} from 'node:crypto';
 import type {Duplex} from 'node:stream';
-import type {CpuGroup} from '../sandbox/cgroup.js';
-import {collect, FrameReader, type Frame} from '../sandbox/channel.js';
+import {collect, type CpuGroup, type Frame, FrameReader, type Launch} from '../sandbox/index.js';
 import {HarnessError} from './errors.js';
-import type {Launch} from '../sandbox/sandbox.js';
 import type {PointSignature} from './signature.js';
-
-// The CPU pinning lived here; its callers may still import it from here.
-export {leaseOrder, pinCpu, startCpusFor, type PinnedCpu} from '../sandbox/pin.js';
 
 /** A case to deliver: its index (-1: the untimed warm-up) and its arguments' bytes in signature order. */
 export interface CaseInput {

@@ -1,0 +1,50 @@
+/**
+ * The trust boundary's one door: nothing outside lib/sandbox imports another
+ * file of it (docs/architecture.md, rule f), so what a solution's run can reach
+ * is decided by what is named here and audited in this folder alone.
+ *
+ * Every module behind it loads only Node's own modules and the shared helpers,
+ * so importing this file costs a light caller a few small modules, never a
+ * heavy dependency.
+ */
+
+// Where a run starts: the interpreter, the sandbox's command, the trial that checks it starts.
+export {findPython} from './python.js';
+export {
+  confinementFor,
+  counterProblem,
+  droppedRunProblem,
+  findBwrap,
+  findValgrind,
+  launchRun,
+  mountedRootOf,
+  nprocPerNamespace,
+  objectsBeside,
+  openToRuns,
+  resolvePython,
+  runsAsRoot,
+  sandboxProblem,
+  tmpfsBounded,
+  type Confinement,
+  type Counter,
+  type Launch,
+  type PythonInstall,
+  type RunMounts,
+  type SandboxKind,
+} from './sandbox.js';
+export {seccompProgram} from './seccomp.js';
+
+// A run's limits: its cgroup, and who owns a folder or cgroup left behind.
+export {cgroupBounds, cgroupsWork, createGroup} from './cgroup.js';
+export {ownerAlive, ownerTag} from './owner.js';
+
+// The CPU a run is pinned to, and the machine-wide leases.
+export {allowedCpus, pinCpu, startCpusFor, tasksetWorks, type PinnedCpu} from './pin.js';
+export {defaultLeaseFolder, leaseFolderVariable} from './cpu-lease.js';
+
+// The instructions clock.
+export {counterLogFd, crossCheck, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
+
+// The harness's end of the runner's channel.
+export {collect, FrameReader, type Frame} from './channel.js';
+export type {CpuGroup} from './cgroup.js';
