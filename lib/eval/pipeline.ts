@@ -28,6 +28,7 @@ import {
   findBwrap,
   findPython,
   findValgrind,
+  killActiveRuns,
   mountedRootOf,
   nprocPerNamespace,
   objectsBeside,
@@ -40,7 +41,6 @@ import {
   sandboxProblem,
   tmpfsBounded,
 } from '../sandbox/index.js';
-import {killActiveRuns} from './process.js';
 import {overheadRatio, overheadWarning} from './overhead.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, repeatInterval, scoreInterval, trustedRepetitions, type PointRatios} from './stats.js';

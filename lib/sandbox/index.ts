@@ -8,6 +8,26 @@
  * heavy dependency.
  */
 
+// A run, opened from a spec: spawned, served over its channel, frozen between segments, timed and checked.
+export {clockSlowdown, countInstructions, openRun, releaseRun, type OpenedRun, type RunSpec} from './open-run.js';
+export {runCases, startRun} from './run.js';
+export {killActiveRuns} from './run-control.js';
+export {settlingWarmup} from './run-serve.js';
+export {startFailure} from './crash.js';
+export type {
+  CaseInput,
+  CaseOutcome,
+  RunnerBinding,
+  RunnerFrame,
+  RunnerSignature,
+  RunOutcome,
+  RunService,
+  RunSession,
+  StartedRun,
+  UntimedCall,
+  WarmupRule,
+} from './run-types.js';
+
 // Where a run starts: the interpreter, the sandbox's command, the trial that checks it starts.
 export {findPython} from './python.js';
 export {
@@ -26,7 +46,6 @@ export {
   sandboxProblem,
   tmpfsBounded,
   type Confinement,
-  type Counter,
   type Launch,
   type PythonInstall,
   type RunMounts,
@@ -39,12 +58,8 @@ export {cgroupBounds, cgroupsWork, createGroup} from './cgroup.js';
 export {ownerAlive, ownerTag} from './owner.js';
 
 // The CPU a run is pinned to, and the machine-wide leases.
-export {allowedCpus, pinCpu, startCpusFor, tasksetWorks, type PinnedCpu} from './pin.js';
+export {allowedCpus, pinCpu, tasksetWorks, type PinnedCpu} from './pin.js';
 export {defaultLeaseFolder, leaseFolderVariable} from './cpu-lease.js';
 
-// The instructions clock.
-export {counterLogFd, crossCheck, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
-
-// The harness's end of the runner's channel.
-export {collect, FrameReader, type Frame} from './channel.js';
-export type {CpuGroup} from './cgroup.js';
+// The instructions clock's check of a solution's counts against the reference's.
+export {crossCheck} from './instructions.js';
