@@ -3,9 +3,9 @@
  * file of it (docs/architecture.md, rule f), so what a solution's run can reach
  * is decided by what is named here and audited in this folder alone.
  *
- * Every module behind it loads only Node's own modules and the shared helpers,
- * so importing this file costs a light caller a few small modules, never a
- * heavy dependency.
+ * Every module behind it loads only Node's own modules, the shared helpers and
+ * the benchmark folder's errors, so importing this file costs a light caller a
+ * few small modules, never a heavy dependency.
  */
 
 // A run, opened from a spec: spawned, served over its channel, frozen between segments, timed and checked.
