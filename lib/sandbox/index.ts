@@ -9,7 +9,7 @@
  */
 
 // A run, opened from a spec: spawned, served over its channel, frozen between segments, timed and checked.
-export {clockSlowdown, countInstructions, openRun, releaseRun, type OpenedRun, type RunSpec} from './open-run.js';
+export {clockSlowdown, countInstructions, openRun, releaseRun, type OpenedRun} from './open-run.js';
 export {runCases, startRun} from './run.js';
 export {killActiveRuns} from './run-control.js';
 export {settlingWarmup} from './run-serve.js';
@@ -18,12 +18,10 @@ export type {
   CaseInput,
   CaseOutcome,
   RunnerBinding,
-  RunnerFrame,
   RunnerSignature,
   RunOutcome,
   RunService,
   RunSession,
-  StartedRun,
   UntimedCall,
   WarmupRule,
 } from './run-types.js';
