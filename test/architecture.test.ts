@@ -174,6 +174,23 @@ function occurrences(sources: ReadonlyMap<string, string>, pattern: RegExp): str
   return found;
 }
 
+/** Folders entered through one file only (rule f): an edge from outside the folder reaches that file alone. */
+const doors: Readonly<Record<string, string>> = {
+  'lib/sandbox': 'lib/sandbox/index.ts',
+};
+
+/** Every edge from outside a door's folder to a file of it other than its door. */
+function pastDoors(edges: readonly Edge[], table: Readonly<Record<string, string>>): string[] {
+  const found: string[] = [];
+  for (const {from, to, kind, line} of edges) {
+    for (const [folder, door] of Object.entries(table)) {
+      if (to.startsWith(`${folder}/`) && !from.startsWith(`${folder}/`) && to !== door)
+        found.push(`${from}:${line} imports ${to} (${kind}): import ${door} instead`);
+    }
+  }
+  return found.sort();
+}
+
 const filesOf = (places: readonly string[]) => [...new Set(places.map((place) => place.split(':')[0]))].sort();
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -224,6 +241,19 @@ describe('the import graph of lib/ and cli/', () => {
   it('has the same levels as the table of docs/architecture.md', () => {
     const rows = [...doc.matchAll(/^\| (\d+) \| `([^`]+)` \|/gm)].map(([, level, unit]) => `${level} ${unit}`);
     expect(rows).toEqual(levels.flatMap((units, level) => units.map((unit) => `${level} ${unit}`)));
+  });
+});
+
+describe('doors into a folder (rule f)', () => {
+  it('nothing outside lib/sandbox imports a file of it other than index.ts, types and dynamic imports included', () => {
+    expect(pastDoors(edges, doors)).toEqual([]);
+    for (const [folder, door] of Object.entries(doors)) {
+      expect(
+        edges.some(({from, to}) => to === door && !from.startsWith(`${folder}/`)),
+        `nothing imports ${door}`,
+      ).toBe(true);
+      expect(doc).toContain(`\`${door}\``);
+    }
   });
 });
 
@@ -301,6 +331,21 @@ describe('the checkers catch a broken graph', () => {
       'lib/z is on no level of the table (add it to levels and docs/architecture.md)',
     ]);
     expect(layerViolations(graph.slice(1, 2), table, [{from: 'lib/x/a.ts', to: 'cli/main.ts', why: 'a test'}])).toEqual([]);
+  });
+
+  it('names an edge past a door, of any kind, and not one from inside the folder', () => {
+    const table = {'lib/x': 'lib/x/index.ts'};
+    const graph = [
+      edge('lib/y/a.ts', 'lib/x/index.ts'),
+      edge('lib/y/a.ts', 'lib/x/deep.ts', 'dynamic'),
+      edge('cli/b.ts', 'lib/x/deep.ts'),
+      edge('lib/x/index.ts', 'lib/x/deep.ts'),
+      edge('lib/xy/c.ts', 'lib/xy/d.ts'),
+    ];
+    expect(pastDoors(graph, table)).toEqual([
+      'cli/b.ts:1 imports lib/x/deep.ts (static): import lib/x/index.ts instead',
+      'lib/y/a.ts:1 imports lib/x/deep.ts (dynamic): import lib/x/index.ts instead',
+    ]);
   });
 
   it('finds printing and exit codes, comments aside', () => {

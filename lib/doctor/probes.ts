@@ -7,12 +7,23 @@ import {spawnSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {findPython} from '../sandbox/python.js';
+import {
+  allowedCpus,
+  cgroupBounds,
+  cgroupsWork,
+  confinementFor,
+  createGroup,
+  findBwrap,
+  findPython,
+  findValgrind,
+  type PythonInstall,
+  resolvePython,
+  runsAsRoot,
+  sandboxProblem,
+  seccompProgram,
+  tasksetWorks,
+} from '../sandbox/index.js';
 import {pyenvTarget, onPath} from '../pyenv.js';
-import {cgroupBounds, cgroupsWork, createGroup} from '../sandbox/cgroup.js';
-import {allowedCpus, tasksetWorks} from '../sandbox/pin.js';
-import {confinementFor, findBwrap, findValgrind, resolvePython, runsAsRoot, sandboxProblem, type PythonInstall} from '../sandbox/sandbox.js';
-import {seccompProgram} from '../sandbox/seccomp.js';
 import {type Check, programCheck, userNamespacesCheck} from './check.js';
 
 /** A run's limits for the probes: those of a small plan (the sandbox's start does not depend on them). */

@@ -2,7 +2,7 @@
 import {lstatSync, readdirSync} from 'node:fs';
 import path from 'node:path';
 import {cacheDir, configDir, stateDir} from '../files.js';
-import {defaultLeaseFolder, leaseFolderVariable} from '../sandbox/cpu-lease.js';
+import {defaultLeaseFolder, leaseFolderVariable} from '../sandbox/index.js';
 import type {StateEntry} from './check.js';
 
 /** Bytes under `file` (symbolic links counted as themselves, never followed); 0 when it is absent. */

@@ -1,8 +1,7 @@
 /** What every stage of an eval shares: the plan, the loaded bundle, the sandbox, the snapshots. */
 import type {Bundle} from '../bundle/index.js';
 import type {Clock, Plan} from '../benchmark/plan.js';
-import type {RunSession, StartedRun} from './process.js';
-import type {Confinement, Counter, PythonInstall, SandboxKind} from '../sandbox/sandbox.js';
+import type {Confinement, OpenedRun, PythonInstall, RunSession, SandboxKind} from '../sandbox/index.js';
 import type {TreeHash} from './tamper.js';
 import type {BundleApi, EvalOptions, EvalReport, ReferenceDifference} from './types.js';
 
@@ -12,14 +11,9 @@ export interface RunFiles {
   entry: string;
 }
 
-/** A run whose processes started, with the folders that are its own (point.ts). */
-export interface PreparedRun {
+/** A run opened from the eval's spec (lib/sandbox openRun), with the files it runs (point-runs.ts). */
+export interface PreparedRun extends OpenedRun {
   files: RunFiles;
-  process: StartedRun;
-  scratch: string;
-  counter?: Counter;
-  /** Whether its cgroup can be frozen (so it may be kept across repetitions). */
-  freezable: boolean;
 }
 
 /** A run kept across repetitions: its session, its folders, and how many repetitions it served. */
@@ -85,7 +79,7 @@ export interface EvalContext {
   runAhead?: PreparedRun;
   /**
    * Speedup evals in the sandbox with a freezable cgroup, whose every repetition draws fresh cases
-   * (never a path split: point-run.ts keepsRuns): the runs kept across repetitions, by the files they run; each serves `repetitionsPerRun` repetitions. Null: runs
+   * (never a path split: point-runs.ts keepsRuns): the runs kept across repetitions, by the files they run; each serves `repetitionsPerRun` repetitions. Null: runs
    * cannot be kept here (no freezer).
    */
   kept?: Map<RunFiles, KeptRun> | null;

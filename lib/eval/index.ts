@@ -20,5 +20,5 @@ export {accuracyRatio, formatScore, mean, minSeconds, speedupRatio} from './scor
 export {pointSignature} from './signature.js';
 export {computeLock, lockDifference, lockFile, protectedPaths, readLock, writeLock} from '../benchmark/lock.js';
 export type {Lock} from '../benchmark/lock.js';
-export type {SandboxKind} from '../sandbox/sandbox.js';
+export type {SandboxKind} from '../sandbox/index.js';
 export type {PointSignature} from './signature.js';

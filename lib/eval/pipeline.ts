@@ -18,30 +18,32 @@ import {HarnessError, StaleLockError} from './errors.js';
 import {computeLock, lockDifference, readLock} from '../benchmark/lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from '../benchmark/plan.js';
 import {bundleFailure, casePairing, maxRepetitions, repetitionBlock, repetitionsPerRun, runPoint, type PointOutcome} from './point.js';
-import {pinCpu, type PinnedCpu} from '../sandbox/pin.js';
-import {killActiveRuns} from './process.js';
-import {findPython} from '../sandbox/python.js';
 import {
+  cgroupBounds,
+  cgroupsWork,
+  type Confinement,
   confinementFor,
   counterProblem,
-  objectsBeside,
   droppedRunProblem,
-  nprocPerNamespace,
-  runsAsRoot,
   findBwrap,
+  findPython,
   findValgrind,
+  killActiveRuns,
   mountedRootOf,
+  nprocPerNamespace,
+  objectsBeside,
   openToRuns,
+  pinCpu,
+  type PinnedCpu,
   resolvePython,
+  runsAsRoot,
+  type SandboxKind,
   sandboxProblem,
   tmpfsBounded,
-  type Confinement,
-  type SandboxKind,
-} from '../sandbox/sandbox.js';
+} from '../sandbox/index.js';
 import {overheadRatio, overheadWarning} from './overhead.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, repeatInterval, scoreInterval, trustedRepetitions, type PointRatios} from './stats.js';
-import {cgroupBounds, cgroupsWork} from '../sandbox/cgroup.js';
 import {dataFolder, splitPoints, testDataVariable, type PointSource} from './data.js';
 import {drawsFreshCases, publishedSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';

@@ -10,7 +10,7 @@ import type {Point} from '../bundle/index.js';
 import {HarnessError} from './errors.js';
 import type {PlanPoint} from '../benchmark/plan.js';
 import type {PointSource} from './data.js';
-import type {CaseInput} from './process.js';
+import type {CaseInput} from '../sandbox/index.js';
 import type {EvalContext} from './context.js';
 import {pointSignature, byteSize, type PointSignature} from './signature.js';
 import {freshSeeds} from './seeds.js';

@@ -6,24 +6,26 @@
  *    deliver.
  * 2. run (point-run.ts): each repetition is a fresh sandboxed run of the
  *    reference (speedup), then of the solution, on the same cases; the harness
- *    delivers every case and times it from outside (process.ts).
+ *    delivers every case and times it from outside (lib/sandbox/run.ts).
  * 3. verify (point-verify.ts): with every process of every run gone, the
  *    answers received are written out, the oracle writes expected/, and the
  *    bundle verifies each repetition's answers.
  */
 import type {PointSource} from './data.js';
-import type {UntimedCall} from './process.js';
+import type {UntimedCall} from '../sandbox/index.js';
 import type {EvalContext} from './context.js';
 import {timeOnClock} from './score.js';
 import {median, type PointRatios} from './stats.js';
 import type {CaseReport} from './types.js';
 import {checkedMake, makePoint} from './point-make.js';
-import {endPointRuns, runRepetitions, type RunStage} from './point-run.js';
+import {runRepetitions, type RunStage} from './point-run.js';
+import {endPointRuns} from './point-runs.js';
 import {verifyPoint} from './point-verify.js';
 
 // Part of what a point is to the pipeline and the calibration: the stages' own exports.
 export {bundleFailure} from './point-make.js';
-export {casePairing, maxRepetitions, repetitionBlock, repetitionsPerRun} from './point-run.js';
+export {maxRepetitions} from './point-run.js';
+export {casePairing, repetitionBlock, repetitionsPerRun} from './point-runs.js';
 
 /** Make, run and verify one point; returns its case reports, one set per side. */
 export async function runPoint(

@@ -3,21 +3,11 @@
  * result with its element type and concrete shape, as runner.py reads it.
  */
 import {bindingShape, type Binding as BundleBinding, type Bundle, type Point} from '../bundle/index.js';
+import type {RunnerBinding, RunnerSignature} from '../sandbox/index.js';
 
-/** One tensor binding with its dimensions evaluated at a point. */
-export interface Binding {
-  name: string;
-  type: string;
-  shape: number[];
-}
-
-/** What runner.py reads from its --signature file. */
-export interface PointSignature {
-  args: Binding[];
-  results: Binding[];
-  /** The plan's `interface = "solve"`: the runner calls `solve(problem)` on the decoded argument (lib/eval/objects.py). */
-  interface?: 'solve';
-}
+/** One tensor binding with its dimensions evaluated at a point; what runner.py reads (the sandbox's type, served in `hello`). */
+export type Binding = RunnerBinding;
+export type PointSignature = RunnerSignature;
 
 /** Evaluate every binding of the loaded bundle's signature at `point`. */
 export function pointSignature(bundle: Bundle, point: Point, solveInterface = false): PointSignature {

@@ -1,6 +1,6 @@
 /** The eval's options and its report (`--json FILE`), documented in lib/eval/README.md. */
 import type {Clock, Plan, PlanOverride, PlanPoint, Split} from '../benchmark/plan.js';
-import type {SandboxKind} from '../sandbox/sandbox.js';
+import type {SandboxKind} from '../sandbox/index.js';
 
 /** The part of the bundle runtime (lib/bundle) the pipeline calls; tests may pass their own. */
 export type BundleApi = Pick<typeof import('../bundle/index.js'), 'loadBundle' | 'parsePoint' | 'makeWorkDir' | 'writeExpected' | 'verifyWorkDir'> &

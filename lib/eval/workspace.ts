@@ -8,7 +8,7 @@
 import {mkdtemp, readdir, rename, rm} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {ownerAlive, ownerTag} from '../sandbox/owner.js';
+import {ownerAlive, ownerTag} from '../sandbox/index.js';
 
 const prefix = 'arbor-eval-';
 

@@ -26,7 +26,7 @@ import {
   type PythonInstall,
   type RunMounts,
   type SandboxKind,
-} from '../sandbox/sandbox.js';
+} from '../sandbox/index.js';
 
 /** A wrong answer (built from the task's own by structure) that is_solution accepted. */
 export interface ProbeFinding {

@@ -5,8 +5,7 @@
  * shim and its target) is tried once. A task is imported with the first that has every module it
  * imports; the entry names it (`[entry] python` in its bundle), and the eval runs it with that one.
  */
-import {findPython} from '../sandbox/python.js';
-import {resolvePython} from '../sandbox/sandbox.js';
+import {findPython, resolvePython} from '../sandbox/index.js';
 import {HarnessError} from '../benchmark/errors.js';
 import {prepareInspector, type Inspector} from './inspect.js';
 

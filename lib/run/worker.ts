@@ -25,7 +25,7 @@ import {mkdtemp, readdir, rm, stat} from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
-import {ownerAlive, ownerTag} from '../sandbox/owner.js';
+import {ownerAlive, ownerTag} from '../sandbox/index.js';
 import {sign, verifySigned, type MacScope} from './auth.js';
 import {drawsFreshCases, saltVariable} from '../eval/seeds.js';
 import {HarnessError} from '../eval/errors.js';

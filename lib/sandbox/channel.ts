@@ -1,7 +1,7 @@
 /**
  * The harness's end of a run's channels: the runner's socket, read as header
  * lines each followed by a payload (FrameReader), and whole streams such as
- * valgrind's log (collect). Nothing here knows what a case is; process.ts
+ * valgrind's log (collect). Nothing here knows what a case is; run-serve.ts
  * gives each header its meaning.
  */
 import type {Duplex} from 'node:stream';

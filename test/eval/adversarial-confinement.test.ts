@@ -5,7 +5,7 @@ import {closeSync, cpSync, mkdirSync, openSync, readFileSync, writeFileSync} fro
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cgroupsWork, createGroup} from '../../lib/sandbox/cgroup.js';
-import {implausibleCpu} from '../../lib/eval/process.js';
+import {implausibleCpu} from '../../lib/sandbox/run-serve.js';
 import {findPython} from '../../lib/sandbox/python.js';
 import {confinementFor, findBwrap, launchRun, resolvePython, runsAsRoot} from '../../lib/sandbox/sandbox.js';
 import {deniedSyscalls, enosysSyscalls} from '../../lib/sandbox/seccomp.js';

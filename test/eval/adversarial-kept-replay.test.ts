@@ -1,4 +1,4 @@
-// Runs kept across repetitions (lib/eval/point-run.ts keepsRuns) are never served a case they have met:
+// Runs kept across repetitions (lib/eval/point-runs.ts keepsRuns) are never served a case they have met:
 // a solution that remembers its answers, keyed by the inputs' bytes, must score what its algorithm is worth.
 import {cpSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';

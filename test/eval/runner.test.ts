@@ -1,4 +1,4 @@
-// One run on its own (lib/eval/process.ts with runner.py), no bundle involved:
+// One run on its own (lib/sandbox/run.ts with runner.py), no bundle involved:
 // the harness delivers hand-made cases over the channel and reads the answers.
 import {spawnSync} from 'node:child_process';
 import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs';
@@ -7,7 +7,8 @@ import {describe, expect, it} from 'vitest';
 import {cgroupsWork, createGroup} from '../../lib/sandbox/cgroup.js';
 import {startCpusFor} from '../../lib/sandbox/pin.js';
 import {findPython} from '../../lib/sandbox/python.js';
-import {runCases, settlingWarmup, startRun, warmupContinues, type CaseInput, type RunOutcome, type RunService} from '../../lib/eval/process.js';
+import {runCases, settlingWarmup, startRun, type CaseInput, type RunOutcome, type RunService} from '../../lib/sandbox/index.js';
+import {warmupContinues} from '../../lib/sandbox/run-serve.js';
 import {confinementFor, findBwrap, launchRun, resolvePython, type SandboxKind} from '../../lib/sandbox/sandbox.js';
 import {repoRoot, tempDir} from '../helpers/cli.js';
 
@@ -406,7 +407,7 @@ describe.runIf(kinds.includes('bwrap') && groupsFreeze())('a run kept across rep
     const dist = (file: string) => JSON.stringify(path.join(repoRoot, 'dist/lib', file));
     const script = `
       import {createGroup} from ${dist('sandbox/cgroup.js')};
-      import {startRun} from ${dist('eval/process.js')};
+      import {startRun} from ${dist('sandbox/run.js')};
       import {findPython} from ${dist('sandbox/python.js')};
       import {confinementFor, findBwrap, launchRun, resolvePython} from ${dist('sandbox/sandbox.js')};
       const python = resolvePython(findPython());

@@ -1,11 +1,11 @@
 // A crash says where: the solution's own frames (file:line and the line's text, the innermost 3),
 // on the score line, in --json and per repetition; never the runner's frames, and on secret test
-// cases neither the exception's message nor any frame (lib/eval/redact.ts, process.ts, failure.ts, runner.py).
+// cases neither the exception's message nor any frame (lib/eval/redact.ts, lib/sandbox/crash.ts, failure.ts, runner.py).
 import {copyFileSync, cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {sourceFrames, whereText} from '../../lib/eval/failure.js';
-import {framesOf} from '../../lib/eval/process.js';
+import {framesOf} from '../../lib/sandbox/crash.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 
 const solutions = path.join(fixtures, 'eval/solutions');
