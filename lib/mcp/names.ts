@@ -50,16 +50,17 @@ const elsewhere = '(a file outside the zoo and the workspaces)';
 
 /**
  * What the ledger calls a solution an agent passed (the path it gave, not the run's copy): relative to its
- * workspace (the workspace itself `.`), else to the entry; `entry` when it is the workspace's or the entry's
+ * workspace (the workspace itself by its folder's name), else to the entry; `entry` when it is the workspace's or the entry's
  * solution file, or the workspace folder (the entry's editable files), else `file`.
  */
 export function agentName(ctx: NamesContext, plan: Pick<Plan, 'dir' | 'solution'>, given: string): RunName {
   const workspaces = path.resolve(ctx.workspaces);
   if (!isInside(given, workspaces) || given === workspaces) return runName(plan.dir, given, plan, plan.dir);
-  const [, ...inner] = path.relative(workspaces, given).split(path.sep);
-  const rel = inner.join('/') || '.';
-  const own = rel === '.' || rel === path.relative(plan.dir, plan.solution).split(path.sep).join('/');
-  return {path: rel, kind: own ? 'entry' : 'file'};
+  const [workspace, ...inner] = path.relative(workspaces, given).split(path.sep);
+  // The workspace itself by its folder's name (as checkout's dest gave it), a file in it by its path there.
+  if (inner.length === 0) return {path: workspace!, kind: 'entry'};
+  const rel = inner.join('/');
+  return {path: rel, kind: rel === path.relative(plan.dir, plan.solution).split(path.sep).join('/') ? 'entry' : 'file'};
 }
 
 /** Text with the zoo's absolute paths made relative to it (the zoo itself: `.`). */
