@@ -268,8 +268,6 @@ export function formatRuns(report: RunsReport): string {
       ]),
     ),
   );
-  if (report.runs.some((run) => run.kind === 'eval' && !namesItself(run)))
-    lines.push("  (a best is a run named by --label, a commit or the entry's own solution: an unlabelled --solution file is listed below, never a best)");
   lines.push('', 'Runs (newest first):');
   lines.push(
     ...table(
@@ -291,6 +289,8 @@ export function formatRuns(report: RunsReport): string {
       ]),
     ),
   );
+  if (report.runs.some((run) => run.kind === 'eval' && !namesItself(run)))
+    lines.push("  (a best is a run named by --label, a commit or the entry's own solution: an unlabelled --solution file is listed, never a best)");
   if (report.runs.some((run) => run.importedFrom)) {
     lines.push(
       '  (runs marked "imported from" came from another ledger through `runs --merge`: listed, but never a best or a latest,',

@@ -53,7 +53,7 @@ describe('run labels', () => {
     const text = runCli(['benchmark', 'runs', 'relu_poly'], {cwd: root});
     expect(text.stdout).toContain(`best ${Number(score(labelled).toPrecision(4))} (#${first!.id})`);
     expect(text.stdout).toMatch(/ zeros baseline +sha /);
-    expect(text.stdout).toContain('an unlabelled --solution file is listed below, never a best');
+    expect(text.stdout).toContain('an unlabelled --solution file is listed, never a best');
 
     // The entry's own solution, unlabelled, is named by its file and digest, and is a best.
     const plain = runCli(['benchmark', 'eval', 'relu_poly', 'dev', '-q'], {cwd: root});
