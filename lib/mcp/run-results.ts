@@ -53,7 +53,7 @@ export async function finishEval(ctx: NamesContext, id: string, name: string, re
  * A compare's sides named as the agent passed them (the report, unaliased, names the paths it gave; its own
  * labels would name the run's copies): each side's label and kind, the candidate's the label the agent gave if any.
  */
-export function compareNames(ctx: NamesContext, plan: Plan, report: CompareReport, label?: string) {
+function compareNames(ctx: NamesContext, plan: Plan, report: CompareReport, label?: string) {
   const side = (which: 'baseline' | 'candidate') => {
     const summary = report[which];
     const solution = report.reports[which]?.solution;
