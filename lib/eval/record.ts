@@ -31,18 +31,16 @@ export interface RecordEvalOptions {
  */
 export type RunName = {given: string} | {path: string; kind: 'entry' | 'file'} | {label: string; kind: LabelKind};
 
-/** A label the caller gives (`--label`, MCP's `label`): 1 to 80 characters, none a control character, not blank. */
+/** A label the caller gives (`--label`, MCP's `label`): 1 to 80 characters, none a control character or line break, not blank. */
 export function checkLabel(label: unknown, what = '--label'): string {
-  if (typeof label !== 'string')
-    throw new UsageError(
-      `${what}: give one label, a text of 1 to 80 printable characters (e.g. ${what === '--label' ? '--label "blocked v2"' : `${what}: "blocked v2"`})`,
-      'usage',
-    );
+  const example = what === '--label' ? '--label "blocked v2"' : `${what}: "blocked v2"`;
+  if (typeof label !== 'string') throw new UsageError(`${what}: give one label, a text of 1 to 80 printable characters (e.g. ${example})`, 'usage');
   const characters = [...label];
+  // Printable only: a line break or an escape sequence in a label would forge lines of `runs` and the owner's terminal.
   if (characters.length >= 1 && characters.length <= 80 && label.trim() !== '' && !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(label)) return label;
   const shown = JSON.stringify(characters.length > 40 ? `${characters.slice(0, 40).join('')}…` : label);
   throw new UsageError(
-    `${what} ${shown}: expected 1 to 80 printable characters naming the solution (no line breaks or control characters), e.g. ${what === '--label' ? '--label "blocked v2"' : `${what}: "blocked v2"`}`,
+    `${what} ${shown}: expected 1 to 80 printable characters naming the solution (no line breaks or control characters), e.g. ${example}`,
     'usage',
   );
 }
