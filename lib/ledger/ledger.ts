@@ -20,11 +20,7 @@ export type RunStatus = 'ok' | 'failed' | 'error';
 export type SeedSource = 'published' | 'derived' | 'fresh' | 'files';
 const seedSources: readonly string[] = ['published', 'derived', 'fresh', 'files'];
 
-/**
- * How a run's solution label was made (schema 4): `given` by its caller (`--label`, MCP's `label`), `commit` for a
- * git revision, `entry` for the entry's own solution file (or editable files), `file` for any other file or folder (a
- * path plus a short digest). Only a `file` label leaves what the solution was unsaid: such a run is never a best.
- */
+/** How a solution label was made (schema 4): `given` (`--label`), `commit`, `entry` (the entry's own solution), `file` (any other path: never a best). */
 export type LabelKind = 'given' | 'commit' | 'entry' | 'file';
 const labelKinds: readonly string[] = ['given', 'commit', 'entry', 'file'];
 
