@@ -16,6 +16,7 @@ interface CompareArgs {
   quiet: boolean;
   keep: boolean;
   unsandboxed: boolean;
+  label?: string;
 }
 
 export const compareCommand: CommandModule<object, CompareArgs> = {
@@ -55,6 +56,11 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
         requiresArg: true,
         describe: 'The run ledger to read --baseline-run from and record to (default $ARBOR_LEDGER, else .arbor/runs.db at the git root)',
       })
+      .option('label', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'What to call the candidate in the run ledger (1-80 characters; default its path and a short digest, or its commit)',
+      })
       .option('quiet', {alias: 'q', type: 'boolean', default: false, describe: 'No progress on stderr (errors still show)'})
       .option('keep', {type: 'boolean', default: false, describe: 'Keep the temporary work folders and say where they are'})
       .option('unsandboxed', {type: 'boolean', default: false, describe: 'Run both solutions without the bubblewrap sandbox'})
@@ -79,6 +85,8 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
         `missing ${sides.length === 0 ? 'baseline and candidate' : 'candidate'}: expected arbor benchmark compare <benchmark> <baseline> <candidate> (or <candidate> --baseline-run ID)`,
       );
     }
+    const {checkLabel, sideName} = await import('../../lib/eval/record.js');
+    if (args.label !== undefined) checkLabel(args.label);
     process.on('SIGUSR1', () => {});
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
     const {formatCompare, checkPackageable, writePackage} = await import('../../lib/compare/index.js');
@@ -109,6 +117,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     // On record first: whatever happens to the outputs below, the runs (a test split's exposure) are counted.
     const plan = await loadPlan(report.benchmark);
     const {recordEval} = await import('../../lib/eval/record.js');
+    const name = sideName(report.candidate, args.label);
     const compare = {
       verdict: report.verdict,
       ratio: report.ratio,
@@ -117,8 +126,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       baselineRun: report.baseline.run ?? null,
       baselineLabel: report.baseline.label,
     };
-    for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare, solutionLabel: report.candidate.label}))
-      process.stderr.write(`${warning}\n`);
+    for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare, name})) process.stderr.write(`${warning}\n`);
     if (args.jsonFile) await writeReport(args.jsonFile, report);
     const text = args.json ? process.stderr : process.stdout;
     text.write(formatCompare(report));

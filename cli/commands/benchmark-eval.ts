@@ -33,6 +33,7 @@ interface EvalArgs {
   quiet: boolean;
   unsandboxed: boolean;
   data?: string;
+  label?: string;
 }
 
 export const evalCommand: CommandModule<object, EvalArgs> = {
@@ -43,6 +44,11 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       .positional('benchmark', {type: 'string', demandOption: true, describe: 'The benchmark folder (holding plan.toml)'})
       .positional('split', {type: 'string', describe: 'dev or test'})
       .option('solution', {type: 'string', requiresArg: true, describe: "Evaluate this solution file instead of the plan's solution.py"})
+      .option('label', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'What to call this solution in the run ledger (1-80 characters; default its path and a short digest, e.g. solution.py@3fa2c1)',
+      })
       .option('data', {
         type: 'string',
         requiresArg: true,
@@ -73,6 +79,8 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       ),
   handler: async (args) => {
     checkNotAFile(args.benchmark);
+    const {checkLabel} = await import('../../lib/eval/record.js');
+    if (args.label !== undefined) checkLabel(args.label);
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});
     const {formatScore} = await import('../../lib/eval/index.js');
@@ -100,7 +108,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     // With --json, stdout is the JSON document alone and the score line is a message like the others.
     // On record before the outputs: the warnings (test exposure, test before dev) go in --json's `warnings` too.
     const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/benchmark/plan.js')]);
-    const warnings = await recordEval(report, {plan: await loadPlan(report.benchmark)});
+    const warnings = await recordEval(report, {plan: await loadPlan(report.benchmark), ...(args.label === undefined ? {} : {name: {given: args.label}})});
     (args.json ? process.stderr : process.stdout).write(`score: ${formatScore(report.score)}\n`);
     if (args.json) printJson({...report, warnings});
     for (const warning of warnings) process.stderr.write(`${warning}\n`);

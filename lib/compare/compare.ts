@@ -15,6 +15,7 @@ import {closingInterval, median, ratioSequence, sequentialDecision, trustedRepet
 import type {CaseStatus, EvalOptions, EvalReport, RepetitionReport} from '../eval/types.js';
 import {createWorkFolder} from '../eval/workspace.js';
 import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
+import type {LabelKind} from '../ledger/ledger.js';
 import {describeSide, resolveSide, sideLabel, type SideSource} from './sides.js';
 
 export type {Verdict} from './ratio.js';
@@ -50,8 +51,10 @@ export interface SideSummary {
   argument: string;
   /** What it is: `solution.py (file, as committed)`, `HEAD~1 (commit …)`, `ledger run 12 (…)`. */
   description: string;
-  /** Its name in the ledger: `solution.py`, `../fast.py` (from the benchmark folder), `commit 1a2b3c4d5e6f (HEAD~1)`, `ledger run #12`. */
+  /** Its name in the ledger: `solution.py@3fa2c1`, `../fast.py@07b1e9` (from the benchmark folder, with a digest), `commit 1a2b3c4d5e6f (HEAD~1)`, `ledger run #12`. */
   label: string;
+  /** How the label was made (lib/ledger LabelKind); absent for a ledger run reused as the baseline. */
+  labelKind?: LabelKind;
   score: number;
   interval: [number, number] | null;
   failure?: string;
@@ -461,7 +464,7 @@ function sideSummary(input: BuildInput, side: SideSource, report: EvalReport): S
   return {
     argument: side.argument,
     description: describeSide(side, input.cwd),
-    label: sideLabel(side, input.plan.dir, input.cwd),
+    ...labelFields(sideLabel(side, input.plan, input.cwd, report.solutionSha256 ?? null)),
     score: report.score,
     interval: report.interval ?? null,
     ...(report.failure ? {failure: report.failure} : {}),
@@ -470,6 +473,8 @@ function sideSummary(input: BuildInput, side: SideSource, report: EvalReport): S
     environment: report.environment?.fingerprint ?? null,
   };
 }
+
+const labelFields = ({label, kind}: {label: string; kind: LabelKind}) => ({label, labelKind: kind});
 
 /** A baseline read from the ledger (`--baseline-run`), as the report shows it. */
 function recordedSummary(recorded: RecordedBaseline, failure: string | undefined): SideSummary {

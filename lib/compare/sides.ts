@@ -8,7 +8,8 @@ import {chmod, mkdir, stat, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import type {Plan} from '../benchmark/plan.js';
-import {solutionLabel} from '../eval/record.js';
+import {labelOf, runName} from '../eval/record.js';
+import type {LabelKind} from '../ledger/ledger.js';
 import type {SideRequest} from '../eval/types.js';
 
 export type SideLabel = 'baseline' | 'candidate';
@@ -74,8 +75,12 @@ export function describeSide(side: SideSource, cwd: string): string {
   return `${shown} (${side.kind}${state})`;
 }
 
-/** How the ledger names a side: a file or folder by its path from the benchmark folder, a revision by its commit (the argument kept after it). */
-export function sideLabel(side: SideSource, benchmarkDir: string, cwd: string): string {
-  if (side.kind === 'revision') return `commit ${side.commit!.slice(0, 12)}${side.argument === side.commit ? '' : ` (${side.argument})`}`;
-  return solutionLabel(benchmarkDir, side.argument, cwd);
+/**
+ * How the ledger names a side: a revision by its commit (the argument kept after it), a file or folder by
+ * its path from the benchmark folder and the first 6 hex digits of its digest (`solution.py@3fa2c1`).
+ */
+export function sideLabel(side: SideSource, plan: Pick<Plan, 'dir' | 'solution'>, cwd: string, digest: string | null): {label: string; kind: LabelKind} {
+  if (side.kind === 'revision')
+    return {label: `commit ${side.commit!.slice(0, 12)}${side.argument === side.commit ? '' : ` (${side.argument})`}`, kind: 'commit'};
+  return labelOf(runName(plan.dir, side.argument, plan, cwd), digest);
 }

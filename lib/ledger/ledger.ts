@@ -20,6 +20,10 @@ export type RunStatus = 'ok' | 'failed' | 'error';
 export type SeedSource = 'published' | 'derived' | 'fresh' | 'files';
 const seedSources: readonly string[] = ['published', 'derived', 'fresh', 'files'];
 
+/** How a solution label was made (schema 4): `given` (`--label`), `commit`, `entry` (the entry's own solution), `file` (any other path: never a best). */
+export type LabelKind = 'given' | 'commit' | 'entry' | 'file';
+const labelKinds: readonly string[] = ['given', 'commit', 'entry', 'file'];
+
 /** The verdict of a compare run. */
 export type CompareVerdict = 'better' | 'worse' | 'same';
 
@@ -60,6 +64,8 @@ export interface RunRecord {
    * schema 1). The digest says what ran; this says what to call it.
    */
   solutionLabel?: string | null;
+  /** How `solutionLabel` was made (see LabelKind); null when unknown (runs recorded before schema 4). */
+  labelKind?: LabelKind | null;
   /** The repository's HEAD and dirty flag (`gitState`), null outside a repository. */
   git: {commit: string; dirty: boolean} | null;
   environment: RecordedEnvironment;
@@ -82,6 +88,7 @@ export interface LedgerRun extends RunRecord {
   id: number;
   time: string;
   solutionLabel: string | null;
+  labelKind: LabelKind | null;
   /**
    * Null for a run this ledger recorded; for a run another ledger recorded and
    * `arbor benchmark runs --merge` imported, the file it came from (absolute,
@@ -123,7 +130,7 @@ export interface OpenOptions {
 }
 
 /** The schema version this arbor writes (`PRAGMA user_version`). */
-export const schemaVersion = 3;
+export const schemaVersion = 4;
 
 /** Migrations: entry i brings a ledger from version i to i + 1, inside one immediate transaction. */
 const migrations: readonly string[] = [
@@ -160,10 +167,12 @@ const migrations: readonly string[] = [
   ALTER TABLE runs ADD COLUMN baseline_label TEXT;`,
   // 3: runs imported from another ledger (`runs --merge`) name the file they came from; every run recorded here keeps NULL.
   `ALTER TABLE runs ADD COLUMN imported_from TEXT;`,
+  // 4: how the solution label was made (LabelKind), so a best is only a run whose label says what it was; older runs keep NULL.
+  `ALTER TABLE runs ADD COLUMN label_kind TEXT;`,
 ];
 
 /** The columns each schema version added after the first, for reading an older ledger opened read-only (not migrated). */
-const addedColumns: readonly (readonly string[])[] = [[], [], ['solution_label', 'baseline_label'], ['imported_from']];
+const addedColumns: readonly (readonly string[])[] = [[], [], ['solution_label', 'baseline_label'], ['imported_from'], ['label_kind']];
 
 /**
  * The `.gitignore` written into an `.arbor/` folder: everything in it,
@@ -204,6 +213,7 @@ interface Row {
   solution_label: string | null;
   baseline_label: string | null;
   imported_from: string | null;
+  label_kind: string | null;
 }
 
 type Database = BetterSqlite3.Database;
@@ -481,6 +491,8 @@ function toRow(record: RunRecord, file: string): Omit<Row, 'id'> {
     if (label !== undefined && label !== null && (typeof label !== 'string' || label === ''))
       throw invalid(`${name} ${JSON.stringify(label)} is not a non-empty string or null`);
   }
+  if (record.labelKind !== undefined && record.labelKind !== null && !labelKinds.includes(record.labelKind))
+    throw invalid(`labelKind ${JSON.stringify(record.labelKind)}, expected one of ${labelKinds.join(', ')} or null`);
   const compare = record.compare ?? null;
   if (compare) {
     if (!verdicts.includes(compare.verdict)) throw invalid(`verdict ${JSON.stringify(compare.verdict)}, expected one of ${verdicts.join(', ')}`);
@@ -517,6 +529,7 @@ function toRow(record: RunRecord, file: string): Omit<Row, 'id'> {
     baseline_label: compare?.baselineLabel ?? null,
     // A recorded run is always this ledger's own: only `importRuns` marks a run imported.
     imported_from: null,
+    label_kind: record.labelKind ?? null,
   };
 }
 
@@ -560,6 +573,7 @@ function fromRow(row: Row, file: string): LedgerRun {
     split: row.split,
     solutionSha256: row.solution_sha256,
     solutionLabel: row.solution_label ?? null,
+    labelKind: (row.label_kind ?? null) as LabelKind | null,
     importedFrom: row.imported_from ?? null,
     git: row.git_commit === null ? null : {commit: row.git_commit, dirty: row.git_dirty === 1},
     environment: parse<RecordedEnvironment>(row.environment, 'environment'),

@@ -17,7 +17,10 @@ export interface SplitSummary {
   runs: number;
   /** Of those, the runs imported from another ledger (`runs --merge`). */
   imported: number;
-  /** The eval run with the highest score (the newest among equals); null when none scored. Never an imported run. */
+  /**
+   * The eval run with the highest score (the newest among equals) among those whose label says what they were
+   * (`namesItself`); null when none scored. Never an imported run, never a throwaway file's.
+   */
   best: LedgerRun | null;
   /** The newest eval run. Never an imported run. */
   latest: LedgerRun | null;
@@ -89,8 +92,23 @@ export async function benchmarkInfo(dir: string): Promise<BenchmarkInfo> {
 }
 
 /**
+ * Whether a run's label says what its solution was, so that it may be a best: a label its caller gave,
+ * a commit, or the entry's own solution; not an unlabelled file (`--solution ../try.py`), which is often
+ * a throwaway (a wrong key, an experiment) and would otherwise stand as the entry's best. A run recorded
+ * before labels had a kind (schema 4) goes by its label: none, a commit, or a path inside the entry counts;
+ * a path out of it (`../try.py`, absolute) does not.
+ */
+export function namesItself(run: Pick<LedgerRun, 'labelKind' | 'solutionLabel'>): boolean {
+  if (run.labelKind) return run.labelKind !== 'file';
+  const label = run.solutionLabel;
+  if (label === null || label.startsWith('commit ')) return true;
+  return !path.isAbsolute(label) && !label.split('/').includes('..');
+}
+
+/**
  * Group runs (any order) by benchmark and split, each with its best and latest eval; sorted by
- * benchmark, then split. The best is the lowest score for the benchmarks named in `minimize`.
+ * benchmark, then split. The best is the lowest score for the benchmarks named in `minimize`, and
+ * only a run that `namesItself` is one: a throwaway file is listed and may be the latest, never the best.
  * An imported run (`importedFrom`) is counted but is never the best or the latest: nothing
  * proves another ledger's run was measured here, nor that its test run is this zoo's result.
  */
@@ -105,7 +123,11 @@ export function summarizeRuns(runs: readonly LedgerRun[], minimize: ReadonlySet<
     if (run.kind !== 'eval' || run.importedFrom) continue;
     if (!group.latest || byTime(run, group.latest) > 0) group.latest = run;
     const better = (a: number, b: number) => (minimize.has(run.benchmark.name) ? a < b : a > b);
-    if (run.score !== null && (!group.best || better(run.score, group.best.score!) || (run.score === group.best.score && byTime(run, group.best) > 0)))
+    if (
+      run.score !== null &&
+      namesItself(run) &&
+      (!group.best || better(run.score, group.best.score!) || (run.score === group.best.score && byTime(run, group.best) > 0))
+    )
       group.best = run;
   }
   return [...groups.values()].sort((a, b) => compareText(a.benchmark, b.benchmark) || compareText(a.split, b.split));
@@ -267,6 +289,8 @@ export function formatRuns(report: RunsReport): string {
       ]),
     ),
   );
+  if (report.runs.some((run) => run.kind === 'eval' && !namesItself(run)))
+    lines.push("  (a best is a run named by --label, a commit or the entry's own solution: an unlabelled --solution file is listed, never a best)");
   if (report.runs.some((run) => run.importedFrom)) {
     lines.push(
       '  (runs marked "imported from" came from another ledger through `runs --merge`: listed, but never a best or a latest,',

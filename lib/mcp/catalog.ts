@@ -25,7 +25,7 @@ function scoreOf(ctx: ServerContext, run: LedgerRun | null): z.infer<typeof devS
       run: run.id,
       score: run.score,
       interval: run.interval,
-      solution: shownLabel(ctx, run.solutionLabel, run.benchmark.path, run.solutionSha256),
+      solution: shownLabel(ctx, run.solutionLabel, run.benchmark.path, run.solutionSha256, run.labelKind),
       time: run.time,
     }
   );

@@ -3,6 +3,7 @@ import {rmSync, statSync} from 'node:fs';
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
 import {UsageError} from '../errors.js';
+import {checkLabel} from '../eval/record.js';
 import {costInput, longCallInput, registerLongTool} from './calls.js';
 import {confinedPath, entryDir, type ServerContext, workspaceOf} from './context.js';
 import {type Snapshot, snapshotSide} from './snapshot.js';
@@ -42,6 +43,19 @@ export function copiesOf(...snapshots: Array<Snapshot | undefined>): {aliases: A
   return {aliases: taken.map((each) => [each.path, each.original]), scratch: taken.map((each) => each.scratch)};
 }
 
+/** The `label` argument of evaluate and submit_test: what the ledger, list_runs and the report call the solution. */
+export const labelInput = z
+  .string()
+  .optional()
+  .describe(
+    'What to call this solution in the run history (1-80 printable characters); default its path in the workspace and a short digest, e.g. solution.py@3fa2c1',
+  );
+
+/** A call's checked label, as a field to spread (none when it gave none). */
+export function labelArgument(input: {label?: string}): {label?: string} {
+  return input.label === undefined ? {} : {label: checkLabel(input.label, 'label')};
+}
+
 /** The cost override of a call. */
 export function costOf(input: {repetitions?: number; maxSeconds?: number}): JobRequest['cost'] {
   return input.repetitions === undefined && input.maxSeconds === undefined ? undefined : {repetitions: input.repetitions, maxSeconds: input.maxSeconds};
@@ -76,6 +90,7 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     workspace: z.string().optional().describe('A workspace checkout returned'),
     solution: z.string().optional().describe('A solution file (or folder of editable files) in a workspace or the zoo'),
     split: splitInput,
+    label: labelInput,
     ...costInput,
     ...longCallInput,
   };
@@ -99,8 +114,9 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     },
     start: async (input, task) => {
       devOnly('evaluate', input.split);
+      const label = labelArgument(input);
       const {name, benchmark, side, snapshot} = await resolveSolution(ctx, input);
-      const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input)};
+      const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input), ...label};
       return ctx.runs.launch({tool: 'evaluate', name, request, ...copiesOf(snapshot)}, {sealed: false, task});
     },
   });

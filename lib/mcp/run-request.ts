@@ -20,6 +20,8 @@ export interface JobRequest {
   cost?: {repetitions?: number; maxSeconds?: number};
   /** test: the salted seeds, derived by the server. */
   testSeeds?: number[];
+  /** What the agent called the solution (evaluate's `label`), checked by the server; else the path it passed names it. */
+  label?: string;
 }
 
 /** What a sealed run needs beyond its compare. */
@@ -37,6 +39,8 @@ export interface SealedSpec {
   releaseMs: number;
   /** A run already scoring the same solution: this one waits for its answer instead of running. */
   follow?: number;
+  /** What the agent called the solution (submit_test's `label`), checked by the server. */
+  label?: string;
 }
 
 /** What the server hands a runner. */

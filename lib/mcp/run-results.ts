@@ -5,17 +5,26 @@
  */
 import type {CompareReport} from '../compare/index.js';
 import type {EvalReport} from '../eval/types.js';
-import {shownLabel} from './names.js';
+import type {Plan} from '../benchmark/plan.js';
+import {labelOf, type RunName} from '../eval/record.js';
+import type {LabelKind} from '../ledger/ledger.js';
+import {agentName, shownLabel} from './names.js';
 import type {NamesContext} from './paths.js';
 
+/** What the ledger calls the solution of a call: the label the agent gave, else the path it passed (never the run's copy). */
+function callName(ctx: NamesContext, plan: Plan, solution: string, label: string | undefined): RunName {
+  return label === undefined ? agentName(ctx, plan, solution) : {given: label};
+}
+
 /** Record a dev eval as `arbor benchmark eval` does and shape the tool's result (in the run's process: runner.ts). */
-export async function finishEval(ctx: NamesContext, id: string, name: string, report: EvalReport) {
+export async function finishEval(ctx: NamesContext, id: string, name: string, report: EvalReport, label?: string) {
   const [{recordEvalRun}, {loadPlan}, {flatCases}] = await Promise.all([
     import('../eval/record.js'),
     import('../benchmark/plan.js'),
     import('../eval/score.js'),
   ]);
-  const {runId, warnings} = await recordEvalRun(report, {plan: await loadPlan(report.benchmark), env: ctx.env, cwd: ctx.zoo});
+  const plan = await loadPlan(report.benchmark);
+  const {runId, warnings} = await recordEvalRun(report, {plan, env: ctx.env, cwd: ctx.zoo, name: callName(ctx, plan, report.solution, label)});
   return {
     id,
     name,
@@ -40,29 +49,45 @@ export async function finishEval(ctx: NamesContext, id: string, name: string, re
   };
 }
 
+/**
+ * A compare's sides named as the agent passed them (the report, unaliased, names the paths it gave; its own
+ * labels would name the run's copies): each side's label and kind, the candidate's the label the agent gave if any.
+ */
+function compareNames(ctx: NamesContext, plan: Plan, report: CompareReport, label?: string) {
+  const side = (which: 'baseline' | 'candidate') => {
+    const summary = report[which];
+    const solution = report.reports[which]?.solution;
+    if (summary.run !== undefined || solution === undefined) return {label: summary.label, kind: summary.labelKind ?? null};
+    return labelOf(callName(ctx, plan, solution, which === 'candidate' ? label : undefined), summary.solutionSha256);
+  };
+  return {baseline: side('baseline'), candidate: side('candidate')};
+}
+
 /** Record a dev compare as `arbor benchmark compare` does and shape the tool's result. */
-export async function recordCompare(ctx: NamesContext, report: CompareReport): Promise<{runId: number | null; warnings: string[]}> {
+export async function recordCompare(ctx: NamesContext, report: CompareReport, label?: string): Promise<{runId: number | null; warnings: string[]}> {
   const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js')]);
+  const plan = await loadPlan(report.benchmark);
+  const names = compareNames(ctx, plan, report, label);
   const compare = {
     verdict: report.verdict,
     ratio: report.ratio,
     interval: report.ci,
     baselineSha256: report.baseline.solutionSha256,
     baselineRun: report.baseline.run ?? null,
-    baselineLabel: report.baseline.label,
+    baselineLabel: names.baseline.label,
   };
   return recordEvalRun(report.reports.candidate, {
-    plan: await loadPlan(report.benchmark),
+    plan,
     env: ctx.env,
     cwd: ctx.zoo,
     kind: 'compare',
     compare,
-    solutionLabel: report.candidate.label,
+    name: {label: names.candidate.label, kind: names.candidate.kind ?? 'file'},
   });
 }
 
-const side = (ctx: NamesContext, benchmark: string, s: CompareReport['baseline']) => ({
-  label: shownLabel(ctx, s.label, benchmark, s.solutionSha256) ?? '-',
+const side = (ctx: NamesContext, benchmark: string, s: CompareReport['baseline'], named: {label: string; kind: LabelKind | null}) => ({
+  label: shownLabel(ctx, named.label, benchmark, s.solutionSha256, named.kind) ?? '-',
   score: s.score,
   interval: s.interval,
   ...(s.failure ? {failure: s.failure} : {}),
@@ -71,6 +96,7 @@ const side = (ctx: NamesContext, benchmark: string, s: CompareReport['baseline']
 /** Record a dev compare and shape the tool's result (in the run's process). */
 export async function finishCompare(ctx: NamesContext, id: string, name: string, report: CompareReport) {
   const {runId, warnings} = await recordCompare(ctx, report);
+  const names = compareNames(ctx, await (await import('../benchmark/plan.js')).loadPlan(report.benchmark), report);
   return {
     id,
     name,
@@ -79,8 +105,8 @@ export async function finishCompare(ctx: NamesContext, id: string, name: string,
     ratio: report.ratio,
     interval: report.ci,
     reason: report.reason,
-    baseline: side(ctx, report.benchmark, report.baseline),
-    candidate: side(ctx, report.benchmark, report.candidate),
+    baseline: side(ctx, report.benchmark, report.baseline, names.baseline),
+    candidate: side(ctx, report.benchmark, report.candidate, names.candidate),
     correctness: report.correctness,
     runId,
     warnings,

@@ -35,7 +35,7 @@ async function devRun(spec: RunnerSpec, store: McpStore): Promise<Record<string,
   const result =
     request.kind === 'compare'
       ? await finishCompare(ctx, spec.id, spec.name, report as CompareReport)
-      : await finishEval(ctx, spec.id, spec.name, report as EvalReport);
+      : await finishEval(ctx, spec.id, spec.name, report as EvalReport, request.label);
   // Before the run ends: list_runs shows the record to this run's client alone (jobs.ts, othersLedgerRuns).
   if (typeof result.runId === 'number') store.ownLedgerRun(spec.run, result.runId);
   return result;

@@ -29,7 +29,7 @@ async function listRuns(ctx: ServerContext, name: string | undefined) {
     time: run.time,
     kind: run.kind,
     benchmark: run.benchmark.name,
-    solution: shownLabel(ctx, run.solutionLabel, run.benchmark.path, run.solutionSha256),
+    solution: shownLabel(ctx, run.solutionLabel, run.benchmark.path, run.solutionSha256, run.labelKind),
     solutionSha256: run.solutionSha256,
     score: run.score,
     interval: run.interval,
@@ -65,7 +65,7 @@ export function registerRuns(server: McpServer, ctx: ServerContext): void {
     {
       title: 'Dev history',
       description:
-        "The zoo ledger's dev runs (evals and compares) of yours and of the zoo's owner, newest first, with the best and latest eval per benchmark. A run imported from another ledger says imported: true and is never a best. Test runs are the owner's (arbor benchmark runs --split test).",
+        "The zoo ledger's dev runs (evals and compares) of yours and of the zoo's owner, newest first, with the best and latest eval per benchmark. A best is only a run whose label says what it was: a label you gave (evaluate's or submit_test's label), a commit, or the entry's solution file (a workspace's solution.py, or the workspace); another file (solution: path@digest) is listed, never a best. A run imported from another ledger says imported: true and is never a best. Test runs are the owner's (arbor benchmark runs --split test).",
       inputSchema: {name: z.string().optional().describe('Only this benchmark')},
       outputSchema: {
         summary: z.array(

@@ -158,7 +158,7 @@ export async function settle(
   await released(sealed.startedMs, sealed.releaseMs, ready);
   try {
     if (report && answer) {
-      await recordCompare(ctx, report);
+      await recordCompare(ctx, report, sealed.label);
       return {ok: true, answer: await rememberAnswer(sealed.budgetFile, sealed.planName, sealed.digest, answer, lock), ready};
     }
   } catch (error) {

@@ -29,7 +29,7 @@ import {derivedTestSeeds} from '../run/eval-process.js';
 import {budgetFile, knownAnswer, reserveCall, type SealedAnswer} from './budget.js';
 import {longCallInput, type LongTool, registerLongTool} from './calls.js';
 import type {ServerContext} from './context.js';
-import {copiesOf, resolveSolution} from './evaluate.js';
+import {copiesOf, labelArgument, labelInput, resolveSolution} from './evaluate.js';
 import {entryReleaseSeconds} from './release.js';
 import type {TaskOptions} from './jobs.js';
 import type {SealedSpec} from './run-request.js';
@@ -62,9 +62,9 @@ function scoringKey(planName: string, digest: string): string {
 /** A submit_test call past its checks: counted, then answered by a run (scored, following another, or the answer known). */
 async function submit(
   ctx: ServerContext,
-  call: {name: string; benchmark: string; snapshot: Snapshot; started: number; task: TaskOptions | null},
+  call: {name: string; benchmark: string; snapshot: Snapshot; started: number; task: TaskOptions | null; label?: string},
 ): Promise<number> {
-  const {name, benchmark, snapshot, started, task} = call;
+  const {name, benchmark, snapshot, started, task, label} = call;
   const [{loadPlan}, {ledgerPathFor}] = await Promise.all([import('../benchmark/plan.js'), import('../ledger/location.js')]);
   const plan = await loadPlan(benchmark);
   const digest = await digestOf(plan, snapshot.path);
@@ -77,7 +77,15 @@ async function submit(
     );
   }
   const releaseMs = (await entryReleaseSeconds(ctx, plan)) * 1000;
-  const sealed = {budgetFile: file, planName: plan.name, digest, startedMs: started, releaseMs, budget: {used, of: plan.testBudget}};
+  const sealed = {
+    budgetFile: file,
+    planName: plan.name,
+    digest,
+    startedMs: started,
+    releaseMs,
+    budget: {used, of: plan.testBudget},
+    ...(label === undefined ? {} : {label}),
+  };
   const copies = copiesOf(snapshot);
   if (ctx.sealedQueue && !reserved) {
     const work = () =>
@@ -116,14 +124,16 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
   const shape = {
     name: z.string().optional().describe('The benchmark (default: the one the workspace was checked out from)'),
     solution: z.string().describe('A solution file or a workspace folder'),
+    label: labelInput,
     ...longCallInput,
   };
   const start: LongTool<typeof shape>['start'] = async (input, task) => {
     const started = Date.now();
+    const label = labelArgument(input);
     // The solution is taken now (snapshot.ts): its digest and its run are of these bytes, whatever the workspace holds later.
     const {name, benchmark, snapshot} = await resolveSolution(ctx, {name: input.name, solution: input.solution});
     try {
-      return await submit(ctx, {name, benchmark, snapshot: snapshot!, started, task});
+      return await submit(ctx, {name, benchmark, snapshot: snapshot!, started, task, ...label});
     } catch (error) {
       rmSync(snapshot!.scratch, {recursive: true, force: true});
       throw error;

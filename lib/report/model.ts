@@ -210,7 +210,7 @@ export function scoredRun(run: LedgerRun): ScoredRun {
   };
 }
 
-/** Latest and best eval per split (dev and test always, then any other split the runs name); best is the lowest score under `minimize`. */
+/** Latest and best eval per split (dev and test always, then any other split the runs name); best is the lowest score under `minimize`, and only a run whose label says what it was (`namesItself`). */
 export function splitScores(runs: readonly LedgerRun[], minimize = false): SplitScores[] {
   const summaries = summarizeRuns(runs, minimize ? new Set(runs.map((run) => run.benchmark.name)) : undefined);
   const splits = [...new Set<string>([...reportSplits, ...summaries.map((s) => s.split)])];

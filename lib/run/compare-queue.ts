@@ -10,7 +10,7 @@ import type {Queue as BullQueue, QueueEvents as BullQueueEvents} from 'bullmq';
 import type {CompareReport} from '../compare/index.js';
 import type {Plan, Split} from '../benchmark/plan.js';
 import {drawsFreshCases} from '../eval/seeds.js';
-import {solutionLabel} from '../eval/record.js';
+import {labelOf, runName} from '../eval/record.js';
 import {sign, verifySigned, type MacScope} from './auth.js';
 import {encodeCompareJob} from './job.js';
 import {checkRedis, connectionOptions, defaultQueueName, queueRefused, type QueueAddress} from './redis.js';
@@ -200,6 +200,10 @@ function localize(report: CompareReport, call: CompareCall): void {
     report.reports.baseline.benchmark = dir;
     report.reports.baseline.solution = call.plan.solution;
   }
-  report.candidate = {...report.candidate, argument: call.candidate, label: solutionLabel(dir, call.candidate)};
-  report.baseline = {...report.baseline, argument: call.plan.solution, label: solutionLabel(dir, call.plan.solution)};
+  const named = (solution: string, digest: string | null) => {
+    const {label, kind} = labelOf(runName(dir, solution, call.plan), digest);
+    return {argument: solution, label, labelKind: kind};
+  };
+  report.candidate = {...report.candidate, ...named(call.candidate, report.reports.candidate.solutionSha256 ?? null)};
+  report.baseline = {...report.baseline, ...named(call.plan.solution, report.reports.baseline?.solutionSha256 ?? null)};
 }

@@ -3,7 +3,7 @@ import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {createRequire} from 'node:module';
 import {describe, expect, it} from 'vitest';
-import {LedgerError, ledgerGitignore, openLedger, recordRun, schemaVersion, type LedgerRun} from '../../lib/ledger/index.js';
+import {LedgerError, ledgerGitignore, openLedger, recordRun, schemaVersion, summarizeRuns, type LedgerRun} from '../../lib/ledger/index.js';
 import {tempDir} from '../helpers/cli.js';
 import {solutionLabel} from '../../lib/eval/record.js';
 import {git, repoWithBenchmark, sampleRecord, sha} from './helpers.js';
@@ -31,7 +31,7 @@ describe('appending and reading runs', () => {
     const {ledger} = freshLedger();
     const record = sampleRecord({time: '2026-01-02T03:04:05.678Z', git: {commit: 'c'.repeat(40), dirty: true}});
     const id = ledger.appendRun(record);
-    expect(ledger.getRun(id)).toEqual({...record, id, solutionLabel: null, importedFrom: null, compare: null});
+    expect(ledger.getRun(id)).toEqual({...record, id, solutionLabel: null, labelKind: null, importedFrom: null, compare: null});
     expect(ledger.getRun(id + 1)).toBeNull();
     ledger.close();
   });
@@ -204,7 +204,7 @@ describe('schema 3: imported runs', () => {
     readonly.close();
     expect(recordRun(file, sampleRecord())).toMatchObject({ok: true, id: 3});
     const db = new Database(file, {readonly: true});
-    expect(db.pragma('user_version', {simple: true})).toBe(3);
+    expect(db.pragma('user_version', {simple: true})).toBe(schemaVersion);
     expect((db.prepare('PRAGMA table_info(runs)').all() as {name: string}[]).map((column) => column.name)).toContain('imported_from');
     db.close();
     const ledger = openLedger(file, {readonly: true});
@@ -231,6 +231,59 @@ describe('schema 3: imported runs', () => {
     ).toThrow(/rename failed/);
     expect(ledger.listRuns()).toHaveLength(2);
     expect(ledger.importRuns('/elsewhere/runs.db', () => null)).toBeNull();
+  });
+});
+
+describe('schema 4: how a label was made', () => {
+  /** A schema 3 ledger as it was on disk, with the labels arbor gave before kinds: the entry's file, a throwaway, a commit. */
+  function schemaThreeLedger(): string {
+    const file = schemaOneLedger();
+    const db = new Database(file);
+    db.exec(`ALTER TABLE runs ADD COLUMN solution_label TEXT; ALTER TABLE runs ADD COLUMN baseline_label TEXT;
+      ALTER TABLE runs ADD COLUMN imported_from TEXT; PRAGMA user_version = 3;`);
+    db.exec(`UPDATE runs SET solution_label = '../wrongkey.py', score = 9 WHERE id = 1; UPDATE runs SET solution_label = 'solution.py' WHERE id = 2;`);
+    db.close();
+    return file;
+  }
+
+  it('reads a schema 3 ledger read-only with its labels and no kinds, migrates it on the next write, and keeps the old labels', () => {
+    const file = schemaThreeLedger();
+    const readonly = openLedger(file, {readonly: true});
+    expect(readonly.listRuns().map((run) => [run.id, run.solutionLabel, run.labelKind])).toEqual([
+      [2, 'solution.py', null],
+      [1, '../wrongkey.py', null],
+    ]);
+    readonly.close();
+    expect(recordRun(file, sampleRecord({solutionLabel: 'blocked v2', labelKind: 'given'}))).toMatchObject({ok: true, id: 3});
+    const ledger = openLedger(file, {readonly: true});
+    expect(ledger.listRuns().map((run) => [run.id, run.solutionLabel, run.labelKind])).toEqual([
+      [3, 'blocked v2', 'given'],
+      [2, 'solution.py', null],
+      [1, '../wrongkey.py', null],
+    ]);
+    ledger.close();
+  });
+
+  it('refuses a kind it does not know', () => {
+    const {ledger} = freshLedger();
+    expect(errorOf(() => ledger.appendRun(sampleRecord({labelKind: 'trusted' as never}))).message).toMatch(
+      /labelKind "trusted", expected one of given, commit, entry, file or null/,
+    );
+    ledger.close();
+  });
+
+  it("crowns only a run whose label says what it was: a given label, a commit, the entry's own file; an older run by its label", () => {
+    const run = (id: number, score: number, solutionLabel: string | null, labelKind: LedgerRun['labelKind']) =>
+      ({...sampleRecord({score}), id, time: `2026-01-01T00:0${id}:00.000Z`, solutionLabel, labelKind, importedFrom: null, compare: null}) as LedgerRun;
+    const best = (...runs: LedgerRun[]) => summarizeRuns(runs)[0]!.best?.id ?? null;
+    // A throwaway file, now and before kinds were recorded, is never the best, however high it scored.
+    expect(best(run(1, 1, 'solution.py@3fa2c1', 'entry'), run(2, 9, '../wrongkey.py@07b1e9', 'file'))).toBe(1);
+    expect(best(run(1, 1, 'solution.py', null), run(2, 9, '../wrongkey.py', null), run(3, 8, '/tmp/try.py', null))).toBe(1);
+    expect(best(run(1, 1, 'solution.py@3fa2c1', 'entry'), run(2, 2, 'blocked v2', 'given'), run(3, 3, 'commit 1a2b3c4d5e6f (HEAD~1)', 'commit'))).toBe(3);
+    // Before kinds, a commit, a path inside the entry and an unknown label count.
+    expect(best(run(1, 1, 'commit 1a2b3c4d5e6f', null), run(2, 2, 'variants', null), run(3, 3, null, null))).toBe(3);
+    // Only throwaways: no best, the latest still the newest.
+    expect(summarizeRuns([run(1, 9, '../a.py@000000', 'file')])[0]).toMatchObject({best: null, latest: {id: 1}});
   });
 });
 

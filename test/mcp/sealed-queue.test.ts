@@ -91,7 +91,7 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
   }, async () => {
     expect(serverErr).toContain(`arbor mcp: submit_test compares on the workers of queue ${queueName} at ${redis.url}, not here\n`);
     const {workspace} = await transcript.call(client, 'checkout', {name: 'abs-a'});
-    const answer = await transcript.call(client, 'submit_test', {solution: workspace});
+    const answer = await transcript.call(client, 'submit_test', {solution: workspace, label: 'queued try'});
     // The entry's own solution as the candidate: the same answers on both sides.
     expect(answer).toEqual({
       id: expect.stringMatching(runIdShape),
@@ -119,8 +119,11 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
       benchmark: {name: 'run_abs_a', path: path.join(zoo, 'abs-a')},
       seeds: {source: 'derived', count: 3},
       status: 'ok',
+      // Named by the call's label, never by the copy the worker was sent; the baseline by the entry's file and digest.
+      solutionLabel: 'queued try',
+      labelKind: 'given',
     });
-    expect(run.compare).toMatchObject({verdict: 'same', ratio: 1});
+    expect(run.compare).toMatchObject({verdict: 'same', ratio: 1, baselineLabel: expect.stringMatching(/^solution\.py@[0-9a-f]{6}$/)});
     expect(run.cases).toHaveLength(3);
     expect(existsSync(path.join(root, 'worker-ledger.db'))).toBe(false);
 

@@ -31,6 +31,7 @@ function run(id: number, overrides: Partial<RunRecord> = {}): LedgerRun {
     id,
     time: new Date(Date.UTC(2026, 2, 1, 0, id)).toISOString(),
     solutionLabel: overrides.solutionLabel ?? null,
+    labelKind: overrides.labelKind ?? null,
     compare,
     importedFrom: null,
   };
