@@ -12,6 +12,40 @@ interface McpArgs {
   sealedQueue?: string;
   sealedQueueName?: string;
   keepDays?: string;
+  maxDevEvals?: string;
+  maxDevCpuSeconds?: string;
+  maxSealed?: string;
+  sessionMinutes?: string;
+}
+
+/** The session limits' flags: what each bounds (lib/mcp/session.ts), and whether it takes whole numbers only. */
+const limitFlags = {
+  maxDevEvals: {flag: 'max-dev-evals', whole: true, what: 'dev runs (evaluate, compare) a session may start'},
+  maxDevCpuSeconds: {
+    flag: 'max-dev-cpu-seconds',
+    whole: false,
+    what: "CPU seconds a session's dev runs may use (the run that crosses it finishes; the next is refused)",
+  },
+  maxSealed: {flag: 'max-sealed', whole: true, what: "submit_test calls a session may make, on top of each entry's test_budget (the tighter refuses)"},
+  sessionMinutes: {
+    flag: 'session-minutes',
+    whole: false,
+    what: "minutes from a session's first call after which checkout, evaluate, compare and submit_test are refused",
+  },
+} as const;
+
+/** The session limits given (each a one-line UsageError when it is not a positive number). */
+function sessionLimits(args: McpArgs): import('../../lib/mcp/session.js').SessionLimits {
+  const limits: Record<string, number> = {};
+  for (const [key, {flag, whole}] of Object.entries(limitFlags)) {
+    const given = args[key as keyof typeof limitFlags];
+    if (given === undefined) continue;
+    const value = Number(given);
+    if (!(value > 0) || !Number.isFinite(value) || (whole && !Number.isSafeInteger(value)))
+      throw new UsageError(`--${flag} ${given}: expected a ${whole ? 'whole number' : 'number'} above 0 (leave the flag out for no limit)`);
+    limits[key] = value;
+  }
+  return {devEvals: limits.maxDevEvals, devCpuSeconds: limits.maxDevCpuSeconds, sealed: limits.maxSealed, minutes: limits.sessionMinutes};
 }
 
 export const mcpCommand: CommandModule<object, McpArgs> = {
@@ -44,6 +78,14 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
         describe:
           "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each entry's own, twice its compare budget of 1.5 x max_seconds plus a minute, rounded up to 30 s, at least 60, at most its time_limit; also ARBOR_SEALED_RELEASE)",
       })
+      .option(limitFlags.maxDevEvals.flag, {type: 'string', requiresArg: true, describe: `The most ${limitFlags.maxDevEvals.what} (default: no limit)`})
+      .option(limitFlags.maxDevCpuSeconds.flag, {
+        type: 'string',
+        requiresArg: true,
+        describe: `The most ${limitFlags.maxDevCpuSeconds.what} (default: no limit)`,
+      })
+      .option(limitFlags.maxSealed.flag, {type: 'string', requiresArg: true, describe: `The most ${limitFlags.maxSealed.what} (default: no limit)`})
+      .option(limitFlags.sessionMinutes.flag, {type: 'string', requiresArg: true, describe: `The ${limitFlags.sessionMinutes.what} (default: no limit)`})
       .option('sealed-queue', {
         type: 'string',
         requiresArg: true,
@@ -97,6 +139,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     if (!(keepDays > 0 && keepDays <= 3650)) {
       throw new UsageError(`${args.keepDays === undefined ? 'ARBOR_MCP_KEEP_DAYS=' : '--keep-days '}${days}: expected days (more than 0, at most 3650)`);
     }
+    const limits = sessionLimits(args);
     const sealedQueue = await openSealedQueue(args, zoo);
     // Bundle code of a dev eval runs as this user: it finds no secret of this process (the salt, the queue key, the queue's URL) in /proc/<pid>/environ.
     (await import('../../lib/run/eval-process.js')).scrubInitialEnvironment();
@@ -112,7 +155,12 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     // The same folder for every server of this user on this zoo (a server started per call finds the last one's workspaces); made by the first checkout.
     const {defaultWorkspaces, sweepWorkspaces} = await import('../../lib/mcp/workspace.js');
     const workspaces = args.workspaces ? path.resolve(args.workspaces) : defaultWorkspaces(zoo, process.env, os.homedir());
-    const ctx = await createContext({zoo, workspaces, env, sealedRelease, keepMs: keepDays * 86_400_000, ...(sealedQueue ? {sealedQueue} : {})});
+    const ctx = await createContext({zoo, workspaces, env, sealedRelease, limits, keepMs: keepDays * 86_400_000, ...(sealedQueue ? {sealedQueue} : {})});
+    // The owner finds the session's counts and calls by this id: arbor benchmark runs --session <id>.
+    const {sessionOf} = await import('../../lib/mcp/session.js');
+    process.stderr.write(
+      `arbor mcp: session ${sessionOf(ctx.store, ctx.workspaces).id} (the workspaces folder ${workspaces}; its calls: arbor benchmark runs --session <id>)\n`,
+    );
     const swept = sweepWorkspaces(ctx);
     ctx.runs.sweep(ctx.keepMs);
     (await import('../../lib/mcp/snapshot.js')).sweepSnapshots(ctx.store.file, ctx.keepMs);

@@ -12,7 +12,7 @@
  * run's salted seeds and hands them over on the IPC channel, never on the
  * command line, which every user of the machine can read.
  */
-import {rmSync} from 'node:fs';
+import {readFileSync, rmSync} from 'node:fs';
 import type {CompareReport} from '../compare/index.js';
 import type {EvalReport} from '../eval/types.js';
 import {type RunnerSpec, runRequest, sealedFailure, unaliased} from './run-request.js';
@@ -81,6 +81,11 @@ async function main(spec: RunnerSpec): Promise<void> {
   }
   // The call's copies go first: nothing of the agent's files outlives the run.
   for (const folder of spec.scratch ?? []) rmSync(folder, {recursive: true, force: true});
+  // A dev run's CPU seconds go to its session before it shows as ended, so the answer's `remaining` has them (failed or cancelled too).
+  if (!spec.sealed) {
+    const {addCpu, ownCpuSeconds} = await import('./session.js');
+    addCpu(store, spec.workspaces, ownCpuSeconds((file) => readFileSync(file, 'utf8')) ?? 0);
+  }
   // A sealed run ends at its release time, to the millisecond: the work after it (the record, the answer kept) shows in no timestamp.
   const {lastRelease} = await import('./store.js');
   const at = spec.sealed ? lastRelease({from: spec.sealed.startedMs, every: spec.sealed.releaseMs}, Date.now()) : Date.now();
