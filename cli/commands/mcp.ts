@@ -13,7 +13,7 @@ interface McpArgs {
   sealedQueueName?: string;
   keepDays?: string;
   maxDevEvals?: string;
-  maxDevCpuSeconds?: string;
+  maxDevSeconds?: string;
   maxSealed?: string;
   sessionMinutes?: string;
 }
@@ -21,10 +21,10 @@ interface McpArgs {
 /** The session limits' flags: what each bounds (lib/mcp/session.ts), and whether it takes whole numbers only. */
 const limitFlags = {
   maxDevEvals: {flag: 'max-dev-evals', whole: true, what: 'dev runs (evaluate, compare) a session may start'},
-  maxDevCpuSeconds: {
-    flag: 'max-dev-cpu-seconds',
+  maxDevSeconds: {
+    flag: 'max-dev-seconds',
     whole: false,
-    what: "CPU seconds a session's dev runs may use (the run that crosses it finishes; the next is refused)",
+    what: "seconds a session's dev runs may take, each from its turn to its end (the run that crosses it finishes; the next is refused)",
   },
   maxSealed: {flag: 'max-sealed', whole: true, what: "submit_test calls a session may make, on top of each entry's test_budget (the tighter refuses)"},
   sessionMinutes: {
@@ -45,7 +45,7 @@ function sessionLimits(args: McpArgs): import('../../lib/mcp/session.js').Sessio
       throw new UsageError(`--${flag} ${given}: expected a ${whole ? 'whole number' : 'number'} above 0 (leave the flag out for no limit)`);
     limits[key] = value;
   }
-  return {devEvals: limits.maxDevEvals, devCpuSeconds: limits.maxDevCpuSeconds, sealed: limits.maxSealed, minutes: limits.sessionMinutes};
+  return {devEvals: limits.maxDevEvals, devSeconds: limits.maxDevSeconds, sealed: limits.maxSealed, minutes: limits.sessionMinutes};
 }
 
 export const mcpCommand: CommandModule<object, McpArgs> = {
@@ -76,13 +76,13 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
         type: 'string',
         requiresArg: true,
         describe:
-          "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each entry's own, twice its compare budget of 1.5 x max_seconds plus a minute, rounded up to 30 s, at least 60, at most its time_limit; also ARBOR_SEALED_RELEASE)",
+          "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each entry's own sealedAnswerSeconds, 1.25 x the cost of its sealed compare plus 15 s, rounded up to 15 s, at least 30 s: lib/mcp/release.ts; also ARBOR_SEALED_RELEASE)",
       })
       .option(limitFlags.maxDevEvals.flag, {type: 'string', requiresArg: true, describe: `The most ${limitFlags.maxDevEvals.what} (default: no limit)`})
-      .option(limitFlags.maxDevCpuSeconds.flag, {
+      .option(limitFlags.maxDevSeconds.flag, {
         type: 'string',
         requiresArg: true,
-        describe: `The most ${limitFlags.maxDevCpuSeconds.what} (default: no limit)`,
+        describe: `The most ${limitFlags.maxDevSeconds.what} (default: no limit)`,
       })
       .option(limitFlags.maxSealed.flag, {type: 'string', requiresArg: true, describe: `The most ${limitFlags.maxSealed.what} (default: no limit)`})
       .option(limitFlags.sessionMinutes.flag, {type: 'string', requiresArg: true, describe: `The ${limitFlags.sessionMinutes.what} (default: no limit)`})
@@ -110,6 +110,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
           "With --sealed-queue, submit_test signs a compare job (the candidate's editable files) and waits for a worker's signed answer; the budget, the first answer, the release time, the answer and the ledger record stay here. " +
           "No queue key, or a queue that cannot be reached, is one line and exit 2 at startup; a worker that refuses the job, fails it or does not answer makes that call's sealed failure answer (the reason on stderr). " +
           "Each run is a process of its own that outlives the server (a client closing the connection does not stop it), reading a copy of the solution taken at the call; at most ARBOR_MCP_MAX_RUNS (default 8) dev runs at once; its state is in .arbor/runs.db.mcp.db beside the zoo's ledger (mode 0600), with the workspaces checkout made. " +
+          "A client's session is its workspaces folder (its id on the startup line): --max-dev-evals, --max-dev-seconds, --max-sealed and --session-minutes bound it across restarts, every answer carries remaining, a call past a limit is refused in one line and costs nothing, and arbor benchmark runs --session <id> lists its calls. " +
           "Evals use the zoo entry's protected files and record to the zoo's run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. " +
           'The tools, schemas and guarantees: lib/mcp/README.md.',
       ),

@@ -20,7 +20,7 @@ export const toolNames = ['list_benchmarks', 'get_benchmark', 'checkout', 'evalu
 /** Each session limit's remainder, in every tool answer (null: no such limit). */
 const remainingSchema = z.object({
   devEvals: z.number().nullable(),
-  devCpuSeconds: z.number().nullable(),
+  devSeconds: z.number().nullable(),
   sealed: z.number().nullable(),
   seconds: z.number().nullable(),
 });

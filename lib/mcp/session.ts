@@ -12,9 +12,14 @@
  *
  * What counts: a dev eval counts when its run is created (a call refused
  * before, a bad path or a spent limit, costs nothing; a run that fails or is
- * cancelled later has counted); its CPU seconds (the run's process and every
- * sandboxed process it waited for) are added when it ends, so the run that
- * crosses the CPU limit finishes and the next is refused; a sealed submission
+ * cancelled later has counted); its eval seconds (from its turn, waiting for
+ * which is free, to its end) are added when it ends, so the run that crosses
+ * the limit finishes and the next is refused. Seconds, not CPU seconds: the
+ * sandboxed processes run in cgroups of their own under the eval (lib/sandbox/
+ * cgroup.ts), which the run's process neither waits for nor reads a total of,
+ * so its rusage misses them (a run that spun 3 s of CPU at import showed
+ * 0.9 s); the eval's time holds everything a solution does, at import, in
+ * init or in a daemon, and a run is pinned to one CPU where the eval pins. A sealed submission
  * counts as `submit_test` counts it (budget.ts: every call past its checks).
  * The wall clock runs from the session's first tool call.
  */
@@ -25,15 +30,15 @@ import type {McpStore} from './store.js';
 /** The owner's limits of each session (undefined: unlimited). */
 export interface SessionLimits {
   devEvals?: number;
-  devCpuSeconds?: number;
+  devSeconds?: number;
   sealed?: number;
   minutes?: number;
 }
 
 /** What is left of each limit (null where there is none), as every tool answer carries it. */
-export interface Remaining {
+interface Remaining {
   devEvals: number | null;
-  devCpuSeconds: number | null;
+  devSeconds: number | null;
   sealed: number | null;
   seconds: number | null;
 }
@@ -45,7 +50,7 @@ export interface SessionRow {
   made: string;
   firstMs: number | null;
   devEvals: number;
-  devCpu: number;
+  devSeconds: number;
   sealed: number;
 }
 
@@ -61,7 +66,7 @@ export interface Action {
 }
 
 /** Each limit's flag, as a refusal names it. */
-const flags = {devEvals: '--max-dev-evals', devCpuSeconds: '--max-dev-cpu-seconds', sealed: '--max-sealed', minutes: '--session-minutes'} as const;
+const flags = {devEvals: '--max-dev-evals', devSeconds: '--max-dev-seconds', sealed: '--max-sealed', minutes: '--session-minutes'} as const;
 
 /** The arguments of a logged call are kept this short (their digest is of the whole). */
 const argsChars = 300;
@@ -75,7 +80,7 @@ function toSession(row: Record<string, unknown>): SessionRow {
     made: row.made as string,
     firstMs: (row.first_ms as number | null) ?? null,
     devEvals: row.dev_evals as number,
-    devCpu: row.dev_cpu as number,
+    devSeconds: row.dev_seconds as number,
     sealed: row.sealed as number,
   };
 }
@@ -92,18 +97,18 @@ export function sessionOf(store: McpStore, owner: string): SessionRow {
 }
 
 /** Start the session's wall clock at its first call (later calls leave it). */
-export function startClock(store: McpStore, owner: string, now = Date.now()): void {
+function startClock(store: McpStore, owner: string, now = Date.now()): void {
   sessionOf(store, owner);
   store.sql().prepare('UPDATE sessions SET first_ms = ? WHERE owner = ? AND first_ms IS NULL').run(now, owner);
 }
 
 /** Each limit's remainder for `session` (never below 0). */
-export function remainingOf(session: SessionRow, limits: SessionLimits, now = Date.now()): Remaining {
+function remainingOf(session: SessionRow, limits: SessionLimits, now = Date.now()): Remaining {
   const left = (limit: number | undefined, used: number) => (limit === undefined ? null : Math.max(0, limit - used));
   const elapsed = session.firstMs === null ? 0 : (now - session.firstMs) / 1000;
   return {
     devEvals: left(limits.devEvals, session.devEvals),
-    devCpuSeconds: limits.devCpuSeconds === undefined ? null : Math.round(Math.max(0, limits.devCpuSeconds - session.devCpu) * 10) / 10,
+    devSeconds: limits.devSeconds === undefined ? null : Math.round(Math.max(0, limits.devSeconds - session.devSeconds) * 10) / 10,
     sealed: left(limits.sealed, session.sealed),
     seconds: limits.minutes === undefined ? null : Math.max(0, Math.floor(limits.minutes * 60 - elapsed)),
   };
@@ -115,7 +120,7 @@ function refusal(tool: string, limit: keyof typeof flags, spent: string): Refuse
 }
 
 /** Refuse `tool` when the session's wall clock has run out. */
-export function checkClock(store: McpStore, owner: string, limits: SessionLimits, tool: string, now = Date.now()): void {
+function checkClock(store: McpStore, owner: string, limits: SessionLimits, tool: string, now = Date.now()): void {
   if (limits.minutes === undefined) return;
   const session = sessionOf(store, owner);
   if (remainingOf(session, limits, now).seconds === 0) {
@@ -137,8 +142,8 @@ export function spend(store: McpStore, owner: string, limits: SessionLimits, too
   const session = sessionOf(store, owner);
   if (limits.devEvals !== undefined && session.devEvals >= limits.devEvals)
     throw refusal(tool, 'devEvals', `dev evaluations are spent (${session.devEvals} of --max-dev-evals ${limits.devEvals})`);
-  if (limits.devCpuSeconds !== undefined && session.devCpu >= limits.devCpuSeconds)
-    throw refusal(tool, 'devCpuSeconds', `dev CPU time is spent (${session.devCpu.toFixed(1)} of --max-dev-cpu-seconds ${limits.devCpuSeconds} s)`);
+  if (limits.devSeconds !== undefined && session.devSeconds >= limits.devSeconds)
+    throw refusal(tool, 'devSeconds', `dev eval time is spent (${session.devSeconds.toFixed(1)} of --max-dev-seconds ${limits.devSeconds} s)`);
   store.sql().prepare('UPDATE sessions SET dev_evals = dev_evals + 1 WHERE owner = ?').run(owner);
 }
 
@@ -161,31 +166,15 @@ export function sealedLock(store: McpStore, owner: string, limits: SessionLimits
     });
 }
 
-/** Add a dev run's CPU seconds to its session (the run's process, when it ends). */
-export function addCpu(store: McpStore, owner: string, seconds: number): void {
+/** Add a dev run's eval seconds to its session (the run's process, when it ends). */
+export function addSeconds(store: McpStore, owner: string, seconds: number): void {
   if (!(seconds > 0)) return;
   sessionOf(store, owner);
-  store.sql().prepare('UPDATE sessions SET dev_cpu = dev_cpu + ? WHERE owner = ?').run(seconds, owner);
-}
-
-/**
- * CPU seconds of this process and of the children it waited for (sandboxes
- * and their processes): fields 14-17 of /proc/self/stat, in clock ticks
- * (100 a second on Linux); null where there is no /proc.
- */
-export function ownCpuSeconds(read: (file: string) => string): number | null {
-  try {
-    const stat = read('/proc/self/stat');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // After the name, field 3 is index 0: utime, stime, cutime, cstime are fields 14-17.
-    return [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0) / 100;
-  } catch {
-    return null;
-  }
+  store.sql().prepare('UPDATE sessions SET dev_seconds = dev_seconds + ? WHERE owner = ?').run(seconds, owner);
 }
 
 /** Log the start of a call: its time, tool and arguments (short form and digest); the row to finish. */
-export function logCall(store: McpStore, owner: string, tool: string, args: unknown): number {
+function logCall(store: McpStore, owner: string, tool: string, args: unknown): number {
   const session = sessionOf(store, owner);
   const text = JSON.stringify(args ?? {}) ?? '{}';
   const short = text.length > argsChars ? `${text.slice(0, argsChars - 1)}…` : text;
@@ -198,7 +187,7 @@ export function logCall(store: McpStore, owner: string, tool: string, args: unkn
 }
 
 /** How a logged call ended: `ok` (with the run it started, if any) or its error line. */
-export function logOutcome(store: McpStore, seq: number, started: number, outcome: {result?: unknown; error?: string}): void {
+function logOutcome(store: McpStore, seq: number, started: number, outcome: {result?: unknown; error?: string}): void {
   const run = (outcome.result as {id?: unknown} | undefined)?.id;
   const text =
     outcome.error !== undefined
@@ -268,7 +257,7 @@ export function formatSessionLog(log: {session: SessionRow; actions: Action[]}):
   const {session, actions} = log;
   const first = session.firstMs === null ? 'no call yet' : `first call ${new Date(session.firstMs).toISOString()}`;
   const lines = [
-    `session ${session.id} (workspaces ${session.owner}): ${first}; ${session.devEvals} dev run(s), ${session.devCpu.toFixed(1)} dev CPU s, ${session.sealed} sealed submission(s)`,
+    `session ${session.id} (workspaces ${session.owner}): ${first}; ${session.devEvals} dev run(s), ${session.devSeconds.toFixed(1)} dev eval s, ${session.sealed} sealed submission(s)`,
   ];
   for (const action of actions) {
     const took = action.ms === null ? '' : ` (${(action.ms / 1000).toFixed(1)} s)`;

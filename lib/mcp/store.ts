@@ -141,7 +141,7 @@ CREATE TABLE sessions (
   made TEXT NOT NULL,
   first_ms INTEGER,
   dev_evals INTEGER NOT NULL DEFAULT 0,
-  dev_cpu REAL NOT NULL DEFAULT 0,
+  dev_seconds REAL NOT NULL DEFAULT 0,
   sealed INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE actions (

@@ -85,7 +85,7 @@ describe('arbor mcp --http', () => {
       const workspace = await transcript.call(client, 'checkout', {name});
       // In the background: the call answers the run id at once, get_run gives the result.
       const started = await transcript.call(client, 'evaluate', {workspace: workspace.workspace, repetitions: 1, maxSeconds: 0, background: true});
-      expect(started).toEqual({id: expect.stringMatching(runIdShape), status: 'running'});
+      expect(started).toEqual({id: expect.stringMatching(runIdShape), status: 'running', remaining: expect.any(Object)});
       let run;
       do run = await transcript.call(client, 'get_run', {id: started.id});
       while (run.status === 'running' && (await new Promise((resolve) => setTimeout(resolve, 500))) === undefined);
