@@ -96,7 +96,8 @@ describe('arbor mcp --http', () => {
       expect(compared.verdict).toBe(compare);
       const submitted = await transcript.call(client, 'submit_test', {name, solution: workspace.workspace});
       expect(submitted).toMatchObject({name, verdict: sealed, budget: {used: 1, of: 5}});
-      expect(Object.keys(submitted).sort()).toEqual(['bucket', 'budget', 'id', 'name', 'verdict']);
+      // The sealed answer, and the session's remaining (lib/mcp/session.ts): nothing else.
+      expect(Object.keys(submitted).sort()).toEqual(['bucket', 'budget', 'id', 'name', 'remaining', 'verdict']);
       if (compare === 'worse') expect(submitted.bucket).toBe('failed');
     };
     await Promise.all(cases.map(drive));
