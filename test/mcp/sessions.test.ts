@@ -200,6 +200,41 @@ describe("arbor mcp sessions: the owner's limits, across restarts and agents", (
     await clock.close();
   });
 
+  it('a cancelled call has counted: its eval and the seconds it ran; the next past the limit is refused', {timeout: 300_000}, async () => {
+    const transcript = new Transcript();
+    const agent = await serve(zoo, path.join(root, 'agent-g'), ['--max-dev-evals', '1', '--max-dev-seconds', '600']);
+    const space = await transcript.call(agent.client, 'checkout', {name: 'relu_poly'});
+    // A solution that sleeps at import: the eval is under way when the agent cancels.
+    writeFileSync(space.solution, `import time\ntime.sleep(60)\n${readFileSync(space.solution, 'utf8')}`);
+    const controller = new AbortController();
+    let runId: string | undefined;
+    const call = transcript.raw(
+      agent.client,
+      'evaluate',
+      {workspace: space.workspace},
+      {
+        signal: controller.signal,
+        onprogress: (progress) => {
+          runId ??= /^(run-[A-Za-z0-9_-]{22}) started/.exec(progress.message ?? '')?.[1];
+          if (runId) setTimeout(() => controller.abort('the agent changed its mind'), 3000);
+        },
+      },
+    );
+    await expect(call).rejects.toThrow();
+    expect(runId).toBeDefined();
+    let status = 'running';
+    for (let tries = 0; tries < 120 && status === 'running'; tries++, await sleep(250))
+      status = (await transcript.call(agent.client, 'get_run', {id: runId})).status;
+    expect(status).toBe('cancelled');
+    expect(await transcript.error(agent.client, 'evaluate', {workspace: space.workspace})).toMatch(
+      /^evaluate: this session's dev evaluations are spent \(1 of --max-dev-evals 1\)/,
+    );
+    const log = sessionLog(zoo, agent.session);
+    expect(log.session.devEvals).toBe(1);
+    expect(log.actions.find((each) => each.tool === 'evaluate')!.outcome).toMatch(/^error: run-.* was cancelled/);
+    await agent.close();
+  });
+
   it('bad limits and an unknown session are one line each', () => {
     const bad = runCli(['mcp', zoo, '--max-dev-evals', '1.5']);
     expect(bad.code).toBe(2);
