@@ -173,6 +173,16 @@ export function addSeconds(store: McpStore, owner: string, seconds: number): voi
   store.sql().prepare('UPDATE sessions SET dev_seconds = dev_seconds + ? WHERE owner = ?').run(seconds, owner);
 }
 
+/**
+ * A text an agent chose (a tool name, an error that quotes its path), as the
+ * owner's terminal will print it: control characters escaped, so no escape
+ * sequence of the agent's reaches the owner's terminal through the log.
+ */
+function printable(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Log the start of a call: its time, tool and arguments (short form and digest); the row to finish. */
 function logCall(store: McpStore, owner: string, tool: string, args: unknown): number {
   const session = sessionOf(store, owner);
@@ -182,7 +192,7 @@ function logCall(store: McpStore, owner: string, tool: string, args: unknown): n
   const info = store
     .sql()
     .prepare("INSERT INTO actions (session, time, tool, args, digest, outcome) VALUES (?, ?, ?, ?, ?, 'running')")
-    .run(session.id, new Date().toISOString(), tool, short, digest);
+    .run(session.id, new Date().toISOString(), printable(tool), printable(short), digest);
   return Number(info.lastInsertRowid);
 }
 
@@ -196,7 +206,7 @@ function logOutcome(store: McpStore, seq: number, started: number, outcome: {res
   store
     .sql()
     .prepare('UPDATE actions SET outcome = ?, ms = ? WHERE seq = ?')
-    .run(text, Date.now() - started, seq);
+    .run(printable(text), Date.now() - started, seq);
 }
 
 /** Every session of the zoo, oldest first. */

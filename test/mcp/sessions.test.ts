@@ -151,6 +151,8 @@ describe("arbor mcp sessions: the owner's limits, across restarts and agents", (
     // B names A's workspace and A's solution: refused as outside its own, and nothing of A's session is spent by it.
     expect(await transcript.error(b.client, 'evaluate', {workspace: mine.workspace})).toMatch(/outside the zoo and the workspaces checkout made/);
     expect(await transcript.error(b.client, 'submit_test', {solution: mine.solution})).toMatch(/outside the zoo and the workspaces checkout made/);
+    // A path carrying a terminal escape sequence: refused, and logged escaped, so the owner's terminal never runs it.
+    expect(await transcript.error(b.client, 'evaluate', {name: 'relu_poly', solution: '\u001b]0;owned\u0007x.py'})).toMatch(/does not exist/);
     // B spends its own session: A's remaining is untouched.
     const theirs = await transcript.call(b.client, 'checkout', {name: 'relu_poly'});
     expect((await transcript.call(b.client, 'evaluate', {workspace: theirs.workspace})).remaining.devEvals).toBe(1);
@@ -169,7 +171,10 @@ describe("arbor mcp sessions: the owner's limits, across restarts and agents", (
     expect(after.devSeconds).toBeLessThan(spun.remaining.devSeconds);
     // A's log holds A's calls only; B's refused calls are in B's log, never in A's.
     expect(sessionLog(zoo, a.session).actions.map((each) => each.tool)).toEqual(['checkout', 'list_runs', 'evaluate', 'evaluate', 'list_benchmarks']);
-    expect(sessionLog(zoo, b.session).actions.map((each) => each.tool)).toEqual(['evaluate', 'submit_test', 'checkout', 'evaluate']);
+    expect(sessionLog(zoo, b.session).actions.map((each) => each.tool)).toEqual(['evaluate', 'submit_test', 'evaluate', 'checkout', 'evaluate']);
+    const printed = runCli(['benchmark', 'runs', zoo, '--session', b.session]).stdout;
+    expect(printed).toContain('\\u001b]0;owned\\u0007x.py');
+    expect(/[\u0000-\u0008\u000b-\u001f]/.test(printed)).toBe(false);
     await Promise.all([a.close(), b.close()]);
   });
 
