@@ -13,6 +13,7 @@ import {readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {Client} from '@modelcontextprotocol/sdk/client/index.js';
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
+import {CallToolResultSchema} from '@modelcontextprotocol/sdk/types.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, runCli} from '../helpers/cli.js';
 import {runsSettled, salt, Transcript, zooCopy} from './helpers.js';
@@ -234,8 +235,17 @@ describe("arbor mcp sessions: the owner's limits, across restarts and agents", (
     expect(await transcript.error(agent.client, 'evaluate', {workspace: space.workspace})).toMatch(
       /^evaluate: this session's dev evaluations are spent \(1 of --max-dev-evals 1\)/,
     );
+    // As an MCP task too: refused before any task is made, with the same line.
+    const stream = agent.client.experimental.tasks.callToolStream({name: 'evaluate', arguments: {workspace: space.workspace}}, CallToolResultSchema, {
+      task: {ttl: 60_000},
+    });
+    const first = (await stream.next()).value as {type: string; error?: Error};
+    await stream.return(undefined);
+    expect(first.type).toBe('error');
+    expect(String(first.error?.message)).toMatch(/evaluate: this session's dev evaluations are spent \(1 of --max-dev-evals 1\)/);
     const log = sessionLog(zoo, agent.session);
     expect(log.session.devEvals).toBe(1);
+    expect(log.actions.at(-1)).toMatchObject({tool: 'evaluate (task)', outcome: expect.stringMatching(/^error: .*dev evaluations are spent/)});
     expect(log.actions.find((each) => each.tool === 'evaluate')!.outcome).toMatch(/^error: run-.* was cancelled/);
     await agent.close();
   });
