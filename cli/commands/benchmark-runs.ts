@@ -9,6 +9,7 @@ interface RunsArgs {
   ledger?: string;
   changes: boolean;
   merge?: string;
+  session?: string;
 }
 
 /** `arbor benchmark runs`: summary (best and latest), runs newest first, test exposure; or, with --changes, the steps in the score series. */
@@ -40,6 +41,12 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
         describe:
           "Import another run ledger's runs (e.g. a benchmark's old .arbor/runs.db that runs names on stderr) into this one first, in one transaction, each marked as imported from FILE: listed, but never a best, a latest or a step, and its test runs are not this zoo's results (they do count in the test exposure). FILE is then renamed FILE.merged (kept). Nothing is ever merged without this option",
       })
+      .option('session', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          "Print an arbor mcp session's counts and its tool calls in order (time, tool, arguments' short form and digest, outcome) instead of the runs; the id is on arbor mcp's startup line. [benchmark] is then the zoo (default: the current folder's)",
+      })
       .option('json', jsonOption)
       .example('$0 benchmark runs zoo/algotune_knn --split test', "the benchmark's test runs and how many solutions have seen test")
       .example('$0 benchmark runs --merge zoo/knn/.arbor/runs.db', "import an earlier arbor's ledger of one benchmark, its runs marked as imported")
@@ -48,6 +55,7 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
         'Exit 0 when the history was listed (an empty or missing ledger included; with --changes, whether or not a step was found), 1 when the ledger is corrupt or unreadable, 2 for bad usage (with --merge: a missing FILE, one that is not an arbor ledger, is damaged, was written by a newer arbor or is the ledger itself; then neither file is changed).',
       ),
   handler: async (args) => {
+    if (args.session !== undefined) return printSession(args, args.session);
     const [{readRuns, formatRuns, minimizedBenchmarks}, {mergedNote, strayNotes}] = await Promise.all([
       import('../../lib/ledger/summary.js'),
       import('../../lib/ledger/merge.js'),
@@ -74,3 +82,30 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
     else process.stdout.write(formatRuns(report));
   },
 };
+
+/** `--session ID`: the session's counts and calls, from the MCP store beside the zoo's ledger (the one `arbor mcp` on the zoo uses). */
+async function printSession(args: RunsArgs, id: string): Promise<void> {
+  const [{resolveZoo}, {ledgerPathFor, namedLedger}, session, {UsageError}] = await Promise.all([
+    import('../../lib/zoo/list.js'),
+    import('../../lib/ledger/location.js'),
+    import('../../lib/mcp/session.js'),
+    import('../../lib/errors.js'),
+  ]);
+  const named = namedLedger(args.ledger, process.env, process.cwd());
+  const ledger = named ?? ledgerPathFor(resolveZoo(args.benchmark, process.cwd(), 'runs').abs, {}, process.cwd(), 'zoo');
+  const store = await session.openSessionStore(ledger);
+  try {
+    const log = session.sessionLog(store, id);
+    if (!log) {
+      const known = session.listSessions(store).map((each) => each.id);
+      throw new UsageError(
+        `--session ${id}: no such session in ${store.file}: expected one of ${known.join(', ') || '(none yet)'} (arbor mcp prints its id at startup)`,
+        'not-found',
+      );
+    }
+    if (args.json) printJson(log);
+    else process.stdout.write(session.formatSessionLog(log));
+  } finally {
+    store.close();
+  }
+}

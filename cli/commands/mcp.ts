@@ -12,6 +12,40 @@ interface McpArgs {
   sealedQueue?: string;
   sealedQueueName?: string;
   keepDays?: string;
+  maxDevEvals?: string;
+  maxDevSeconds?: string;
+  maxSealed?: string;
+  sessionMinutes?: string;
+}
+
+/** The session limits' flags: what each bounds (lib/mcp/session.ts), and whether it takes whole numbers only. */
+const limitFlags = {
+  maxDevEvals: {flag: 'max-dev-evals', whole: true, what: 'dev runs (evaluate, compare) a session may start'},
+  maxDevSeconds: {
+    flag: 'max-dev-seconds',
+    whole: false,
+    what: "seconds a session's dev runs may take, each from its turn to its end (the run that crosses it finishes; the next is refused)",
+  },
+  maxSealed: {flag: 'max-sealed', whole: true, what: "submit_test calls a session may make, on top of each entry's test_budget (the tighter refuses)"},
+  sessionMinutes: {
+    flag: 'session-minutes',
+    whole: false,
+    what: "minutes from a session's first call after which checkout, evaluate, compare and submit_test are refused",
+  },
+} as const;
+
+/** The session limits given (each a one-line UsageError when it is not a positive number). */
+function sessionLimits(args: McpArgs): import('../../lib/mcp/session.js').SessionLimits {
+  const limits: Record<string, number> = {};
+  for (const [key, {flag, whole}] of Object.entries(limitFlags)) {
+    const given = args[key as keyof typeof limitFlags];
+    if (given === undefined) continue;
+    const value = Number(given);
+    if (!(value > 0) || !Number.isFinite(value) || (whole && !Number.isSafeInteger(value)))
+      throw new UsageError(`--${flag} ${given}: expected a ${whole ? 'whole number' : 'number'} above 0 (leave the flag out for no limit)`);
+    limits[key] = value;
+  }
+  return {devEvals: limits.maxDevEvals, devSeconds: limits.maxDevSeconds, sealed: limits.maxSealed, minutes: limits.sessionMinutes};
 }
 
 export const mcpCommand: CommandModule<object, McpArgs> = {
@@ -42,8 +76,16 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
         type: 'string',
         requiresArg: true,
         describe:
-          "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each entry's own, twice its compare budget of 1.5 x max_seconds plus a minute, rounded up to 30 s, at least 60, at most its time_limit; also ARBOR_SEALED_RELEASE)",
+          "Seconds from a submit_test call to its answer, for every entry, however long its eval took (default: each entry's own sealedAnswerSeconds, 1.25 x the cost of its sealed compare plus 15 s, rounded up to 15 s, at least 30 s: lib/mcp/release.ts; also ARBOR_SEALED_RELEASE)",
       })
+      .option(limitFlags.maxDevEvals.flag, {type: 'string', requiresArg: true, describe: `The most ${limitFlags.maxDevEvals.what} (default: no limit)`})
+      .option(limitFlags.maxDevSeconds.flag, {
+        type: 'string',
+        requiresArg: true,
+        describe: `The most ${limitFlags.maxDevSeconds.what} (default: no limit)`,
+      })
+      .option(limitFlags.maxSealed.flag, {type: 'string', requiresArg: true, describe: `The most ${limitFlags.maxSealed.what} (default: no limit)`})
+      .option(limitFlags.sessionMinutes.flag, {type: 'string', requiresArg: true, describe: `The ${limitFlags.sessionMinutes.what} (default: no limit)`})
       .option('sealed-queue', {
         type: 'string',
         requiresArg: true,
@@ -68,6 +110,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
           "With --sealed-queue, submit_test signs a compare job (the candidate's editable files) and waits for a worker's signed answer; the budget, the first answer, the release time, the answer and the ledger record stay here. " +
           "No queue key, or a queue that cannot be reached, is one line and exit 2 at startup; a worker that refuses the job, fails it or does not answer makes that call's sealed failure answer (the reason on stderr). " +
           "Each run is a process of its own that outlives the server (a client closing the connection does not stop it), reading a copy of the solution taken at the call; at most ARBOR_MCP_MAX_RUNS (default 8) dev runs at once; its state is in .arbor/runs.db.mcp.db beside the zoo's ledger (mode 0600), with the workspaces checkout made. " +
+          "A client's session is its workspaces folder (its id on the startup line): --max-dev-evals, --max-dev-seconds, --max-sealed and --session-minutes bound it across restarts, every answer carries remaining, a call past a limit is refused in one line and costs nothing, and arbor benchmark runs --session <id> lists its calls. " +
           "Evals use the zoo entry's protected files and record to the zoo's run ledger, as the CLI does. Exit 0 when the client closes the connection, 2 for bad usage. " +
           'The tools, schemas and guarantees: lib/mcp/README.md.',
       ),
@@ -97,6 +140,7 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     if (!(keepDays > 0 && keepDays <= 3650)) {
       throw new UsageError(`${args.keepDays === undefined ? 'ARBOR_MCP_KEEP_DAYS=' : '--keep-days '}${days}: expected days (more than 0, at most 3650)`);
     }
+    const limits = sessionLimits(args);
     const sealedQueue = await openSealedQueue(args, zoo);
     // Bundle code of a dev eval runs as this user: it finds no secret of this process (the salt, the queue key, the queue's URL) in /proc/<pid>/environ.
     (await import('../../lib/run/eval-process.js')).scrubInitialEnvironment();
@@ -112,7 +156,12 @@ export const mcpCommand: CommandModule<object, McpArgs> = {
     // The same folder for every server of this user on this zoo (a server started per call finds the last one's workspaces); made by the first checkout.
     const {defaultWorkspaces, sweepWorkspaces} = await import('../../lib/mcp/workspace.js');
     const workspaces = args.workspaces ? path.resolve(args.workspaces) : defaultWorkspaces(zoo, process.env, os.homedir());
-    const ctx = await createContext({zoo, workspaces, env, sealedRelease, keepMs: keepDays * 86_400_000, ...(sealedQueue ? {sealedQueue} : {})});
+    const ctx = await createContext({zoo, workspaces, env, sealedRelease, limits, keepMs: keepDays * 86_400_000, ...(sealedQueue ? {sealedQueue} : {})});
+    // The owner finds the session's counts and calls by this id: arbor benchmark runs --session <id>.
+    const {sessionOf} = await import('../../lib/mcp/session.js');
+    process.stderr.write(
+      `arbor mcp: session ${sessionOf(ctx.store, ctx.workspaces).id} (the workspaces folder ${workspaces}; its calls: arbor benchmark runs --session <id>)\n`,
+    );
     const swept = sweepWorkspaces(ctx);
     ctx.runs.sweep(ctx.keepMs);
     (await import('../../lib/mcp/snapshot.js')).sweepSnapshots(ctx.store.file, ctx.keepMs);

@@ -11,6 +11,7 @@ import {isSkippedName} from '../zoo/list.js';
 import type {CompareQueue} from '../run/compare-queue.js';
 import {Runs} from './jobs.js';
 import {isInside, realOrResolved} from './paths.js';
+import {type SessionLimits, spend} from './session.js';
 import {McpStore, storeFile} from './store.js';
 
 /** How the server was started. */
@@ -27,6 +28,8 @@ export interface ServerOptions {
   sealedQueue?: SealedQueue;
   /** How long an abandoned workspace and an ended run are kept (ms; default 7 days). */
   keepMs?: number;
+  /** The owner's limits of each client's session (session.ts; `arbor mcp`'s --max-* flags). */
+  limits?: SessionLimits;
 }
 
 /** Seven days: how long an abandoned workspace and an ended run are kept by default. */
@@ -38,6 +41,7 @@ export type SealedQueue = Pick<CompareQueue, 'compare' | 'close'>;
 /** The state the tools share. */
 export interface ServerContext extends ServerOptions {
   keepMs: number;
+  limits: SessionLimits;
   store: McpStore;
   runs: Runs;
 }
@@ -48,7 +52,10 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
   const zoo = realOrResolved(options.zoo);
   const workspaces = realOrResolved(path.resolve(options.workspaces));
   const store = await McpStore.open(storeFile(ledgerPathFor(zoo, options.env, zoo, 'zoo')));
-  return {...options, zoo, workspaces, keepMs: options.keepMs ?? defaultKeepMs, store, runs: new Runs(store, options.env, {zoo, workspaces})};
+  const limits = options.limits ?? {};
+  // A dev run counts against its session as its row is made, under the same lock (jobs.ts, Runs.create).
+  const admit = (tool: string) => spend(store, workspaces, limits, tool);
+  return {...options, zoo, workspaces, keepMs: options.keepMs ?? defaultKeepMs, limits, store, runs: new Runs(store, options.env, {zoo, workspaces}, admit)};
 }
 
 /** The zoo's entries (folders holding a plan.toml), sorted. */

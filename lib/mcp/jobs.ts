@@ -67,11 +67,14 @@ export class Runs {
   readonly #env: NodeJS.ProcessEnv;
   readonly #where: {zoo: string; workspaces: string};
   readonly #maxRuns: number;
+  /** Counts a dev run against its session, or refuses it (session.ts); under the store's lock. */
+  readonly #admit: (tool: string) => void;
   /** Whose runs this server's clients make and see. */
   readonly owner: string;
 
-  constructor(store: McpStore, env: NodeJS.ProcessEnv, where: {zoo: string; workspaces: string}) {
+  constructor(store: McpStore, env: NodeJS.ProcessEnv, where: {zoo: string; workspaces: string}, admit: (tool: string) => void = () => {}) {
     this.#store = store;
+    this.#admit = admit;
     this.#env = env;
     this.#where = where;
     this.owner = where.workspaces;
@@ -139,6 +142,7 @@ export class Runs {
           'busy',
         );
       }
+      if (!options.sealed) this.#admit(tool);
       return this.#store.createRun({
         owner: this.owner,
         tool,

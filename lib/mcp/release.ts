@@ -18,12 +18,19 @@ interface ReleaseContext {
 
 /** Periods are whole multiples of this (coarse: a period says nothing fine-grained). */
 const releaseStepSeconds = 15;
-/** Added to twice the cost: making the cases, verifying, the record. */
-const marginSeconds = 30;
+/**
+ * The cost is multiplied by this, then `slackSeconds` added: the margin over
+ * the measured sealed compares (the table in lib/mcp/README.md: each shipped
+ * entry's predicted cost against its compare's CPU seconds and wall).
+ */
+const costFactor = 1.25;
+const slackSeconds = 15;
 /** No period is shorter. */
 const leastSeconds = 30;
 /** What one sandboxed process costs before its first case: the sandbox, python, the solution's imports and init. */
 const processSeconds = 1;
+/** An eval's set-up before its first point and its end after the last: the test cases made, the reference's answers, the record. */
+const setupSeconds = 5;
 /** A case's seconds where the ledger has no measured run of the entry's own solution. */
 const defaultCaseSeconds = 0.25;
 
@@ -38,24 +45,34 @@ function testCases(plan: Plan): number {
 }
 
 /**
- * The release period (seconds) of an entry's sealed answer: twice the cost of
- * its sealed compare plus 30 s, rounded up to 15 s, at least 30 s. The cost is
- * the compare's processes (accuracy: one per test point and side; speedup:
- * reference, baseline and candidate at each of the fewest repetitions) at 1 s
- * each, its cases at `caseSeconds` (the entry's own solution's mean measured
- * case time, else 0.25 s) each, and for speedup the plan's budget for
- * repetitions past the fewest (1.5 x max_seconds). Nothing of a candidate
- * enters it: the same for every call, pass or failure.
+ * What the entry's sealed compare costs (seconds), as the compare pipeline
+ * spends it (lib/eval/pipeline.ts): a set-up, then for accuracy one pass (a
+ * process per test point and side, its cases); for speedup the fewest
+ * repetitions (reference, baseline and candidate: a process per point each,
+ * and the cases) or, when they end sooner, the compare's budget (1.5 x
+ * max_seconds, which bounds the whole eval: more repetitions start only
+ * while it lasts), and one more repetition that may run past it. A case
+ * costs `caseSeconds` (the entry's own solution's, else 0.25 s), a process 1 s.
  */
-export function sealedAnswerSeconds(plan: Plan, caseSeconds: number | null): number {
+export function sealedCompareCost(plan: Plan, caseSeconds: number | null): number {
   const cases = testCases(plan);
   const points = Math.max(1, plan.test.points.length);
   const perCase = caseSeconds ?? defaultCaseSeconds;
-  const cost =
-    plan.metric === 'speedup'
-      ? 3 * plan.repetitions * (points * processSeconds + cases * perCase) + 1.5 * plan.maxSeconds
-      : 2 * (points * processSeconds + cases * perCase);
-  return Math.max(leastSeconds, Math.ceil((2 * cost + marginSeconds) / releaseStepSeconds) * releaseStepSeconds);
+  if (plan.metric !== 'speedup') return setupSeconds + 2 * (points * processSeconds + cases * perCase);
+  const repetition = 3 * (points * processSeconds + cases * perCase);
+  return Math.max(setupSeconds + plan.repetitions * repetition, 1.5 * plan.maxSeconds) + repetition;
+}
+
+/**
+ * The release period (seconds) of an entry's sealed answer: 1.25 x the cost
+ * of its sealed compare (`sealedCompareCost`) plus 15 s, rounded up to 15 s,
+ * at least 30 s. Nothing of a candidate enters it: the same for every call,
+ * pass or failure. A compare that runs over it (a loaded machine) is answered
+ * at the next multiple.
+ */
+export function sealedAnswerSeconds(plan: Plan, caseSeconds: number | null): number {
+  const cost = sealedCompareCost(plan, caseSeconds);
+  return Math.max(leastSeconds, Math.ceil((costFactor * cost + slackSeconds) / releaseStepSeconds) * releaseStepSeconds);
 }
 
 /**

@@ -18,6 +18,9 @@ import type {EvalReport} from '../eval/types.js';
 import {type RunnerSpec, runRequest, sealedFailure, unaliased} from './run-request.js';
 import type {McpStore, RunStatus} from './store.js';
 
+/** When this process's dev eval got its turn: its session is charged the seconds from here to its end (session.ts). */
+let evalStarted: number | undefined;
+
 /** The dev run: its turn, its eval, its record in the ledger, the tool's result. */
 async function devRun(spec: RunnerSpec, store: McpStore): Promise<Record<string, unknown>> {
   const [{takeTurn}, {finishEval, finishCompare}] = await Promise.all([import('./isolation.js'), import('./run-results.js')]);
@@ -25,6 +28,7 @@ async function devRun(spec: RunnerSpec, store: McpStore): Promise<Record<string,
   const leave = await takeTurn(store, spec.run, false, {
     onWait: () => store.progress(spec.run, 'waiting for its turn: a sealed test eval runs alone on this machine'),
   });
+  evalStarted = Date.now();
   let report: EvalReport | CompareReport;
   try {
     report = unaliased(await runRequest(request, (_kind, text) => store.progress(spec.run, unaliased(text, spec.aliases ?? []))), spec.aliases ?? []);
@@ -81,6 +85,11 @@ async function main(spec: RunnerSpec): Promise<void> {
   }
   // The call's copies go first: nothing of the agent's files outlives the run.
   for (const folder of spec.scratch ?? []) rmSync(folder, {recursive: true, force: true});
+  // A dev run's eval seconds go to its session before it shows as ended, so the answer's `remaining` has them (failed or cancelled too).
+  if (!spec.sealed && evalStarted !== undefined) {
+    const {addSeconds} = await import('./session.js');
+    addSeconds(store, spec.workspaces, (Date.now() - evalStarted) / 1000);
+  }
   // A sealed run ends at its release time, to the millisecond: the work after it (the record, the answer kept) shows in no timestamp.
   const {lastRelease} = await import('./store.js');
   const at = spec.sealed ? lastRelease({from: spec.sealed.startedMs, every: spec.sealed.releaseMs}, Date.now()) : Date.now();

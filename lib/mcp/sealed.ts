@@ -36,6 +36,7 @@ import type {SealedSpec} from './run-request.js';
 import {sealedFailure, unaliased} from './run-request.js';
 import {bucketOf, buckets, settle, verdictOf} from './sealed-run.js';
 import type {Snapshot} from './snapshot.js';
+import {sealedLock} from './session.js';
 import {runnerAlive} from './store.js';
 
 /** The digest the ledger will give the solution (its editable files), to tell a new solution from one already scored. */
@@ -69,7 +70,9 @@ async function submit(
   const plan = await loadPlan(benchmark);
   const digest = await digestOf(plan, snapshot.path);
   const file = budgetFile(ledgerPathFor(plan.dir, ctx.env, ctx.zoo));
-  const {refused, used, answer: reserved} = await reserveCall(file, plan.name, plan.testBudget, digest, (change) => ctx.store.exclusive(change));
+  // The session's --max-sealed is checked and counted under the same lock as the entry's test_budget (session.ts).
+  const lock = sealedLock(ctx.store, ctx.workspaces, ctx.limits);
+  const {refused, used, answer: reserved} = await reserveCall(file, plan.name, plan.testBudget, digest, lock);
   if (refused) {
     throw new RefusedError(
       `submit_test: the test split of ${name} has answered ${used} submissions (every call counts, a resubmitted solution too), its test_budget of ${plan.testBudget} is spent: choose between solutions on dev with compare`,

@@ -1,5 +1,6 @@
 /** The MCP server of `arbor mcp`: the zoo's tools on one McpServer (see README.md here for the tools and what "sealed" means). */
 import {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
+import {z} from 'zod';
 import {arborVersion} from '../version.js';
 import {registerCatalog} from './catalog.js';
 import type {ServerContext} from './context.js';
@@ -7,6 +8,7 @@ import {shownDeep, shownText} from './names.js';
 import {registerEvaluate} from './evaluate.js';
 import {registerRuns} from './runs.js';
 import {registerSealed} from './sealed.js';
+import {sessionCall} from './session.js';
 import {RunTaskStore, routeTaskCalls, taskCapabilities} from './tasks.js';
 import {registerWorkspace} from './workspace.js';
 
@@ -14,6 +16,14 @@ export {createContext, type ServerContext, type ServerOptions} from './context.j
 
 /** The tools, in the order an agent uses them (the README's table follows it). */
 export const toolNames = ['list_benchmarks', 'get_benchmark', 'checkout', 'evaluate', 'compare', 'list_runs', 'get_run', 'submit_test'] as const;
+
+/** Each session limit's remainder, in every tool answer (null: no such limit). */
+const remainingSchema = z.object({
+  devEvals: z.number().nullable(),
+  devSeconds: z.number().nullable(),
+  sealed: z.number().nullable(),
+  seconds: z.number().nullable(),
+});
 
 /** A server with every tool, over `ctx` (an HTTP server makes one per session, all over one context). */
 export function createServer(ctx: ServerContext): McpServer {
@@ -27,17 +37,23 @@ export function createServer(ctx: ServerContext): McpServer {
   );
   // Before the tools: the McpServer installs its call and list handlers as the first tool registers.
   routeTaskCalls(server, ctx);
-  // Every result and error of every tool names zoo files relative to the zoo (names.ts), never by the owner's absolute paths.
+  // Every result and error of every tool names zoo files relative to the zoo (names.ts), never by the owner's absolute paths;
+  // every call is one of its client's session (session.ts): logged, held to the wall clock, answered with `remaining`.
   const register = server.registerTool.bind(server);
-  server.registerTool = ((name: string, config: never, callback: (...args: unknown[]) => unknown) =>
-    register(name, config, (async (...args: unknown[]) => {
-      try {
-        return shownDeep(ctx, await callback(...args));
-      } catch (error) {
-        if (error instanceof Error) error.message = shownText(ctx, error.message);
-        throw error;
-      }
-    }) as never)) as never;
+  const where = {store: ctx.store, owner: ctx.workspaces, limits: ctx.limits};
+  server.registerTool = ((name: string, config: {inputSchema?: unknown; outputSchema?: z.ZodRawShape}, callback: (...args: unknown[]) => unknown) =>
+    register(
+      name,
+      {...config, ...(config.outputSchema ? {outputSchema: {...config.outputSchema, remaining: remainingSchema}} : {})} as never,
+      (async (...args: unknown[]) => {
+        try {
+          return shownDeep(ctx, await sessionCall(where, name, config.inputSchema ? args[0] : {}, async () => callback(...args)));
+        } catch (error) {
+          if (error instanceof Error) error.message = shownText(ctx, error.message);
+          throw error;
+        }
+      }) as never,
+    )) as never;
   registerCatalog(server, ctx);
   registerWorkspace(server, ctx);
   registerEvaluate(server, ctx);

@@ -130,6 +130,33 @@ CREATE TABLE ledger_owners (
 );
 `;
 
+/**
+ * Version 3: sessions (session.ts), one per client (its workspaces folder),
+ * with what it spent and the log of its tool calls: counts that outlive a server.
+ */
+const migrateToV3 = `
+CREATE TABLE sessions (
+  owner TEXT PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  made TEXT NOT NULL,
+  first_ms INTEGER,
+  dev_evals INTEGER NOT NULL DEFAULT 0,
+  dev_seconds REAL NOT NULL DEFAULT 0,
+  sealed INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE actions (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  session TEXT NOT NULL,
+  time TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  args TEXT NOT NULL,
+  digest TEXT NOT NULL,
+  outcome TEXT NOT NULL,
+  ms INTEGER
+);
+CREATE INDEX actions_session ON actions (session, seq);
+`;
+
 /** A new public run id: 128 bits from the system's random source, URL-safe (`run-` and 22 characters). */
 function newPublicId(): string {
   return `run-${randomBytes(16).toString('base64url')}`;
@@ -246,12 +273,21 @@ export class McpStore {
         db.exec(migrateToV2);
         db.pragma('user_version = 2');
       }
+      if (version < 3) {
+        db.exec(migrateToV3);
+        db.pragma('user_version = 3');
+      }
     }).immediate();
     return new McpStore(file, db);
   }
 
   close(): void {
     this.#db.close();
+  }
+
+  /** The database, for session.ts, whose tables (sessions, actions) live here too. */
+  sql(): Database {
+    return this.#db;
   }
 
   /** The folder of the runs' logs (0700, the owner's). */

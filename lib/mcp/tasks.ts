@@ -18,6 +18,7 @@ import type {ServerContext} from './context.js';
 import type {RunView} from './jobs.js';
 import {shownDeep, shownText} from './names.js';
 import {toolResult} from './result.js';
+import {sessionCall} from './session.js';
 
 /** The server's task capabilities: tasks of tools/call, tasks/list, tasks/cancel. */
 export const taskCapabilities = {tasks: {list: {}, cancel: {}, requests: {tools: {call: {}}}}};
@@ -114,7 +115,13 @@ export function routeTaskCalls(server: McpServer, ctx: ServerContext): void {
   const set = protocol.setRequestHandler.bind(protocol) as (schema: unknown, handler: Handler) => void;
   (protocol as unknown as {setRequestHandler: (schema: unknown, handler: Handler) => void}).setRequestHandler = (schema, handler) => {
     if (schema === CallToolRequestSchema)
-      return set(schema, (request, extra) => taskCall(server, ctx, request as z.infer<typeof CallToolRequestSchema>) ?? handler(request, extra));
+      return set(schema, (request, extra) => {
+        const call = request as z.infer<typeof CallToolRequestSchema>;
+        const task = taskCall(server, ctx, call);
+        // A task call is one of the session's calls too (session.ts), logged as the tool's name and "(task)".
+        const where = {store: ctx.store, owner: ctx.workspaces, limits: ctx.limits};
+        return task ? sessionCall(where, `${call.params.name} (task)`, call.params.arguments, () => task) : handler(request, extra);
+      });
     if (schema === ListToolsRequestSchema) {
       return set(schema, async (request, extra) => {
         const listed = (await handler(request, extra)) as {tools: Array<{name: string; execution?: unknown}>};

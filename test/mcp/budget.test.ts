@@ -111,7 +111,16 @@ describe('arbor mcp: the sealed test split against an adversary', () => {
     let started = Date.now();
     const first = await transcript.call(client, 'submit_test', {solution: workspace});
     const firstSeconds = (Date.now() - started) / 1000;
-    expect(first).toEqual({id: expect.stringMatching(runIdShape), name: 'relu_poly', verdict: 'same', bucket: '0.9-1.1x', budget: {used: 1, of: 2}});
+    // Every answer carries the session's remaining (lib/mcp/session.ts): this server sets no limit.
+    const unlimited = {devEvals: null, devSeconds: null, sealed: null, seconds: null};
+    expect(first).toEqual({
+      id: expect.stringMatching(runIdShape),
+      name: 'relu_poly',
+      verdict: 'same',
+      bucket: '0.9-1.1x',
+      budget: {used: 1, of: 2},
+      remaining: unlimited,
+    });
     expect(firstSeconds).toBeGreaterThanOrEqual(release);
     const runs = await testRuns(zoo);
     expect(runs).toHaveLength(1);
@@ -121,7 +130,7 @@ describe('arbor mcp: the sealed test split against an adversary', () => {
     // Again, in the background: no result before its release time, then the first answer; no second ledger run.
     started = Date.now();
     const call = await transcript.call(client, 'submit_test', {solution: workspace, background: true});
-    expect(call).toEqual({id: expect.stringMatching(runIdShape), status: 'running'});
+    expect(call).toEqual({id: expect.stringMatching(runIdShape), status: 'running', remaining: unlimited});
     let polled = await transcript.call(client, 'get_run', {id: call.id});
     expect(polled.status).toBe('running');
     expect(polled.result).toBeUndefined();
@@ -131,7 +140,8 @@ describe('arbor mcp: the sealed test split against an adversary', () => {
     }
     const secondSeconds = (Date.now() - started) / 1000;
     expect(polled.status).toBe('done');
-    expect(polled.result).toEqual({...first, id: call.id, budget: {used: 2, of: 2}});
+    // The run's own result: the call's remaining is the call's.
+    expect({...polled.result, remaining: unlimited}).toEqual({...first, id: call.id, budget: {used: 2, of: 2}});
     expect(secondSeconds).toBeGreaterThanOrEqual(release);
     expect(await testRuns(zoo)).toHaveLength(1);
 

@@ -85,7 +85,7 @@ describe('arbor mcp --http', () => {
       const workspace = await transcript.call(client, 'checkout', {name});
       // In the background: the call answers the run id at once, get_run gives the result.
       const started = await transcript.call(client, 'evaluate', {workspace: workspace.workspace, repetitions: 1, maxSeconds: 0, background: true});
-      expect(started).toEqual({id: expect.stringMatching(runIdShape), status: 'running'});
+      expect(started).toEqual({id: expect.stringMatching(runIdShape), status: 'running', remaining: expect.any(Object)});
       let run;
       do run = await transcript.call(client, 'get_run', {id: started.id});
       while (run.status === 'running' && (await new Promise((resolve) => setTimeout(resolve, 500))) === undefined);
@@ -96,7 +96,8 @@ describe('arbor mcp --http', () => {
       expect(compared.verdict).toBe(compare);
       const submitted = await transcript.call(client, 'submit_test', {name, solution: workspace.workspace});
       expect(submitted).toMatchObject({name, verdict: sealed, budget: {used: 1, of: 5}});
-      expect(Object.keys(submitted).sort()).toEqual(['bucket', 'budget', 'id', 'name', 'verdict']);
+      // The sealed answer, and the session's remaining (lib/mcp/session.ts): nothing else.
+      expect(Object.keys(submitted).sort()).toEqual(['bucket', 'budget', 'id', 'name', 'remaining', 'verdict']);
       if (compare === 'worse') expect(submitted.bucket).toBe('failed');
     };
     await Promise.all(cases.map(drive));

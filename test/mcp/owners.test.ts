@@ -172,7 +172,8 @@ describe('arbor mcp runs belong to their client', () => {
         await client.close();
       }
       db = new Sqlite(file, {readonly: true});
-      expect(db.pragma('user_version', {simple: true})).toBe(2);
+      // Migrated through version 2 (ids, owners) to 3 (sessions, lib/mcp/session.ts).
+      expect(db.pragma('user_version', {simple: true})).toBe(3);
       expect(db.prepare('SELECT id, public_id, owner FROM runs').all()).toEqual([{id: 1, public_id: null, owner: null}]);
       db.close();
       // Its log is kept while its run is (the sweep goes by the store, the old names too).

@@ -74,7 +74,7 @@ describe('arbor mcp, a fresh server for every call (the MCP Inspector CLI)', () 
       if (faster) copyFileSync(faster, checkout.solution);
 
       const started = call('evaluate', {workspace: checkout.workspace, repetitions: 2, maxSeconds: 0, background: true});
-      expect(started).toEqual({id: expect.stringMatching(runIdShape), status: 'running'});
+      expect(started).toEqual({id: expect.stringMatching(runIdShape), status: 'running', remaining: expect.any(Object)});
       const evaluated = await polled(started.id);
       expect(evaluated, JSON.stringify(evaluated)).toMatchObject({tool: 'evaluate', status: 'done', result: {name, split: 'dev'}});
       expect(evaluated.result.score).toBeGreaterThan(name === 'algotune_knn' ? 2 : 0);

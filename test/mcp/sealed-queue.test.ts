@@ -94,6 +94,7 @@ describe('arbor mcp --sealed-queue: submit_test on a queue worker', () => {
     const answer = await transcript.call(client, 'submit_test', {solution: workspace, label: 'queued try'});
     // The entry's own solution as the candidate: the same answers on both sides.
     expect(answer).toEqual({
+      remaining: {devEvals: null, devSeconds: null, sealed: null, seconds: null},
       id: expect.stringMatching(runIdShape),
       name: 'abs-a',
       verdict: 'same',

@@ -160,7 +160,9 @@ describe('arbor mcp over stdio', () => {
       {solution: checkout.workspace},
       {onprogress: (p) => void sealedProgress.push(p.message ?? '')},
     );
+    // The verdict, the bucket, the budget and the session's remaining (no limits here): nothing else.
     expect(submitted).toEqual({
+      remaining: {devEvals: null, devSeconds: null, sealed: null, seconds: null},
       id: expect.stringMatching(runIdShape),
       name: 'algotune_knn',
       verdict: 'PASS',
@@ -172,7 +174,7 @@ describe('arbor mcp over stdio', () => {
         .slice(1)
         .every((line) => line.startsWith(`${submitted.id}: test eval running (`) && / \(\d+ updates\), answer at \d\d:\d\d:\d\d, in \d+ s$/.test(line)),
     ).toBe(true);
-    expect((await transcript.call(client, 'get_run', {id: submitted.id})).result).toEqual(submitted);
+    expect({...(await transcript.call(client, 'get_run', {id: submitted.id})).result, remaining: submitted.remaining}).toEqual(submitted);
 
     // The same solution again counts too, and gets its first answer without a rerun (the ledger still holds one test run).
     const again = await transcript.call(client, 'submit_test', {solution: checkout.workspace});
