@@ -6,9 +6,10 @@
  * when the `arbor` on the PATH is this one, `npx arbor` only where npx would
  * find this one without asking the registry, else `node <this CLI>`.
  */
-import {accessSync, constants, existsSync, readFileSync, realpathSync, statSync} from 'node:fs';
+import {accessSync, constants, existsSync, readFileSync, realpathSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {onPath} from './pyenv.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -40,21 +41,6 @@ function real(file: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The first executable `name` along `PATH`, as a shell would run it. */
-export function onPath(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
-  for (const folder of (env.PATH ?? '').split(path.delimiter)) {
-    if (!folder) continue;
-    const file = path.join(folder, name);
-    try {
-      accessSync(file, constants.X_OK);
-      if (statSync(file).isFile()) return file;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 /** Whether `file` is this arbor's CLI (through any symlinks, e.g. node_modules/.bin/arbor or an `npm link`). */
