@@ -38,7 +38,8 @@ const K = [
 // SIMD opcodes, each after the 0xfd prefix (the core opcodes come from lib/wasm.ts).
 const SIMD = {load: 0x00, store: 0x0b, const: 0x0c, shuffle: 0x0d, and: 0x4e, or: 0x50, xor: 0x51, bitselect: 0x52, shl: 0xab, shrU: 0xad, add: 0xae};
 
-function assemble(): Uint8Array {
+/** The kernel module's bytes (exported for the test that pins them: a refactor must emit the same bytes). */
+export function assemble(): Uint8Array {
   // The body's bytes go straight into one typed array: this runs once per process, in V8's
   // interpreter, and an array per instruction (rest arguments, spreads, LEB128 arrays) made it
   // cost 50 ms, most of it garbage collection, before a make's first draw.

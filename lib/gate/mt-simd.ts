@@ -339,7 +339,8 @@ function name(text: string): number[] {
   return [...uleb(text.length), ...Array.from(text, (c) => c.charCodeAt(0))];
 }
 
-function moduleBytes(): Uint8Array {
+/** The module's bytes (exported for the test that pins them: a refactor must emit the same bytes). */
+export function moduleBytes(): Uint8Array {
   const first = N - M; // 227: words 0..223 in chunks, 224..226 one by one
   const firstChunks = first - (first % 4);
   const body = [
