@@ -5,7 +5,8 @@
  */
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
-import {evaluate, validateCases, validateResults, validateSpec} from './gate.js';
+import {evaluate} from './gate.js';
+import {validateCases, validateResults, validateSpec} from './validate.js';
 import {decodeText, GateError, parseJson} from './json.js';
 import {backslashReplaceSurrogates, dumps, dumpsUtf8, reprString, UncaughtPythonError, type PyValue} from './py.js';
 
