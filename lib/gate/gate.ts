@@ -6,7 +6,8 @@
 import {createHash} from 'node:crypto';
 import {calculateMetrics, type Metrics, type TaskResult} from './metrics.js';
 import {bootstrapCounts} from './mt.js';
-import {dumpsText, dumpsUtf8, numbersEqual, repr, toFloat, utf8EncodeError, type DumpValue, type PyDict, type PyValue} from './py.js';
+import {dumpsText, dumpsUtf8, utf8EncodeError, type DumpValue} from './dumps.js';
+import {numbersEqual, repr, toFloat, type PyDict, type PyValue} from './py.js';
 import {fail, gateFloat, get, SORTED_PROTOCOL_KEYS} from './validate.js';
 
 const LIMITATIONS = [

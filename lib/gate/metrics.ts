@@ -2,7 +2,8 @@
  * The metrics of one system over the test cases: per trial, per task, per slice and family,
  * and the aggregates the gates read, as the reference's `calculate_metrics` computes them.
  */
-import {exactMean, pyCasefold, pySplit, toFloat, type DumpValue, type PyDict} from './py.js';
+import type {DumpValue} from './dumps.js';
+import {exactMean, pyCasefold, pySplit, toFloat, type PyDict} from './py.js';
 import {fail, gateFloat, get} from './validate.js';
 
 function normalize(text: string | null): string {
