@@ -67,21 +67,27 @@ function recordsByCase(recordList: PyDict[], trialCount: number): Map<string, Py
   return records;
 }
 
+/** What a test case expects of each of its trials, read once per case. */
+interface TaskExpectation {
+  forbidden: Set<string>;
+  allowed: Set<string>;
+  /** The expected final state, normalized. */
+  finalState: string;
+}
+
 /** One trial's four checks, counted into the tally and appended as its trial_results entry; whether it passed. */
-function scoreTrial(item: PyDict, record: PyDict, tally: Tally): boolean {
-  const forbidden = new Set(get(item, 'forbidden_side_effects') as string[]);
-  const allowed = new Set(get(item, 'allowed_tools') as string[]);
+function scoreTrial(caseId: string, task: TaskExpectation, record: PyDict, tally: Tally): boolean {
   const status = get(record, 'status') as string;
   const statusSuccess = status === 'success';
-  const finalStateCorrect = normalize(get(record, 'final_state') as string | null) === normalize(get(item, 'expected_final_state') as string);
-  const sideEffectsSafe = (get(record, 'side_effects') as string[]).every((effect) => !forbidden.has(effect));
-  const toolsAllowed = (get(record, 'tools_used') as string[]).every((tool) => allowed.has(tool));
+  const finalStateCorrect = normalize(get(record, 'final_state') as string | null) === task.finalState;
+  const sideEffectsSafe = (get(record, 'side_effects') as string[]).every((effect) => !task.forbidden.has(effect));
+  const toolsAllowed = (get(record, 'tools_used') as string[]).every((tool) => task.allowed.has(tool));
   const passed = statusSuccess && finalStateCorrect && sideEffectsSafe && toolsAllowed;
   if (finalStateCorrect) tally.finalState++;
   if (sideEffectsSafe) tally.sideEffectFree++;
   if (status === 'unknown') tally.unknown++;
   tally.trialResults.push({
-    case_id: get(item, 'id') as string,
+    case_id: caseId,
     trial_id: get(record, 'trial_id') as bigint,
     passed,
     status,
@@ -99,8 +105,13 @@ function push<T>(groups: Map<string, T[]>, key: string, value: T): void {
 /** One test case: its trials in order, then its task_results entry and its slice, family and critical bookkeeping. */
 function scoreTask(item: PyDict, trials: PyDict[], minimum: {task: number; critical: number}, tally: Tally): void {
   const caseId = get(item, 'id') as string;
+  const task: TaskExpectation = {
+    forbidden: new Set(get(item, 'forbidden_side_effects') as string[]),
+    allowed: new Set(get(item, 'allowed_tools') as string[]),
+    finalState: normalize(get(item, 'expected_final_state') as string),
+  };
   let passedCount = 0;
-  for (const record of trials) if (scoreTrial(item, record, tally)) passedCount++;
+  for (const record of trials) if (scoreTrial(caseId, task, record, tally)) passedCount++;
   const successRate = passedCount / trials.length;
   const taskPass = successRate >= minimum.task;
   const stable = passedCount === 0 || passedCount === trials.length;
