@@ -231,7 +231,9 @@ function oversize(sources: ReadonlyMap<string, string>): Map<string, number> {
 function sizeViolations(found: ReadonlyMap<string, number>, listed: readonly string[]): string[] {
   const limitOf = (key: string) => (key.includes(' ') ? `${maxFunctionLines} (function)` : `${maxFileLines} (file)`);
   const over = [...found].filter(([key]) => !listed.includes(key)).map(([key, lines]) => `${key}: ${lines} lines, over ${limitOf(key)}: split it by concern`);
-  const stale = listed.filter((key) => !found.has(key)).map((key) => `${key}: listed in oversizeInProgress but no longer over ${limitOf(key)}: remove it from the list`);
+  const stale = listed
+    .filter((key) => !found.has(key))
+    .map((key) => `${key}: listed in oversizeInProgress but no longer over ${limitOf(key)}: remove it from the list`);
   return [...over, ...stale].sort();
 }
 
@@ -386,7 +388,10 @@ describe('the checkers catch a broken graph', () => {
     const body = (n: number) => Array.from({length: n}, (_, k) => `  const v${k} = ${k};`).join('\n');
     const files = new Map([
       ['lib/long.ts', `${'// line\n'.repeat(maxFileLines)}export const x = 1;\n`],
-      ['lib/f.ts', `/** Doc. */\nexport function big(): void {\n${body(maxFunctionLines - 2)}\n}\nconst arrow = () => {\n${body(maxFunctionLines - 1)}\n};\nexport function small(): void {\n${body(maxFunctionLines - 3)}\n}\n`],
+      [
+        'lib/f.ts',
+        `/** Doc. */\nexport function big(): void {\n${body(maxFunctionLines - 2)}\n}\nconst arrow = () => {\n${body(maxFunctionLines - 1)}\n};\nexport function small(): void {\n${body(maxFunctionLines - 3)}\n}\n`,
+      ],
     ]);
     expect([...oversize(files)]).toEqual([
       ['lib/long.ts', maxFileLines + 1],
