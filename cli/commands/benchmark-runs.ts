@@ -67,7 +67,8 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
       return report;
     };
     if (args.changes) {
-      const {changesCoverage, findChanges, formatChanges} = await import('../../lib/ledger/changes.js');
+      const {changesCoverage, findChanges} = await import('../../lib/ledger/changes.js');
+      const {formatChanges} = await import('../../lib/ledger/changes-format.js');
       const report = await read(false);
       // On a benchmark where lower is better, a step down is an improvement.
       const changes = findChanges(report.runs, {minimize: await minimizedBenchmarks(report.runs)});

@@ -137,15 +137,10 @@ function checkFingerprint(bundle: Bundle, where: string): void {
   );
 }
 
-function parseMarker(raw: Record<string, unknown>, root: string, where: string, files: BundleFiles): Bundle {
-  const fail = (message: string): never => {
-    throw new BundleError(`${where}: ${message}`);
-  };
-  allowKeys(raw, ['spec', 'fingerprint', 'entry', 'point', 'args', 'results', 'accept'], 'top level', fail);
-  if (typeof raw.spec !== 'string' || raw.spec === '') fail('`spec` must be a non-empty string, e.g. spec = "zoo/name@1.0.0"');
-  const spec = raw.spec as string;
-  if (raw.fingerprint !== undefined && typeof raw.fingerprint !== 'string') fail('`fingerprint` must be a string "sha256:<64 hex>"');
+type Fail = (message: string) => never;
 
+/** `[entry]`: the authored files (generate and oracle default to their usual names) and the optional python. */
+function parseEntry(raw: Record<string, unknown>, root: string, files: BundleFiles, fail: Fail): {entry: Bundle['entry']; python?: string} {
   const entryRaw = (raw.entry ?? {}) as Record<string, unknown>;
   if (!isTable(entryRaw)) fail('[entry] must be a table');
   allowKeys(entryRaw, ['generate', 'oracle', 'verify', 'python'], '[entry]', fail);
@@ -166,8 +161,12 @@ function parseMarker(raw: Record<string, unknown>, root: string, where: string, 
     verify: entryFile('verify', undefined),
   };
   if (entry.verify === undefined) delete (entry as {verify?: string}).verify;
+  return typeof python === 'string' ? {entry, python} : {entry};
+}
 
-  const point = listOf(raw.point, '[[point]]', fail).map((item, k) => {
+/** `[[point]]`: integer parameters with their ranges, names unique. */
+function parsePoints(value: unknown, fail: Fail): Bundle['point'] {
+  const point = listOf(value, '[[point]]', fail).map((item, k) => {
     const at = `[[point]] #${k + 1}`;
     allowKeys(item, ['name', 'type', 'min', 'max'], at, fail);
     const name = checkName(item.name, at, fail);
@@ -182,44 +181,63 @@ function parseMarker(raw: Record<string, unknown>, root: string, where: string, 
     '[[point]]',
     fail,
   );
-  const pointNames = new Set(point.map((p) => p.name));
+  return point;
+}
 
-  const bindings = (value: unknown, table: string): Binding[] => {
-    const list = listOf(value, table, fail).map((item, k) => {
-      const at = `${table} #${k + 1}`;
-      allowKeys(item, ['name', 'type', 'dims'], at, fail);
-      const name = checkName(item.name, at, fail);
-      if (!isElementType(item.type)) fail(`${at} (${name}): type must be one of ${ELEMENT_TYPES.join(' ')}, got ${JSON.stringify(item.type)}`);
-      const dimsRaw = item.dims ?? [];
-      if (!Array.isArray(dimsRaw)) fail(`${at} (${name}): dims must be a list of dimension expressions, e.g. ["N", "D"]`);
-      const dims: string[] = [];
-      const dimExprs: DimExpr[] = [];
-      for (const d of dimsRaw as unknown[]) {
-        const text = typeof d === 'bigint' || typeof d === 'number' ? String(d) : d;
-        if (typeof text !== 'string') return fail(`${at} (${name}): each dimension must be a string or an integer`);
-        let expr: DimExpr;
-        try {
-          expr = parseDim(text);
-        } catch (error) {
-          return fail(`${at} (${name}): bad dimension: ${(error as Error).message}`);
-        }
-        for (const used of dimNames(expr)) {
-          if (!pointNames.has(used)) fail(`${at} (${name}): dimension \`${text}\` uses \`${used}\`, which is not a point parameter`);
-        }
-        dims.push(canonicalDim(text));
-        dimExprs.push(expr);
-      }
-      return {name, type: item.type as ElementType, dims, dimExprs};
-    });
-    unique(
-      list.map((b) => b.name),
-      table,
-      fail,
-    );
-    return list;
+/** A binding's `dims`: each a dimension expression over the point's parameters (an integer counts). */
+function parseDims(dimsRaw: unknown, at: string, pointNames: Set<string>, fail: Fail): {dims: string[]; dimExprs: DimExpr[]} {
+  if (!Array.isArray(dimsRaw)) fail(`${at}: dims must be a list of dimension expressions, e.g. ["N", "D"]`);
+  const dims: string[] = [];
+  const dimExprs: DimExpr[] = [];
+  for (const d of dimsRaw as unknown[]) {
+    const text = typeof d === 'bigint' || typeof d === 'number' ? String(d) : d;
+    if (typeof text !== 'string') return fail(`${at}: each dimension must be a string or an integer`);
+    let expr: DimExpr;
+    try {
+      expr = parseDim(text);
+    } catch (error) {
+      return fail(`${at}: bad dimension: ${(error as Error).message}`);
+    }
+    for (const used of dimNames(expr)) {
+      if (!pointNames.has(used)) fail(`${at}: dimension \`${text}\` uses \`${used}\`, which is not a point parameter`);
+    }
+    dims.push(canonicalDim(text));
+    dimExprs.push(expr);
+  }
+  return {dims, dimExprs};
+}
+
+/** `[[args]]` or `[[results]]`: named tensors with an element type and dims, names unique. */
+function parseBindings(value: unknown, table: string, pointNames: Set<string>, fail: Fail): Binding[] {
+  const list = listOf(value, table, fail).map((item, k) => {
+    const at = `${table} #${k + 1}`;
+    allowKeys(item, ['name', 'type', 'dims'], at, fail);
+    const name = checkName(item.name, at, fail);
+    if (!isElementType(item.type)) fail(`${at} (${name}): type must be one of ${ELEMENT_TYPES.join(' ')}, got ${JSON.stringify(item.type)}`);
+    const {dims, dimExprs} = parseDims(item.dims ?? [], `${at} (${name})`, pointNames, fail);
+    return {name, type: item.type as ElementType, dims, dimExprs};
+  });
+  unique(
+    list.map((b) => b.name),
+    table,
+    fail,
+  );
+  return list;
+}
+
+function parseMarker(raw: Record<string, unknown>, root: string, where: string, files: BundleFiles): Bundle {
+  const fail = (message: string): never => {
+    throw new BundleError(`${where}: ${message}`);
   };
-  const args = bindings(raw.args, '[[args]]');
-  const results = bindings(raw.results, '[[results]]');
+  allowKeys(raw, ['spec', 'fingerprint', 'entry', 'point', 'args', 'results', 'accept'], 'top level', fail);
+  if (typeof raw.spec !== 'string' || raw.spec === '') fail('`spec` must be a non-empty string, e.g. spec = "zoo/name@1.0.0"');
+  const spec = raw.spec as string;
+  if (raw.fingerprint !== undefined && typeof raw.fingerprint !== 'string') fail('`fingerprint` must be a string "sha256:<64 hex>"');
+  const {entry, python} = parseEntry(raw, root, files, fail);
+  const point = parsePoints(raw.point, fail);
+  const pointNames = new Set(point.map((p) => p.name));
+  const args = parseBindings(raw.args, '[[args]]', pointNames, fail);
+  const results = parseBindings(raw.results, '[[results]]', pointNames, fail);
   if (results.length === 0) fail('the signature needs at least one [[results]] entry');
 
   const accept = raw.accept ?? {};
@@ -231,7 +249,7 @@ function parseMarker(raw: Record<string, unknown>, root: string, where: string, 
     fingerprint: '',
     markerFingerprint: raw.fingerprint as string | undefined,
     entry,
-    ...(typeof python === 'string' ? {python} : {}),
+    ...(python !== undefined ? {python} : {}),
     point,
     args,
     results,

@@ -38,245 +38,249 @@ const K = [
 // SIMD opcodes, each after the 0xfd prefix (the core opcodes come from lib/wasm.ts).
 const SIMD = {load: 0x00, store: 0x0b, const: 0x0c, shuffle: 0x0d, and: 0x4e, or: 0x50, xor: 0x51, bitselect: 0x52, shl: 0xab, shrU: 0xad, add: 0xae};
 
-function assemble(): Uint8Array {
-  // The body's bytes go straight into one typed array: this runs once per process, in V8's
-  // interpreter, and an array per instruction (rest arguments, spreads, LEB128 arrays) made it
-  // cost 50 ms, most of it garbage collection, before a make's first draw.
-  let code = new Uint8Array(1 << 15);
-  let length = 0;
-  const byte = (b: number) => {
-    if (length === code.length) {
-      const grown = new Uint8Array(2 * length);
-      grown.set(code);
-      code = grown;
+// Locals: params groups=0, blocks=1; i32 g=2, b=3, inPtr=4, outPtr=5; v128 from 6: the state S,
+// the working variables V (a..h), the message ring W, t1, one spare (X, kept so that the local
+// count, and so the module's bytes, stay as they were), and the transpose's temporaries T.
+const GROUPS = 0;
+const BLOCKS = 1;
+const G = 2;
+const B = 3;
+const INP = 4;
+const OUTP = 5;
+const S = [6, 7, 8, 9, 10, 11, 12, 13];
+const V = [14, 15, 16, 17, 18, 19, 20, 21];
+const W = Array.from({length: 16}, (_, j) => 22 + j);
+const T1 = 38;
+const T = [40, 41, 42, 43];
+const V128_LOCALS = 44 - 6;
+
+/**
+ * The function body's bytes, written straight into one typed array: this runs once per process,
+ * in V8's interpreter, and an array per instruction (rest arguments, spreads, LEB128 arrays) made
+ * it cost 50 ms, most of it garbage collection, before a make's first draw.
+ */
+class Emitter {
+  code = new Uint8Array(1 << 15);
+  length = 0;
+
+  byte(b: number): void {
+    if (this.length === this.code.length) {
+      const grown = new Uint8Array(2 * this.length);
+      grown.set(this.code);
+      this.code = grown;
     }
-    code[length++] = b;
-  };
-  const leb = (n: number) => {
+    this.code[this.length++] = b;
+  }
+
+  leb(n: number): void {
     do {
       let b = n & 0x7f;
       n >>>= 7;
       if (n !== 0) b |= 0x80;
-      byte(b);
+      this.byte(b);
     } while (n !== 0);
-  };
-  const op = (...bytes: number[]) => {
-    for (const b of bytes) byte(b);
-  };
-  const simd = (opcode: number) => {
-    byte(0xfd);
-    leb(opcode);
-  };
-  // Locals: params groups=0, blocks=1; i32 g=2, b=3, inPtr=4, outPtr=5; v128 from 6.
-  const GROUPS = 0;
-  const BLOCKS = 1;
-  const G = 2;
-  const B = 3;
-  const INP = 4;
-  const OUTP = 5;
-  let next = 6;
-  const S = Array.from({length: 8}, () => next++);
-  const V = Array.from({length: 8}, () => next++);
-  const W = Array.from({length: 16}, () => next++);
-  const T1 = next++;
-  const X = next++;
-  const T = Array.from({length: 4}, () => next++);
-  const v128Locals = next - 6;
-  const get = (l: number) => {
-    byte(LOCAL_GET);
-    leb(l);
-  };
-  const set = (l: number) => {
-    byte(LOCAL_SET);
-    leb(l);
-  };
-  const i32 = (n: number) => {
-    byte(I32_CONST);
+  }
+
+  op(...bytes: number[]): void {
+    for (const b of bytes) this.byte(b);
+  }
+
+  simd(opcode: number): void {
+    this.byte(0xfd);
+    this.leb(opcode);
+  }
+
+  get(l: number): void {
+    this.byte(LOCAL_GET);
+    this.leb(l);
+  }
+
+  set(l: number): void {
+    this.byte(LOCAL_SET);
+    this.leb(l);
+  }
+
+  /** i32.const n, n as signed LEB128. */
+  i32(n: number): void {
+    this.byte(I32_CONST);
     for (;;) {
       const b = n & 0x7f;
       n >>= 7;
-      if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) return byte(b);
-      byte(b | 0x80);
+      if ((n === 0 && (b & 0x40) === 0) || (n === -1 && (b & 0x40) !== 0)) return this.byte(b);
+      this.byte(b | 0x80);
     }
-  };
-  const load = (offset: number) => {
-    simd(SIMD.load);
-    byte(4);
-    leb(offset);
-  };
-  const store = (offset: number) => {
-    simd(SIMD.store);
-    byte(4);
-    leb(offset);
-  };
-  const rotr = (l: number, n: number) => {
-    get(l);
-    i32(n);
-    simd(SIMD.shrU);
-    get(l);
-    i32(32 - n);
-    simd(SIMD.shl);
-    simd(SIMD.or);
-  };
-  const splat = (value: number) => {
-    simd(SIMD.const);
-    for (let lane = 0; lane < 4; lane++) {
-      byte(value & 0xff);
-      byte((value >>> 8) & 0xff);
-      byte((value >>> 16) & 0xff);
-      byte((value >>> 24) & 0xff);
-    }
-  };
-  const shuffle = (lanes: number[]) => {
-    simd(SIMD.shuffle);
-    for (const l of lanes) for (let k = 0; k < 4; k++) byte(4 * l + k);
-  };
+  }
 
-  // g = 0; inPtr = IN; outPtr = OUT
-  i32(0);
-  set(G);
-  i32(IN);
-  set(INP);
-  i32(OUT);
-  set(OUTP);
-  op(BLOCK, VOID);
-  op(LOOP, VOID);
-  get(G);
-  get(GROUPS);
-  op(I32_GE_U);
-  op(BR_IF, 1);
-  for (let k = 0; k < 8; k++) {
-    i32(0);
-    load(MID + 16 * k);
-    set(S[k]!);
+  /** v128.load or v128.store at `offset`, 16-byte aligned. */
+  memory(opcode: number, offset: number): void {
+    this.simd(opcode);
+    this.byte(4);
+    this.leb(offset);
   }
-  i32(0);
-  set(B);
-  op(LOOP, VOID);
-  for (let j = 0; j < 16; j++) {
-    get(INP);
-    load(16 * j);
-    set(W[j]!);
+
+  /** Push local l rotated right by n bits in every lane. */
+  rotr(l: number, n: number): void {
+    this.get(l);
+    this.i32(n);
+    this.simd(SIMD.shrU);
+    this.get(l);
+    this.i32(32 - n);
+    this.simd(SIMD.shl);
+    this.simd(SIMD.or);
   }
-  for (let k = 0; k < 8; k++) {
-    get(S[k]!);
-    set(V[k]!);
+
+  /** Push rotr(l, p) ^ rotr(l, q) ^ rotr(l, r): the Sigma functions of the rounds. */
+  sigma(l: number, p: number, q: number, r: number): void {
+    this.rotr(l, p);
+    this.rotr(l, q);
+    this.simd(SIMD.xor);
+    this.rotr(l, r);
+    this.simd(SIMD.xor);
   }
-  for (let j = 0; j < 64; j++) {
-    const r = (k: number) => V[(((k - j) % 8) + 8) % 8]!;
-    const [A, Bv, C, D, E, F, Gv, H] = [0, 1, 2, 3, 4, 5, 6, 7].map(r) as number[];
-    const wj = W[j % 16]!;
-    if (j >= 16) {
-      // w[j] += sigma0(w[j-15]) + w[j-7] + sigma1(w[j-2])
-      const x = W[(j - 15) % 16]!;
-      const y = W[(j - 2) % 16]!;
-      get(wj);
-      rotr(x, 7);
-      rotr(x, 18);
-      simd(SIMD.xor);
-      get(x);
-      i32(3);
-      simd(SIMD.shrU);
-      simd(SIMD.xor);
-      simd(SIMD.add);
-      get(W[(j - 7) % 16]!);
-      simd(SIMD.add);
-      rotr(y, 17);
-      rotr(y, 19);
-      simd(SIMD.xor);
-      get(y);
-      i32(10);
-      simd(SIMD.shrU);
-      simd(SIMD.xor);
-      simd(SIMD.add);
-      set(wj);
+
+  /** Push rotr(l, p) ^ rotr(l, q) ^ (l >>> shift): the sigma functions of the message schedule. */
+  smallSigma(l: number, p: number, q: number, shift: number): void {
+    this.rotr(l, p);
+    this.rotr(l, q);
+    this.simd(SIMD.xor);
+    this.get(l);
+    this.i32(shift);
+    this.simd(SIMD.shrU);
+    this.simd(SIMD.xor);
+  }
+
+  /** Push `value` in all four lanes (v128.const). */
+  splat(value: number): void {
+    this.simd(SIMD.const);
+    for (let lane = 0; lane < 4; lane++) {
+      this.byte(value & 0xff);
+      this.byte((value >>> 8) & 0xff);
+      this.byte((value >>> 16) & 0xff);
+      this.byte((value >>> 24) & 0xff);
     }
-    // t1 = h + Sigma1(e) + ch(e, f, g) + K[j] + w[j]; ch = bitselect(f, g, e)
-    get(H!);
-    rotr(E!, 6);
-    rotr(E!, 11);
-    simd(SIMD.xor);
-    rotr(E!, 25);
-    simd(SIMD.xor);
-    simd(SIMD.add);
-    get(F!);
-    get(Gv!);
-    get(E!);
-    simd(SIMD.bitselect);
-    simd(SIMD.add);
-    splat(K[j]!);
-    simd(SIMD.add);
-    get(wj);
-    simd(SIMD.add);
-    set(T1);
-    // d += t1
-    get(D!);
-    get(T1);
-    simd(SIMD.add);
-    set(D!);
-    // h = t1 + Sigma0(a) + maj(a, b, c); maj = bitselect(b, a, a ^ c)
-    get(T1);
-    rotr(A!, 2);
-    rotr(A!, 13);
-    simd(SIMD.xor);
-    rotr(A!, 22);
-    simd(SIMD.xor);
-    simd(SIMD.add);
-    get(Bv!);
-    get(A!);
-    get(A!);
-    get(C!);
-    simd(SIMD.xor);
-    simd(SIMD.bitselect);
-    simd(SIMD.add);
-    set(H!);
+  }
+
+  /** i8x16.shuffle picking the 32-bit lanes `lanes` of the two operands (0..3 first, 4..7 second). */
+  shuffle(lanes: number[]): void {
+    this.simd(SIMD.shuffle);
+    for (const l of lanes) for (let k = 0; k < 4; k++) this.byte(4 * l + k);
+  }
+
+  /** local = local + step (i32). */
+  increment(l: number, step: number): void {
+    this.get(l);
+    this.i32(step);
+    this.op(I32_ADD);
+    this.set(l);
+  }
+}
+
+/** w[j] += sigma0(w[j-15]) + w[j-7] + sigma1(w[j-2]), in the 16-word ring, for rounds 16..63. */
+function emitSchedule(e: Emitter, j: number): void {
+  const wj = W[j % 16]!;
+  const x = W[(j - 15) % 16]!;
+  const y = W[(j - 2) % 16]!;
+  e.get(wj);
+  e.smallSigma(x, 7, 18, 3);
+  e.simd(SIMD.add);
+  e.get(W[(j - 7) % 16]!);
+  e.simd(SIMD.add);
+  e.smallSigma(y, 17, 19, 10);
+  e.simd(SIMD.add);
+  e.set(wj);
+}
+
+/** Round j on the working variables, named by rotation: after round j, a..h are V shifted by j + 1. */
+function emitRound(e: Emitter, j: number): void {
+  const [A, Bv, C, D, E, F, Gv, H] = [0, 1, 2, 3, 4, 5, 6, 7].map((k) => V[(((k - j) % 8) + 8) % 8]!) as number[];
+  if (j >= 16) emitSchedule(e, j);
+  // t1 = h + Sigma1(e) + ch(e, f, g) + K[j] + w[j]; ch = bitselect(f, g, e)
+  e.get(H!);
+  e.sigma(E!, 6, 11, 25);
+  e.simd(SIMD.add);
+  e.get(F!);
+  e.get(Gv!);
+  e.get(E!);
+  e.simd(SIMD.bitselect);
+  e.simd(SIMD.add);
+  e.splat(K[j]!);
+  e.simd(SIMD.add);
+  e.get(W[j % 16]!);
+  e.simd(SIMD.add);
+  e.set(T1);
+  // d += t1
+  e.get(D!);
+  e.get(T1);
+  e.simd(SIMD.add);
+  e.set(D!);
+  // h = t1 + Sigma0(a) + maj(a, b, c); maj = bitselect(b, a, a ^ c)
+  e.get(T1);
+  e.sigma(A!, 2, 13, 22);
+  e.simd(SIMD.add);
+  e.get(Bv!);
+  e.get(A!);
+  e.get(A!);
+  e.get(C!);
+  e.simd(SIMD.xor);
+  e.simd(SIMD.bitselect);
+  e.simd(SIMD.add);
+  e.set(H!);
+}
+
+/** The loop over one group's blocks: load the block's 16 words, run the 64 rounds, add into S. */
+function emitBlockLoop(e: Emitter): void {
+  e.i32(0);
+  e.set(B);
+  e.op(LOOP, VOID);
+  for (let j = 0; j < 16; j++) {
+    e.get(INP);
+    e.memory(SIMD.load, 16 * j);
+    e.set(W[j]!);
   }
   for (let k = 0; k < 8; k++) {
-    get(S[k]!);
-    get(V[k]!);
-    simd(SIMD.add);
-    set(S[k]!);
+    e.get(S[k]!);
+    e.set(V[k]!);
   }
-  get(INP);
-  i32(256);
-  op(I32_ADD);
-  set(INP);
-  get(B);
-  i32(1);
-  op(I32_ADD);
-  set(B);
-  get(B);
-  get(BLOCKS);
-  op(I32_LT_U);
-  op(BR_IF, 0);
-  op(END); // block loop
-  // Byte-swap every lane to big-endian, then transpose 4x4 so each message's words are contiguous.
+  for (let j = 0; j < 64; j++) emitRound(e, j);
+  for (let k = 0; k < 8; k++) {
+    e.get(S[k]!);
+    e.get(V[k]!);
+    e.simd(SIMD.add);
+    e.set(S[k]!);
+  }
+  e.increment(INP, 256);
+  e.increment(B, 1);
+  e.get(B);
+  e.get(BLOCKS);
+  e.op(I32_LT_U);
+  e.op(BR_IF, 0);
+  e.op(END); // block loop
+}
+
+/** Byte-swap every lane of S to big-endian, then transpose 4x4 so each message's words are contiguous at outPtr. */
+function emitDigestStores(e: Emitter): void {
   const swap = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
   for (let k = 0; k < 8; k++) {
-    get(S[k]!);
-    get(S[k]!);
-    simd(SIMD.shuffle);
-    for (const b of swap) byte(b);
-    set(S[k]!);
+    e.get(S[k]!);
+    e.get(S[k]!);
+    e.simd(SIMD.shuffle);
+    for (const b of swap) e.byte(b);
+    e.set(S[k]!);
   }
   for (let half = 0; half < 2; half++) {
     const [s0, s1, s2, s3] = S.slice(4 * half, 4 * half + 4) as [number, number, number, number];
-    get(s0);
-    get(s1);
-    shuffle([0, 4, 1, 5]);
-    set(T[0]!);
-    get(s0);
-    get(s1);
-    shuffle([2, 6, 3, 7]);
-    set(T[1]!);
-    get(s2);
-    get(s3);
-    shuffle([0, 4, 1, 5]);
-    set(T[2]!);
-    get(s2);
-    get(s3);
-    shuffle([2, 6, 3, 7]);
-    set(T[3]!);
+    const interleave: [number, number, number[], number][] = [
+      [s0, s1, [0, 4, 1, 5], T[0]!],
+      [s0, s1, [2, 6, 3, 7], T[1]!],
+      [s2, s3, [0, 4, 1, 5], T[2]!],
+      [s2, s3, [2, 6, 3, 7], T[3]!],
+    ];
+    for (const [p, q, lanes, into] of interleave) {
+      e.get(p);
+      e.get(q);
+      e.shuffle(lanes);
+      e.set(into);
+    }
     const outputs: [number, number, number[]][] = [
       [T[0]!, T[2]!, [0, 1, 4, 5]],
       [T[0]!, T[2]!, [2, 3, 6, 7]],
@@ -284,39 +288,54 @@ function assemble(): Uint8Array {
       [T[1]!, T[3]!, [2, 3, 6, 7]],
     ];
     outputs.forEach(([p, q, lanes], message) => {
-      get(OUTP);
-      get(p);
-      get(q);
-      shuffle(lanes);
-      store(32 * message + 16 * half);
+      e.get(OUTP);
+      e.get(p);
+      e.get(q);
+      e.shuffle(lanes);
+      e.memory(SIMD.store, 32 * message + 16 * half);
     });
   }
-  get(OUTP);
-  i32(128);
-  op(I32_ADD);
-  set(OUTP);
-  get(G);
-  i32(1);
-  op(I32_ADD);
-  set(G);
-  op(BR, 0);
-  op(END); // group loop
-  op(END); // block
-  op(END); // function
-  void X;
+}
 
-  const locals = [...uleb(2), ...uleb(4), 0x7f, ...uleb(v128Locals), 0x7b];
-  const bodyLength = locals.length + length;
+/** The function body: for each group, load the midstate, compress its blocks, store its 4 digests. */
+function emitBody(e: Emitter): void {
+  // g = 0; inPtr = IN; outPtr = OUT
+  e.i32(0);
+  e.set(G);
+  e.i32(IN);
+  e.set(INP);
+  e.i32(OUT);
+  e.set(OUTP);
+  e.op(BLOCK, VOID);
+  e.op(LOOP, VOID);
+  e.get(G);
+  e.get(GROUPS);
+  e.op(I32_GE_U);
+  e.op(BR_IF, 1);
+  for (let k = 0; k < 8; k++) {
+    e.i32(0);
+    e.memory(SIMD.load, MID + 16 * k);
+    e.set(S[k]!);
+  }
+  emitBlockLoop(e);
+  emitDigestStores(e);
+  e.increment(OUTP, 128);
+  e.increment(G, 1);
+  e.op(BR, 0);
+  e.op(END); // group loop
+  e.op(END); // block
+  e.op(END); // function
+}
+
+/** The kernel module's bytes (exported for the test that pins them: a refactor must emit the same bytes). */
+export function assemble(): Uint8Array {
+  const e = new Emitter();
+  emitBody(e);
+  const locals = [...uleb(2), ...uleb(4), 0x7f, ...uleb(V128_LOCALS), 0x7b];
+  const bodyLength = locals.length + e.length;
   const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
   const head = [
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
+    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, [1, 0x60, 2, 0x7f, 0x7f, 0]),
     ...section(3, [1, 0]),
     ...section(5, [1, 0x00, 1]),
@@ -326,7 +345,7 @@ function assemble(): Uint8Array {
   const codeHead = [1, ...uleb(bodyLength)];
   const wasm = new Uint8Array(head.length + 1 + uleb(codeHead.length + bodyLength).length + codeHead.length + bodyLength);
   wasm.set([...head, 10, ...uleb(codeHead.length + bodyLength), ...codeHead, ...locals]);
-  wasm.set(code.subarray(0, length), wasm.length - length);
+  wasm.set(e.code.subarray(0, e.length), wasm.length - e.length);
   return wasm;
 }
 

@@ -40,7 +40,7 @@ import {computeLock} from '../benchmark/lock.js';
 import type {Clock, Plan} from '../benchmark/plan.js';
 import type {RepetitionReport} from '../eval/types.js';
 import {exactMean} from '../gate/py.js';
-import {nearestRank} from '../gate/gate.js';
+import {nearestRank} from '../gate/metrics.js';
 import {arborVersion} from '../version.js';
 import {flatCases, timeOnClock} from '../eval/score.js';
 import type {CompareReport, SideCase} from './compare.js';

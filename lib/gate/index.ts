@@ -5,9 +5,11 @@
  */
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
-import {evaluate, validateCases, validateResults, validateSpec} from './gate.js';
+import {evaluate} from './gate.js';
+import {validateCases, validateResults, validateSpec} from './validate.js';
 import {decodeText, GateError, parseJson} from './json.js';
-import {backslashReplaceSurrogates, dumps, dumpsUtf8, reprString, UncaughtPythonError, type PyValue} from './py.js';
+import {dumps, dumpsUtf8} from './dumps.js';
+import {backslashReplaceSurrogates, reprString, UncaughtPythonError, type PyValue} from './py.js';
 
 export {GateError} from './json.js';
 export {parseGateArgs, pythonColumns, type GateArgs, type GateArgValues} from './args.js';

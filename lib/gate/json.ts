@@ -55,102 +55,105 @@ function hexValue(c: number): number {
   return -1;
 }
 
-/** Parse a decoded document as `json.loads(s, parse_constant=reject, object_pairs_hook=reject_duplicates)`. */
-export function parseJson(s: string): PyValue {
-  if (s.charCodeAt(0) === 0xfeff) throw decodeError('Unexpected UTF-8 BOM (decode using utf-8-sig)', s, 0);
-  const length = s.length;
-  const endIdx = length - 1;
+/** The one-character escapes after a backslash (other than \u), by the escaped character's code. */
+const ESCAPES = new Map<number, string>([
+  [0x22, '"'],
+  [0x5c, '\\'],
+  [0x2f, '/'],
+  [0x62, '\b'],
+  [0x66, '\f'],
+  [0x6e, '\n'],
+  [0x72, '\r'],
+  [0x74, '\t'],
+]);
+
+/**
+ * CPython's json scanner over one document, step for step (py_scanstring, _match_number,
+ * scan_once, JSONObject, JSONArray): every index it tests, in the order it tests them, so that
+ * each error names the position and message the reference names.
+ */
+class Scanner {
+  readonly length: number;
+  readonly endIdx: number;
+  /** Where the last scanned value ends (the scan methods return values, not pairs). */
+  endPos = 0;
+
+  constructor(readonly s: string) {
+    this.length = s.length;
+    this.endIdx = s.length - 1;
+  }
 
   // Errors raised inside the scanner call back into Python, which needs stack
   // room: near the recursion limit the reference dies with a RecursionError
   // instead (measured on the reference: see recursionAt).
-  const fail = (depth: number, msg: string, pos: number): never => {
+  fail(depth: number, msg: string, pos: number): never {
     recursionAt(depth, 'decode-error');
-    throw decodeError(msg, s, pos);
-  };
+    throw decodeError(msg, this.s, pos);
+  }
 
-  // Where the last scanned value ends (the scanner functions return values, not pairs).
-  let endPos = 0;
-
-  const scanString = (begin: number, start: number, depth: number): string => {
-    // begin: index of the opening quote; start: first index after it.
+  /** The string whose opening quote is at `begin`; endPos after its closing quote. */
+  scanString(begin: number, depth: number): string {
+    const {s, length} = this;
     let chunks = '';
-    let end = start;
+    let end = begin + 1;
     for (;;) {
       // Skip the plain run, then look at what stopped it.
       STRING_RUN.lastIndex = end;
       STRING_RUN.test(s);
-      let next = STRING_RUN.lastIndex;
-      let c = next < length ? s.charCodeAt(next) : 0;
-      if (next < length && c <= 0x1f) fail(depth, 'Invalid control character at', next);
-      if (next >= length || !(c === 0x22 || c === 0x5c)) fail(depth, 'Unterminated string starting at', begin);
+      const next = STRING_RUN.lastIndex;
+      const c = next < length ? s.charCodeAt(next) : 0;
+      if (next < length && c <= 0x1f) this.fail(depth, 'Invalid control character at', next);
+      if (next >= length || !(c === 0x22 || c === 0x5c)) this.fail(depth, 'Unterminated string starting at', begin);
       if (next !== end) chunks += s.slice(end, next);
-      next++;
       if (c === 0x22) {
-        endPos = next;
+        this.endPos = next + 1;
         return chunks;
       }
-      if (next === length) fail(depth, 'Unterminated string starting at', begin);
-      c = s.charCodeAt(next);
-      if (c !== 0x75) {
-        end = next + 1;
-        let out: string | undefined;
-        switch (c) {
-          case 0x22:
-            out = '"';
-            break;
-          case 0x5c:
-            out = '\\';
-            break;
-          case 0x2f:
-            out = '/';
-            break;
-          case 0x62:
-            out = '\b';
-            break;
-          case 0x66:
-            out = '\f';
-            break;
-          case 0x6e:
-            out = '\n';
-            break;
-          case 0x72:
-            out = '\r';
-            break;
-          case 0x74:
-            out = '\t';
-            break;
-        }
-        if (out === undefined) fail(depth, 'Invalid \\escape', end - 2);
-        chunks += out;
-      } else {
-        let u = 0;
-        next++;
-        end = next + 4;
-        if (end >= length) fail(depth, 'Invalid \\uXXXX escape', next - 1);
-        for (; next < end; next++) {
-          const d = hexValue(s.charCodeAt(next));
-          if (d < 0) fail(depth, 'Invalid \\uXXXX escape', end - 5);
-          u = (u << 4) | d;
-        }
-        if (u >= 0xd800 && u <= 0xdbff && end + 6 < length && s.charCodeAt(next) === 0x5c && s.charCodeAt(next + 1) === 0x75) {
-          next += 2;
-          let u2 = 0;
-          end += 6;
-          for (; next < end; next++) {
-            const d = hexValue(s.charCodeAt(next));
-            if (d < 0) fail(depth, 'Invalid \\uXXXX escape', end - 5);
-            u2 = (u2 << 4) | d;
-          }
-          if (u2 >= 0xdc00 && u2 <= 0xdfff) u = 0x10000 + (((u - 0xd800) << 10) | (u2 - 0xdc00));
-          else end -= 6;
-        }
-        chunks += String.fromCodePoint(u);
-      }
+      if (next + 1 === length) this.fail(depth, 'Unterminated string starting at', begin);
+      chunks += s.charCodeAt(next + 1) === 0x75 ? this.scanUnicodeEscape(next + 2, depth) : this.scanEscape(next + 1, depth);
+      end = this.endPos;
     }
-  };
+  }
 
-  const matchNumber = (start: number): PyValue => {
+  /** The one-character escape whose character is at `at`; endPos after it. */
+  scanEscape(at: number, depth: number): string {
+    const out = ESCAPES.get(this.s.charCodeAt(at));
+    if (out === undefined) this.fail(depth, 'Invalid \\escape', at - 1);
+    this.endPos = at + 1;
+    return out;
+  }
+
+  /** The code point of `\uXXXX` whose hex digits start at `next`, joined with a following low surrogate escape; endPos after it. */
+  scanUnicodeEscape(next: number, depth: number): string {
+    const s = this.s;
+    let end = next + 4;
+    if (end >= this.length) this.fail(depth, 'Invalid \\uXXXX escape', next - 1);
+    let u = this.hex4(next, end, depth);
+    next = end;
+    if (u >= 0xd800 && u <= 0xdbff && end + 6 < this.length && s.charCodeAt(next) === 0x5c && s.charCodeAt(next + 1) === 0x75) {
+      end += 6;
+      const u2 = this.hex4(next + 2, end, depth);
+      if (u2 >= 0xdc00 && u2 <= 0xdfff) u = 0x10000 + (((u - 0xd800) << 10) | (u2 - 0xdc00));
+      else end -= 6;
+    }
+    this.endPos = end;
+    return String.fromCodePoint(u);
+  }
+
+  /** The four hex digits s[from..end) as a number; an error names the escape's `u` (end - 5), as the reference does. */
+  hex4(from: number, end: number, depth: number): number {
+    let u = 0;
+    for (let next = from; next < end; next++) {
+      const d = hexValue(this.s.charCodeAt(next));
+      if (d < 0) this.fail(depth, 'Invalid \\uXXXX escape', end - 5);
+      u = (u << 4) | d;
+    }
+    return u;
+  }
+
+  /** The number at `start` (Python's NUMBER_RE): an int as BigInt, a float as a number; endPos after it. */
+  matchNumber(start: number): PyValue {
+    const {s, endIdx} = this;
     let idx = start;
     if (s.charCodeAt(idx) === 0x2d) {
       idx++;
@@ -179,99 +182,85 @@ export function parseJson(s: string): PyValue {
       else idx = eStart;
     }
     const text = s.slice(start, idx);
-    endPos = idx;
-    if (isFloat) return Number(text);
-    const digits = text.charCodeAt(0) === 0x2d ? text.length - 1 : text.length;
-    if (digits > INT_MAX_STR_DIGITS) {
-      throw new UncaughtPythonError(
-        'ValueError',
-        `Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`,
-      );
-    }
-    return BigInt(text);
-  };
+    this.endPos = idx;
+    return isFloat ? Number(text) : pythonInt(text);
+  }
 
-  const startsWith = (idx: number, word: string): boolean => s.startsWith(word, idx);
-
-  const constant = (token: string, depth: number): never => {
+  constant(token: string, depth: number): never {
     recursionAt(depth, 'hook-raise');
     throw new GateError(`JSON contains non-standard constant: ${token}`);
-  };
+  }
 
-  const scanOnce = (idx: number, depth: number): PyValue => {
-    if (idx >= length) throw new StopIteration(idx);
+  /** `word` (null, true, false) at idx when the reference's bounds test lets it look; endPos after it. */
+  literal(idx: number, word: string, lookahead: number): boolean {
+    if (!(idx + lookahead < this.length && this.s.startsWith(word, idx))) return false;
+    this.endPos = idx + word.length;
+    return true;
+  }
+
+  scanOnce(idx: number, depth: number): PyValue {
+    if (idx >= this.length) throw new StopIteration(idx);
+    const s = this.s;
     switch (s.charCodeAt(idx)) {
       case 0x22:
-        return scanString(idx, idx + 1, depth);
+        return this.scanString(idx, depth);
       case 0x7b:
-        return parseObject(idx + 1, depth + 1);
+        return this.parseObject(idx + 1, depth + 1);
       case 0x5b:
-        return parseArray(idx + 1, depth + 1);
+        return this.parseArray(idx + 1, depth + 1);
       case 0x6e:
-        if (idx + 3 < length && startsWith(idx, 'null')) {
-          endPos = idx + 4;
-          return null;
-        }
+        if (this.literal(idx, 'null', 3)) return null;
         break;
       case 0x74:
-        if (idx + 3 < length && startsWith(idx, 'true')) {
-          endPos = idx + 4;
-          return true;
-        }
+        if (this.literal(idx, 'true', 3)) return true;
         break;
       case 0x66:
-        if (idx + 4 < length && startsWith(idx, 'false')) {
-          endPos = idx + 5;
-          return false;
-        }
+        if (this.literal(idx, 'false', 4)) return false;
         break;
       case 0x4e:
-        if (idx + 2 < length && startsWith(idx, 'NaN')) constant('NaN', depth);
+        if (idx + 2 < this.length && s.startsWith('NaN', idx)) this.constant('NaN', depth);
         break;
       case 0x49:
-        if (idx + 7 < length && startsWith(idx, 'Infinity')) constant('Infinity', depth);
+        if (idx + 7 < this.length && s.startsWith('Infinity', idx)) this.constant('Infinity', depth);
         break;
       case 0x2d:
-        if (idx + 8 < length && startsWith(idx, '-Infinity')) constant('-Infinity', depth);
+        if (idx + 8 < this.length && s.startsWith('-Infinity', idx)) this.constant('-Infinity', depth);
         break;
     }
-    return matchNumber(idx);
-  };
+    return this.matchNumber(idx);
+  }
 
-  const skipWs = (idx: number): number => {
-    while (idx <= endIdx && isWs(s.charCodeAt(idx))) idx++;
+  skipWs(idx: number): number {
+    while (idx <= this.endIdx && isWs(this.s.charCodeAt(idx))) idx++;
     return idx;
-  };
+  }
 
-  const checkDepth = (depth: number, what: string): void => {
-    if (depth > MAX_DEPTH) {
-      throw new UncaughtPythonError('RecursionError', `maximum recursion depth exceeded while decoding a JSON ${what} from a unicode string`);
-    }
-  };
+  /** The character at idx is `c` (false past the end). */
+  at(idx: number, c: number): boolean {
+    return idx <= this.endIdx && this.s.charCodeAt(idx) === c;
+  }
 
-  const parseObject = (start: number, depth: number): PyValue => {
+  parseObject(start: number, depth: number): PyValue {
     checkDepth(depth, 'object');
     // The hook sees all pairs when the object closes and rejects the first key
     // seen before: remember that key, raise only after the object closed.
     const result: PyDict = new Map();
     let duplicate: string | undefined;
-    let idx = skipWs(start);
-    if (idx > endIdx || s.charCodeAt(idx) !== 0x7d) {
+    let idx = this.skipWs(start);
+    if (!this.at(idx, 0x7d)) {
       for (;;) {
-        if (idx > endIdx || s.charCodeAt(idx) !== 0x22) {
-          fail(depth, 'Expecting property name enclosed in double quotes', idx);
-        }
-        const key = scanString(idx, idx + 1, depth);
-        idx = skipWs(endPos);
-        if (idx > endIdx || s.charCodeAt(idx) !== 0x3a) fail(depth, "Expecting ':' delimiter", idx);
-        idx = skipWs(idx + 1);
-        const value = scanOnce(idx, depth);
+        if (!this.at(idx, 0x22)) this.fail(depth, 'Expecting property name enclosed in double quotes', idx);
+        const key = this.scanString(idx, depth);
+        idx = this.skipWs(this.endPos);
+        if (!this.at(idx, 0x3a)) this.fail(depth, "Expecting ':' delimiter", idx);
+        idx = this.skipWs(idx + 1);
+        const value = this.scanOnce(idx, depth);
         if (duplicate === undefined && result.has(key)) duplicate = key;
         result.set(key, value);
-        idx = skipWs(endPos);
-        if (idx <= endIdx && s.charCodeAt(idx) === 0x7d) break;
-        if (idx > endIdx || s.charCodeAt(idx) !== 0x2c) fail(depth, "Expecting ',' delimiter", idx);
-        idx = skipWs(idx + 1);
+        idx = this.skipWs(this.endPos);
+        if (this.at(idx, 0x7d)) break;
+        if (!this.at(idx, 0x2c)) this.fail(depth, "Expecting ',' delimiter", idx);
+        idx = this.skipWs(idx + 1);
       }
     }
     recursionAt(depth, 'hook');
@@ -279,34 +268,58 @@ export function parseJson(s: string): PyValue {
       recursionAt(depth, 'hook-raise');
       throw new GateError(`JSON contains duplicate key: ${duplicate}`);
     }
-    endPos = idx + 1;
+    this.endPos = idx + 1;
     return result;
-  };
+  }
 
-  const parseArray = (start: number, depth: number): PyValue => {
+  parseArray(start: number, depth: number): PyValue {
     checkDepth(depth, 'array');
     const items: PyValue[] = [];
-    let idx = skipWs(start);
-    if (idx > endIdx || s.charCodeAt(idx) !== 0x5d) {
+    let idx = this.skipWs(start);
+    if (!this.at(idx, 0x5d)) {
       for (;;) {
-        items.push(scanOnce(idx, depth));
-        idx = skipWs(endPos);
-        if (idx <= endIdx && s.charCodeAt(idx) === 0x5d) break;
-        if (idx > endIdx || s.charCodeAt(idx) !== 0x2c) fail(depth, "Expecting ',' delimiter", idx);
-        idx = skipWs(idx + 1);
+        items.push(this.scanOnce(idx, depth));
+        idx = this.skipWs(this.endPos);
+        if (this.at(idx, 0x5d)) break;
+        if (!this.at(idx, 0x2c)) this.fail(depth, "Expecting ',' delimiter", idx);
+        idx = this.skipWs(idx + 1);
       }
     }
-    endPos = idx + 1;
+    this.endPos = idx + 1;
     return items;
-  };
+  }
+}
 
+/** Python's int(text), with its limit on the digits of a decimal string. */
+function pythonInt(text: string): bigint {
+  const digits = text.charCodeAt(0) === 0x2d ? text.length - 1 : text.length;
+  if (digits > INT_MAX_STR_DIGITS) {
+    throw new UncaughtPythonError(
+      'ValueError',
+      `Exceeds the limit (${INT_MAX_STR_DIGITS} digits) for integer string conversion: value has ${digits} digits; use sys.set_int_max_str_digits() to increase the limit`,
+    );
+  }
+  return BigInt(text);
+}
+
+function checkDepth(depth: number, what: string): void {
+  if (depth > MAX_DEPTH) {
+    throw new UncaughtPythonError('RecursionError', `maximum recursion depth exceeded while decoding a JSON ${what} from a unicode string`);
+  }
+}
+
+/** Parse a decoded document as `json.loads(s, parse_constant=reject, object_pairs_hook=reject_duplicates)`. */
+export function parseJson(s: string): PyValue {
+  if (s.charCodeAt(0) === 0xfeff) throw decodeError('Unexpected UTF-8 BOM (decode using utf-8-sig)', s, 0);
+  const length = s.length;
+  const scanner = new Scanner(s);
   let idx = 0;
   while (idx < length && isWs(s.charCodeAt(idx))) idx++;
   let value: PyValue;
   let end: number;
   try {
-    value = scanOnce(idx, 0);
-    end = endPos;
+    value = scanner.scanOnce(idx, 0);
+    end = scanner.endPos;
   } catch (error) {
     if (error instanceof StopIteration) throw decodeError('Expecting value', s, error.index);
     throw error;

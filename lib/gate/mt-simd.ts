@@ -208,78 +208,31 @@ function temperChunk(): number[] {
   ];
 }
 
-/**
- * count() -> 1 when all samples are done: walks the block's r values, adds
- * table[r] to ACC, and when ACC reaches TARGET (n accepted draws) bumps
- * counts[ACC - TARGET] (= counts[sum + n]) and starts the next sample.
- * Locals: ADDR (i32), acc (i64), target (i64), done (i32), at (i32).
- */
-function countBody(): number[] {
-  const [addr, acc, target, done, at] = [0, 1, 2, 3, 4];
-  const saveAndReturn = (flag: number): number[] => [
-    ...i32(0),
-    ...get(acc),
-    I64_STORE,
-    3,
-    ...uleb(ACC),
-    ...i32(0),
-    ...get(done),
-    I32_STORE,
-    ...memarg(DONE),
-    ...i32(flag),
-    RETURN,
-  ];
+/** Locals of count(): ADDR (i32), acc (i64), target (i64), done (i32), at (i32). */
+const [C_ADDR, C_ACC, C_TARGET, C_DONE, C_AT] = [0, 1, 2, 3, 4];
+
+/** Store acc and done back into memory (the next run() resumes from them) and return `flag`. */
+function saveAndReturn(flag: number): number[] {
+  return [...i32(0), ...get(C_ACC), I64_STORE, 3, ...uleb(ACC), ...i32(0), ...get(C_DONE), I32_STORE, ...memarg(DONE), ...i32(flag), RETURN];
+}
+
+/** count()'s locals declaration and its loads of acc, target and done from memory; addr = 0. */
+function countPrologue(): number[] {
   return [
-    3,
-    1,
-    I32,
-    2,
-    I64,
-    2,
-    I32,
-    ...i32(0),
-    I64_LOAD,
-    3,
-    ...uleb(ACC),
-    LOCAL_SET,
-    acc,
-    ...i32(0),
-    I64_LOAD,
-    3,
-    ...uleb(TARGET),
-    LOCAL_SET,
-    target,
-    ...i32(0),
-    I32_LOAD,
-    ...memarg(DONE),
-    LOCAL_SET,
-    done,
-    ...i32(0),
-    LOCAL_SET,
-    addr,
-    LOOP,
-    0x40,
-    // acc += table[out[addr]]
-    ...get(acc),
-    ...get(addr),
-    I32_LOAD,
-    ...memarg(4 * OUT_WORD),
-    ...i32(2),
-    I32_SHL,
-    I32_LOAD,
-    ...memarg(TABLE_BYTE),
-    I64_EXTEND_I32_U,
-    I64_ADD,
-    LOCAL_SET,
-    acc,
-    ...get(acc),
-    ...get(target),
-    I64_GE_U,
-    IF,
-    0x40,
+    ...[3, 1, I32, 2, I64, 2, I32],
+    ...[...i32(0), I64_LOAD, 3, ...uleb(ACC), LOCAL_SET, C_ACC],
+    ...[...i32(0), I64_LOAD, 3, ...uleb(TARGET), LOCAL_SET, C_TARGET],
+    ...[...i32(0), I32_LOAD, ...memarg(DONE), LOCAL_SET, C_DONE],
+    ...[...i32(0), LOCAL_SET, C_ADDR],
+  ];
+}
+
+/** A sample is complete (acc >= target): counts[acc - target]++, acc = 0, done++; return 1 when done == samples. */
+function countSampleDone(): number[] {
+  return [
     // counts[acc - target]++
-    ...get(acc),
-    ...get(target),
+    ...get(C_ACC),
+    ...get(C_TARGET),
     I64_SUB,
     I32_WRAP_I64,
     ...i32(2),
@@ -289,37 +242,61 @@ function countBody(): number[] {
     ...memarg(COUNTS),
     I32_ADD,
     LOCAL_TEE,
-    at,
-    ...get(at),
+    C_AT,
+    ...get(C_AT),
     I32_LOAD,
     ...memarg(0),
     ...i32(1),
     I32_ADD,
     I32_STORE,
     ...memarg(0),
-    I64_CONST,
-    0,
-    LOCAL_SET,
-    acc,
-    ...get(done),
+    ...[I64_CONST, 0, LOCAL_SET, C_ACC],
+    ...get(C_DONE),
     ...i32(1),
     I32_ADD,
     LOCAL_TEE,
-    done,
+    C_DONE,
     ...i32(0),
     I32_LOAD,
     ...memarg(SAMPLES),
     I32_EQ,
-    IF,
+    ...[IF, 0x40, ...saveAndReturn(1), END],
+  ];
+}
+
+/**
+ * count() -> 1 when all samples are done: walks the block's r values, adds
+ * table[r] to ACC, and when ACC reaches TARGET (n accepted draws) bumps
+ * counts[ACC - TARGET] (= counts[sum + n]) and starts the next sample.
+ */
+function countBody(): number[] {
+  return [
+    ...countPrologue(),
+    LOOP,
     0x40,
-    ...saveAndReturn(1),
-    END,
-    END,
-    ...get(addr),
+    // acc += table[out[addr]]
+    ...get(C_ACC),
+    ...get(C_ADDR),
+    I32_LOAD,
+    ...memarg(4 * OUT_WORD),
+    ...i32(2),
+    I32_SHL,
+    I32_LOAD,
+    ...memarg(TABLE_BYTE),
+    I64_EXTEND_I32_U,
+    I64_ADD,
+    LOCAL_SET,
+    C_ACC,
+    ...get(C_ACC),
+    ...get(C_TARGET),
+    I64_GE_U,
+    ...[IF, 0x40, ...countSampleDone(), END],
+    // addr += 4; loop while addr < 4 * N
+    ...get(C_ADDR),
     ...i32(4),
     I32_ADD,
     LOCAL_TEE,
-    addr,
+    C_ADDR,
     ...i32(4 * N),
     I32_LT_U,
     BR_IF,
@@ -339,7 +316,8 @@ function name(text: string): number[] {
   return [...uleb(text.length), ...Array.from(text, (c) => c.charCodeAt(0))];
 }
 
-function moduleBytes(): Uint8Array {
+/** The module's bytes (exported for the test that pins them: a refactor must emit the same bytes). */
+export function moduleBytes(): Uint8Array {
   const first = N - M; // 227: words 0..223 in chunks, 224..226 one by one
   const firstChunks = first - (first % 4);
   const body = [

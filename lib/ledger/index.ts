@@ -8,3 +8,4 @@ export * from './ledger.js';
 export * from './summary.js';
 export * from './merge.js';
 export * from './changes.js';
+export * from './changes-format.js';

@@ -88,7 +88,7 @@ export async function checkVerifier(dir: string, options: CheckerOptions = {}): 
     }
     // The verifier judges every answer in memory, as verifyWorkDir would judge it from files; then the mutants run in the same scope.
     const {withAuthored} = await import('../bundle/authored.js');
-    const {makeScorer, mutantPoint, runMutants} = await import('./mutants.js');
+    const [{makeScorer, mutantPoint}, {runMutants}] = await Promise.all([import('./mutants.js'), import('./mutant-run.js')]);
     const mutantsRun = await withAuthored(bundle, async () => {
       const scorer = await makeScorer(plan, bundle);
       const baseline: Outcome[][] = [];

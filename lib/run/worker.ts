@@ -81,28 +81,87 @@ export function resolveStalledSeconds(option: number | undefined, env: NodeJS.Pr
   return value;
 }
 
-/** Connect to the queue and start taking jobs. */
-export async function startWorker(options: QueueWorkerOptions): Promise<RunningWorker> {
-  const env = options.env ?? process.env;
-  const log = options.onLog ?? (() => {});
-  const stalledMs = Math.round(resolveStalledSeconds(options.stalledSeconds, env) * 1000);
-  const asked = options.concurrency ?? 1;
+/** Jobs run at once: the asked number, capped at this host's CPUs (said in the log). */
+function workerConcurrency(asked: number, log: (text: string) => void): number {
   if (!Number.isInteger(asked) || asked < 1) throw new UsageError(`--concurrency ${asked}: expected a whole number of jobs, at least 1`);
   // Each timed eval leases a CPU of its own (lib/sandbox/cpu-lease.ts): more jobs than CPUs would only wait for one.
   const cpus = os.availableParallelism();
   const concurrency = Math.min(asked, cpus);
   if (concurrency < asked) log(`--concurrency ${asked} capped at ${cpus}: this host has ${cpus} CPU(s), and each eval leases one of its own`);
-  const name = options.name ?? `${os.hostname()}:${process.pid}`;
-  if (!(await stat(options.zoo).catch(() => undefined))?.isDirectory())
-    throw new UsageError(`zoo ${options.zoo} is not a folder: a worker evaluates the entries of its own zoo`, 'not-found');
-  await checkRedis(options.address);
-  await removeStaleJobFolders();
-  const {Worker, UnrecoverableError} = await import('bullmq');
-  const children = new Set<ChildProcess>();
-  let stopping = false;
+  return concurrency;
+}
 
-  const queueName = options.queueName ?? defaultQueueName;
-  const processJob = async (job: {id?: string; data: unknown; updateProgress(value: object): Promise<void>}): Promise<JobReturn> => {
+/** What every job of one worker shares. */
+interface WorkerContext {
+  options: QueueWorkerOptions;
+  env: NodeJS.ProcessEnv;
+  log: (text: string) => void;
+  name: string;
+  queueName: string;
+  /** The running eval processes, killed by stop(). */
+  children: Set<ChildProcess>;
+  /** True once stop() was called. */
+  stopping: () => boolean;
+}
+
+type QueueJob = {id?: string; data: unknown; updateProgress(value: object): Promise<void>};
+
+/** One authenticated job's eval, set up: its entry in this zoo, its files, its test seeds and progress channel. */
+interface PreparedJob {
+  what: string;
+  request: ReturnType<typeof checkJob>;
+  entry: Awaited<ReturnType<typeof findWorkerEntry>>;
+  files: Awaited<ReturnType<typeof materializeJob>>;
+  testSeeds: number[] | undefined;
+  forward: ReturnType<typeof progressForwarder>;
+  redact: (text: string) => string;
+}
+
+/** A compare job: the entry's own solution (the worker's copy, checked against the job's digest) against the job's, in one paired eval. */
+async function runCompareJob(context: WorkerContext, job: PreparedJob, root: string): Promise<JobAnswer> {
+  const {entry, files, testSeeds, forward, redact, what} = job;
+  const {env, options} = context;
+  // A sealed compare on the published seeds would answer for cases anyone can look up.
+  if (files.split === 'test' && entry.plan.splitKind !== 'path' && !drawsFreshCases(entry.plan) && !env[saltVariable]) {
+    throw new JobRefusedError(
+      `this worker has no ${saltVariable}: ${job.request.entry}'s test split would run its published seeds; set ${saltVariable} on the worker (a secret of its own)`,
+    );
+  }
+  const child = await runInChild(
+    {
+      kind: 'compare',
+      benchmark: entry.dir,
+      split: files.split,
+      baseline: entry.plan.solution,
+      candidate: files.folder,
+      unsandboxed: options.unsandboxed,
+      ...(testSeeds ? {testSeeds} : {}),
+    },
+    {env, cwd: root, children: context.children, onProgress: forward.send},
+  );
+  await forward.flush();
+  if (child.type !== 'compare') throw new HarnessError(`the eval process answered a ${child.type} instead of a compare`);
+  const compare = child.report;
+  context.log(`${what}: ${compare.verdict}, ratio ${compare.ratio ?? '-'} in ${compare.seconds.toFixed(1)} s`);
+  return {compare: redactDeep(compare, redact)};
+}
+
+/** An eval job: the job's solution on the entry's split. */
+async function runEvalJob(context: WorkerContext, job: PreparedJob, root: string): Promise<JobAnswer> {
+  const {entry, files, testSeeds, forward, redact, what} = job;
+  const report = await evalInChild(
+    {benchmark: entry.dir, split: files.split, folder: files.folder, unsandboxed: context.options.unsandboxed, ...(testSeeds ? {testSeeds} : {})},
+    {env: context.env, cwd: root, children: context.children, onProgress: forward.send},
+  );
+  await forward.flush();
+  context.log(`${what}: score ${report.score}${report.failure ? ` (${redact(report.failure)})` : ''} in ${report.seconds.toFixed(1)} s`);
+  return {report: redactDeep(report, redact)};
+}
+
+/** The function BullMQ calls per job: authenticate it, run it in a private folder, answer signed. */
+function jobProcessor(context: WorkerContext, UnrecoverableError: new (message: string) => Error): (job: QueueJob) => Promise<JobReturn> {
+  const {options, env, log, name, queueName} = context;
+  return async (job) => {
     const what = `job ${job.id} (${describeJob(job.data)})`;
     log(`${what}: started`);
     const scope: MacScope = {queue: queueName, jobId: String(job.id)};
@@ -124,42 +183,11 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
       const testSeeds = await derivedTestSeeds(entry.plan, files.split, env);
       redact = seedRedactor(entry.plan, testSeeds);
       const forward = progressForwarder(job, (update) => sign(options.key, 'progress', scope, {...update, text: redact(update.text)}));
-      if (request.kind === 'compare') {
-        // A sealed compare on the published seeds would answer for cases anyone can look up.
-        if (files.split === 'test' && entry.plan.splitKind !== 'path' && !drawsFreshCases(entry.plan) && !env[saltVariable]) {
-          throw new JobRefusedError(
-            `this worker has no ${saltVariable}: ${request.entry}'s test split would run its published seeds; set ${saltVariable} on the worker (a secret of its own)`,
-          );
-        }
-        // The entry's own solution (the worker's copy, checked against the job's digest) against the job's, in one paired eval.
-        const child = await runInChild(
-          {
-            kind: 'compare',
-            benchmark: entry.dir,
-            split: files.split,
-            baseline: entry.plan.solution,
-            candidate: files.folder,
-            unsandboxed: options.unsandboxed,
-            ...(testSeeds ? {testSeeds} : {}),
-          },
-          {env, cwd: root, children, onProgress: forward.send},
-        );
-        await forward.flush();
-        if (child.type !== 'compare') throw new HarnessError(`the eval process answered a ${child.type} instead of a compare`);
-        const compare = child.report;
-        log(`${what}: ${compare.verdict}, ratio ${compare.ratio ?? '-'} in ${compare.seconds.toFixed(1)} s`);
-        return answer({compare: redactDeep(compare, redact)});
-      }
-      const report = await evalInChild(
-        {benchmark: entry.dir, split: files.split, folder: files.folder, unsandboxed: options.unsandboxed, ...(testSeeds ? {testSeeds} : {})},
-        {env, cwd: root, children, onProgress: forward.send},
-      );
-      await forward.flush();
-      log(`${what}: score ${report.score}${report.failure ? ` (${redact(report.failure)})` : ''} in ${report.seconds.toFixed(1)} s`);
-      return answer({report: redactDeep(report, redact)});
+      const prepared: PreparedJob = {what, request, entry, files, testSeeds, forward, redact};
+      return answer(await (request.kind === 'compare' ? runCompareJob(context, prepared, root) : runEvalJob(context, prepared, root)));
     } catch (error) {
       // Stopped on purpose: leave the job unsettled, so it goes back on the queue once this worker's lock lapses.
-      if (stopping) return new Promise<never>(() => {});
+      if (context.stopping()) return new Promise<never>(() => {});
       const message = redact(describeFailure(error));
       log(`${what}: ${error instanceof JobRefusedError ? '' : 'no score: '}${message}`);
       // Settled for good, the reason signed for the submitter (every worker should have the same zoo).
@@ -168,8 +196,24 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
       await rm(root, {recursive: true, force: true}).catch(() => {});
     }
   };
+}
 
-  const worker = new Worker(queueName, processJob as never, {
+/** Connect to the queue and start taking jobs. */
+export async function startWorker(options: QueueWorkerOptions): Promise<RunningWorker> {
+  const env = options.env ?? process.env;
+  const log = options.onLog ?? (() => {});
+  const stalledMs = Math.round(resolveStalledSeconds(options.stalledSeconds, env) * 1000);
+  const concurrency = workerConcurrency(options.concurrency ?? 1, log);
+  const name = options.name ?? `${os.hostname()}:${process.pid}`;
+  if (!(await stat(options.zoo).catch(() => undefined))?.isDirectory())
+    throw new UsageError(`zoo ${options.zoo} is not a folder: a worker evaluates the entries of its own zoo`, 'not-found');
+  await checkRedis(options.address);
+  await removeStaleJobFolders();
+  const {Worker, UnrecoverableError} = await import('bullmq');
+  let stopping = false;
+  const queueName = options.queueName ?? defaultQueueName;
+  const context: WorkerContext = {options, env, log, name, queueName, children: new Set(), stopping: () => stopping};
+  const worker = new Worker(queueName, jobProcessor(context, UnrecoverableError) as never, {
     connection: connectionOptions(options.address),
     concurrency,
     name,
@@ -194,7 +238,7 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
     name,
     async stop() {
       stopping = true;
-      for (const child of children) child.kill('SIGTERM');
+      for (const child of context.children) child.kill('SIGTERM');
       await worker.close(true);
     },
   };

@@ -2,21 +2,9 @@ import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {parseJson, decodeText, utf8DecodeError} from '../../lib/gate/json.js';
+import {dumps, utf8EncodeError} from '../../lib/gate/dumps.js';
 import {MersenneTwister, bootstrapCounts} from '../../lib/gate/mt.js';
-import {
-  compareCodePoints,
-  dumps,
-  exactMean,
-  floatRepr,
-  intToFloat,
-  numbersEqual,
-  pyCasefold,
-  pySplit,
-  pyStrip,
-  repr,
-  reprString,
-  utf8EncodeError,
-} from '../../lib/gate/py.js';
+import {compareCodePoints, exactMean, floatRepr, intToFloat, numbersEqual, pyCasefold, pySplit, pyStrip, repr, reprString} from '../../lib/gate/py.js';
 import {fixtures} from '../helpers/cli.js';
 
 // Known answers computed once by test/gate/gen-python-values.py.
