@@ -11,6 +11,7 @@ import {describe, expect, it} from 'vitest';
 import {cliPath, repoRoot, tempDir} from './helpers/cli.js';
 
 const invocation = (await import(path.join(repoRoot, 'dist/lib/invocation.js'))) as typeof import('../lib/invocation.js');
+const {onPath} = (await import(path.join(repoRoot, 'dist/lib/pyenv.js'))) as typeof import('../lib/pyenv.js');
 
 /** The clean PATH; node's own folder is added only where node is not in it (the README's install puts node on the PATH). */
 const cleanPath = ['/usr/bin', '/bin'].some((dir) => existsSync(path.join(dir, 'node'))) ? '/usr/bin:/bin' : `/usr/bin:/bin:${path.dirname(process.execPath)}`;
@@ -98,7 +99,7 @@ describe('printed next steps run as printed in a clean environment', () => {
 
 describe('arborCommand: how this arbor is named in a printed command', () => {
   const node = (env: NodeJS.ProcessEnv) => {
-    const found = invocation.onPath('node', env);
+    const found = onPath('node', env);
     return found && realpathSync(found) === realpathSync(process.execPath) ? 'node' : process.execPath;
   };
 
