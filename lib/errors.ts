@@ -54,3 +54,8 @@ export class RefusedError extends ArborError {
 export function isArborError(value: unknown): value is ArborError {
   return value instanceof ArborError;
 }
+
+/** A thrown value's message, first line only: what a one-line report or a case's note may quote of it. */
+export function messageOf(error: unknown): string {
+  return String(error instanceof Error ? error.message : error).split('\n', 1)[0] ?? '';
+}

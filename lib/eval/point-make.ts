@@ -16,6 +16,7 @@ import {pointSignature, byteSize, type PointSignature} from './signature.js';
 import {freshSeeds} from './seeds.js';
 import {hashTree} from './tamper.js';
 import {differenceMessage, firstDifference, makeInChild} from '../zoo/determinism.js';
+import {messageOf} from '../errors.js';
 
 /**
  * The cases of one or more repetitions: a bundle work folder (cases/, then
@@ -288,11 +289,6 @@ async function readInputs(caseDir: string, signature: PointSignature, data?: str
     }
   }
   return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
-}
-
-/** An error's first line (a bundle's error can carry a whole traceback). */
-export function messageOf(error: unknown): string {
-  return String(error instanceof Error ? error.message : error).split('\n', 1)[0] ?? '';
 }
 
 /**

@@ -14,7 +14,8 @@ import {shownCase, shownVerifierError, type ShownCases} from './redact.js';
 import {caseAccuracy, timeOnClock} from './score.js';
 import {median, type PointRatios} from './stats.js';
 import type {CaseReport, RepetitionReport} from './types.js';
-import {bundleFailure, caseSetOf, messageOf, type MadePoint} from './point-make.js';
+import {messageOf} from '../errors.js';
+import {bundleFailure, caseSetOf, type MadePoint} from './point-make.js';
 
 /** One solution repetition, before verification. */
 export interface SolutionRun {

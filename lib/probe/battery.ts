@@ -10,7 +10,7 @@ import {existsSync} from 'node:fs';
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {UsageError} from '../errors.js';
+import {messageOf, UsageError} from '../errors.js';
 import {StaleLockError} from '../eval/errors.js';
 import type {EvalReport} from '../eval/types.js';
 import type {Plan, PlanOverride} from '../benchmark/plan.js';
@@ -197,9 +197,4 @@ async function devSignatures(plan: Plan): Promise<ProbeConfig['signatures']> {
 /** A score to four significant digits, as people read it. */
 function show(score: number): string {
   return String(Number(score.toPrecision(4)));
-}
-
-function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n', 1)[0] ?? '';
 }

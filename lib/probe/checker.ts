@@ -15,6 +15,7 @@ import type {Finding} from '../zoo/lint.js';
 import {buildAnswers, readDevCases, type BatteryPoint} from './battery-dir.js';
 import {trivialAnswers, type AnswerKind} from './answers.js';
 import type {MutantOutcome, Outcome} from './mutants.js';
+import {messageOf} from '../errors.js';
 
 export type {MutantEvidence, MutantOutcome} from './mutants.js';
 
@@ -251,9 +252,4 @@ const percent = (x: number) => `${Math.floor(x * 1000) / 10}%`;
 /** A score to four significant digits, as people read it. */
 function show(score: number): string {
   return String(Number(score.toPrecision(4)));
-}
-
-function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n', 1)[0] ?? '';
 }

@@ -14,6 +14,7 @@ import {sameTensor} from './answers.js';
 import {edgeAnswers, type MutantEvidence, type MutantOutcome, type Outcome, type Scorer, type Verifier} from './mutants.js';
 import {sourceMutants} from './source.js';
 import {viewMutants, type ViewMutant} from './views.js';
+import {messageOf} from '../errors.js';
 
 type ElementValue = (type: Binding['type'], bytes: Uint8Array) => number | string;
 /** A mutant's verify of one answer; undefined when it sees the answer as the verifier does (same outcome). */
@@ -338,10 +339,4 @@ function changedLine(before: string, after: string): Partial<MutantOutcome> {
     return e < 0 ? text.length : e;
   };
   return {line, before: before.slice(start, endOf(before)).trim(), after: after.slice(start, endOf(after)).trim()};
-}
-
-/** An error's first line. */
-function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n', 1)[0] ?? '';
 }

@@ -15,6 +15,7 @@ import {locateTomlError} from '../toml.js';
 import {cachedDeterminism} from './determinism.js';
 import {readerOf} from './folder-reader.js';
 import type {Place, RuleContext} from './rule.js';
+import {messageOf} from '../errors.js';
 
 /** One problem a runnable rule reports: its message, and where in which file. */
 export interface RunnableProblem {
@@ -187,10 +188,6 @@ function inspectLock(ctx: RuleContext, found: Runnable): void {
   } catch (error) {
     found.stale = {message: messageOf(error).replace(`${ctx.root}${path.sep}`, ''), file: lockFile};
   }
-}
-
-function messageOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n', 1)[0] ?? '';
 }
 
 function placeOf(problem: {line?: number; column?: number}): {place?: Place} {
