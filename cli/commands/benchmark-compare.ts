@@ -98,27 +98,17 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       keep: args.keep,
       unsandboxed: args.unsandboxed,
     };
-    let report;
+    // The door runs both sides and puts the compare on record (the runs, a test split's exposure) before anything is printed.
+    let outcome;
     try {
       const {evaluateHere} = await import('../../lib/run/door.js');
-      report = await evaluateHere('compare', request, {env, onProgress: printer.progress});
+      outcome = await evaluateHere('compare', request, {env, onProgress: printer.progress, record: {}});
     } finally {
       printer.done();
     }
+    const {report, plan, warnings} = outcome;
     if (report.reports.candidate.kept) process.stderr.write(`kept the work folders in ${report.reports.candidate.kept}\n`);
-    // On record first: whatever happens to the outputs below, the runs (a test split's exposure) are counted.
-    const plan = await loadPlan(report.benchmark);
-    const {recordEval} = await import('../../lib/eval/record.js');
-    const compare = {
-      verdict: report.verdict,
-      ratio: report.ratio,
-      interval: report.ci,
-      baselineSha256: report.baseline.solutionSha256,
-      baselineRun: report.baseline.run ?? null,
-      baselineLabel: report.baseline.label,
-    };
-    for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare, solutionLabel: report.candidate.label}))
-      process.stderr.write(`${warning}\n`);
+    for (const warning of warnings) process.stderr.write(`${warning}\n`);
     if (args.jsonFile) await writeReport(args.jsonFile, report);
     const text = args.json ? process.stderr : process.stdout;
     text.write(formatCompare(report));

@@ -12,7 +12,7 @@ import {HarnessError} from '../eval/errors.js';
 import {loadPlan, type Clock, type Plan} from '../benchmark/plan.js';
 import {flatCases, repetitionSpeedups} from '../eval/score.js';
 import {closingInterval, median, ratioSequence, sequentialDecision, trustedRepetitions, type PointRatios, type SequentialDecision} from '../eval/stats.js';
-import type {CaseStatus, EvalOptions, EvalReport, RepetitionReport} from '../eval/types.js';
+import type {CaseStatus, EvalOptions, EvalReport, Planned, RepetitionReport} from '../eval/types.js';
 import {createWorkFolder} from '../eval/workspace.js';
 import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
 import {describeSide, resolveSide, sideLabel, type SideSource} from './sides.js';
@@ -159,6 +159,11 @@ interface RecordedBaseline {
 
 /** Run the comparison; throws UsageError / HarnessError when it cannot be made. */
 export async function runCompare(options: CompareOptions): Promise<CompareReport> {
+  return (await runComparePlanned(options)).report;
+}
+
+/** runCompare, with the plan both sides were scored under (read once, here). */
+export async function runComparePlanned(options: CompareOptions): Promise<Planned<CompareReport>> {
   const started = process.hrtime.bigint();
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
@@ -167,7 +172,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
   if (!info?.isDirectory())
     throw new UsageError(`benchmark folder ${options.benchmark} ${info ? 'is not a folder' : 'does not exist'}: pass a folder holding plan.toml`, 'not-found');
   if (options.split !== 'dev' && options.split !== 'test') throw new UsageError(`unknown split "${options.split}": expected dev or test`, 'usage');
-  const plan = await loadPlan(dir);
+  const plan = options.plan ?? (await loadPlan(dir));
   const recorded = options.baselineRun === undefined ? undefined : await readBaselineRun(options, plan, env, cwd);
   const scratch = await createWorkFolder();
   try {
@@ -184,13 +189,14 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
       unsandboxed: options.unsandboxed,
       onProgress: options.onProgress,
       planOverride: options.planOverride,
+      plan,
       sides: baseline ? [baseline.request, candidate.request] : [candidate.request],
       minRepetitions: recorded?.repetitions,
     });
     const reports = {baseline: baseline ? outcome.reports[0]! : null, candidate: outcome.reports[outcome.reports.length - 1]!};
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     const {pairs, precise, budgetEnded, pairedBy, repetitionBlock} = outcome;
-    return buildReport({
+    const report = buildReport({
       plan,
       split: options.split,
       cwd,
@@ -205,6 +211,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
       repetitionBlock,
       seconds,
     });
+    return {report, plan};
   } finally {
     await rm(scratch, {recursive: true, force: true}).catch(() => {});
   }

@@ -46,7 +46,7 @@ import {dataFolder, splitPoints, testDataVariable, type PointSource} from './dat
 import {drawsFreshCases, publishedSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
 import {whereText} from './failure.js';
-import type {CaseReport, EvalOptions, EvalReport, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
+import type {CaseReport, EvalOptions, EvalReport, Planned, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
 import {copyRegularFiles} from './snapshot.js';
 import {createWorkFolder, keepWorkFolder} from './workspace.js';
 
@@ -55,7 +55,9 @@ export type {
   CaseReport,
   CaseStatus,
   EvalOptions,
+  EvalProgress,
   EvalReport,
+  Planned,
   PointReport,
   RepetitionReport,
   SideRequest,
@@ -75,9 +77,14 @@ export function runnerPath(): string {
 
 /** Run the eval of one split and return the report (throws UsageError / HarnessError when no score can be given). */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
+  return (await runEvalPlanned(options)).report;
+}
+
+/** runEval, with the plan the report was scored under (read once: no caller need read plan.toml again to record it). */
+export async function runEvalPlanned(options: EvalOptions): Promise<Planned<EvalReport>> {
   const {solution, ...rest} = options;
-  const {reports} = await runSides({...rest, sides: [{label: 'solution', solution}]});
-  return reports[0]!;
+  const {reports, plan} = await runSides({...rest, sides: [{label: 'solution', solution}]});
+  return {report: reports[0]!, plan};
 }
 
 /**
@@ -94,7 +101,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   // What the eval spends where, the fixed costs before the first timed case included (report.phases).
   const phases: Record<string, number> = {};
   const timed = phaseTimer(phases);
-  const {split, dir, sides, plan} = await readRequest(options, cwd);
+  const {split, dir, sides, plan, filePlan} = await readRequest(options, cwd);
   const folder = dataFolder(plan, split, {data: options.data, env, cwd});
   const sources = await splitPoints(plan, split, folder);
   // A bundle that names its interpreter (`[entry] python`) has its runs made with it too.
@@ -122,7 +129,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     },
     share: (fields) => reports.forEach((each) => Object.assign(each, fields)),
   };
-  const outcome: SidesOutcome = {reports, pairs: [], precise: true, budgetEnded: true};
+  const outcome: SidesOutcome = {reports, plan: filePlan, pairs: [], precise: true, budgetEnded: true};
 
   // Stage 1: the protected files must be the ones arbor.lock names (lock's own checks run before it vouches for them).
   if (!options.beforeLock) await timed('lock', () => checkLock(run, dir, options.benchmark));
@@ -484,7 +491,7 @@ export function budgetSeconds(plan: Pick<Plan, 'maxSeconds'>, sides: number): nu
 }
 
 /** The split, folder, solutions and plan of a request, or the UsageError / HarnessError that says what is wrong. */
-async function readRequest(options: SidesOptions, cwd: string): Promise<{split: Split; dir: string; sides: SideRequest[]; plan: Plan}> {
+async function readRequest(options: SidesOptions, cwd: string): Promise<{split: Split; dir: string; sides: SideRequest[]; plan: Plan; filePlan: Plan}> {
   if (options.split !== 'dev' && options.split !== 'test') {
     throw new UsageError(options.split ? `unknown split "${options.split}": expected dev or test` : 'missing split: expected dev or test', 'usage');
   }
@@ -507,7 +514,9 @@ async function readRequest(options: SidesOptions, cwd: string): Promise<{split: 
       sides.push(side);
     }
   }
-  const plan = overridePlan(await loadPlan(dir), options.planOverride);
+  // Read here once (or by the caller, once): the same plan scores the eval and goes on record with it.
+  const filePlan = options.plan ?? (await loadPlan(dir));
+  const plan = overridePlan(filePlan, options.planOverride);
   for (const side of sides) {
     if (side.solution === undefined && side.folder === undefined) side.solution = plan.solution;
   }
@@ -520,7 +529,7 @@ async function readRequest(options: SidesOptions, cwd: string): Promise<{split: 
       );
     }
   }
-  return {split: options.split, dir, sides, plan};
+  return {split: options.split, dir, sides, plan, filePlan};
 }
 
 interface PrepareInput {
