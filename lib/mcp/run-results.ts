@@ -3,19 +3,17 @@
  * it, and the tool's result. Computed in the run's own process (runner.ts),
  * so a run that outlives its server still lands in the ledger.
  */
+import type {Plan} from '../benchmark/plan.js';
 import type {CompareReport} from '../compare/index.js';
 import type {EvalReport} from '../eval/types.js';
 import {shownLabel} from './names.js';
 import type {NamesContext} from './paths.js';
 
 /** Record a dev eval as `arbor benchmark eval` does and shape the tool's result (in the run's process: runner.ts). */
-export async function finishEval(ctx: NamesContext, id: string, name: string, report: EvalReport) {
-  const [{recordEvalRun}, {loadPlan}, {flatCases}] = await Promise.all([
-    import('../eval/record.js'),
-    import('../benchmark/plan.js'),
-    import('../eval/score.js'),
-  ]);
-  const {runId, warnings} = await recordEvalRun(report, {plan: await loadPlan(report.benchmark), env: ctx.env, cwd: ctx.zoo});
+export async function finishEval(ctx: NamesContext, id: string, name: string, report: EvalReport, plan: Plan) {
+  const [{recordEvalRun}, {flatCases}] = await Promise.all([import('../eval/record.js'), import('../eval/score.js')]);
+  // With the plan the eval was scored under (run-request.ts): plan.toml is not read again.
+  const {runId, warnings} = await recordEvalRun(report, {plan, env: ctx.env, cwd: ctx.zoo});
   return {
     id,
     name,
@@ -41,8 +39,8 @@ export async function finishEval(ctx: NamesContext, id: string, name: string, re
 }
 
 /** Record a dev compare as `arbor benchmark compare` does and shape the tool's result. */
-export async function recordCompare(ctx: NamesContext, report: CompareReport): Promise<{runId: number | null; warnings: string[]}> {
-  const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js')]);
+export async function recordCompare(ctx: NamesContext, report: CompareReport, plan: Plan): Promise<{runId: number | null; warnings: string[]}> {
+  const {recordEvalRun} = await import('../eval/record.js');
   const compare = {
     verdict: report.verdict,
     ratio: report.ratio,
@@ -52,7 +50,7 @@ export async function recordCompare(ctx: NamesContext, report: CompareReport): P
     baselineLabel: report.baseline.label,
   };
   return recordEvalRun(report.reports.candidate, {
-    plan: await loadPlan(report.benchmark),
+    plan,
     env: ctx.env,
     cwd: ctx.zoo,
     kind: 'compare',
@@ -69,8 +67,8 @@ const side = (ctx: NamesContext, benchmark: string, s: CompareReport['baseline']
 });
 
 /** Record a dev compare and shape the tool's result (in the run's process). */
-export async function finishCompare(ctx: NamesContext, id: string, name: string, report: CompareReport) {
-  const {runId, warnings} = await recordCompare(ctx, report);
+export async function finishCompare(ctx: NamesContext, id: string, name: string, report: CompareReport, plan: Plan) {
+  const {runId, warnings} = await recordCompare(ctx, report, plan);
   return {
     id,
     name,

@@ -43,11 +43,18 @@ export interface LocalOptions {
   /** calibrate: one of its evals is done (redacted like the rest when a secret is held). */
   onEval?: (k: number, report: EvalReport) => void;
   record: Recording;
+  /**
+   * Run in a child even without a secret to keep from this process: a runner of many evals
+   * (`arbor benchmark run`) keeps each eval's bundle code, module cache and crash to a process of its own.
+   */
+  isolate?: boolean;
 }
 
 /** What the door answers: the report, the plan it was scored under (plan.toml read once), and the ledger's warnings (test exposure, test before dev). */
 export interface DoorOutcome<R> extends Planned<R> {
   warnings: string[];
+  /** The run's id in the ledger (a calibration's: its last eval's); null when nothing was recorded. */
+  runId: number | null;
 }
 
 /**
@@ -67,14 +74,20 @@ export async function evaluateHere<K extends keyof Kinds>(
     options.onEval?.(k, report);
   };
   const local = {...options, env, onEval};
-  const planned = holdsSecret(env) ? await inChild(kind, request, local) : await inProcess(kind, request, local);
-  if (options.record === false) return {...planned, warnings: []};
-  const {recordEval} = await import('../eval/record.js');
+  const planned = holdsSecret(env) || options.isolate ? await inChild(kind, request, local) : await inProcess(kind, request, local);
+  if (options.record === false) return {...planned, warnings: [], runId: null};
+  const {recordEvalRun} = await import('../eval/record.js');
   const how = {plan: planned.plan, env, ...(options.cwd ? {cwd: options.cwd} : {})};
   const warnings: string[] = [];
-  if (kind === 'eval') warnings.push(...(await recordEval(planned.report as EvalReport, {...how, ...options.record})));
+  let runId: number | null = null;
+  const record = async (report: EvalReport, more: Omit<Parameters<typeof recordEvalRun>[1], keyof typeof how>) => {
+    const recorded = await recordEvalRun(report, {...how, ...more});
+    warnings.push(...recorded.warnings);
+    runId = recorded.runId;
+  };
+  if (kind === 'eval') await record(planned.report as EvalReport, options.record);
   // Every calibration eval goes on record too (kind "calibrate"), so the report can draw the baseline's spread.
-  if (kind === 'calibrate') for (const report of evals) warnings.push(...(await recordEval(report, {...how, kind: 'calibrate'})));
+  if (kind === 'calibrate') for (const report of evals) await record(report, {kind: 'calibrate'});
   if (kind === 'compare') {
     const report = planned.report as CompareReport;
     const compare = {
@@ -85,9 +98,9 @@ export async function evaluateHere<K extends keyof Kinds>(
       baselineRun: report.baseline.run ?? null,
       baselineLabel: report.baseline.label,
     };
-    warnings.push(...(await recordEval(report.reports.candidate, {...how, kind: 'compare', compare, solutionLabel: report.candidate.label})));
+    await record(report.reports.candidate, {kind: 'compare', compare, solutionLabel: report.candidate.label});
   }
-  return {...planned, warnings};
+  return {...planned, warnings, runId};
 }
 
 /** The work in this process (no secret to keep from it). */

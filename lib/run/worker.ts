@@ -123,6 +123,8 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
       const files = await materializeJob(request, entry.plan, root);
       const testSeeds = await derivedTestSeeds(entry.plan, files.split, env);
       redact = seedRedactor(entry.plan, testSeeds);
+      // Not through lib/run/door.ts: the job's eval runs a materialized folder of the job's files against this worker's entry,
+      // its answer is signed for the queue and recorded by the submitter (submit.ts), not in this machine's ledger.
       const forward = progressForwarder(job, (update) => sign(options.key, 'progress', scope, {...update, text: redact(update.text)}));
       if (request.kind === 'compare') {
         // A sealed compare on the published seeds would answer for cases anyone can look up.
