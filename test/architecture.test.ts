@@ -26,8 +26,11 @@ const levels: readonly (readonly string[])[] = [
 
 /** The edges allowed up a level (docs/architecture.md, rule b), each with its reason. */
 const upwardExceptions: readonly Exception[] = [
-  {from: 'lib/zoo/determinism-run.ts', to: 'lib/eval/types.ts', why: 'a type only (ReferenceDifference), erased from the build'},
-  {from: 'lib/zoo/determinism-run.ts', to: 'lib/eval/pipeline.ts', why: "verify's determinism check runs the eval: a dynamic import, loaded only then"},
+  {
+    from: 'lib/zoo/determinism-run.ts',
+    to: 'lib/eval/index.ts',
+    why: "verify's determinism check runs the eval: a type (ReferenceDifference, erased from the build) and a dynamic import, loaded only then",
+  },
 ];
 
 /** The library files that print (rule c), each with its reason. */
@@ -251,6 +254,30 @@ describe('one door per decision (rule e)', () => {
   });
 });
 
+/** Every edge from outside lib/eval into a file of lib/eval other than its index.ts (rule f). */
+function evalInternals(edges: readonly Edge[]): string[] {
+  return edges
+    .filter(({from, to}) => !from.startsWith('lib/eval/') && to.startsWith('lib/eval/') && to !== 'lib/eval/index.ts')
+    .map(({from, to, kind, line}) => `${from}:${line} imports ${to} (${kind}): import it from lib/eval/index.ts`);
+}
+
+describe('one way into the eval (rule f)', () => {
+  it('nothing outside lib/eval imports a file of lib/eval other than index.ts (types and dynamic imports included)', () => {
+    expect(evalInternals(edges)).toEqual([]);
+    expect(doc).toContain('f. **One way into the eval.**');
+  });
+
+  it('index.ts loads no runner of an eval up front: the pipeline and calibrate come with their first call', () => {
+    // Loaded with the index: its static imports and re-exports but those of types alone, which the build erases.
+    const index = withoutComments(sources.get('lib/eval/index.ts')!);
+    const eager = [...index.matchAll(/^(?:import|export)\s+(?!type\b)[^;]*?\bfrom\s*'\.\/([^']+)\.js'/gm)].map(([, name]) => `lib/eval/${name}.ts`);
+    expect(eager).toContain('lib/eval/score.ts');
+    expect(eager).not.toContain('lib/eval/pipeline.ts');
+    expect(eager).not.toContain('lib/eval/calibrate.ts');
+    expect(eager).not.toContain('lib/eval/point.ts');
+  });
+});
+
 describe('the checkers catch a broken graph', () => {
   const edge = (from: string, to: string, kind: Kind = 'static'): Edge => ({from, to, kind, line: 1});
 
@@ -301,6 +328,19 @@ describe('the checkers catch a broken graph', () => {
       'lib/z is on no level of the table (add it to levels and docs/architecture.md)',
     ]);
     expect(layerViolations(graph.slice(1, 2), table, [{from: 'lib/x/a.ts', to: 'cli/main.ts', why: 'a test'}])).toEqual([]);
+  });
+
+  it('names an import of an eval internal from outside lib/eval, not one of index.ts or one inside', () => {
+    const graph = [
+      edge('lib/run/door.ts', 'lib/eval/types.ts'),
+      edge('cli/commands/x.ts', 'lib/eval/pipeline.ts', 'dynamic'),
+      edge('lib/run/door.ts', 'lib/eval/index.ts'),
+      edge('lib/eval/index.ts', 'lib/eval/pipeline.ts', 'dynamic'),
+    ];
+    expect(evalInternals(graph)).toEqual([
+      'lib/run/door.ts:1 imports lib/eval/types.ts (static): import it from lib/eval/index.ts',
+      'cli/commands/x.ts:1 imports lib/eval/pipeline.ts (dynamic): import it from lib/eval/index.ts',
+    ]);
   });
 
   it('finds printing and exit codes, comments aside', () => {

@@ -29,8 +29,8 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
   handler: async (args) => {
     if (!Number.isInteger(args.runs) || args.runs < 2) throw new UsageError(`--runs ${args.runs}: expected a whole number of evals, at least 2`);
     process.on('SIGUSR1', () => {});
-    const {formatCalibration} = await import('../../lib/eval/calibrate.js');
-    const {progressPrinter} = await import('../../lib/eval/report.js');
+    const {formatCalibration} = await import('../../lib/eval/index.js');
+    const {progressPrinter} = await import('../../lib/eval/index.js');
     const printer = progressPrinter(process.stderr, args.quiet);
     const request = {benchmark: args.benchmark, split: args.split, solution: args.solution, runs: args.runs};
     const onProgress: EvalProgress = (_kind, text) => printer.progress('status', text);
@@ -50,6 +50,6 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
     }
     for (const warning of outcome.warnings) process.stderr.write(`${warning}\n`);
     if (args.json) return printJson(outcome.report);
-    process.stdout.write(formatCalibration(outcome.report));
+    process.stdout.write(await formatCalibration(outcome.report));
   },
 };

@@ -80,7 +80,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       );
     }
     process.on('SIGUSR1', () => {});
-    const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
+    const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/index.js');
     const {formatCompare, checkPackageable, writePackage} = await import('../../lib/compare/index.js');
     const {loadPlan} = await import('../../lib/benchmark/plan.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);

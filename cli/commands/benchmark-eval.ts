@@ -76,7 +76,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});
     const {formatScore} = await import('../../lib/eval/index.js');
-    const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
+    const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/index.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);
     const printer = progressPrinter(process.stderr, args.quiet);
     const request = {

@@ -8,12 +8,12 @@
 import {rm, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
-import {HarnessError} from '../eval/errors.js';
+import {HarnessError} from '../eval/index.js';
 import {loadPlan, type Clock, type Plan} from '../benchmark/plan.js';
-import {flatCases, repetitionSpeedups} from '../eval/score.js';
-import {closingInterval, median, ratioSequence, sequentialDecision, trustedRepetitions, type PointRatios, type SequentialDecision} from '../eval/stats.js';
-import type {CaseStatus, EvalOptions, EvalReport, Planned, RepetitionReport} from '../eval/types.js';
-import {createWorkFolder} from '../eval/workspace.js';
+import {flatCases, repetitionSpeedups} from '../eval/index.js';
+import {closingInterval, median, ratioSequence, sequentialDecision, trustedRepetitions, type PointRatios, type SequentialDecision} from '../eval/index.js';
+import type {CaseStatus, EvalOptions, EvalReport, Planned, RepetitionReport} from '../eval/index.js';
+import {createWorkFolder} from '../eval/index.js';
 import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
 import {describeSide, resolveSide, sideLabel, type SideSource} from './sides.js';
 
@@ -179,7 +179,7 @@ export async function runComparePlanned(options: CompareOptions): Promise<Planne
     const context = {plan, cwd, scratch};
     const baseline = recorded ? undefined : await resolveSide('baseline', options.baseline ?? '', context);
     const candidate = await resolveSide('candidate', options.candidate, context);
-    const {runSides} = await import('../eval/pipeline.js');
+    const {runSides} = await import('../eval/index.js');
     const outcome = await runSides({
       benchmark: options.benchmark,
       split: options.split,

@@ -8,8 +8,8 @@ import {chmod, mkdir, stat, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import type {Plan} from '../benchmark/plan.js';
-import {solutionLabel} from '../eval/record.js';
-import type {SideRequest} from '../eval/types.js';
+import {solutionLabel} from '../eval/index.js';
+import type {SideRequest} from '../eval/index.js';
 
 export type SideLabel = 'baseline' | 'candidate';
 

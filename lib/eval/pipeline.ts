@@ -7,9 +7,9 @@
  */
 import {randomBytes} from 'node:crypto';
 import {chmod, cp, mkdir, readFile, rm, stat} from 'node:fs/promises';
-import {existsSync, rmSync} from 'node:fs';
+import {rmSync} from 'node:fs';
 import path from 'node:path';
-import {fileURLToPath, pathToFileURL} from 'node:url';
+import {pathToFileURL} from 'node:url';
 import {UsageError} from '../errors.js';
 import type {Bundle} from '../bundle/index.js';
 import {bundlePythonEnv} from '../bundle/bundle.js';
@@ -48,8 +48,10 @@ import {hashTree} from './tamper.js';
 import {whereText} from './failure.js';
 import type {CaseReport, EvalOptions, EvalReport, Planned, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
 import {copyRegularFiles} from './snapshot.js';
+import {budgetSeconds, runnerPath} from './runner-path.js';
 import {createWorkFolder, keepWorkFolder} from './workspace.js';
 
+export {budgetSeconds, runnerPath} from './runner-path.js';
 export type {
   BundleApi,
   CaseReport,
@@ -64,16 +66,6 @@ export type {
   SidesOptions,
   SidesOutcome,
 } from './types.js';
-
-/** Where the protected runner lives: in the package, next to this module's source. */
-export function runnerPath(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  // dist/lib/eval -> package root; also works when run from lib/eval directly.
-  const candidates = [path.resolve(here, '../../../lib/eval/runner.py'), path.resolve(here, 'runner.py')];
-  const found = candidates.find((file) => existsSync(file));
-  if (!found) throw new HarnessError(`arbor's runner.py is missing (looked in ${candidates.join(', ')}); reinstall arbor`, 'no-runner');
-  return found;
-}
 
 /** Run the eval of one split and return the report (throws UsageError / HarnessError when no score can be given). */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
@@ -484,11 +476,6 @@ function formatPercent(fraction: number): string {
  * more than its eval's own clock, and with 1.5 s kept the slowest took 60.3 s of a 60 s budget.
  */
 const afterLastRepetition = 2;
-
-/** The eval's budget: the plan's max_seconds for one solution; a second side adds half (three runs a repetition instead of two). */
-export function budgetSeconds(plan: Pick<Plan, 'maxSeconds'>, sides: number): number {
-  return (plan.maxSeconds * (1 + sides)) / 2;
-}
 
 /** The split, folder, solutions and plan of a request, or the UsageError / HarnessError that says what is wrong. */
 async function readRequest(options: SidesOptions, cwd: string): Promise<{split: Split; dir: string; sides: SideRequest[]; plan: Plan; filePlan: Plan}> {

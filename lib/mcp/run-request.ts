@@ -1,7 +1,7 @@
 /** The eval or compare a run of `arbor mcp` runs (in the run's own process: runner.ts). */
 import type {PlanOverride} from '../benchmark/plan.js';
 import type {CompareReport} from '../compare/index.js';
-import type {EvalProgress, EvalReport, Planned} from '../eval/types.js';
+import type {EvalProgress, EvalReport, Planned} from '../eval/index.js';
 import type {SealedAnswer} from './budget.js';
 
 /** An eval or compare to run. */
@@ -91,7 +91,7 @@ export async function runRequest(request: JobRequest, onProgress: EvalProgress):
     if (request.testSeeds) for (const each of [report.reports.baseline, report.reports.candidate]) if (each) each.seeds = {...each.seeds, source: 'derived'};
     return {report, plan};
   }
-  const {runSides} = await import('../eval/pipeline.js');
+  const {runSides} = await import('../eval/index.js');
   const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
   const {reports, plan} = await runSides({benchmark: request.benchmark, split: request.split, planOverride: override, sides: [side], onProgress});
   return {report: reports[0]!, plan};

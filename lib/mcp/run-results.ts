@@ -5,13 +5,13 @@
  */
 import type {Plan} from '../benchmark/plan.js';
 import type {CompareReport} from '../compare/index.js';
-import type {EvalReport} from '../eval/types.js';
+import type {EvalReport} from '../eval/index.js';
 import {shownLabel} from './names.js';
 import type {NamesContext} from './paths.js';
 
 /** Record a dev eval as `arbor benchmark eval` does and shape the tool's result (in the run's process: runner.ts). */
 export async function finishEval(ctx: NamesContext, id: string, name: string, report: EvalReport, plan: Plan) {
-  const [{recordEvalRun}, {flatCases}] = await Promise.all([import('../eval/record.js'), import('../eval/score.js')]);
+  const [{recordEvalRun}, {flatCases}] = await Promise.all([import('../eval/index.js'), import('../eval/index.js')]);
   // With the plan the eval was scored under (run-request.ts): plan.toml is not read again.
   const {runId, warnings} = await recordEvalRun(report, {plan, env: ctx.env, cwd: ctx.zoo});
   return {
@@ -40,7 +40,7 @@ export async function finishEval(ctx: NamesContext, id: string, name: string, re
 
 /** Record a dev compare as `arbor benchmark compare` does and shape the tool's result. */
 export async function recordCompare(ctx: NamesContext, report: CompareReport, plan: Plan): Promise<{runId: number | null; warnings: string[]}> {
-  const {recordEvalRun} = await import('../eval/record.js');
+  const {recordEvalRun} = await import('../eval/index.js');
   const compare = {
     verdict: report.verdict,
     ratio: report.ratio,

@@ -15,7 +15,7 @@
 import {rmSync} from 'node:fs';
 import type {CompareReport} from '../compare/index.js';
 import type {Plan} from '../benchmark/plan.js';
-import type {EvalReport} from '../eval/types.js';
+import type {EvalReport} from '../eval/index.js';
 import {type RunnerSpec, runRequest, sealedFailure, unaliased} from './run-request.js';
 import type {McpStore, RunStatus} from './store.js';
 

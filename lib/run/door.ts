@@ -11,12 +11,12 @@
  */
 import type {Plan} from '../benchmark/plan.js';
 import type {CompareOptions, CompareReport} from '../compare/index.js';
-import type {CalibrationReport} from '../eval/calibrate.js';
-import type {EvalOptions, EvalProgress, EvalReport, Planned} from '../eval/types.js';
+import type {CalibrationReport} from '../eval/index.js';
+import type {EvalOptions, EvalProgress, EvalReport, Planned} from '../eval/index.js';
 import {holdsSecret} from '../secrets.js';
 import type {EvalChildRequest} from './eval-child.js';
 
-export type {EvalProgress} from '../eval/types.js';
+export type {EvalProgress} from '../eval/index.js';
 
 /** What each kind of local work takes (besides its progress) and answers. */
 interface Kinds {
@@ -76,7 +76,7 @@ export async function evaluateHere<K extends keyof Kinds>(
   const local = {...options, env, onEval};
   const planned = holdsSecret(env) || options.isolate ? await inChild(kind, request, local) : await inProcess(kind, request, local);
   if (options.record === false) return {...planned, warnings: [], runId: null};
-  const {recordEvalRun} = await import('../eval/record.js');
+  const {recordEvalRun} = await import('../eval/index.js');
   const how = {plan: planned.plan, env, ...(options.cwd ? {cwd: options.cwd} : {})};
   const warnings: string[] = [];
   let runId: number | null = null;
@@ -115,10 +115,10 @@ async function inProcess<K extends keyof Kinds>(
     return runComparePlanned({...(request as Kinds['compare']['request']), env, onProgress});
   }
   if (kind === 'calibrate') {
-    const {calibratePlanned} = await import('../eval/calibrate.js');
+    const {calibratePlanned} = await import('../eval/index.js');
     return calibratePlanned({...(request as Kinds['calibrate']['request']), onProgress, onEval});
   }
-  const {runEvalPlanned} = await import('../eval/pipeline.js');
+  const {runEvalPlanned} = await import('../eval/index.js');
   return runEvalPlanned({...(request as Kinds['eval']['request']), onProgress});
 }
 

@@ -9,9 +9,9 @@
  * request (with the salted test seeds it derived); this process sends back
  * progress, then the report or the error.
  */
-import type {CalibrationReport} from '../eval/calibrate.js';
+import type {CalibrationReport} from '../eval/index.js';
 import type {CompareReport} from '../compare/index.js';
-import type {EvalReport} from '../eval/types.js';
+import type {EvalReport} from '../eval/index.js';
 import type {Plan} from '../benchmark/plan.js';
 import {ArborError, type ExitCodeValue} from '../errors.js';
 import {describeFailure} from './result.js';
@@ -85,8 +85,8 @@ async function saltedAs(request: EvalChildRequest): Promise<Salted | undefined> 
   if (!seeds) return undefined;
   const [{loadPlan}, {warmupSeed}, {withoutValues, explainFailure}] = await Promise.all([
     import('../benchmark/plan.js'),
-    import('../eval/seeds.js'),
-    import('../eval/failure.js'),
+    import('../eval/index.js'),
+    import('../eval/index.js'),
   ]);
   const plan = request.plan ?? (await loadPlan(request.benchmark).catch(() => undefined));
   const hidden = [...seeds, ...(plan ? [warmupSeed({...plan, test: {...plan.test, seeds: [...seeds]}}, [...seeds])] : [])]
@@ -131,7 +131,7 @@ async function saltedAs(request: EvalChildRequest): Promise<Salted | undefined> 
 
 /** Run what a request asks for. */
 async function evaluate(request: EvalChildRequest, salted: Salted | undefined): Promise<EvalChildAnswer> {
-  const [{loadPlan, overridePlan}, {HarnessError}] = await Promise.all([import('../benchmark/plan.js'), import('../eval/errors.js')]);
+  const [{loadPlan, overridePlan}, {HarnessError}] = await Promise.all([import('../benchmark/plan.js'), import('../eval/index.js')]);
   let planOverride: import('../benchmark/plan.js').PlanOverride | undefined;
   if (request.testSeeds) {
     // The derived seeds stand in for the plan's published test seeds; this process has no salt to derive them from.
@@ -149,7 +149,7 @@ async function evaluate(request: EvalChildRequest, salted: Salted | undefined): 
     request.split === 'test' &&
     (request.plan ?? (await loadPlan(request.benchmark).catch(() => undefined)))?.splitKind === 'path'
   ) {
-    const {saltVariable} = await import('../eval/seeds.js');
+    const {saltVariable} = await import('../eval/index.js');
     env = {...process.env, [saltVariable]: 'withheld'};
   }
   const onProgress = (kind: 'line' | 'status', text: string) => void send({type: 'progress', kind, text: salted ? salted.progress(text) : text});
@@ -177,7 +177,7 @@ async function evaluate(request: EvalChildRequest, salted: Salted | undefined): 
     return {type: 'compare', report: await finish(report), plan};
   }
   if (request.kind === 'calibrate') {
-    const {calibratePlanned} = await import('../eval/calibrate.js');
+    const {calibratePlanned} = await import('../eval/index.js');
     const pending: Promise<void>[] = [];
     const {report, plan} = await calibratePlanned({
       ...common,
@@ -188,7 +188,7 @@ async function evaluate(request: EvalChildRequest, salted: Salted | undefined): 
     await Promise.all(pending);
     return {type: 'calibrate', report: await finish(report), plan};
   }
-  const {runSides} = await import('../eval/pipeline.js');
+  const {runSides} = await import('../eval/index.js');
   const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
   const {reports, plan} = await runSides({...common, sides: [side]});
   return {type: 'report', report: await finish(reports[0]!), plan};

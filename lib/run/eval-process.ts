@@ -12,10 +12,10 @@ import {closeSync, openSync, readFileSync, writeSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {ArborError} from '../errors.js';
-import {HarnessError} from '../eval/errors.js';
+import {HarnessError} from '../eval/index.js';
 import type {Plan, Split} from '../benchmark/plan.js';
-import {drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from '../eval/seeds.js';
-import type {EvalReport} from '../eval/types.js';
+import {drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from '../eval/index.js';
+import type {EvalReport} from '../eval/index.js';
 import {evalEnvironment, secretVariables} from '../secrets.js';
 import type {EvalChildAnswer, EvalChildMessage, EvalChildRequest} from './eval-child.js';
 
