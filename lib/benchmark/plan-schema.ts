@@ -12,7 +12,7 @@ import {parseSeeds} from '../bundle/point.js';
 import {nearest} from '../nearest.js';
 
 /** The keys a plan may have at its top level. */
-export const knownKeys = new Set([
+const knownKeys = new Set([
   'name',
   'bundle',
   'solution',

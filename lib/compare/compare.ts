@@ -19,7 +19,7 @@ import {describeSide, resolveSide, sideLabel, type SideSource} from './sides.js'
 
 export type {Verdict} from './ratio.js';
 
-/** Options of runCompare. */
+/** Options of runComparePlanned. */
 export interface CompareOptions extends Omit<EvalOptions, 'solution' | 'bundleApi'> {
   /** A solution file, a folder of editable files, or a git revision (omitted with baselineRun). */
   baseline?: string;
@@ -157,12 +157,7 @@ interface RecordedBaseline {
   seeds: {source: string; count: number};
 }
 
-/** Run the comparison; throws UsageError / HarnessError when it cannot be made. */
-export async function runCompare(options: CompareOptions): Promise<CompareReport> {
-  return (await runComparePlanned(options)).report;
-}
-
-/** runCompare, with the plan both sides were scored under (read once, here). */
+/** Run the comparison, and answer it with the plan both sides were scored under (read once, here); throws UsageError / HarnessError when it cannot be made. */
 export async function runComparePlanned(options: CompareOptions): Promise<Planned<CompareReport>> {
   const started = process.hrtime.bigint();
   const cwd = options.cwd ?? process.cwd();
