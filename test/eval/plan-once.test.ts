@@ -1,11 +1,12 @@
 // plan.toml is read once per eval: the plan an eval is scored under is the one it goes on record with.
 // A preload replaces plan.toml by an invalid one right after its first read: any later read (a
 // command reading the plan again to record the eval, the secret-free child reading it again) fails.
-import {cpSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {chmodSync, cpSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {describe, expect, it} from 'vitest';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
+import {unsandboxedEnv} from './adversaries.js';
 
 const accuracy = path.join(fixtures, 'eval/accuracy-abs');
 
@@ -54,5 +55,35 @@ describe('eval reads plan.toml once', () => {
     const runs = JSON.parse(runCli(['benchmark', 'runs', '--json'], {env: {ARBOR_LEDGER: env.ARBOR_LEDGER}}).stdout).runs;
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({kind: 'eval', split});
+  });
+});
+
+describe('a solution that rewrites plan.toml while it runs', () => {
+  it('cannot raise the test_budget its test eval is recorded under: the over-budget warning stands', () => {
+    const root = tempDir('arbor-plan-raise-');
+    const dir = path.join(root, 'entry');
+    cpSync(accuracy, dir, {recursive: true});
+    rmSync(path.join(dir, 'arbor.lock'));
+    const plan = path.join(dir, 'plan.toml');
+    writeFileSync(plan, `test_budget = 1\n${readFileSync(plan, 'utf8')}`);
+    // An author's mistake the attack needs: a plan.toml the run can write (a run started by root has a uid of its own).
+    chmodSync(root, 0o755);
+    chmodSync(dir, 0o755);
+    chmodSync(plan, 0o666);
+    // Without the sandbox (where a solution can reach the folder at all), with an interpreter a dropped uid can start.
+    const env = {ARBOR_LEDGER: path.join(root, 'runs.db'), ...unsandboxedEnv};
+    expect(runCli(['benchmark', 'eval', dir, 'test', '--unsandboxed', '--quiet'], {env}).code).toBe(0);
+    // The second distinct solution on test is over the budget of 1; on import it sets the budget to 100.
+    const evil = path.join(root, 'evil.py');
+    writeFileSync(
+      evil,
+      `${readFileSync(path.join(dir, 'solution.py'), 'utf8')}\n` +
+        `_plan = ${JSON.stringify(plan)}\n` +
+        `try:\n    _text = open(_plan).read().replace("test_budget = 1\\n", "test_budget = 100\\n")\n    open(_plan, "w").write(_text)\nexcept OSError:\n    pass\n`,
+    );
+    const second = runCli(['benchmark', 'eval', dir, 'test', '--unsandboxed', '--quiet', '--solution', evil], {env});
+    expect(readFileSync(plan, 'utf8')).toContain('test_budget = 100');
+    expect(second.code).toBe(0);
+    expect(second.stderr).toMatch(/warning: .*2 .*test_budget.*1/);
   });
 });
