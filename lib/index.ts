@@ -9,3 +9,5 @@ export * from './environment.js';
 export * from './ledger/index.js';
 export * from './report/index.js';
 export * from './run/index.js';
+// Both the eval (its --json-file report) and the report folder have a writeReport: the library's is the report folder's, as before.
+export {writeReport} from './report/index.js';

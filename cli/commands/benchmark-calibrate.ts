@@ -1,7 +1,7 @@
 /** `arbor benchmark calibrate <benchmark>`: how much a solution's score moves from eval to eval. */
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../../lib/errors.js';
-import type {EvalReport} from '../../lib/eval/types.js';
+import type {EvalProgress, EvalReport} from '../../lib/eval/index.js';
 import {jsonOption, printJson} from '../options.js';
 
 interface CalibrateArgs {
@@ -29,31 +29,27 @@ export const calibrateCommand: CommandModule<object, CalibrateArgs> = {
   handler: async (args) => {
     if (!Number.isInteger(args.runs) || args.runs < 2) throw new UsageError(`--runs ${args.runs}: expected a whole number of evals, at least 2`);
     process.on('SIGUSR1', () => {});
-    const {formatCalibration} = await import('../../lib/eval/calibrate.js');
-    const {progressPrinter} = await import('../../lib/eval/report.js');
+    const {formatCalibration} = await import('../../lib/eval/index.js');
+    const {progressPrinter} = await import('../../lib/eval/index.js');
     const printer = progressPrinter(process.stderr, args.quiet);
-    let result;
-    const reports: EvalReport[] = [];
     const request = {benchmark: args.benchmark, split: args.split, solution: args.solution, runs: args.runs};
-    const onProgress = (_kind: 'line' | 'status', text: string) => printer.progress('status', text);
+    const onProgress: EvalProgress = (_kind, text) => printer.progress('status', text);
     const onEval = (k: number, report: EvalReport) => {
-      reports.push(report);
       printer.progress(
         'line',
         `eval ${k + 1}/${args.runs}: score ${report.score.toPrecision(6)}${report.interval ? ` [${report.interval.map((v) => v.toPrecision(4)).join(', ')}]` : ''}, ${report.repetitions} repetition(s), ${report.seconds.toFixed(1)} s`,
       );
     };
+    let outcome;
     try {
       const {evaluateHere} = await import('../../lib/run/door.js');
-      result = await evaluateHere('calibrate', request, {onProgress, onEval});
+      // Every calibration eval goes on record too (kind "calibrate"), so the report can draw the baseline's spread.
+      outcome = await evaluateHere('calibrate', request, {onProgress, onEval, record: {}});
     } finally {
       printer.done();
     }
-    // Every calibration eval goes on record too (kind "calibrate"), so the report can draw the baseline's spread.
-    const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/benchmark/plan.js')]);
-    const plan = await loadPlan(result.benchmark);
-    for (const report of reports) for (const warning of await recordEval(report, {plan, kind: 'calibrate'})) process.stderr.write(`${warning}\n`);
-    if (args.json) return printJson(result);
-    process.stdout.write(formatCalibration(result));
+    for (const warning of outcome.warnings) process.stderr.write(`${warning}\n`);
+    if (args.json) return printJson(outcome.report);
+    process.stdout.write(await formatCalibration(outcome.report));
   },
 };

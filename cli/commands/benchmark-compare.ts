@@ -85,10 +85,10 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
         `missing ${sides.length === 0 ? 'baseline and candidate' : 'candidate'}: expected arbor benchmark compare <benchmark> <baseline> <candidate> (or <candidate> --baseline-run ID)`,
       );
     }
-    const {checkLabel, sideName} = await import('../../lib/eval/record.js');
+    const {checkLabel} = await import('../../lib/eval/index.js');
     if (args.label !== undefined) checkLabel(args.label);
     process.on('SIGUSR1', () => {});
-    const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
+    const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/index.js');
     const {formatCompare, checkPackageable, writePackage} = await import('../../lib/compare/index.js');
     const {loadPlan} = await import('../../lib/benchmark/plan.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);
@@ -106,27 +106,17 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       keep: args.keep,
       unsandboxed: args.unsandboxed,
     };
-    let report;
+    // The door runs both sides and puts the compare on record (the runs, a test split's exposure) before anything is printed.
+    let outcome;
     try {
       const {evaluateHere} = await import('../../lib/run/door.js');
-      report = await evaluateHere('compare', request, {env, onProgress: printer.progress});
+      outcome = await evaluateHere('compare', request, {env, onProgress: printer.progress, record: args.label === undefined ? {} : {label: args.label}});
     } finally {
       printer.done();
     }
+    const {report, plan, warnings} = outcome;
     if (report.reports.candidate.kept) process.stderr.write(`kept the work folders in ${report.reports.candidate.kept}\n`);
-    // On record first: whatever happens to the outputs below, the runs (a test split's exposure) are counted.
-    const plan = await loadPlan(report.benchmark);
-    const {recordEval} = await import('../../lib/eval/record.js');
-    const name = sideName(report.candidate, args.label);
-    const compare = {
-      verdict: report.verdict,
-      ratio: report.ratio,
-      interval: report.ci,
-      baselineSha256: report.baseline.solutionSha256,
-      baselineRun: report.baseline.run ?? null,
-      baselineLabel: report.baseline.label,
-    };
-    for (const warning of await recordEval(report.reports.candidate, {plan, env, kind: 'compare', compare, name})) process.stderr.write(`${warning}\n`);
+    for (const warning of warnings) process.stderr.write(`${warning}\n`);
     if (args.jsonFile) await writeReport(args.jsonFile, report);
     const text = args.json ? process.stderr : process.stdout;
     text.write(formatCompare(report));

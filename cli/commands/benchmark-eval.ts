@@ -79,12 +79,12 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       ),
   handler: async (args) => {
     checkNotAFile(args.benchmark);
-    const {checkLabel} = await import('../../lib/eval/record.js');
+    const {checkLabel} = await import('../../lib/eval/index.js');
     if (args.label !== undefined) checkLabel(args.label);
     // Node opens its inspector on SIGUSR1; a listener keeps it closed to anything that can signal this process.
     process.on('SIGUSR1', () => {});
     const {formatScore} = await import('../../lib/eval/index.js');
-    const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/report.js');
+    const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/index.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);
     const printer = progressPrinter(process.stderr, args.quiet);
     const request = {
@@ -95,20 +95,20 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       keep: args.keep,
       unsandboxed: args.unsandboxed,
     };
-    let report;
+    // The door runs the eval and puts it on record (with the plan it was scored under) before anything is printed:
+    // the warnings (test exposure, test before dev) go in --json's `warnings` too.
+    let outcome;
     try {
       const {evaluateHere} = await import('../../lib/run/door.js');
-      report = await evaluateHere('eval', request, {onProgress: printer.progress});
+      outcome = await evaluateHere('eval', request, {onProgress: printer.progress, record: args.label === undefined ? {} : {label: args.label}});
     } finally {
       printer.done();
     }
+    const {report, warnings} = outcome;
     if (report.kept) process.stderr.write(`kept the work folders in ${report.kept}\n`);
     if (report.failure) process.stderr.write(`score is 0.0: ${report.failure}\n`);
     if (args.jsonFile) await writeReport(args.jsonFile, report);
     // With --json, stdout is the JSON document alone and the score line is a message like the others.
-    // On record before the outputs: the warnings (test exposure, test before dev) go in --json's `warnings` too.
-    const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/benchmark/plan.js')]);
-    const warnings = await recordEval(report, {plan: await loadPlan(report.benchmark), ...(args.label === undefined ? {} : {name: {given: args.label}})});
     (args.json ? process.stderr : process.stdout).write(`score: ${formatScore(report.score)}\n`);
     if (args.json) printJson({...report, warnings});
     for (const warning of warnings) process.stderr.write(`${warning}\n`);

@@ -75,7 +75,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       import('../../lib/run/targets.js'),
       import('../../lib/run/progress.js'),
       import('../../lib/run/summary.js'),
-      import('../../lib/eval/report.js'),
+      import('../../lib/eval/index.js'),
       import('../exit.js'),
     ]);
     const {targets: found, withoutPlan} = targets.resolveTargets(args.benchmarks ?? [], cwd);

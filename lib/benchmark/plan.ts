@@ -10,7 +10,7 @@ import {parse as parseToml} from 'smol-toml';
 import {UsageError} from '../errors.js';
 import {parseSeeds} from '../bundle/point.js';
 import {tomlProblem} from '../toml.js';
-import {nearest} from '../nearest.js';
+import {keyLine, planSchema} from './plan-schema.js';
 import {HarnessError} from './errors.js';
 
 /** The two splits every plan has. */
@@ -122,37 +122,6 @@ export function overridePlan(plan: Plan, override: PlanOverride = {}): Plan {
   return defined.length ? {...plan, ...Object.fromEntries(defined)} : plan;
 }
 
-const knownKeys = new Set([
-  'name',
-  'bundle',
-  'solution',
-  'editable',
-  'direction',
-  'split_kind',
-  'test_budget',
-  'metric',
-  'interface',
-  'reference',
-  'repetitions',
-  'clock',
-  'precision',
-  'max_seconds',
-  'numerator',
-  'denominator',
-  'probe_floor',
-  'fail_score',
-  'timeout',
-  'timeout_factor',
-  'min_timeout',
-  'init_timeout',
-  'time_limit',
-  'memory_mb',
-  'processes',
-  'tmpfs_mb',
-  'dev',
-  'test',
-]);
-
 /**
  * Parse a seed spec: a range `0-7`, a list `0,3,5`, or a mix `0-2,7,9`.
  * Same syntax as `arbor bundle make --seeds`. Duplicates are an error.
@@ -203,7 +172,7 @@ export function planFromText(text: string, dir: string, file: string, options: C
   } catch (error) {
     throw new HarnessError(`${file}: not valid TOML: ${tomlProblem(error, text)}`, 'bad-plan-toml', {cause: error});
   }
-  return checkPlan(data, dir, file, options);
+  return checkPlan(data, dir, file, {...options, text});
 }
 
 const isKind = (file: string, kind: 'file' | 'dir'): boolean => {
@@ -217,136 +186,51 @@ const isKind = (file: string, kind: 'file' | 'dir'): boolean => {
 };
 const plainFiles = {isFile: (file: string) => isKind(file, 'file'), isDir: (file: string) => isKind(file, 'dir')};
 
-/** One problem of a plan, as `checkPlan` found it (thrown inside, collected by `attempt`). */
-class PlanProblem extends Error {}
+/** One problem of a plan: its message (naming its key) and the line of plan.toml the key is on, when it is written. */
+export interface PlanProblem {
+  message: string;
+  line?: number;
+}
 
 /**
  * A plan.toml with problems: all of them, each a message naming its key (verify
- * reports each at its line); the error's own message joins them in one line.
+ * reports each at its line); the error's own message joins them in one line,
+ * each led by its line where known (`plan.toml: line 3: "timeout" must be …; line 7: …`).
  */
 export class InvalidPlanError extends HarnessError {
+  /** The messages alone. */
   readonly problems: string[];
+  readonly placed: PlanProblem[];
 
-  constructor(file: string, problems: string[]) {
-    super(`${file}: ${problems.join('; ')}`, 'bad-plan');
-    this.problems = problems;
+  constructor(file: string, placed: PlanProblem[]) {
+    super(`${file}: ${placed.map((each) => (each.line === undefined ? each.message : `line ${each.line}: ${each.message}`)).join('; ')}`, 'bad-plan');
+    this.placed = placed;
+    this.problems = placed.map((each) => each.message);
   }
 }
 
 /**
  * Check parsed plan data (exported for tests). `file` names the plan in
- * messages. Every problem is found, not only the first: each check that fails
- * records its message and the check goes on with the key's default.
+ * messages; `options.text`, the plan's text, places each problem at its line.
+ * Every problem is found, not only the first: one zod parse (plan-schema.ts)
+ * checks every key on its own.
  */
-export function checkPlan(data: Record<string, unknown>, dir: string, file: string, options: CheckPlanOptions = {}): Plan {
-  const problems: string[] = [];
-  const files = options.files ?? plainFiles;
-  const fail = (message: string): never => {
-    throw new PlanProblem(message);
-  };
-  /** `work`'s value, or `fallback` once its problem is recorded. */
-  const attempt = <T>(fallback: T, work: () => T): T => {
-    try {
-      return work();
-    } catch (error) {
-      if (!(error instanceof PlanProblem)) throw error;
-      problems.push(error.message);
-      return fallback;
+export function checkPlan(data: Record<string, unknown>, dir: string, file: string, options: CheckPlanOptions & {text?: string} = {}): Plan {
+  const parsed = planSchema(data, dir, options.files ?? plainFiles).safeParse(data);
+  if (!parsed.success) {
+    const seen = new Set<string>();
+    const placed: PlanProblem[] = [];
+    for (const issue of parsed.error.issues) {
+      if (seen.has(issue.message)) continue;
+      seen.add(issue.message);
+      const line = options.text === undefined ? undefined : keyLine(options.text, issue.path);
+      placed.push(line === undefined ? {message: issue.message} : {message: issue.message, line});
     }
-  };
-  for (const key of Object.keys(data)) {
-    if (knownKeys.has(key)) continue;
-    const near = nearest(key, knownKeys);
-    problems.push(near ? `unknown key "${key}", did you mean "${near}"?` : `unknown key "${key}", expected one of ${[...knownKeys].join(', ')}`);
+    // In the order of the file, the keys not written (a missing table) last.
+    placed.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
+    throw new InvalidPlanError(file, placed);
   }
-  const str = (key: string, fallback?: string): string | undefined => {
-    const value = data[key];
-    if (value === undefined) return fallback;
-    if (typeof value !== 'string' || value.trim() === '') fail(`"${key}" must be a non-empty string`);
-    return value as string;
-  };
-  const num = (key: string, fallback: number, {integer = false, min = 0} = {}): number => {
-    const value = data[key];
-    if (value === undefined) return fallback;
-    const n = typeof value === 'bigint' ? Number(value) : value;
-    if (typeof n !== 'number' || !Number.isFinite(n) || (integer && !Number.isInteger(n)) || n < min) {
-      fail(`"${key}" must be ${integer ? 'an integer' : 'a number'} >= ${min}, got ${JSON.stringify(String(value))}`);
-    }
-    return n as number;
-  };
-  const inside = (key: string, rel: string, kind: 'file' | 'dir'): string => {
-    const abs = path.resolve(dir, rel);
-    if (!(kind === 'file' ? files.isFile(abs) : files.isDir(abs))) {
-      fail(`"${key}" = "${rel}": no such ${kind === 'file' ? 'file' : 'folder'} in the benchmark folder`);
-    }
-    return abs;
-  };
-
-  const metric = attempt(undefined, () => str('metric'));
-  const splitKind = attempt('seed_range', () => {
-    const value = str('split_kind', 'seed_range');
-    if (value !== 'seed_range' && value !== 'path') fail(`"split_kind" must be "seed_range" or "path", got ${JSON.stringify(data.split_kind)}`);
-    return value!;
-  });
-  const direction = attempt('maximize', () => {
-    const value = str('direction', 'maximize');
-    if (value !== 'maximize' && value !== 'minimize') fail(`"direction" must be "maximize" or "minimize", got ${JSON.stringify(data.direction)}`);
-    if (value === 'minimize' && metric === 'speedup') fail('"direction" = "minimize" does not fit metric = "speedup": a speedup is higher-is-better');
-    return value!;
-  });
-  const solutionRel = attempt('solution.py', () => str('solution', 'solution.py')!);
-  attempt(undefined, () => {
-    if (metric !== 'speedup' && metric !== 'accuracy') fail(`"metric" must be "speedup" or "accuracy", got ${JSON.stringify(data.metric ?? null)}`);
-  });
-  const named = typeof data.name === 'string';
-  const split = (which: Split): PlanSplit =>
-    attempt({seedsText: '', seeds: [], points: []}, () => (splitKind === 'path' ? readPathSplit(data, which, dir, fail) : readSplit(data, which, fail)));
-  const plan: Plan = {
-    dir,
-    splitKind: splitKind as Plan['splitKind'],
-    name: attempt(path.basename(dir), () => str('name') ?? path.basename(dir)),
-    named,
-    bundle: attempt(path.join(dir, 'bundle'), () => inside('bundle', str('bundle', 'bundle')!, 'dir')),
-    solution: path.resolve(dir, solutionRel),
-    editable: attempt([path.normalize(solutionRel)], () => readEditable(data.editable, solutionRel, fail)),
-    metric: (metric ?? 'speedup') as Plan['metric'],
-    interface: attempt('run', () => solveOrRun(str('interface', 'run')!, fail)),
-    direction: direction as Plan['direction'],
-    failScore: 0,
-    testBudget: attempt(5, () => num('test_budget', 5, {integer: true, min: 0})),
-    repetitions: attempt(3, () => num('repetitions', 3, {integer: true, min: 2})),
-    clock: attempt('cpu', () => str('clock', 'cpu')) as Plan['clock'],
-    precision: attempt(0.01, () => num('precision', 0.01, {min: 0})),
-    maxSeconds: attempt(120, () => num('max_seconds', 120, {min: 0})),
-    timeout: attempt(60, () => num('timeout', 60, {min: 0.001})),
-    timeoutFactor: attempt(10, () => num('timeout_factor', 10, {min: 1})),
-    minTimeout: attempt(1, () => num('min_timeout', 1, {min: 0.001})),
-    initTimeout: attempt(60, () => num('init_timeout', 60, {min: 0.001})),
-    timeLimit: attempt(3600, () => num('time_limit', 3600, {min: 1})),
-    memoryMb: attempt(4096, () => num('memory_mb', 4096, {integer: true, min: 64})),
-    processes: attempt(256, () => num('processes', 256, {integer: true, min: 8})),
-    tmpfsMb: attempt(512, () => num('tmpfs_mb', 512, {integer: true, min: 1})),
-    dev: split('dev'),
-    test: split('test'),
-  };
-  if (metric === 'speedup') {
-    attempt(undefined, () => {
-      if (data.numerator !== undefined || data.denominator !== undefined) fail('"numerator" and "denominator" belong to metric = "accuracy"');
-    });
-    attempt(undefined, () => {
-      if (data.probe_floor !== undefined) fail('"probe_floor" belongs to metric = "accuracy": a speedup probe must score 0.0');
-    });
-    attempt(undefined, () => {
-      if (data.fail_score !== undefined) fail('"fail_score" belongs to metric = "accuracy": a speedup case that fails scores 0.0');
-    });
-    plan.reference = attempt(undefined, () => inside('reference', str('reference', 'reference.py')!, 'file'));
-    attempt(undefined, () => {
-      if (!(clocks as readonly string[]).includes(plan.clock)) fail(`"clock" must be "cpu", "wall" or "instructions", got ${JSON.stringify(data.clock)}`);
-    });
-  } else if (metric === 'accuracy') {
-    readAccuracyKeys(plan, data, str, fail, attempt);
-  }
-  if (problems.length > 0) throw new InvalidPlanError(file, problems);
+  const plan = planOf(parsed.data as unknown as Checked, data, dir);
   if (options.disjoint !== false) {
     const overlap = seedOverlap(plan);
     if (overlap) throw new HarnessError(`${file}: ${overlap}`, 'seed-overlap');
@@ -354,48 +238,85 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
   return plan;
 }
 
-function solveOrRun(value: string, fail: (message: string) => never): Plan['interface'] {
-  if (value !== 'run' && value !== 'solve')
-    fail(`"interface" must be "run" (init/run, the default) or "solve" (AlgoTune's solve(problem)), got ${JSON.stringify(value)}`);
-  return value as Plan['interface'];
+/** The TOML keys of a checked plan, as the schema answers them (defaults filled in). */
+interface CheckedSplit {
+  seeds?: {spec: string; seeds: number[]};
+  points?: PlanPoint[];
+  path?: string;
+}
+interface Checked {
+  metric: Plan['metric'];
+  split_kind: Plan['splitKind'];
+  name?: string;
+  bundle: string;
+  solution: string;
+  editable: string[];
+  interface: Plan['interface'];
+  direction: Plan['direction'];
+  test_budget: number;
+  repetitions: number;
+  precision: number;
+  max_seconds: number;
+  timeout: number;
+  timeout_factor: number;
+  min_timeout: number;
+  init_timeout: number;
+  time_limit: number;
+  memory_mb: number;
+  processes: number;
+  tmpfs_mb: number;
+  reference?: string;
+  clock?: Clock;
+  numerator?: string;
+  denominator?: string;
+  probe_floor?: number;
+  fail_score?: number;
+  dev: CheckedSplit;
+  test: CheckedSplit;
 }
 
-/** An accuracy plan's own keys: the verifier's metric names, the probe floor and the score of a case that could not be scored. */
-function readAccuracyKeys(
-  plan: Plan,
-  data: Record<string, unknown>,
-  str: (key: string) => string | undefined,
-  fail: (message: string) => never,
-  attempt: <T>(fallback: T, work: () => T) => T,
-): void {
-  for (const key of ['reference', 'clock', 'precision', 'max_seconds', 'repetitions']) {
-    attempt(undefined, () => {
-      if (data[key] !== undefined) fail(`"${key}" belongs to metric = "speedup" (an accuracy eval runs once and is not timed)`);
-    });
-  }
-  plan.numerator = attempt(undefined, () => str('numerator'));
-  plan.denominator = attempt(undefined, () => str('denominator'));
-  attempt(undefined, () => {
-    if (!plan.numerator || !plan.denominator) fail('metric = "accuracy" needs "numerator" and "denominator" (metric names the verifier reports)');
-  });
-  const anyNumber = (key: string, what: string): number | undefined => {
-    const value = data[key];
-    if (value === undefined) return undefined;
-    const n = typeof value === 'bigint' ? Number(value) : value;
-    if (typeof n !== 'number' || !Number.isFinite(n)) fail(`"${key}" must be a number (${what}), got ${JSON.stringify(String(value))}`);
-    return n as number;
+/** The Plan of checked data: names of the TOML keys to the fields of Plan, defaults filled in, paths made absolute. */
+function planOf(c: Checked, data: Record<string, unknown>, dir: string): Plan {
+  const split = (which: Split): PlanSplit => {
+    const table = c[which];
+    if (c.split_kind === 'path') return {seedsText: '', seeds: [], points: [], path: path.join(dir, path.normalize(table.path!))};
+    return {seedsText: table.seeds!.spec, seeds: table.seeds!.seeds, points: table.points!};
   };
-  const floor = attempt(undefined, () => anyNumber('probe_floor', 'the score trivial answers reach on dev'));
-  if (floor !== undefined) plan.probeFloor = floor;
-  const worst = attempt(undefined, () => anyNumber('fail_score', 'the score of a case with no scorable answer'));
-  if (worst !== undefined) plan.failScore = worst;
-  else if (plan.direction === 'minimize' && data.fail_score === undefined) {
-    attempt(undefined, () =>
-      fail(
-        'direction = "minimize" needs "fail_score": the score of a case with no scorable answer (crash, timeout, wrong shape), at least the worst score the verifier reports; without it such a case would score 0, the best',
-      ),
-    );
+  const plan: Plan = {
+    dir,
+    splitKind: c.split_kind,
+    name: c.name ?? path.basename(dir),
+    named: typeof data.name === 'string',
+    bundle: path.resolve(dir, c.bundle),
+    solution: path.resolve(dir, c.solution),
+    editable: c.editable,
+    metric: c.metric,
+    interface: c.interface,
+    direction: c.direction,
+    failScore: c.fail_score ?? 0,
+    testBudget: c.test_budget,
+    repetitions: c.repetitions,
+    clock: c.clock ?? 'cpu',
+    precision: c.precision,
+    maxSeconds: c.max_seconds,
+    timeout: c.timeout,
+    timeoutFactor: c.timeout_factor,
+    minTimeout: c.min_timeout,
+    initTimeout: c.init_timeout,
+    timeLimit: c.time_limit,
+    memoryMb: c.memory_mb,
+    processes: c.processes,
+    tmpfsMb: c.tmpfs_mb,
+    dev: split('dev'),
+    test: split('test'),
+  };
+  if (c.metric === 'speedup') plan.reference = path.resolve(dir, c.reference!);
+  else {
+    plan.numerator = c.numerator;
+    plan.denominator = c.denominator;
+    if (c.probe_floor !== undefined) plan.probeFloor = c.probe_floor;
   }
+  return plan;
 }
 
 /** Why the dev and test seeds of a plan are not disjoint, or undefined when they are. */
@@ -403,72 +324,4 @@ export function seedOverlap(plan: Pick<Plan, 'dev' | 'test'>): string | undefine
   const dev = new Set(plan.dev.seeds);
   const shared = plan.test.seeds.find((seed) => dev.has(seed));
   return shared === undefined ? undefined : `dev and test seeds overlap (seed ${shared}); test seeds must be disjoint from dev`;
-}
-
-/** `editable`: relative paths inside the folder, the solution file among them. */
-function readEditable(value: unknown, solution: string, fail: (message: string) => never): string[] {
-  const entry = path.normalize(solution);
-  if (entry.startsWith('..') || path.isAbsolute(entry)) fail(`"solution" = "${solution}" must be a path inside the benchmark folder`);
-  if (value === undefined) return [entry];
-  if (!Array.isArray(value) || value.length === 0 || value.some((item) => typeof item !== 'string' || item.trim() === '')) {
-    fail('"editable" must be a non-empty array of file names, e.g. ["solution.py"]');
-  }
-  const files = (value as string[]).map((item) => {
-    const rel = path.normalize(item);
-    if (rel.startsWith('..') || path.isAbsolute(rel) || rel === '.') fail(`"editable" entry "${item}" must be a path inside the benchmark folder`);
-    return rel;
-  });
-  const twice = files.find((file, index) => files.indexOf(file) !== index);
-  if (twice !== undefined) fail(`"editable" names "${twice}" twice`);
-  if (!files.includes(entry)) fail(`"editable" must include the solution file "${solution}"`);
-  return files;
-}
-
-/** A path split: `[dev] path = "data/dev"`, a folder inside the benchmark. */
-function readPathSplit(data: Record<string, unknown>, split: Split, dir: string, fail: (message: string) => never): PlanSplit {
-  const table = data[split];
-  if (table === undefined) fail(`missing [${split}] table with "path" (split_kind = "path")`);
-  if (typeof table !== 'object' || table === null || Array.isArray(table)) fail(`[${split}] must be a table`);
-  const t = table as Record<string, unknown>;
-  for (const key of Object.keys(t)) {
-    if (key !== 'path')
-      fail(`unknown key "${split}.${key}" in a plan with split_kind = "path", expected path (the seeds and points are in each work directory)`);
-  }
-  if (typeof t.path !== 'string' || t.path.trim() === '') fail(`"${split}.path" must be a folder name like "data/${split}"`);
-  const rel = path.normalize(t.path as string);
-  // Under data/: the folder arbor.lock protects and no editable file may be in.
-  if (!rel.startsWith(`data${path.sep}`) || rel.split(path.sep).includes('..'))
-    fail(`"${split}.path" = "${t.path as string}" must be a folder under data/ (protected by arbor.lock), e.g. "data/${split}"`);
-  return {seedsText: '', seeds: [], points: [], path: path.join(dir, rel)};
-}
-
-function readSplit(data: Record<string, unknown>, split: Split, fail: (message: string) => never): PlanSplit {
-  const table = data[split];
-  if (table === undefined) fail(`missing [${split}] table with "seeds" and "points"`);
-  if (typeof table !== 'object' || table === null || Array.isArray(table)) fail(`[${split}] must be a table`);
-  const t = table as Record<string, unknown>;
-  for (const key of Object.keys(t)) {
-    if (key === 'seeds' || key === 'points') continue;
-    const near = nearest(key, ['seeds', 'points']);
-    fail(`unknown key "${split}.${key}", ${near ? `did you mean "${split}.${near}"?` : 'expected seeds, points'}`);
-  }
-  if (typeof t.seeds !== 'string') fail(`"${split}.seeds" must be a seed spec string like "0-3"`);
-  let seeds: number[] = [];
-  try {
-    seeds = parseSeedSpec(t.seeds as string, `${split}.seeds`);
-  } catch (error) {
-    fail((error as Error).message);
-  }
-  if (!Array.isArray(t.points) || t.points.length === 0) fail(`"${split}.points" must be a non-empty array of inline tables`);
-  const points = (t.points as unknown[]).map((point, index) => {
-    if (typeof point !== 'object' || point === null || Array.isArray(point)) fail(`"${split}.points[${index}]" must be a table like { N = 1024 }`);
-    const out: PlanPoint = {};
-    for (const [key, value] of Object.entries(point as Record<string, unknown>)) {
-      const n = typeof value === 'bigint' ? Number(value) : value;
-      if (typeof n !== 'number' || !Number.isSafeInteger(n)) fail(`"${split}.points[${index}].${key}" must be an integer`);
-      out[key] = n as number;
-    }
-    return out;
-  });
-  return {seedsText: t.seeds as string, seeds, points};
 }

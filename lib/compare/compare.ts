@@ -8,19 +8,19 @@
 import {rm, stat} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
-import {HarnessError} from '../eval/errors.js';
+import {HarnessError} from '../eval/index.js';
 import {loadPlan, type Clock, type Plan} from '../benchmark/plan.js';
-import {flatCases, repetitionSpeedups} from '../eval/score.js';
-import {closingInterval, median, ratioSequence, sequentialDecision, trustedRepetitions, type PointRatios, type SequentialDecision} from '../eval/stats.js';
-import type {CaseStatus, EvalOptions, EvalReport, RepetitionReport} from '../eval/types.js';
-import {createWorkFolder} from '../eval/workspace.js';
+import {flatCases, repetitionSpeedups} from '../eval/index.js';
+import {closingInterval, median, ratioSequence, sequentialDecision, trustedRepetitions, type PointRatios, type SequentialDecision} from '../eval/index.js';
+import type {CaseStatus, EvalOptions, EvalReport, Planned, RepetitionReport} from '../eval/index.js';
+import {createWorkFolder} from '../eval/index.js';
 import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
 import type {LabelKind} from '../ledger/ledger.js';
 import {describeSide, resolveSide, sideLabel, type SideSource} from './sides.js';
 
 export type {Verdict} from './ratio.js';
 
-/** Options of runCompare. */
+/** Options of runComparePlanned. */
 export interface CompareOptions extends Omit<EvalOptions, 'solution' | 'bundleApi'> {
   /** A solution file, a folder of editable files, or a git revision (omitted with baselineRun). */
   baseline?: string;
@@ -160,8 +160,8 @@ interface RecordedBaseline {
   seeds: {source: string; count: number};
 }
 
-/** Run the comparison; throws UsageError / HarnessError when it cannot be made. */
-export async function runCompare(options: CompareOptions): Promise<CompareReport> {
+/** Run the comparison, and answer it with the plan both sides were scored under (read once, here); throws UsageError / HarnessError when it cannot be made. */
+export async function runComparePlanned(options: CompareOptions): Promise<Planned<CompareReport>> {
   const started = process.hrtime.bigint();
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
@@ -170,14 +170,14 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
   if (!info?.isDirectory())
     throw new UsageError(`benchmark folder ${options.benchmark} ${info ? 'is not a folder' : 'does not exist'}: pass a folder holding plan.toml`, 'not-found');
   if (options.split !== 'dev' && options.split !== 'test') throw new UsageError(`unknown split "${options.split}": expected dev or test`, 'usage');
-  const plan = await loadPlan(dir);
+  const plan = options.plan ?? (await loadPlan(dir));
   const recorded = options.baselineRun === undefined ? undefined : await readBaselineRun(options, plan, env, cwd);
   const scratch = await createWorkFolder();
   try {
     const context = {plan, cwd, scratch};
     const baseline = recorded ? undefined : await resolveSide('baseline', options.baseline ?? '', context);
     const candidate = await resolveSide('candidate', options.candidate, context);
-    const {runSides} = await import('../eval/pipeline.js');
+    const {runSides} = await import('../eval/index.js');
     const outcome = await runSides({
       benchmark: options.benchmark,
       split: options.split,
@@ -187,13 +187,14 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
       unsandboxed: options.unsandboxed,
       onProgress: options.onProgress,
       planOverride: options.planOverride,
+      plan,
       sides: baseline ? [baseline.request, candidate.request] : [candidate.request],
       minRepetitions: recorded?.repetitions,
     });
     const reports = {baseline: baseline ? outcome.reports[0]! : null, candidate: outcome.reports[outcome.reports.length - 1]!};
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     const {pairs, precise, budgetEnded, pairedBy, repetitionBlock} = outcome;
-    return buildReport({
+    const report = buildReport({
       plan,
       split: options.split,
       cwd,
@@ -208,6 +209,7 @@ export async function runCompare(options: CompareOptions): Promise<CompareReport
       repetitionBlock,
       seconds,
     });
+    return {report, plan};
   } finally {
     await rm(scratch, {recursive: true, force: true}).catch(() => {});
   }

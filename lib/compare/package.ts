@@ -34,15 +34,15 @@ import {mkdirSync, statSync} from 'node:fs';
 import {createHash} from 'node:crypto';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
-import {HarnessError} from '../eval/errors.js';
+import {HarnessError} from '../eval/index.js';
 import {writeFileAtomic} from '../files.js';
 import {computeLock} from '../benchmark/lock.js';
 import type {Clock, Plan} from '../benchmark/plan.js';
-import type {RepetitionReport} from '../eval/types.js';
+import type {RepetitionReport} from '../eval/index.js';
 import {exactMean} from '../gate/py.js';
 import {nearestRank} from '../gate/metrics.js';
 import {arborVersion} from '../version.js';
-import {flatCases, timeOnClock} from '../eval/score.js';
+import {flatCases, timeOnClock} from '../eval/index.js';
 import type {CompareReport, SideCase} from './compare.js';
 
 /** The three files, as the gate's --spec, --cases and --results take them. */

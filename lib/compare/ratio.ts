@@ -14,7 +14,7 @@
  * its interval a paired bootstrap over cases (how much the verdict rests on
  * the particular cases drawn).
  */
-import {generator, median, percentileInterval, scoreInterval, speedScore, type PointRatios} from '../eval/stats.js';
+import {generator, median, percentileInterval, scoreInterval, speedScore, type PointRatios} from '../eval/index.js';
 
 export type Verdict = 'better' | 'worse' | 'same';
 

@@ -8,9 +8,9 @@ import {chmod, mkdir, stat, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import type {Plan} from '../benchmark/plan.js';
-import {labelOf, runName} from '../eval/record.js';
+import {labelOf, runName} from '../eval/index.js';
 import type {LabelKind} from '../ledger/ledger.js';
-import type {SideRequest} from '../eval/types.js';
+import type {SideRequest} from '../eval/index.js';
 
 export type SideLabel = 'baseline' | 'candidate';
 

@@ -4,12 +4,12 @@
  * repetitions one eval needs for the plan's precision, so an author can write
  * "how much the score varies" into PROVENANCE from a measurement.
  */
-import {loadPlan} from '../benchmark/plan.js';
-import {runEval} from './pipeline.js';
+import type {Plan} from '../benchmark/plan.js';
+import {runEvalPlanned} from './pipeline.js';
 import {maxRepetitions} from './point.js';
 import {repetitionSpeedups} from './score.js';
 import {median, repetitionsForPrecision} from './stats.js';
-import type {EvalOptions, EvalReport} from './types.js';
+import type {EvalOptions, EvalReport, Planned} from './types.js';
 
 /** Mean, standard deviation and coefficient of variation of a list. */
 export interface Spread {
@@ -63,13 +63,28 @@ function repetitionScores(report: EvalReport): number[] {
     .filter(Number.isFinite);
 }
 
-export async function calibrate(options: EvalOptions & {runs: number; onEval?: (k: number, report: EvalReport) => void}): Promise<CalibrationReport> {
+export async function calibrate(options: CalibrateOptions): Promise<CalibrationReport> {
+  return (await calibratePlanned(options)).report;
+}
+
+/** Options of calibrate: an eval's, how many, and who hears of each eval as it ends. */
+export type CalibrateOptions = EvalOptions & {runs: number; onEval?: (k: number, report: EvalReport) => void};
+
+/** calibrate, with the plan every eval was scored under: read once, by the first eval, and handed to the others. */
+export async function calibratePlanned(options: CalibrateOptions): Promise<Planned<CalibrationReport>> {
   const reports: EvalReport[] = [];
+  let plan = options.plan;
   for (let k = 0; k < options.runs; k++) {
-    const report = await runEval(options);
-    reports.push(report);
-    options.onEval?.(k, report);
+    const planned = await runEvalPlanned({...options, ...(plan ? {plan} : {})});
+    plan = planned.plan;
+    reports.push(planned.report);
+    options.onEval?.(k, planned.report);
   }
+  return {report: summarize(reports, plan!), plan: plan!};
+}
+
+/** The spread of the evals' scores, each case's, and (speedup) the repetitions a precision needs. */
+function summarize(reports: EvalReport[], plan: Plan): CalibrationReport {
   const first = reports[0]!;
   const scores = reports.map((r) => r.score);
   const score = spread(scores);
@@ -98,7 +113,6 @@ export async function calibrate(options: EvalOptions & {runs: number; onEval?: (
     const pools = first.points.map((_, p) =>
       reports.flatMap((r) => repetitionSpeedups(r.points[p]?.cases ?? [], r.clock)).filter((ratios) => ratios.every(Number.isFinite)),
     );
-    const plan = await loadPlan(first.benchmark);
     const needed = repetitionsForPrecision(pools, first.precision.target, {from: plan.repetitions, cap: maxRepetitions});
     result.repetition = {
       cv: spread(perRepetition).cv,

@@ -1,24 +1,85 @@
-/** The eval pipeline: plans, seeds, the runner and scoring. */
-export {budgetSeconds, runEval, runSides, runnerPath} from './pipeline.js';
+/**
+ * The eval, as everything outside lib/eval sees it (docs/architecture.md, rule f): no file of lib/ or cli/
+ * imports another file of this folder. What runs an eval (the pipeline, calibrate) is loaded when it is
+ * first called, so that a command that only needs a type, a seed or a score does not load the sandbox,
+ * the runner and the bundle runtime behind it.
+ */
+import type {CalibrateOptions, CalibrationReport} from './calibrate.js';
+import type {EvalOptions, EvalReport, Planned, SidesOptions, SidesOutcome} from './types.js';
+
+/** Run the eval of one split and return the report (pipeline.ts). */
+export async function runEval(options: EvalOptions): Promise<EvalReport> {
+  return (await import('./pipeline.js')).runEval(options);
+}
+
+/** runEval, with the plan the report was scored under. */
+export async function runEvalPlanned(options: EvalOptions): Promise<Planned<EvalReport>> {
+  return (await import('./pipeline.js')).runEvalPlanned(options);
+}
+
+/** Run one or more solutions in one eval, interleaved (pipeline.ts). */
+export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
+  return (await import('./pipeline.js')).runSides(options);
+}
+
+/** Evaluate a solution several times: the spread of its score (calibrate.ts). */
+export async function calibrate(options: CalibrateOptions): Promise<CalibrationReport> {
+  return (await import('./calibrate.js')).calibrate(options);
+}
+
+/** calibrate, with the plan every eval was scored under. */
+export async function calibratePlanned(options: CalibrateOptions): Promise<Planned<CalibrationReport>> {
+  return (await import('./calibrate.js')).calibratePlanned(options);
+}
+
+/** A calibration as text (calibrate.ts; loaded with it). */
+export async function formatCalibration(result: CalibrationReport): Promise<string> {
+  return (await import('./calibrate.js')).formatCalibration(result);
+}
+
+export type {CalibrateOptions, CalibrationReport, Spread} from './calibrate.js';
 export type {
   BundleApi,
   CaseReport,
   CaseStatus,
   EvalOptions,
+  EvalProgress,
   EvalReport,
+  Planned,
   PointReport,
+  ReferenceDifference,
   RepetitionReport,
   SideRequest,
   SidesOptions,
   SidesOutcome,
-} from './pipeline.js';
-export {HarnessError} from './errors.js';
+} from './types.js';
+export {budgetSeconds, runnerPath} from './runner-path.js';
+export {HarnessError, StaleLockError} from './errors.js';
 export {checkPlan, loadPlan, overridePlan, parseSeedSpec, splits} from '../benchmark/plan.js';
 export type {Plan, PlanOverride, PlanPoint, PlanSplit, Split} from '../benchmark/plan.js';
-export {deriveSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
-export {accuracyRatio, formatScore, mean, minSeconds, speedupRatio} from './score.js';
+export {deriveSeeds, drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
+export {accuracyRatio, flatCases, formatScore, mean, minSeconds, repetitionSpeedups, speedupRatio, timeOnClock} from './score.js';
+export {
+  closingInterval,
+  generator,
+  median,
+  percentileInterval,
+  ratioSequence,
+  scoreInterval,
+  sequentialDecision,
+  speedScore,
+  trustedRepetitions,
+} from './stats.js';
+export type {PointRatios, SequentialDecision} from './stats.js';
+export {checkLabel, labelOf, recordEval, recordEvalRun, runName, sideName, solutionLabel} from './record.js';
+export type {RecordEvalOptions, RunName} from './record.js';
+export {checkReportPath, progressPrinter, writeReport} from './report.js';
+export {dataFolder, splitPoints} from './data.js';
+export {explainFailure, withoutValues} from './failure.js';
+export {copyRegularFiles} from './snapshot.js';
+export {createWorkFolder} from './workspace.js';
 export {pointSignature} from './signature.js';
+export type {PointSignature} from './signature.js';
 export {computeLock, lockDifference, lockFile, protectedPaths, readLock, writeLock} from '../benchmark/lock.js';
 export type {Lock} from '../benchmark/lock.js';
 export type {SandboxKind} from '../sandbox/index.js';
-export type {PointSignature} from './signature.js';

@@ -1,63 +1,41 @@
 /**
  * The eval pipeline behind `arbor benchmark eval <benchmark> <dev|test>`, as
- * its stages: plan (read plan.toml, check arbor.lock), prepare (private
- * snapshots of what runs, the bundle loaded, the sandbox chosen), then for
+ * its stages: plan (read plan.toml once, check arbor.lock), prepare (prepare.ts:
+ * private snapshots of what runs, the bundle loaded, the sandbox chosen), then for
  * each point make, run and verify (point.ts), and score. Library code: it
  * reports progress through a callback and never prints.
  */
-import {randomBytes} from 'node:crypto';
-import {chmod, cp, mkdir, readFile, rm, stat} from 'node:fs/promises';
-import {existsSync, rmSync} from 'node:fs';
+import {readFile, rm, stat} from 'node:fs/promises';
+import {rmSync} from 'node:fs';
 import path from 'node:path';
-import {fileURLToPath, pathToFileURL} from 'node:url';
 import {UsageError} from '../errors.js';
-import type {Bundle} from '../bundle/index.js';
 import {bundlePythonEnv} from '../bundle/bundle.js';
-import type {EvalContext, Side} from './context.js';
+import type {EvalContext} from './context.js';
 import {HarnessError, StaleLockError} from './errors.js';
 import {computeLock, lockDifference, readLock} from '../benchmark/lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from '../benchmark/plan.js';
-import {bundleFailure, casePairing, maxRepetitions, repetitionBlock, repetitionsPerRun, runPoint, type PointOutcome} from './point.js';
-import {
-  cgroupBounds,
-  cgroupsWork,
-  type Confinement,
-  confinementFor,
-  counterProblem,
-  droppedRunProblem,
-  findBwrap,
-  findPython,
-  findValgrind,
-  killActiveRuns,
-  mountedRootOf,
-  nprocPerNamespace,
-  objectsBeside,
-  openToRuns,
-  pinCpu,
-  type PinnedCpu,
-  resolvePython,
-  runsAsRoot,
-  type SandboxKind,
-  sandboxProblem,
-  tmpfsBounded,
-} from '../sandbox/index.js';
+import {prepare} from './prepare.js';
+import {maxRepetitions, repetitionBlock, runPoint, type PointOutcome} from './point.js';
+import {findPython, killActiveRuns, mountedRootOf, pinCpu, type PinnedCpu, resolvePython} from '../sandbox/index.js';
 import {overheadRatio, overheadWarning} from './overhead.js';
 import {mean} from './score.js';
 import {relativeHalfWidth, repeatInterval, scoreInterval, trustedRepetitions, type PointRatios} from './stats.js';
 import {dataFolder, splitPoints, testDataVariable, type PointSource} from './data.js';
-import {drawsFreshCases, publishedSeeds, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
-import {hashTree} from './tamper.js';
+import {saltVariable} from './seeds.js';
 import {whereText} from './failure.js';
-import type {CaseReport, EvalOptions, EvalReport, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
-import {copyRegularFiles} from './snapshot.js';
+import type {CaseReport, EvalOptions, EvalReport, Planned, PointReport, SideRequest, SidesOptions, SidesOutcome} from './types.js';
+import {budgetSeconds} from './runner-path.js';
 import {createWorkFolder, keepWorkFolder} from './workspace.js';
 
+export {budgetSeconds, runnerPath} from './runner-path.js';
 export type {
   BundleApi,
   CaseReport,
   CaseStatus,
   EvalOptions,
+  EvalProgress,
   EvalReport,
+  Planned,
   PointReport,
   RepetitionReport,
   SideRequest,
@@ -65,21 +43,16 @@ export type {
   SidesOutcome,
 } from './types.js';
 
-/** Where the protected runner lives: in the package, next to this module's source. */
-export function runnerPath(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  // dist/lib/eval -> package root; also works when run from lib/eval directly.
-  const candidates = [path.resolve(here, '../../../lib/eval/runner.py'), path.resolve(here, 'runner.py')];
-  const found = candidates.find((file) => existsSync(file));
-  if (!found) throw new HarnessError(`arbor's runner.py is missing (looked in ${candidates.join(', ')}); reinstall arbor`, 'no-runner');
-  return found;
-}
-
 /** Run the eval of one split and return the report (throws UsageError / HarnessError when no score can be given). */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
+  return (await runEvalPlanned(options)).report;
+}
+
+/** runEval, with the plan the report was scored under (read once: no caller need read plan.toml again to record it). */
+export async function runEvalPlanned(options: EvalOptions): Promise<Planned<EvalReport>> {
   const {solution, ...rest} = options;
-  const {reports} = await runSides({...rest, sides: [{label: 'solution', solution}]});
-  return reports[0]!;
+  const {reports, plan} = await runSides({...rest, sides: [{label: 'solution', solution}]});
+  return {report: reports[0]!, plan};
 }
 
 /**
@@ -96,7 +69,7 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
   // What the eval spends where, the fixed costs before the first timed case included (report.phases).
   const phases: Record<string, number> = {};
   const timed = phaseTimer(phases);
-  const {split, dir, sides, plan} = await readRequest(options, cwd);
+  const {split, dir, sides, plan, filePlan} = await readRequest(options, cwd);
   const folder = dataFolder(plan, split, {data: options.data, env, cwd});
   const sources = await splitPoints(plan, split, folder);
   // A bundle that names its interpreter (`[entry] python`) has its runs made with it too.
@@ -124,24 +97,14 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     },
     share: (fields) => reports.forEach((each) => Object.assign(each, fields)),
   };
-  const outcome: SidesOutcome = {reports, pairs: [], precise: true, budgetEnded: true};
+  const outcome: SidesOutcome = {reports, plan: filePlan, pairs: [], precise: true, budgetEnded: true};
 
   // Stage 1: the protected files must be the ones arbor.lock names (lock's own checks run before it vouches for them).
   if (!options.beforeLock) await timed('lock', () => checkLock(run, dir, options.benchmark));
 
   // One CPU per eval on this host: leased until the eval ends (released in the finally below, or by the kernel with this process).
-  const pinned: PinnedCpu = await timed('lease', () =>
-    pinCpu(env, {
-      onWait: (text) => progress('line', text),
-      onWarning: (text) => {
-        // A lease taken elsewhere, or none, bears on the times: said once on stderr, and in every side's report.
-        progress('line', `warning: ${text}`);
-        for (const each of reports) (each.warnings ??= []).push(text);
-      },
-    }),
-  );
+  const pinned = await timed('lease', () => leaseCpu(run, env));
   const {cpu} = pinned;
-  run.share({pinned: cpu !== undefined, ...(cpu === undefined ? {} : {cpu})});
   let tmp: string;
   try {
     tmp = await createWorkFolder();
@@ -190,6 +153,20 @@ export async function runSides(options: SidesOptions): Promise<SidesOutcome> {
     else await rm(tmp, {recursive: true, force: true}).catch(() => {});
   }
   return outcome;
+}
+
+/** The eval's CPU lease (lib/sandbox/pin.ts), and whether and where it pins, in every side's report. */
+async function leaseCpu(run: SidesRun, env: NodeJS.ProcessEnv): Promise<PinnedCpu> {
+  const pinned = await pinCpu(env, {
+    onWait: (text) => run.progress('line', text),
+    onWarning: (text) => {
+      // A lease taken elsewhere, or none, bears on the times: said once on stderr, and in every side's report.
+      run.progress('line', `warning: ${text}`);
+      for (const each of run.reports) (each.warnings ??= []).push(text);
+    },
+  });
+  run.share({pinned: pinned.cpu !== undefined, ...(pinned.cpu === undefined ? {} : {cpu: pinned.cpu})});
+  return pinned;
 }
 
 /** What the stages of runSides share: the request, the reports they fill, and how they speak. */
@@ -480,13 +457,8 @@ function formatPercent(fraction: number): string {
  */
 const afterLastRepetition = 2;
 
-/** The eval's budget: the plan's max_seconds for one solution; a second side adds half (three runs a repetition instead of two). */
-export function budgetSeconds(plan: Pick<Plan, 'maxSeconds'>, sides: number): number {
-  return (plan.maxSeconds * (1 + sides)) / 2;
-}
-
 /** The split, folder, solutions and plan of a request, or the UsageError / HarnessError that says what is wrong. */
-async function readRequest(options: SidesOptions, cwd: string): Promise<{split: Split; dir: string; sides: SideRequest[]; plan: Plan}> {
+async function readRequest(options: SidesOptions, cwd: string): Promise<{split: Split; dir: string; sides: SideRequest[]; plan: Plan; filePlan: Plan}> {
   if (options.split !== 'dev' && options.split !== 'test') {
     throw new UsageError(options.split ? `unknown split "${options.split}": expected dev or test` : 'missing split: expected dev or test', 'usage');
   }
@@ -509,7 +481,9 @@ async function readRequest(options: SidesOptions, cwd: string): Promise<{split: 
       sides.push(side);
     }
   }
-  const plan = overridePlan(await loadPlan(dir), options.planOverride);
+  // Read here once (or by the caller, once): the same plan scores the eval and goes on record with it.
+  const filePlan = options.plan ?? (await loadPlan(dir));
+  const plan = overridePlan(filePlan, options.planOverride);
   for (const side of sides) {
     if (side.solution === undefined && side.folder === undefined) side.solution = plan.solution;
   }
@@ -522,274 +496,7 @@ async function readRequest(options: SidesOptions, cwd: string): Promise<{split: 
       );
     }
   }
-  return {split: options.split, dir, sides, plan};
-}
-
-interface PrepareInput {
-  options: SidesOptions;
-  env: NodeJS.ProcessEnv;
-  plan: Plan;
-  split: Split;
-  sides: SideRequest[];
-  python: EvalContext['python'];
-  cpu?: string;
-  tmp: string;
-  report: EvalReport;
-  /** Set fields on every side's report. */
-  share: (fields: Partial<EvalReport>) => void;
-  progress: EvalContext['progress'];
-  timed: EvalContext['timed'];
-  deadline: () => number;
-}
-
-/**
- * Private snapshots of everything that runs: the bundle (loaded, and its
- * authored modules imported, before any solution runs), the runner, the
- * reference, and the editable files (with --solution in place of the plan's
- * solution file); then the sandbox, checked once, and the seeds.
- */
-async function prepare(input: PrepareInput): Promise<EvalContext> {
-  const {options, plan, split, tmp, report, progress, timed} = input;
-  const protectedDir = path.join(tmp, 'protected');
-  await mkdir(protectedDir);
-  const bundleDir = path.join(protectedDir, 'bundle');
-  await cp(plan.bundle, bundleDir, {recursive: true, dereference: true});
-  const runner = path.join(protectedDir, 'runner.py');
-  await cp(runnerPath(), runner);
-  // runner.py loads the object encoding of interface = "solve" from its own folder.
-  await cp(objectsBeside(runnerPath()), objectsBeside(runner));
-  const entry = path.relative(plan.dir, plan.solution);
-  const sides: Side[] = [];
-  for (const [s, side] of input.sides.entries()) {
-    const files = {dir: path.join(tmp, input.sides.length > 1 ? `solution-${s}` : 'solution'), entry};
-    const from = side.folder ?? plan.dir;
-    await copyRegularFiles(from, plan.editable, files.dir, {what: side.label, rename: side.folder ? undefined : {[entry]: side.solution!}});
-    sides.push({label: side.label, files});
-  }
-  let referenceFiles: EvalContext['referenceFiles'];
-  if (plan.reference) {
-    referenceFiles = {dir: path.join(tmp, 'reference'), entry: path.basename(plan.reference)};
-    await copyRegularFiles(path.dirname(plan.reference), [referenceFiles.entry], referenceFiles.dir, {what: 'reference'});
-  }
-
-  const api = options.bundleApi ?? (await import('../bundle/index.js'));
-  let bundle: Bundle;
-  try {
-    bundle = await timed('load', () => api.loadBundle(bundleDir));
-  } catch (error) {
-    const shown = path.relative(options.cwd ?? process.cwd(), plan.bundle) || plan.bundle;
-    // It loads from the eval's private copy: name the author's folder, the one to edit, instead.
-    const message = (error instanceof Error ? error.message : String(error)).split(bundleDir).join(shown);
-    throw bundleFailure(`cannot load the bundle ${shown}`, Object.assign(new Error(message), {name: (error as Error)?.name ?? 'Error'}));
-  }
-  // Load the authored modules now, before any solution runs: the module cache
-  // then holds these versions whatever happens to the files later.
-  await timed('load', () => preloadAuthored(bundle));
-
-  const mounts = {runner, solutionDir: sides[0]!.files.dir, entry, scratch: tmp};
-  // Its seccomp program built (a Python start) and a trial run of the sandbox.
-  const sandbox = await timed('sandbox', () => chooseSandbox(input, mounts));
-  input.share({sandbox: sandbox.kind});
-  if (sandbox.confinement) {
-    describeConfinement(input, sandbox.confinement, sandbox.kind === 'bwrap' ? sandbox.bwrap : undefined);
-    // Started by root, a run reads its files as a uid of its own: the snapshots it sees (never the protected ones) are opened to it.
-    if (sandbox.confinement.dropToOwnUid) {
-      openToRuns([runner, objectsBeside(runner), ...sides.map((side) => side.files.dir), ...(referenceFiles ? [referenceFiles.dir] : [])]);
-      if (sandbox.kind === 'none') await openWorkFolder(tmp, protectedDir);
-    }
-  }
-  const {clock, valgrind} = await chooseClock(input, sandbox, mounts);
-
-  // Salted test seeds are keyed by the plan's name, else the bundle's spec reference (stable across copies).
-  const spec = (bundle as {spec?: unknown}).spec;
-  const seedName = plan.named || typeof spec !== 'string' ? plan.name : spec;
-  const fresh = drawsFreshCases(plan);
-  const {seeds, derived} =
-    plan.splitKind === 'path' ? {seeds: [], derived: false} : fresh ? {seeds: plan[split].seeds, derived: false} : splitSeeds(plan, split, input.env, seedName);
-  if (plan.splitKind !== 'path') input.share({seeds: {source: fresh ? 'fresh' : derived ? 'derived' : 'published', count: report.seeds.count}});
-  // A salted test split runs in a child that never holds the salt (lib/run/eval-child.ts): its derived seeds
-  // arrive as an override of the plan's test seeds, and its cases are as secret as derived ones.
-  const overridden = split === 'test' && (options.planOverride as {test?: unknown} | undefined)?.test !== undefined;
-  const secretCases = derived || overridden || (fresh && split === 'test');
-  const tamperCheck = sandbox.kind === 'none';
-  return {
-    plan,
-    api,
-    bundle,
-    runner,
-    sides,
-    minRepetitions: options.minRepetitions,
-    referenceFiles,
-    python: input.python,
-    sandbox: sandbox.kind,
-    clock,
-    valgrind,
-    bwrap: sandbox.bwrap,
-    confinement: sandbox.confinement,
-    limits: runLimits(plan),
-    cpu: input.cpu,
-    tmp,
-    protectedDir,
-    tamperCheck,
-    protectedHash: tamperCheck ? await timed('check', () => hashTree([protectedDir])) : undefined,
-    seeds,
-    warmupSeed: warmupSeed(plan, seeds),
-    // Drawn here, held by the harness alone: a run never learns a seed before its case arrives.
-    ...(fresh ? {nonce: randomBytes(32)} : {}),
-    excludedSeeds: publishedSeeds(plan),
-    secretCases,
-    hiddenSeeds: derived ? [...seeds, warmupSeed(plan, seeds)] : [],
-    runCount: 0,
-    repetitionsPerRun: repetitionsPerRun(process.env, sides.length === 2),
-    pairing: casePairing() ? 'case' : 'run',
-    ...(options.compareWithReference && plan.metric === 'speedup' ? {referenceDifferences: []} : {}),
-    progress,
-    report,
-    deadline: input.deadline,
-    timed,
-  };
-}
-
-/**
- * bubblewrap where it can start; otherwise dev runs without a sandbox (with a
- * loud warning) and test refuses, unless --unsandboxed asked for none.
- */
-function chooseSandbox(input: PrepareInput, mounts: Parameters<typeof sandboxProblem>[2]): {kind: SandboxKind; bwrap?: string; confinement?: Confinement} {
-  if (input.options.unsandboxed) {
-    input.progress(
-      'line',
-      `warning: --unsandboxed: the solution runs WITHOUT a sandbox, with ${runsAsRoot() ? 'the access of an unprivileged uid' : "your user's access"} to this machine; its score is not proof against cheating`,
-    );
-    return unsandboxed(input);
-  }
-  const bwrap = findBwrap(input.env);
-  let confinement: Confinement | undefined;
-  let problem: string | undefined;
-  try {
-    confinement = confinementFor(input.python, runLimits(input.plan), cgroupBounds(runLimits(input.plan)).memory);
-    problem = sandboxProblem(bwrap, input.python, mounts, confinement);
-  } catch (error) {
-    if (!(error instanceof HarnessError)) throw error;
-    problem = error.message;
-  }
-  if (!problem) return {kind: 'bwrap', bwrap, confinement};
-  if (input.split === 'test') {
-    throw new HarnessError(
-      `${problem}: the test split is scored only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap; arbor doctor says what this machine lacks), or pass --unsandboxed to score it without one`,
-      'no-sandbox',
-    );
-  }
-  input.progress(
-    'line',
-    `warning: ${problem}; running the solution WITHOUT a sandbox (install bubblewrap, e.g. apt-get install bubblewrap; arbor doctor says what this machine lacks): this score is not proof against cheating`,
-  );
-  return unsandboxed(input);
-}
-
-/**
- * Runs without a sandbox. Started by root, each still drops to a uid of its
- * own (no capabilities, the plan's limits through rlimits and its cgroup),
- * which must be able to start the interpreter; the work folder is then
- * opened to it only as far as its own files (runner, snapshots, scratch).
- */
-function unsandboxed(input: PrepareInput): {kind: SandboxKind; confinement?: Confinement} {
-  if (!runsAsRoot()) return {kind: 'none'};
-  const confinement = confinementFor(input.python, runLimits(input.plan), cgroupBounds(runLimits(input.plan)).memory, false);
-  const problem = droppedRunProblem(input.python, confinement);
-  if (problem) throw new HarnessError(problem, 'no-sandbox');
-  return {kind: 'none', confinement};
-}
-
-/**
- * The plan's clock, or a fallback said on stderr and in the report: wall time
- * where no cgroup can count CPU; the cpu clock (or wall) where valgrind is
- * missing or cannot count a run in the sandbox.
- */
-async function chooseClock(
-  input: PrepareInput,
-  sandbox: {kind: SandboxKind; bwrap?: string; confinement?: Confinement},
-  mounts: Parameters<typeof sandboxProblem>[2],
-): Promise<{clock: Clock; valgrind?: string}> {
-  const {plan, share, progress} = input;
-  if (plan.metric !== 'speedup') return {clock: 'wall'};
-  if (plan.clock === 'instructions') {
-    const valgrind = findValgrind(input.env);
-    const folder = path.join(input.tmp, 'counter-probe');
-    await mkdir(folder);
-    const problem = counterProblem(
-      sandbox.kind,
-      sandbox.bwrap,
-      input.python,
-      mounts,
-      sandbox.confinement,
-      valgrind ? {valgrind, folder, runId: 'probe'} : undefined,
-    );
-    await rm(folder, {recursive: true, force: true});
-    if (!problem) {
-      share({clock: 'instructions'});
-      progress(
-        'line',
-        `note: the instructions clock counts inside the solution's own process, and a determined solution can hide part of its work from it; for an untrusted solution, confirm a gain on the cpu clock`,
-      );
-      return {clock: 'instructions', valgrind};
-    }
-    const fallback = cgroupsWork() ? 'cpu' : 'wall';
-    const clockNote = `${problem}, so the instructions clock fell back to the ${fallback} clock`;
-    share({clock: fallback, clockNote});
-    progress('line', `warning: ${clockNote}; load on this machine moves the score`);
-    return {clock: fallback};
-  }
-  if (plan.clock === 'cpu' && !cgroupsWork()) {
-    const clockNote = 'no cgroup could be made for a run (it needs root or a delegated cgroup), so the CPU clock fell back to wall time';
-    share({clock: 'wall', clockNote});
-    progress('line', `warning: ${clockNote}; load on this machine moves the score`);
-    return {clock: 'wall'};
-  }
-  share({clock: plan.clock});
-  return {clock: plan.clock};
-}
-
-/**
- * Without a sandbox, a run of its own uid reaches its runner, snapshots and
- * scratch folder by their paths: the work folder and the protected folder
- * are opened for passing through (0711), never for listing, and what the run
- * must not read (the bundle, the made cases and expected answers) stays 0700.
- */
-async function openWorkFolder(tmp: string, protectedDir: string): Promise<void> {
-  await mkdir(path.join(tmp, 'points'), {mode: 0o700});
-  await mkdir(path.join(tmp, 'runs'), {mode: 0o711});
-  await chmod(path.join(tmp, 'runs'), 0o711);
-  await chmod(path.join(protectedDir, 'bundle'), 0o700);
-  await chmod(protectedDir, 0o711);
-  await chmod(tmp, 0o711);
-}
-
-/** A run's limits in bytes, from the plan's MiB. */
-function runLimits(plan: Plan): EvalContext['limits'] {
-  return {memoryBytes: plan.memoryMb * 2 ** 20, processes: plan.processes, tmpfsBytes: plan.tmpfsMb * 2 ** 20};
-}
-
-/** The report's account of who runs are and how each limit holds (cgroup, rlimit, tmpfs size, or not at all); `bwrap` undefined without a sandbox. */
-function describeConfinement(input: PrepareInput, confinement: Confinement, bwrap: string | undefined): void {
-  const {plan} = input;
-  const bounds = cgroupBounds(runLimits(plan));
-  const enforcedBy = {
-    memory: bounds.memory ? 'cgroup' : 'rlimit',
-    processes: bounds.processes ? 'cgroup' : confinement.dropToOwnUid || (bwrap && nprocPerNamespace()) ? 'rlimit' : 'none',
-    tmpfs: tmpfsBounded(bwrap) ? 'size' : bounds.memory ? 'cgroup' : 'none',
-  } as const;
-  input.share({
-    runUser: confinement.dropToOwnUid ? 'own-uid' : 'caller',
-    limits: {memoryMb: plan.memoryMb, processes: plan.processes, tmpfsMb: plan.tmpfsMb, enforcedBy},
-  });
-  const loose = Object.entries(enforcedBy)
-    .filter(([, how]) => how === 'none')
-    .map(([what]) => what);
-  if (loose.length && bwrap)
-    input.progress(
-      'line',
-      `warning: this machine cannot bound a run's ${loose.join(' and ')} (no cgroup controller for it, or an old bubblewrap): the plan's limits hold only in part`,
-    );
+  return {split: options.split, dir, sides, plan, filePlan};
 }
 
 /**
@@ -831,13 +538,4 @@ async function digestFiles(dir: string, files: string[]): Promise<string> {
     if (bytes) found.push({path: rel, bytes});
   }
   return solutionDigest(found);
-}
-
-/** Import the bundle's generator, oracle and verifier by the URLs lib/bundle uses, so they are cached. */
-async function preloadAuthored(bundle: Bundle): Promise<void> {
-  for (const file of Object.values(bundle.entry)) {
-    if (typeof file !== 'string') continue;
-    // A module that fails to load is reported by the step that needs it.
-    await import(pathToFileURL(file).href).catch(() => {});
-  }
 }

@@ -6,6 +6,19 @@ import type {SandboxKind} from '../sandbox/index.js';
 export type BundleApi = Pick<typeof import('../bundle/index.js'), 'loadBundle' | 'parsePoint' | 'makeWorkDir' | 'writeExpected' | 'verifyWorkDir'> &
   Partial<Pick<typeof import('../bundle/index.js'), 'withAuthored'>>;
 
+/**
+ * How an eval tells its progress: `line` is a finished step; `status` a
+ * transient one (for a terminal display). Every caller (the CLI, the queue's
+ * child, MCP, verify) passes one of these.
+ */
+export type EvalProgress = (kind: 'line' | 'status', text: string) => void;
+
+/** A report with the plan it was scored under: plan.toml as read once for the eval (before the one eval's `planOverride`). */
+export interface Planned<R> {
+  report: R;
+  plan: Plan;
+}
+
 /** Options of runEval. */
 export interface EvalOptions {
   /** The benchmark folder (relative to cwd). */
@@ -22,7 +35,9 @@ export interface EvalOptions {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   /** Progress: `line` is a finished step; `status` a transient one (for a terminal display). */
-  onProgress?: (kind: 'line' | 'status', text: string) => void;
+  onProgress?: EvalProgress;
+  /** plan.toml as the caller already read it (checked): the eval does not read it again; `planOverride` still applies. */
+  plan?: Plan;
   /** The bundle runtime (defaults to lib/bundle); tests may pass their own. */
   bundleApi?: BundleApi;
   /** Plan values replaced for this eval only (`verify --probe` keeps its runs short); arbor.lock is still checked against the files. */
@@ -70,6 +85,8 @@ export interface SidesOptions extends Omit<EvalOptions, 'solution'> {
 /** What runSides returns: one report per side, and with two speedup sides their paired ratios. */
 export interface SidesOutcome {
   reports: EvalReport[];
+  /** plan.toml as read once for this eval (before `planOverride`): what the reports were scored under, for the ledger. */
+  plan: Plan;
   /** speedup, two sides: per point, [rep][case] first side's time / second side's on the eval's clock. */
   pairs: number[][][];
   /** Whether the stopping rule was met at every point. */

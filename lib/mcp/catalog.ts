@@ -67,7 +67,7 @@ async function getBenchmark(ctx: ServerContext, name: string) {
   const [{loadPlan}, {loadBundle}, {pointSignature}, {entryReleaseSeconds}] = await Promise.all([
     import('../benchmark/plan.js'),
     import('../bundle/index.js'),
-    import('../eval/signature.js'),
+    import('../eval/index.js'),
     import('./release.js'),
   ]);
   const plan = await loadPlan(dir);

@@ -1,7 +1,7 @@
 /** The eval or compare a run of `arbor mcp` runs (in the run's own process: runner.ts). */
 import type {PlanOverride} from '../benchmark/plan.js';
 import type {CompareReport} from '../compare/index.js';
-import type {EvalReport} from '../eval/types.js';
+import type {EvalProgress, EvalReport, Planned} from '../eval/index.js';
 import type {SealedAnswer} from './budget.js';
 
 /** An eval or compare to run. */
@@ -74,12 +74,17 @@ async function planOverride(request: JobRequest): Promise<PlanOverride | undefin
   return Object.keys(override).length ? (override as PlanOverride) : undefined;
 }
 
-/** Run `request`: an eval's report or a compare's. */
-export async function runRequest(request: JobRequest, onProgress: (kind: 'line' | 'status', text: string) => void): Promise<EvalReport | CompareReport> {
+/**
+ * Run `request`: an eval's report or a compare's, with the plan it was scored under (to record it with).
+ * In this process, not through lib/run/door.ts: this process is already the one without the secrets
+ * (runner.ts; the server derived the salted seeds and handed them over as a plan override), and the
+ * door's secret-free child takes no plan override (a run's cost, its seeds), which would be lost.
+ */
+export async function runRequest(request: JobRequest, onProgress: EvalProgress): Promise<Planned<EvalReport | CompareReport>> {
   const override = await planOverride(request);
   if (request.kind === 'compare') {
-    const {runCompare} = await import('../compare/index.js');
-    const report = await runCompare({
+    const {runComparePlanned} = await import('../compare/index.js');
+    const {report, plan} = await runComparePlanned({
       benchmark: request.benchmark,
       split: request.split,
       baseline: request.baseline,
@@ -88,12 +93,12 @@ export async function runRequest(request: JobRequest, onProgress: (kind: 'line' 
       onProgress,
     });
     if (request.testSeeds) for (const each of [report.reports.baseline, report.reports.candidate]) if (each) each.seeds = {...each.seeds, source: 'derived'};
-    return report;
+    return {report, plan};
   }
-  const {runSides} = await import('../eval/pipeline.js');
+  const {runSides} = await import('../eval/index.js');
   const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
-  const {reports} = await runSides({benchmark: request.benchmark, split: request.split, planOverride: override, sides: [side], onProgress});
-  return reports[0]!;
+  const {reports, plan} = await runSides({benchmark: request.benchmark, split: request.split, planOverride: override, sides: [side], onProgress});
+  return {report: reports[0]!, plan};
 }
 
 /** The one text of every failed sealed answer: why it failed is the owner's (the log), not a channel. */

@@ -3,10 +3,10 @@
  * it, and the tool's result. Computed in the run's own process (runner.ts),
  * so a run that outlives its server still lands in the ledger.
  */
-import type {CompareReport} from '../compare/index.js';
-import type {EvalReport} from '../eval/types.js';
 import type {Plan} from '../benchmark/plan.js';
-import {labelOf, type RunName} from '../eval/record.js';
+import type {CompareReport} from '../compare/index.js';
+import type {EvalReport} from '../eval/index.js';
+import {labelOf, type RunName} from '../eval/index.js';
 import type {LabelKind} from '../ledger/ledger.js';
 import {agentName, shownLabel} from './names.js';
 import type {NamesContext} from './paths.js';
@@ -17,13 +17,9 @@ function callName(ctx: NamesContext, plan: Plan, solution: string, label: string
 }
 
 /** Record a dev eval as `arbor benchmark eval` does and shape the tool's result (in the run's process: runner.ts). */
-export async function finishEval(ctx: NamesContext, id: string, name: string, report: EvalReport, label?: string) {
-  const [{recordEvalRun}, {loadPlan}, {flatCases}] = await Promise.all([
-    import('../eval/record.js'),
-    import('../benchmark/plan.js'),
-    import('../eval/score.js'),
-  ]);
-  const plan = await loadPlan(report.benchmark);
+export async function finishEval(ctx: NamesContext, id: string, name: string, report: EvalReport, plan: Plan, label?: string) {
+  const {recordEvalRun, flatCases} = await import('../eval/index.js');
+  // With the plan the eval was scored under (run-request.ts): plan.toml is not read again.
   const {runId, warnings} = await recordEvalRun(report, {plan, env: ctx.env, cwd: ctx.zoo, name: callName(ctx, plan, report.solution, label)});
   return {
     id,
@@ -64,9 +60,8 @@ function compareNames(ctx: NamesContext, plan: Plan, report: CompareReport, labe
 }
 
 /** Record a dev compare as `arbor benchmark compare` does and shape the tool's result. */
-export async function recordCompare(ctx: NamesContext, report: CompareReport, label?: string): Promise<{runId: number | null; warnings: string[]}> {
-  const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js')]);
-  const plan = await loadPlan(report.benchmark);
+export async function recordCompare(ctx: NamesContext, report: CompareReport, plan: Plan, label?: string): Promise<{runId: number | null; warnings: string[]}> {
+  const {recordEvalRun} = await import('../eval/index.js');
   const names = compareNames(ctx, plan, report, label);
   const compare = {
     verdict: report.verdict,
@@ -94,9 +89,9 @@ const side = (ctx: NamesContext, benchmark: string, s: CompareReport['baseline']
 });
 
 /** Record a dev compare and shape the tool's result (in the run's process). */
-export async function finishCompare(ctx: NamesContext, id: string, name: string, report: CompareReport) {
-  const {runId, warnings} = await recordCompare(ctx, report);
-  const names = compareNames(ctx, await (await import('../benchmark/plan.js')).loadPlan(report.benchmark), report);
+export async function finishCompare(ctx: NamesContext, id: string, name: string, report: CompareReport, plan: Plan) {
+  const {runId, warnings} = await recordCompare(ctx, report, plan);
+  const names = compareNames(ctx, plan, report);
   return {
     id,
     name,

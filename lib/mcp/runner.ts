@@ -14,7 +14,8 @@
  */
 import {rmSync} from 'node:fs';
 import type {CompareReport} from '../compare/index.js';
-import type {EvalReport} from '../eval/types.js';
+import type {Plan} from '../benchmark/plan.js';
+import type {EvalReport} from '../eval/index.js';
 import {type RunnerSpec, runRequest, sealedFailure, unaliased} from './run-request.js';
 import type {McpStore, RunStatus} from './store.js';
 
@@ -30,16 +31,19 @@ async function devRun(spec: RunnerSpec, store: McpStore): Promise<Record<string,
   });
   evalStarted = Date.now();
   let report: EvalReport | CompareReport;
+  let plan: Plan;
   try {
-    report = unaliased(await runRequest(request, (_kind, text) => store.progress(spec.run, unaliased(text, spec.aliases ?? []))), spec.aliases ?? []);
+    const planned = await runRequest(request, (_kind, text) => store.progress(spec.run, unaliased(text, spec.aliases ?? [])));
+    report = unaliased(planned.report, spec.aliases ?? []);
+    plan = planned.plan;
   } finally {
     leave();
   }
   const ctx = {zoo: spec.zoo, workspaces: spec.workspaces, env: process.env};
   const result =
     request.kind === 'compare'
-      ? await finishCompare(ctx, spec.id, spec.name, report as CompareReport)
-      : await finishEval(ctx, spec.id, spec.name, report as EvalReport, request.label);
+      ? await finishCompare(ctx, spec.id, spec.name, report as CompareReport, plan)
+      : await finishEval(ctx, spec.id, spec.name, report as EvalReport, plan, request.label);
   // Before the run ends: list_runs shows the record to this run's client alone (jobs.ts, othersLedgerRuns).
   if (typeof result.runId === 'number') store.ownLedgerRun(spec.run, result.runId);
   return result;

@@ -11,7 +11,7 @@ import {randomBytes} from 'node:crypto';
 import {chmodSync, closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync} from 'node:fs';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
-import {saltVariable} from '../eval/seeds.js';
+import {saltVariable} from '../eval/index.js';
 import {configDir} from '../files.js';
 
 /** Where the server's own salt lives. */

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type {Plan} from '../benchmark/plan.js';
 import type {CompareReport} from '../compare/index.js';
+import type {Planned} from '../eval/index.js';
 import {seedRedactor} from '../run/eval-process.js';
 import {knownAnswer, rememberAnswer, type SealedAnswer} from './budget.js';
 import type {NamesContext} from './paths.js';
@@ -117,7 +118,7 @@ async function scoreHere(
   ]);
   const plan = await loadPlan(request.benchmark);
   const redact = seedRedactor(plan, request.testSeeds);
-  let report: CompareReport | undefined;
+  let scored: Planned<CompareReport> | undefined;
   let answer: SealedAnswer | undefined;
   let failure: string | undefined;
   let leave: (() => void) | undefined;
@@ -125,16 +126,18 @@ async function scoreHere(
     // Held to the release time; the page cache is dropped as soon as the eval ends, inside the turn (how long that takes shows nowhere).
     leave = await takeTurn(store, run, true, {release: {from: sealed.startedMs, every: sealed.releaseMs}});
     // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
-    report = unaliased((await runRequest(request, () => {})) as CompareReport, aliases);
+    const planned = await runRequest(request, () => {});
+    // The verdict and the record with the plan the compare was scored under (plan.toml is not read again).
+    scored = {report: unaliased(planned.report as CompareReport, aliases), plan: planned.plan};
     dropPageCache();
-    answer = {verdict: await verdictOf(report, plan), bucket: bucketOf(report, plan.metric)};
+    answer = {verdict: await verdictOf(scored.report, scored.plan), bucket: bucketOf(scored.report, scored.plan.metric)};
   } catch (error) {
     failure = redact((error as Error).message);
   }
   // When the eval ended, for the overrun rule (released): taken before the record waits for the release time.
   const ready = Date.now();
   try {
-    return await settle(ctx, name, report, answer, failure, sealed, (change) => store.exclusive(change), ready);
+    return await settle(ctx, name, scored, answer, failure, sealed, (change) => store.exclusive(change), ready);
   } finally {
     // The turn is held to the release time, however soon the eval ended: a dev eval waiting for it starts then, so when
     // it starts says nothing of when the test eval ended. The candidate chooses that time (a solution can sleep on a
@@ -148,7 +151,7 @@ async function scoreHere(
 export async function settle(
   ctx: NamesContext,
   name: string,
-  report: CompareReport | undefined,
+  scored: Planned<CompareReport> | undefined,
   answer: SealedAnswer | undefined,
   failure: string | undefined,
   sealed: SealedSpec,
@@ -157,8 +160,8 @@ export async function settle(
 ): Promise<Outcome> {
   await released(sealed.startedMs, sealed.releaseMs, ready);
   try {
-    if (report && answer) {
-      await recordCompare(ctx, report, sealed.label);
+    if (scored && answer) {
+      await recordCompare(ctx, scored.report, scored.plan, sealed.label);
       return {ok: true, answer: await rememberAnswer(sealed.budgetFile, sealed.planName, sealed.digest, answer, lock), ready};
     }
   } catch (error) {

@@ -184,7 +184,8 @@ async function queued(
   } catch (error) {
     failure = (error as Error).message;
   }
-  const outcome = await settle(ctx, call.name, report, answer, failure, call, (change) => ctx.store.exclusive(change));
+  const scored = report ? {report, plan: call.plan} : undefined;
+  const outcome = await settle(ctx, call.name, scored, answer, failure, call, (change) => ctx.store.exclusive(change));
   if (!outcome.ok) throw new Error(sealedFailure(call.name));
   return {name: call.name, verdict: outcome.answer.verdict, bucket: outcome.answer.bucket, budget: call.budget};
 }

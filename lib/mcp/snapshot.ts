@@ -11,7 +11,7 @@
 import {mkdirSync, mkdtempSync, readdirSync, rmSync, statSync} from 'node:fs';
 import path from 'node:path';
 import type {Plan} from '../benchmark/plan.js';
-import {copyRegularFiles} from '../eval/snapshot.js';
+import {copyRegularFiles} from '../eval/index.js';
 import {confinedPath, type ServerContext} from './context.js';
 
 /** A call's copy of a side: the path the run reads, and the path the agent gave (results name it). */

@@ -11,8 +11,8 @@ import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {messageOf, UsageError} from '../errors.js';
-import {StaleLockError} from '../eval/errors.js';
-import type {EvalReport} from '../eval/types.js';
+import {StaleLockError} from '../eval/index.js';
+import type {EvalReport} from '../eval/index.js';
 import type {Plan, PlanOverride} from '../benchmark/plan.js';
 import type {Finding, ProbeOutcome} from '../zoo/lint.js';
 
@@ -64,7 +64,7 @@ export async function probeBenchmark(dir: string, options: ProbeOptions = {}): P
     finding('probe-plan', 'No `plan.toml`, so `--probe` has no eval to run the probes through; add one (its format is in lib/eval/README.md)');
     return done();
   }
-  const [{runEval}, {loadPlan}] = await Promise.all([import('../eval/pipeline.js'), import('../benchmark/plan.js')]);
+  const [{runEval}, {loadPlan}] = await Promise.all([import('../eval/index.js'), import('../benchmark/plan.js')]);
   let plan: Plan;
   let config: Omit<ProbeConfig, 'probe'>;
   try {
@@ -186,10 +186,10 @@ function judge(
 
 /** Every dev point's signature, as the runner will hold the answers to it. */
 async function devSignatures(plan: Plan): Promise<ProbeConfig['signatures']> {
-  const [{loadBundle, parsePoint}, {pointSignature}] = await Promise.all([import('../bundle/index.js'), import('../eval/signature.js')]);
+  const [{loadBundle, parsePoint}, {pointSignature}] = await Promise.all([import('../bundle/index.js'), import('../eval/index.js')]);
   const bundle = await loadBundle(plan.bundle);
   // A path split's points are those of its work directories, not the plan's (it has none).
-  const {dataFolder, splitPoints} = await import('../eval/data.js');
+  const {dataFolder, splitPoints} = await import('../eval/index.js');
   const points = (await splitPoints(plan, 'dev', dataFolder(plan, 'dev', {}))).map((source) => source.point);
   return points.map((point) => [point, pointSignature(bundle, parsePoint(bundle, point))]);
 }

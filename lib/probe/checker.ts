@@ -139,7 +139,7 @@ async function makeBattery(abs: string, scratch: string): Promise<{plan: Plan; b
   const [{loadPlan}, {loadBundle, parsePoint, makeWorkDir}, {dataFolder, splitPoints}] = await Promise.all([
     import('../benchmark/plan.js'),
     import('../bundle/index.js'),
-    import('../eval/data.js'),
+    import('../eval/index.js'),
   ]);
   const plan = await loadPlan(abs);
   const bundle = await loadBundle(plan.bundle);

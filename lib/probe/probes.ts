@@ -6,9 +6,9 @@
 import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {HarnessError} from '../eval/errors.js';
+import {HarnessError} from '../eval/index.js';
 import type {PlanPoint} from '../benchmark/plan.js';
-import type {PointSignature} from '../eval/signature.js';
+import type {PointSignature} from '../eval/index.js';
 
 /** One probe: its name, what it tries (the table of docs/commands.md), and what it means when the eval rewards it. */
 export interface Probe {

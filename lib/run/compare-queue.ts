@@ -9,8 +9,7 @@
 import type {Queue as BullQueue, QueueEvents as BullQueueEvents} from 'bullmq';
 import type {CompareReport} from '../compare/index.js';
 import type {Plan, Split} from '../benchmark/plan.js';
-import {drawsFreshCases} from '../eval/seeds.js';
-import {labelOf, runName} from '../eval/record.js';
+import {drawsFreshCases, labelOf, runName} from '../eval/index.js';
 import {sign, verifySigned, type MacScope} from './auth.js';
 import {encodeCompareJob} from './job.js';
 import {checkRedis, connectionOptions, defaultQueueName, queueRefused, type QueueAddress} from './redis.js';

@@ -9,9 +9,10 @@
  * request (with the salted test seeds it derived); this process sends back
  * progress, then the report or the error.
  */
-import type {CalibrationReport} from '../eval/calibrate.js';
+import type {CalibrationReport} from '../eval/index.js';
 import type {CompareReport} from '../compare/index.js';
-import type {EvalReport} from '../eval/types.js';
+import type {EvalReport} from '../eval/index.js';
+import type {Plan} from '../benchmark/plan.js';
 import {ArborError, type ExitCodeValue} from '../errors.js';
 import {describeFailure} from './result.js';
 
@@ -40,6 +41,8 @@ export interface EvalChildRequest {
   ledger?: string;
   /** calibrate: how many evals. */
   runs?: number;
+  /** plan.toml as the parent read it: this process does not read it again, and the parent records with the same plan. */
+  plan?: Plan;
   /** The caller's environment has a salt (set by runInChild): a path split's test eval says it does not apply, as it does in process. */
   salted?: boolean;
 }
@@ -49,9 +52,9 @@ export type EvalChildMessage =
   | {type: 'progress'; kind: 'line' | 'status'; text: string}
   /** calibrate: one of its evals is done. */
   | {type: 'evaluated'; k: number; report: EvalReport}
-  | {type: 'report'; report: EvalReport}
-  | {type: 'compare'; report: CompareReport}
-  | {type: 'calibrate'; report: CalibrationReport}
+  | {type: 'report'; report: EvalReport; plan: Plan}
+  | {type: 'compare'; report: CompareReport; plan: Plan}
+  | {type: 'calibrate'; report: CalibrationReport; plan: Plan}
   | {type: 'error'; message: string; code?: string; exitCode?: ExitCodeValue};
 
 /** The final answers (all but progress). */
@@ -82,10 +85,10 @@ async function saltedAs(request: EvalChildRequest): Promise<Salted | undefined> 
   if (!seeds) return undefined;
   const [{loadPlan}, {warmupSeed}, {withoutValues, explainFailure}] = await Promise.all([
     import('../benchmark/plan.js'),
-    import('../eval/seeds.js'),
-    import('../eval/failure.js'),
+    import('../eval/index.js'),
+    import('../eval/index.js'),
   ]);
-  const plan = await loadPlan(request.benchmark).catch(() => undefined);
+  const plan = request.plan ?? (await loadPlan(request.benchmark).catch(() => undefined));
   const hidden = [...seeds, ...(plan ? [warmupSeed({...plan, test: {...plan.test, seeds: [...seeds]}}, [...seeds])] : [])]
     .map(String)
     .sort((a, b) => b.length - a.length);
@@ -128,20 +131,25 @@ async function saltedAs(request: EvalChildRequest): Promise<Salted | undefined> 
 
 /** Run what a request asks for. */
 async function evaluate(request: EvalChildRequest, salted: Salted | undefined): Promise<EvalChildAnswer> {
-  const [{loadPlan, overridePlan}, {HarnessError}] = await Promise.all([import('../benchmark/plan.js'), import('../eval/errors.js')]);
+  const [{loadPlan, overridePlan}, {HarnessError}] = await Promise.all([import('../benchmark/plan.js'), import('../eval/index.js')]);
   let planOverride: import('../benchmark/plan.js').PlanOverride | undefined;
   if (request.testSeeds) {
     // The derived seeds stand in for the plan's published test seeds; this process has no salt to derive them from.
     // (PlanOverride names only the cost of a run; the pipeline applies whatever it is given, which is checked here.)
-    const plan = await loadPlan(request.benchmark);
+    const plan = request.plan ?? (await loadPlan(request.benchmark));
     planOverride = {test: {...plan.test, seeds: request.testSeeds}} as never;
     if (overridePlan(plan, planOverride).test.seeds !== request.testSeeds)
       throw new HarnessError('this arbor cannot hand the salted test seeds to the eval (plan override refused); the test split cannot be scored here');
   }
   // A path split derives no seed: a stand-in for the salt only brings back the pipeline's note that the salt does not apply to fixed files.
   let env: NodeJS.ProcessEnv | undefined;
-  if (request.salted && !request.testSeeds && request.split === 'test' && (await loadPlan(request.benchmark).catch(() => undefined))?.splitKind === 'path') {
-    const {saltVariable} = await import('../eval/seeds.js');
+  if (
+    request.salted &&
+    !request.testSeeds &&
+    request.split === 'test' &&
+    (request.plan ?? (await loadPlan(request.benchmark).catch(() => undefined)))?.splitKind === 'path'
+  ) {
+    const {saltVariable} = await import('../eval/index.js');
     env = {...process.env, [saltVariable]: 'withheld'};
   }
   const onProgress = (kind: 'line' | 'status', text: string) => void send({type: 'progress', kind, text: salted ? salted.progress(text) : text});
@@ -153,36 +161,37 @@ async function evaluate(request: EvalChildRequest, salted: Salted | undefined): 
     keep: request.keep,
     data: request.data,
     planOverride,
+    ...(request.plan ? {plan: request.plan} : {}),
     onProgress,
     ...(env ? {env} : {}),
   };
   if (request.kind === 'compare') {
-    const {runCompare} = await import('../compare/index.js');
-    const report = await runCompare({
+    const {runComparePlanned} = await import('../compare/index.js');
+    const {report, plan} = await runComparePlanned({
       ...common,
       baseline: request.baseline,
       candidate: request.candidate!,
       baselineRun: request.baselineRun,
       ledger: request.ledger,
     });
-    return {type: 'compare', report: await finish(report)};
+    return {type: 'compare', report: await finish(report), plan};
   }
   if (request.kind === 'calibrate') {
-    const {calibrate} = await import('../eval/calibrate.js');
+    const {calibratePlanned} = await import('../eval/index.js');
     const pending: Promise<void>[] = [];
-    const report = await calibrate({
+    const {report, plan} = await calibratePlanned({
       ...common,
       solution: request.solution,
       runs: request.runs ?? 2,
       onEval: (k, each) => void pending.push(finish(structuredClone(each)).then((clean) => send({type: 'evaluated', k, report: clean}))),
     });
     await Promise.all(pending);
-    return {type: 'calibrate', report: await finish(report)};
+    return {type: 'calibrate', report: await finish(report), plan};
   }
-  const {runSides} = await import('../eval/pipeline.js');
+  const {runSides} = await import('../eval/index.js');
   const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
-  const {reports} = await runSides({...common, sides: [side]});
-  return {type: 'report', report: await finish(reports[0]!)};
+  const {reports, plan} = await runSides({...common, sides: [side]});
+  return {type: 'report', report: await finish(reports[0]!), plan};
 }
 
 if (process.send) {

@@ -12,10 +12,10 @@ import {closeSync, openSync, readFileSync, writeSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {ArborError} from '../errors.js';
-import {HarnessError} from '../eval/errors.js';
+import {HarnessError} from '../eval/index.js';
 import type {Plan, Split} from '../benchmark/plan.js';
-import {drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from '../eval/seeds.js';
-import type {EvalReport} from '../eval/types.js';
+import {drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from '../eval/index.js';
+import type {EvalReport} from '../eval/index.js';
 import {evalEnvironment, secretVariables} from '../secrets.js';
 import type {EvalChildAnswer, EvalChildMessage, EvalChildRequest} from './eval-child.js';
 
@@ -205,19 +205,20 @@ export async function evalInChild(
 /**
  * The salted test seeds of a local command's request, derived here (never in
  * the child), and the redactor that blanks them out of what the child says.
- * A plan that cannot be read is the child's own error, said by it.
+ * A plan that cannot be read is the child's own error, said by it; one that
+ * can is handed to the child (`plan`), which then does not read it again.
  */
 export async function localSecrets(
   benchmark: string,
   split: string,
   env: NodeJS.ProcessEnv,
   cwd: string,
-): Promise<{testSeeds?: number[]; redact: (text: string) => string}> {
+): Promise<{testSeeds?: number[]; redact: (text: string) => string; plan?: Plan}> {
   const {loadPlan} = await import('../benchmark/plan.js');
   const plan = await loadPlan(path.resolve(cwd, benchmark)).catch(() => undefined);
   if (!plan) return {redact: (text) => text};
   const testSeeds = await derivedTestSeeds(plan, split as Split, env);
-  return {...(testSeeds ? {testSeeds} : {}), redact: seedRedactor(plan, testSeeds)};
+  return {...(testSeeds ? {testSeeds} : {}), redact: seedRedactor(plan, testSeeds), plan};
 }
 
 /**

@@ -20,7 +20,7 @@ import {mkdir, readdir, readFile, stat, writeFile} from 'node:fs/promises';
 import path from 'node:path';
 import {ArborError, ExitCode, RefusedError} from '../errors.js';
 import {computeLock, lockDifference, lockIgnoredNames, readLock, type Lock} from '../benchmark/lock.js';
-import {StaleLockError} from '../eval/errors.js';
+import {StaleLockError} from '../eval/index.js';
 import {loadPlan, type Plan, type Split} from '../benchmark/plan.js';
 import type {RunItem} from './targets.js';
 

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import {isArborError} from '../errors.js';
 import type {Split} from '../benchmark/plan.js';
-import type {EvalReport} from '../eval/types.js';
+import type {EvalReport} from '../eval/index.js';
 import type {RunItem} from './targets.js';
 
 /** `ok`: scored; `failed`: scored 0.0 because the solution failed (see `failure`); `error`: no score (the harness failed, or a worker refused the job). */
@@ -104,7 +104,7 @@ export async function recordReport(
   report: EvalReport,
   options: {env?: NodeJS.ProcessEnv; cwd?: string} = {},
 ): Promise<{runId: number | null; warnings: string[]}> {
-  const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/record.js'), import('../benchmark/plan.js')]);
+  const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/index.js'), import('../benchmark/plan.js')]);
   let plan;
   try {
     plan = await loadPlan(path.resolve(options.cwd ?? process.cwd(), report.benchmark));

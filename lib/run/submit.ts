@@ -12,7 +12,7 @@ import path from 'node:path';
 import type {Job as BullJob, Queue as BullQueue, QueueEvents as BullQueueEvents} from 'bullmq';
 import {ArborError, ExitCode} from '../errors.js';
 import {loadPlan} from '../benchmark/plan.js';
-import type {EvalReport} from '../eval/types.js';
+import type {EvalReport} from '../eval/index.js';
 import type {CompareReport} from '../compare/index.js';
 import type {RunEventSink} from './events.js';
 import {sign, verifySigned, type MacScope, type Signed} from './auth.js';

@@ -1,6 +1,6 @@
 /** The end of a zoo-wide run: the summary table on stdout and the `--json` document. */
 import {writeFileAtomic} from '../files.js';
-import {HarnessError} from '../eval/errors.js';
+import {HarnessError} from '../eval/index.js';
 import type {RunResult} from './result.js';
 import {entryLabel} from './targets.js';
 

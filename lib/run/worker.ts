@@ -27,8 +27,8 @@ import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {ownerAlive, ownerTag} from '../sandbox/index.js';
 import {sign, verifySigned, type MacScope} from './auth.js';
-import {drawsFreshCases, saltVariable} from '../eval/seeds.js';
-import {HarnessError} from '../eval/errors.js';
+import {drawsFreshCases, saltVariable} from '../eval/index.js';
+import {HarnessError} from '../eval/index.js';
 import {derivedTestSeeds, evalInChild, redactDeep, runInChild, seedRedactor} from './eval-process.js';
 import {checkJob, describeJob, findWorkerEntry, JobRefusedError, materializeJob} from './job.js';
 import {checkRedis, connectionOptions, defaultQueueName, queueRefused, type QueueAddress} from './redis.js';
@@ -182,6 +182,8 @@ function jobProcessor(context: WorkerContext, UnrecoverableError: new (message: 
       const files = await materializeJob(request, entry.plan, root);
       const testSeeds = await derivedTestSeeds(entry.plan, files.split, env);
       redact = seedRedactor(entry.plan, testSeeds);
+      // Not through lib/run/door.ts: the job's eval runs a materialized folder of the job's files against this worker's entry,
+      // its answer is signed for the queue and recorded by the submitter (submit.ts), not in this machine's ledger.
       const forward = progressForwarder(job, (update) => sign(options.key, 'progress', scope, {...update, text: redact(update.text)}));
       const prepared: PreparedJob = {what, request, entry, files, testSeeds, forward, redact};
       return answer(await (request.kind === 'compare' ? runCompareJob(context, prepared, root) : runEvalJob(context, prepared, root)));

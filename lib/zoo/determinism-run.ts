@@ -13,7 +13,7 @@ import {readBundle, type Bundle} from '../bundle/bundle.js';
 import {parsePoint} from '../bundle/point.js';
 import {planFromText, splits, type Plan} from '../benchmark/plan.js';
 import {evalEnvironment} from '../secrets.js';
-import type {ReferenceDifference} from '../eval/types.js';
+import type {ReferenceDifference} from '../eval/index.js';
 import {
   cachedDeterminism,
   checksReference,
@@ -137,7 +137,7 @@ async function checkReference(
   const started = performance.now();
   const seconds = () => Math.round((performance.now() - started) / 10) / 100;
   const reference = path.relative(plan.dir, plan.reference!);
-  const {runEval} = await import('../eval/pipeline.js');
+  const {runEval} = await import('../eval/index.js');
   let report;
   try {
     report = await runEval({

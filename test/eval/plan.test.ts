@@ -2,7 +2,7 @@ import {writeFileSync, mkdirSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {deriveSeeds, formatScore, loadPlan, parseSeedSpec, splitSeeds, warmupSeed, accuracyRatio, speedupRatio} from '../../lib/eval/index.js';
-import {fixtures, tempDir} from '../helpers/cli.js';
+import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 
 const speedEntry = path.join(fixtures, 'eval/prefix-speed');
 
@@ -73,6 +73,20 @@ describe('plan.toml', () => {
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).toContain('plan.toml');
     expect((error as Error).message.split('\n')).toHaveLength(1);
+  });
+
+  it('eval names every problem of plan.toml at once, each at its line, before anything runs', () => {
+    const text = base
+      .replace('metric = "speedup"\n', 'metric = "speedup"\nrepetitons = 4\ntimeout = -1\n')
+      .replace('points = [ { N = 8 } ]', 'points = [ { N = 8.5 } ]');
+    const result = runCli(['benchmark', 'eval', planDir(text), 'dev']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(
+      'plan.toml: line 2: unknown key "repetitons", did you mean "repetitions"?; line 3: "timeout" must be a number >= 0.001, got "-1"; line 6: "dev.points[0].N" must be an integer',
+    );
   });
 
   it('reads fail_score: 0 unless set, the worst score a minimize plan names', async () => {

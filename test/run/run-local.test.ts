@@ -42,7 +42,7 @@ describe('arbor benchmark run (local)', () => {
       ['broken', 'dev', '–', '–', 'error'],
     ]);
     expect(result.stdout).toContain('abs-b=crash.py dev: failed: case 0: crashed (RuntimeError: boom) at crash.py:5: `raise RuntimeError("boom")`\n');
-    expect(result.stdout).toMatch(/broken dev: error: .*plan\.toml: unknown key "repetitons"/);
+    expect(result.stdout).toMatch(/broken dev: error: .*plan\.toml: line 5: unknown key "repetitons"/);
     expect(result.stdout).toMatch(/\n1 of 3 eval\(s\) scored \(1 failed, 1 without a score\) in \d+\.\d s\n$/);
     expect(result.stdout).not.toContain('_draft');
 

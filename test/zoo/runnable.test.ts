@@ -68,13 +68,13 @@ describe('verify: benchmarks that cannot run', () => {
     expect(found.code).toBe(1);
     expect(found.lines.filter((line) => line.endsWith('(plan-valid)'))).toEqual([
       'entry/plan.toml:6:1: error: `plan.toml`: unknown key "repetitons", did you mean "repetitions"? (plan-valid)',
-      'entry/plan.toml:8:1: error: `plan.toml`: "precision" must be a number >= 0, got "tight" (plan-valid)',
       'entry/plan.toml:7:1: error: `plan.toml`: "clock" must be "cpu", "wall" or "instructions", got "sundial" (plan-valid)',
+      'entry/plan.toml:8:1: error: `plan.toml`: "precision" must be a number >= 0, got "tight" (plan-valid)',
     ]);
     const evaluated = runCli(['benchmark', 'eval', 'entry', 'dev'], {cwd: zoo});
     expect(evaluated.code).not.toBe(0);
     expect(evaluated.stderr.trim().split('\n').at(-1)).toBe(
-      `arbor: ${path.join(zoo, 'entry/plan.toml')}: unknown key "repetitons", did you mean "repetitions"?; "precision" must be a number >= 0, got "tight"; "clock" must be "cpu", "wall" or "instructions", got "sundial"`,
+      `arbor: ${path.join(zoo, 'entry/plan.toml')}: line 6: unknown key "repetitons", did you mean "repetitions"?; line 7: "clock" must be "cpu", "wall" or "instructions", got "sundial"; line 8: "precision" must be a number >= 0, got "tight"`,
     );
   });
 
