@@ -14,6 +14,8 @@ import {HarnessError} from './errors.js';
 import {type Clock, type Plan, type Split} from '../benchmark/plan.js';
 import {bundleFailure, casePairing, repetitionsPerRun} from './point.js';
 import {
+  cgroupBounds,
+  cgroupsWork,
   confinementFor,
   counterProblem,
   objectsBeside,
@@ -27,8 +29,7 @@ import {
   tmpfsBounded,
   type Confinement,
   type SandboxKind,
-} from '../sandbox/sandbox.js';
-import {cgroupBounds, cgroupsWork} from '../sandbox/cgroup.js';
+} from '../sandbox/index.js';
 import {drawsFreshCases, publishedSeeds, splitSeeds, warmupSeed} from './seeds.js';
 import {hashTree} from './tamper.js';
 import type {BundleApi, EvalReport, SideRequest, SidesOptions} from './types.js';

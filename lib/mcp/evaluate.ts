@@ -3,7 +3,7 @@ import {rmSync, statSync} from 'node:fs';
 import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
 import {z} from 'zod';
 import {UsageError} from '../errors.js';
-import {checkLabel} from '../eval/record.js';
+import {checkLabel} from '../eval/index.js';
 import {costInput, longCallInput, registerLongTool} from './calls.js';
 import {confinedPath, entryDir, type ServerContext, workspaceOf} from './context.js';
 import {type Snapshot, snapshotSide} from './snapshot.js';

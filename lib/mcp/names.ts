@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type {Plan} from '../benchmark/plan.js';
-import {type RunName, runName} from '../eval/record.js';
+import {type RunName, runName} from '../eval/index.js';
 import type {LabelKind} from '../ledger/ledger.js';
 import {isInside, type NamesContext} from './paths.js';
 
