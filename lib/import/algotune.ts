@@ -27,6 +27,7 @@ import {validatorStrength, weakProbes, weakValidatorDetail} from './weak.js';
 import {debianPackages, devSeeds, fherma, plan, provenance, readDescription, readme, solverModule, testSeeds} from './entry-text.js';
 import type {ValidatorStrength} from '../zoo/rules/weak-validator.js';
 import {editedFiles, inputsDigest} from './record.js';
+import {type Preset, presetFile, presetTasks} from './preset.js';
 
 export type {ProbeFinding} from './inspect.js';
 
@@ -96,8 +97,10 @@ export interface ImportSummary {
 /** Options of importAlgoTune. */
 export interface ImportOptions {
   cwd?: string;
-  /** Only these tasks (AlgoTune names). */
+  /** Only these tasks (AlgoTune names); with `preset`, these and the preset's. */
   tasks?: string[];
+  /** Only the tasks of this AlgoTune preset, as the checkout defines it (preset.ts). */
+  preset?: Preset;
   /** The time the task's own solve should take at the chosen n (ms). */
   targetMs?: number;
   /** Tasks inspected at once. */
@@ -179,6 +182,24 @@ async function sourceCommit(root: string): Promise<string | null> {
   return realpathSync(top) === realpathSync(root) ? commit : null;
 }
 
+/** The tasks to import: every one, or the union of `--task`'s and the preset's, each of which the checkout must hold. */
+function chosenTasks(all: string[], tasksDir: string, root: string, options: ImportOptions): string[] {
+  if (!options.tasks?.length && !options.preset) return all;
+  const unknown = (options.tasks ?? []).filter((name) => !all.includes(name));
+  if (unknown.length)
+    throw new UsageError(`--task ${unknown.join(', ')}: no such task in ${tasksDir}; its tasks are the folders holding <task>/<task>.py`, 'no-task');
+  const preset = options.preset ? presetTasks(root, options.preset) : [];
+  // As AlgoTune's launcher does, a preset naming a task the checkout lacks is refused rather than imported in part.
+  const absent = preset.filter((name) => !all.includes(name));
+  if (absent.length)
+    throw new UsageError(
+      `--preset ${options.preset}: ${path.join(root, presetFile)} lists ${absent.join(', ')}, not in ${tasksDir}; check out a commit whose tasks match its preset`,
+      'no-task',
+    );
+  const wanted = new Set([...(options.tasks ?? []), ...preset]);
+  return all.filter((name) => wanted.has(name));
+}
+
 /** Round a byte count up to a multiple of 4 KiB. */
 const roundUp = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
 
@@ -203,13 +224,7 @@ export async function importAlgoTune(source: string, zoo: string, options: Impor
   mkdirSync(zooDir, {recursive: true});
   const all = listTasks(tasksDir);
   if (all.length === 0) throw new UsageError(`${source}: no tasks found (no <task>/<task>.py under ${tasksDir})`, 'no-source');
-  let names = all;
-  if (options.tasks?.length) {
-    const unknown = options.tasks.filter((name) => !all.includes(name));
-    if (unknown.length)
-      throw new UsageError(`--task ${unknown.join(', ')}: no such task in ${tasksDir}; its tasks are the folders holding <task>/<task>.py`, 'no-task');
-    names = all.filter((name) => options.tasks!.includes(name));
-  }
+  const names = chosenTasks(all, tasksDir, root, options);
   // The sandbox is checked once, before any task: without one the import refuses (exit 1) unless --unsandboxed.
   const pythons = interpreters(options.python, options.unsandboxed === true, env);
   const commit = await sourceCommit(root);
