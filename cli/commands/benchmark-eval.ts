@@ -102,6 +102,8 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     } finally {
       printer.done();
     }
+    const {ceilingLine, withHarnessFloor} = await import('../../lib/eval/floor.js');
+    report = withHarnessFloor(report);
     if (report.kept) process.stderr.write(`kept the work folders in ${report.kept}\n`);
     if (report.failure) process.stderr.write(`score is 0.0: ${report.failure}\n`);
     if (args.jsonFile) await writeReport(args.jsonFile, report);
@@ -110,6 +112,8 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     const [{recordEval}, {loadPlan}] = await Promise.all([import('../../lib/eval/record.js'), import('../../lib/benchmark/plan.js')]);
     const warnings = await recordEval(report, {plan: await loadPlan(report.benchmark), ...(args.label === undefined ? {} : {name: {given: args.label}})});
     (args.json ? process.stderr : process.stdout).write(`score: ${formatScore(report.score)}\n`);
+    const ceiling = ceilingLine(report);
+    if (ceiling) process.stderr.write(`${ceiling}\n`);
     if (args.json) printJson({...report, warnings});
     for (const warning of warnings) process.stderr.write(`${warning}\n`);
   },
