@@ -5,9 +5,9 @@
  */
 import {existsSync} from 'node:fs';
 import path from 'node:path';
-import type {Ledger} from './ledger.js';
+import type {Ledger, LedgerRun} from './ledger.js';
 import {ledgerPathFor} from './location.js';
-import {openLedger} from './ledger.js';
+import {byTime, openLedger} from './ledger.js';
 
 /** An entry's harness floor and ceiling, and the run that measured them. */
 export interface HarnessCeiling {
@@ -15,7 +15,8 @@ export interface HarnessCeiling {
   floorSeconds: number;
   /** The largest speedup an eval of the entry could show on that machine. */
   maxSpeedup: number;
-  /** The ledger run that measured it, and when. */
+  /** The split, the ledger run that measured it, and when (a split's cases set its ceiling: dev's and test's differ). */
+  split: string;
   runId: number;
   measuredAt: string;
 }
@@ -23,18 +24,22 @@ export interface HarnessCeiling {
 const positive = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value > 0;
 
 /**
- * The newest run of a benchmark (its absolute folder or name) that carries a harness floor, or null.
- * An imported run never counts (runs --merge: another ledger's figures are not this machine's), and a
- * floor that is not two positive finite numbers is no floor.
+ * The newest of `runs` (on `split`, when given) that carries a harness floor, or null. An imported
+ * run never counts (runs --merge: another ledger's figures are not this machine's), and a floor
+ * that is not two positive finite numbers is no floor.
  */
-export function latestCeiling(ledger: Ledger, benchmark: string): HarnessCeiling | null {
-  for (const run of ledger.listRuns({benchmark, withCases: false})) {
-    if (run.importedFrom !== null || run.metric !== 'speedup') continue;
+export function newestCeiling(runs: readonly LedgerRun[], split?: string): HarnessCeiling | null {
+  let newest: HarnessCeiling | null = null;
+  let newestRun: LedgerRun | undefined;
+  for (const run of runs) {
+    if (run.importedFrom !== null || run.metric !== 'speedup' || (split !== undefined && run.split !== split)) continue;
+    if (newestRun && byTime(run, newestRun) < 0) continue;
     const floor = (run.environment as {harnessFloor?: {floorSeconds?: unknown; maxSpeedup?: unknown}}).harnessFloor;
-    if (floor && positive(floor.floorSeconds) && positive(floor.maxSpeedup))
-      return {floorSeconds: floor.floorSeconds, maxSpeedup: floor.maxSpeedup, runId: run.id, measuredAt: run.time};
+    if (!floor || !positive(floor.floorSeconds) || !positive(floor.maxSpeedup)) continue;
+    newestRun = run;
+    newest = {floorSeconds: floor.floorSeconds, maxSpeedup: floor.maxSpeedup, split: run.split, runId: run.id, measuredAt: run.time};
   }
-  return null;
+  return newest;
 }
 
 /**
@@ -57,7 +62,7 @@ export function zooCeilings(zoo: string, env: NodeJS.ProcessEnv = process.env, c
   return {
     of: (dir) => {
       const opened = open();
-      return opened ? latestCeiling(opened, path.resolve(cwd, dir)) : null;
+      return opened ? newestCeiling(opened.listRuns({benchmark: path.resolve(cwd, dir), withCases: false})) : null;
     },
     close: () => ledger?.close(),
   };

@@ -56,9 +56,18 @@ describe('harness floor', () => {
     expect(listed['prefix-speed']).toEqual({
       floorSeconds: report.harnessFloor.floorSeconds,
       maxSpeedup: report.harnessFloor.maxSpeedup,
+      split: 'dev',
       runId: 1,
       measuredAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
+
+    // The report shows it beside the entry's latest dev score, and its model carries it per split.
+    const page = path.join(zoo, 'report.html');
+    const written = runCli(['benchmark', 'report', zoo, '--out', page], {env: {ARBOR_LEDGER: ''}});
+    expect(written.code, written.stderr).toBe(0);
+    const row = /<tr data-entry="prefix-speed">.*?<\/tr>/.exec(readFileSync(page, 'utf8'))?.[0] ?? '';
+    expect(row).toMatch(/data-label="dev latest"[^>]*>.*?<span class="ceiling" [^>]*>max [\d.]+<\/span>/);
+    expect(row.match(/class="ceiling"/g)).toHaveLength(1);
   });
 
   it('says on stderr, in one line, when a score is within half of its ceiling, and not otherwise', () => {
