@@ -4,6 +4,8 @@ import {cpSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {ceilingLine} from '../../lib/eval/floor.js';
+import {recordRun} from '../../lib/ledger/index.js';
+import {sampleRecord} from '../ledger/helpers.js';
 import {fixtures, runCli, tempDir} from '../helpers/cli.js';
 
 /** A zoo of two fixture entries (speed and accuracy) in a temporary folder outside any repository: its ledger is the zoo's own. */
@@ -68,6 +70,22 @@ describe('harness floor', () => {
     const row = /<tr data-entry="prefix-speed">.*?<\/tr>/.exec(readFileSync(page, 'utf8'))?.[0] ?? '';
     expect(row).toMatch(/data-label="dev latest"[^>]*>.*?<span class="ceiling" [^>]*>max [\d.]+<\/span>/);
     expect(row.match(/class="ceiling"/g)).toHaveLength(1);
+
+    // A ledger planted for `runs --merge` with a newer, flattering ceiling: imported runs are not this machine's, never the figure.
+    const planted = path.join(zoo, 'planted.db');
+    const entry = {path: path.join(zoo, 'prefix-speed'), name: 'eval_prefix'};
+    const later = new Date(Date.now() + 86_400_000).toISOString();
+    const plant = (file: string, harnessFloor: unknown) =>
+      expect(recordRun(file, sampleRecord({benchmark: entry, time: later, environment: {fingerprint: '0123456789abcdef', harnessFloor} as never})).ok).toBe(
+        true,
+      );
+    plant(planted, {floorSeconds: 1e-9, maxSpeedup: 1e9});
+    const ledger = path.join(zoo, '.arbor', 'runs.db');
+    const merged = runCli(['benchmark', 'runs', '--ledger', ledger, '--merge', planted]);
+    expect(merged.code, merged.stderr).toBe(0);
+    // A figure that is not two positive finite numbers (a damaged or hand-edited record) is no figure either.
+    plant(ledger, {floorSeconds: '0.001', maxSpeedup: -1});
+    expect(ceilings(zoo)['prefix-speed']).toMatchObject({maxSpeedup: report.harnessFloor.maxSpeedup, runId: 1});
   });
 
   it('says on stderr, in one line, when a score is within half of its ceiling, and not otherwise', () => {
