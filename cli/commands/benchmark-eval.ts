@@ -105,11 +105,14 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       printer.done();
     }
     const {report, warnings} = outcome;
+    const {ceilingLine} = await import('../../lib/eval/index.js');
     if (report.kept) process.stderr.write(`kept the work folders in ${report.kept}\n`);
     if (report.failure) process.stderr.write(`score is 0.0: ${report.failure}\n`);
     if (args.jsonFile) await writeReport(args.jsonFile, report);
     // With --json, stdout is the JSON document alone and the score line is a message like the others.
     (args.json ? process.stderr : process.stdout).write(`score: ${formatScore(report.score)}\n`);
+    const ceiling = ceilingLine(report);
+    if (ceiling) process.stderr.write(`${ceiling}\n`);
     if (args.json) printJson({...report, warnings});
     for (const warning of warnings) process.stderr.write(`${warning}\n`);
   },

@@ -24,25 +24,34 @@ export const listCommand: CommandModule<object, ListArgs> = {
       })
       .example('$0 benchmark list zoo', 'one row per benchmark: name, verify status, first prose line of its README'),
   handler: async (args) => {
-    const [{listZooInThread}, report] = await Promise.all([import('../../lib/zoo/list-thread.js'), import('../../lib/zoo/report.js')]);
+    const [{listZooInThread}, report, {zooCeilings}] = await Promise.all([
+      import('../../lib/zoo/list-thread.js'),
+      import('../../lib/zoo/report.js'),
+      import('../../lib/ledger/floor.js'),
+    ]);
     // Rows go out as they are decided, in name order, through one buffered writer.
     const out = bufferedStdout();
     const width = process.stdout.columns || 100;
     let nameWidth = 0;
     let rows = 0;
+    let ceilings: ReturnType<typeof zooCeilings> | undefined;
     const summary = await listZooInThread(
       {zoo: args.zoo, cache: args.cache},
       {
         start(info) {
           nameWidth = info.nameWidth;
+          ceilings = zooCeilings(info.zoo);
           if (args.json) out.write(report.listJsonText.head(info.zoo));
         },
         entry(entry) {
-          out.write(args.json ? report.listJsonText.row(entry, rows === 0) : `${report.formatListRow(entry, nameWidth, width)}\n`);
+          // The harness ceiling its newest measuring run recorded (JSON only: the table has no room for a column).
+          const row = args.json ? {...entry, harnessCeiling: ceilings?.of(entry.path) ?? null} : entry;
+          out.write(args.json ? report.listJsonText.row(row, rows === 0) : `${report.formatListRow(entry, nameWidth, width)}\n`);
           rows++;
         },
       },
     );
+    ceilings?.close();
     out.write(args.json ? report.listJsonText.tail(rows, summary.skipped) : `${report.formatListEnd(summary)}\n`);
     await out.end();
   },

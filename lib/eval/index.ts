@@ -83,3 +83,5 @@ export type {PointSignature} from './signature.js';
 export {computeLock, lockDifference, lockFile, protectedPaths, readLock, writeLock} from '../benchmark/lock.js';
 export type {Lock} from '../benchmark/lock.js';
 export type {SandboxKind} from '../sandbox/index.js';
+export {ceilingLine, evalFloor} from './floor.js';
+export type {HarnessFloor} from './floor.js';

@@ -32,6 +32,7 @@ export function overheadWarning(where: string, who: string, ratio: number | null
   );
 }
 
-function formatDuration(seconds: number): string {
+/** A duration in µs, ms or s, three significant digits. */
+export function formatDuration(seconds: number): string {
   return seconds < 1e-3 ? `${(seconds * 1e6).toPrecision(3)} µs` : seconds < 1 ? `${(seconds * 1e3).toPrecision(3)} ms` : `${seconds.toPrecision(3)} s`;
 }

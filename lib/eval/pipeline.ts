@@ -14,6 +14,7 @@ import type {EvalContext} from './context.js';
 import {HarnessError, StaleLockError} from './errors.js';
 import {computeLock, lockDifference, readLock} from '../benchmark/lock.js';
 import {loadPlan, overridePlan, type Clock, type Plan, type Split} from '../benchmark/plan.js';
+import {withHarnessFloor} from './floor.js';
 import {prepare} from './prepare.js';
 import {maxRepetitions, repetitionBlock, runPoint, type PointOutcome} from './point.js';
 import {findPython, killActiveRuns, mountedRootOf, pinCpu, type PinnedCpu, resolvePython} from '../sandbox/index.js';
@@ -393,6 +394,8 @@ function scoreSides(run: SidesRun, ctx: EvalContext, scored: SidesScored): void 
     );
     each.score = score;
     if (failure) each.failure = failure;
+    // The harness floor and the ceiling it implies, per point and for the side (speedup only): on every report, CLI, compare or MCP.
+    Object.assign(each, withHarnessFloor(each));
     if (plan.metric === 'speedup' && !failure) {
       each.interval = scoreInterval(scored.ratios[s]!, 2000, 1, repetitionBlock(ctx));
       each.repeatInterval = repeatInterval(score, each.interval);

@@ -7,8 +7,9 @@
  */
 import path from 'node:path';
 import {UsageError} from '../errors.js';
-import type {CompareOutcome, LabelKind} from '../ledger/ledger.js';
+import type {CompareOutcome, LabelKind, RecordedEnvironment} from '../ledger/ledger.js';
 import type {Plan} from '../benchmark/plan.js';
+import {evalFloor, type HarnessFloor} from './floor.js';
 import {flatCases} from './score.js';
 import type {EvalReport} from './types.js';
 
@@ -43,6 +44,13 @@ export function checkLabel(label: unknown, what = '--label'): string {
     `${what} ${shown}: expected 1 to 80 printable characters naming the solution (no line breaks or control characters), e.g. ${example}`,
     'usage',
   );
+}
+
+/** The environment as recorded: the report's, with its harness floor when the eval measured one (`list --json`'s harnessCeiling). */
+function withFloor(report: EvalReport): RecordedEnvironment & {harnessFloor?: HarnessFloor} {
+  const environment: RecordedEnvironment = report.environment ?? {fingerprint: 'unknown'};
+  const floor = evalFloor(report);
+  return floor ? {...environment, harnessFloor: floor} : environment;
 }
 
 /** A run's label and its kind: a given label as it is, a path with `@` and the first 6 hex digits of the solution's digest. */
@@ -106,7 +114,8 @@ export async function recordEvalRun(report: EvalReport, options: RecordEvalOptio
     solutionSha256: report.solutionSha256 ?? null,
     ...labelFields(report, options),
     git,
-    environment: report.environment ?? {fingerprint: 'unknown'},
+    // The harness floor is this machine's (what a case costs besides the solution): beside the environment it was measured in.
+    environment: withFloor(report),
     metric: report.metric,
     score: report.score,
     interval: report.interval ?? null,

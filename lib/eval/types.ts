@@ -178,6 +178,8 @@ export interface PointReport {
    * case's median time over it (under 10: the point warns).
    */
   overhead?: {seconds: number; wallSeconds: number; count: number; solutionRatio: number | null};
+  /** speedup with a measured overhead: the point's harness floor (overhead.seconds) and the largest speedup it could show (floor.ts). */
+  harnessFloor?: import('./floor.js').HarnessFloor;
   /** speedup: the first-case effect per side: the median over runs of the first timed case's time / the median of the other cases' (null: one case a run). */
   firstCase?: {solution: number | null; reference: number | null};
 }
@@ -220,6 +222,11 @@ export interface EvalReport {
    * widened by the next eval's own uncertainty and the spread between evals (stats.ts repeatInterval).
    */
   repeatInterval?: [number, number];
+  /**
+   * speedup, every point's overhead measured: seconds per case that are not the solution's (the mean over
+   * cases of their point's floor) and the largest speedup this eval could show, aggregated as the score is (floor.ts).
+   */
+  harnessFloor?: import('./floor.js').HarnessFloor;
   /** speedup: the stopping rule: the plan's target, the half-width reached (relative to the score), and whether every point met it. */
   precision?: {target: number; halfWidth: number; reached: boolean};
   /** How runs were isolated: "bwrap" (bubblewrap sandbox) or "none". */

@@ -9,3 +9,4 @@ export * from './summary.js';
 export * from './merge.js';
 export * from './changes.js';
 export * from './changes-format.js';
+export * from './floor.js';

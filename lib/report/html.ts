@@ -4,6 +4,7 @@
  * from embedded JSON. Pure: the model and the library's text in, a string out.
  */
 import type {Change} from '../ledger/changes.js';
+import type {HarnessCeiling} from '../ledger/floor.js';
 import type {ChartLibrary} from './assets.js';
 import {chartData, solutionColour, type ChartPanel} from './chart.js';
 import type {BaselineSpread, CompareRow, EntryReport, ReportModel, ScoredRun, SolutionInfo, SplitScores, TestExposure} from './model.js';
@@ -141,9 +142,9 @@ function renderSummary(model: ReportModel): string {
       `<th scope="row" title="${escapeHtml(entry.folder + aka)}"><a href="#entry-${index}">${escapeHtml(entry.folder)}</a>${aka ? ` <span class="aka">${escapeHtml(aka.trim())}</span>` : ''}</th>`,
       renderHealthCell(entry),
       entry.metric ? `<td data-label="metric">${escapeHtml(entry.metric)}</td>` : '<td class="blank" data-label="metric"><span class="none">-</span></td>',
-      renderScoreCell(split('dev')?.latest ?? null, entry.solutions, 'dev latest'),
+      renderScoreCell(split('dev')?.latest ?? null, entry.solutions, 'dev latest', split('dev')?.ceiling),
       renderScoreCell(split('dev')?.best ?? null, entry.solutions, 'dev best'),
-      renderScoreCell(split('test')?.latest ?? null, entry.solutions, 'test latest'),
+      renderScoreCell(split('test')?.latest ?? null, entry.solutions, 'test latest', split('test')?.ceiling),
       renderScoreCell(split('test')?.best ?? null, entry.solutions, 'test best'),
       renderExposureCell(entry.exposure),
     ];
@@ -184,7 +185,7 @@ function renderHealthCell(entry: EntryReport): string {
 }
 
 /** A score cell; `label` (the entries table's) also names it on a narrow screen and gives its whole text on hover. */
-function renderScoreCell(run: ScoredRun | null, solutions?: readonly SolutionInfo[], label?: string): string {
+function renderScoreCell(run: ScoredRun | null, solutions?: readonly SolutionInfo[], label?: string, ceiling?: HarnessCeiling | null): string {
   const attrs = (text: string) => (label ? ` data-label="${label}" title="${escapeHtml(text)}"` : '');
   // `blank`: a narrow screen's card leaves the cell out.
   if (!run) return `<td class="score-cell blank"${label ? ` data-label="${label}"` : ''}><span class="none">-</span></td>`;
@@ -194,8 +195,13 @@ function renderScoreCell(run: ScoredRun | null, solutions?: readonly SolutionInf
     return `<td class="score-cell"${attrs(`error #${run.id} ${name}`)}><span class="failed">error</span> <span class="run">#${run.id}</span>${solution}</td>`;
   const failed = run.status === 'failed' ? ' <span class="failed">failed</span>' : '';
   const interval = run.interval ? ` [${formatNumber(run.interval[0])}, ${formatNumber(run.interval[1])}]` : '';
-  const text = `${formatNumber(run.score)}${interval} #${run.id}${failed ? ' failed' : ''} ${name}`.trim();
-  return `<td class="score-cell"${attrs(text)}><span class="score">${formatNumber(run.score)}</span>${intervalHtml(run.interval)} <span class="run">#${run.id}</span>${failed}${solution}</td>`;
+  // The harness's ceiling beside a latest speedup: a score near it is capped by the harness, not the solution.
+  const cap = ceiling ? ` max ${formatNumber(ceiling.maxSpeedup)}` : '';
+  const capHtml = ceiling
+    ? ` <span class="ceiling" title="${escapeHtml(`the largest speedup this split can show: ${formatNumber(ceiling.floorSeconds * 1e6)} µs of each case is the harness's (run #${ceiling.runId})`)}">max ${formatNumber(ceiling.maxSpeedup)}</span>`
+    : '';
+  const text = `${formatNumber(run.score)}${interval} #${run.id}${failed ? ' failed' : ''}${cap} ${name}`.trim();
+  return `<td class="score-cell"${attrs(text)}><span class="score">${formatNumber(run.score)}</span>${intervalHtml(run.interval)} <span class="run">#${run.id}</span>${failed}${capHtml}${solution}</td>`;
 }
 
 /** A solution's name in its entry's catalogue (a digest's first 12 hex digits when it is not there). */

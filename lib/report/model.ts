@@ -5,6 +5,7 @@
 import path from 'node:path';
 import {byTime, type CompareVerdict, type LedgerRun, type RunStatus} from '../ledger/ledger.js';
 import {findChanges, type Change} from '../ledger/changes.js';
+import {newestCeiling, type HarnessCeiling} from '../ledger/floor.js';
 import {summarizeRuns} from '../ledger/summary.js';
 import type {BenchmarkReport, Finding} from '../zoo/lint.js';
 import {formatFinding} from '../zoo/report.js';
@@ -46,6 +47,8 @@ export interface SplitScores {
   evals: number;
   latest: ScoredRun | null;
   best: ScoredRun | null;
+  /** speedup: the largest speedup an eval on this split can show, as the newest run that measured it found (lib/ledger/floor.ts); null when none did. */
+  ceiling: HarnessCeiling | null;
 }
 
 /** One point of the score-over-runs chart. */
@@ -221,6 +224,7 @@ export function splitScores(runs: readonly LedgerRun[], minimize = false): Split
       evals: runs.filter((run) => run.kind === 'eval' && run.split === split).length,
       latest: summary?.latest ? scoredRun(summary.latest) : null,
       best: summary?.best ? scoredRun(summary.best) : null,
+      ceiling: newestCeiling(runs, split),
     };
   });
 }

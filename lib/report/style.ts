@@ -25,7 +25,7 @@ thead th { color: var(--muted); font-weight: 600; white-space: nowrap; }
 tbody th { font-weight: 600; white-space: nowrap; }
 a { color: #1d4ed8; text-decoration: none; }
 a:hover { text-decoration: underline; }
-.aka, .none, .run, .ci { color: var(--muted); }
+.aka, .none, .run, .ci, .ceiling { color: var(--muted); }
 .score { font-weight: 600; font-variant-numeric: tabular-nums; }
 .score-cell { min-width: 6.5rem; }
 .scroll { overflow-x: auto; }

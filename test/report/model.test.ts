@@ -114,7 +114,7 @@ describe('the model', () => {
     ];
     const [dev, test] = splitScores(runs);
     expect(dev).toMatchObject({split: 'dev', evals: 3, latest: {id: 3, score: 1.1}, best: {id: 2, score: 1.5, interval: [1.4, 1.6]}});
-    expect(test).toEqual({split: 'test', evals: 0, latest: null, best: null});
+    expect(test).toEqual({split: 'test', evals: 0, latest: null, best: null, ceiling: null});
   });
 
   it('under direction = "minimize" the best eval is the lowest score, for the entry and for each solution', () => {
