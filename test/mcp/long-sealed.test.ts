@@ -94,6 +94,9 @@ describe('arbor mcp: a sealed call longer than the client timeout', () => {
       new RegExp(`^run-\\S+ started: answer at \\d\\d:\\d\\d:\\d\\d, in (${period - 1}|${period}) s; should this call time out, poll get_run`),
     );
 
+    // A follower polls its leader every 0.5 s (lib/mcp/sealed-run.ts, followed): one called within that of the
+    // leader can find the answer just after its own release time and is answered a period later. 2 s apart avoids it.
+    await sleep(2000);
     // The same call without the reset (it follows the first's scoring: no second eval) times out at 15 s.
     const fixed = transcript.call(client, 'submit_test', args, {timeout, resetTimeoutOnProgress: false, onprogress: () => {}});
     // The recipes, each with a server of its own on the zoo (and its own default workspaces folder, under HOME).
