@@ -102,7 +102,11 @@ describe('arbor mcp: a sealed call longer than the client timeout', () => {
     // The recipes, each with a server of its own on the zoo (and its own default workspaces folder, under HOME).
     const home = path.join(root, 'home');
     mkdirSync(home);
-    const recipes = ['sdk-sealed-progress', 'sdk-sealed-background', 'inspector-sealed'].map((name) => runRecipe(name, zoo, home));
+    const recipes = [
+      runRecipe('sdk-sealed-progress', zoo, home),
+      runRecipe('sdk-sealed-background', zoo, home),
+      runRecipe('inspector-sealed', zoo, home),
+    ] as const;
 
     const timedOut = await fixed.then(
       () => undefined,
