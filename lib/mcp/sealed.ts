@@ -31,7 +31,7 @@ import {longCallInput, type LongTool, registerLongTool} from './calls.js';
 import type {ServerContext} from './context.js';
 import {copiesOf, labelArgument, labelInput, resolveSolution} from './evaluate.js';
 import {entryReleaseSeconds} from './release.js';
-import type {TaskOptions} from './jobs.js';
+import {heartbeatMs, type TaskOptions} from './jobs.js';
 import type {SealedSpec} from './run-request.js';
 import {sealedFailure, unaliased} from './run-request.js';
 import {bucketOf, buckets, settle, verdictOf} from './sealed-run.js';
@@ -122,8 +122,7 @@ async function submit(
 
 /** Register `submit_test`. */
 export function registerSealed(server: McpServer, ctx: ServerContext): void {
-  const description =
-    "The sealed test evaluation: the solution is compared with the entry's own solution on the test split. The answer is only a verdict (PASS, REVIEW, BLOCK or INCOMPARABLE from the gate for speedup benchmarks; better, same or worse for accuracy), a coarse bucket of candidate over baseline (a speed ratio for speedup benchmarks; for accuracy, the ratio of the two scores) and the test budget count: never the score, the cases or the seeds (the full result goes to the ledger, for the owner). It costs budget: every call counts against the benchmark's test_budget, a resubmitted solution too (which gets the answer it got the first time, without a rerun); past it the tool refuses. Choose between solutions with compare on dev first. Every answer comes at the same fixed time after the call, however long the eval took: see get_benchmark's sealedAnswerSeconds (the first progress message says the time: answer at HH:MM:SS, in N s). A client whose tool calls time out sooner has two ways: call it as an MCP task, or as a plain call with a progress token and a timeout that progress resets (a progress notification comes every 5 s); or pass background: true and poll get_run with the id until its status is done. Cancelling does not stop the eval.";
+  const description = `The sealed test evaluation: the solution is compared with the entry's own solution on the test split. The answer is only a verdict (PASS, REVIEW, BLOCK or INCOMPARABLE from the gate for speedup benchmarks; better, same or worse for accuracy), a coarse bucket of candidate over baseline (a speed ratio for speedup benchmarks; for accuracy, the ratio of the two scores) and the test budget count: never the score, the cases or the seeds (the full result goes to the ledger, for the owner). It costs budget: every call counts against the benchmark's test_budget, a resubmitted solution too (which gets the answer it got the first time, without a rerun); past it the tool refuses. Choose between solutions with compare on dev first. Every answer comes at the same fixed time after the call, however long the eval took: see get_benchmark's sealedAnswerSeconds (the first progress message says the time: answer at HH:MM:SS, in N s). A client whose tool calls time out sooner has two ways: call it as an MCP task, or as a plain call with a progress token and a timeout that progress resets (a progress notification comes every ${heartbeatMs / 1000} s); or pass background: true and poll get_run with the id until its status is done. Cancelling does not stop the eval.`;
   const shape = {
     name: z.string().optional().describe('The benchmark (default: the one the workspace was checked out from)'),
     solution: z.string().describe('A solution file or a workspace folder'),
