@@ -12,15 +12,8 @@
  */
 import {formatDuration} from './overhead.js';
 import {minSeconds} from './score.js';
-import type {CaseReport, EvalReport, PointReport} from './types.js';
+import type {CaseReport, EvalReport, HarnessFloor, PointReport} from './types.js';
 
-/** A floor and the ceiling it implies: seconds per case that are not the solution's, and the largest speedup the eval can show. */
-export interface HarnessFloor {
-  /** Seconds per case (on the eval's clock) spent delivering the case and taking its answer, not in the solution. */
-  floorSeconds: number;
-  /** The largest speedup this eval could show: the mean over cases of the reference's time over the floor. */
-  maxSpeedup: number;
-}
 
 /** A score at or above this share of the ceiling is capped by the harness: the eval says so. */
 const nearCeiling = 0.5;

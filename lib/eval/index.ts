@@ -84,4 +84,3 @@ export {computeLock, lockDifference, lockFile, protectedPaths, readLock, writeLo
 export type {Lock} from '../benchmark/lock.js';
 export type {SandboxKind} from '../sandbox/index.js';
 export {ceilingLine, evalFloor} from './floor.js';
-export type {HarnessFloor} from './floor.js';

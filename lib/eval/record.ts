@@ -9,9 +9,9 @@ import path from 'node:path';
 import {UsageError} from '../errors.js';
 import type {CompareOutcome, LabelKind, RecordedEnvironment} from '../ledger/ledger.js';
 import type {Plan} from '../benchmark/plan.js';
-import {evalFloor, type HarnessFloor} from './floor.js';
+import {evalFloor} from './floor.js';
 import {flatCases} from './score.js';
-import type {EvalReport} from './types.js';
+import type {EvalReport, HarnessFloor} from './types.js';
 
 /** How recordEval is told where the ledger is and what the run was. */
 export interface RecordEvalOptions {

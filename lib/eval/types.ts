@@ -179,7 +179,7 @@ export interface PointReport {
    */
   overhead?: {seconds: number; wallSeconds: number; count: number; solutionRatio: number | null};
   /** speedup with a measured overhead: the point's harness floor (overhead.seconds) and the largest speedup it could show (floor.ts). */
-  harnessFloor?: import('./floor.js').HarnessFloor;
+  harnessFloor?: HarnessFloor;
   /** speedup: the first-case effect per side: the median over runs of the first timed case's time / the median of the other cases' (null: one case a run). */
   firstCase?: {solution: number | null; reference: number | null};
 }
@@ -226,7 +226,7 @@ export interface EvalReport {
    * speedup, every point's overhead measured: seconds per case that are not the solution's (the mean over
    * cases of their point's floor) and the largest speedup this eval could show, aggregated as the score is (floor.ts).
    */
-  harnessFloor?: import('./floor.js').HarnessFloor;
+  harnessFloor?: HarnessFloor;
   /** speedup: the stopping rule: the plan's target, the half-width reached (relative to the score), and whether every point met it. */
   precision?: {target: number; halfWidth: number; reached: boolean};
   /** How runs were isolated: "bwrap" (bubblewrap sandbox) or "none". */
@@ -257,4 +257,12 @@ export interface EvalReport {
   warnings?: string[];
   /** EvalOptions.compareWithReference: every case whose answer differed from the reference's (empty when all agreed). */
   referenceDifferences?: ReferenceDifference[];
+}
+
+/** A floor and the ceiling it implies: seconds per case that are not the solution's, and the largest speedup the eval can show. */
+export interface HarnessFloor {
+  /** Seconds per case (on the eval's clock) spent delivering the case and taking its answer, not in the solution. */
+  floorSeconds: number;
+  /** The largest speedup this eval could show: the mean over cases of the reference's time over the floor. */
+  maxSpeedup: number;
 }
