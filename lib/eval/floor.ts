@@ -14,7 +14,6 @@ import {formatDuration} from './overhead.js';
 import {minSeconds} from './score.js';
 import type {CaseReport, EvalReport, HarnessFloor, PointReport} from './types.js';
 
-
 /** A score at or above this share of the ceiling is capped by the harness: the eval says so. */
 const nearCeiling = 0.5;
 
