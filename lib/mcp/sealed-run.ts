@@ -171,13 +171,21 @@ export async function settle(
   return {ok: false, error: failure ?? 'no report', ready};
 }
 
-/** The answer of the run scoring the same solution, once it ended (from the budget file, where it keeps its answer). */
+/**
+ * The answer of the run scoring the same solution, once it ended (from the budget file, where it keeps
+ * its answer). Ready when the leader ended (its row's last update, the finish), not when this poll saw
+ * it: a follower started within one poll of its leader would otherwise miss its own release time by
+ * that poll and be answered a whole period late. The leader ends at its own fixed release time, so
+ * this says nothing of its eval.
+ */
 async function followed(store: McpStore, sealed: SealedSpec): Promise<Outcome> {
+  let ended = Date.now();
   for (;;) {
     const leader = store.run(sealed.follow!);
+    ended = leader && leader.status !== 'running' ? Math.min(Date.now(), Date.parse(leader.updated) || Date.now()) : Date.now();
     if (!leader || leader.status !== 'running' || !runnerAlive(leader)) break;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   const answer = knownAnswer(sealed.budgetFile, sealed.planName, sealed.digest);
-  return answer ? {ok: true, answer, ready: Date.now()} : {ok: false, error: 'the run it followed gave no verdict', ready: Date.now()};
+  return answer ? {ok: true, answer, ready: ended} : {ok: false, error: 'the run it followed gave no verdict', ready: ended};
 }

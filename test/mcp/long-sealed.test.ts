@@ -94,11 +94,17 @@ describe('arbor mcp: a sealed call longer than the client timeout', () => {
       new RegExp(`^run-\\S+ started: answer at \\d\\d:\\d\\d:\\d\\d, in (${period - 1}|${period}) s; should this call time out, poll get_run`),
     );
 
-    // A follower polls its leader every 0.5 s (lib/mcp/sealed-run.ts, followed): one called within that of the
-    // leader can find the answer just after its own release time and is answered a period later. 2 s apart avoids it.
-    await sleep(2000);
-    // The same call without the reset (it follows the first's scoring: no second eval) times out at 15 s.
-    const fixed = transcript.call(client, 'submit_test', args, {timeout, resetTimeoutOnProgress: false, onprogress: () => {}});
+    // The same call without the reset (it follows the first's scoring: no second eval) times out at 15 s. Called
+    // within one of the follower's 0.5 s polls of the leader (lib/mcp/sealed-run.ts, followed): it is still
+    // answered at its own release time, not a period later.
+    await sleep(100);
+    const fixedProgress: string[] = [];
+    const fixedCalled = Date.now();
+    const fixed = transcript.call(client, 'submit_test', args, {
+      timeout,
+      resetTimeoutOnProgress: false,
+      onprogress: (p) => void fixedProgress.push(p.message ?? ''),
+    });
     // The recipes, each with a server of its own on the zoo (and its own default workspaces folder, under HOME).
     const home = path.join(root, 'home');
     mkdirSync(home);
@@ -117,6 +123,18 @@ describe('arbor mcp: a sealed call longer than the client timeout', () => {
 
     const answered = await reset;
     const wall = Date.now() - called;
+    // The follower's run, read through get_run until it is done: at its release time, not a period after it.
+    const follower = startedRun(fixedProgress[0]!);
+    let followerDone = Number.POSITIVE_INFINITY;
+    for (let tries = 0; tries < 200; tries++) {
+      const state = (await client.callTool({name: 'get_run', arguments: {id: follower}})).structuredContent as {status?: string};
+      if (state.status === 'done') {
+        followerDone = Date.now() - fixedCalled;
+        break;
+      }
+      await sleep(250);
+    }
+    expect(followerDone).toBeLessThan((period + 10) * 1000);
     expect(wall).toBeGreaterThanOrEqual(period * 1000);
     expect(wall).toBeGreaterThan(3 * timeout);
     expect(answered).toMatchObject({name: 'relu_poly', verdict: 'same', bucket: '0.9-1.1x', budget: {used: 1, of: 5}});
