@@ -24,23 +24,21 @@ export const listCommand: CommandModule<object, ListArgs> = {
       })
       .example('$0 benchmark list zoo', 'one row per benchmark: name, verify status, first prose line of its README'),
   handler: async (args) => {
-    const [{listZooInThread}, report, {zooCeilings}] = await Promise.all([
-      import('../../lib/zoo/list-thread.js'),
-      import('../../lib/zoo/report.js'),
-      import('../../lib/ledger/floor.js'),
-    ]);
+    const [{listZooInThread}, report] = await Promise.all([import('../../lib/zoo/list-thread.js'), import('../../lib/zoo/report.js')]);
+    // The ledger (SQLite) is opened for --json alone: the table has no column for the ceiling.
+    const zooCeilings = args.json ? (await import('../../lib/ledger/floor.js')).zooCeilings : undefined;
     // Rows go out as they are decided, in name order, through one buffered writer.
     const out = bufferedStdout();
     const width = process.stdout.columns || 100;
     let nameWidth = 0;
     let rows = 0;
-    let ceilings: ReturnType<typeof zooCeilings> | undefined;
+    let ceilings: ReturnType<NonNullable<typeof zooCeilings>> | undefined;
     const summary = await listZooInThread(
       {zoo: args.zoo, cache: args.cache},
       {
         start(info) {
           nameWidth = info.nameWidth;
-          ceilings = zooCeilings(info.zoo);
+          ceilings = zooCeilings?.(info.zoo);
           if (args.json) out.write(report.listJsonText.head(info.zoo));
         },
         entry(entry) {
