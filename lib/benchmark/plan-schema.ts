@@ -7,7 +7,7 @@
  * once a key has failed, which is why no check here spans two keys' schemas).
  */
 import path from 'node:path';
-import {z} from 'zod';
+import {z} from '../zod.js';
 import {parseSeeds} from '../bundle/point.js';
 import {nearest} from '../nearest.js';
 
