@@ -11,6 +11,7 @@ import {readBundle, type Bundle} from '../bundle/bundle.js';
 import {parsePoint} from '../bundle/point.js';
 import {computeLockSync, lockDifference, lockFile, readLockSync} from '../benchmark/lock.js';
 import {InvalidPlanError, planFromText, seedOverlap, splits, type Plan} from '../benchmark/plan.js';
+import {keyLine} from '../benchmark/plan-schema.js';
 import {locateTomlError} from '../toml.js';
 import {cachedDeterminism} from './determinism.js';
 import {readerOf} from './folder-reader.js';
@@ -201,19 +202,9 @@ function placeOf(problem: {line?: number; column?: number}): {place?: Place} {
 function keyPlace(text: string, message: string): {place?: Place} {
   const named = /\[(dev|test)\]/.exec(message) ?? /"([A-Za-z0-9_.]+)"/.exec(message);
   if (!named) return {};
-  const key = named[1]!;
-  const lines = text.split(/\r?\n/);
-  const [table, leaf] = key.includes('.') ? (key.split('.', 2) as [string, string]) : [undefined, key];
-  let inTable: string | undefined;
-  for (const [k, line] of lines.entries()) {
-    const header = /^\s*\[([^\]]+)\]/.exec(line);
-    if (header) {
-      inTable = header[1]!.trim();
-      if (named[0].startsWith('[') && inTable === key) return {place: {line: k + 1, column: line.indexOf('[') + 1}};
-      continue;
-    }
-    const at = new RegExp(`^\\s*${leaf!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*=`).exec(line);
-    if (at && (table === undefined ? inTable === undefined : inTable === table)) return {place: {line: k + 1, column: line.search(/\S/) + 1}};
-  }
-  return {};
+  // The key's line as the plan's schema finds it (one scanner for both); the column is this rule's own.
+  const line = keyLine(text, named[1]!.split('.', 2));
+  if (line === undefined) return {};
+  const written = text.split(/\r?\n/)[line - 1] ?? '';
+  return {place: {line, column: (named[0].startsWith('[') ? written.indexOf('[') : written.search(/\S/)) + 1}};
 }
