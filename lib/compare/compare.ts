@@ -15,6 +15,7 @@ import {closingInterval, median, ratioSequence, sequentialDecision, trustedRepet
 import type {CaseStatus, EvalOptions, EvalReport, Planned, RepetitionReport} from '../eval/index.js';
 import {createWorkFolder} from '../eval/index.js';
 import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
+import type {CompareOutcome} from '../ledger/ledger.js';
 import type {LabelKind} from '../ledger/ledger.js';
 import {describeSide, resolveSide, sideLabel, type SideSource} from './sides.js';
 
@@ -558,4 +559,16 @@ function checkedCase(value: Record<string, unknown>, k: number, id: number): Sid
   if (typeof value.point !== 'number' || typeof value.i !== 'number') throw bad('has no point or index');
   if (!Array.isArray(value.repetitions)) throw bad('has no repetitions');
   return value as unknown as SideCase;
+}
+
+/** What the ledger keeps of a compare beside its candidate's eval (the CLI's and MCP's records alike); the baseline named as the caller shows it. */
+export function compareOnRecord(report: CompareReport, baselineLabel: string | null = report.baseline.label): CompareOutcome {
+  return {
+    verdict: report.verdict,
+    ratio: report.ratio,
+    interval: report.ci,
+    baselineSha256: report.baseline.solutionSha256,
+    baselineRun: report.baseline.run ?? null,
+    baselineLabel,
+  };
 }

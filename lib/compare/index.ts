@@ -1,5 +1,5 @@
 /** `arbor benchmark compare`: two solutions in one eval, a verdict, and optionally a gate package. */
-export {runComparePlanned} from './compare.js';
+export {compareOnRecord, runComparePlanned} from './compare.js';
 export type {CaseComparison, CompareOptions, CompareReport, SideCase, SideSummary, Verdict} from './compare.js';
 export {formatCompare} from './format.js';
 export {buildPackage, checkPackageable, packageFiles, writePackage} from './package.js';

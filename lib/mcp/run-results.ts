@@ -63,14 +63,8 @@ function compareNames(ctx: NamesContext, plan: Plan, report: CompareReport, labe
 export async function recordCompare(ctx: NamesContext, report: CompareReport, plan: Plan, label?: string): Promise<{runId: number | null; warnings: string[]}> {
   const {recordEvalRun} = await import('../eval/index.js');
   const names = compareNames(ctx, plan, report, label);
-  const compare = {
-    verdict: report.verdict,
-    ratio: report.ratio,
-    interval: report.ci,
-    baselineSha256: report.baseline.solutionSha256,
-    baselineRun: report.baseline.run ?? null,
-    baselineLabel: names.baseline.label,
-  };
+  const {compareOnRecord} = await import('../compare/index.js');
+  const compare = compareOnRecord(report, names.baseline.label);
   return recordEvalRun(report.reports.candidate, {
     plan,
     env: ctx.env,

@@ -94,15 +94,8 @@ export async function evaluateHere<K extends keyof Kinds>(
   if (kind === 'calibrate') for (const report of evals) await record(report, {kind: 'calibrate'});
   if (kind === 'compare') {
     const report = planned.report as CompareReport;
-    const compare = {
-      verdict: report.verdict,
-      ratio: report.ratio,
-      interval: report.ci,
-      baselineSha256: report.baseline.solutionSha256,
-      baselineRun: report.baseline.run ?? null,
-      baselineLabel: report.baseline.label,
-    };
-    await record(report.reports.candidate, {kind: 'compare', compare, name: sideName(report.candidate, label)});
+    const {compareOnRecord} = await import('../compare/index.js');
+    await record(report.reports.candidate, {kind: 'compare', compare: compareOnRecord(report), name: sideName(report.candidate, label)});
   }
   return {...planned, warnings, runId};
 }
