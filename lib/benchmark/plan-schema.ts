@@ -65,7 +65,7 @@ function text(key: string, fallback?: string) {
 }
 
 function oneOf<const T extends readonly [string, ...string[]]>(values: T, fallback: T[number], message: string) {
-  return z.enum(values, {error: message}).default(fallback as never) as unknown as z.ZodType<T[number]>;
+  return z.enum(values, {error: message}).default(fallback);
 }
 
 function number(data: Data, key: string, fallback: number, {integer = false, min = 0} = {}) {
@@ -146,7 +146,7 @@ function seedSplit(data: Data, split: 'dev' | 'test') {
         }
       }),
       points: z
-        .tuple(points.map((_, index) => point(index)) as unknown as [z.ZodType, ...z.ZodType[]], {
+        .tuple([point(0), ...points.slice(1).map((_, index) => point(index + 1))], {
           error: `"${split}.points" must be a non-empty array of inline tables`,
         })
         .refine((list) => list.length > 0, {error: `"${split}.points" must be a non-empty array of inline tables`}),

@@ -230,7 +230,7 @@ export function checkPlan(data: Record<string, unknown>, dir: string, file: stri
     placed.sort((a, b) => (a.line ?? Number.MAX_SAFE_INTEGER) - (b.line ?? Number.MAX_SAFE_INTEGER));
     throw new InvalidPlanError(file, placed);
   }
-  const plan = planOf(parsed.data as unknown as Checked, data, dir);
+  const plan = planOf(parsed.data, data, dir);
   if (options.disjoint !== false) {
     const overlap = seedOverlap(plan);
     if (overlap) throw new HarnessError(`${file}: ${overlap}`, 'seed-overlap');

@@ -37,7 +37,8 @@ export function arrayName(type: ElementType): string {
 /** The typed-array class of a value (`Float64Array`, …; a Buffer counts as Uint8Array), or a description of what it is. */
 export function describeValue(value: unknown): string {
   if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
-    return (value as unknown as {[Symbol.toStringTag]: string})[Symbol.toStringTag];
+    // Every typed array's prototype names its class through Symbol.toStringTag.
+    return Object.prototype.toString.call(value).slice('[object '.length, -1);
   }
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'Array';

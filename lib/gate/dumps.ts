@@ -127,7 +127,7 @@ class Utf8Writer {
       this.length = at;
       return;
     }
-    if (!(text as unknown as {isWellFormed?: () => boolean}).isWellFormed?.()) this.wellFormed = false;
+    if (!text.isWellFormed()) this.wellFormed = false;
     this.length += encoder.encodeInto(text, this.bytes.subarray(this.length)).written;
   }
 }
@@ -234,7 +234,7 @@ export function dumpsText(value: DumpValue, indent?: number): string {
  * it raises for lone surrogates, or undefined when the text encodes.
  */
 export function utf8EncodeError(text: string): string | undefined {
-  if ((text as unknown as {isWellFormed?: () => boolean}).isWellFormed?.()) return undefined;
+  if (text.isWellFormed()) return undefined;
   const match = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(text);
   if (!match) return undefined;
   // Position in code points; then the run of consecutive surrogates.

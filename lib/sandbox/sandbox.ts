@@ -230,9 +230,9 @@ export function resolvePython(python: string): PythonInstall {
     }
     throw new HarnessError(`${python} does not start: ${last.slice(0, 300)}; set ARBOR_PYTHON to a working python3 with numpy`, 'no-python');
   }
-  const [executable, ...rest] = JSON.parse(probe.stdout) as [string, string, string, string, string, string[]];
-  const folders = [path.dirname(realpathSync(executable)), ...rest.slice(0, 4), ...(rest[4] as unknown as string[])]
-    .filter((folder): folder is string => typeof folder === 'string' && folder.length > 0)
+  const [executable, ...places] = pythonPlaces(probe.stdout, python);
+  const folders = [path.dirname(realpathSync(executable)), ...places]
+    .filter((folder) => folder.length > 0)
     .map((folder) => existing(folder))
     .filter((folder): folder is string => folder !== undefined);
   const install = {executable: realpathSync(executable), roots: outermost(folders.filter((folder) => !isSystemPath(folder)))};
@@ -241,6 +241,27 @@ export function resolvePython(python: string): PythonInstall {
 }
 
 /** The nearest existing folder at or above `file` (a zip on sys.path counts as its folder). */
+
+/**
+ * The interpreter's answer to the probe script: its executable, four prefixes and its path entries,
+ * flattened. Read as the text of another process, so each field is checked, not cast.
+ */
+function pythonPlaces(stdout: string, python: string): [string, ...string[]] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(stdout);
+  } catch {
+    parsed = undefined;
+  }
+  const strings = (list: unknown): list is string[] => Array.isArray(list) && list.every((field) => typeof field === 'string');
+  if (Array.isArray(parsed) && parsed.length === 6) {
+    const [executable, ...rest] = parsed;
+    const prefixes = rest.slice(0, 4);
+    const entries: unknown = rest[4];
+    if (typeof executable === 'string' && strings(prefixes) && strings(entries)) return [executable, ...prefixes, ...entries];
+  }
+  throw new HarnessError(`${python} answered its path probe with something other than six path fields; set ARBOR_PYTHON to a standard python3`, 'no-python');
+}
 function existing(file: string): string | undefined {
   try {
     const real = realpathSync(file);

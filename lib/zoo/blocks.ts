@@ -117,7 +117,7 @@ export function parseBlockTree(source: string, {paragraphText = true}: {paragrap
             parent.children.push({type: 'listItem', spread: false, children: [], position: {start: point(token.start), end: point(token.end)}});
           parent = parent.children[parent.children.length - 1] as Parent;
         }
-        parent.children.push(node as never);
+        (parent.children as Nodes[]).push(node);
         stack.push(node);
         textNode = undefined;
         skipLineEnding = false;

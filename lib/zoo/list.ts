@@ -190,12 +190,13 @@ export async function listZooStream(options: ListOptions, sink: ListSink): Promi
     workers: 0,
   };
   // Rows in name order, each emitted once it and all before it are decided.
-  const queue: {row: ListEntry; decided: boolean}[] = [];
+  // A slot is emptied once emitted, so a long zoo's rows can be collected as the list goes.
+  const queue: ({row: ListEntry; decided: boolean} | undefined)[] = [];
   let head = 0;
   const drain = () => {
-    while (head < queue.length && queue[head]!.decided) {
-      const {row} = queue[head]!;
-      queue[head++] = undefined as never;
+    for (let slot = queue[head]; slot?.decided; slot = queue[head]) {
+      const {row} = slot;
+      queue[head++] = undefined;
       summary[row.status]++;
       sink.entry(row);
     }

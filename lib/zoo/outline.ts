@@ -168,7 +168,7 @@ export function parseOutline(source: string, {paragraphText = false, simpleOnly 
     } else {
       node = {type: kind, position} as Nodes;
     }
-    parent.children.push(node as never);
+    (parent.children as Nodes[]).push(node);
     if (token.nesting === 1) stack.push(node as Parent);
   }
   return root;
