@@ -3,6 +3,8 @@
 // eval (the door's secret-free child, compare's package, MCP's run process). A preload logs every read of
 // plan.toml (fs/promises readFile, loadPlan's own read; the lock's hashing of the file is not a read of the
 // plan) in every process of the command, children included (NODE_OPTIONS travels to them).
+import {spawn, type ChildProcess} from 'node:child_process';
+import {randomBytes} from 'node:crypto';
 import {cpSync, existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
@@ -11,6 +13,7 @@ import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js';
 import {afterAll, beforeAll, describe, expect, it} from 'vitest';
 import {cliPath, fixtures, runCli, tempDir} from '../helpers/cli.js';
 import {runsSettled, salt, Transcript, zooCopy} from '../mcp/helpers.js';
+import {startRedis, type TestRedis} from '../helpers/redis.js';
 
 /** A preload that appends one JSON line (pid, file, stack) to ARBOR_TEST_PLAN_LOG for each plan.toml read. */
 const preload = `
@@ -160,5 +163,53 @@ describe('MCP reads plan.toml once per eval: in the server, which hands the pars
     expect(submitted.budget).toMatchObject({used: 1});
     await runsSettled(zoo);
     once();
+  });
+});
+
+describe('the queue reads plan.toml once per eval on each side: the submitter its own, the worker its own, checked against the job', () => {
+  let redis: TestRedis | undefined;
+  let worker: ChildProcess | undefined;
+  afterAll(async () => {
+    worker?.kill('SIGTERM');
+    await redis?.stop();
+  });
+
+  it('run --queue with a worker holding the salt', {timeout: 240_000}, async () => {
+    redis = await startRedis();
+    const root = tempDir('arbor-plan-once-queue-');
+    const [submitterZoo, workerZoo] = ['submitter', 'worker'].map((side) => {
+      const dir = path.join(root, side, 'abs-a');
+      cpSync(path.join(fixtures, 'run/zoo/abs-a'), dir, {recursive: true});
+      return dir;
+    });
+    const count = counter(root);
+    const env = {...process.env, ...count.env, NO_COLOR: '1', ARBOR_QUEUE_KEY: randomBytes(32).toString('hex')};
+    const queue = ['--queue', redis.url, '--queue-name', `plan-once-${process.pid}`];
+    worker = spawn(process.execPath, [cliPath, 'benchmark', 'worker', ...queue, '--zoo', path.dirname(workerZoo!)], {
+      env: {...env, ARBOR_TEST_SALT: 'plan-once-worker-salt', ARBOR_LEDGER: path.join(root, 'worker.db')},
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let said = '';
+    await new Promise<void>((resolve, reject) => {
+      worker!.stderr!.setEncoding('utf8').on('data', (text: string) => {
+        said += text;
+        if (said.includes('taking jobs')) resolve();
+      });
+      worker!.on('close', () => reject(new Error(`the worker ended:\n${said}`)));
+    });
+    const submitter = spawn(process.execPath, [cliPath, 'benchmark', 'run', submitterZoo!, '--split', 'test', ...queue, '--quiet'], {
+      env: {...env, ARBOR_LEDGER: path.join(root, 'submitter.db')},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    submitter.stdout!.setEncoding('utf8').on('data', (text: string) => (out += text));
+    submitter.stderr!.setEncoding('utf8').on('data', (text: string) => (out += text));
+    const code = await new Promise<number | null>((resolve) => submitter.on('close', resolve));
+    expect(code, `${out}\nworker:\n${said}`).toBe(0);
+    expect(out).toMatch(/1 of 1 eval\(s\) scored/);
+    for (const dir of [submitterZoo!, workerZoo!]) {
+      const reads = count.reads(path.join(dir, 'plan.toml'));
+      expect(reads.length, `${dir}: plan.toml read ${reads.length} times:\n${reads.map(origin).join('\n')}`).toBe(1);
+    }
   });
 });
