@@ -207,9 +207,12 @@ describe('the queue reads plan.toml once per eval on each side: the submitter it
     const code = await new Promise<number | null>((resolve) => submitter.on('close', resolve));
     expect(code, `${out}\nworker:\n${said}`).toBe(0);
     expect(out).toMatch(/1 of 1 eval\(s\) scored/);
-    for (const dir of [submitterZoo!, workerZoo!]) {
-      const reads = count.reads(path.join(dir, 'plan.toml'));
-      expect(reads.length, `${dir}: plan.toml read ${reads.length} times:\n${reads.map(origin).join('\n')}`).toBe(1);
-    }
+    // Both sides said at once: each reads its own plan.toml.
+    const reads = [submitterZoo!, workerZoo!].map((dir) => count.reads(path.join(dir, 'plan.toml')));
+    const counted = reads.map((each, k) => `${k ? 'worker' : 'submitter'}: plan.toml read ${each.length} times:\n${each.map(origin).join('\n')}`).join('\n');
+    expect(
+      reads.map((each) => each.length),
+      counted,
+    ).toEqual([1, 1]);
   });
 });
