@@ -339,6 +339,39 @@ describe('one door per decision (rule e)', () => {
   });
 });
 
+/**
+ * Rule i: the files that read plan.toml (call loadPlan), each with why. A caller that starts an eval reads it once
+ * and hands the parsed plan on; a new reader needs a reason here (test/eval/plan-once-callers.test.ts counts the reads).
+ */
+const planReaders: Record<string, string> = {
+  'cli/commands/benchmark-compare.ts': '--package: refuses a package that cannot be made, then hands the plan to the door',
+  'cli/commands/mcp.ts': "the server's start: which entries are locked (runs nothing)",
+  'lib/benchmark/lock.ts': 'computeLock without a plan (lock, verify)',
+  'lib/compare/compare.ts': 'runComparePlanned when no caller read it',
+  'lib/eval/pipeline.ts': 'readRequest when no caller read it',
+  'lib/mcp/catalog.ts': 'list_benchmarks, get_benchmark (run nothing)',
+  'lib/mcp/context.ts': "the path rule: each entry's test data folder",
+  'lib/mcp/evaluate.ts': "the call's snapshot; the plan goes with the run's request",
+  'lib/mcp/run-request.ts': 'a run whose request brings none (evaluate by name alone)',
+  'lib/mcp/workspace.ts': 'checkout (runs nothing)',
+  'lib/probe/battery.ts': 'verify --probe',
+  'lib/probe/checker.ts': 'verify --probe',
+  'lib/run/eval-child.ts': 'a request the parent could not read the plan for: the child says why',
+  'lib/run/eval-process.ts': "the door's parent, before its secret-free child starts",
+  'lib/run/job.ts': "the submitter's job, the worker's checks (its digest against the job's)",
+  'lib/run/result.ts': 'recordReport called without a plan (library API)',
+  'lib/zoo/checkout.ts': 'checkout (runs nothing)',
+  'lib/zoo/lock.ts': 'lock (runs nothing)',
+};
+
+describe('one request per eval (rule i)', () => {
+  it('reads plan.toml only in the listed files, each for its reason', () => {
+    expect(doc).toContain('i. **One request per eval.**');
+    const readers = [...sources].filter(([file, text]) => file !== 'lib/benchmark/plan.ts' && /\bloadPlan\(/.test(withoutComments(text))).map(([file]) => file);
+    expect(readers.sort()).toEqual(Object.keys(planReaders).sort());
+  });
+});
+
 describe('size (rule g)', () => {
   it(`has no file under lib/ or cli/ over ${maxFileLines} lines and no function over ${maxFunctionLines}`, () => {
     expect(sizeViolations(oversize(sources), oversizeInProgress)).toEqual([]);

@@ -93,8 +93,10 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
     const {loadPlan} = await import('../../lib/benchmark/plan.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);
     const env = args.ledger ? {...process.env, ARBOR_LEDGER: args.ledger} : process.env;
-    // Refuse a package that cannot be made before anything runs.
-    if (args.package) checkPackageable(await loadPlan(args.benchmark), args.package);
+    // Refuse a package that cannot be made before anything runs; the plan read for it is the one the compare runs
+    // and is recorded under (the door reads plan.toml again nowhere).
+    const given = args.package ? await loadPlan(args.benchmark) : undefined;
+    if (given && args.package) checkPackageable(given, args.package);
     const printer = progressPrinter(process.stderr, args.quiet);
     const request = {
       benchmark: args.benchmark,
@@ -105,6 +107,7 @@ export const compareCommand: CommandModule<object, CompareArgs> = {
       ledger: args.ledger,
       keep: args.keep,
       unsandboxed: args.unsandboxed,
+      ...(given ? {plan: given} : {}),
     };
     // The door runs both sides and puts the compare on record (the runs, a test split's exposure) before anything is printed.
     let outcome;

@@ -29,12 +29,14 @@ export async function resolveSolution(ctx: ServerContext, input: {name?: string;
   if (name === undefined) throw new UsageError("name: pass the benchmark's name, or a workspace (or a file in one) from checkout", 'usage');
   const benchmark = entryDir(ctx, name);
   const path = solution ?? workspace;
-  if (path === undefined) return {name, benchmark, path, side: {}, snapshot: undefined};
+  if (path === undefined) return {name, benchmark, path, side: {}, snapshot: undefined, plan: undefined};
   // The run reads a copy taken now, each file as checked now (snapshot.ts): never what the workspace holds by the time it runs.
+  // The plan read for it goes with the call's run (JobRequest.plan), which reads plan.toml no more.
   const {loadPlan} = await import('../benchmark/plan.js');
-  const snapshot = await snapshotSide(ctx, await loadPlan(benchmark), path, what);
+  const plan = await loadPlan(benchmark);
+  const snapshot = await snapshotSide(ctx, plan, path, what);
   const side = statSync(path).isDirectory() ? {folder: snapshot.path} : {solution: snapshot.path};
-  return {name, benchmark, path, side, snapshot};
+  return {name, benchmark, path, side, snapshot, plan};
 }
 
 /** What a run needs to know of the copies it reads: their paths as the agent gave them, and the folders to remove. */
@@ -115,8 +117,8 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     start: async (input, task) => {
       devOnly('evaluate', input.split);
       const label = labelArgument(input);
-      const {name, benchmark, side, snapshot} = await resolveSolution(ctx, input);
-      const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input), ...label};
+      const {name, benchmark, side, snapshot, plan} = await resolveSolution(ctx, input);
+      const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input), ...label, ...(plan ? {plan} : {})};
       return ctx.runs.launch({tool: 'evaluate', name, request, ...copiesOf(snapshot)}, {sealed: false, task});
     },
   });
@@ -172,6 +174,7 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
         baseline: baseline?.path ?? plan.solution,
         candidate: candidate!.path,
         cost: costOf(input),
+        plan,
       };
       return ctx.runs.launch({tool: 'compare', name: input.name, request, ...copiesOf(baseline, candidate)}, {sealed: false, task});
     },

@@ -1,5 +1,5 @@
 /** The eval or compare a run of `arbor mcp` runs (in the run's own process: runner.ts). */
-import type {PlanOverride} from '../benchmark/plan.js';
+import type {Plan, PlanOverride} from '../benchmark/plan.js';
 import type {CompareReport} from '../compare/index.js';
 import type {EvalProgress, EvalReport, Planned} from '../eval/index.js';
 import type {SealedAnswer} from './budget.js';
@@ -22,6 +22,11 @@ export interface JobRequest {
   testSeeds?: number[];
   /** What the agent called the solution (evaluate's `label`), checked by the server; else the path it passed names it. */
   label?: string;
+  /**
+   * plan.toml as the server read and checked it for the call (its snapshot, a sealed call's budget and seeds):
+   * the run scores, redacts and records under it and reads the file no more (absent: the run reads it, once).
+   */
+  plan?: Plan;
 }
 
 /** What a sealed run needs beyond its compare. */
@@ -63,14 +68,17 @@ export interface RunnerSpec {
   sealed?: SealedSpec;
 }
 
+/** The request's plan: the one the server handed over, else plan.toml read here (once: the eval is given it). */
+export async function requestPlan(request: JobRequest): Promise<Plan> {
+  if (request.plan) return request.plan;
+  const {loadPlan} = await import('../benchmark/plan.js');
+  return loadPlan(request.benchmark);
+}
+
 /** The plan values this run replaces: its cost, and the salted test seeds. */
-async function planOverride(request: JobRequest): Promise<PlanOverride | undefined> {
+function planOverride(request: JobRequest, plan: Plan): PlanOverride | undefined {
   const override: Record<string, unknown> = {...request.cost};
-  if (request.testSeeds) {
-    const {loadPlan} = await import('../benchmark/plan.js');
-    const plan = await loadPlan(request.benchmark);
-    override.test = {...plan.test, seeds: request.testSeeds};
-  }
+  if (request.testSeeds) override.test = {...plan.test, seeds: request.testSeeds};
   return Object.keys(override).length ? (override as PlanOverride) : undefined;
 }
 
@@ -81,15 +89,17 @@ async function planOverride(request: JobRequest): Promise<PlanOverride | undefin
  * door's secret-free child takes no plan override (a run's cost, its seeds), which would be lost.
  */
 export async function runRequest(request: JobRequest, onProgress: EvalProgress): Promise<Planned<EvalReport | CompareReport>> {
-  const override = await planOverride(request);
+  const plan = await requestPlan(request);
+  const override = planOverride(request, plan);
   if (request.kind === 'compare') {
     const {runComparePlanned} = await import('../compare/index.js');
-    const {report, plan} = await runComparePlanned({
+    const {report} = await runComparePlanned({
       benchmark: request.benchmark,
       split: request.split,
       baseline: request.baseline,
       candidate: request.candidate!,
       planOverride: override,
+      plan,
       onProgress,
     });
     if (request.testSeeds) for (const each of [report.reports.baseline, report.reports.candidate]) if (each) each.seeds = {...each.seeds, source: 'derived'};
@@ -97,7 +107,7 @@ export async function runRequest(request: JobRequest, onProgress: EvalProgress):
   }
   const {runSides} = await import('../eval/index.js');
   const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};
-  const {reports, plan} = await runSides({benchmark: request.benchmark, split: request.split, planOverride: override, sides: [side], onProgress});
+  const {reports} = await runSides({benchmark: request.benchmark, split: request.split, planOverride: override, plan, sides: [side], onProgress});
   return {report: reports[0]!, plan};
 }
 

@@ -111,12 +111,9 @@ async function scoreHere(
   sealed: SealedSpec,
   aliases: ReadonlyArray<readonly [string, string]>,
 ): Promise<Outcome> {
-  const [{loadPlan}, {takeTurn, dropPageCache}, {runRequest}] = await Promise.all([
-    import('../benchmark/plan.js'),
-    import('./isolation.js'),
-    import('./run-request.js'),
-  ]);
-  const plan = await loadPlan(request.benchmark);
+  const [{takeTurn, dropPageCache}, {requestPlan, runRequest}] = await Promise.all([import('./isolation.js'), import('./run-request.js')]);
+  // The plan the server read for the call (its budget, its seeds): the compare runs, redacts and is recorded under it.
+  const plan = await requestPlan(request);
   const redact = seedRedactor(plan, request.testSeeds);
   let scored: Planned<CompareReport> | undefined;
   let answer: SealedAnswer | undefined;
@@ -126,7 +123,7 @@ async function scoreHere(
     // Held to the release time; the page cache is dropped as soon as the eval ends, inside the turn (how long that takes shows nowhere).
     leave = await takeTurn(store, run, true, {release: {from: sealed.startedMs, every: sealed.releaseMs}});
     // The plan's own repetitions and budget: the agent cannot buy a cheaper, thinner test verdict.
-    const planned = await runRequest(request, () => {});
+    const planned = await runRequest({...request, plan}, () => {});
     // The verdict and the record with the plan the compare was scored under (plan.toml is not read again).
     scored = {report: unaliased(planned.report as CompareReport, aliases), plan: planned.plan};
     dropPageCache();

@@ -63,11 +63,11 @@ function scoringKey(planName: string, digest: string): string {
 /** A submit_test call past its checks: counted, then answered by a run (scored, following another, or the answer known). */
 async function submit(
   ctx: ServerContext,
-  call: {name: string; benchmark: string; snapshot: Snapshot; started: number; task: TaskOptions | null; label?: string},
+  call: {name: string; benchmark: string; plan: Plan; snapshot: Snapshot; started: number; task: TaskOptions | null; label?: string},
 ): Promise<number> {
-  const {name, benchmark, snapshot, started, task, label} = call;
-  const [{loadPlan}, {ledgerPathFor}] = await Promise.all([import('../benchmark/plan.js'), import('../ledger/location.js')]);
-  const plan = await loadPlan(benchmark);
+  // The plan read for the call's snapshot: its budget, seeds and release time, and the run's compare and record (JobRequest.plan).
+  const {name, benchmark, plan, snapshot, started, task, label} = call;
+  const {ledgerPathFor} = await import('../ledger/location.js');
   const digest = await digestOf(plan, snapshot.path);
   const file = budgetFile(ledgerPathFor(plan.dir, ctx.env, ctx.zoo));
   // The session's --max-sealed is checked and counted under the same lock as the entry's test_budget (session.ts).
@@ -110,7 +110,9 @@ async function submit(
     return {known: answer, leader: alive, id: ctx.runs.create('submit_test', {sealed: true, name, key: answer || alive ? null : key, task, release})};
   });
   const request =
-    !known && !leader ? {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: snapshot.path, testSeeds} : undefined;
+    !known && !leader
+      ? {kind: 'compare' as const, benchmark, split: 'test' as const, baseline: plan.solution, candidate: snapshot.path, testSeeds, plan}
+      : undefined;
   return ctx.runs.start(id, {
     tool: 'submit_test',
     name,
@@ -133,9 +135,9 @@ export function registerSealed(server: McpServer, ctx: ServerContext): void {
     const started = Date.now();
     const label = labelArgument(input);
     // The solution is taken now (snapshot.ts): its digest and its run are of these bytes, whatever the workspace holds later.
-    const {name, benchmark, snapshot} = await resolveSolution(ctx, {name: input.name, solution: input.solution});
+    const {name, benchmark, snapshot, plan} = await resolveSolution(ctx, {name: input.name, solution: input.solution});
     try {
-      return await submit(ctx, {name, benchmark, snapshot: snapshot!, started, task, ...label});
+      return await submit(ctx, {name, benchmark, plan: plan!, snapshot: snapshot!, started, task, ...label});
     } catch (error) {
       rmSync(snapshot!.scratch, {recursive: true, force: true});
       throw error;

@@ -75,7 +75,7 @@ export class CompareQueue {
     const {plan} = call;
     const id = `compare-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
     const scope: MacScope = {queue: this.name, jobId: id};
-    const job = await encodeCompareJob({entry: call.entry, dir: plan.dir, shown: call.entry, split: call.split, candidate: call.candidate});
+    const job = await encodeCompareJob({entry: call.entry, dir: plan.dir, shown: call.entry, split: call.split, candidate: call.candidate, plan});
     const data = sign(this.options.key, 'job', scope, job);
     const {Queue, QueueEvents, Job} = await import('bullmq');
     const connection = connectionOptions(this.options.address);

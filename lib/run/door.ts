@@ -18,11 +18,15 @@ import type {EvalChildRequest} from './eval-child.js';
 
 export type {EvalProgress} from '../eval/index.js';
 
-/** What each kind of local work takes (besides its progress) and answers. */
+/**
+ * What each kind of local work takes (besides its progress) and answers. `plan`: plan.toml as the caller
+ * already read and checked it (compare --package, to refuse a package that cannot be made before anything
+ * runs): the door hands it to the work, in this process or in the child, and nothing reads the file again.
+ */
 interface Kinds {
-  eval: {request: Omit<EvalOptions, 'onProgress' | 'plan'>; report: EvalReport};
-  calibrate: {request: Omit<EvalOptions, 'onProgress' | 'plan'> & {runs: number}; report: CalibrationReport};
-  compare: {request: Omit<CompareOptions, 'onProgress' | 'env' | 'plan'>; report: CompareReport};
+  eval: {request: Omit<EvalOptions, 'onProgress'>; report: EvalReport};
+  calibrate: {request: Omit<EvalOptions, 'onProgress'> & {runs: number}; report: CalibrationReport};
+  compare: {request: Omit<CompareOptions, 'onProgress' | 'env'>; report: CompareReport};
 }
 
 /**
@@ -121,8 +125,8 @@ async function inProcess<K extends keyof Kinds>(
 
 /**
  * The same work in a child without the secrets: the salted seeds derived
- * here, the child's words redacted. plan.toml is read here, before the child
- * starts, and handed to it: what the child's bundle code does to the file
+ * here, the child's words redacted. plan.toml is read here (unless the caller
+ * did), before the child starts, and handed to it: what the child's bundle code does to the file
  * cannot change the plan the work is recorded with.
  */
 async function inChild<K extends keyof Kinds>(
@@ -132,7 +136,7 @@ async function inChild<K extends keyof Kinds>(
 ): Promise<Planned<Kinds[K]['report']>> {
   const {localSecrets, runInChild} = await import('./eval-process.js');
   const cwd = options.cwd ?? process.cwd();
-  const {testSeeds, redact, plan} = await localSecrets(request.benchmark, request.split ?? '', options.env, cwd);
+  const {testSeeds, redact, plan} = await localSecrets(request.benchmark, request.split ?? '', options.env, cwd, request.plan);
   const child = {...request, kind, split: request.split ?? '', ...(testSeeds ? {testSeeds} : {}), ...(plan ? {plan} : {})} as EvalChildRequest;
   const answer = await runInChild(child, {
     env: options.env,

@@ -206,16 +206,18 @@ export async function evalInChild(
  * The salted test seeds of a local command's request, derived here (never in
  * the child), and the redactor that blanks them out of what the child says.
  * A plan that cannot be read is the child's own error, said by it; one that
- * can is handed to the child (`plan`), which then does not read it again.
+ * can (or the one the caller read, `given`) is handed to the child (`plan`),
+ * which then does not read it again.
  */
 export async function localSecrets(
   benchmark: string,
   split: string,
   env: NodeJS.ProcessEnv,
   cwd: string,
+  given?: Plan,
 ): Promise<{testSeeds?: number[]; redact: (text: string) => string; plan?: Plan}> {
   const {loadPlan} = await import('../benchmark/plan.js');
-  const plan = await loadPlan(path.resolve(cwd, benchmark)).catch(() => undefined);
+  const plan = given ?? (await loadPlan(path.resolve(cwd, benchmark)).catch(() => undefined));
   if (!plan) return {redact: (text) => text};
   const testSeeds = await derivedTestSeeds(plan, split as Split, env);
   return {...(testSeeds ? {testSeeds} : {}), redact: seedRedactor(plan, testSeeds), plan};

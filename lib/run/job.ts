@@ -26,9 +26,12 @@ import type {RunItem} from './targets.js';
 
 /** The `format` every job carries, and the version this arbor writes. */
 export const jobFormat = 'arbor-eval-job';
-export const jobVersion = 3;
-/** The versions this arbor reads: 2 (eval jobs only, no `kind`) and 3. A worker of version 2 refuses a version 3 job, naming both. */
-export const readableJobVersions: readonly number[] = [2, 3];
+export const jobVersion = 4;
+/**
+ * The versions this arbor reads: 2 (eval jobs only, no `kind`), 3 (no plan digest) and 4. A worker of an
+ * older version refuses a newer job, naming both.
+ */
+export const readableJobVersions: readonly number[] = [2, 3, 4];
 
 /** One editable file of a job. */
 export interface JobFile {
@@ -45,8 +48,8 @@ export interface JobFile {
 /** The data of an eval job on the queue (its MAC travels beside these fields). */
 export interface EvalJob {
   format: typeof jobFormat;
-  /** 3 (this arbor's), or 2: an eval job of the arbor before compare jobs, read as `kind: 'eval'`. */
-  version: 2 | 3;
+  /** 4 (this arbor's); 3, without `plan`; or 2: an eval job of the arbor before compare jobs, read as `kind: 'eval'`. */
+  version: 2 | 3 | 4;
   /** Version 3: `eval` the solution, or `compare` the entry's own solution (the baseline) with it in one paired eval. */
   kind?: 'eval' | 'compare';
   /** The entry's folder name: the worker evaluates the entry of that name in its own zoo. */
@@ -61,6 +64,11 @@ export interface EvalJob {
   solution?: {name: string; sha256: string; content: string};
   /** compare: the digest (lib/ledger solutionDigest) of the entry's own editable files on the submitter: the worker's own must be the same. */
   baseline?: {sha256: string};
+  /**
+   * Version 4: the digest of the plan the submitter read (planDigest): the worker runs the job only under a plan
+   * of its own that parses to the same, and hands that parsed plan to the eval, which reads plan.toml no more.
+   */
+  plan?: {sha256: string};
 }
 
 /** A job the worker will not run: malformed, for an entry it does not have or has in another version, or files that do not match their hashes (exit 1). */
@@ -73,11 +81,39 @@ export class JobRefusedError extends ArborError {
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
 
 /**
+ * The digest of a parsed plan, the same on every machine that holds the entry: canonical JSON (keys sorted),
+ * its folder `.` and each path inside it relative, `/`-separated. Two plans with the same digest score alike.
+ */
+export function planDigest(plan: Plan): string {
+  const portable = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      if (value === plan.dir) return '.';
+      return value.startsWith(`${plan.dir}${path.sep}`) ? path.relative(plan.dir, value).split(path.sep).join('/') : value;
+    }
+    if (Array.isArray(value)) return value.map(portable);
+    if (typeof value !== 'object' || value === null) return value;
+    const record = value as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(record)
+        .filter((key) => record[key] !== undefined)
+        .sort()
+        .map((key) => [key, portable(record[key])]),
+    );
+  };
+  return sha256(JSON.stringify(portable(plan)));
+}
+
+/**
  * Build the job of one run item from the entry's folder as it is now. The
  * entry needs an arbor.lock its protected files match (a RefusedError
  * otherwise): that lock is what a worker compares with its own.
  */
 export async function encodeJob(item: RunItem): Promise<EvalJob> {
+  return (await encodeJobPlanned(item)).job;
+}
+
+/** encodeJob, with the plan it was made under (read once): the submitter records the worker's report with it. */
+export async function encodeJobPlanned(item: RunItem): Promise<{job: EvalJob; plan: Plan}> {
   const {plan, lock} = await lockedEntry(item.target.dir, item.target.shown);
   const job: EvalJob = {
     format: jobFormat,
@@ -87,9 +123,10 @@ export async function encodeJob(item: RunItem): Promise<EvalJob> {
     split: item.split,
     lock,
     files: await editableJobFiles(plan, plan.dir),
+    plan: {sha256: planDigest(plan)},
   };
   if (item.solution) job.solution = await solutionFile(item.solution);
-  return job;
+  return {job, plan};
 }
 
 /** What a compare job compares: the entry's own solution with `candidate`, a solution file (in place of the plan's) or a folder of editable files. */
@@ -102,6 +139,8 @@ export interface CompareItem {
   shown: string;
   split: Split;
   candidate: string;
+  /** The entry's plan as the caller read it (MCP's submit_test): not read again. */
+  plan?: Plan;
 }
 
 /**
@@ -111,7 +150,7 @@ export interface CompareItem {
  * the worker runs as the baseline from its own copy.
  */
 export async function encodeCompareJob(item: CompareItem): Promise<EvalJob> {
-  const {plan, lock} = await lockedEntry(item.dir, item.shown);
+  const {plan, lock} = await lockedEntry(item.dir, item.shown, item.plan);
   const folder = (await stat(item.candidate)).isDirectory();
   const job: EvalJob = {
     format: jobFormat,
@@ -122,14 +161,15 @@ export async function encodeCompareJob(item: CompareItem): Promise<EvalJob> {
     lock,
     files: await editableJobFiles(plan, folder ? item.candidate : plan.dir),
     baseline: {sha256: await editableDigest(plan.dir, plan.editable)},
+    plan: {sha256: planDigest(plan)},
   };
   if (!folder) job.solution = await solutionFile(item.candidate);
   return job;
 }
 
 /** The entry's plan and its arbor.lock, which its protected files must match (a RefusedError or StaleLockError otherwise). */
-async function lockedEntry(dir: string, shown: string): Promise<{plan: Plan; lock: Lock}> {
-  const plan = await loadPlan(dir);
+async function lockedEntry(dir: string, shown: string, given?: Plan): Promise<{plan: Plan; lock: Lock}> {
+  const plan = given ?? (await loadPlan(dir));
   const lock = await readLock(dir);
   if (!lock) {
     throw new RefusedError(
@@ -195,6 +235,11 @@ export async function findWorkerEntry(zoo: string, job: EvalJob): Promise<{dir: 
   const theirs = lockDifference(lock, job.lock);
   if (theirs)
     throw new JobRefusedError(`the submitter's ${job.entry} is not this worker's (against the worker's arbor.lock, ${theirs}): check out the same zoo on both`);
+  // The plan this worker runs the job under (handed to its eval, which reads plan.toml no more) is the one the submitter read.
+  if (job.plan && planDigest(plan) !== job.plan.sha256)
+    throw new JobRefusedError(
+      `this worker's plan of ${job.entry} is not the submitter's (plan digest ${planDigest(plan).slice(0, 12)}, the job's ${job.plan.sha256.slice(0, 12)}): run the same arbor and zoo on both`,
+    );
   if (job.kind === 'compare') {
     // The baseline is the worker's own solution, which no lock covers: it must be the one the submitter compares against.
     const own = await editableDigest(dir, plan.editable);
@@ -264,6 +309,7 @@ export function describeJob(data: unknown): string {
 const jobKeys: Record<number, Set<string>> = {
   2: new Set(['format', 'version', 'entry', 'split', 'lock', 'files', 'solution']),
   3: new Set(['format', 'version', 'kind', 'entry', 'split', 'lock', 'files', 'solution', 'baseline']),
+  4: new Set(['format', 'version', 'kind', 'entry', 'split', 'lock', 'files', 'solution', 'baseline', 'plan']),
 };
 const fileKeys = new Set(['path', 'sha256', 'content', 'executable']);
 
@@ -274,7 +320,7 @@ export function checkJob(data: unknown): EvalJob {
     throw new JobRefusedError(`not an arbor eval job (format ${JSON.stringify((job as {format?: unknown})?.format ?? null)})`);
   if (typeof job.version !== 'number' || !readableJobVersions.includes(job.version)) {
     throw new JobRefusedError(
-      `job format version ${JSON.stringify(job.version)}, this arbor reads versions ${readableJobVersions.join(' and ')}: run the same arbor version on submitter and workers`,
+      `job format version ${JSON.stringify(job.version)}, this arbor reads versions ${readableJobVersions.slice(0, -1).join(', ')} and ${readableJobVersions.at(-1)}: run the same arbor version on submitter and workers`,
     );
   }
   const unknown = Object.keys(job).find((key) => !jobKeys[job.version!]!.has(key));
@@ -285,15 +331,11 @@ export function checkJob(data: unknown): EvalJob {
   if (job.kind !== 'eval' && job.kind !== 'compare')
     throw new JobRefusedError(`unknown job kind ${JSON.stringify(job.kind ?? null)}, expected eval or compare`);
   if (job.kind === 'compare') {
-    if (
-      typeof job.baseline !== 'object' ||
-      job.baseline === null ||
-      Object.keys(job.baseline).join() !== 'sha256' ||
-      !/^[0-9a-f]{64}$/.test(String(job.baseline.sha256))
-    ) {
+    if (!isDigest(job.baseline))
       throw new JobRefusedError("a compare job carries the digest of the entry's own solution (baseline.sha256) and nothing else of it");
-    }
   } else if (job.baseline !== undefined) throw new JobRefusedError('an eval job carries no baseline');
+  if (job.version === 4 && !isDigest(job.plan))
+    throw new JobRefusedError("the job carries no digest of its entry's plan (plan.sha256): a version 4 job names the plan it was made under");
   if (typeof job.entry !== 'string' || !isPlainName(job.entry)) throw new JobRefusedError(`entry ${JSON.stringify(job.entry)} is not a folder name`);
   if (job.split !== 'dev' && job.split !== 'test') throw new JobRefusedError(`unknown split ${JSON.stringify(job.split)}, expected dev or test`);
   const lock = job.lock as Partial<Lock> | undefined;
@@ -342,6 +384,12 @@ export function checkJob(data: unknown): EvalJob {
     }
   }
   return job as EvalJob;
+}
+
+/** `{sha256: <64 hex>}` and nothing else. */
+function isDigest(value: unknown): value is {sha256: string} {
+  const digest = value as {sha256?: unknown} | null;
+  return typeof digest === 'object' && digest !== null && Object.keys(digest).join() === 'sha256' && /^[0-9a-f]{64}$/.test(String(digest.sha256));
 }
 
 /** A single path component that is not `.` or `..`. */

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import {isArborError} from '../errors.js';
-import type {Split} from '../benchmark/plan.js';
+import type {Plan, Split} from '../benchmark/plan.js';
 import type {EvalReport} from '../eval/index.js';
 import type {RunItem} from './targets.js';
 
@@ -96,18 +96,19 @@ export function describeFailure(error: unknown): string {
 
 /**
  * Put an eval report on record in the ledger exactly as `arbor benchmark
- * eval` does (recordEval), with the plan read from the entry's own folder.
+ * eval` does (recordEval), with the plan the job was made under (`plan`, the
+ * submitter's, read once), else the plan read from the entry's own folder.
  * Returns the run's id (null when the ledger could not be written) and the
  * warnings to show.
  */
 export async function recordReport(
   report: EvalReport,
-  options: {env?: NodeJS.ProcessEnv; cwd?: string} = {},
+  options: {env?: NodeJS.ProcessEnv; cwd?: string; plan?: Plan} = {},
 ): Promise<{runId: number | null; warnings: string[]}> {
   const [{recordEvalRun}, {loadPlan}] = await Promise.all([import('../eval/index.js'), import('../benchmark/plan.js')]);
-  let plan;
+  let plan = options.plan;
   try {
-    plan = await loadPlan(path.resolve(options.cwd ?? process.cwd(), report.benchmark));
+    plan ??= await loadPlan(path.resolve(options.cwd ?? process.cwd(), report.benchmark));
   } catch (error) {
     return {runId: null, warnings: [`warning: the run was not recorded: ${describeFailure(error)}`]};
   }

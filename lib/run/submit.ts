@@ -8,15 +8,14 @@
  * completion is seen (an event and the poll that backs events up may both
  * see it).
  */
-import path from 'node:path';
 import type {Job as BullJob, Queue as BullQueue, QueueEvents as BullQueueEvents} from 'bullmq';
 import {ArborError, ExitCode} from '../errors.js';
-import {loadPlan} from '../benchmark/plan.js';
+import type {Plan} from '../benchmark/plan.js';
 import type {EvalReport} from '../eval/index.js';
 import type {CompareReport} from '../compare/index.js';
 import type {RunEventSink} from './events.js';
 import {sign, verifySigned, type MacScope, type Signed} from './auth.js';
-import {encodeJob, type EvalJob} from './job.js';
+import {encodeJobPlanned, type EvalJob} from './job.js';
 import {checkRedis, connectionOptions, defaultQueueName, queueRefused, type QueueAddress} from './redis.js';
 import {describeFailure, errorCodeOf, errorResult, recordReport, resultFromReport, type RunResult} from './result.js';
 import type {RunItem} from './targets.js';
@@ -81,11 +80,13 @@ export async function runQueue(items: readonly RunItem[], options: QueueRunOptio
 /** An item's result is in: kept in its place and said as a `finish` event. */
 type Finish = (item: RunItem, result: RunResult, warnings?: string[]) => void;
 
-/** A job to queue: its id (unique to this submission), its item, and its data signed with the queue key. */
+/** A job to queue: its id (unique to this submission), its item, its data signed with the queue key, and the plan it was made under. */
 interface SignedJob {
   id: string;
   item: RunItem;
   data: Signed<EvalJob>;
+  /** plan.toml as read once for the job: its digest travels with the job, and the worker's report is recorded with it. */
+  plan: Plan;
 }
 
 /** Jobs first: an entry whose files cannot be read fails here (its result an error), before anything is queued. */
@@ -95,7 +96,8 @@ async function signJobs(items: readonly RunItem[], key: Buffer, queueName: strin
   for (const item of items) {
     try {
       const id = `${submission}-${item.index}`;
-      jobs.push({id, item, data: sign(key, 'job', {queue: queueName, jobId: id}, await encodeJob(item))});
+      const {job, plan} = await encodeJobPlanned(item);
+      jobs.push({id, item, plan, data: sign(key, 'job', {queue: queueName, jobId: id}, job)});
     } catch (error) {
       emit({type: 'start', item});
       finish(item, errorResult(item, describeFailure(error), null, errorCodeOf(error)));
@@ -126,6 +128,7 @@ class JobTracker {
   readonly done: Promise<void>;
   private readonly setup: TrackerSetup;
   private readonly jobMacs: Map<string, string>;
+  private readonly plans: Map<string, Plan>;
   private readonly started = new Set<string>();
   private readonly recorded = new Set<string>();
   private readonly settling = new Set<string>();
@@ -134,6 +137,7 @@ class JobTracker {
   constructor(setup: TrackerSetup) {
     this.setup = setup;
     this.jobMacs = new Map(setup.jobs.map((job) => [job.id, job.data.mac]));
+    this.plans = new Map(setup.jobs.map((job) => [job.id, job.plan]));
     this.pending = new Map(setup.jobs.map((job) => [job.id, job.item]));
     this.done = new Promise<void>((resolve) => (this.allDone = resolve));
   }
@@ -217,14 +221,11 @@ class JobTracker {
       if ('problem' in answer) finish(item, errorResult(item, answer.problem, null, {jobId: id}));
       else if ('report' in answer) {
         const report = answer.report;
+        // Named and recorded with the plan the job was made under (plan.toml is not read again).
+        const plan = this.plans.get(id)!;
         report.benchmark = item.target.dir;
-        report.solution =
-          item.solution ??
-          (await loadPlan(item.target.dir).then(
-            (plan) => plan.solution,
-            () => path.join(item.target.dir, 'solution.py'),
-          ));
-        const recordedRun = await recordReport(report, {env: options.env, cwd});
+        report.solution = item.solution ?? plan.solution;
+        const recordedRun = await recordReport(report, {env: options.env, cwd, plan});
         finish(item, resultFromReport(item, report, {runId: recordedRun.runId ?? undefined, jobId: id, worker: answer.worker}), recordedRun.warnings);
       } else
         finish(

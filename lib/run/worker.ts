@@ -136,6 +136,7 @@ async function runCompareJob(context: WorkerContext, job: PreparedJob, root: str
       candidate: files.folder,
       unsandboxed: options.unsandboxed,
       ...(testSeeds ? {testSeeds} : {}),
+      plan: entry.plan,
     },
     {env, cwd: root, children: context.children, onProgress: forward.send},
   );
@@ -150,7 +151,15 @@ async function runCompareJob(context: WorkerContext, job: PreparedJob, root: str
 async function runEvalJob(context: WorkerContext, job: PreparedJob, root: string): Promise<JobAnswer> {
   const {entry, files, testSeeds, forward, redact, what} = job;
   const report = await evalInChild(
-    {benchmark: entry.dir, split: files.split, folder: files.folder, unsandboxed: context.options.unsandboxed, ...(testSeeds ? {testSeeds} : {})},
+    {
+      benchmark: entry.dir,
+      split: files.split,
+      folder: files.folder,
+      unsandboxed: context.options.unsandboxed,
+      ...(testSeeds ? {testSeeds} : {}),
+      // The plan read once, by findWorkerEntry (checked against the job's digest): the eval process reads plan.toml no more.
+      plan: entry.plan,
+    },
     {env: context.env, cwd: root, children: context.children, onProgress: forward.send},
   );
   await forward.flush();

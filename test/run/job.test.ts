@@ -5,7 +5,7 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {loadPlan} from '../../lib/benchmark/plan.js';
 import {readLock, writeLock} from '../../lib/benchmark/lock.js';
-import {checkJob, encodeCompareJob, encodeJob, findWorkerEntry, JobRefusedError, materializeJob, type EvalJob} from '../../lib/run/job.js';
+import {checkJob, encodeCompareJob, encodeJob, findWorkerEntry, JobRefusedError, materializeJob, planDigest, type EvalJob} from '../../lib/run/job.js';
 import type {RunItem} from '../../lib/run/targets.js';
 import {fixtures, tempDir} from '../helpers/cli.js';
 
@@ -31,13 +31,24 @@ const copyOfAbsA = async (name: string, change: (dir: string) => void = () => {}
 describe('encodeJob', () => {
   it('names the entry and split, carries its arbor.lock and the solution (editable files and --solution), each with its SHA-256, and no protected file', async () => {
     const job = await encodeJob(item({solution: slow, solutionShown: 'slow.py'}));
-    expect(job).toMatchObject({format: 'arbor-eval-job', version: 3, kind: 'eval', entry: 'abs-a', split: 'test', lock: await readLock(entry)});
+    expect(job).toMatchObject({format: 'arbor-eval-job', version: 4, kind: 'eval', entry: 'abs-a', split: 'test', lock: await readLock(entry)});
+    // The digest of the plan it was made under: the worker runs it under a plan that parses to the same.
+    expect(job.plan).toEqual({sha256: planDigest(await loadPlan(entry))});
     expect(job.files.map((file) => file.path)).toEqual(['solution.py']);
     const bytes = readFileSync(path.join(entry, 'solution.py'));
     expect(job.files[0]).toEqual({path: 'solution.py', sha256: sha(bytes), content: bytes.toString('base64')});
     expect(job.solution).toEqual({name: 'slow.py', sha256: sha(readFileSync(slow)), content: readFileSync(slow).toString('base64')});
     // No seeds and no salt: the worker derives test seeds itself.
-    expect(Object.keys(job).sort()).toEqual(['entry', 'files', 'format', 'kind', 'lock', 'solution', 'split', 'version']);
+    expect(Object.keys(job).sort()).toEqual(['entry', 'files', 'format', 'kind', 'lock', 'plan', 'solution', 'split', 'version']);
+  });
+
+  it("the plan's digest is the same for the same entry in another folder (paths inside the entry count relative), and differs with any setting", async () => {
+    const plan = await loadPlan(entry);
+    const moved = await loadPlan(await copyOfAbsA('abs-a'));
+    expect(moved.dir).not.toBe(plan.dir);
+    expect(planDigest(moved)).toBe(planDigest(plan));
+    expect(planDigest({...plan, repetitions: plan.repetitions + 1})).not.toBe(planDigest(plan));
+    expect(planDigest({...plan, test: {...plan.test, seeds: [...plan.test.seeds, 999]}})).not.toBe(planDigest(plan));
   });
 
   it('refuses an entry without arbor.lock, or whose protected files differ from it', async () => {
@@ -77,6 +88,15 @@ describe('findWorkerEntry: the worker runs only its own locked entry, the one th
     );
     await expect(findWorkerEntry(workerZoo, await encodeJob(item()))).rejects.toThrow(
       "refused the job: this worker's abs-a differs from its own arbor.lock (bundle/verify.mjs changed): restore it on the worker",
+    );
+    // Its lock and files the submitter's, but its plan parses to another (an arbor whose plan defaults differ, or a plan.toml
+    // changed after the lock was checked): refused in one line naming both digests.
+    const job = await encodeJob(item());
+    const mismatched = {...job, plan: {sha256: sha('another plan')}};
+    await expect(findWorkerEntry(zoo, checkJob(JSON.parse(JSON.stringify(mismatched))))).rejects.toThrow(
+      new RegExp(
+        `^refused the job: this worker's plan of abs-a is not the submitter's \\(plan digest ${planDigest(await loadPlan(entry)).slice(0, 12)}, the job's ${sha('another plan').slice(0, 12)}\\): run the same arbor and zoo on both$`,
+      ),
     );
     rmSync(path.join(workerZoo, 'abs-a/arbor.lock'));
     await expect(findWorkerEntry(workerZoo, await encodeJob(item()))).rejects.toThrow(
@@ -131,8 +151,15 @@ describe('materializeJob', () => {
     [
       'files of the old format (version 1)',
       (job: EvalJob) => (job.version = 1 as never),
-      /job format version 1, this arbor reads versions 2 and 3: run the same arbor version on submitter and workers/,
+      /job format version 1, this arbor reads versions 2, 3 and 4: run the same arbor version on submitter and workers/,
     ],
+    [
+      "a version 4 job without its plan's digest",
+      (job: EvalJob) => delete job.plan,
+      /the job carries no digest of its entry's plan \(plan\.sha256\): a version 4 job names the plan it was made under/,
+    ],
+    ['a plan of more than its digest', (job: EvalJob) => (job.plan = {sha256: sha('x'), seeds: [1]} as never), /the job carries no digest of its entry's plan/],
+    ['a plan field in a version 3 job', (job: EvalJob) => (job.version = 3), /the job carries "plan", which a worker never reads/],
     ['a field a worker does not read', (job: EvalJob) => Object.assign(job, {seeds: [1, 2]}), /the job carries "seeds", which a worker never reads/],
     ['no lock', (job: EvalJob) => delete (job as Partial<EvalJob>).lock, /the job carries no arbor\.lock of its entry/],
     ['a path that climbs out', (job: EvalJob) => (job.files[0]!.path = '../../etc/evil'), /"\.\.\/\.\.\/etc\/evil" is not a plain relative path/],
@@ -165,10 +192,16 @@ describe('materializeJob', () => {
 
 describe('compare jobs (arbor mcp --sealed-queue), and eval jobs of version 2', () => {
   it('a version 2 eval job (no kind) reads as an eval', async () => {
-    const {kind: _, ...old} = await encodeJob(item());
+    const {kind: _, plan: __, ...old} = await encodeJob(item());
     const checked = checkJob(JSON.parse(JSON.stringify({...old, version: 2})));
     expect(checked).toMatchObject({version: 2, kind: 'eval', entry: 'abs-a', split: 'test'});
     expect((await materializeJob(checked, await loadPlan(entry), tempDir())).split).toBe('test');
+  });
+
+  it("a version 3 job (no plan digest, an arbor before it) is run on its lock's word alone", async () => {
+    const {plan: _, ...old} = await encodeJob(item());
+    const checked = checkJob(JSON.parse(JSON.stringify({...old, version: 3})));
+    expect((await findWorkerEntry(zoo, checked)).dir).toBe(entry);
   });
 
   it("carries the candidate's editable files (a folder's, or a file in place of the solution) and the digest of the entry's own solution; a worker whose own solution differs refuses it", async () => {
@@ -179,7 +212,7 @@ describe('compare jobs (arbor mcp --sealed-queue), and eval jobs of version 2', 
     const job = await encodeCompareJob({entry: 'abs-a', dir: entry, shown: 'abs-a', split: 'test', candidate});
     expect(job).toMatchObject({
       format: 'arbor-eval-job',
-      version: 3,
+      version: 4,
       kind: 'compare',
       entry: 'abs-a',
       split: 'test',
