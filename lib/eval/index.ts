@@ -37,7 +37,7 @@ export async function formatCalibration(result: CalibrationReport): Promise<stri
   return (await import('./calibrate.js')).formatCalibration(result);
 }
 
-export type {CalibrateOptions, CalibrationReport, Spread} from './calibrate.js';
+export type {CalibrateOptions, CalibrationReport} from './calibrate.js';
 export type {
   BundleApi,
   CaseReport,
@@ -58,19 +58,7 @@ export {HarnessError, StaleLockError} from './errors.js';
 export {checkPlan, loadPlan, overridePlan, parseSeedSpec, splits} from '../benchmark/plan.js';
 export type {Plan, PlanOverride, PlanPoint, PlanSplit, Split} from '../benchmark/plan.js';
 export {deriveSeeds, drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
-export {accuracyRatio, flatCases, formatScore, mean, minSeconds, repetitionSpeedups, speedupRatio, timeOnClock} from './score.js';
-export {
-  closingInterval,
-  generator,
-  median,
-  percentileInterval,
-  ratioSequence,
-  scoreInterval,
-  sequentialDecision,
-  speedScore,
-  trustedRepetitions,
-} from './stats.js';
-export type {PointRatios, SequentialDecision} from './stats.js';
+export {accuracyRatio, flatCases, formatScore, minSeconds, repetitionSpeedups, speedupRatio, timeOnClock} from './score.js';
 export {checkLabel, labelOf, recordEval, recordEvalRun, runName, sideName, solutionLabel} from './record.js';
 export type {RecordEvalOptions, RunName} from './record.js';
 export {checkReportPath, progressPrinter, writeReport} from './report.js';

@@ -15,7 +15,7 @@ import type {PointSource} from './data.js';
 import type {UntimedCall} from '../sandbox/index.js';
 import type {EvalContext} from './context.js';
 import {timeOnClock} from './score.js';
-import {median, type PointRatios} from './stats.js';
+import {median, type PointRatios} from '../stats/index.js';
 import type {CaseReport} from './types.js';
 import {checkedMake, makePoint} from './point-make.js';
 import {runRepetitions, type RunStage} from './point-run.js';

@@ -17,10 +17,8 @@
  * "Correlated repetitions"), and the interval is widened for it.
  */
 
-import {studentQuantile} from '../ledger/changes.js';
-import {median} from '../numbers.js';
-
-export {median};
+import {median} from './describe.js';
+import {studentQuantile} from './quantiles.js';
 
 /** ratios[rep][case] of one point. */
 export type PointRatios = number[][];
