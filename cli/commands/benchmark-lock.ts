@@ -34,9 +34,14 @@ export const lockCommand: CommandModule<object, LockArgs> = {
       // Lock makes the bundle's cases twice first (bundle-deterministic): bundle code never shares a process with the test salt (nor the queue key).
       if (await (await import('../../lib/run/door.js')).reranWithoutSecrets()) return;
     }
-    const [{lockBenchmark}, {formatFinding}] = await Promise.all([import('../../lib/zoo/lock.js'), import('../../lib/zoo/report.js')]);
+    const [{lockBenchmark}, {formatFinding}, {checkReference}] = await Promise.all([
+      import('../../lib/zoo/lock.js'),
+      import('../../lib/zoo/report.js'),
+      import('../../lib/eval/index.js'),
+    ]);
     const results = [];
-    for (const dir of dirs) results.push(await lockBenchmark(dir, {check: args.check}));
+    // The zoo sits below the eval: the reference check, an eval, is handed in (the index loads it only when it runs).
+    for (const dir of dirs) results.push(await lockBenchmark(dir, {check: args.check, checkReference}));
     if (args.json) printJson({locks: results});
     else {
       for (const r of results) {

@@ -57,9 +57,14 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       // The determinism check (and the probes and mutants) run the bundle's code, which never shares a process with the test salt (nor the queue key): this command runs again without them.
       if (await (await import('../../lib/run/door.js')).reranWithoutSecrets()) return;
     }
-    const [{verifyBenchmarks}, {formatVerify, verifyJson}] = await Promise.all([import('../../lib/zoo/verify.js'), import('../../lib/zoo/report.js')]);
-    // The reference check's eval may wait for a CPU lease: say so on stderr, as eval does.
-    const result = await verifyBenchmarks(dirs, {determinism: true, onWait: (dir, text) => process.stderr.write(`${dir}: ${text}\n`)});
+    const [{verifyBenchmarks}, {formatVerify, verifyJson}, {checkReference}] = await Promise.all([
+      import('../../lib/zoo/verify.js'),
+      import('../../lib/zoo/report.js'),
+      import('../../lib/eval/index.js'),
+    ]);
+    // The reference check's eval may wait for a CPU lease: say so on stderr, as eval does. The zoo sits below the eval, so the check is handed in.
+    const onWait = (dir: string, text: string) => process.stderr.write(`${dir}: ${text}\n`);
+    const result = await verifyBenchmarks(dirs, {determinism: true, checkReference, onWait});
     if (args.probe) {
       // Imported only here: the probes run the eval, which verify alone never loads. As in `eval`,
       // a SIGUSR1 listener keeps Node's inspector closed to anything that can signal this process.

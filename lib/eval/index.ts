@@ -6,6 +6,7 @@
  */
 import type {CalibrateOptions, CalibrationReport} from './calibrate.js';
 import type {EvalOptions, EvalReport, Planned, SidesOptions, SidesOutcome} from './types.js';
+import type {ReferenceCheck, ReferenceRequest} from '../zoo/determinism.js';
 
 /** Run the eval of one split and return the report (pipeline.ts). */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
@@ -30,6 +31,11 @@ export async function calibrate(options: CalibrateOptions): Promise<CalibrationR
 /** calibrate, with the plan every eval was scored under. */
 export async function calibratePlanned(options: CalibrateOptions): Promise<Planned<CalibrationReport>> {
   return (await import('./calibrate.js')).calibratePlanned(options);
+}
+
+/** verify's and lock's reference check: the plan's reference run twice on the same cases (reference-check.ts), for the zoo's `checkReference` option. */
+export async function checkReference(request: ReferenceRequest): Promise<ReferenceCheck> {
+  return (await import('./reference-check.js')).checkReference(request);
 }
 
 /** A calibration as text (calibrate.ts; loaded with it). */

@@ -7,7 +7,6 @@ import {defaultTestBudget, testExposure} from './exposure.js';
 import {byTime, openLedger, type LedgerRun, type RunFilter} from './ledger.js';
 import {ledgerPathFor, namedLedger, strayLedgers, type LedgerScope} from './location.js';
 import {displayPath, importLedger, type MergedLedger} from './merge.js';
-import {holdsBenchmarks, resolveZoo} from '../zoo/list.js';
 
 /** Best and latest eval of one benchmark on one split. */
 export interface SplitSummary {
@@ -168,6 +167,11 @@ export interface ReadRunsOptions {
    * UsageError before anything is written.
    */
   merge?: string;
+  /**
+   * The zoo `cwd` is in, found by the caller (lib/zoo's `zooAround`): the ledger sits below the zoo
+   * (docs/architecture.md) and does not look for one. Without it `cwd` is a benchmark or a plain folder.
+   */
+  zoo?: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -182,7 +186,7 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const filter: RunFilter = {split: options.split, withCases: options.withCases ?? true};
-  let home = ledgerHome(cwd);
+  let home = ledgerHome(cwd, options.zoo);
   if (options.benchmark !== undefined) {
     if (options.benchmark === '') throw new UsageError('The benchmark path is empty, expected a benchmark folder or name');
     const dir = path.resolve(cwd, options.benchmark);
@@ -227,19 +231,16 @@ export interface LedgerHome {
 
 /**
  * The history `runs` with no benchmark shows, from the working directory:
- * its zoo (found as every zoo-taking command finds it), else the benchmark
- * it is in (its zoo is its parent), else the folder itself. A git repository
- * around any of these holds the ledger at its root (`ledgerRoot`).
+ * its zoo (`zoo`, found by the caller as every zoo-taking command finds it),
+ * else the benchmark it is in (its zoo is its parent), else the folder
+ * itself. A git repository around any of these holds the ledger at its root
+ * (`ledgerRoot`).
  */
-export function ledgerHome(cwd: string): LedgerHome {
+export function ledgerHome(cwd: string, zoo?: string): LedgerHome {
   const dir = path.resolve(cwd);
-  let zoo: string | null = null;
-  try {
-    zoo = resolveZoo(undefined, dir).abs;
-  } catch {}
-  if (zoo) return {dir: zoo, scope: 'zoo', folders: [zoo, ...benchmarkFolders(zoo)]};
+  if (zoo) return {dir: path.resolve(zoo), scope: 'zoo', folders: [path.resolve(zoo), ...benchmarkFolders(path.resolve(zoo))]};
   if (['plan.toml', 'eval.sh'].some((file) => existsSync(path.join(dir, file)))) return {dir, scope: 'benchmark', folders: [dir]};
-  return {dir, scope: 'zoo', folders: holdsBenchmarks(dir) ? [dir, ...benchmarkFolders(dir)] : [dir]};
+  return {dir, scope: 'zoo', folders: [dir]};
 }
 
 /** A zoo's visible subfolders (where an earlier arbor kept one ledger per benchmark). */

@@ -49,6 +49,22 @@ export interface ReferenceCheck {
   reused?: boolean;
 }
 
+/** What a reference check is asked: the plan, where its problems go, the environment (secrets are removed) and the folder as the user names it. */
+export interface ReferenceRequest {
+  plan: Plan;
+  problems: DeterminismProblem[];
+  env: NodeJS.ProcessEnv;
+  shown: string;
+  /** Told while the eval waits for a CPU lease. */
+  onWait?: (text: string) => void;
+}
+
+/**
+ * What runs the reference check: an eval, which sits above the zoo (docs/architecture.md, rule b),
+ * so the caller hands lib/eval's `checkReference` in and the zoo never imports the eval.
+ */
+export type ReferenceChecker = (request: ReferenceRequest) => Promise<ReferenceCheck>;
+
 /** What the check found for one bundle and plan. */
 export interface DeterminismOutcome {
   /** The bundle's signature fingerprint. */

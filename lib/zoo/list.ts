@@ -117,6 +117,19 @@ export function resolveZoo(zoo: string | undefined, cwd: string, command = 'list
   );
 }
 
+/**
+ * The zoo a folder is in, for the ledger's history (`readRuns`' `zoo`): `resolveZoo`'s default, or
+ * the folder itself when it holds benchmark folders; undefined when there is none (no error: the
+ * history is then a benchmark's or the folder's).
+ */
+export function zooAround(cwd: string): string | undefined {
+  try {
+    return resolveZoo(undefined, cwd).abs;
+  } catch {
+    return holdsBenchmarks(cwd) ? path.resolve(cwd) : undefined;
+  }
+}
+
 /** What the driver posts: the start, batches of rows, then the summary or the error. */
 export type DriverMessage =
   | {type: 'start'; info: ListStart}
