@@ -402,7 +402,12 @@ describe('the checkers catch a broken graph', () => {
   });
 
   it('finds a loop between folders that no circle of files closes', () => {
-    const graph = [edge('lib/x/a.ts', 'lib/y/b.ts'), edge('lib/y/c.ts', 'lib/z/d.ts', 'dynamic'), edge('lib/z/d.ts', 'lib/x/e.ts'), edge('lib/x/a.ts', 'lib/x/e.ts')];
+    const graph = [
+      edge('lib/x/a.ts', 'lib/y/b.ts'),
+      edge('lib/y/c.ts', 'lib/z/d.ts', 'dynamic'),
+      edge('lib/z/d.ts', 'lib/x/e.ts'),
+      edge('lib/x/a.ts', 'lib/x/e.ts'),
+    ];
     expect(findCycle(graph)).toBeNull();
     expect(findCycle(unitEdges(graph))).toEqual(['lib/x', 'lib/y', 'lib/z', 'lib/x']);
     expect(findCycle(unitEdges(graph.slice(0, 2)))).toBeNull();

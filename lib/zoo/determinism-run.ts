@@ -119,7 +119,13 @@ export async function checkDeterminism(plan: Plan, bundle: Bundle, options: Dete
     const passed = cached?.reference?.conclusive === true && !cached.problems.some((problem) => problem.of === 'reference');
     outcome.reference = passed
       ? {conclusive: true, seconds: 0, reused: true}
-      : await checkReference({plan, problems: outcome.problems, env, shown: options.shownRoot ?? plan.dir, ...(options.onWait ? {onWait: options.onWait} : {})});
+      : await checkReference({
+          plan,
+          problems: outcome.problems,
+          env,
+          shown: options.shownRoot ?? plan.dir,
+          ...(options.onWait ? {onWait: options.onWait} : {}),
+        });
   }
   if (options.store !== false) storeDeterminism(outcome, env);
   return outcome;

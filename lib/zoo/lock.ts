@@ -45,7 +45,10 @@ export async function lockBenchmark(
   // A folder without plan.toml is a usage error, as before (loadPlan says so).
   // Before it vouches for the bundle, lock makes its cases twice (bundle-deterministic) and runs a speedup plan's
   // reference twice on the same cases (reference-deterministic; `reference: false` leaves that out); --check only compares hashes.
-  const determinism = options.check || options.determinismShown ? undefined : await freshDeterminism(abs, dir, {reference: options.reference, ...(options.checkReference ? {checkReference: options.checkReference} : {})});
+  const determinism =
+    options.check || options.determinismShown
+      ? undefined
+      : await freshDeterminism(abs, dir, {reference: options.reference, ...(options.checkReference ? {checkReference: options.checkReference} : {})});
   const report = await verifyBenchmark(dir, {root: abs, rules: options.determinismShown ? fileRules : refusingRules, ...(determinism ? {determinism} : {})});
   const findings = report.findings.filter((finding) => finding.severity === 'error');
   if (findings.length > 0 && !options.check) return {dir, files: 0, status: 'refused', findings};

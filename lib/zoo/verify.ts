@@ -44,7 +44,10 @@ export async function verifyBenchmarks(
     }
     const root = path.resolve(cwd, dir);
     const onWait = options.onWait;
-    const fresh = {...(options.checkReference ? {checkReference: options.checkReference} : {}), ...(onWait ? {onWait: (text: string) => onWait(dir, text)} : {})};
+    const fresh = {
+      ...(options.checkReference ? {checkReference: options.checkReference} : {}),
+      ...(onWait ? {onWait: (text: string) => onWait(dir, text)} : {}),
+    };
     const determinism = options.determinism ? await freshDeterminism(root, dir, fresh) : undefined;
     const report = verifyBenchmarkSync(dir, parse, {cwd, ...(determinism ? {determinism} : {})});
     result.benchmarks.push(report);
