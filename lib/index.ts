@@ -74,4 +74,15 @@ export type {GateArgs} from './gate/index.js';
 export type {Environment, EnvironmentOptions} from './environment.js';
 export type {Change, FindChangesOptions, GitState, Ledger, LedgerRun, OpenOptions, RunRecord} from './ledger/index.js';
 export type {ChartLibrary, CollectOptions, ReportModel} from './report/index.js';
-export type {EvalJob, LocalRunOptions, MaterializedJob, QueueRunOptions, QueueWorkerOptions, ResolvedTargets, RunEvent, RunItem, RunningWorker, RunResult} from './run/index.js';
+export type {
+  EvalJob,
+  LocalRunOptions,
+  MaterializedJob,
+  QueueRunOptions,
+  QueueWorkerOptions,
+  ResolvedTargets,
+  RunEvent,
+  RunItem,
+  RunningWorker,
+  RunResult,
+} from './run/index.js';

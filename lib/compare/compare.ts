@@ -19,8 +19,6 @@ import type {CompareOutcome} from '../ledger/ledger.js';
 import type {LabelKind} from '../ledger/ledger.js';
 import {describeSide, resolveSide, sideLabel, type SideSource} from './sides.js';
 
-export type {Verdict} from './ratio.js';
-
 /** Options of runComparePlanned. */
 export interface CompareOptions extends Omit<EvalOptions, 'solution' | 'bundleApi'> {
   /** A solution file, a folder of editable files, or a git revision (omitted with baselineRun). */

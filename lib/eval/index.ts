@@ -45,7 +45,6 @@ export async function formatCalibration(result: CalibrationReport): Promise<stri
 
 export type {CalibrateOptions, CalibrationReport} from './calibrate.js';
 export type {
-  BundleApi,
   CaseReport,
   CaseStatus,
   EvalOptions,
@@ -53,20 +52,23 @@ export type {
   EvalReport,
   Planned,
   PointReport,
-  ReferenceDifference,
   RepetitionReport,
   SideRequest,
   SidesOptions,
   SidesOutcome,
 } from './types.js';
-export {budgetSeconds, runnerPath} from './runner-path.js';
 export {HarnessError, StaleLockError} from './errors.js';
-export {checkPlan, loadPlan, overridePlan, parseSeedSpec, splits} from '../benchmark/plan.js';
-export type {Plan, PlanOverride, PlanPoint, PlanSplit, Split} from '../benchmark/plan.js';
+export {
+  loadPlan,
+  /** @public read by test/probe/probe-cli.test.ts through the built index */
+  overridePlan,
+  parseSeedSpec,
+} from '../benchmark/plan.js';
+export type {Plan, PlanOverride} from '../benchmark/plan.js';
 export {deriveSeeds, drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
-export {accuracyRatio, flatCases, formatScore, minSeconds, repetitionSpeedups, speedupRatio, timeOnClock} from './score.js';
-export {checkLabel, labelOf, recordEval, recordEvalRun, runName, sideName, solutionLabel} from './record.js';
-export type {RecordEvalOptions, RunName} from './record.js';
+export {accuracyRatio, flatCases, formatScore, repetitionSpeedups, speedupRatio, timeOnClock} from './score.js';
+export {checkLabel, labelOf, recordEvalRun, runName, sideName} from './record.js';
+export type {RunName} from './record.js';
 export {checkReportPath, progressPrinter, writeReport} from './report.js';
 export {dataFolder, splitPoints} from './data.js';
 export {explainFailure, withoutValues} from './failure.js';
@@ -74,7 +76,4 @@ export {copyRegularFiles} from './snapshot.js';
 export {createWorkFolder} from './workspace.js';
 export {pointSignature} from './signature.js';
 export type {PointSignature} from './signature.js';
-export {computeLock, lockDifference, lockFile, protectedPaths, readLock, writeLock} from '../benchmark/lock.js';
-export type {Lock} from '../benchmark/lock.js';
-export type {SandboxKind} from '../sandbox/index.js';
-export {ceilingLine, evalFloor} from './floor.js';
+export {ceilingLine} from './floor.js';

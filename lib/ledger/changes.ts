@@ -11,7 +11,7 @@ import type {LedgerRun} from './ledger.js';
 export type LineageKind = 'solution' | 'commits';
 
 /** The lineages `findChanges` follows unless told otherwise. */
-export const lineageKinds: readonly LineageKind[] = ['solution', 'commits'];
+const lineageKinds: readonly LineageKind[] = ['solution', 'commits'];
 
 /** One score series: the counted runs of a benchmark and split in one lineage, oldest first. */
 export interface Lineage {
@@ -45,7 +45,7 @@ export interface ChangeRun {
 }
 
 /** One side of a step: its runs' level and the run next to the step. */
-export interface ChangeSide {
+interface ChangeSide {
   /** How many runs the segment holds. */
   runs: number;
   level: number;

@@ -26,7 +26,7 @@ export interface SplitSummary {
 }
 
 /** Distinct solutions scored on a benchmark's test split, against its budget. */
-export interface Exposure {
+interface Exposure {
   benchmark: string;
   count: number;
   /** The plan's `test_budget` (default 5) when its plan.toml could be read, else null. */
@@ -97,7 +97,7 @@ export async function benchmarkInfo(dir: string): Promise<BenchmarkInfo> {
  * before labels had a kind (schema 4) goes by its label: none, a commit, or a path inside the entry counts;
  * a path out of it (`../try.py`, absolute) does not.
  */
-export function namesItself(run: Pick<LedgerRun, 'labelKind' | 'solutionLabel'>): boolean {
+function namesItself(run: Pick<LedgerRun, 'labelKind' | 'solutionLabel'>): boolean {
   if (run.labelKind) return run.labelKind !== 'file';
   const label = run.solutionLabel;
   if (label === null || label.startsWith('commit ')) return true;
@@ -222,7 +222,7 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
 }
 
 /** Where a history is, seen from a folder: the folder, what it is, and the folders whose old ledgers belong to it. */
-export interface LedgerHome {
+interface LedgerHome {
   dir: string;
   scope: LedgerScope;
   /** Benchmark or zoo folders whose own `.arbor/runs.db` (from an earlier arbor) is reported as a stray ledger (never read). */
@@ -236,7 +236,7 @@ export interface LedgerHome {
  * itself. A git repository around any of these holds the ledger at its root
  * (`ledgerRoot`).
  */
-export function ledgerHome(cwd: string, zoo?: string): LedgerHome {
+function ledgerHome(cwd: string, zoo?: string): LedgerHome {
   const dir = path.resolve(cwd);
   if (zoo) return {dir: path.resolve(zoo), scope: 'zoo', folders: [path.resolve(zoo), ...benchmarkFolders(path.resolve(zoo))]};
   if (['plan.toml', 'eval.sh'].some((file) => existsSync(path.join(dir, file)))) return {dir, scope: 'benchmark', folders: [dir]};
@@ -244,7 +244,7 @@ export function ledgerHome(cwd: string, zoo?: string): LedgerHome {
 }
 
 /** A zoo's visible subfolders (where an earlier arbor kept one ledger per benchmark). */
-export function benchmarkFolders(zoo: string): string[] {
+function benchmarkFolders(zoo: string): string[] {
   try {
     return readdirSync(zoo, {withFileTypes: true})
       .filter((d) => d.isDirectory() && !d.name.startsWith('.') && !d.name.startsWith('_'))

@@ -30,7 +30,7 @@ export function chiSquareQuantile(p: number, dof: number): number {
 }
 
 /** P(|T| > t) for Student's t on an integer number of degrees of freedom (Abramowitz and Stegun 26.7.3-4). */
-export function studentTail(t: number, dof: number): number {
+function studentTail(t: number, dof: number): number {
   const theta = Math.atan(Math.abs(t) / Math.sqrt(dof));
   const cos2 = Math.cos(theta) ** 2;
   let sum: number;

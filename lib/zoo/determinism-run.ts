@@ -72,7 +72,7 @@ export async function freshDeterminism(root: string, dir: string, options: Deter
 }
 
 /** Make every target twice in fresh processes and compare the bytes; stores a conclusive outcome in the cache. */
-export async function checkDeterminism(plan: Plan, bundle: Bundle, options: DeterminismOptions = {}): Promise<DeterminismOutcome> {
+async function checkDeterminism(plan: Plan, bundle: Bundle, options: DeterminismOptions = {}): Promise<DeterminismOutcome> {
   const env = options.env ?? process.env;
   const targets = determinismTargets(plan);
   const started = performance.now();

@@ -66,7 +66,7 @@ export function isSkippedName(name: string): boolean {
 }
 
 /** Whether `dir` holds at least one benchmark folder (a visible subfolder with a plan.toml or an eval.sh). */
-export function holdsBenchmarks(dir: string): boolean {
+function holdsBenchmarks(dir: string): boolean {
   let dirents;
   try {
     dirents = readdirSync(dir, {withFileTypes: true});
@@ -383,6 +383,7 @@ const cores = () => (typeof os.availableParallelism === 'function' ? os.availabl
  * folders took 1.18x the CPU and 1.17x the wall time inline did. Starting a worker costs about
  * as much as verifying a few dozen folders, and each holds its own parser heap, so the pool stays
  * small. `ARBOR_LIST_WORKERS` overrides it (0 = inline).
+ * @public read by test/zoo/list.test.ts through the built file
  */
 export function defaultWorkers(env: NodeJS.ProcessEnv = process.env, available: number = cores()): number {
   const forced = env.ARBOR_LIST_WORKERS;

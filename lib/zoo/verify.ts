@@ -58,7 +58,7 @@ export async function verifyBenchmarks(
 }
 
 /** Why `abs` is not a usable folder, or undefined when it is one. */
-export function folderProblem(abs: string): string | undefined {
+function folderProblem(abs: string): string | undefined {
   try {
     const stats = statSync(abs, {throwIfNoEntry: false});
     if (!stats) return 'does not exist';
