@@ -1,6 +1,7 @@
 /** `arbor benchmark lock <dir>...`: write (or check) arbor.lock, the hashes of a benchmark's protected files. */
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../../lib/errors.js';
+import type {ReferenceChecker} from '../../lib/zoo/determinism.js';
 import {setExitCode} from '../exit.js';
 import {jsonOption, printJson} from '../options.js';
 
@@ -34,13 +35,10 @@ export const lockCommand: CommandModule<object, LockArgs> = {
       // Lock makes the bundle's cases twice first (bundle-deterministic): bundle code never shares a process with the test salt (nor the queue key).
       if (await (await import('../../lib/run/door.js')).reranWithoutSecrets()) return;
     }
-    const [{lockBenchmark}, {formatFinding}, {checkReference}] = await Promise.all([
-      import('../../lib/zoo/lock.js'),
-      import('../../lib/zoo/report.js'),
-      import('../../lib/eval/index.js'),
-    ]);
+    const [{lockBenchmark}, {formatFinding}] = await Promise.all([import('../../lib/zoo/lock.js'), import('../../lib/zoo/report.js')]);
     const results = [];
-    // The zoo sits below the eval: the reference check, an eval, is handed in (the index loads it only when it runs).
+    // The zoo sits below the eval: the reference check, an eval, is handed in, loaded only when a reference runs.
+    const checkReference: ReferenceChecker = async (request) => (await import('../../lib/eval/index.js')).checkReference(request);
     for (const dir of dirs) results.push(await lockBenchmark(dir, {check: args.check, checkReference}));
     if (args.json) printJson({locks: results});
     else {

@@ -1,6 +1,7 @@
 /** `arbor benchmark verify <dir>...`: the structural lint of benchmark folders (and, with --probe, adversarial evals). */
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../../lib/errors.js';
+import type {ReferenceChecker} from '../../lib/zoo/determinism.js';
 import {setExitCode} from '../exit.js';
 import {jsonOption, printJson} from '../options.js';
 
@@ -57,13 +58,11 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       // The determinism check (and the probes and mutants) run the bundle's code, which never shares a process with the test salt (nor the queue key): this command runs again without them.
       if (await (await import('../../lib/run/door.js')).reranWithoutSecrets()) return;
     }
-    const [{verifyBenchmarks}, {formatVerify, verifyJson}, {checkReference}] = await Promise.all([
-      import('../../lib/zoo/verify.js'),
-      import('../../lib/zoo/report.js'),
-      import('../../lib/eval/index.js'),
-    ]);
-    // The reference check's eval may wait for a CPU lease: say so on stderr, as eval does. The zoo sits below the eval, so the check is handed in.
+    const [{verifyBenchmarks}, {formatVerify, verifyJson}] = await Promise.all([import('../../lib/zoo/verify.js'), import('../../lib/zoo/report.js')]);
+    // The reference check's eval may wait for a CPU lease: say so on stderr, as eval does. The zoo sits below the eval, so the check is
+    // handed in, and the eval is loaded only when a speedup plan's reference runs (a verify of anything else never loads it).
     const onWait = (dir: string, text: string) => process.stderr.write(`${dir}: ${text}\n`);
+    const checkReference: ReferenceChecker = async (request) => (await import('../../lib/eval/index.js')).checkReference(request);
     const result = await verifyBenchmarks(dirs, {determinism: true, checkReference, onWait});
     if (args.probe) {
       // Imported only here: the probes run the eval, which verify alone never loads. As in `eval`,
