@@ -3,3 +3,4 @@ export * from './describe.js';
 export * from './quantiles.js';
 export * from './speed.js';
 export * from './steps.js';
+export * from './ratio.js';

@@ -14,7 +14,8 @@
  * its interval a paired bootstrap over cases (how much the verdict rests on
  * the particular cases drawn).
  */
-import {generator, median, percentileInterval, scoreInterval, speedScore, type PointRatios} from '../stats/index.js';
+import {median} from './describe.js';
+import {generator, percentileInterval, scoreInterval, speedScore, type PointRatios} from './speed.js';
 
 export type Verdict = 'better' | 'worse' | 'same';
 
