@@ -13,7 +13,10 @@
 import {runBundleAction, type BundleArgv} from './commands/bundle-action.js';
 import {reportFailure} from './exit.js';
 
-/** Run one protocol call; a failure is reported as one line with its exit code (cli/exit.ts). */
+/**
+ * Run one protocol call; a failure is reported as one line with its exit code (cli/exit.ts).
+ * @public called by cli/index.ts through the built CommonJS route (a createRequire, which knip does not follow)
+ */
 export async function runProtocolCall(call: BundleArgv): Promise<void> {
   try {
     await runBundleAction(call);

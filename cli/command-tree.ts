@@ -56,7 +56,7 @@ function nodeOf(module: AnyModule): CommandNode | undefined {
 }
 
 /** The nearest name to `word` among the node's children (and grandchildren), if close enough. */
-export function suggest(node: CommandNode, word: string): string | undefined {
+function suggest(node: CommandNode, word: string): string | undefined {
   const candidates: {name: string; score: number}[] = [];
   for (const child of node.children) {
     candidates.push({name: child.name, score: score(word, child.name)});

@@ -1,13 +1,88 @@
-/** arbor's library API. The CLI is a thin shell around these modules. */
-export * from './errors.js';
-export * from './zoo/index.js';
-export * from './bundle/index.js';
-export * from './eval/index.js';
-export * from './probe/index.js';
-export * from './gate/index.js';
-export * from './environment.js';
-export * from './ledger/index.js';
-export * from './report/index.js';
-export * from './run/index.js';
-// Both the eval (its --json-file report) and the report folder have a writeReport: the library's is the report folder's, as before.
-export {writeReport} from './report/index.js';
+/**
+ * arbor's library API (`import {…} from 'arbor'`): the functions, classes and constants
+ * docs/library.md documents, named one by one so that nothing reaches the package by accident
+ * (test/library-api.test.ts pins the list against the built entry and the doc). The types of their
+ * options and results come with them. The CLI is a thin shell around these modules.
+ */
+export {ArborError, ExitCode, isArborError, RefusedError, UsageError} from './errors.js';
+export {checkoutBenchmark, lintRules, listZoo, listZooStream, resolveZoo, scaffoldBenchmark, verifyBenchmark, verifyBenchmarks} from './zoo/index.js';
+export {
+  BundleError,
+  bundleInfo,
+  canonicalSignature,
+  compareFiles,
+  countNaN,
+  ELEMENT_TYPES,
+  elementValue,
+  loadBundle,
+  makeWorkDir,
+  parsePoint,
+  parseSeedList,
+  parseSeeds,
+  readTensor,
+  Stream,
+  signatureFingerprint,
+  TENSOR_ARRAYS,
+  TensorLengthError,
+  tensorBytes,
+  verifyWorkDir,
+  writeExpected,
+  writeTensor,
+} from './bundle/index.js';
+export {calibrate, checkReference, HarnessError, loadPlan, runEval, StaleLockError} from './eval/index.js';
+export {checkVerifier, checkVerifiers, probeBenchmark, probeBenchmarks, probes} from './probe/index.js';
+export {GateError, parseGateArgs, runGate} from './gate/index.js';
+export {describeEnvironment} from './environment.js';
+export {exposureWarning, findChanges, gitState, LedgerError, ledgerPathFor, openLedger, recordRun, solutionDigest} from './ledger/index.js';
+export {collectReport, loadChartLibrary, renderReport, ReportError, writeReport} from './report/index.js';
+export {
+  encodeJob,
+  findWorkerEntry,
+  JobRefusedError,
+  materializeJob,
+  planItems,
+  resolveQueueKey,
+  resolveTargets,
+  RunInterruptedError,
+  runLocal,
+  runQueue,
+  startWorker,
+} from './run/index.js';
+export type {ExitCodeValue} from './errors.js';
+export type {
+  BenchmarkReport,
+  CheckoutResult,
+  LintFinding,
+  LintRule,
+  ScaffoldOptions,
+  ScaffoldResult,
+  UnusableDir,
+  VerifyOptions,
+  VerifyResult,
+  ZooListEntry,
+  ZooListOptions,
+  ZooListResult,
+  ZooListSink,
+  ZooListStart,
+  ZooListSummary,
+} from './zoo/index.js';
+export type {ReferenceCheck, ReferenceRequest} from './zoo/determinism.js';
+export type {Bundle, ElementType, Info, IntType, LoadOptions, MakeOptions, Manifest, Point, Seed, Tensor, Verdicts} from './bundle/index.js';
+export type {CalibrateOptions, CalibrationReport, CaseReport, EvalOptions, EvalReport, Plan, PointReport, RepetitionReport} from './eval/index.js';
+export type {CheckerOptions, CheckerReport, CheckersOptions, ProbeOptions, ProbeReport} from './probe/index.js';
+export type {GateArgs} from './gate/index.js';
+export type {Environment, EnvironmentOptions} from './environment.js';
+export type {Change, FindChangesOptions, GitState, Ledger, LedgerRun, OpenOptions, RunRecord} from './ledger/index.js';
+export type {ChartLibrary, CollectOptions, ReportModel} from './report/index.js';
+export type {
+  EvalJob,
+  LocalRunOptions,
+  MaterializedJob,
+  QueueRunOptions,
+  QueueWorkerOptions,
+  ResolvedTargets,
+  RunEvent,
+  RunItem,
+  RunningWorker,
+  RunResult,
+} from './run/index.js';

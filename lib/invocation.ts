@@ -108,7 +108,7 @@ export function arborCommand(options: InvocationOptions = {}): string {
 }
 
 /** The recorded "arbor that made it" in an eval entrypoint (`made_by=` in eval.sh, `MADE_BY = ` in eval.py), or undefined. */
-export function recordedArbor(entrypoint: string): string | undefined {
+function recordedArbor(entrypoint: string): string | undefined {
   let text: string;
   try {
     text = readFileSync(entrypoint, 'utf8');

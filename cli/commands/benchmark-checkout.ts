@@ -8,7 +8,7 @@ import {jsonOption, printJson} from '../options.js';
  * The command that evaluates a checkout, exactly as it can be pasted: naming this arbor
  * (`ARBOR=`) when the checkout's eval entrypoint would not find one by itself.
  */
-export async function nextStep(dest: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+async function nextStep(dest: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   const {arborCliPath, entrypointFindsArbor, shellWord} = await import('../../lib/invocation.js');
   const command = existsSync(path.join(dest, 'eval.sh')) || !existsSync(path.join(dest, 'eval.py')) ? 'bash eval.sh dev' : 'python3 eval.py --split dev';
   const run = entrypointFindsArbor(dest, env) ? command : `ARBOR=${shellWord(arborCliPath())} ${command}`;

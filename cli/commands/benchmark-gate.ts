@@ -7,7 +7,7 @@
 import type {CommandModule} from 'yargs';
 
 /** The program name argparse's usage and error lines show. */
-export const GATE_PROG = 'arbor benchmark gate';
+const GATE_PROG = 'arbor benchmark gate';
 
 /** Parse the words after `arbor benchmark gate` as the reference does, run the gate, print what it prints. */
 export async function runGateCommand(words: readonly string[]): Promise<void> {

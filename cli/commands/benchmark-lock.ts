@@ -1,6 +1,7 @@
 /** `arbor benchmark lock <dir>...`: write (or check) arbor.lock, the hashes of a benchmark's protected files. */
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../../lib/errors.js';
+import type {ReferenceChecker} from '../../lib/zoo/determinism.js';
 import {setExitCode} from '../exit.js';
 import {jsonOption, printJson} from '../options.js';
 
@@ -36,7 +37,9 @@ export const lockCommand: CommandModule<object, LockArgs> = {
     }
     const [{lockBenchmark}, {formatFinding}] = await Promise.all([import('../../lib/zoo/lock.js'), import('../../lib/zoo/report.js')]);
     const results = [];
-    for (const dir of dirs) results.push(await lockBenchmark(dir, {check: args.check}));
+    // The zoo sits below the eval: the reference check, an eval, is handed in, loaded only when a reference runs.
+    const checkReference: ReferenceChecker = async (request) => (await import('../../lib/eval/index.js')).checkReference(request);
+    for (const dir of dirs) results.push(await lockBenchmark(dir, {check: args.check, checkReference}));
     if (args.json) printJson({locks: results});
     else {
       for (const r of results) {

@@ -56,12 +56,15 @@ export const runsCommand: CommandModule<object, RunsArgs> = {
       ),
   handler: async (args) => {
     if (args.session !== undefined) return printSession(args, args.session);
-    const [{readRuns, formatRuns, minimizedBenchmarks}, {mergedNote, strayNotes}] = await Promise.all([
+    const [{readRuns, formatRuns, minimizedBenchmarks}, {mergedNote, strayNotes}, {zooAround}] = await Promise.all([
       import('../../lib/ledger/summary.js'),
       import('../../lib/ledger/merge.js'),
+      import('../../lib/zoo/list.js'),
     ]);
+    // The ledger sits below the zoo: the zoo the history belongs to is found here and handed in.
+    const zoo = zooAround(process.cwd());
     const read = async (withCases: boolean) => {
-      const report = await readRuns({benchmark: args.benchmark, split: args.split, ledger: args.ledger, withCases, merge: args.merge});
+      const report = await readRuns({benchmark: args.benchmark, split: args.split, ledger: args.ledger, withCases, merge: args.merge, zoo});
       for (const merged of report.merged) process.stderr.write(`arbor: ${mergedNote(merged, report.ledger)}\n`);
       for (const note of strayNotes(report.strays, report.ledger)) process.stderr.write(`arbor: ${note}\n`);
       return report;

@@ -1,6 +1,7 @@
 /** `arbor benchmark verify <dir>...`: the structural lint of benchmark folders (and, with --probe, adversarial evals). */
 import type {CommandModule} from 'yargs';
 import {UsageError} from '../../lib/errors.js';
+import type {ReferenceChecker} from '../../lib/zoo/determinism.js';
 import {setExitCode} from '../exit.js';
 import {jsonOption, printJson} from '../options.js';
 
@@ -58,8 +59,11 @@ export const verifyCommand: CommandModule<object, VerifyArgs> = {
       if (await (await import('../../lib/run/door.js')).reranWithoutSecrets()) return;
     }
     const [{verifyBenchmarks}, {formatVerify, verifyJson}] = await Promise.all([import('../../lib/zoo/verify.js'), import('../../lib/zoo/report.js')]);
-    // The reference check's eval may wait for a CPU lease: say so on stderr, as eval does.
-    const result = await verifyBenchmarks(dirs, {determinism: true, onWait: (dir, text) => process.stderr.write(`${dir}: ${text}\n`)});
+    // The reference check's eval may wait for a CPU lease: say so on stderr, as eval does. The zoo sits below the eval, so the check is
+    // handed in, and the eval is loaded only when a speedup plan's reference runs (a verify of anything else never loads it).
+    const onWait = (dir: string, text: string) => process.stderr.write(`${dir}: ${text}\n`);
+    const checkReference: ReferenceChecker = async (request) => (await import('../../lib/eval/index.js')).checkReference(request);
+    const result = await verifyBenchmarks(dirs, {determinism: true, checkReference, onWait});
     if (args.probe) {
       // Imported only here: the probes run the eval, which verify alone never loads. As in `eval`,
       // a SIGUSR1 listener keeps Node's inspector closed to anything that can signal this process.

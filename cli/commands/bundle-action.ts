@@ -133,10 +133,7 @@ const PROGRESS_AFTER_MS = 1000;
  * "made N cases"), then at most one line a second, `arbor: make: case 3 of 8, oracle (1.2 GiB of
  * 2.0 GiB written)`, rewritten in place on a terminal.
  */
-export function makeProgressPrinter(
-  stream: {readonly isTTY?: boolean; write(text: string): unknown},
-  now: () => number = Date.now,
-): (step: MakeProgress) => void {
+function makeProgressPrinter(stream: {readonly isTTY?: boolean; write(text: string): unknown}, now: () => number = Date.now): (step: MakeProgress) => void {
   const start = now();
   let last = start;
   let shown = false;

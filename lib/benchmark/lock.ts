@@ -27,7 +27,7 @@ export interface Lock {
 export const lockIgnoredNames: ReadonlySet<string> = new Set(['__pycache__', '.DS_Store', 'node_modules', '.pytest_cache']);
 
 /** The protected paths of a benchmark, relative to its folder: what the eval reads besides the solution. */
-export function protectedPaths(plan: Plan): string[] {
+function protectedPaths(plan: Plan): string[] {
   const rel = (file: string) => path.relative(plan.dir, file);
   const paths = ['plan.toml', 'eval.sh', 'eval.py', rel(plan.bundle), 'data'];
   if (plan.reference) paths.push(rel(plan.reference));

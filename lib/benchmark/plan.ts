@@ -18,7 +18,7 @@ export const splits = ['dev', 'test'] as const;
 export type Split = (typeof splits)[number];
 
 /** The clocks a speed plan may time cases on (README "The clock"). */
-export const clocks = ['cpu', 'wall', 'instructions'] as const;
+const clocks = ['cpu', 'wall', 'instructions'] as const;
 export type Clock = (typeof clocks)[number];
 
 /** A point: the bundle's point parameters (integers). */
@@ -28,7 +28,7 @@ export type PlanPoint = Record<string, number>;
  * One split of the plan: every point is run on every seed; or, in a plan with
  * `split_kind = "path"`, the made work directories in a folder (`path`).
  */
-export interface PlanSplit {
+interface PlanSplit {
   /** The seed spec as written, e.g. `0-3` (empty for a path split). */
   seedsText: string;
   seeds: number[];
@@ -215,7 +215,7 @@ export class InvalidPlanError extends HarnessError {
  * Every problem is found, not only the first: one zod parse (plan-schema.ts)
  * checks every key on its own.
  */
-export function checkPlan(data: Record<string, unknown>, dir: string, file: string, options: CheckPlanOptions & {text?: string} = {}): Plan {
+function checkPlan(data: Record<string, unknown>, dir: string, file: string, options: CheckPlanOptions & {text?: string} = {}): Plan {
   const parsed = planSchema(data, dir, options.files ?? plainFiles).safeParse(data);
   if (!parsed.success) {
     const seen = new Set<string>();

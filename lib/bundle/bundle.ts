@@ -355,7 +355,7 @@ function unique(names: string[], table: string, fail: (m: string) => never): voi
  * The marker text with its top-level `fingerprint` set to `fingerprint`: the line replaced where
  * there is one (its comment kept), else a line added after `spec` (else first). Nothing else changes.
  */
-export function withFingerprint(text: string, fingerprint: string): string {
+function withFingerprint(text: string, fingerprint: string): string {
   const lines = text.split('\n');
   const tableStart = lines.findIndex((line) => /^\s*\[/.test(line));
   const top = tableStart === -1 ? lines.length : tableStart;

@@ -61,7 +61,7 @@ export function exactRule(
 }
 
 /** A row-major flat index as one index per dimension (`[]` for a scalar). */
-export function unflatten(flat: number, shape: number[]): number[] {
+function unflatten(flat: number, shape: number[]): number[] {
   const index = new Array<number>(shape.length);
   let rest = flat;
   for (let d = shape.length - 1; d >= 0; d--) {

@@ -10,7 +10,7 @@ export type Point = Record<string, number>;
 export const MAX_CASES = 1_000_000;
 
 /** A JSON text clipped for an error line: at most `max` characters, with the full length when cut. */
-export function clip(text: string, max = 60): string {
+function clip(text: string, max = 60): string {
   return text.length <= max ? text : `${text.slice(0, max)}… (${text.length} characters)`;
 }
 

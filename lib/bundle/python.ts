@@ -32,7 +32,7 @@ type Authored = (...args: unknown[]) => Promise<unknown>;
 const FUNCTIONS: Record<string, string> = {generator: 'generate', oracle: 'oracle', verifier: 'verify'};
 
 /** host.py of this install (works from lib/ and from dist/lib/). */
-export function hostPath(): string {
+function hostPath(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   const candidates = [path.resolve(here, '../../../lib/bundle/host.py'), path.resolve(here, 'host.py')];
   const found = candidates.find((file) => existsSync(file));

@@ -79,7 +79,7 @@ export function caseSizes(bundle: Bundle, point: Point): {args: bigint; results:
 }
 
 /** Memory a run may use: free memory, capped by a cgroup limit when there is one. */
-export function availableMemory(): number {
+function availableMemory(): number {
   let free = os.freemem();
   const constrained = (process as {constrainedMemory?: () => number | undefined}).constrainedMemory?.();
   if (constrained && constrained > 0 && constrained < Number.MAX_SAFE_INTEGER) free = Math.min(free, constrained);
@@ -102,7 +102,7 @@ function freeDisk(dir: string): number | undefined {
 }
 
 /** Human size: bytes and MiB/GiB. */
-export function formatBytes(n: bigint | number): string {
+function formatBytes(n: bigint | number): string {
   const v = Number(n);
   const exact = typeof n === 'bigint' ? n.toString() : String(Math.round(n));
   if (v >= 2 ** 30) return `${(v / 2 ** 30).toFixed(1)} GiB (${exact} bytes)`;
@@ -111,7 +111,7 @@ export function formatBytes(n: bigint | number): string {
 }
 
 /** Refuse, before anything is written, a point whose files do not fit in memory or on disk. */
-export function checkCapacity(bundle: Bundle, dir: string, point: Point, cases: number, expected: boolean, memoryFactor = 1): void {
+function checkCapacity(bundle: Bundle, dir: string, point: Point, cases: number, expected: boolean, memoryFactor = 1): void {
   const {args, results, largest} = caseSizes(bundle, point);
   const limit = BigInt(Math.min(bufferConstants.MAX_LENGTH, 2 ** 32));
   if (largest > limit) {
@@ -497,7 +497,7 @@ export function bundleInfo(bundle: Bundle): Info {
 }
 
 /** JSON with Python's default separators (`, ` and `: `), the shape the protocol's examples show. */
-export function spacedJson(value: unknown): string {
+function spacedJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(spacedJson).join(', ')}]`;
   if (typeof value === 'object' && value !== null) {
     return `{${Object.entries(value)

@@ -11,15 +11,25 @@ import {UsageError} from '../errors.js';
 import {HarnessError} from '../eval/index.js';
 import {loadPlan, type Clock, type Plan} from '../benchmark/plan.js';
 import {flatCases, repetitionSpeedups} from '../eval/index.js';
-import {closingInterval, median, ratioSequence, sequentialDecision, trustedRepetitions, type PointRatios, type SequentialDecision} from '../eval/index.js';
+import {
+  accuracyRatio,
+  closingInterval,
+  median,
+  pairedRatio,
+  type PointRatios,
+  ratioSequence,
+  sequentialDecision,
+  type SequentialDecision,
+  trustedRepetitions,
+  unpairedRatio,
+  type Verdict,
+  verdictOf,
+} from '../stats/index.js';
 import type {CaseStatus, EvalOptions, EvalReport, Planned, RepetitionReport} from '../eval/index.js';
 import {createWorkFolder} from '../eval/index.js';
-import {accuracyRatio, pairedRatio, unpairedRatio, verdictOf, type Verdict} from './ratio.js';
 import type {CompareOutcome} from '../ledger/ledger.js';
 import type {LabelKind} from '../ledger/ledger.js';
 import {describeSide, resolveSide, sideLabel, type SideSource} from './sides.js';
-
-export type {Verdict} from './ratio.js';
 
 /** Options of runComparePlanned. */
 export interface CompareOptions extends Omit<EvalOptions, 'solution' | 'bundleApi'> {

@@ -46,7 +46,7 @@ import {flatCases, timeOnClock} from '../eval/index.js';
 import type {CompareReport, SideCase} from './compare.js';
 
 /** The three files, as the gate's --spec, --cases and --results take them. */
-export const packageFiles = {
+const packageFiles = {
   spec: 'benchmark_spec.json',
   cases: 'benchmark_cases.json',
   results: 'benchmark_results.json',
@@ -78,7 +78,7 @@ export function checkPackageable(plan: Pick<Plan, 'metric' | 'name'>, dir: strin
 type Json = null | boolean | number | string | Json[] | {[key: string]: Json};
 
 /** Build the package's three documents. */
-export async function buildPackage(report: CompareReport, plan: Plan): Promise<{spec: Json; cases: Json; results: Json}> {
+async function buildPackage(report: CompareReport, plan: Plan): Promise<{spec: Json; cases: Json; results: Json}> {
   const candidate = flatCases(report.reports.candidate);
   const baseline = report.reports.baseline ? flatCases(report.reports.baseline) : report.recordedBaseline!.cases;
   // Points stop repeating on their own (each once precise), so counts differ between points:

@@ -8,17 +8,8 @@ import type {Plan} from '../benchmark/plan.js';
 import {runEvalPlanned} from './pipeline.js';
 import {maxRepetitions} from './point.js';
 import {repetitionSpeedups} from './score.js';
-import {median, repetitionsForPrecision} from './stats.js';
+import {median, repetitionsForPrecision, spread, type Spread} from '../stats/index.js';
 import type {EvalOptions, EvalReport, Planned} from './types.js';
-
-/** Mean, standard deviation and coefficient of variation of a list. */
-export interface Spread {
-  mean: number;
-  sd: number;
-  cv: number;
-  min: number;
-  max: number;
-}
 
 export interface CalibrationReport {
   benchmark: string;
@@ -48,12 +39,6 @@ export interface CalibrationReport {
     measured: number;
   };
   evals: Array<{score: number; interval?: [number, number]; repetitions: number; seconds: number; precisionReached?: boolean}>;
-}
-
-export function spread(values: number[]): Spread {
-  const mean = values.reduce((a, b) => a + b, 0) / values.length;
-  const sd = values.length > 1 ? Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (values.length - 1)) : 0;
-  return {mean, sd, cv: mean ? sd / mean : 0, min: Math.min(...values), max: Math.max(...values)};
 }
 
 /** Per-repetition scores of one eval: mean over cases of each repetition's paired ratio (first point). */

@@ -6,6 +6,7 @@
  */
 import type {CalibrateOptions, CalibrationReport} from './calibrate.js';
 import type {EvalOptions, EvalReport, Planned, SidesOptions, SidesOutcome} from './types.js';
+import type {ReferenceCheck, ReferenceRequest} from '../zoo/determinism.js';
 
 /** Run the eval of one split and return the report (pipeline.ts). */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
@@ -32,14 +33,18 @@ export async function calibratePlanned(options: CalibrateOptions): Promise<Plann
   return (await import('./calibrate.js')).calibratePlanned(options);
 }
 
+/** verify's and lock's reference check: the plan's reference run twice on the same cases (reference-check.ts), for the zoo's `checkReference` option. */
+export async function checkReference(request: ReferenceRequest): Promise<ReferenceCheck> {
+  return (await import('./reference-check.js')).checkReference(request);
+}
+
 /** A calibration as text (calibrate.ts; loaded with it). */
 export async function formatCalibration(result: CalibrationReport): Promise<string> {
   return (await import('./calibrate.js')).formatCalibration(result);
 }
 
-export type {CalibrateOptions, CalibrationReport, Spread} from './calibrate.js';
+export type {CalibrateOptions, CalibrationReport} from './calibrate.js';
 export type {
-  BundleApi,
   CaseReport,
   CaseStatus,
   EvalOptions,
@@ -47,32 +52,23 @@ export type {
   EvalReport,
   Planned,
   PointReport,
-  ReferenceDifference,
   RepetitionReport,
   SideRequest,
   SidesOptions,
   SidesOutcome,
 } from './types.js';
-export {budgetSeconds, runnerPath} from './runner-path.js';
 export {HarnessError, StaleLockError} from './errors.js';
-export {checkPlan, loadPlan, overridePlan, parseSeedSpec, splits} from '../benchmark/plan.js';
-export type {Plan, PlanOverride, PlanPoint, PlanSplit, Split} from '../benchmark/plan.js';
-export {deriveSeeds, drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
-export {accuracyRatio, flatCases, formatScore, mean, minSeconds, repetitionSpeedups, speedupRatio, timeOnClock} from './score.js';
 export {
-  closingInterval,
-  generator,
-  median,
-  percentileInterval,
-  ratioSequence,
-  scoreInterval,
-  sequentialDecision,
-  speedScore,
-  trustedRepetitions,
-} from './stats.js';
-export type {PointRatios, SequentialDecision} from './stats.js';
-export {checkLabel, labelOf, recordEval, recordEvalRun, runName, sideName, solutionLabel} from './record.js';
-export type {RecordEvalOptions, RunName} from './record.js';
+  loadPlan,
+  /** @public read by test/probe/probe-cli.test.ts through the built index */
+  overridePlan,
+  parseSeedSpec,
+} from '../benchmark/plan.js';
+export type {Plan, PlanOverride} from '../benchmark/plan.js';
+export {deriveSeeds, drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
+export {accuracyRatio, flatCases, formatScore, repetitionSpeedups, speedupRatio, timeOnClock} from './score.js';
+export {checkLabel, labelOf, recordEvalRun, runName, sideName} from './record.js';
+export type {RunName} from './record.js';
 export {checkReportPath, progressPrinter, writeReport} from './report.js';
 export {dataFolder, splitPoints} from './data.js';
 export {explainFailure, withoutValues} from './failure.js';
@@ -80,7 +76,4 @@ export {copyRegularFiles} from './snapshot.js';
 export {createWorkFolder} from './workspace.js';
 export {pointSignature} from './signature.js';
 export type {PointSignature} from './signature.js';
-export {computeLock, lockDifference, lockFile, protectedPaths, readLock, writeLock} from '../benchmark/lock.js';
-export type {Lock} from '../benchmark/lock.js';
-export type {SandboxKind} from '../sandbox/index.js';
-export {ceilingLine, evalFloor} from './floor.js';
+export {ceilingLine} from './floor.js';

@@ -14,7 +14,7 @@
 import type {CaseReport} from './types.js';
 
 /** A solution's cases under this many times the overhead are mostly delivery: the point warns. */
-export const overheadFactor = 10;
+const overheadFactor = 10;
 
 /** The fastest passing case's median time over the overhead, or null when there is none to compare. */
 export function overheadRatio(cases: readonly CaseReport[], overheadSeconds: number): number | null {

@@ -12,7 +12,7 @@ import {sourceFrames} from './failure.js';
 import type {MadePoint} from './point-make.js';
 import type {Timing} from './point-verify.js';
 import type {PointSignature} from './signature.js';
-import {median} from './stats.js';
+import {median} from '../stats/index.js';
 import {firstDifference, hashTree} from './tamper.js';
 import type {RepetitionReport} from './types.js';
 

@@ -25,7 +25,7 @@ import {
   trustedRepetitions,
   type PointRatios,
   type SequentialDecision,
-} from './stats.js';
+} from '../stats/index.js';
 import {caseSetOf, makeCaseSet, type MadePoint} from './point-make.js';
 import {ensureExpected, verifyRun, type SideStage, type Timing} from './point-verify.js';
 import {markTampered, placeCrashes, statusOf, crossCheckCounts, writeAnswers} from './point-answers.js';

@@ -12,7 +12,7 @@ import {HarnessError} from './errors.js';
 import {explainFailure} from './failure.js';
 import {shownCase, shownVerifierError, type ShownCases} from './redact.js';
 import {caseAccuracy, timeOnClock} from './score.js';
-import {median, type PointRatios} from './stats.js';
+import {median, type PointRatios} from '../stats/index.js';
 import type {CaseReport, RepetitionReport} from './types.js';
 import {messageOf} from '../errors.js';
 import {bundleFailure, caseSetOf, type MadePoint} from './point-make.js';

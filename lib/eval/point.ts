@@ -15,7 +15,7 @@ import type {PointSource} from './data.js';
 import type {UntimedCall} from '../sandbox/index.js';
 import type {EvalContext} from './context.js';
 import {timeOnClock} from './score.js';
-import {median, type PointRatios} from './stats.js';
+import {median, type PointRatios} from '../stats/index.js';
 import type {CaseReport} from './types.js';
 import {checkedMake, makePoint} from './point-make.js';
 import {runRepetitions, type RunStage} from './point-run.js';
@@ -62,7 +62,7 @@ export async function runPoint(
 }
 
 /** What delivering one case costs, from the null cases of the reference's runs (speedup, not under the instructions clock). */
-export interface Overhead {
+interface Overhead {
   /** Median over the null cases, on the eval's clock. */
   seconds: number;
   /** Median over the null cases, on the wall clock. */
@@ -83,7 +83,7 @@ function firstCaseEffect(perRun: number[]): number | null {
 }
 
 /** One side's cases of a point, and for speedup the paired ratios behind its score's interval. */
-export interface SideOutcome {
+interface SideOutcome {
   cases: CaseReport[];
   ratios: PointRatios;
   /** speedup: the median over runs of the first timed case's time / the median of the others' (null: one case a run). */

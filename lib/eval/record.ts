@@ -13,7 +13,7 @@ import {evalFloor} from './floor.js';
 import {flatCases} from './score.js';
 import type {EvalReport, HarnessFloor} from './types.js';
 
-/** How recordEval is told where the ledger is and what the run was. */
+/** How recordEvalRun is told where the ledger is and what the run was. */
 export interface RecordEvalOptions {
   /** The entry's plan: its test budget, and its solution file and folder (a run of these is the entry's own solution). */
   plan: Pick<Plan, 'testBudget'> & Partial<Pick<Plan, 'dir' | 'solution'>>;
@@ -95,11 +95,6 @@ function labelFields(report: EvalReport, options: RecordEvalOptions): {solutionL
   if (!name) return {solutionLabel: null, labelKind: null};
   const {label, kind} = labelOf(name, report.solutionSha256);
   return {solutionLabel: label, labelKind: kind};
-}
-
-/** Record an eval report (a compare's: the candidate's, with the outcome); returns the warnings to print on stderr. */
-export async function recordEval(report: EvalReport, options: RecordEvalOptions): Promise<string[]> {
-  return (await recordEvalRun(report, options)).warnings;
 }
 
 /** Record an eval report; returns the run's ledger id (null when it was not recorded) and the warnings to print. */

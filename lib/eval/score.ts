@@ -73,12 +73,3 @@ export function caseAccuracy(metrics: Record<string, unknown> | undefined, numer
 export function accuracyRatio(metrics: Record<string, unknown> | undefined, numerator: string, denominator: string): number {
   return caseAccuracy(metrics, numerator, denominator) ?? 0;
 }
-
-/** Mean of finite values (0 for an empty list). */
-export function mean(values: number[]): number {
-  if (values.length === 0) return 0;
-  let total = 0;
-  for (const value of values) total += value;
-  const result = total / values.length;
-  return Number.isFinite(result) ? result : 0;
-}

@@ -13,7 +13,7 @@ import {ownerAlive, ownerTag} from '../sandbox/index.js';
 const prefix = 'arbor-eval-';
 
 /** Remove the work folders of evals that are no longer running; returns how many went. */
-export async function removeStaleWorkFolders(root = tmpdir()): Promise<number> {
+async function removeStaleWorkFolders(root = tmpdir()): Promise<number> {
   let names: string[];
   try {
     names = await readdir(root);

@@ -26,7 +26,7 @@ import {reprString} from './py.js';
 export type GateArgs = {kind: 'run'; options: GateArgValues} | {kind: 'exit'; stdout: string; stderr: string; exitCode: 0 | 2};
 
 /** Option values as argparse leaves them: a string, or an empty list for `--opt=--`. */
-export interface GateArgValues {
+interface GateArgValues {
   spec?: string | [];
   cases?: string | [];
   results?: string | [];

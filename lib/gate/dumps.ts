@@ -11,7 +11,7 @@ export type DumpValue = null | boolean | bigint | number | string | readonly Dum
 const ESCAPES: Record<string, string> = {'"': '\\"', '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\b': '\\b', '\f': '\\f'};
 
 /** json.dumps of a string with ensure_ascii=False. */
-export function dumpString(text: string): string {
+function dumpString(text: string): string {
   // eslint-disable-next-line no-control-regex
   if (!/["\\\u0000-\u001f]/.test(text)) return '"' + text + '"';
   // eslint-disable-next-line no-control-regex

@@ -23,7 +23,7 @@ function systemById(results: PyDict, systemId: string): PyDict {
 }
 
 /** `fingerprint`: sha256 of the canonical JSON of the values, or the UnicodeEncodeError. */
-export function fingerprint(...values: PyValue[]): string {
+function fingerprint(...values: PyValue[]): string {
   const payload = dumpsUtf8(values);
   if (!payload.wellFormed) {
     const encodeError = utf8EncodeError(dumpsText(values));

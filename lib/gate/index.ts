@@ -12,10 +12,10 @@ import {dumps, dumpsUtf8} from './dumps.js';
 import {backslashReplaceSurrogates, reprString, UncaughtPythonError, type PyValue} from './py.js';
 
 export {GateError} from './json.js';
-export {parseGateArgs, pythonColumns, type GateArgs, type GateArgValues} from './args.js';
+export {parseGateArgs, pythonColumns, type GateArgs} from './args.js';
 
 /** Defaults, as the reference's (taken from the working directory). */
-export const GATE_DEFAULTS = {
+const GATE_DEFAULTS = {
   spec: 'benchmark_spec.json',
   cases: 'benchmark_cases.json',
   results: 'benchmark_results_pass.json',
@@ -48,7 +48,7 @@ export interface GateOutcome {
 }
 
 /** `str(pathlib.Path(text))` on POSIX. */
-export function pythonPath(text: string): string {
+function pythonPath(text: string): string {
   let root = '';
   if (text.startsWith('/')) root = text.startsWith('//') && !text.startsWith('///') ? '//' : '/';
   const parts = text.split('/').filter((part) => part !== '' && part !== '.');

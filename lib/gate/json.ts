@@ -333,7 +333,7 @@ export function parseJson(s: string): PyValue {
  * The deepest container nesting the reference's json scanner accepts when it
  * runs as a script (Python's default recursion limit minus the frames above it).
  */
-export const MAX_DEPTH = 991;
+const MAX_DEPTH = 991;
 
 const RECURSION = 'maximum recursion depth exceeded';
 

@@ -69,7 +69,7 @@ declare const WebAssembly:
 
 const N = 624;
 const M = 397;
-export const OUT_WORD = 1024;
+const OUT_WORD = 1024;
 /** Byte addresses of the counting state (see count()). */
 const ACC = 8192; // i64: taken * K + (sum of d + taken) of the sample in progress
 const DONE = 8200; // i32: samples finished
@@ -77,7 +77,7 @@ const TARGET = 8208; // i64: n * K, reached exactly when the sample has n accept
 const SAMPLES = 8216; // i32: samples wanted
 const COUNTS = 8220; // i32: byte address of counts[] (after the table)
 /** Byte address of table[r] (r = getrandbits(k)): 0 if rejected, else K + d + 1. */
-export const TABLE_BYTE = 16384;
+const TABLE_BYTE = 16384;
 
 // SIMD proposal opcodes (the core opcodes come from lib/wasm.ts).
 const V128_LOAD = [SIMD_PREFIX, 0x00];

@@ -9,7 +9,7 @@ const N = 624;
 const M = 397;
 
 /** The 32-bit little-endian words of |seed| (at least one word), as CPython's random_seed. */
-export function seedKey(seed: bigint): number[] {
+function seedKey(seed: bigint): number[] {
   let n = seed < 0n ? -seed : seed;
   const key: number[] = [];
   while (n > 0n) {

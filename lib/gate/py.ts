@@ -113,7 +113,7 @@ function ldexp(m: number, e: number): number {
 }
 
 /** The double nearest to num/den (round half to even), den > 0; Python's int true division. */
-export function ratioToFloat(num: bigint, den: bigint): number {
+function ratioToFloat(num: bigint, den: bigint): number {
   if (num === 0n) return 0;
   const negative = num < 0n;
   const a = negative ? -num : num;
@@ -182,7 +182,7 @@ export function exactMean(values: ArrayLike<number>): number {
 const WHITESPACE_SET = new Set(WHITESPACE);
 
 /** Python `str.isspace()` for one UTF-16 unit (all Python whitespace is in the BMP). */
-export function isPySpace(unit: number): boolean {
+function isPySpace(unit: number): boolean {
   return WHITESPACE_SET.has(unit);
 }
 
@@ -237,7 +237,7 @@ export function pyCasefold(text: string): string {
 let nonPrintable: Int32Array | undefined;
 
 /** Python `str.isprintable()` for one code point. */
-export function isPrintable(cp: number): boolean {
+function isPrintable(cp: number): boolean {
   if (cp >= 0x20 && cp < 0x7f) return true;
   if (!nonPrintable) {
     const ranges = NONPRINTABLE.split(';');

@@ -23,7 +23,7 @@ export function sealedCallsFile(ledgerFile: string): string {
 }
 
 /** The sealed calls of `benchmark` recorded beside `ledgerFile` (none when there is no such file, or it is not one). */
-export function sealedCallsOf(ledgerFile: string, benchmark: string): SealedCalls {
+function sealedCallsOf(ledgerFile: string, benchmark: string): SealedCalls {
   try {
     const state = JSON.parse(readFileSync(sealedCallsFile(ledgerFile), 'utf8')) as {entries?: Record<string, {calls?: number; answers?: object}>};
     const entry = state.entries?.[benchmark];
@@ -34,7 +34,7 @@ export function sealedCallsOf(ledgerFile: string, benchmark: string): SealedCall
 }
 
 /** The distinct solutions (digests) scored on `benchmark`'s test split: eval, calibrate and a compare's candidate, never a harness error. */
-export function testSolutions(ledger: Ledger, benchmark: string): string[] {
+function testSolutions(ledger: Ledger, benchmark: string): string[] {
   const runs = ledger.listRuns({benchmark, split: 'test', withCases: false});
   return [...new Set(runs.filter((run) => run.status !== 'error' && run.solutionSha256).map((run) => run.solutionSha256!))];
 }

@@ -25,6 +25,6 @@ export async function gitState(dir: string): Promise<GitState | null> {
 }
 
 /** Whether a path git reports (relative to the repository, `/`-separated) is arbor's own state: inside an `.arbor/` folder. */
-export function isArborState(file: string): boolean {
+function isArborState(file: string): boolean {
   return file.split('/').includes('.arbor');
 }

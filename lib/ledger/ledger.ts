@@ -13,11 +13,11 @@ import {ledgerFolder} from './location.js';
 import {writeFileAtomic} from '../files.js';
 
 /** What produced a run. */
-export type RunKind = 'eval' | 'compare' | 'calibrate';
+type RunKind = 'eval' | 'compare' | 'calibrate';
 /** `ok`: scored; `failed`: scored 0.0 because a case failed; `error`: the harness gave no score. */
 export type RunStatus = 'ok' | 'failed' | 'error';
 /** Where a run's cases came from: published seeds, seeds derived from the test salt, or the files of a path split. */
-export type SeedSource = 'published' | 'derived' | 'fresh' | 'files';
+type SeedSource = 'published' | 'derived' | 'fresh' | 'files';
 const seedSources: readonly string[] = ['published', 'derived', 'fresh', 'files'];
 
 /** How a solution label was made (schema 4): `given` (`--label`), `commit`, `entry` (the entry's own solution), `file` (any other path: never a best). */

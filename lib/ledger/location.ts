@@ -3,11 +3,11 @@ import {readFileSync, statSync} from 'node:fs';
 import path from 'node:path';
 
 /** The environment variable naming the ledger file, overriding the default location. */
-export const ledgerVariable = 'ARBOR_LEDGER';
+const ledgerVariable = 'ARBOR_LEDGER';
 /** The folder (at the repository root, else in the zoo) holding the ledger. */
 export const ledgerFolder = '.arbor';
 /** The database's file name inside that folder. */
-export const ledgerFile = 'runs.db';
+const ledgerFile = 'runs.db';
 
 /**
  * The root of the work tree holding `dir`: the nearest ancestor with a `.git`

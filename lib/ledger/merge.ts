@@ -24,7 +24,7 @@ export interface MergedLedger {
 }
 
 /** The suffix an imported ledger's file gets: kept, never deleted, and no longer found as a ledger. */
-export const mergedSuffix = '.merged';
+const mergedSuffix = '.merged';
 
 /** Options of `importLedger`. */
 export interface ImportOptions {

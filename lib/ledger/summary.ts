@@ -7,7 +7,6 @@ import {defaultTestBudget, testExposure} from './exposure.js';
 import {byTime, openLedger, type LedgerRun, type RunFilter} from './ledger.js';
 import {ledgerPathFor, namedLedger, strayLedgers, type LedgerScope} from './location.js';
 import {displayPath, importLedger, type MergedLedger} from './merge.js';
-import {holdsBenchmarks, resolveZoo} from '../zoo/list.js';
 
 /** Best and latest eval of one benchmark on one split. */
 export interface SplitSummary {
@@ -27,7 +26,7 @@ export interface SplitSummary {
 }
 
 /** Distinct solutions scored on a benchmark's test split, against its budget. */
-export interface Exposure {
+interface Exposure {
   benchmark: string;
   count: number;
   /** The plan's `test_budget` (default 5) when its plan.toml could be read, else null. */
@@ -98,7 +97,7 @@ export async function benchmarkInfo(dir: string): Promise<BenchmarkInfo> {
  * before labels had a kind (schema 4) goes by its label: none, a commit, or a path inside the entry counts;
  * a path out of it (`../try.py`, absolute) does not.
  */
-export function namesItself(run: Pick<LedgerRun, 'labelKind' | 'solutionLabel'>): boolean {
+function namesItself(run: Pick<LedgerRun, 'labelKind' | 'solutionLabel'>): boolean {
   if (run.labelKind) return run.labelKind !== 'file';
   const label = run.solutionLabel;
   if (label === null || label.startsWith('commit ')) return true;
@@ -168,6 +167,11 @@ export interface ReadRunsOptions {
    * UsageError before anything is written.
    */
   merge?: string;
+  /**
+   * The zoo `cwd` is in, found by the caller (lib/zoo's `zooAround`): the ledger sits below the zoo
+   * (docs/architecture.md) and does not look for one. Without it `cwd` is a benchmark or a plain folder.
+   */
+  zoo?: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
 }
@@ -182,7 +186,7 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const filter: RunFilter = {split: options.split, withCases: options.withCases ?? true};
-  let home = ledgerHome(cwd);
+  let home = ledgerHome(cwd, options.zoo);
   if (options.benchmark !== undefined) {
     if (options.benchmark === '') throw new UsageError('The benchmark path is empty, expected a benchmark folder or name');
     const dir = path.resolve(cwd, options.benchmark);
@@ -218,7 +222,7 @@ export async function readRuns(options: ReadRunsOptions = {}): Promise<RunsRepor
 }
 
 /** Where a history is, seen from a folder: the folder, what it is, and the folders whose old ledgers belong to it. */
-export interface LedgerHome {
+interface LedgerHome {
   dir: string;
   scope: LedgerScope;
   /** Benchmark or zoo folders whose own `.arbor/runs.db` (from an earlier arbor) is reported as a stray ledger (never read). */
@@ -227,23 +231,20 @@ export interface LedgerHome {
 
 /**
  * The history `runs` with no benchmark shows, from the working directory:
- * its zoo (found as every zoo-taking command finds it), else the benchmark
- * it is in (its zoo is its parent), else the folder itself. A git repository
- * around any of these holds the ledger at its root (`ledgerRoot`).
+ * its zoo (`zoo`, found by the caller as every zoo-taking command finds it),
+ * else the benchmark it is in (its zoo is its parent), else the folder
+ * itself. A git repository around any of these holds the ledger at its root
+ * (`ledgerRoot`).
  */
-export function ledgerHome(cwd: string): LedgerHome {
+function ledgerHome(cwd: string, zoo?: string): LedgerHome {
   const dir = path.resolve(cwd);
-  let zoo: string | null = null;
-  try {
-    zoo = resolveZoo(undefined, dir).abs;
-  } catch {}
-  if (zoo) return {dir: zoo, scope: 'zoo', folders: [zoo, ...benchmarkFolders(zoo)]};
+  if (zoo) return {dir: path.resolve(zoo), scope: 'zoo', folders: [path.resolve(zoo), ...benchmarkFolders(path.resolve(zoo))]};
   if (['plan.toml', 'eval.sh'].some((file) => existsSync(path.join(dir, file)))) return {dir, scope: 'benchmark', folders: [dir]};
-  return {dir, scope: 'zoo', folders: holdsBenchmarks(dir) ? [dir, ...benchmarkFolders(dir)] : [dir]};
+  return {dir, scope: 'zoo', folders: [dir]};
 }
 
 /** A zoo's visible subfolders (where an earlier arbor kept one ledger per benchmark). */
-export function benchmarkFolders(zoo: string): string[] {
+function benchmarkFolders(zoo: string): string[] {
   try {
     return readdirSync(zoo, {withFileTypes: true})
       .filter((d) => d.isDirectory() && !d.name.startsWith('.') && !d.name.startsWith('_'))

@@ -17,7 +17,7 @@ import {answerAt} from './release.js';
 import {toolResult} from './result.js';
 
 /** The `extra` the SDK hands a tool handler. */
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** Inputs every long tool takes. */
 export const longCallInput = {
@@ -84,7 +84,7 @@ const lastProgressSettleMs = 50;
  * every call then, with no reason, before `connected` turns false): the run
  * goes on for `get_run` or a task of another server.
  */
-export async function awaitRun(ctx: ServerContext, id: number, extra: Extra, background: boolean, connected: () => boolean): Promise<Record<string, unknown>> {
+async function awaitRun(ctx: ServerContext, id: number, extra: Extra, background: boolean, connected: () => boolean): Promise<Record<string, unknown>> {
   const runId = ctx.runs.publicId(id);
   // A sealed run's answer time is fixed at the call: said first, so a client can set its timeout (or poll) by it.
   const at = ctx.runs.view(id)?.answerAt;

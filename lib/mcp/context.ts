@@ -33,10 +33,10 @@ export interface ServerOptions {
 }
 
 /** Seven days: how long an abandoned workspace and an ended run are kept by default. */
-export const defaultKeepMs = 7 * 86_400_000;
+const defaultKeepMs = 7 * 86_400_000;
 
 /** Where submit_test's compares run when not here (lib/run/compare-queue.ts's CompareQueue). */
-export type SealedQueue = Pick<CompareQueue, 'compare' | 'close'>;
+type SealedQueue = Pick<CompareQueue, 'compare' | 'close'>;
 
 /** The state the tools share. */
 export interface ServerContext extends ServerOptions {
@@ -59,7 +59,7 @@ export async function createContext(options: ServerOptions): Promise<ServerConte
 }
 
 /** The zoo's entries (folders holding a plan.toml), sorted. */
-export function entryNames(ctx: ServerContext): string[] {
+function entryNames(ctx: ServerContext): string[] {
   return readdirSync(ctx.zoo, {withFileTypes: true})
     .filter((d) => d.isDirectory() && !isSkippedName(d.name) && existsSync(path.join(ctx.zoo, d.name, 'plan.toml')))
     .map((d) => d.name)

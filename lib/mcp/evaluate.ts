@@ -59,7 +59,7 @@ export function labelArgument(input: {label?: string}): {label?: string} {
 }
 
 /** The cost override of a call. */
-export function costOf(input: {repetitions?: number; maxSeconds?: number}): JobRequest['cost'] {
+function costOf(input: {repetitions?: number; maxSeconds?: number}): JobRequest['cost'] {
   return input.repetitions === undefined && input.maxSeconds === undefined ? undefined : {repetitions: input.repetitions, maxSeconds: input.maxSeconds};
 }
 

@@ -13,8 +13,9 @@ import {toolResult} from './result.js';
  * othersLedgerRuns).
  */
 export async function devHistory(ctx: ServerContext, name?: string) {
-  const {readRuns, summarizeRuns, minimizedBenchmarks} = await import('../ledger/summary.js');
-  const report = await readRuns({benchmark: name === undefined ? undefined : entryDir(ctx, name), split: 'dev', withCases: false, cwd: ctx.zoo, env: ctx.env});
+  const [{readRuns, summarizeRuns, minimizedBenchmarks}, {zooAround}] = await Promise.all([import('../ledger/summary.js'), import('../zoo/list.js')]);
+  const benchmark = name === undefined ? undefined : entryDir(ctx, name);
+  const report = await readRuns({benchmark, split: 'dev', withCases: false, zoo: zooAround(ctx.zoo), cwd: ctx.zoo, env: ctx.env});
   // Read after the ledger: a record made by a run that was still running then has its owner by now, or the run still runs.
   const others = ctx.runs.othersLedgerRuns();
   const runs = report.runs.filter((run) => !others(run));

@@ -15,7 +15,7 @@ import {saltVariable} from '../eval/index.js';
 import {configDir} from '../files.js';
 
 /** Where the server's own salt lives. */
-export function saltFile(env: NodeJS.ProcessEnv): string {
+function saltFile(env: NodeJS.ProcessEnv): string {
   return path.join(configDir(env), 'test-salt');
 }
 

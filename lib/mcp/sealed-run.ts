@@ -70,7 +70,7 @@ export async function verdictOf(report: CompareReport, plan: Plan): Promise<stri
  * machine) is released at the next multiple of it, so a duration can only
  * ever say how many release times passed.
  */
-export async function released(started: number, ms: number, ready: number): Promise<void> {
+async function released(started: number, ms: number, ready: number): Promise<void> {
   const periods = Math.max(1, Math.ceil((ready - started) / ms));
   const wait = started + periods * ms - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));

@@ -53,7 +53,7 @@ async function digestOf(plan: Plan, solution: string): Promise<string> {
 }
 
 /** How long a queued compare may wait for a worker, on top of its entry's time_limit, before its call fails. */
-export const queueWaitSeconds = 900;
+const queueWaitSeconds = 900;
 
 /** The key of a solution's scoring: a second call for it while it is scored follows the first. */
 function scoringKey(planName: string, digest: string): string {

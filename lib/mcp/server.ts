@@ -12,10 +12,7 @@ import {sessionCall} from './session.js';
 import {RunTaskStore, routeTaskCalls, taskCapabilities} from './tasks.js';
 import {registerWorkspace} from './workspace.js';
 
-export {createContext, type ServerContext, type ServerOptions} from './context.js';
-
-/** The tools, in the order an agent uses them (the README's table follows it). */
-export const toolNames = ['list_benchmarks', 'get_benchmark', 'checkout', 'evaluate', 'compare', 'list_runs', 'get_run', 'submit_test'] as const;
+export {createContext, type ServerContext} from './context.js';
 
 /** Each session limit's remainder, in every tool answer (null: no such limit). */
 const remainingSchema = z.object({

@@ -10,7 +10,7 @@ import {isInside, realOrResolved} from './paths.js';
 import {toolResult} from './result.js';
 
 /** Where a checkout goes: `dest` under the workspaces folder (a name or a path inside it), else `<name>-<n>`. */
-export function workspaceTarget(ctx: ServerContext, name: string, dest: string | undefined): string {
+function workspaceTarget(ctx: ServerContext, name: string, dest: string | undefined): string {
   mkdirSync(ctx.workspaces, {recursive: true, mode: 0o700});
   const root = realOrResolved(ctx.workspaces);
   if (dest === undefined) {

@@ -8,10 +8,10 @@
 import {bySplit, type EntryReport, type HistoryPoint} from './model.js';
 
 /** What a series shows; the page picks its style from this and its solution's colour. */
-export type SeriesRole = 'score' | 'interval-lo' | 'interval-hi' | 'calibrate' | 'baseline-lo' | 'baseline-hi';
+type SeriesRole = 'score' | 'interval-lo' | 'interval-hi' | 'calibrate' | 'baseline-lo' | 'baseline-hi';
 
 /** One column of a panel. */
-export interface ChartSeries {
+interface ChartSeries {
   /** The legend's text: the solution's name (`calibrate: name` for calibrate runs). */
   label: string;
   role: SeriesRole;
@@ -28,7 +28,7 @@ export interface ChartSeries {
 }
 
 /** A shaded area between two series (indexes into `series`). */
-export interface ChartBand {
+interface ChartBand {
   upper: number;
   lower: number;
   role: 'interval' | 'baseline';
@@ -72,7 +72,7 @@ type Point = HistoryPoint;
  * grey (the baseline's band is grey). The page's lines and the tables'
  * swatches use the same.
  */
-export const solutionColours = ['#1f6fb4', '#c2410c', '#15803d', '#7e22ce', '#b45309', '#0e7490', '#be185d', '#4d7c0f', '#1e3a8a'] as const;
+const solutionColours = ['#1f6fb4', '#c2410c', '#15803d', '#7e22ce', '#b45309', '#0e7490', '#be185d', '#4d7c0f', '#1e3a8a'] as const;
 
 /** The colour of the solution at `index` (null: the baseline band's grey). */
 export function solutionColour(index: number | null): string {
@@ -87,7 +87,7 @@ export function chartData(entry: Pick<EntryReport, 'history' | 'baselines' | 'so
 }
 
 /** One split's panel: its runs, a series per solution, the baseline's band. */
-export function chartPanel(entry: Pick<EntryReport, 'history' | 'baselines' | 'solutions' | 'metric'>, split: string): ChartPanel {
+function chartPanel(entry: Pick<EntryReport, 'history' | 'baselines' | 'solutions' | 'metric'>, split: string): ChartPanel {
   const history = entry.history.filter((point) => point.split === split);
   const runs = history.map((point) => point.id);
   const scale: ChartAxis['scale'] = entry.metric === 'speedup' && history.some((point) => (point.score ?? 0) > 0) ? 'log' : 'linear';
@@ -172,14 +172,14 @@ export function chartPanel(entry: Pick<EntryReport, 'history' | 'baselines' | 's
 }
 
 /** A run's score as the legend shows it: `1.45 [1.4, 1.5] #8`, `0 failed #7`. */
-export function runSummary(point: Pick<Point, 'id' | 'score' | 'interval' | 'status'>): string {
+function runSummary(point: Pick<Point, 'id' | 'score' | 'interval' | 'status'>): string {
   if (point.score === null) return `error #${point.id}`;
   const interval = point.interval ? ` [${formatValue(point.interval[0])}, ${formatValue(point.interval[1])}]` : '';
   return `${formatValue(point.score)}${interval}${point.status === 'failed' ? ' failed' : ''} #${point.id}`;
 }
 
 /** A value with four significant digits, as the tables print it. */
-export function formatValue(value: number): string {
+function formatValue(value: number): string {
   return Number(value.toPrecision(4)).toString();
 }
 

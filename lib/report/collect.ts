@@ -82,7 +82,7 @@ export async function collectReport(options: CollectOptions = {}): Promise<Repor
 }
 
 /** The zoo's entry folders in name order, as `list` finds them: no files, no `_` or `.` names. */
-export function zooEntries(abs: string, shown: string): string[] {
+function zooEntries(abs: string, shown: string): string[] {
   let dirents;
   try {
     dirents = readdirSync(abs, {withFileTypes: true});

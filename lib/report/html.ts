@@ -26,7 +26,7 @@ export function inlineScript(js: string): string {
 }
 
 /** Style text that cannot end its `<style>` element early. */
-export function inlineStyle(css: string): string {
+function inlineStyle(css: string): string {
   return css.replace(/<\/(style)/gi, '\\3c/$1');
 }
 
@@ -40,17 +40,17 @@ export function jsonForScript(value: unknown): string {
 }
 
 /** A score as the report and `benchmark runs` print it: four significant digits. */
-export function formatNumber(value: number): string {
+function formatNumber(value: number): string {
   return Number(value.toPrecision(4)).toString();
 }
 
 /** What the page script reads: each entry's panels by its index in the page, and the solutions' colours. */
-export interface PageData {
+interface PageData {
   entries: {index: number; name: string; metric: string | null; colours: string[]; chart: ReturnType<typeof chartData>}[];
 }
 
 /** The data the page script reads: each entry's charts, by its index in the page. */
-export function pageData(model: ReportModel): PageData {
+function pageData(model: ReportModel): PageData {
   return {
     entries: model.entries.map((entry, index) => ({
       index,

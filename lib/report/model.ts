@@ -11,7 +11,7 @@ import type {BenchmarkReport, Finding} from '../zoo/lint.js';
 import {formatFinding} from '../zoo/report.js';
 
 /** The splits the report shows, in this order. */
-export const reportSplits = ['dev', 'test'] as const;
+const reportSplits = ['dev', 'test'] as const;
 
 /** An entry's verify outcome: `ok` (maybe with warnings), `failing` (errors), `broken` (not a readable folder). */
 export interface EntryHealth {
@@ -200,7 +200,7 @@ export function entryHealth(verify: BenchmarkReport | {problem: string}): EntryH
 }
 
 /** A ledger run reduced to what the report shows. */
-export function scoredRun(run: LedgerRun): ScoredRun {
+function scoredRun(run: LedgerRun): ScoredRun {
   return {
     id: run.id,
     time: run.time,
@@ -230,7 +230,7 @@ export function splitScores(runs: readonly LedgerRun[], minimize = false): Split
 }
 
 /** The eval and calibrate runs that gave a score, oldest first: the chart's points. */
-export function scoreHistory(runs: readonly LedgerRun[]): HistoryPoint[] {
+function scoreHistory(runs: readonly LedgerRun[]): HistoryPoint[] {
   return runs
     .filter((run): run is LedgerRun & {kind: 'eval' | 'calibrate'} => (run.kind === 'eval' || run.kind === 'calibrate') && run.score !== null)
     .map((run) => ({...scoredRun(run), split: run.split, kind: run.kind}))

@@ -10,7 +10,7 @@ import {ReportError} from './errors.js';
  * Why `file` cannot be the report's destination (its folder is missing or not
  * a folder, or it is a folder itself), or undefined when it can.
  */
-export function outputProblem(file: string): string | undefined {
+function outputProblem(file: string): string | undefined {
   const folder = path.dirname(file);
   try {
     const folderStats = statSync(folder, {throwIfNoEntry: false});

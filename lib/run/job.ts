@@ -25,16 +25,16 @@ import {loadPlan, type Plan, type Split} from '../benchmark/plan.js';
 import type {RunItem} from './targets.js';
 
 /** The `format` every job carries, and the version this arbor writes. */
-export const jobFormat = 'arbor-eval-job';
-export const jobVersion = 4;
+const jobFormat = 'arbor-eval-job';
+const jobVersion = 4;
 /**
  * The versions this arbor reads: 2 (eval jobs only, no `kind`), 3 (no plan digest) and 4. A worker of an
  * older version refuses a newer job, naming both.
  */
-export const readableJobVersions: readonly number[] = [2, 3, 4];
+const readableJobVersions: readonly number[] = [2, 3, 4];
 
 /** One editable file of a job. */
-export interface JobFile {
+interface JobFile {
   /** Relative to the benchmark folder, `/`-separated; an editable path of the plan or a file below one. */
   path: string;
   /** SHA-256 (hex) of the content. */
@@ -208,7 +208,7 @@ async function solutionFile(file: string): Promise<NonNullable<EvalJob['solution
 }
 
 /** The ledger's digest of the editable files under `dir` (missing ones left out), as the eval computes a side's `solutionSha256`. */
-export async function editableDigest(dir: string, editable: readonly string[]): Promise<string> {
+async function editableDigest(dir: string, editable: readonly string[]): Promise<string> {
   const {solutionDigest} = await import('../ledger/digest.js');
   const found: Array<{path: string; bytes: Uint8Array}> = [];
   for (const rel of editable) {

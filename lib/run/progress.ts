@@ -35,7 +35,7 @@ export interface RunDisplay {
 }
 
 /** `m:ss`, or `h:mm:ss` past an hour. */
-export function formatDuration(seconds: number): string {
+function formatDuration(seconds: number): string {
   const whole = Math.max(0, Math.round(seconds));
   const h = Math.floor(whole / 3600);
   const m = Math.floor((whole % 3600) / 60);
@@ -44,7 +44,7 @@ export function formatDuration(seconds: number): string {
 }
 
 /** What is left, from the pace so far: elapsed x remaining / done (null before the first eval is done). */
-export function estimateLeft(elapsed: number, done: number, total: number): number | null {
+function estimateLeft(elapsed: number, done: number, total: number): number | null {
   return done === 0 ? null : (elapsed * (total - done)) / done;
 }
 

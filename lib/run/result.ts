@@ -10,7 +10,7 @@ import type {EvalReport} from '../eval/index.js';
 import type {RunItem} from './targets.js';
 
 /** `ok`: scored; `failed`: scored 0.0 because the solution failed (see `failure`); `error`: no score (the harness failed, or a worker refused the job). */
-export type RunResultStatus = 'ok' | 'failed' | 'error';
+type RunResultStatus = 'ok' | 'failed' | 'error';
 
 /** One eval's outcome (an element of `--json`'s `results`). */
 export interface RunResult {
@@ -96,7 +96,7 @@ export function describeFailure(error: unknown): string {
 
 /**
  * Put an eval report on record in the ledger exactly as `arbor benchmark
- * eval` does (recordEval), with the plan the job was made under (`plan`, the
+ * eval` does (recordEvalRun), with the plan the job was made under (`plan`, the
  * submitter's, read once), else the plan read from the entry's own folder.
  * Returns the run's id (null when the ledger could not be written) and the
  * warnings to show.

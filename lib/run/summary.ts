@@ -16,12 +16,12 @@ export interface RunDocument {
 }
 
 /** A score to 4 significant digits ("–" without one). */
-export function formatScoreValue(score: number | null): string {
+function formatScoreValue(score: number | null): string {
   return score === null ? '–' : Number(score.toPrecision(4)).toString();
 }
 
 /** The interval cell: `[lo, hi]`, or "–" when the eval gave none. */
-export function formatInterval(ci: [number, number] | null): string {
+function formatInterval(ci: [number, number] | null): string {
   return ci ? `[${formatScoreValue(ci[0])}, ${formatScoreValue(ci[1])}]` : '–';
 }
 
@@ -31,7 +31,7 @@ export function formatScoreCell(result: Pick<RunResult, 'score' | 'ci'>): string
 }
 
 /** How many results have each status. */
-export function countStatuses(results: readonly RunResult[]): RunDocument['counts'] {
+function countStatuses(results: readonly RunResult[]): RunDocument['counts'] {
   const counts = {ok: 0, failed: 0, error: 0};
   for (const result of results) counts[result.status]++;
   return counts;

@@ -36,9 +36,9 @@ import {describeFailure} from './result.js';
 import type {JobAnswer, JobReturn} from './submit.js';
 
 /** The stalled-job interval (s) when none is given: BullMQ's own default. */
-export const defaultStalledSeconds = 30;
+const defaultStalledSeconds = 30;
 /** The environment variable setting it. */
-export const stalledVariable = 'ARBOR_QUEUE_STALLED_SECONDS';
+const stalledVariable = 'ARBOR_QUEUE_STALLED_SECONDS';
 
 /** Options of startWorker. */
 export interface QueueWorkerOptions {

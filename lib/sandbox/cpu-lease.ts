@@ -80,7 +80,7 @@ export function leaseFolder(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The folder an eval leases in when `folder` cannot be trusted: its user's own, next to it. */
-export function privateLeaseFolder(folder: string): string {
+function privateLeaseFolder(folder: string): string {
   return `${path.resolve(folder)}-${myUid()}`;
 }
 
@@ -277,7 +277,7 @@ export async function tryLease(folder: string, cpu: number): Promise<CpuLease | 
  * process: a holder is a process whose descriptor carries the lock (its fdinfo
  * lists it), looked for among all processes when the named one is not.
  */
-export function lockHolders(keys: readonly string[]): Map<string, Set<number | undefined>> {
+function lockHolders(keys: readonly string[]): Map<string, Set<number | undefined>> {
   const wanted = new Set(keys);
   const lockers = new Map<string, Set<number>>();
   let locks = '';

@@ -64,7 +64,7 @@ export function valgrindArguments(folder: string, runId: string): string[] {
 export const counterEnvironment: Record<string, string> = {PYTHONHASHSEED: '0'};
 
 /** One case's count. */
-export interface CaseCount {
+interface CaseCount {
   /** Instructions executed in the case (Ir of its `case-<i>/<hh>` part). */
   instructions: number;
   /** Basic blocks executed in the case (from the log's dump positions). */
@@ -102,7 +102,7 @@ export interface CountInput {
  * between). More means a part was rewritten to hide a case's count there (the
  * margin covers a thread that valgrind's scheduler might run in between).
  */
-export const maxOpenInstructions = 10_000;
+const maxOpenInstructions = 10_000;
 
 /**
  * Under the instructions clock, a case whose instruction speedup is more than
@@ -142,7 +142,7 @@ export function crossCheck(reference: CaseCost, solution: CaseCost): string | un
  * 1.026 measured); a count moved from one case's part to another's, which the
  * sum of the parts does not show, changes both.
  */
-export const maxBlockLengthSpread = 3;
+const maxBlockLengthSpread = 3;
 
 /** One line of valgrind's log that matters, with its position. */
 interface LogEvent {

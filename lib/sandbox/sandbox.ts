@@ -76,7 +76,7 @@ export interface Confinement {
 }
 
 /** The file descriptor bwrap reads the seccomp program from. */
-export const seccompFd = 5;
+const seccompFd = 5;
 
 /** Per-run uids and gids are drawn from here: far above any account, so a run's uid is nobody's. */
 const ownUidRange = {from: 0x60000000, size: 0x10000000};
@@ -101,7 +101,7 @@ export function openToRuns(roots: string[]): void {
 }
 
 /** A fresh uid (also the gid) for one run. */
-export function runUid(): number {
+function runUid(): number {
   return ownUidRange.from + randomInt(ownUidRange.size);
 }
 
@@ -188,13 +188,13 @@ const threadVariables = ['OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THR
  * and its noisiest part (kernel time bound by memory bandwidth). Kept, the
  * memory the untimed warm-up case grew is reused by the timed ones.
  */
-export const allocatorTunables = `glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=${2n ** 64n - 1n}`;
+const allocatorTunables = `glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=${2n ** 64n - 1n}`;
 
 /**
  * The environment of every run: an allow-list, never the caller's environment
  * (which may hold ARBOR_TEST_SALT and other secrets).
  */
-export function runEnvironment(python: PythonInstall, home: string): NodeJS.ProcessEnv {
+function runEnvironment(python: PythonInstall, home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     PATH: [path.dirname(python.executable), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
     HOME: home,
@@ -384,7 +384,7 @@ export function confinementFor(
 }
 
 /** The bwrap arguments that build a run's sandbox, up to the command; `uid` when the run drops to a uid of its own. */
-export function bwrapArguments(
+function bwrapArguments(
   bwrap: string,
   python: PythonInstall,
   mounts: RunMounts,

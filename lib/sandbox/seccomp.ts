@@ -98,7 +98,7 @@ export const deniedSyscalls: readonly string[] = [
  * argument's low 32 only: an int is compared through `mask: 0xffffffff`, or a
  * value with high bits set would pass the filter and still mean `value`.
  */
-export interface ArgumentRule {
+interface ArgumentRule {
   syscall: string;
   arg: number;
   op: 'eq' | 'masked_eq';
@@ -119,7 +119,7 @@ const RWF_NOWAIT = 0x8;
  * mapping it drops only this process's page table entries, never the cached
  * pages, so it says and changes nothing another run can see.
  */
-export const argumentRules: readonly ArgumentRule[] = [
+const argumentRules: readonly ArgumentRule[] = [
   {syscall: 'madvise', arg: 2, op: 'masked_eq', mask: 0xffffffff, value: MADV_COLD},
   {syscall: 'madvise', arg: 2, op: 'masked_eq', mask: 0xffffffff, value: MADV_PAGEOUT},
   // The flags are the sixth argument (fd, iov, iovcnt, pos_l, pos_h, flags) on every architecture.
@@ -132,13 +132,13 @@ export const argumentRules: readonly ArgumentRule[] = [
  * resolve their names: used on x86_64 and arm64 (one table of numbers for new
  * syscalls since Linux 5.1) where libseccomp does not know the name.
  */
-export const syscallNumbers: Readonly<Record<string, number>> = {cachestat: 451};
+const syscallNumbers: Readonly<Record<string, number>> = {cachestat: 451};
 
 /** Syscalls that fail with ENOSYS: clone3's flags are in memory a filter cannot read, and libc falls back to clone. */
 export const enosysSyscalls: readonly string[] = ['clone3'];
 
 /** clone fails with EPERM when it asks for any of these: a new mount, cgroup, UTS, IPC, user, PID, network or time namespace. */
-export const namespaceCloneFlags = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x00000080;
+const namespaceCloneFlags = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x00000080;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 

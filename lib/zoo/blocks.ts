@@ -27,7 +27,10 @@ import type {Event, ParseContext, Point as TokenPoint} from 'micromark-util-type
 import type {Heading, Nodes, Parent, Root, Text} from 'mdast';
 import type {Point} from 'unist';
 
-/** The inline constructs `parseBlocks` disables (block structure does not depend on them). */
+/**
+ * The inline constructs `parseBlocks` disables (block structure does not depend on them).
+ * @public read through outline.ts's micromarkBlocks (a createRequire, which knip does not follow)
+ */
 export const inlineConstructs = [
   'attention',
   'autolink',
@@ -87,6 +90,7 @@ const point = (p: TokenPoint): Point => ({line: p.line, column: p.column, offset
  * Parse the block structure of `text` into a lean mdast tree (see the module
  * comment). With `paragraphText: false` paragraphs have no children (their
  * text is not tokenized), which saves a quarter of the work.
+ * @public called through outline.ts's micromarkBlocks (a createRequire, which knip does not follow)
  */
 export function parseBlockTree(source: string, {paragraphText = true}: {paragraphText?: boolean} = {}): Root {
   // micromark drops one byte order mark before it counts offsets, as remark does: offsets

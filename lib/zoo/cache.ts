@@ -12,7 +12,7 @@ import path from 'node:path';
 /** Bump when the shape or meaning of cached results changes. */
 const cacheFormat = 9;
 /** Files touched this recently before being read are not cached. */
-export const racyMs = 100;
+const racyMs = 100;
 
 export {cacheDir} from '../files.js';
 

@@ -33,7 +33,7 @@ export interface CheckoutResult {
 }
 
 /** Find the benchmark folder: a path, or a name inside `./arbor-zoo` or `./zoo`. */
-export function resolveBenchmark(benchmark: string, cwd: string): string {
+function resolveBenchmark(benchmark: string, cwd: string): string {
   const direct = path.resolve(cwd, benchmark);
   const candidates = [direct];
   if (!benchmark.includes('/') && !benchmark.includes(path.sep))
@@ -113,7 +113,7 @@ function countFiles(dir: string): number {
 }
 
 /** The placeholder folder in a checkout's test folder: the eval reads it as a work directory and stops on its manifest. */
-export const sealedPlaceholder = 'SEALED';
+const sealedPlaceholder = 'SEALED';
 
 /**
  * Put the placeholder where the test data was, and derive the checkout's lock

@@ -51,7 +51,7 @@ export function refuseUnlessEmptyFolder(target: string, shown: string, action: s
  * author's runs, such as a 33x solution's score and digest, and how often the
  * test split was scored).
  */
-export const junkNames: ReadonlySet<string> = new Set([
+const junkNames: ReadonlySet<string> = new Set([
   '.arbor',
   'node_modules',
   '__pycache__',

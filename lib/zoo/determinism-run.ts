@@ -12,8 +12,6 @@ import path from 'node:path';
 import {readBundle, type Bundle} from '../bundle/bundle.js';
 import {parsePoint} from '../bundle/point.js';
 import {planFromText, splits, type Plan} from '../benchmark/plan.js';
-import {evalEnvironment} from '../secrets.js';
-import type {ReferenceDifference} from '../eval/index.js';
 import {
   cachedDeterminism,
   checksReference,
@@ -21,13 +19,12 @@ import {
   determinismTargets,
   differenceMessage,
   firstDifference,
-  fix,
   makeInChild,
   storeDeterminism,
   type DeterminismOutcome,
   type DeterminismProblem,
   type DeterminismTarget,
-  type ReferenceCheck,
+  type ReferenceChecker,
 } from './determinism.js';
 
 /** Options of `checkDeterminism`. */
@@ -42,8 +39,13 @@ export interface DeterminismOptions {
   shown?: string;
   /** The benchmark folder as the user names it (default its absolute path). */
   shownRoot?: string;
-  /** Run the plan's reference twice on the same cases (speedup plans; default true). */
+  /** Run the plan's reference twice on the same cases (speedup plans; default true, when `checkReference` is given). */
   reference?: boolean;
+  /**
+   * What runs the reference twice: lib/eval's `checkReference`, handed in by the caller above the eval
+   * (the zoo sits below it). Without it the reference is left out, as with `reference: false`.
+   */
+  checkReference?: ReferenceChecker;
   /** Told while the reference check waits for a CPU lease (other evals hold every CPU), so a caller can say why nothing moves. */
   onWait?: (text: string) => void;
 }
@@ -70,7 +72,7 @@ export async function freshDeterminism(root: string, dir: string, options: Deter
 }
 
 /** Make every target twice in fresh processes and compare the bytes; stores a conclusive outcome in the cache. */
-export async function checkDeterminism(plan: Plan, bundle: Bundle, options: DeterminismOptions = {}): Promise<DeterminismOutcome> {
+async function checkDeterminism(plan: Plan, bundle: Bundle, options: DeterminismOptions = {}): Promise<DeterminismOutcome> {
   const env = options.env ?? process.env;
   const targets = determinismTargets(plan);
   const started = performance.now();
@@ -110,79 +112,23 @@ export async function checkDeterminism(plan: Plan, bundle: Bundle, options: Dete
   }
   outcome.seconds = Math.round((performance.now() - started) / 10) / 100;
   // The reference runs on cases the bundle makes: only once every make worked.
-  if (options.reference !== false && checksReference(plan) && plan.dev.seeds.length > 0 && outcome.conclusive) {
+  const checkReference = options.reference === false ? undefined : options.checkReference;
+  if (checkReference && checksReference(plan) && plan.dev.seeds.length > 0 && outcome.conclusive) {
     // A pass is reused for the same bytes (bundle, plan, reference, arbor): the reference's eval costs seconds.
     const cached = cachedDeterminism(bundle, plan, env).outcome;
     const passed = cached?.reference?.conclusive === true && !cached.problems.some((problem) => problem.of === 'reference');
     outcome.reference = passed
       ? {conclusive: true, seconds: 0, reused: true}
-      : await checkReference(plan, outcome.problems, env, options.shownRoot ?? plan.dir, options.onWait);
+      : await checkReference({
+          plan,
+          problems: outcome.problems,
+          env,
+          shown: options.shownRoot ?? plan.dir,
+          ...(options.onWait ? {onWait: options.onWait} : {}),
+        });
   }
   if (options.store !== false) storeDeterminism(outcome, env);
   return outcome;
-}
-
-/**
- * The reference check: a one-repetition dev eval whose solution is the plan's reference, so the
- * reference and its copy each answer the same cases in fresh sandboxed runs, compared byte for byte
- * (EvalOptions.compareWithReference). The reference's answers must pass the verifier too.
- */
-async function checkReference(
-  plan: Plan,
-  problems: DeterminismProblem[],
-  env: NodeJS.ProcessEnv,
-  shown: string,
-  onWait?: (text: string) => void,
-): Promise<ReferenceCheck> {
-  const started = performance.now();
-  const seconds = () => Math.round((performance.now() - started) / 10) / 100;
-  const reference = path.relative(plan.dir, plan.reference!);
-  const {runEval} = await import('../eval/index.js');
-  let report;
-  try {
-    report = await runEval({
-      benchmark: plan.dir,
-      split: 'dev',
-      solution: plan.reference!,
-      env: evalEnvironment(env),
-      planOverride: {repetitions: 1, maxSeconds: 0},
-      compareWithReference: true,
-      beforeLock: true,
-      ...(onWait ? {onProgress: (kind: 'line' | 'status', text: string) => kind === 'line' && text.startsWith('waiting') && onWait(text)} : {}),
-    });
-  } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).replace(/^arbor: /, '');
-    problems.push({
-      of: 'reference',
-      message: `the reference ${reference} could not be run twice on the same cases, so it is not shown to answer the same bytes twice: ${message} (run \`arbor benchmark eval ${shown} --solution ${path.join(shown, reference)}\`)`,
-    });
-    return {conclusive: false, seconds: seconds()};
-  }
-  // One problem per point: its first difference, and how many other cases differed.
-  const byPoint = new Map<string, ReferenceDifference[]>();
-  for (const difference of report.referenceDifferences ?? []) {
-    const key = JSON.stringify(difference.point);
-    byPoint.set(key, [...(byPoint.get(key) ?? []), difference]);
-  }
-  for (const [point, [difference, ...others]] of byPoint) {
-    const seed = difference!.seed === undefined ? `case ${difference!.case}` : `seed ${difference!.seed}`;
-    const how =
-      difference!.offset < 0
-        ? `answered \`${difference!.result}\` in only one of them`
-        : `answered \`${difference!.result}\` with bytes that differ from offset ${difference!.offset}`;
-    const more = others.length ? ` (and ${others.length} other case${others.length > 1 ? 's' : ''})` : '';
-    problems.push({
-      of: 'reference',
-      message: `the reference ${reference} is not deterministic: point ${point} ${seed}: two fresh runs on the same case ${how}${more} (${fix('expected', reference.endsWith('.py'))})`,
-    });
-  }
-  if (!report.referenceDifferences?.length && report.score === 0 && report.failure) {
-    problems.push({
-      of: 'reference',
-      message: `the reference ${reference} fails an eval of itself (its copy as the solution, on the same cases): ${report.failure} (run \`arbor benchmark eval ${shown} --solution ${path.join(shown, reference)}\`)`,
-    });
-  }
-  return {conclusive: true, seconds: seconds()};
 }
 
 /** The first difference between two makes of the same target, as a problem; undefined when they are byte-identical. */

@@ -49,6 +49,22 @@ export interface ReferenceCheck {
   reused?: boolean;
 }
 
+/** What a reference check is asked: the plan, where its problems go, the environment (secrets are removed) and the folder as the user names it. */
+export interface ReferenceRequest {
+  plan: Plan;
+  problems: DeterminismProblem[];
+  env: NodeJS.ProcessEnv;
+  shown: string;
+  /** Told while the eval waits for a CPU lease. */
+  onWait?: (text: string) => void;
+}
+
+/**
+ * What runs the reference check: an eval, which sits above the zoo (docs/architecture.md, rule b),
+ * so the caller hands lib/eval's `checkReference` in and the zoo never imports the eval.
+ */
+export type ReferenceChecker = (request: ReferenceRequest) => Promise<ReferenceCheck>;
+
 /** What the check found for one bundle and plan. */
 export interface DeterminismOutcome {
   /** The bundle's signature fingerprint. */
@@ -90,7 +106,7 @@ export function determinismTargets(plan: Plan): DeterminismTarget[] {
 }
 
 /** The files of the bundle folder (relative, `/`-separated, sorted) with their SHA-256. */
-export function bundleFiles(dir: string, source: TreeSource = fileSystem): Array<[string, string]> {
+function bundleFiles(dir: string, source: TreeSource = fileSystem): Array<[string, string]> {
   const files: Array<[string, string]> = [];
   const visit = (rel: string): void => {
     const file = path.join(dir, rel);
@@ -129,7 +145,7 @@ export function bundleFiles(dir: string, source: TreeSource = fileSystem): Array
  * The files besides the bundle's that the check depends on: plan.toml and, for a speedup plan, its
  * reference (relative to the benchmark folder, with their SHA-256), since the reference is run too.
  */
-export function planFiles(plan: Plan, source: TreeSource = fileSystem): Array<[string, string]> {
+function planFiles(plan: Plan, source: TreeSource = fileSystem): Array<[string, string]> {
   const names = ['plan.toml', ...(plan.metric === 'speedup' && plan.reference ? [path.relative(plan.dir, plan.reference)] : [])];
   return names.map((name) => {
     try {
@@ -164,7 +180,7 @@ export function determinismKey(
 }
 
 /** The cache file of a key: `<cache>/determinism/<fingerprint hex, 16>-<key, 32>.json`. */
-export function determinismCacheFile(fingerprint: string, key: string, env: NodeJS.ProcessEnv = process.env): string {
+function determinismCacheFile(fingerprint: string, key: string, env: NodeJS.ProcessEnv = process.env): string {
   const hex = fingerprint.replace(/^sha256:/, '').slice(0, 16) || 'none';
   return path.join(cacheDir(env), 'determinism', `${hex}-${key.slice(0, 32)}.json`);
 }

@@ -2,7 +2,7 @@
 import {simpleGit} from 'simple-git';
 
 /** The identity used when neither the repository nor the user configured one. */
-export const fallbackIdentity = {name: 'arbor', email: 'arbor@localhost'} as const;
+const fallbackIdentity = {name: 'arbor', email: 'arbor@localhost'} as const;
 
 /** `git init` in `cwd`, set a local identity if none is configured, add everything and commit. */
 export async function initAndCommit(cwd: string, message: string): Promise<{commit: string; identitySet: boolean}> {

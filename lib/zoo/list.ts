@@ -66,7 +66,7 @@ export function isSkippedName(name: string): boolean {
 }
 
 /** Whether `dir` holds at least one benchmark folder (a visible subfolder with a plan.toml or an eval.sh). */
-export function holdsBenchmarks(dir: string): boolean {
+function holdsBenchmarks(dir: string): boolean {
   let dirents;
   try {
     dirents = readdirSync(dir, {withFileTypes: true});
@@ -115,6 +115,19 @@ export function resolveZoo(zoo: string | undefined, cwd: string, command = 'list
     `No zoo found: neither \`./arbor-zoo\` nor \`./zoo\` exists and this folder holds no benchmark folders; pass the zoo folder, e.g. \`arbor benchmark ${command} path/to/zoo\``,
     'not-found',
   );
+}
+
+/**
+ * The zoo a folder is in, for the ledger's history (`readRuns`' `zoo`): `resolveZoo`'s default, or
+ * the folder itself when it holds benchmark folders; undefined when there is none (no error: the
+ * history is then a benchmark's or the folder's).
+ */
+export function zooAround(cwd: string): string | undefined {
+  try {
+    return resolveZoo(undefined, cwd).abs;
+  } catch {
+    return holdsBenchmarks(cwd) ? path.resolve(cwd) : undefined;
+  }
 }
 
 /** What the driver posts: the start, batches of rows, then the summary or the error. */
@@ -371,6 +384,7 @@ const cores = () => (typeof os.availableParallelism === 'function' ? os.availabl
  * folders took 1.18x the CPU and 1.17x the wall time inline did. Starting a worker costs about
  * as much as verifying a few dozen folders, and each holds its own parser heap, so the pool stays
  * small. `ARBOR_LIST_WORKERS` overrides it (0 = inline).
+ * @public read by test/zoo/list.test.ts through the built file
  */
 export function defaultWorkers(env: NodeJS.ProcessEnv = process.env, available: number = cores()): number {
   const forced = env.ARBOR_LIST_WORKERS;

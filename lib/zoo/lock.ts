@@ -9,6 +9,7 @@ import path from 'node:path';
 import {computeLock, lockDifference, readLock, writeLock} from '../benchmark/lock.js';
 import {loadPlan} from '../benchmark/plan.js';
 import {freshDeterminism} from './determinism-run.js';
+import type {ReferenceChecker} from './determinism.js';
 import {type Finding, verifyBenchmark} from './lint.js';
 import {rules, runnableRuleIds} from './rules/index.js';
 
@@ -34,6 +35,8 @@ export async function lockBenchmark(
     check?: boolean;
     cwd?: string;
     reference?: boolean;
+    /** What runs the reference twice (lib/eval's `checkReference`, handed in from above the eval); without it the reference is left out. */
+    checkReference?: ReferenceChecker;
     /** Determinism was shown elsewhere, in a sandbox (the AlgoTune importer's inspection): no bundle code runs here, the file rules alone refuse. */
     determinismShown?: boolean;
   } = {},
@@ -42,7 +45,10 @@ export async function lockBenchmark(
   // A folder without plan.toml is a usage error, as before (loadPlan says so).
   // Before it vouches for the bundle, lock makes its cases twice (bundle-deterministic) and runs a speedup plan's
   // reference twice on the same cases (reference-deterministic; `reference: false` leaves that out); --check only compares hashes.
-  const determinism = options.check || options.determinismShown ? undefined : await freshDeterminism(abs, dir, {reference: options.reference});
+  const determinism =
+    options.check || options.determinismShown
+      ? undefined
+      : await freshDeterminism(abs, dir, {reference: options.reference, ...(options.checkReference ? {checkReference: options.checkReference} : {})});
   const report = await verifyBenchmark(dir, {root: abs, rules: options.determinismShown ? fileRules : refusingRules, ...(determinism ? {determinism} : {})});
   const findings = report.findings.filter((finding) => finding.severity === 'error');
   if (findings.length > 0 && !options.check) return {dir, files: 0, status: 'refused', findings};

@@ -189,7 +189,10 @@ const headingLine = /^#{1,6}(?:[ \t][^\n]*)?$/;
 /** An ASCII letter. */
 const isLetter = (c: number) => (c | 32) >= 97 && (c | 32) <= 122;
 
-/** Whether `parseOutline` reads `text` line by line, without markdown-it (see `notSimple`). */
+/**
+ * Whether `parseOutline` reads `text` line by line, without markdown-it (see `notSimple`).
+ * @public read by test/zoo/blocks.test.ts through the built file
+ */
 export function isSimpleDocument(source: string): boolean {
   return parseOutline(source, {simpleOnly: true}).children.length > 0 || /^[ \t\n]*$/.test(source.replace(/^\ufeff/, ''));
 }

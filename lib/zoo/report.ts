@@ -48,7 +48,7 @@ export function verifyJson(result: VerifyResult): object {
  * Width of the list's status column: `ok`, `N error(s)` up to `99 errors`. Fixed, so a row can
  * be printed as soon as it is decided; a longer status (`broken: …`) pushes the title along.
  */
-export const listStatusWidth = 9;
+const listStatusWidth = 9;
 
 /** One row of the list table: name (padded to `nameWidth`), status, first prose line (cut to `width`). */
 export function formatListRow(e: ListEntry, nameWidth: number, width = 100): string {
@@ -75,7 +75,10 @@ export function formatListEnd(summary: Pick<ListSummary, 'zoo' | 'skipped' | 'to
   return `${plural(summary.total, 'benchmark')} in ${summary.zoo}: ${parts.join(', ')}`;
 }
 
-/** The list table: name, status, first prose line; then a count line (what the CLI streams). */
+/**
+ * The list table: name, status, first prose line; then a count line (what the CLI streams).
+ * @public the zoo's surface (index.ts); read by test/zoo/list.test.ts through the built file
+ */
 export function formatList(result: ListResult, width = 100): string {
   let nameWidth = 0;
   for (const e of result.benchmarks) if (e.name.length > nameWidth) nameWidth = e.name.length;
@@ -85,7 +88,10 @@ export function formatList(result: ListResult, width = 100): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** The list JSON shape (documented in the README). */
+/**
+ * The list JSON shape (documented in the README).
+ * @public the zoo's surface (index.ts); read by test/zoo/list.test.ts through the built file
+ */
 export function listJson(result: ListResult): object {
   return {zoo: result.zoo, benchmarks: result.benchmarks, skipped: result.skipped};
 }
@@ -100,7 +106,10 @@ export const listJsonText = {
   tail: (rows: number, skipped: string[]) => `${rows ? '\n  ' : ''}],\n  "skipped": ${JSON.stringify(skipped, null, 2).replace(/\n/g, '\n  ')}\n}\n`,
 };
 
-/** The rule table as markdown (docs/commands.md's lint rules table is generated from this). */
+/**
+ * The rule table as markdown (docs/commands.md's lint rules table is generated from this).
+ * @public the zoo's surface (index.ts); test/zoo/readme.test.ts checks docs/commands.md's rules table against it
+ */
 export function rulesMarkdown(rules: readonly Rule[]): string {
   const rows = rules.map((r) => `| \`${r.id}\` | ${r.severity} | ${r.description.replace(/\|/g, '\\|')} |`);
   return ['| rule | severity | checks |', '| --- | --- | --- |', ...rows].join('\n');

@@ -75,7 +75,7 @@ export function runnableOf(ctx: RuleContext): Runnable {
 }
 
 /** The command that prints a bundle's fingerprint into its marker, as an author pastes it. */
-export function fingerprintFix(dir: string, bundleRel: string): string {
+function fingerprintFix(dir: string, bundleRel: string): string {
   return `arbor bundle ${path.join(dir, bundleRel)} fingerprint --write`;
 }
 

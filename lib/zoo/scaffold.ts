@@ -21,12 +21,12 @@ import {findPlaceholders} from './rules/placeholder.js';
 import {templatesRoot} from './templates.js';
 import {describeFsError, kindOf} from './text.js';
 
-export const STYLES = ['light', 'zoo'] as const;
-export const ENTRYPOINTS = ['eval.sh', 'eval.py'] as const;
-export const DIRECTIONS = ['maximize', 'minimize'] as const;
-export const SPLIT_KINDS = ['seed_range', 'path'] as const;
-export const METRICS = ['speedup', 'accuracy'] as const;
-export const BUNDLE_LANGS = ['js', 'py'] as const;
+const STYLES = ['light', 'zoo'] as const;
+const ENTRYPOINTS = ['eval.sh', 'eval.py'] as const;
+const DIRECTIONS = ['maximize', 'minimize'] as const;
+const SPLIT_KINDS = ['seed_range', 'path'] as const;
+const METRICS = ['speedup', 'accuracy'] as const;
+const BUNDLE_LANGS = ['js', 'py'] as const;
 
 /** Options of `scaffoldBenchmark`; each has the CLI flag's name and default. */
 export interface ScaffoldOptions {
@@ -83,11 +83,6 @@ export interface ScaffoldResult {
   lockStale: boolean;
   /** Placeholders left to fill in the files written: file and line. */
   placeholders: {file: string; line: number; text: string}[];
-}
-
-/** The styles scaffold offers. */
-export function templateStyles(): string[] {
-  return [...STYLES];
 }
 
 /** Files an agent must never be able to edit. */
@@ -233,7 +228,7 @@ function chooseFills(
 }
 
 /** The file that remembers which template files a folder has had (see `withheld`). */
-export const MEMORY = '.arbor-scaffold';
+const MEMORY = '.arbor-scaffold';
 
 /** What the lock protects among the template files: adding one makes an existing lock stale. */
 const LOCK_PROTECTED = /^(?:plan\.toml|eval\.sh|eval\.py|reference\.py|(?:bundle|data)\/.*)$/;
@@ -318,7 +313,7 @@ function checkEditable(files: string[]): string[] {
  * arbor's own repository, whose entrypoint finds it from its own folder (and whose path would
  * be one machine's checkout, wrong in every other clone).
  */
-export function recordedArbor(arborCli: string, target: string): string {
+function recordedArbor(arborCli: string, target: string): string {
   const repository = path.resolve(arborCli, '../../..');
   if (!arborCli || path.resolve(arborCli) !== path.join(repository, 'dist/cli/index.js') || !isArborRoot(repository)) return arborCli;
   const inside = path.relative(repository, path.resolve(target));

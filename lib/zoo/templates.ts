@@ -15,7 +15,7 @@ export function templatesRoot(): string {
 const textExtensions = new Set(['.md', '.txt', '.py', '.sh', '.toml', '.mjs', '.js', '.cjs', '.json', '.yaml', '.yml', '.cfg', '.ini']);
 
 /** Whether a file name looks like text the scaffold fills in. */
-export function isTextName(name: string): boolean {
+function isTextName(name: string): boolean {
   return textExtensions.has(path.extname(name).toLowerCase());
 }
 

@@ -130,7 +130,7 @@ export function decodeUtf8(bytes: Uint8Array): LoadedFile {
 }
 
 /** Byte offset of the first byte that is not part of a valid UTF-8 sequence. */
-export function firstInvalidUtf8(bytes: Uint8Array): number {
+function firstInvalidUtf8(bytes: Uint8Array): number {
   let i = 0;
   while (i < bytes.length) {
     const b = bytes[i]!;

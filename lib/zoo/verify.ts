@@ -2,6 +2,7 @@
 import {statSync} from 'node:fs';
 import path from 'node:path';
 import {freshDeterminism} from './determinism-run.js';
+import type {ReferenceChecker} from './determinism.js';
 import {type BenchmarkReport, loadParser, verifyBenchmarkSync} from './lint.js';
 import {describeFsError, kindOf} from './text.js';
 
@@ -23,12 +24,13 @@ export interface VerifyResult {
 /**
  * Verify every folder of `dirs` (relative to `cwd`), in the order given. With `determinism` (what
  * `arbor benchmark verify` asks), a folder with a plan is first checked for determinism: its bundle's
- * cases made twice in fresh processes (determinism-run.ts); without it, `bundle-deterministic`
+ * cases made twice in fresh processes (determinism-run.ts), and with `checkReference` (lib/eval's,
+ * handed in from above the eval) a speedup plan's reference run twice; without it, `bundle-deterministic`
  * reports only an outcome cached by an earlier verify or lock, as in list (a zoo's report).
  */
 export async function verifyBenchmarks(
   dirs: readonly string[],
-  options: {cwd?: string; determinism?: boolean; onWait?: (dir: string, text: string) => void} = {},
+  options: {cwd?: string; determinism?: boolean; checkReference?: ReferenceChecker; onWait?: (dir: string, text: string) => void} = {},
 ): Promise<VerifyResult> {
   const cwd = options.cwd ?? process.cwd();
   const parse = await loadParser();
@@ -42,7 +44,11 @@ export async function verifyBenchmarks(
     }
     const root = path.resolve(cwd, dir);
     const onWait = options.onWait;
-    const determinism = options.determinism ? await freshDeterminism(root, dir, onWait ? {onWait: (text) => onWait(dir, text)} : {}) : undefined;
+    const fresh = {
+      ...(options.checkReference ? {checkReference: options.checkReference} : {}),
+      ...(onWait ? {onWait: (text: string) => onWait(dir, text)} : {}),
+    };
+    const determinism = options.determinism ? await freshDeterminism(root, dir, fresh) : undefined;
     const report = verifyBenchmarkSync(dir, parse, {cwd, ...(determinism ? {determinism} : {})});
     result.benchmarks.push(report);
     result.errors += report.errors;
@@ -52,7 +58,7 @@ export async function verifyBenchmarks(
 }
 
 /** Why `abs` is not a usable folder, or undefined when it is one. */
-export function folderProblem(abs: string): string | undefined {
+function folderProblem(abs: string): string | undefined {
   try {
     const stats = statSync(abs, {throwIfNoEntry: false});
     if (!stats) return 'does not exist';

@@ -16,8 +16,8 @@ import {fileURLToPath} from 'node:url';
 import {target} from './targets.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const {detectSteps} = await import(path.join(root, 'dist/lib/ledger/changes.js'));
-const {generator} = await import(path.join(root, 'dist/lib/eval/stats.js'));
+const {detectSteps} = await import(path.join(root, 'dist/lib/stats/steps.js'));
+const {generator} = await import(path.join(root, 'dist/lib/stats/speed.js'));
 const series = Number(process.env.BENCH_CHANGES_SERIES ?? 2000);
 const stepSize = 0.05;
 const after = 3;

@@ -1,7 +1,7 @@
 /** Runs the op lists of lib/bundle/vectors/stream.json (and the Python cross-check) on the TypeScript stream. */
 import {Stream, tensorBytes, type IntType, type Tensor} from '../../dist/lib/index.js';
 
-export type Op = [string, ...(string | number)[]];
+type Op = [string, ...(string | number)[]];
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 
@@ -18,7 +18,7 @@ function f32hex(x: number): string {
 }
 
 /** One op's result in the vectors' text form. */
-export function runOp(stream: Stream, op: Op): string {
+function runOp(stream: Stream, op: Op): string {
   const [name, ...args] = op;
   switch (name) {
     case 'bytes':

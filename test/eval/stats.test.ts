@@ -18,7 +18,7 @@ import {
   speedScore,
   stoppingHalfWidths,
   type PointRatios,
-} from '../../lib/eval/stats.js';
+} from '../../lib/stats/index.js';
 import {closingLine, precisionMissed} from '../../lib/eval/pipeline.js';
 
 /** `reps` repetitions of `cases` paired ratios around 1 with normal noise of sd `sigma` (seeded). */

@@ -20,7 +20,7 @@ export function havePython(): boolean {
 }
 
 /** argv (as the reference takes it) to runGate options. */
-export function optionsFromArgv(argv: string[], cwd: string): GateOptions {
+function optionsFromArgv(argv: string[], cwd: string): GateOptions {
   const options: GateOptions = {cwd};
   for (let i = 0; i < argv.length; i += 2) {
     const key = (argv[i] as string).replace(/^--/, '') as 'spec' | 'cases' | 'results' | 'candidate';
@@ -29,7 +29,7 @@ export function optionsFromArgv(argv: string[], cwd: string): GateOptions {
   return options;
 }
 
-export interface Outcome {
+interface Outcome {
   stdout: string;
   stderr: string;
   rc: number;

@@ -6,7 +6,7 @@
  */
 
 /** xorshift128+ style PRNG over 32-bit halves (deterministic across platforms). */
-export class Rng {
+class Rng {
   private s0: number;
   private s1: number;
   private s2: number;
@@ -64,12 +64,12 @@ function rotl(x: number, k: number): number {
 }
 
 /** A JSON number written exactly as given. */
-export class Num {
+class Num {
   constructor(readonly text: string) {}
 }
 
 /** A JSON object as an ordered list of entries (duplicates allowed). */
-export class Obj {
+class Obj {
   constructor(public entries: [string, Val][] = []) {}
 
   get(key: string): Val | undefined {
@@ -87,7 +87,7 @@ export class Obj {
   }
 }
 
-export type Val = null | boolean | string | Num | Val[] | Obj;
+type Val = null | boolean | string | Num | Val[] | Obj;
 
 const obj = (record: Record<string, Val>): Obj => new Obj(Object.entries(record));
 const int = (n: number | bigint | string): Num => new Num(String(n));
@@ -123,7 +123,7 @@ function serializeString(text: string, rng: Rng, style: Style): string {
 }
 
 /** Serialize a generated value with a random (but valid) layout. */
-export function serialize(value: Val, rng: Rng): string {
+function serialize(value: Val, rng: Rng): string {
   const style: Style = {
     indent: rng.pick([null, '  ', '\t', ' ', '    ']),
     space: rng.pick(['', ' ', '  ', '\t']),

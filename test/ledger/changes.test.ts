@@ -1,21 +1,7 @@
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
-import {generator} from '../../lib/eval/stats.js';
-import {
-  detectSteps,
-  findChanges,
-  formatChanges,
-  lineagesOf,
-  noiseModel,
-  normalQuantile,
-  recordRun,
-  stepPenalty,
-  studentQuantile,
-  type Change,
-  type LedgerRun,
-  type RunRecord,
-  type SeriesPoint,
-} from '../../lib/ledger/index.js';
+import {findChanges, formatChanges, lineagesOf, recordRun, type Change, type LedgerRun, type RunRecord} from '../../lib/ledger/index.js';
+import {detectSteps, generator, noiseModel, normalQuantile, stepPenalty, studentQuantile, type SeriesPoint} from '../../lib/stats/index.js';
 import {runCli, tempDir} from '../helpers/cli.js';
 import {sampleRecord, sha} from './helpers.js';
 

@@ -18,7 +18,7 @@ export function startedRun(message: string | undefined): string | undefined {
 }
 
 /** The shipped entries the MCP tests drive: a zoo of their own, whatever else the shipped zoo holds. */
-export const mcpEntries = ['algotune_knn', 'polymul_negacyclic', 'relu_poly', 'toeplitz_solve'];
+const mcpEntries = ['algotune_knn', 'polymul_negacyclic', 'relu_poly', 'toeplitz_solve'];
 
 /**
  * A copy of those entries of the real zoo in a temp folder (never the repository's), relocked: its speed
@@ -85,7 +85,7 @@ export class Transcript {
  * The secrets no result may hold: the salt, the salted test seeds of the zoo's entries,
  * and every number the ledger recorded for a test run (scores, intervals, ratios).
  */
-export async function secrets(zoo: string): Promise<string[]> {
+async function secrets(zoo: string): Promise<string[]> {
   const {loadPlan} = await import('../../lib/benchmark/plan.js');
   const {splitSeeds} = await import('../../lib/eval/seeds.js');
   const {openLedger} = await import('../../lib/ledger/ledger.js');

@@ -10,17 +10,7 @@ import {TestStream} from './stream.js';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const zoo = path.join(repoRoot, 'zoo');
 
-export type Tensor =
-  | Int8Array
-  | Int16Array
-  | Int32Array
-  | BigInt64Array
-  | Uint8Array
-  | Uint16Array
-  | Uint32Array
-  | BigUint64Array
-  | Float32Array
-  | Float64Array;
+type Tensor = Int8Array | Int16Array | Int32Array | BigInt64Array | Uint8Array | Uint16Array | Uint32Array | BigUint64Array | Float32Array | Float64Array;
 export type Tensors = Record<string, Tensor>;
 export type Point = Record<string, number>;
 interface Binding {

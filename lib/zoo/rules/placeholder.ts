@@ -2,7 +2,7 @@ import type {Rule} from '../rule.js';
 import {pointAt} from '../text.js';
 
 /** The token every scaffold placeholder starts with. */
-export const placeholderToken = 'TODO(arbor)';
+const placeholderToken = 'TODO(arbor)';
 
 /** Every `TODO(arbor): …` placeholder of `text`, with its offset and line text. */
 export function findPlaceholders(text: string): {offset: number; text: string}[] {

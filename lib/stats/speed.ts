@@ -17,10 +17,8 @@
  * "Correlated repetitions"), and the interval is widened for it.
  */
 
-import {studentQuantile} from '../ledger/changes.js';
-import {median} from '../numbers.js';
-
-export {median};
+import {median} from './describe.js';
+import {studentQuantile} from './quantiles.js';
 
 /** ratios[rep][case] of one point. */
 export type PointRatios = number[][];
@@ -199,7 +197,7 @@ export function repeatInterval(score: number, [low, high]: [number, number], spr
  * Where a paired compare's repetitions are planned to end, for the confidence sequence's
  * tuning: it is narrowest about here (Waudby-Smith et al.'s rho), and valid at every look.
  */
-export const sequenceTuningRepetitions = 15;
+const sequenceTuningRepetitions = 15;
 
 /**
  * The observations of a paired compare's confidence sequence: per repetition of a point, the

@@ -5,7 +5,7 @@
  * Speed, both sides in one eval: per case and repetition the paired ratio
  * baseline time / candidate time (the two runs are adjacent in time, so a
  * slow phase of the machine moves both), per case its median, the ratio their
- * mean: the estimator of the speed score itself (lib/eval/stats.ts), with its
+ * mean: the estimator of the speed score itself (lib/stats/speed.ts), with its
  * bootstrap over repetitions. Against a recorded baseline run the sides were
  * not measured together: per case the candidate's median speedup over the
  * baseline's, each side's repetitions resampled on their own.
@@ -14,7 +14,8 @@
  * its interval a paired bootstrap over cases (how much the verdict rests on
  * the particular cases drawn).
  */
-import {generator, median, percentileInterval, scoreInterval, speedScore, type PointRatios} from '../eval/index.js';
+import {median} from './describe.js';
+import {generator, percentileInterval, scoreInterval, speedScore, type PointRatios} from './speed.js';
 
 export type Verdict = 'better' | 'worse' | 'same';
 
