@@ -5,7 +5,20 @@
  * options and results come with them. The CLI is a thin shell around these modules.
  */
 export {ArborError, ExitCode, isArborError, RefusedError, UsageError} from './errors.js';
-export {checkoutBenchmark, lintRules, listZoo, listZooStream, resolveZoo, scaffoldBenchmark, verifyBenchmark, verifyBenchmarks} from './zoo/index.js';
+import {checkReference} from './eval/index.js';
+import {verifyBenchmarks as verifyZooBenchmarks} from './zoo/index.js';
+
+export {checkoutBenchmark, lintRules, listZoo, listZooStream, resolveZoo, scaffoldBenchmark, verifyBenchmark} from './zoo/index.js';
+
+/**
+ * `arbor benchmark verify` as a library call: the lint rules and, with `determinism`, the cases made
+ * twice and the plan's reference run twice through the eval. The zoo sits below the eval and is
+ * handed the reference's check; here it is handed by default, so a library caller gets the same
+ * check as the command line unless it passes its own.
+ */
+export function verifyBenchmarks(...[dirs, options = {}]: Parameters<typeof verifyZooBenchmarks>): ReturnType<typeof verifyZooBenchmarks> {
+  return verifyZooBenchmarks(dirs, {checkReference, ...options});
+}
 export {
   BundleError,
   bundleInfo,

@@ -34,6 +34,7 @@ import path from 'node:path';
 import {HarnessError} from '../benchmark/errors.js';
 import {counterEnvironment, counterFolderInside, valgrindArguments} from './instructions.js';
 import {pyenvTarget} from '../pyenv.js';
+import {existing, outermost, pythonPlaces} from './python.js';
 import {seccompProgram} from './seccomp.js';
 
 export type SandboxKind = 'bwrap' | 'none';
@@ -240,45 +241,8 @@ export function resolvePython(python: string): PythonInstall {
   return install;
 }
 
-/** The nearest existing folder at or above `file` (a zip on sys.path counts as its folder). */
-
-/**
- * The interpreter's answer to the probe script: its executable, four prefixes and its path entries,
- * flattened. Read as the text of another process, so each field is checked, not cast.
- */
-function pythonPlaces(stdout: string, python: string): [string, ...string[]] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(stdout);
-  } catch {
-    parsed = undefined;
-  }
-  const strings = (list: unknown): list is string[] => Array.isArray(list) && list.every((field) => typeof field === 'string');
-  if (Array.isArray(parsed) && parsed.length === 6) {
-    const [executable, ...rest] = parsed;
-    const prefixes = rest.slice(0, 4);
-    const entries: unknown = rest[4];
-    if (typeof executable === 'string' && strings(prefixes) && strings(entries)) return [executable, ...prefixes, ...entries];
-  }
-  throw new HarnessError(`${python} answered its path probe with something other than six path fields; set ARBOR_PYTHON to a standard python3`, 'no-python');
-}
-function existing(file: string): string | undefined {
-  try {
-    const real = realpathSync(file);
-    return statSync(real).isDirectory() ? real : path.dirname(real);
-  } catch {
-    return undefined;
-  }
-}
-
 function isSystemPath(folder: string): boolean {
   return systemPaths.some((root) => folder === root || folder.startsWith(`${root}/`));
-}
-
-/** Drop folders inside another one of the list. */
-function outermost(folders: string[]): string[] {
-  const sorted = [...new Set(folders)].sort();
-  return sorted.filter((folder, index) => !sorted.slice(0, index).some((other) => folder.startsWith(`${other}/`)));
 }
 
 /** The bwrap binary: ARBOR_BWRAP, else `bwrap` on the PATH; undefined when there is none. */
