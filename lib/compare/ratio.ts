@@ -16,7 +16,8 @@
  */
 import {generator, median, percentileInterval, scoreInterval, speedScore, type PointRatios} from '../eval/index.js';
 
-export type Verdict = 'better' | 'worse' | 'same';
+/** `undecided`: a race (`eval --against`) that formed no interval; a compare always decides. */
+export type Verdict = 'better' | 'worse' | 'same' | 'undecided';
 
 /** better when the interval lies above 1, worse when below, same when it holds 1. */
 export function verdictOf([low, high]: [number, number]): Verdict {

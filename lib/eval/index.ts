@@ -64,14 +64,18 @@ export {
   generator,
   median,
   percentileInterval,
+  raceAlpha,
+  raceDecision,
+  raceFirstLook,
+  raceInterval,
   ratioSequence,
   scoreInterval,
   sequentialDecision,
   speedScore,
   trustedRepetitions,
 } from './stats.js';
-export type {PointRatios, SequentialDecision} from './stats.js';
-export {checkLabel, labelOf, recordEval, recordEvalRun, runName, sideName, solutionLabel} from './record.js';
+export type {PointRatios, RaceDecision, SequentialDecision} from './stats.js';
+export {checkLabel, labelOf, planDigest, recordEval, recordEvalRun, runName, sideName, solutionLabel} from './record.js';
 export type {RecordEvalOptions, RunName} from './record.js';
 export {checkReportPath, progressPrinter, writeReport} from './report.js';
 export {dataFolder, splitPoints} from './data.js';

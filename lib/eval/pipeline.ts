@@ -335,6 +335,7 @@ async function runPoints(run: SidesRun, ctx: EvalContext, sources: PointSource[]
       outcome.pairedBy = ctx.pairedByCase ? 'case' : 'run';
       outcome.repetitionBlock = repetitionBlock(ctx);
     }
+    if (ctx.race && plan.metric === 'speedup') outcome.repetitionBlock = repetitionBlock(ctx);
     for (const [s, side] of result.sides.entries()) {
       scored.ratios[s]!.push(side.ratios);
       scored.precise[s] &&= result.precise;

@@ -5,6 +5,7 @@
  * warning, and so is a test split scored for more distinct solutions than the
  * plan's test_budget.
  */
+import {createHash} from 'node:crypto';
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import type {CompareOutcome, LabelKind, RecordedEnvironment} from '../ledger/ledger.js';
@@ -46,11 +47,35 @@ export function checkLabel(label: unknown, what = '--label'): string {
   );
 }
 
-/** The environment as recorded: the report's, with its harness floor when the eval measured one (`list --json`'s harnessCeiling). */
-function withFloor(report: EvalReport): RecordedEnvironment & {harnessFloor?: HarnessFloor} {
+/**
+ * The digest of a plan as scored (plan.toml as read, its paths relative to the entry): two runs with
+ * the same digest ran the same points, seeds, clock and limits, so a race may set one against the
+ * other (`eval --against`); 16 hex digits of SHA-256 over its keys in order.
+ */
+export function planDigest(plan: Plan): string {
+  const canonical = (value: unknown): unknown => {
+    if (typeof value === 'string') return path.isAbsolute(value) ? path.relative(plan.dir, value) : value;
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value === null || typeof value !== 'object') return value;
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined);
+    return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, item]) => [key, canonical(item)]));
+  };
+  const {dir: _dir, ...rest} = plan;
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(rest)))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/**
+ * The environment as recorded: the report's, with its harness floor when the eval measured one (`list --json`'s harnessCeiling)
+ * and the digest of the plan it was scored under (what `eval --against` checks a reference run by).
+ */
+function withFloor(report: EvalReport, plan: RecordEvalOptions['plan']): RecordedEnvironment & {harnessFloor?: HarnessFloor; planDigest?: string} {
   const environment: RecordedEnvironment = report.environment ?? {fingerprint: 'unknown'};
   const floor = evalFloor(report);
-  return floor ? {...environment, harnessFloor: floor} : environment;
+  const digest = 'metric' in plan && plan.dir !== undefined ? {planDigest: planDigest(plan as Plan)} : {};
+  return {...environment, ...(floor ? {harnessFloor: floor} : {}), ...digest};
 }
 
 /** A run's label and its kind: a given label as it is, a path with `@` and the first 6 hex digits of the solution's digest. */
@@ -115,7 +140,7 @@ export async function recordEvalRun(report: EvalReport, options: RecordEvalOptio
     ...labelFields(report, options),
     git,
     // The harness floor is this machine's (what a case costs besides the solution): beside the environment it was measured in.
-    environment: withFloor(report),
+    environment: withFloor(report, options.plan),
     metric: report.metric,
     score: report.score,
     interval: report.interval ?? null,
