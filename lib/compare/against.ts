@@ -36,8 +36,8 @@ export interface RaceOutcome {
   against: {run: number; label: string | null; score: number | null};
 }
 
-/** The run `against` names, among the ledger's runs of this entry and split (newest first): an id, `best`, or a label. */
-export function pickAgainst(against: string, runs: readonly LedgerRun[], plan: Plan, split: string, ledgerFile: string): number {
+/** The run `against` names, among the ledger's runs of this entry and split (newest first): an id, `best`, or a label; `what` names the argument in errors. */
+export function pickAgainst(against: string, runs: readonly LedgerRun[], plan: Plan, split: string, ledgerFile: string, what = '--against'): number {
   const id = /^#?(\d{1,12})$/.exec(against.trim());
   if (id) return Number(id[1]);
   const digest = planDigest(plan);
@@ -47,11 +47,11 @@ export function pickAgainst(against: string, runs: readonly LedgerRun[], plan: P
   if (against === 'best') {
     const best = candidates.filter((run) => run.status === 'ok' && run.labelKind !== 'file').sort((a, b) => b.score! - a.score! || b.id - a.id)[0];
     if (!best)
-      throw new UsageError(`--against best: no scored eval named by --label, a commit or the entry's own solution ${where}: evaluate one first`, 'not-found');
+      throw new UsageError(`${what} best: no scored eval named by a label, a commit or the entry's own solution ${where}: evaluate one first`, 'not-found');
     return best.id;
   }
   const labelled = candidates.find((run) => run.solutionLabel === against);
-  if (!labelled) throw new UsageError(`--against ${JSON.stringify(against)}: no eval labelled so ${where} (a run id, a --label of one, or best)`, 'not-found');
+  if (!labelled) throw new UsageError(`${what} ${JSON.stringify(against)}: no eval labelled so ${where} (a run id, the label of one, or best)`, 'not-found');
   return labelled.id;
 }
 

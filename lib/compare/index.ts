@@ -2,7 +2,7 @@
 export {compareOnRecord, runComparePlanned} from './compare.js';
 export type {CaseComparison, CompareOptions, CompareReport, SideCase, SideSummary, Verdict} from './compare.js';
 export {formatCompare} from './format.js';
-export {raceLine} from './against.js';
+export {againstProblem, pickAgainst, raceLine} from './against.js';
 export type {RaceOutcome} from './against.js';
 export {buildPackage, checkPackageable, packageFiles, writePackage} from './package.js';
 export type {PackageOutcome} from './package.js';

@@ -8,6 +8,7 @@ import {costInput, longCallInput, registerLongTool} from './calls.js';
 import {confinedPath, entryDir, type ServerContext, workspaceOf} from './context.js';
 import {type Snapshot, snapshotSide} from './snapshot.js';
 import type {JobRequest} from './run-request.js';
+import {againstText, raceTarget} from './against.js';
 
 const splitInput = z.enum(['dev', 'test']).default('dev').describe('dev (the test split is sealed: use submit_test)');
 const interval = z.tuple([z.number(), z.number()]).nullable();
@@ -73,6 +74,18 @@ const caseSchema = z.object({
   note: z.string().optional(),
   where: z.array(frameSchema).optional(),
 });
+/** A race's answer (lib/compare/against.ts RaceOutcome): what was decided, at what confidence, after how many repetitions. */
+const raceSchema = z.object({
+  decision: z.enum(['better', 'worse', 'same', 'undecided']),
+  within: z.number().optional(),
+  confidence: z.number(),
+  ratio: z.number().nullable(),
+  interval,
+  repetitions: z.number(),
+  referenceRepetitions: z.number(),
+  decided: z.boolean(),
+  against: z.object({run: z.number(), score: z.number().nullable()}),
+});
 const sideSchema = z.object({label: z.string(), score: z.number(), interval, failure: z.string().optional()});
 
 /** What a workspace is, what a case's ratio means: said in the tools' descriptions, so an agent needs nothing else. */
@@ -91,12 +104,13 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     solution: z.string().optional().describe('A solution file (or folder of editable files) in a workspace or the zoo'),
     split: splitInput,
     label: labelInput,
+    against: z.string().optional().describe(againstText),
     ...costInput,
     ...longCallInput,
   };
   registerLongTool(server, ctx, 'evaluate', {
     title: 'Evaluate a solution on dev',
-    description: `Run a solution on the dev split in the sandbox, with the zoo entry's own protected files: a workspace (its editable files), a solution file, or (name alone) the entry's own solution. Returns score, 95% interval, each case's status, ratio and failure note (a crash: where, the file:line and text of its innermost frames in the solution's files), and the run id. ${ratioText} ${workspaceText} ${costText} Cancelling the call stops the eval.`,
+    description: `Run a solution on the dev split in the sandbox, with the zoo entry's own protected files: a workspace (its editable files), a solution file, or (name alone) the entry's own solution. Returns score, 95% interval, each case's status, ratio and failure note (a crash: where, the file:line and text of its innermost frames in the solution's files), and the run id. On a speedup benchmark where your session has a best dev eval, it races the solution against that run instead (see against): verdict better, worse or same within X%, at 95% confidence, after as few repetitions as decide it. ${ratioText} ${workspaceText} ${costText} Cancelling the call stops the eval.`,
     inputSchema: evaluateShape,
     outputSchema: {
       id: z.string(),
@@ -111,12 +125,20 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
       cases: z.array(caseSchema).optional(),
       runId: z.number().nullable().optional(),
       warnings: z.array(z.string()).optional(),
+      verdict: z.enum(['better', 'worse', 'same', 'undecided']).optional(),
+      race: raceSchema.optional(),
+      reason: z.string().optional(),
     },
     start: async (input, task) => {
       devOnly('evaluate', input.split);
       const label = labelArgument(input);
       const {name, benchmark, side, snapshot} = await resolveSolution(ctx, input);
-      const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input), ...label};
+      const against = await raceTarget(ctx, input.against, benchmark, name).catch((error: Error) => {
+        if (snapshot) rmSync(snapshot.scratch, {recursive: true, force: true});
+        throw error;
+      });
+      const race = against === undefined ? {} : {against};
+      const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input), ...label, ...race};
       return ctx.runs.launch({tool: 'evaluate', name, request, ...copiesOf(snapshot)}, {sealed: false, task});
     },
   });

@@ -93,12 +93,12 @@ describe('arbor benchmark eval --against', {timeout: 240_000}, () => {
     };
     refuse(
       [entry, 'dev', '--against', 'nobody'],
-      /^arbor: --against "nobody": no eval labelled so of eval_prefix on dev under this plan\.toml in .*runs\.db \(a run id, a --label of one, or best\)\n$/,
+      /^arbor: --against "nobody": no eval labelled so of eval_prefix on dev under this plan\.toml in .*runs\.db \(a run id, the label of one, or best\)\n$/,
     );
     refuse([entry, 'test', '--against', '1'], /^arbor: --against 1 is on the dev split, not test\n$/);
     refuse(
       [entry, 'test', '--against', 'best'],
-      /^arbor: --against best: no scored eval named by --label, a commit or the entry's own solution of eval_prefix on test /,
+      /^arbor: --against best: no scored eval named by a label, a commit or the entry's own solution of eval_prefix on test /,
     );
     refuse([entry, 'dev', '--against', '999'], /^arbor: --against 999: no such run in /);
     // A race's own record (kind compare) is a verdict, not a score to race against.
