@@ -96,6 +96,25 @@ const ratioText =
 const costText =
   'Dev runs cost no budget (only submit_test does), just time: 10-60 s, as a plain call (with progress), a task, or with background and get_run.';
 
+/** What evaluate answers: a plain eval's score and cases, or a race's verdict (`race`) with the candidate's cases. */
+const evaluateOutput = {
+  id: z.string(),
+  status: z.literal('running').optional(),
+  name: z.string().optional(),
+  split: z.string().optional(),
+  metric: z.string().optional(),
+  score: z.number().optional(),
+  interval: interval.optional(),
+  failure: z.string().optional(),
+  repetitions: z.number().optional(),
+  cases: z.array(caseSchema).optional(),
+  runId: z.number().nullable().optional(),
+  warnings: z.array(z.string()).optional(),
+  verdict: z.enum(['better', 'worse', 'same', 'undecided']).optional(),
+  race: raceSchema.optional(),
+  reason: z.string().optional(),
+};
+
 /** Register `evaluate` and `compare`. */
 export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
   const evaluateShape = {
@@ -112,23 +131,7 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     title: 'Evaluate a solution on dev',
     description: `Run a solution on the dev split in the sandbox, with the zoo entry's own protected files: a workspace (its editable files), a solution file, or (name alone) the entry's own solution. Returns score, 95% interval, each case's status, ratio and failure note (a crash: where, the file:line and text of its innermost frames in the solution's files), and the run id. On a speedup benchmark where your session has a best dev eval, it races the solution against that run instead (see against): verdict better, worse or same within X%, at 95% confidence, after as few repetitions as decide it. ${ratioText} ${workspaceText} ${costText} Cancelling the call stops the eval.`,
     inputSchema: evaluateShape,
-    outputSchema: {
-      id: z.string(),
-      status: z.literal('running').optional(),
-      name: z.string().optional(),
-      split: z.string().optional(),
-      metric: z.string().optional(),
-      score: z.number().optional(),
-      interval: interval.optional(),
-      failure: z.string().optional(),
-      repetitions: z.number().optional(),
-      cases: z.array(caseSchema).optional(),
-      runId: z.number().nullable().optional(),
-      warnings: z.array(z.string()).optional(),
-      verdict: z.enum(['better', 'worse', 'same', 'undecided']).optional(),
-      race: raceSchema.optional(),
-      reason: z.string().optional(),
-    },
+    outputSchema: evaluateOutput,
     start: async (input, task) => {
       devOnly('evaluate', input.split);
       const label = labelArgument(input);
