@@ -123,7 +123,7 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     solution: z.string().optional().describe('A solution file (or folder of editable files) in a workspace or the zoo'),
     split: splitInput,
     label: labelInput,
-    against: z.string().optional().describe(againstText),
+    against: z.string().max(100).optional().describe(againstText),
     ...costInput,
     ...longCallInput,
   };
