@@ -68,6 +68,25 @@ describe('arbor mcp: evaluate races the session best', () => {
       /^evaluate runs the dev split only/,
     );
 
+    // Another agent (another workspaces folder) cannot name this one's runs, by id or by label: as if they did not exist.
+    const other = new Client({name: 'arbor-race-other', version: '1.0.0'});
+    await other.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, 'mcp', zoo, '--workspaces', path.join(root, 'other-workspaces')],
+        env: {...(process.env as Record<string, string>), ARBOR_TEST_SALT: salt},
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      expect(await transcript.error(other, 'evaluate', {name, against: String(reference.runId)})).toBe(
+        `against ${reference.runId}: no such dev run among the runs list_runs shows you`,
+      );
+      expect(await transcript.error(other, 'evaluate', {name, against: 'ref'})).toMatch(/^against "ref": no eval labelled so of polymul_negacyclic on dev/);
+    } finally {
+      await other.close();
+    }
+
     // The race is on record as a verdict, never the best.
     const listed = await transcript.call(client, 'list_runs', {name});
     expect(listed.runs.find((run: {id: number}) => run.id === raced.runId)).toMatchObject({kind: 'compare', compare: {verdict: 'worse'}});
