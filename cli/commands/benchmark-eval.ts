@@ -60,6 +60,8 @@ async function raceHandler(args: EvalArgs, request: EvalRequest, printer: Printe
   if (args.jsonFile) await writeReport(args.jsonFile, report);
   const failure = report.reports.candidate.failure;
   if (failure) process.stderr.write(`score is 0.0: ${failure}\n`);
+  // A reference measured in another environment (machine, software, clock): the race mixes them, and says so.
+  if (report.environmentNote) process.stderr.write(`note: ${report.environmentNote}\n`);
   const line = report.race ? raceLine(report.race) : `verdict: ${report.verdict} (${report.reason})`;
   (args.json ? process.stderr : process.stdout).write(`${line}\n`);
   if (args.json) printJson({...report, warnings});
