@@ -34,6 +34,38 @@ interface EvalArgs {
   unsandboxed: boolean;
   data?: string;
   label?: string;
+  against?: string;
+}
+
+type EvalRequest = {benchmark: string; split: string; solution?: string; data?: string; keep: boolean; unsandboxed: boolean};
+type Printer = {progress: (kind: 'line' | 'status', text: string) => void; done: () => void};
+
+/**
+ * `--against`: race the solution against a recorded eval (lib/compare/against.ts) through the door as a compare
+ * against that run, recorded as what it is (kind compare, its verdict): one `verdict:` line on stdout, no score line.
+ */
+async function raceHandler(args: EvalArgs, request: EvalRequest, printer: Printer): Promise<void> {
+  const {benchmark, split, solution, data, keep, unsandboxed} = request;
+  const race = {benchmark, split, candidate: solution ?? benchmark, against: args.against!, data, keep, unsandboxed};
+  let outcome;
+  try {
+    const {evaluateHere} = await import('../../lib/run/door.js');
+    outcome = await evaluateHere('compare', race, {onProgress: printer.progress, record: args.label === undefined ? {} : {label: args.label}});
+  } finally {
+    printer.done();
+  }
+  const {report, warnings} = outcome;
+  const {raceLine} = await import('../../lib/compare/index.js');
+  const {writeReport} = await import('../../lib/eval/index.js');
+  if (args.jsonFile) await writeReport(args.jsonFile, report);
+  const failure = report.reports.candidate.failure;
+  if (failure) process.stderr.write(`score is 0.0: ${failure}\n`);
+  // A reference measured in another environment (machine, software, clock): the race mixes them, and says so.
+  if (report.environmentNote) process.stderr.write(`note: ${report.environmentNote}\n`);
+  const line = report.race ? raceLine(report.race) : `verdict: ${report.verdict} (${report.reason})`;
+  (args.json ? process.stderr : process.stdout).write(`${line}\n`);
+  if (args.json) printJson({...report, warnings});
+  for (const warning of warnings) process.stderr.write(`${warning}\n`);
 }
 
 export const evalCommand: CommandModule<object, EvalArgs> = {
@@ -48,6 +80,12 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
         type: 'string',
         requiresArg: true,
         describe: 'What to call this solution in the run ledger (1-80 characters; default its path and a short digest, e.g. solution.py@3fa2c1)',
+      })
+      .option('against', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'Race the solution against a recorded eval of this entry, split and plan (a run id, a --label, or best): stop as soon as better, worse or same is decided at 95% (prints one "verdict:" line, no score)',
       })
       .option('data', {
         type: 'string',
@@ -87,7 +125,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
     const {checkReportPath, writeReport, progressPrinter} = await import('../../lib/eval/index.js');
     if (args.jsonFile) checkReportPath(args.jsonFile);
     const printer = progressPrinter(process.stderr, args.quiet);
-    const request = {
+    const request: EvalRequest = {
       benchmark: args.benchmark,
       split: args.split ?? '',
       solution: args.solution,
@@ -95,6 +133,7 @@ export const evalCommand: CommandModule<object, EvalArgs> = {
       keep: args.keep,
       unsandboxed: args.unsandboxed,
     };
+    if (args.against !== undefined) return raceHandler(args, request, printer);
     // The door runs the eval and puts it on record (with the plan it was scored under) before anything is printed:
     // the warnings (test exposure, test before dev) go in --json's `warnings` too.
     let outcome;

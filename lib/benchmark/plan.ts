@@ -3,6 +3,7 @@
  * reference and metric the eval uses, and which points and seeds make up the
  * dev and test splits. The format is documented in lib/eval/README.md.
  */
+import {createHash} from 'node:crypto';
 import {statSync} from 'node:fs';
 import {readFile} from 'node:fs/promises';
 import path from 'node:path';
@@ -324,4 +325,30 @@ export function seedOverlap(plan: Pick<Plan, 'dev' | 'test'>): string | undefine
   const dev = new Set(plan.dev.seeds);
   const shared = plan.test.seeds.find((seed) => dev.has(seed));
   return shared === undefined ? undefined : `dev and test seeds overlap (seed ${shared}); test seeds must be disjoint from dev`;
+}
+
+/**
+ * The digest of a parsed plan, the same on every machine that holds the entry: canonical JSON (keys sorted),
+ * its folder `.` and each path inside it relative, `/`-separated. Two plans with the same digest score alike:
+ * the queue's worker checks a job by it, and a race (`eval --against`) its recorded reference.
+ */
+export function planDigest(plan: Plan): string {
+  const portable = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      if (value === plan.dir) return '.';
+      return value.startsWith(`${plan.dir}${path.sep}`) ? path.relative(plan.dir, value).split(path.sep).join('/') : value;
+    }
+    if (Array.isArray(value)) return value.map(portable);
+    if (typeof value !== 'object' || value === null) return value;
+    const record = value as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(record)
+        .filter((key) => record[key] !== undefined)
+        .sort()
+        .map((key) => [key, portable(record[key])]),
+    );
+  };
+  return createHash('sha256')
+    .update(JSON.stringify(portable(plan)))
+    .digest('hex');
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import {UsageError} from '../errors.js';
 import {HarnessError} from '../eval/index.js';
 import {loadPlan, type Clock, type Plan} from '../benchmark/plan.js';
-import {flatCases, repetitionSpeedups} from '../eval/index.js';
+import {flatCases} from '../eval/index.js';
 import {
   accuracyRatio,
   closingInterval,
@@ -25,11 +25,13 @@ import {
   type Verdict,
   verdictOf,
 } from '../stats/index.js';
-import type {CaseStatus, EvalOptions, EvalReport, Planned, RepetitionReport} from '../eval/index.js';
+import type {CaseStatus, EvalOptions, EvalReport, Planned} from '../eval/index.js';
 import {createWorkFolder} from '../eval/index.js';
 import type {CompareOutcome} from '../ledger/ledger.js';
 import type {LabelKind} from '../ledger/ledger.js';
 import {describeSide, resolveSide, sideLabel, type SideSource} from './sides.js';
+import {raceOutcome, type RaceOutcome} from './against.js';
+import {readRecorded, speedups, type RecordedBaseline, type SideCase} from './recorded.js';
 
 /** Options of runComparePlanned. */
 export interface CompareOptions extends Omit<EvalOptions, 'solution' | 'bundleApi'> {
@@ -38,23 +40,16 @@ export interface CompareOptions extends Omit<EvalOptions, 'solution' | 'bundleAp
   candidate: string;
   /** Reuse this ledger run as the baseline instead of running it. */
   baselineRun?: number;
+  /**
+   * Race the candidate against a recorded eval of this plan (a run id, a label, or `best`; against.ts):
+   * its repetitions stop as soon as the race decides, and the verdict is the race's (`race`).
+   */
+  against?: string;
   /** The ledger baselineRun is read from (default: the benchmark's, as `eval` records to). */
   ledger?: string;
 }
 
-/** One case of one side, wherever it was measured. */
-export interface SideCase {
-  point: number;
-  i: number;
-  status: CaseStatus;
-  passed: boolean;
-  /** Median time on the eval's clock. */
-  seconds: number | null;
-  /** The case's score: speedup over the reference, or accuracy share. */
-  ratio: number;
-  repetitions: RepetitionReport[];
-  referenceRepetitions?: number[];
-}
+export type {SideCase} from './recorded.js';
 
 /** One side as the report shows it. */
 export interface SideSummary {
@@ -155,20 +150,8 @@ export interface CompareReport {
   reports: {baseline: EvalReport | null; candidate: EvalReport};
   /** The recorded baseline's cases (with --baseline-run), as the package needs them. */
   recordedBaseline?: {cases: SideCase[]; clock: string | null};
-}
-
-/** A recorded baseline run, checked against the benchmark. */
-interface RecordedBaseline {
-  id: number;
-  cases: SideCase[];
-  score: number;
-  interval: [number, number] | null;
-  status: string;
-  solutionSha256: string | null;
-  environment: {fingerprint: string; clock?: string | null};
-  repetitions: number;
-  time: string;
-  seeds: {source: string; count: number};
+  /** `against`: what the race decided, at what confidence, after how many repetitions. */
+  race?: RaceOutcome;
 }
 
 /** Run the comparison, and answer it with the plan both sides were scored under (read once, here); throws UsageError / HarnessError when it cannot be made. */
@@ -182,7 +165,11 @@ export async function runComparePlanned(options: CompareOptions): Promise<Planne
     throw new UsageError(`benchmark folder ${options.benchmark} ${info ? 'is not a folder' : 'does not exist'}: pass a folder holding plan.toml`, 'not-found');
   if (options.split !== 'dev' && options.split !== 'test') throw new UsageError(`unknown split "${options.split}": expected dev or test`, 'usage');
   const plan = options.plan ?? (await loadPlan(dir));
-  const recorded = options.baselineRun === undefined ? undefined : await readBaselineRun(options, plan, env, cwd);
+  const recording = options.against !== undefined || options.baselineRun !== undefined;
+  if (options.against !== undefined && plan.metric !== 'speedup')
+    throw new UsageError(`--against races speed scores: ${plan.name} is an accuracy benchmark, whose score is exact: evaluate it without --against`, 'usage');
+  const recorded = recording ? await readRecorded({...options, split: options.split}, plan, env, cwd) : undefined;
+  const race = options.against !== undefined && recorded ? {recorded: speedups(recorded.cases, recorded.environment.clock as Clock | undefined)} : undefined;
   const scratch = await createWorkFolder();
   try {
     const context = {plan, cwd, scratch};
@@ -200,7 +187,8 @@ export async function runComparePlanned(options: CompareOptions): Promise<Planne
       planOverride: options.planOverride,
       plan,
       sides: baseline ? [baseline.request, candidate.request] : [candidate.request],
-      minRepetitions: recorded?.repetitions,
+      // A race makes the plan's fewest and stops when it decides; an unpaired compare as many as the recorded run.
+      ...(race ? {race} : {minRepetitions: recorded?.repetitions}),
     });
     const reports = {baseline: baseline ? outcome.reports[0]! : null, candidate: outcome.reports[outcome.reports.length - 1]!};
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
@@ -219,6 +207,7 @@ export async function runComparePlanned(options: CompareOptions): Promise<Planne
       pairedBy,
       repetitionBlock,
       seconds,
+      race: race !== undefined,
     });
     return {report, plan};
   } finally {
@@ -242,6 +231,8 @@ interface BuildInput {
   /** Neighbouring repetitions that shared their runs (SidesOutcome). */
   repetitionBlock?: number;
   seconds: () => number;
+  /** The candidate raced the recorded run (`against`). */
+  race?: boolean;
 }
 
 /** The comparison of two measured sides: the cases matched, the verdict, each case both ways, and each side's summary. */
@@ -280,6 +271,7 @@ function buildReport(input: BuildInput): CompareReport {
     reports,
   };
   if (speed && ci && ratio) report.precision = {target: plan.precision, halfWidth: (ci[1] - ci[0]) / 2 / ratio, reached: input.precise};
+  if (judgement.race) report.race = judgement.race;
   if (recorded) {
     report.recordedBaseline = {cases: recorded.cases, clock: recorded.environment.clock ?? null};
     const here = candidateReport.environment?.fingerprint;
@@ -333,6 +325,7 @@ interface Judgement {
   reason: string;
   pairing?: CompareReport['pairing'];
   sequence?: CompareReport['sequence'];
+  race?: RaceOutcome;
   perCase: Map<string, number | null>;
 }
 
@@ -353,6 +346,7 @@ function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: strin
       baseFailure && candFailure ? 'both sides fail a case, so both score 0.0' : `the ${candFailure ? 'candidate' : 'baseline'} fails a case, so it scores 0.0`;
     return {ratio, ci: null, verdict, reason, perCase};
   }
+  if (input.race && recorded) return judgeRace(input, recorded, matched);
   const pairing = recorded ? 'unpaired' : 'paired';
   const result = recorded
     ? unpairedRatio(speedups(baseCases, (recorded.environment.clock as Clock | undefined) ?? clock), speedups(candCases, clock))
@@ -406,6 +400,21 @@ function judgeSpeed(input: BuildInput, matched: MatchedCases, baseFailure: strin
     for (const c of candCases) perCase.set(caseKey(c), median(input.pairs[c.point]!.map((rep) => rep[c.i]!)));
   }
   return {ratio: result.ratio, ci: result.interval, verdict, reason, pairing, perCase, ...(sequence ? {sequence} : {})};
+}
+
+/** A race against a recorded run (`against`): the verdict and interval are the race's, its repetitions looked at as they came (against.ts). */
+function judgeRace(input: BuildInput, recorded: RecordedBaseline, matched: MatchedCases): Judgement {
+  const clock = input.reports.candidate.clock;
+  const race = raceOutcome(speedups(matched.candCases, clock), speedups(recorded.cases, (recorded.environment.clock as Clock | undefined) ?? clock), {
+    band: input.plan.precision,
+    block: input.repetitionBlock ?? 1,
+    decided: input.precise,
+    run: recorded.run,
+  });
+  const perCase = new Map<string, number | null>();
+  for (const c of matched.candCases) perCase.set(caseKey(c), c.ratio / matched.baseByKey.get(caseKey(c))!.ratio);
+  const reason = `the race's ${Math.round(100 * race.confidence)}% interval, valid at every repetition, ${race.decision === 'better' ? 'lies above 1' : race.decision === 'worse' ? 'lies below 1' : race.decision === 'same' ? 'holds 1' : 'is not yet formed'}`;
+  return {ratio: race.ratio, ci: race.interval, verdict: race.decision, reason, pairing: 'unpaired', perCase, race};
 }
 
 /**
@@ -503,72 +512,6 @@ function recordedSummary(recorded: RecordedBaseline, failure: string | undefined
     run: recorded.id,
     environment: recorded.environment.fingerprint,
   };
-}
-
-/** Per point, [rep][case] speedups over the reference on the given clock, rebuilt from the per-repetition times. */
-function speedups(cases: SideCase[], clock: Clock | null | undefined): PointRatios[] {
-  const points = [...new Set(cases.map((c) => c.point))].sort((a, b) => a - b);
-  return points.map((p) =>
-    repetitionSpeedups(
-      cases.filter((c) => c.point === p),
-      clock,
-    ),
-  );
-}
-
-/** Read and check `--baseline-run ID`: a scored run of this benchmark, split and metric, with its per-repetition times. */
-async function readBaselineRun(options: CompareOptions, plan: Plan, env: NodeJS.ProcessEnv, cwd: string): Promise<RecordedBaseline> {
-  const {openLedger, ledgerPathFor} = await import('../ledger/index.js');
-  const file = options.ledger ? path.resolve(cwd, options.ledger) : ledgerPathFor(plan.dir, env, cwd);
-  const id = options.baselineRun!;
-  let run;
-  try {
-    const ledger = openLedger(file, {readonly: true});
-    try {
-      run = ledger.getRun(id);
-    } finally {
-      ledger.close();
-    }
-  } catch (error) {
-    throw new UsageError(`--baseline-run ${id}: cannot read the ledger ${file}: ${(error as Error).message}`, 'not-found');
-  }
-  if (!run) throw new UsageError(`--baseline-run ${id}: no such run in ${file} (list them with 'arbor benchmark runs')`, 'not-found');
-  const problem =
-    run.benchmark.name !== plan.name && run.benchmark.path !== plan.dir
-      ? `is of benchmark ${run.benchmark.name}, not ${plan.name}`
-      : run.split !== options.split
-        ? `is on the ${run.split} split, not ${options.split}`
-        : run.metric !== plan.metric
-          ? `has metric ${run.metric}, the plan ${plan.metric}`
-          : run.status === 'error' || run.score === null
-            ? 'gave no score'
-            : undefined;
-  if (problem) throw new UsageError(`--baseline-run ${id} ${problem}`, 'usage');
-  const cases = run.cases.map((c, k) => checkedCase(c, k, id));
-  const repetitions = Math.max(0, ...cases.map((c) => c.repetitions.length));
-  if (plan.metric === 'speedup' && run.status === 'ok' && cases.some((c) => !c.referenceRepetitions?.length)) {
-    throw new UsageError(`--baseline-run ${id} holds no per-repetition reference times (recorded by an older arbor?): run the baseline side instead`, 'usage');
-  }
-  return {
-    id,
-    cases,
-    score: run.score!,
-    interval: run.interval,
-    status: run.status,
-    solutionSha256: run.solutionSha256,
-    environment: run.environment as RecordedBaseline['environment'],
-    repetitions,
-    time: run.time,
-    seeds: run.seeds,
-  };
-}
-
-/** A recorded case, checked for the fields the comparison reads. */
-function checkedCase(value: Record<string, unknown>, k: number, id: number): SideCase {
-  const bad = (what: string) => new HarnessError(`ledger run ${id}: case ${k} ${what}`, 'bad-ledger');
-  if (typeof value.point !== 'number' || typeof value.i !== 'number') throw bad('has no point or index');
-  if (!Array.isArray(value.repetitions)) throw bad('has no repetitions');
-  return value as unknown as SideCase;
 }
 
 /** What the ledger keeps of a compare beside its candidate's eval (the CLI's and MCP's records alike); the baseline named as the caller shows it. */

@@ -3,3 +3,5 @@ export {compareOnRecord, runComparePlanned} from './compare.js';
 export type {CompareOptions, CompareReport} from './compare.js';
 export {formatCompare} from './format.js';
 export {checkPackageable, writePackage} from './package.js';
+export {againstProblem, pickAgainst, raceLine} from './against.js';
+export type {RaceOutcome} from './against.js';

@@ -39,6 +39,8 @@ export interface EvalContext {
   sides: Side[];
   /** Repetitions never fewer than this (besides the plan's minimum): a compare against a recorded run matches its count. */
   minRepetitions?: number;
+  /** SidesOptions.race: the recorded run's per-point speedups a one-side eval races against. */
+  race?: {recorded: number[][][]};
   referenceFiles?: RunFiles;
   python: PythonInstall;
   sandbox: SandboxKind;

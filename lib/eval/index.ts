@@ -67,7 +67,7 @@ export {
 export type {Plan, PlanOverride} from '../benchmark/plan.js';
 export {deriveSeeds, drawsFreshCases, saltVariable, splitSeeds, warmupSeed} from './seeds.js';
 export {accuracyRatio, flatCases, formatScore, repetitionSpeedups, speedupRatio, timeOnClock} from './score.js';
-export {checkLabel, labelOf, recordEvalRun, runName, sideName} from './record.js';
+export {checkLabel, labelOf, recordEvalRun, runName, sideName, solutionLabel} from './record.js';
 export type {RunName} from './record.js';
 export {checkReportPath, progressPrinter, writeReport} from './report.js';
 export {dataFolder, splitPoints} from './data.js';

@@ -275,8 +275,9 @@ function announce(
   const {plan, split, sides, progress, reports} = run;
   const {dir, cwd, env, folder, sources} = where;
   const minimum = Math.max(plan.repetitions, where.minRepetitions ?? 0);
-  const speed =
-    plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions to ±${100 * plan.precision}% (${budgetText(plan, sides.length)})` : '';
+  // A race stops when its verdict is decided, not at the plan's precision (point-run.ts raceLook).
+  const goal = ctx.race ? 'until the race against the recorded run decides' : `to ±${100 * plan.precision}%`;
+  const speed = plan.metric === 'speedup' ? `, ${ctx.clock} clock, ${minimum}+ repetitions ${goal} (${budgetText(plan, sides.length)})` : '';
   const cases = folder
     ? `${sources.length} work director${sources.length === 1 ? 'y' : 'ies'} (${reports[0]!.seeds.count} case(s)) from ${path.relative(cwd, folder) || folder}`
     : ctx.nonce
@@ -334,6 +335,7 @@ async function runPoints(run: SidesRun, ctx: EvalContext, sources: PointSource[]
       outcome.pairedBy = ctx.pairedByCase ? 'case' : 'run';
       outcome.repetitionBlock = repetitionBlock(ctx);
     }
+    if (ctx.race && plan.metric === 'speedup') outcome.repetitionBlock = repetitionBlock(ctx);
     for (const [s, side] of result.sides.entries()) {
       scored.ratios[s]!.push(side.ratios);
       scored.precise[s] &&= result.precise;

@@ -15,6 +15,9 @@ import type {EvalContext, RunFiles} from './context.js';
 import {speedupRatio, timeOnClock, type CaseTimes} from './score.js';
 import {
   median,
+  raceDecision,
+  raceFirstLook,
+  raceInterval,
   ratioSequence,
   relativeHalfWidth,
   scoreInterval,
@@ -24,6 +27,7 @@ import {
   stoppingResamples,
   trustedRepetitions,
   type PointRatios,
+  type RaceDecision,
   type SequentialDecision,
 } from '../stats/index.js';
 import {caseSetOf, makeCaseSet, type MadePoint} from './point-make.js';
@@ -111,12 +115,16 @@ export async function runRepetitions(ctx: EvalContext, made: MadePoint, budget: 
     if (state.failed) continue;
     const {halfWidth, decision} = stoppingHalfWidth(ctx, state, rep, step, earlier);
     if (rep + 1 < minimum) continue;
-    // A compare stops as soon as its ratio's confidence sequence decides (it holds at every look);
+    // A race (one side against a recorded run) stops as soon as its interval decides (valid at every look);
+    // a compare as soon as its ratio's confidence sequence decides (it holds at every look);
     // an eval when its score's interval is as narrow as the plan asks.
+    const race = ctx.race && ctx.sides.length === 1 ? raceLook(ctx, made.index, state, step) : undefined;
     precise =
-      decision !== undefined
-        ? decision !== 'undecided' && rep + 1 >= trustedRepetitions
-        : halfWidth <= plan.precision && (rep + 1 >= trustedRepetitions || halfWidth === 0);
+      race !== undefined
+        ? race !== 'undecided' && rep + 1 >= raceFirstLook
+        : decision !== undefined
+          ? decision !== 'undecided' && rep + 1 >= trustedRepetitions
+          : halfWidth <= plan.precision && (rep + 1 >= trustedRepetitions || halfWidth === 0);
     // The next repetition is taken only if it ends within the budget, were it as long as the
     // longer of the mean repetition and the last one (the machine's load moves them).
     const nextRepetition = Math.max(spent() / (rep + 1), spent() - repetitionStarted);
@@ -431,6 +439,21 @@ function stoppingHalfWidth(
     );
   }
   return {halfWidth, decision};
+}
+
+/**
+ * A race's look after a repetition of point `index` (SidesOptions.race): this point's repetitions
+ * against the recorded run's same point alone (raceInterval over one point, at the whole error:
+ * each point stops on its own, as with the precision rule), said in a progress line.
+ */
+function raceLook(ctx: EvalContext, index: number, state: Repetitions, step: string): RaceDecision {
+  const recorded = ctx.race!.recorded[index];
+  if (!recorded) return 'undecided';
+  const interval = raceInterval([state.sides[0]!.ratios], [recorded], repetitionBlock(ctx));
+  const decision = raceDecision(interval, ctx.plan.precision);
+  const shown = interval ? `[${interval[0].toPrecision(4)}, ${interval[1].toPrecision(4)}]` : 'none yet';
+  ctx.progress('line', `${step}against the recorded run: 95% interval ${shown}${decision === 'undecided' ? '' : `: ${decision}`}`);
+  return decision;
 }
 
 /** Record a run's first-case effect: its first timed case's time / the median of its other cases' (needs two cases). */

@@ -87,6 +87,7 @@ export async function prepare(input: PrepareInput): Promise<EvalContext> {
     runner,
     sides,
     minRepetitions: options.minRepetitions,
+    ...(options.race ? {race: options.race} : {}),
     referenceFiles,
     python: input.python,
     sandbox: sandbox.kind,

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import {UsageError} from '../errors.js';
 import type {CompareOutcome, LabelKind, RecordedEnvironment} from '../ledger/ledger.js';
-import type {Plan} from '../benchmark/plan.js';
+import {planDigest, type Plan} from '../benchmark/plan.js';
 import {evalFloor} from './floor.js';
 import {flatCases} from './score.js';
 import type {EvalReport, HarnessFloor} from './types.js';
@@ -46,11 +46,15 @@ export function checkLabel(label: unknown, what = '--label'): string {
   );
 }
 
-/** The environment as recorded: the report's, with its harness floor when the eval measured one (`list --json`'s harnessCeiling). */
-function withFloor(report: EvalReport): RecordedEnvironment & {harnessFloor?: HarnessFloor} {
+/**
+ * The environment as recorded: the report's, with its harness floor when the eval measured one (`list --json`'s harnessCeiling)
+ * and the digest of the plan it was scored under (what `eval --against` checks a reference run by).
+ */
+function withFloor(report: EvalReport, plan: RecordEvalOptions['plan']): RecordedEnvironment & {harnessFloor?: HarnessFloor; planDigest?: string} {
   const environment: RecordedEnvironment = report.environment ?? {fingerprint: 'unknown'};
   const floor = evalFloor(report);
-  return floor ? {...environment, harnessFloor: floor} : environment;
+  const digest = 'metric' in plan && plan.dir !== undefined ? {planDigest: planDigest(plan as Plan)} : {};
+  return {...environment, ...(floor ? {harnessFloor: floor} : {}), ...digest};
 }
 
 /** A run's label and its kind: a given label as it is, a path with `@` and the first 6 hex digits of the solution's digest. */
@@ -110,7 +114,7 @@ export async function recordEvalRun(report: EvalReport, options: RecordEvalOptio
     ...labelFields(report, options),
     git,
     // The harness floor is this machine's (what a case costs besides the solution): beside the environment it was measured in.
-    environment: withFloor(report),
+    environment: withFloor(report, options.plan),
     metric: report.metric,
     score: report.score,
     interval: report.interval ?? null,

@@ -80,6 +80,12 @@ export interface SidesOptions extends Omit<EvalOptions, 'solution'> {
   sides: SideRequest[];
   /** Repetitions never fewer than this (speedup). */
   minRepetitions?: number;
+  /**
+   * speedup, one side: race it against a recorded run (`eval --against`): its repetitions stop as
+   * soon as raceInterval (stats.ts) against these per-point [rep][case] speedups decides, not when
+   * its score is as precise as the plan asks.
+   */
+  race?: {recorded: number[][][]};
 }
 
 /** What runSides returns: one report per side, and with two speedup sides their paired ratios. */
@@ -95,7 +101,7 @@ export interface SidesOutcome {
   budgetEnded: boolean;
   /** speedup, two sides: whether each case was timed on both sides back to back (`case`) or each side's segment of a repetition in turn (`run`). */
   pairedBy?: 'case' | 'run';
-  /** speedup, two sides: how many neighbouring repetitions shared their runs (kept runs; 1: a fresh run each), which the ratio's interval and sequence treat as correlated. */
+  /** speedup, two sides or a race: how many neighbouring repetitions shared their runs (kept runs; 1: a fresh run each), which the ratio's interval and sequence treat as correlated. */
   repetitionBlock?: number;
 }
 

@@ -24,8 +24,8 @@ const seedSources: readonly string[] = ['published', 'derived', 'fresh', 'files'
 export type LabelKind = 'given' | 'commit' | 'entry' | 'file';
 const labelKinds: readonly string[] = ['given', 'commit', 'entry', 'file'];
 
-/** The verdict of a compare run. */
-export type CompareVerdict = 'better' | 'worse' | 'same';
+/** The verdict of a compare run (`undecided`: a race, `eval --against`, that formed no interval). */
+export type CompareVerdict = 'better' | 'worse' | 'same' | 'undecided';
 
 /** The environment as recorded: any JSON object carrying its fingerprint (`describeEnvironment` in lib/environment.ts). */
 export interface RecordedEnvironment {
@@ -462,7 +462,7 @@ function migrate(db: Database, file: string): void {
 
 const kinds: readonly string[] = ['eval', 'compare', 'calibrate'];
 const statuses: readonly string[] = ['ok', 'failed', 'error'];
-const verdicts: readonly string[] = ['better', 'worse', 'same'];
+const verdicts: readonly string[] = ['better', 'worse', 'same', 'undecided'];
 const sha256Pattern = /^[0-9a-f]{64}$/;
 
 function toRow(record: RunRecord, file: string): Omit<Row, 'id'> {

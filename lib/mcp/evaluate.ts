@@ -8,6 +8,7 @@ import {costInput, longCallInput, registerLongTool} from './calls.js';
 import {confinedPath, entryDir, type ServerContext, workspaceOf} from './context.js';
 import {type Snapshot, snapshotSide} from './snapshot.js';
 import type {JobRequest} from './run-request.js';
+import {againstText, raceTarget} from './against.js';
 
 const splitInput = z.enum(['dev', 'test']).default('dev').describe('dev (the test split is sealed: use submit_test)');
 const interval = z.tuple([z.number(), z.number()]).nullable();
@@ -75,6 +76,18 @@ const caseSchema = z.object({
   note: z.string().optional(),
   where: z.array(frameSchema).optional(),
 });
+/** A race's answer (lib/compare/against.ts RaceOutcome): what was decided, at what confidence, after how many repetitions. */
+const raceSchema = z.object({
+  decision: z.enum(['better', 'worse', 'same', 'undecided']),
+  within: z.number().optional(),
+  confidence: z.number(),
+  ratio: z.number().nullable(),
+  interval,
+  repetitions: z.number(),
+  referenceRepetitions: z.number(),
+  decided: z.boolean(),
+  against: z.object({run: z.number(), score: z.number().nullable()}),
+});
 const sideSchema = z.object({label: z.string(), score: z.number(), interval, failure: z.string().optional()});
 
 /** What a workspace is, what a case's ratio means: said in the tools' descriptions, so an agent needs nothing else. */
@@ -85,6 +98,25 @@ const ratioText =
 const costText =
   'Dev runs cost no budget (only submit_test does), just time: 10-60 s, as a plain call (with progress), a task, or with background and get_run.';
 
+/** What evaluate answers: a plain eval's score and cases, or a race's verdict (`race`) with the candidate's cases. */
+const evaluateOutput = {
+  id: z.string(),
+  status: z.literal('running').optional(),
+  name: z.string().optional(),
+  split: z.string().optional(),
+  metric: z.string().optional(),
+  score: z.number().optional(),
+  interval: interval.optional(),
+  failure: z.string().optional(),
+  repetitions: z.number().optional(),
+  cases: z.array(caseSchema).optional(),
+  runId: z.number().nullable().optional(),
+  warnings: z.array(z.string()).optional(),
+  verdict: z.enum(['better', 'worse', 'same', 'undecided']).optional(),
+  race: raceSchema.optional(),
+  reason: z.string().optional(),
+};
+
 /** Register `evaluate` and `compare`. */
 export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
   const evaluateShape = {
@@ -93,32 +125,25 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     solution: z.string().optional().describe('A solution file (or folder of editable files) in a workspace or the zoo'),
     split: splitInput,
     label: labelInput,
+    against: z.string().max(100).optional().describe(againstText),
     ...costInput,
     ...longCallInput,
   };
   registerLongTool(server, ctx, 'evaluate', {
     title: 'Evaluate a solution on dev',
-    description: `Run a solution on the dev split in the sandbox, with the zoo entry's own protected files: a workspace (its editable files), a solution file, or (name alone) the entry's own solution. Returns score, 95% interval, each case's status, ratio and failure note (a crash: where, the file:line and text of its innermost frames in the solution's files), and the run id. ${ratioText} ${workspaceText} ${costText} Cancelling the call stops the eval.`,
+    description: `Run a solution on the dev split in the sandbox, with the zoo entry's own protected files: a workspace (its editable files), a solution file, or (name alone) the entry's own solution. Returns score, 95% interval, each case's status, ratio and failure note (a crash: where, the file:line and text of its innermost frames in the solution's files), and the run id. On a speedup benchmark where your session has a best dev eval, it races the solution against that run instead (see against): verdict better, worse or same within X%, at 95% confidence, after as few repetitions as decide it. ${ratioText} ${workspaceText} ${costText} Cancelling the call stops the eval.`,
     inputSchema: evaluateShape,
-    outputSchema: {
-      id: z.string(),
-      status: z.literal('running').optional(),
-      name: z.string().optional(),
-      split: z.string().optional(),
-      metric: z.string().optional(),
-      score: z.number().optional(),
-      interval: interval.optional(),
-      failure: z.string().optional(),
-      repetitions: z.number().optional(),
-      cases: z.array(caseSchema).optional(),
-      runId: z.number().nullable().optional(),
-      warnings: z.array(z.string()).optional(),
-    },
+    outputSchema: evaluateOutput,
     start: async (input, task) => {
       devOnly('evaluate', input.split);
       const label = labelArgument(input);
       const {name, benchmark, side, snapshot, plan} = await resolveSolution(ctx, input);
-      const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input), ...label, ...(plan ? {plan} : {})};
+      const against = await raceTarget(ctx, input.against, benchmark, name).catch((error: Error) => {
+        if (snapshot) rmSync(snapshot.scratch, {recursive: true, force: true});
+        throw error;
+      });
+      const race = against === undefined ? {} : {against};
+      const request: JobRequest = {kind: 'eval', benchmark, split: 'dev', ...side, cost: costOf(input), ...label, ...race, ...(plan ? {plan} : {})};
       return ctx.runs.launch({tool: 'evaluate', name, request, ...copiesOf(snapshot)}, {sealed: false, task});
     },
   });

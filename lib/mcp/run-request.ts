@@ -27,6 +27,8 @@ export interface JobRequest {
    * the run scores, redacts and records under it and reads the file no more (absent: the run reads it, once).
    */
   plan?: Plan;
+  /** eval, dev: race against this ledger run (evaluate's `against`, resolved by the server among the runs its client sees: against.ts). */
+  against?: number;
 }
 
 /** What a sealed run needs beyond its compare. */
@@ -104,6 +106,12 @@ export async function runRequest(request: JobRequest, onProgress: EvalProgress):
     });
     if (request.testSeeds) for (const each of [report.reports.baseline, report.reports.candidate]) if (each) each.seeds = {...each.seeds, source: 'derived'};
     return {report, plan};
+  }
+  if (request.against !== undefined) {
+    // A race: the solution (or the entry's own) as the candidate, against the recorded run (lib/compare/against.ts).
+    const {runComparePlanned} = await import('../compare/index.js');
+    const candidate = request.folder ?? request.solution ?? request.benchmark;
+    return runComparePlanned({benchmark: request.benchmark, split: 'dev', candidate, against: String(request.against), planOverride: override, onProgress});
   }
   const {runSides} = await import('../eval/index.js');
   const side = request.folder !== undefined ? {label: 'solution', folder: request.folder} : {label: 'solution', solution: request.solution};

@@ -16,6 +16,20 @@ function callName(ctx: NamesContext, plan: Plan, solution: string, label: string
   return label === undefined ? agentName(ctx, plan, solution) : {given: label};
 }
 
+/** Each case as evaluate answers it: status, ratio, time, and a failure's note and frames. */
+function caseRows(cases: ReturnType<typeof import('../eval/index.js').flatCases>) {
+  return cases.map((c) => ({
+    point: c.point,
+    i: c.i,
+    status: c.status,
+    passed: c.passed,
+    ratio: c.ratio,
+    seconds: c.seconds,
+    ...(c.note ? {note: c.note} : {}),
+    ...(c.where ? {where: c.where} : {}),
+  }));
+}
+
 /** Record a dev eval as `arbor benchmark eval` does and shape the tool's result (in the run's process: runner.ts). */
 export async function finishEval(ctx: NamesContext, id: string, name: string, report: EvalReport, plan: Plan, label?: string) {
   const {recordEvalRun, flatCases} = await import('../eval/index.js');
@@ -30,16 +44,7 @@ export async function finishEval(ctx: NamesContext, id: string, name: string, re
     interval: report.interval ?? null,
     ...(report.failure ? {failure: report.failure} : {}),
     repetitions: report.repetitions,
-    cases: flatCases(report).map((c) => ({
-      point: c.point,
-      i: c.i,
-      status: c.status,
-      passed: c.passed,
-      ratio: c.ratio,
-      seconds: c.seconds,
-      ...(c.note ? {note: c.note} : {}),
-      ...(c.where ? {where: c.where} : {}),
-    })),
+    cases: caseRows(flatCases(report)),
     runId,
     warnings: [...(report.warnings ?? []), ...warnings],
   };
@@ -99,5 +104,32 @@ export async function finishCompare(ctx: NamesContext, id: string, name: string,
     correctness: report.correctness,
     runId,
     warnings,
+  };
+}
+
+/**
+ * Record a race (evaluate with `against`) as `eval --against` does, a compare against the recorded run with
+ * its verdict (never a best), and shape the tool's result: the race's answer, the candidate's cases.
+ */
+export async function finishRace(ctx: NamesContext, id: string, name: string, report: CompareReport, plan: Plan, label?: string) {
+  const {flatCases} = await import('../eval/index.js');
+  const {runId, warnings} = await recordCompare(ctx, report, plan, label);
+  const candidate = report.reports.candidate;
+  const race = report.race;
+  return {
+    id,
+    name,
+    split: report.split,
+    metric: report.metric,
+    verdict: report.verdict,
+    ...(race ? {race: {...race, against: {run: race.against.run, score: race.against.score}}} : {reason: report.reason}),
+    // The candidate's own score too, as precise as the race's repetitions made it (the race's answer is the verdict).
+    score: candidate.score,
+    interval: candidate.interval ?? null,
+    ...(candidate.failure ? {failure: candidate.failure} : {}),
+    repetitions: candidate.repetitions,
+    cases: caseRows(flatCases(candidate)),
+    runId,
+    warnings: [...(candidate.warnings ?? []), ...warnings],
   };
 }

@@ -24,7 +24,7 @@ let evalStarted: number | undefined;
 
 /** The dev run: its turn, its eval, its record in the ledger, the tool's result. */
 async function devRun(spec: RunnerSpec, store: McpStore): Promise<Record<string, unknown>> {
-  const [{takeTurn}, {finishEval, finishCompare}] = await Promise.all([import('./isolation.js'), import('./run-results.js')]);
+  const [{takeTurn}, {finishEval, finishCompare, finishRace}] = await Promise.all([import('./isolation.js'), import('./run-results.js')]);
   const request = spec.request!;
   const leave = await takeTurn(store, spec.run, false, {
     onWait: () => store.progress(spec.run, 'waiting for its turn: a sealed test eval runs alone on this machine'),
@@ -43,7 +43,9 @@ async function devRun(spec: RunnerSpec, store: McpStore): Promise<Record<string,
   const result =
     request.kind === 'compare'
       ? await finishCompare(ctx, spec.id, spec.name, report as CompareReport, plan)
-      : await finishEval(ctx, spec.id, spec.name, report as EvalReport, plan, request.label);
+      : request.against !== undefined
+        ? await finishRace(ctx, spec.id, spec.name, report as CompareReport, plan, request.label)
+        : await finishEval(ctx, spec.id, spec.name, report as EvalReport, plan, request.label);
   // Before the run ends: list_runs shows the record to this run's client alone (jobs.ts, othersLedgerRuns).
   if (typeof result.runId === 'number') store.ownLedgerRun(spec.run, result.runId);
   return result;

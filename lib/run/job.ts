@@ -21,7 +21,7 @@ import path from 'node:path';
 import {ArborError, ExitCode, RefusedError} from '../errors.js';
 import {computeLock, lockDifference, lockIgnoredNames, readLock, type Lock} from '../benchmark/lock.js';
 import {StaleLockError} from '../eval/index.js';
-import {loadPlan, type Plan, type Split} from '../benchmark/plan.js';
+import {loadPlan, planDigest, type Plan, type Split} from '../benchmark/plan.js';
 import type {RunItem} from './targets.js';
 
 /** The `format` every job carries, and the version this arbor writes. */
@@ -79,29 +79,6 @@ export class JobRefusedError extends ArborError {
 }
 
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest('hex');
-
-/**
- * The digest of a parsed plan, the same on every machine that holds the entry: canonical JSON (keys sorted),
- * its folder `.` and each path inside it relative, `/`-separated. Two plans with the same digest score alike.
- */
-export function planDigest(plan: Plan): string {
-  const portable = (value: unknown): unknown => {
-    if (typeof value === 'string') {
-      if (value === plan.dir) return '.';
-      return value.startsWith(`${plan.dir}${path.sep}`) ? path.relative(plan.dir, value).split(path.sep).join('/') : value;
-    }
-    if (Array.isArray(value)) return value.map(portable);
-    if (typeof value !== 'object' || value === null) return value;
-    const record = value as Record<string, unknown>;
-    return Object.fromEntries(
-      Object.keys(record)
-        .filter((key) => record[key] !== undefined)
-        .sort()
-        .map((key) => [key, portable(record[key])]),
-    );
-  };
-  return sha256(JSON.stringify(portable(plan)));
-}
 
 /**
  * Build the job of one run item from the entry's folder as it is now. The

@@ -17,7 +17,8 @@
 import {median} from './describe.js';
 import {generator, percentileInterval, scoreInterval, speedScore, type PointRatios} from './speed.js';
 
-export type Verdict = 'better' | 'worse' | 'same';
+/** `undecided`: a race (`eval --against`) that formed no interval; a compare always decides. */
+export type Verdict = 'better' | 'worse' | 'same' | 'undecided';
 
 /** better when the interval lies above 1, worse when below, same when it holds 1. */
 export function verdictOf([low, high]: [number, number]): Verdict {

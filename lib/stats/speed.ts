@@ -324,3 +324,69 @@ export function closingInterval(points: PointRatios[], block = 1): [number, numb
   const radius = studentQuantile(closingAlpha, t - 1) * Math.sqrt(longRunVariance(values, Math.max(0, block - 1)) / t);
   return [Math.exp(mean - radius), Math.exp(mean + radius)];
 }
+
+/** What a race against a recorded run decides: the candidate's speed over the recorded run's, at the race's confidence. */
+export type RaceDecision = 'better' | 'worse' | 'same' | 'undecided';
+
+/** A race's error: its interval misses the true ratio at some look at most 5% of the time (two-sided). */
+export const raceAlpha = 0.05;
+
+/**
+ * The fewest repetitions a race looks at (with the plan's own fewest, whichever is more): its
+ * interval is Student-widened for a spread estimated from so few, and never narrower than the
+ * between-eval term, so a large difference is answered here rather than at trustedRepetitions.
+ */
+export const raceFirstLook = 3;
+
+/**
+ * The interval of a race (`eval --against`, `compare --baseline-run`): the candidate's speed score
+ * over a recorded run's, as the geometric mean over points of exp(mean log speedup of the
+ * candidate - that of the recorded run), valid at every repetition at once. Per point (Bonferroni
+ * over the points, alpha / P each), the union of two bounds at half that each: the candidate's
+ * mean log speedup, still growing, by the asymptotic confidence sequence of Waudby-Smith et al.
+ * (2021; confidenceSequence above), which holds at every look; the recorded run's, fixed, by
+ * Student's t over its repetitions, plus what moves between two evals on this machine
+ * (betweenEvalSpread, once for each eval: sqrt 2 of it), which no repetition of either shows. So
+ * two evals of one solution are called different at most alpha of the time however often the race
+ * looks; the price is that differences under about 8% are never `better` or `worse` here (a
+ * paired compare decides those). Undefined when a point has fewer than 2 repetitions on either side.
+ * `recorded`, `candidate`: per point, [rep][case] speedups over the reference; `block`: repetitions
+ * a kept run serves (their spread's lag, as in ratioSequence).
+ */
+export function raceInterval(
+  candidate: PointRatios[],
+  recorded: PointRatios[],
+  block = 1,
+  alpha = raceAlpha,
+  spread = betweenEvalSpread,
+): [number, number] | undefined {
+  const points = Math.min(candidate.length, recorded.length);
+  if (points === 0) return undefined;
+  const share = alpha / points;
+  let low = 0;
+  let high = 0;
+  for (let p = 0; p < points; p++) {
+    const ours = logRatioObservations([candidate[p]!]);
+    const theirs = logRatioObservations([recorded[p]!]);
+    if (theirs.length < 2) return undefined;
+    const sequence = confidenceSequence(ours, share / 2, sequenceTuningRepetitions, Math.max(0, block - 1));
+    if (!sequence) return undefined;
+    const m = theirs.length;
+    const mean = theirs.reduce((a, b) => a + b, 0) / m;
+    const fixed = studentQuantile(share / 2, m - 1) * Math.sqrt(longRunVariance(theirs, Math.max(0, block - 1)) / m + 2 * Math.log1p(spread) ** 2);
+    low += sequence[0] - mean - fixed;
+    high += sequence[1] - mean + fixed;
+  }
+  return [Math.exp(low / points), Math.exp(high / points)];
+}
+
+/**
+ * A race's decision from its interval: `better` or `worse` once it excludes 1, `same` once it lies
+ * within the band [1 / (1 + band), 1 + band] (sequentialDecision), else `undecided`.
+ */
+export function raceDecision(interval: [number, number] | undefined, band: number): RaceDecision {
+  if (!interval) return 'undecided';
+  const decision = sequentialDecision(interval, band);
+  if (decision === 'different') return interval[0] > 1 ? 'better' : 'worse';
+  return decision;
+}

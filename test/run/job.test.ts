@@ -5,7 +5,8 @@ import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {loadPlan} from '../../lib/benchmark/plan.js';
 import {readLock, writeLock} from '../../lib/benchmark/lock.js';
-import {checkJob, encodeCompareJob, encodeJob, findWorkerEntry, JobRefusedError, materializeJob, planDigest, type EvalJob} from '../../lib/run/job.js';
+import {checkJob, encodeCompareJob, encodeJob, findWorkerEntry, JobRefusedError, materializeJob, type EvalJob} from '../../lib/run/job.js';
+import {planDigest} from '../../lib/benchmark/plan.js';
 import type {RunItem} from '../../lib/run/targets.js';
 import {fixtures, tempDir} from '../helpers/cli.js';
 
