@@ -4,7 +4,7 @@ import {cpSync, readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import {describe, expect, it} from 'vitest';
 import {cgroupsWork, createGroup} from '../../lib/sandbox/cgroup.js';
-import {fixtures, runCli, tempDir} from '../helpers/cli.js';
+import {fixtures, runCli, runCliAsync, tempDir} from '../helpers/cli.js';
 
 const speed = path.join(fixtures, 'eval/prefix-speed');
 const accuracy = path.join(fixtures, 'eval/accuracy-abs');
@@ -32,6 +32,13 @@ function compare(args: string[], env: NodeJS.ProcessEnv = ledgerEnv()) {
   const json = path.join(dir, 'compare.json');
   const result = runCli(['benchmark', 'compare', ...args, '--json-file', json, '--quiet'], {env});
   return {result, report: result.code === 0 ? JSON.parse(readFileSync(json, 'utf8')) : undefined, dir};
+}
+
+/** `compare` without blocking, for compares no timing decides (accuracy): two go side by side, each eval leasing a CPU. */
+async function compareAsync(args: string[], env: NodeJS.ProcessEnv = ledgerEnv()) {
+  const json = path.join(tempDir(), 'compare.json');
+  const result = await runCliAsync(['benchmark', 'compare', ...args, '--json-file', json, '--quiet'], {env});
+  return {result, report: result.code === 0 ? JSON.parse(readFileSync(json, 'utf8')) : undefined};
 }
 
 /** The reference gate's stdout and exit code on a package folder. */
@@ -225,8 +232,11 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
 });
 
 describe('arbor benchmark compare (accuracy and usage)', () => {
-  it('compares accuracy entries per case: worse for a weaker candidate, same for itself; a partial-credit case is scored, never a failure', () => {
-    const weaker = compare([accuracy, path.join(accuracy, 'solution.py'), path.join(solutions, 'zeros-abs.py')]);
+  it('compares accuracy entries per case: worse for a weaker candidate, same for itself; a partial-credit case is scored, never a failure', async () => {
+    const [weaker, itself] = await Promise.all([
+      compareAsync([accuracy, path.join(accuracy, 'solution.py'), path.join(solutions, 'zeros-abs.py')]),
+      compareAsync([accuracy, path.join(accuracy, 'solution.py'), path.join(accuracy, 'solution.py')]),
+    ]);
     expect(weaker.result.code, weaker.result.stderr).toBe(0);
     // No case can be perfect on either side (rounded and zero answers): none "fails", each is worse for the candidate.
     expect(weaker.report).toMatchObject({verdict: 'worse', metric: 'accuracy', correctness: []});
@@ -237,15 +247,17 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     );
     expect(weaker.report.ratio).toBeLessThan(1);
     expect(weaker.report.ratio).toBeCloseTo(weaker.report.candidate.score / weaker.report.baseline.score, 12);
-    const itself = compare([accuracy, path.join(accuracy, 'solution.py'), path.join(accuracy, 'solution.py')]);
     expect(itself.report).toMatchObject({verdict: 'same', ratio: 1, ci: [1, 1], correctness: []});
     expect(itself.result.stdout).toContain('better on 0, worse on 0 and the same on 2 of 2 case(s)');
   });
 
   it('under direction = "minimize" a lower score is better: the ratio is baseline over candidate, and a crash scores fail_score, not 0.0', {
     timeout: 240_000,
-  }, () => {
-    const finer = compare([minimize, path.join(minimize, 'solution.py'), path.join(solutions, 'finer-abs.py')]);
+  }, async () => {
+    const [finer, crash] = await Promise.all([
+      compareAsync([minimize, path.join(minimize, 'solution.py'), path.join(solutions, 'finer-abs.py')]),
+      compareAsync([minimize, path.join(minimize, 'solution.py'), path.join(solutions, 'crash-abs.py')]),
+    ]);
     expect(finer.result.code, finer.result.stderr).toBe(0);
     expect(finer.report).toMatchObject({verdict: 'better', metric: 'accuracy'});
     // Rounding to 3 decimals instead of 2: a tenth of the largest error, a ratio of about 10.
@@ -254,7 +266,6 @@ describe('arbor benchmark compare (accuracy and usage)', () => {
     expect(finer.report.ratio).toBeGreaterThan(5);
     expect(finer.report.ci[0]).toBeGreaterThan(1);
     for (const c of finer.report.cases) expect(c.ratio).toBeGreaterThan(5);
-    const crash = compare([minimize, path.join(minimize, 'solution.py'), path.join(solutions, 'crash-abs.py')]);
     expect(crash.result.code, crash.result.stderr).toBe(0);
     expect(crash.report).toMatchObject({
       verdict: 'worse',

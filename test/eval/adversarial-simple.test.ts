@@ -1,31 +1,46 @@
 // Simple cheats must score 0.0 (helpers and the rules in ./adversaries.ts).
-import {describe, expect, it} from 'vitest';
-import {evaluate, sandboxed, type Evaluated} from './adversaries.js';
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {evaluate, evaluateEach, sandboxed, type Evaluated} from './adversaries.js';
 
-/** Evals more than one test reads (each test only reads the report): made once, by the first test that asks. */
-const shared = new Map<string, Evaluated>();
-function evaluateOnce(solution: string): Evaluated {
-  if (!shared.has(solution)) shared.set(solution, evaluate('prefix-speed', solution));
-  return shared.get(solution)!;
-}
+/** The cheats and the status of their first case: none of them depends on timing, so their evals run two at a time. */
+const cheats = [
+  ['nothing.py', 'no-answer'],
+  ['empty-dict.py', 'no-answer'],
+  ['inputs.py', 'failed'],
+  ['crash.py', 'crashed'],
+  ['exit.py', 'crashed'],
+  ['import-error.py', 'crashed'],
+  ['nan.py', 'no-answer'],
+  ['wrong-shape.py', 'no-answer'],
+  ['score-print.py', 'no-answer'],
+  ['search-expected.py', 'failed'],
+  ['tamper-bundle.py', 'failed'],
+  ['array-hook.py', 'no-answer'],
+  ['forge-channel.py', 'crashed'],
+] as const;
 
 describe('simple cheats (speed fixture)', () => {
-  it.each([
-    ['nothing.py', 'no-answer'],
-    ['empty-dict.py', 'no-answer'],
-    ['inputs.py', 'failed'],
-    ['crash.py', 'crashed'],
-    ['exit.py', 'crashed'],
-    ['import-error.py', 'crashed'],
-    ['nan.py', 'no-answer'],
-    ['wrong-shape.py', 'no-answer'],
-    ['score-print.py', 'no-answer'],
-    ['search-expected.py', 'failed'],
-    ['tamper-bundle.py', 'failed'],
-    ['array-hook.py', 'no-answer'],
-    ['forge-channel.py', 'crashed'],
-  ])('%s scores 0.0 (%s)', (solution, status) => {
-    const {score, report, stderr} = evaluateOnce(solution);
+  // Each cheat's eval, started before the first test (each test only reads its report); the copies are removed after the last.
+  let root: string;
+  let evals: Map<string, Promise<Evaluated>>;
+  beforeAll(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'arbor-test-cheats-'));
+    evals = evaluateEach(
+      root,
+      'prefix-speed',
+      cheats.map(([solution]) => solution),
+    );
+  });
+  afterAll(async () => {
+    await Promise.allSettled(evals.values());
+    rmSync(root, {recursive: true, force: true});
+  });
+
+  it.each(cheats)('%s scores 0.0 (%s)', async (solution, status) => {
+    const {score, report, stderr} = await evals.get(solution)!;
     expect(score).toBe(0);
     expect(report.points[0].cases[0].status).toBe(status);
     expect(stderr).toMatch(/score is 0\.0: case 0/);
@@ -33,8 +48,8 @@ describe('simple cheats (speed fixture)', () => {
     if (sandboxed) expect(report.points[0].cases[0].repetitions).toHaveLength(1);
   });
 
-  it('an answer whose __array__ would do the work after the clock stopped is refused, with the reason', () => {
-    const {report} = evaluateOnce('array-hook.py');
+  it('an answer whose __array__ would do the work after the clock stopped is refused, with the reason', async () => {
+    const {report} = await evals.get('array-hook.py')!;
     expect(report.points[0].cases[0].note).toMatch(/result 's': Lazy is not a numpy array, scalar or list/);
   });
 

@@ -10,7 +10,7 @@ import {randomBytes} from 'node:crypto';
 import path from 'node:path';
 import {expect} from 'vitest';
 import type {PlanOverride} from '../../lib/eval/index.js';
-import {cliPath, fixtures, runCli, tempDir} from '../helpers/cli.js';
+import {type CliResult, cliPath, fixtures, runCli, runCliAsync, tempDir} from '../helpers/cli.js';
 
 export const solutions = path.join(fixtures, 'eval/solutions');
 export const sandboxed = spawnSync('bwrap', ['--ro-bind', '/', '/', 'true']).status === 0;
@@ -78,9 +78,9 @@ export function eventually(condition: () => boolean, ms = 3000): boolean {
   return condition();
 }
 
-/** A private copy of a fixture entry with the candidate inside it, so whatever it damages is the copy. */
-export function entryCopy(entry: string, solution: string, replace: Record<string, string> = {}): {dir: string; candidate: string} {
-  const dir = path.join(tempDir(), entry);
+/** A private copy of a fixture entry with the candidate inside it (in `parent`, the test's temp folder by default), so whatever it damages is the copy. */
+export function entryCopy(entry: string, solution: string, replace: Record<string, string> = {}, parent = tempDir()): {dir: string; candidate: string} {
+  const dir = path.join(parent, entry);
   cpSync(path.join(fixtures, 'eval', entry), dir, {recursive: true});
   let text = readFileSync(path.join(solutions, solution), 'utf8');
   for (const [from, to] of Object.entries(replace)) text = text.split(from).join(to);
@@ -101,21 +101,59 @@ export function rewritePlan(dir: string, replace: Record<string, string>): void 
   expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
 }
 
-export function evaluate(
-  entry: string,
-  solution: string,
-  options: {split?: string; replace?: Record<string, string>; plan?: Record<string, string>; args?: string[]; env?: Record<string, string>} = {},
-): Evaluated {
+export function evaluate(entry: string, solution: string, options: EvaluateOptions = {}): Evaluated {
   const {dir, candidate} = entryCopy(entry, solution, options.replace);
   if (options.plan) rewritePlan(dir, options.plan);
   const json = path.join(path.dirname(dir), 'report.json');
-  const result = runCli(['benchmark', 'eval', dir, options.split ?? 'dev', '--solution', candidate, '--json-file', json, ...(options.args ?? [])], {
-    env: options.env,
-  });
+  return evaluated(runCli(evalArgs(dir, candidate, json, options), {env: options.env}), json, dir);
+}
+
+interface EvaluateOptions {
+  split?: string;
+  replace?: Record<string, string>;
+  plan?: Record<string, string>;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+function evalArgs(dir: string, candidate: string, json: string, options: EvaluateOptions): string[] {
+  return ['benchmark', 'eval', dir, options.split ?? 'dev', '--solution', candidate, '--json-file', json, ...(options.args ?? [])];
+}
+
+/** An eval's result as every adversarial test reads it: one score line on stdout, exit 0, no internal error. */
+function evaluated(result: CliResult, json: string, dir: string): Evaluated {
   expect(result.stderr).not.toMatch(/internal error|Traceback/);
   expect(result.code).toBe(0);
   expect(result.stdout).toMatch(/^score: \S+\n$/);
   return {score: Number(result.stdout.slice(7)), stdout: result.stdout, stderr: result.stderr, report: JSON.parse(readFileSync(json, 'utf8')), dir};
+}
+
+/**
+ * `evaluate` of each solution, two at a time (each eval leases a CPU, and a test file's evals share the
+ * machine's two), for adversaries whose status no timing decides (a cheat that answers nothing, crashes or
+ * fails scores 0 however loaded the machine): each one's eval, by solution, rejected with its own failure.
+ * The copies go in `parent`, which the caller removes once every eval has ended.
+ */
+export function evaluateEach(
+  parent: string,
+  entry: string,
+  names: readonly string[],
+  options: Omit<EvaluateOptions, 'plan'> = {},
+): Map<string, Promise<Evaluated>> {
+  const lanes: Promise<unknown>[] = [Promise.resolve(), Promise.resolve()];
+  const evals = new Map<string, Promise<Evaluated>>();
+  names.forEach((name, i) => {
+    const own = mkdtempSync(path.join(parent, 'eval-'));
+    const run = lanes[i % lanes.length]!.then(async () => {
+      const {dir, candidate} = entryCopy(entry, name, options.replace, own);
+      const json = path.join(own, 'report.json');
+      return evaluated(await runCliAsync(evalArgs(dir, candidate, json, options), {env: options.env}), json, dir);
+    });
+    // A failed eval is its test's failure (the test awaits it), never an unhandled rejection, and it holds up no other.
+    lanes[i % lanes.length] = run.catch(() => {});
+    evals.set(name, run);
+  });
+  return evals;
 }
 
 /** One side of a shared eval (evaluateSides): its score and its report. */

@@ -1,5 +1,5 @@
 /** Spawn the built CLI the way a user does, and capture everything it says. */
-import {spawnSync, type SpawnSyncOptions} from 'node:child_process';
+import {spawn, spawnSync, type SpawnSyncOptions} from 'node:child_process';
 import {mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
@@ -29,6 +29,26 @@ export function runCli(args: string[], options: SpawnSyncOptions = {}): CliResul
   });
   if (result.error) throw result.error;
   return {code: result.status, stdout: String(result.stdout), stderr: String(result.stderr)};
+}
+
+/**
+ * `runCli` without blocking the test's process, so independent runs (each eval leases a CPU of its
+ * own: test/helpers/lease-folder.ts) go side by side. Rejects only when the CLI cannot be started.
+ */
+export function runCliAsync(args: string[], options: {env?: NodeJS.ProcessEnv; cwd?: string} = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [cliPath, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: {...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...options.env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  child.stdout.setEncoding('utf8').on('data', (text: string) => stdout.push(text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => stderr.push(text));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve({code, stdout: stdout.join(''), stderr: stderr.join('')}));
+  });
 }
 
 /** The uid and gid an ordinary user's run takes when the tests run as root (`nobody`). */

@@ -19,8 +19,12 @@ import {sealedAnswerSeconds, sealedCompareCost} from '../../lib/mcp/release.js';
 import {cliPath, runCli} from '../helpers/cli.js';
 import {runsSettled, salt, startedRun, Transcript, zooCopy} from './helpers.js';
 
-/** The release period this file's server uses for its sealed calls (ARBOR_SEALED_RELEASE): longer than the client's timeout below. */
-const release = 20;
+/**
+ * The release period this file's server uses for its sealed calls (ARBOR_SEALED_RELEASE): longer than the client's
+ * timeout below. Two distinct candidates are submitted, and a sealed turn is held to its release time, so the file
+ * waits two periods: 12 s each (20 s before, 50 s for the file); long-sealed.test.ts holds a call over 3 timeouts.
+ */
+const release = 12;
 /** The client's request timeout: shorter than the release period; progress (every 5 s) resets it. */
 const timeout = 8_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -119,7 +123,7 @@ describe('arbor mcp: the sealed answer on a stated clock, one exposure count', (
       return `relu_poly/candidate${n}.py`;
     };
     try {
-      // A plain call whose client times out after 8 s: progress every 5 s resets it, the answer comes at 20 s.
+      // A plain call whose client times out after 8 s: progress every 5 s resets it, the answer comes at 12 s.
       const progress: string[] = [];
       const called = Date.now();
       const plain = transcript.call(
@@ -129,7 +133,7 @@ describe('arbor mcp: the sealed answer on a stated clock, one exposure count', (
         {timeout, resetTimeoutOnProgress: true, maxTotalTimeout: 120_000, onprogress: (p) => void progress.push(p.message ?? '')},
       );
       for (let tries = 0; tries < 100 && progress.length === 0; tries++) await sleep(100);
-      expect(progress[0]).toMatch(/^run-\S+ started: answer at \d\d:\d\d:\d\d, in (19|20) s; should this call time out, poll get_run/);
+      expect(progress[0]).toMatch(/^run-\S+ started: answer at \d\d:\d\d:\d\d, in (11|12) s; should this call time out, poll get_run/);
       // Counted at the call: the CLI's count and MCP's agree (the owner's CLI look and this call).
       expect(exposureLine(zoo)).toMatch(/relu_poly +2 of budget 5$/);
 

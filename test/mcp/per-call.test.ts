@@ -18,6 +18,22 @@ const inspector = path.join(repoRoot, 'node_modules/.bin/mcp-inspector');
 const fastKnn = path.join(repoRoot, 'test/zoo-entries/solutions/knn_gemm_f64.py');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The Inspector CLI with `args` (HOME `home`), without blocking; killed after 120 s. */
+function inspect(args: string[], home: string): Promise<{status: number | null; stdout: string; stderr: string}> {
+  const child = spawn(inspector, args, {env: {...process.env, HOME: home}, stdio: ['ignore', 'pipe', 'pipe']});
+  const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
+  let [stdout, stderr] = ['', ''];
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({status, stdout, stderr});
+    });
+  });
+}
+
 describe('arbor mcp, a fresh server for every call (the MCP Inspector CLI)', () => {
   let zoo: string;
   let root: string;
@@ -36,14 +52,16 @@ describe('arbor mcp, a fresh server for every call (the MCP Inspector CLI)', () 
     remove();
   });
 
-  /** One call: `mcp-inspector --cli node arbor mcp <zoo> --method tools/call …`; the tool's structured result (throws with its text on a tool error). */
-  function call(tool: string, args: Record<string, unknown> = {}): Record<string, any> {
+  /**
+   * One call: `mcp-inspector --cli node arbor mcp <zoo> --method tools/call …`; the tool's structured result (throws with
+   * its text on a tool error). Without blocking: the two entries' calls go side by side.
+   */
+  async function call(tool: string, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
     const env = ['ARBOR_TEST_SALT', salt, 'ARBOR_SEALED_RELEASE', '1', 'TMPDIR', tmp, 'XDG_STATE_HOME', state];
     const pairs = env.flatMap((value, i) => (i % 2 === 0 ? ['-e', `${value}=${env[i + 1]}`] : []));
-    const result = spawnSync(
-      inspector,
+    const result = await inspect(
       ['--cli', process.execPath, cliPath, 'mcp', zoo, ...pairs, '--method', 'tools/call', '--tool-name', tool, '--tool-args-json', JSON.stringify(args)],
-      {encoding: 'utf8', env: {...process.env, HOME: home}, timeout: 120_000},
+      home,
     );
     transcript.texts.push(result.stdout, result.stderr);
     const answer = JSON.parse(result.stdout || '{}') as {structuredContent?: Record<string, any>; content?: Array<{text: string}>; isError?: boolean};
@@ -54,7 +72,7 @@ describe('arbor mcp, a fresh server for every call (the MCP Inspector CLI)', () 
   /** get_run, each poll from a new server, until the run ends. */
   async function polled(id: string): Promise<Record<string, any>> {
     for (let tries = 0; tries < 300; tries++) {
-      const run = call('get_run', {id});
+      const run = await call('get_run', {id});
       if (run.status !== 'running') return run;
       await sleep(1000);
     }
@@ -63,33 +81,32 @@ describe('arbor mcp, a fresh server for every call (the MCP Inspector CLI)', () 
 
   it('lists, checks out, evaluates, compares and submits a speed and an accuracy entry', {timeout: 600_000}, async () => {
     expect(spawnSync(inspector, ['--cli', '--version'], {encoding: 'utf8'}).stdout.trim()).toBe('2.12.0');
-    expect(call('list_benchmarks').benchmarks.map((row: {name: string}) => row.name)).toEqual(['algotune_knn', 'relu_poly']);
-    for (const [name, faster] of [
-      ['algotune_knn', fastKnn],
-      ['relu_poly', undefined],
-    ] as const) {
-      const checkout = call('checkout', {name});
+    expect((await call('list_benchmarks')).benchmarks.map((row: {name: string}) => row.name)).toEqual(['algotune_knn', 'relu_poly']);
+    // The two entries side by side: each its own workspace and runs (a dev eval waits out the other's sealed turn).
+    const drive = async (name: 'algotune_knn' | 'relu_poly', faster?: string) => {
+      const checkout = await call('checkout', {name});
       // The default workspaces folder: one per user and zoo, so the next server (another process) knows the workspace.
       expect(path.dirname(checkout.workspace)).toMatch(new RegExp(`^${state}/arbor/workspaces/zoo-[0-9a-f]{8}$`));
       if (faster) copyFileSync(faster, checkout.solution);
 
-      const started = call('evaluate', {workspace: checkout.workspace, repetitions: 2, maxSeconds: 0, background: true});
+      const started = await call('evaluate', {workspace: checkout.workspace, repetitions: 2, maxSeconds: 0, background: true});
       expect(started).toEqual({id: expect.stringMatching(runIdShape), status: 'running', remaining: expect.any(Object)});
       const evaluated = await polled(started.id);
       expect(evaluated, JSON.stringify(evaluated)).toMatchObject({tool: 'evaluate', status: 'done', result: {name, split: 'dev'}});
       expect(evaluated.result.score).toBeGreaterThan(name === 'algotune_knn' ? 2 : 0);
 
       const compare = await polled(
-        call('compare', {name, baseline: 'baseline', candidate: checkout.workspace, repetitions: 2, maxSeconds: 0, background: true}).id,
+        (await call('compare', {name, baseline: 'baseline', candidate: checkout.workspace, repetitions: 2, maxSeconds: 0, background: true})).id,
       );
       expect(compare.status, JSON.stringify(compare)).toBe('done');
       expect(compare.result.verdict).toBe(name === 'algotune_knn' ? 'better' : 'same');
 
-      const submitted = await polled(call('submit_test', {solution: checkout.workspace, background: true}).id);
+      const submitted = await polled((await call('submit_test', {solution: checkout.workspace, background: true})).id);
       expect(submitted.status, JSON.stringify(submitted)).toBe('done');
       expect(submitted.result).toMatchObject({name, budget: {used: 1, of: 2}});
       expect(submitted.result.verdict).toBe(name === 'algotune_knn' ? 'PASS' : 'same');
-    }
+    };
+    await Promise.all([drive('algotune_knn', fastKnn), drive('relu_poly')]);
     // Two test runs, one per entry, in the ledger; nothing of them in any answer.
     await expectSealed(transcript, zoo, 2);
     // Every run's process is gone and nothing is left in the servers' temp folder.

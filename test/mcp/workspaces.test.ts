@@ -17,6 +17,18 @@ import {runsSettled, salt, Transcript, zooCopy} from './helpers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Set the workspaces' last use (the zoo's MCP store's `used`, lib/mcp/store.ts) to `ms`, as if no tool had used them since. */
+async function lastUsed(zoo: string, workspaces: string[], ms: number): Promise<void> {
+  const {default: Sqlite} = await import('better-sqlite3');
+  const db = new Sqlite(path.join(zoo, '.arbor/runs.db.mcp.db'), {fileMustExist: true});
+  try {
+    const set = db.prepare('UPDATE workspaces SET used = ? WHERE path = ?');
+    for (const workspace of workspaces) expect(set.run(new Date(ms).toISOString(), workspace).changes, workspace).toBe(1);
+  } finally {
+    db.close();
+  }
+}
+
 describe('arbor mcp workspaces across servers', () => {
   let zoo: string;
   let root: string;
@@ -123,12 +135,12 @@ describe('arbor mcp workspaces across servers', () => {
       (await once(folder, 'checkout', {name: 'relu_poly', dest: 'old'}, [], tmp)).result!,
       (await once(folder, 'checkout', {name: 'relu_poly', dest: 'fresh'}, [], tmp)).result!,
     ];
-    // 0.0001 days is 8.64 s: let it pass, then use one of the two. The next server's start must come within it of
-    // that use: under CI's load 1.7 s (0.00002 days) was once too short for the start of a server.
-    await sleep(9000);
+    // Both last used 2 days ago, as the zoo's store says (instead of waiting out a --keep-days, 9 s before, whose
+    // next server had to start within it under CI's load), then one of the two used now: only the other is removed.
+    await lastUsed(zoo, [old.workspace, fresh.workspace], Date.now() - 2 * 86_400_000);
     expect((await once(folder, 'evaluate', {workspace: fresh.workspace, background: true}, [], tmp)).result).toMatchObject({status: 'running'});
-    const next = await once(folder, 'list_benchmarks', {}, ['--keep-days', '0.0001'], tmp);
-    expect(next.stderr()).toContain('arbor mcp: removed 1 workspace(s) no tool used for 0.0001 days: old\n');
+    const next = await once(folder, 'list_benchmarks', {}, ['--keep-days', '1'], tmp);
+    expect(next.stderr()).toContain('arbor mcp: removed 1 workspace(s) no tool used for 1 days: old\n');
     expect(existsSync(old.workspace)).toBe(false);
     expect(statSync(fresh.workspace).isDirectory()).toBe(true);
     // The run started above has ended meanwhile, or ends soon: then nothing of any server or run is left in their temp folder.

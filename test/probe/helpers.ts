@@ -12,10 +12,11 @@ export const speedFixture = path.join(fixtures, 'probe/prefix-speed');
 
 /**
  * A temp copy of a benchmark folder whose `files` are replaced (paths relative to it), locked
- * again as its author would after the change (else the eval scores everything 0.0 for the lock).
+ * again as its author would after the change (else the eval scores everything 0.0 for the lock); in
+ * `parent`, the test's temp folder by default.
  */
-export function changedCopy(source: string, files: Record<string, string>): string {
-  const dest = path.join(tempDir('arbor-probe-test-'), path.basename(source));
+export function changedCopy(source: string, files: Record<string, string>, parent = tempDir('arbor-probe-test-')): string {
+  const dest = path.join(parent, path.basename(source));
   cpSync(source, dest, {recursive: true});
   for (const [rel, text] of Object.entries(files)) writeFileSync(path.join(dest, rel), text);
   expect(runCli(['benchmark', 'lock', dest]).code).toBe(0);

@@ -1,7 +1,9 @@
 /** `verify --probe` on an accuracy entry: the shipped relu_poly passes, a copy that accepts everything fails. */
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {describe, expect, it} from 'vitest';
-import {repoRoot, runCli} from '../helpers/cli.js';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {type CliResult, repoRoot, runCliAsync} from '../helpers/cli.js';
 import {acceptEverything, changedCopy} from './helpers.js';
 
 const reluPoly = path.join(repoRoot, 'zoo/relu_poly');
@@ -17,8 +19,25 @@ interface ProbeJson {
 }
 
 describe('verify --probe on an accuracy entry', {timeout: 240_000}, () => {
-  it('zoo/relu_poly passes: no probe scores more than all zeros does (about half)', () => {
-    const result = runCli(['benchmark', 'verify', '--probe', '--json', 'zoo/relu_poly']);
+  // The two batteries, started side by side before the first test (each eval leases one of the machine's CPUs, and
+  // neither reads the other's folder); each test reads its own. The copy is removed after the last test.
+  let root: string;
+  let copy: string;
+  let shipped: Promise<CliResult>;
+  let accepting: Promise<CliResult>;
+  beforeAll(() => {
+    root = mkdtempSync(path.join(tmpdir(), 'arbor-probe-test-'));
+    shipped = runCliAsync(['benchmark', 'verify', '--probe', '--json', 'zoo/relu_poly']);
+    copy = changedCopy(reluPoly, {'bundle/verify.mjs': acceptEverything('{within: point.M, of: point.M}')}, root);
+    accepting = runCliAsync(['benchmark', 'verify', '--probe', copy]);
+  });
+  afterAll(async () => {
+    await Promise.allSettled([shipped, accepting]);
+    rmSync(root, {recursive: true, force: true});
+  });
+
+  it('zoo/relu_poly passes: no probe scores more than all zeros does (about half)', async () => {
+    const result = await shipped;
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report.ok).toBe(true);
@@ -45,9 +64,8 @@ describe('verify --probe on an accuracy entry', {timeout: 240_000}, () => {
     expect(result.stderr).toMatch(/^zoo\/relu_poly: probe zeros scored 0\.\d+ in \d+\.\d s$/m);
   });
 
-  it('a copy whose verifier accepts everything fails, naming the probes that scored', () => {
-    const copy = changedCopy(reluPoly, {'bundle/verify.mjs': acceptEverything('{within: point.M, of: point.M}')});
-    const result = runCli(['benchmark', 'verify', '--probe', copy]);
+  it('a copy whose verifier accepts everything fails, naming the probes that scored', async () => {
+    const result = await accepting;
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     // The trivial answers (the checker's battery) are findings of their own (probe-answer): the probes' are these.
