@@ -459,7 +459,7 @@ export function bwrapArguments(
  * then prlimit: no core files, and with its own uid at most `processes`
  * processes; RLIMIT_AS where no cgroup bounds memory (not under valgrind).
  */
-function dropCommand(confinement: Confinement, uid: number | undefined, counted: boolean): string[] {
+export function dropCommand(confinement: Confinement, uid: number | undefined, counted: boolean): string[] {
   const tools = dropTools();
   const limits = ['--core=0'];
   if (uid !== undefined || (confinement.seccomp && nprocPerNamespace())) limits.push(`--nproc=${confinement.processes}`);

@@ -1,0 +1,109 @@
+// An imported task's code is an attacker's, and it runs at every make and verify of its entry, not only at the
+// import: test/fixtures/algotune-escape's task writes into HOME and the zoo's `.arbor/`, reads a root-only (0600)
+// file into every problem it makes, and leaves a daemon behind, from its top-level code. Imported, then locked,
+// verified (the determinism check's makes and the runnable rule's eval), evaluated and made through `arbor bundle`,
+// none of it gets through: the bundle's Python host runs in the sandbox (lib/sandbox/bundle-host.ts).
+import {randomBytes, randomInt} from 'node:crypto';
+import {chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import {parse} from 'smol-toml';
+import {describe, expect, it, onTestFinished} from 'vitest';
+import {type CliResult, fixtures, runCli, tempDir} from '../helpers/cli.js';
+
+/** Every process whose command line is `sleep <seconds>`: the fixture's daemons, by their unique duration. */
+function daemons(seconds: string): number[] {
+  const found: number[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8') === `sleep\0${seconds}\0`) found.push(Number(pid));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return found;
+}
+
+/** Every file under `dir`, for a search of its bytes. */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, {recursive: true, encoding: 'utf8'})
+    .map((name) => path.join(dir, name))
+    .filter((file) => statSync(file).isFile());
+}
+
+/** The escape_artist task of a copy of the fixture checkout, aimed at this test's paths. */
+function aimedCheckout(dir: string, targets: Record<string, string>): string {
+  const from = path.join(dir, 'source');
+  cpSync(path.join(fixtures, 'algotune-escape'), from, {recursive: true});
+  const task = path.join(from, 'AlgoTuneTasks/escape_artist/escape_artist.py');
+  writeFileSync(task, readFileSync(task, 'utf8').replace('__ARBOR_TARGETS__', JSON.stringify(targets)));
+  return from;
+}
+
+describe("an imported task's code runs only inside the sandbox", () => {
+  it('writes nothing to HOME or .arbor/, carries no root-only file out in its cases and leaves no process, at import, lock, verify, eval and bundle make', () => {
+    const dir = tempDir();
+    const home = path.join(dir, 'home');
+    mkdirSync(home);
+    const zoo = path.join(dir, 'zoo');
+    const secretText = `arbor-secret-${randomBytes(12).toString('hex')}`;
+    const secret = path.join(dir, 'root-only-secret');
+    writeFileSync(secret, secretText);
+    chmodSync(secret, 0o600);
+    const sleep = `${randomInt(900_000, 999_999)}.25`;
+    onTestFinished(() => {
+      for (const pid of daemons(sleep)) process.kill(pid, 'SIGKILL');
+    });
+    const targets = {home: path.join(home, 'pwned-by-escape_artist'), ledger: path.join(zoo, '.arbor', 'pwned-by-escape_artist'), secret, sleep};
+    const from = aimedCheckout(dir, targets);
+    const env = {HOME: home};
+    const outputs: CliResult[] = [];
+    const step = (name: string, args: string[]) => {
+      const result = runCli(args, {env});
+      outputs.push(result);
+      expect(result.code, `${name}: ${result.stderr}`).toBe(0);
+      // (a) nothing written outside its sandbox; (c) no process of it outlives the call.
+      expect(existsSync(targets.home), `${name} wrote into HOME`).toBe(false);
+      expect(existsSync(targets.ledger), `${name} wrote into the zoo's .arbor/`).toBe(false);
+      expect(daemons(sleep), `${name} left a daemon running`).toEqual([]);
+      return result;
+    };
+
+    step('import', ['benchmark', 'import', 'algotune', from, zoo, '--target-ms', '1', '--task', 'escape_artist']);
+    const entry = path.join(zoo, 'algotune_escape_artist');
+    step('lock', ['benchmark', 'lock', entry]);
+    step('verify', ['benchmark', 'verify', entry]);
+    const scored = step('eval', ['benchmark', 'eval', entry, 'dev']);
+    expect(scored.stdout).toMatch(/^score: /m);
+    const plan = parse(readFileSync(path.join(entry, 'plan.toml'), 'utf8')) as {dev: {points: Record<string, number>[]}};
+    const work = path.join(dir, 'work');
+    step('bundle make', ['bundle', path.join(entry, 'bundle'), 'make', work, '--point', JSON.stringify(plan.dev.points[0]), '--seeds', '0-1']);
+    step('bundle verify', ['bundle', path.join(entry, 'bundle'), 'verify', work]);
+
+    // (b) the root-only file is in no case, no verdict, no ledger row, no output.
+    const reversed = [...secretText].reverse().join('');
+    for (const file of [...filesUnder(zoo), ...filesUnder(work)]) {
+      const text = readFileSync(file).toString('latin1');
+      expect(text.includes(secretText) || text.includes(reversed), `${file} holds the root-only file`).toBe(false);
+    }
+    for (const output of outputs) expect(output.stdout + output.stderr).not.toContain(secretText);
+  }, 300_000);
+
+  it('refuses with one line and exit 1 where no sandbox can start, naming the way to run a trusted bundle unsandboxed', () => {
+    const dir = tempDir();
+    const work = path.join(dir, 'work');
+    const bundle = path.join(dir, 'bundle');
+    cpSync(path.join(fixtures, '..', '..', 'zoo', 'modmatmul', 'bundle'), bundle, {recursive: true});
+    const args = ['bundle', bundle, 'make', work, '--point', '{"M":8,"K":8,"N":8,"W":30}', '--seeds', '0'];
+    const refused = runCli(args, {env: {ARBOR_BWRAP: path.join(dir, 'no-bwrap')}});
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toMatch(
+      /bubblewrap \(bwrap\) is not installed: a bundle's Python code \(generator, oracle, verifier\) runs only in the sandbox; install bubblewrap .* or set ARBOR_UNSANDBOXED_BUNDLES=1/,
+    );
+    expect(existsSync(path.join(work, 'manifest.json'))).toBe(false);
+    const trusted = runCli(args, {env: {ARBOR_BWRAP: path.join(dir, 'no-bwrap'), ARBOR_UNSANDBOXED_BUNDLES: '1'}});
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(existsSync(path.join(work, 'manifest.json'))).toBe(true);
+  });
+});
