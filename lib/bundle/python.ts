@@ -208,11 +208,7 @@ class PythonHost {
     const hello = await host.request({op: 'hello'}).catch((error: Error) => {
       // A sandbox that cannot start here (user namespaces off, no libseccomp): say so, not that the host died.
       const problem = launch.sandboxed ? launch.problem() : undefined;
-      throw problem
-        ? new BundleError(
-            `${problem}: a bundle's Python code runs only in the sandbox; fix it (arbor doctor says what this machine lacks), or set ARBOR_UNSANDBOXED_BUNDLES=1 to run it as yourself (only a bundle you trust)`,
-          )
-        : error;
+      throw problem ? new BundleError(problem) : error;
     });
     if (!hello.header.ok) {
       await host.close();

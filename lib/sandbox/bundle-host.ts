@@ -31,7 +31,10 @@ import {
 import {seccompProgram} from './seccomp.js';
 
 /** The variable that runs bundle code unsandboxed, as the user: for a machine without bubblewrap and bundles one trusts. */
-export const unsandboxedBundlesVariable = 'ARBOR_UNSANDBOXED_BUNDLES';
+const unsandboxedBundlesVariable = 'ARBOR_UNSANDBOXED_BUNDLES';
+
+/** The fix that runs without a sandbox, as every refusal here names it. */
+const unsandboxed = `set ${unsandboxedBundlesVariable}=1 to run it as yourself (only a bundle you trust)`;
 
 /** Where the bundle's folder and host.py appear inside the sandbox. */
 const inside = {bundle: '/solution', host: '/arbor/runner.py', stream: '/arbor/stream.py'};
@@ -42,7 +45,7 @@ export interface BundleHostLaunch extends Launch {
   sandboxed: boolean;
   /** A file of the bundle's folder as the host sees it. */
   inside(file: string): string;
-  /** Why the sandbox does not start here (asked only after a host failed to start: the trial costs a start). */
+  /** Why the sandbox does not start here, as one line with the fix (asked only after a host failed to start: the trial costs a start). */
   problem(): string | undefined;
 }
 
@@ -65,7 +68,7 @@ export function bundleHostLaunch(spec: BundleHostSpec): BundleHostLaunch {
   const bwrap = findBwrap(env);
   if (!bwrap) {
     throw new HarnessError(
-      `bubblewrap (bwrap) is not installed: a bundle's Python code (generator, oracle, verifier) runs only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap), or set ${unsandboxedBundlesVariable}=1 to run it as yourself (only a bundle you trust)`,
+      `bubblewrap (bwrap) is not installed: a bundle's Python code (generator, oracle, verifier) runs only in the sandbox; install bubblewrap (e.g. apt-get install bubblewrap), or ${unsandboxed}`,
       'no-sandbox',
     );
   }
@@ -103,7 +106,10 @@ export function bundleHostLaunch(spec: BundleHostSpec): BundleHostLaunch {
     input: {fd: seccompFd, bytes: confinement.seccomp!},
     sandboxed: true,
     inside: (file) => path.join(inside.bundle, path.relative(spec.bundleDir, file)),
-    problem: () => sandboxProblem(bwrap, python, mounts, confinement),
+    problem: () => {
+      const why = sandboxProblem(bwrap, python, mounts, confinement);
+      return why && `${why}: a bundle's Python code runs only in the sandbox; fix it (arbor doctor says what this machine lacks), or ${unsandboxed}`;
+    },
   };
 }
 

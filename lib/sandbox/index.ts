@@ -52,7 +52,7 @@ export {
 export {seccompProgram} from './seccomp.js';
 
 // Where a bundle's Python code (generator, oracle, verifier) runs: in the sandbox too, whoever wrote it.
-export {bundleHostLaunch, unsandboxedBundlesVariable, type BundleHostLaunch} from './bundle-host.js';
+export {bundleHostLaunch} from './bundle-host.js';
 
 // A run's limits: its cgroup, and who owns a folder or cgroup left behind.
 export {cgroupBounds, cgroupsWork, createGroup} from './cgroup.js';

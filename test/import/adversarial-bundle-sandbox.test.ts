@@ -100,7 +100,7 @@ describe("an imported task's code runs only inside the sandbox", () => {
     expect(escapes).toEqual([]);
   }, 300_000);
 
-  it('refuses with one line and exit 1 where no sandbox can start, naming the way to run a trusted bundle unsandboxed', () => {
+  it('refuses with one line and exit 1 where no sandbox can start (no bwrap, or one that fails), naming the way to run a trusted bundle unsandboxed', () => {
     const dir = tempDir();
     const work = path.join(dir, 'work');
     const bundle = path.join(dir, 'bundle');
@@ -113,6 +113,13 @@ describe("an imported task's code runs only inside the sandbox", () => {
       /bubblewrap \(bwrap\) is not installed: a bundle's Python code \(generator, oracle, verifier\) runs only in the sandbox; install bubblewrap .* or set ARBOR_UNSANDBOXED_BUNDLES=1/,
     );
     expect(existsSync(path.join(work, 'manifest.json'))).toBe(false);
+    // A bwrap that cannot build a sandbox here (user namespaces off, say): its trial's reason, and the same fixes.
+    const broken = runCli(args, {env: {ARBOR_BWRAP: '/bin/false'}});
+    expect(broken.code).toBe(1);
+    expect(broken.stderr.trim().split('\n')).toHaveLength(1);
+    expect(broken.stderr).toMatch(
+      /bwrap cannot start a sandbox here \(.*\): a bundle's Python code runs only in the sandbox; .* or set ARBOR_UNSANDBOXED_BUNDLES=1/,
+    );
     const trusted = runCli(args, {env: {ARBOR_BWRAP: path.join(dir, 'no-bwrap'), ARBOR_UNSANDBOXED_BUNDLES: '1'}});
     expect(trusted.code, trusted.stderr).toBe(0);
     expect(existsSync(path.join(work, 'manifest.json'))).toBe(true);
