@@ -164,8 +164,10 @@ class PythonHost {
     private readonly child: ChildProcessByStdio<Writable, Readable, null>,
     python: string,
     private readonly stopBetweenCalls: boolean,
-    private readonly launch: {sandboxed: boolean; inside(file: string): string},
+    private readonly launch: {sandboxed: boolean; inside(file: string): string; release(): void},
   ) {
+    // The host's start may have made a readable copy of the bundle's folder (bundle-host.ts): gone with the host.
+    for (const event of ['close', 'error'] as const) child.on(event, () => launch.release());
     child.stdout.on('data', (chunk: Buffer) => this.input.push(chunk));
     child.stdin.on('error', () => {
       // EPIPE after the host died: reported by the 'exit' handler below.

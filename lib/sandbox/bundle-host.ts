@@ -14,6 +14,8 @@
  * nothing: the cases, expected answers and verdicts it computes cross its pipe
  * and arbor writes them.
  */
+import {chmodSync, cpSync, lstatSync, mkdtempSync, readdirSync, rmSync} from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {HarnessError} from '../benchmark/errors.js';
 import {
@@ -45,6 +47,8 @@ export interface BundleHostLaunch extends Launch {
   sandboxed: boolean;
   /** A file of the bundle's folder as the host sees it. */
   inside(file: string): string;
+  /** Called once the host has ended: removes what its start made (a readable copy of the bundle's folder). */
+  release(): void;
   /** Why the sandbox does not start here, as one line with the fix (asked only after a host failed to start: the trial costs a start). */
   problem(): string | undefined;
 }
@@ -80,7 +84,8 @@ export function bundleHostLaunch(spec: BundleHostSpec): BundleHostLaunch {
     processes: 256,
     dropToOwnUid: runsAsRoot(),
   };
-  const mounts = {runner: spec.host, solutionDir: spec.bundleDir, entry: '', scratch: spec.bundleDir};
+  const view = readableView(spec.bundleDir, confinement.dropToOwnUid);
+  const mounts = {runner: spec.host, solutionDir: view.dir, entry: '', scratch: spec.bundleDir};
   const uid = confinement.dropToOwnUid ? runUid() : undefined;
   const sandbox = bwrapArguments(bwrap, python, mounts, confinement, undefined, uid);
   // host.py runs in the bundle's folder (its helper modules import from there), not in a run's HOME.
@@ -106,6 +111,7 @@ export function bundleHostLaunch(spec: BundleHostSpec): BundleHostLaunch {
     input: {fd: seccompFd, bytes: confinement.seccomp!},
     sandboxed: true,
     inside: (file) => path.join(inside.bundle, path.relative(spec.bundleDir, file)),
+    release: view.remove,
     problem: () => {
       const why = sandboxProblem(bwrap, python, mounts, confinement);
       return why && `${why}: a bundle's Python code runs only in the sandbox; fix it (arbor doctor says what this machine lacks), or ${unsandboxed}`;
@@ -122,6 +128,36 @@ function unsandboxedHost(spec: BundleHostSpec, env: NodeJS.ProcessEnv): BundleHo
     cwd: spec.bundleDir,
     sandboxed: false,
     inside: (file) => file,
+    release: () => {},
     problem: () => undefined,
   };
+}
+
+/**
+ * The bundle's folder as the host's own uid can read it. As root the host is a
+ * fresh uid, which needs every folder open to all users: an eval without the
+ * sandbox keeps its copy of the bundle 0700 (its solution runs as another uid),
+ * so such a folder is copied, as is, into a private folder and its folders
+ * opened (0755). Files keep their modes (a file only its owner reads stays so)
+ * and links stay links, which resolve inside the sandbox, where nothing of the
+ * machine's own files is mounted.
+ */
+function readableView(dir: string, ownUid: boolean): {dir: string; remove: () => void} {
+  if (!ownUid || foldersOpen(dir)) return {dir, remove: () => {}};
+  const parent = mkdtempSync(path.join(os.tmpdir(), 'arbor-bundle-host-'));
+  const copy = path.join(parent, 'bundle');
+  cpSync(dir, copy, {recursive: true, verbatimSymlinks: true});
+  openFolders(copy);
+  return {dir: copy, remove: () => rmSync(parent, {recursive: true, force: true})};
+}
+
+/** Whether `dir` and every folder below it can be listed and entered by any user (links are not followed). */
+function foldersOpen(dir: string): boolean {
+  if ((lstatSync(dir).mode & 0o005) !== 0o005) return false;
+  return readdirSync(dir, {withFileTypes: true}).every((entry) => !entry.isDirectory() || foldersOpen(path.join(dir, entry.name)));
+}
+
+function openFolders(dir: string): void {
+  chmodSync(dir, 0o755);
+  for (const entry of readdirSync(dir, {withFileTypes: true})) if (entry.isDirectory()) openFolders(path.join(dir, entry.name));
 }
