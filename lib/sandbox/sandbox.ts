@@ -215,11 +215,12 @@ const pythonCache = new Map<string, PythonInstall>();
  * (`-I`: no user site, no PYTHON* variables). Cached per interpreter path.
  */
 export function resolvePython(python: string): PythonInstall {
-  const cached = pythonCache.get(python);
+  // A pyenv shim is read, not run, where its answer is certain (its bash chain cost about 1.2 s an eval); it shares its target's answer.
+  const target = pyenvTarget(python) ?? python;
+  const cached = pythonCache.get(target);
   if (cached) return cached;
   const script = 'import json, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.path]))';
-  // A pyenv shim is read, not run, where its answer is certain: its bash chain cost about 1.2 s an eval.
-  const probe = spawnSync(pyenvTarget(python) ?? python, ['-I', '-c', script], {encoding: 'utf8', timeout: 60_000});
+  const probe = spawnSync(target, ['-I', '-c', script], {encoding: 'utf8', timeout: 60_000});
   if (probe.status !== 0) {
     const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
     if (/No module named .?numpy|numpy is not installed/.test(last)) {
@@ -236,7 +237,7 @@ export function resolvePython(python: string): PythonInstall {
     .map((folder) => existing(folder))
     .filter((folder): folder is string => folder !== undefined);
   const install = {executable: realpathSync(executable), roots: outermost(folders.filter((folder) => !isSystemPath(folder)))};
-  pythonCache.set(python, install);
+  pythonCache.set(target, install);
   return install;
 }
 
