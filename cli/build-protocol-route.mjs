@@ -47,6 +47,8 @@ const route = await build({
         // How arbor names itself in a next step (`fingerprint --write`) finds its checkout from import.meta: the
         // compiled module is imported where it lies, dist/lib/invocation.js, one folder up from the route.
         b.onResolve({filter: /\/lib\/invocation\.js$/}, () => ({path: '../invocation.js', external: true}));
+        // The sandbox a Python bundle's host starts in (python.ts, only when one starts): compiled, beside the route.
+        b.onResolve({filter: /\/sandbox\/index\.js$/}, () => ({path: '../sandbox/index.js', external: true}));
       },
     },
   ],

@@ -1,16 +1,8 @@
 /** Errors of a benchmark that cannot be evaluated: its harness failed, or its protected files differ from arbor.lock. */
 import {ArborError, ExitCode} from '../errors.js';
 
-/**
- * The harness itself could not produce a score (exit 1, no score line): a broken
- * plan.toml, a missing python3 or numpy, a bundle or reference solver that fails.
- * A failing *solution* is never a HarnessError: it scores 0.0.
- */
-export class HarnessError extends ArborError {
-  constructor(message: string, code = 'harness', options?: {cause?: unknown}) {
-    super(message, code, ExitCode.findings, options);
-  }
-}
+/** The harness could not produce a score: defined with the other typed errors (lib/errors.ts), below the sandbox that throws it too. */
+export {HarnessError} from '../errors.js';
 
 /**
  * A benchmark's protected files (plan, bundle, reference, eval entrypoints, data) differ from its

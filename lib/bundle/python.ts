@@ -6,8 +6,8 @@
  * frames). The functions returned here stand in for the JavaScript default
  * exports, so the work directory code treats both languages alike.
  */
-import {spawn, type ChildProcessByStdio} from 'node:child_process';
-import {existsSync} from 'node:fs';
+import {spawn, type ChildProcess, type ChildProcessByStdio} from 'node:child_process';
+import {existsSync, readdirSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import type {Readable, Writable} from 'node:stream';
 import {fileURLToPath} from 'node:url';
@@ -58,9 +58,11 @@ export async function importPython(scope: PythonScope, file: string, role: strin
   } catch (error) {
     return fail((error as Error).message);
   }
-  const loaded = await host.request({op: 'load', file, function: fn});
+  // The host may see the bundle's folder elsewhere (the sandbox binds it at /solution): its requests name the file as it sees it.
+  const loaded = await host.request({op: 'load', file: host.inside(file), function: fn});
   if (!loaded.header.ok) fail(describePython(loaded.header.error));
   const bundle = scope.bundle;
+  const seen = host.inside(file);
   const shapes = (bindings: Binding[], point: Record<string, number>) =>
     bindings.map((b) => ({name: b.name, type: b.type, shape: bindingShape(b, point).map(Number)}));
   const tensors = (group: string, bindings: Binding[], values: Record<string, Tensor>, point: Record<string, number>): Outgoing[] =>
@@ -76,7 +78,7 @@ export async function importPython(scope: PythonScope, file: string, role: strin
     return async (point, stream) => {
       const p = point as Record<string, number>;
       const s = stream as {spec: string; seed: number; position: number};
-      const answer = await reply({op: 'generate', file, point: p, spec: s.spec, seed: s.seed, position: s.position, bindings: shapes(bundle.args, p)});
+      const answer = await reply({op: 'generate', file: seen, point: p, spec: s.spec, seed: s.seed, position: s.position, bindings: shapes(bundle.args, p)});
       return asTensors(bundle.args, answer);
     };
   }
@@ -84,7 +86,7 @@ export async function importPython(scope: PythonScope, file: string, role: strin
     return async (point, args) => {
       const p = point as Record<string, number>;
       const answer = await reply(
-        {op: 'oracle', file, point: p, bindings: shapes(bundle.results, p)},
+        {op: 'oracle', file: seen, point: p, bindings: shapes(bundle.results, p)},
         tensors('args', bundle.args, args as Record<string, Tensor>, p),
       );
       return asTensors(bundle.results, answer);
@@ -98,7 +100,7 @@ export async function importPython(scope: PythonScope, file: string, role: strin
       ...tensors('actual', bundle.results, actual as Record<string, Tensor>, p),
     ];
     const accepted = JSON.parse(JSON.stringify(accept ?? {}, (_key, v) => (typeof v === 'bigint' ? Number(v) : v)));
-    return (await reply({op: 'verify', file, point: p, accept: accepted}, out)).header.value;
+    return (await reply({op: 'verify', file: seen, point: p, accept: accepted}, out)).header.value;
   };
 }
 
@@ -162,7 +164,10 @@ class PythonHost {
     private readonly child: ChildProcessByStdio<Writable, Readable, null>,
     python: string,
     private readonly stopBetweenCalls: boolean,
+    private readonly launch: {sandboxed: boolean; inside(file: string): string; release(): void},
   ) {
+    // The host's start may have made a readable copy of the bundle's folder (bundle-host.ts): gone with the host.
+    for (const event of ['close', 'error'] as const) child.on(event, () => launch.release());
     child.stdout.on('data', (chunk: Buffer) => this.input.push(chunk));
     child.stdin.on('error', () => {
       // EPIPE after the host died: reported by the 'exit' handler below.
@@ -181,14 +186,32 @@ class PythonHost {
     child.on('close', (code, signal) => gone(`exited (${signal ?? `code ${code}`}) during a call`));
   }
 
-  /** Start `python3 -I host.py` in the bundle's folder and check that numpy imports. */
+  /** Start `python3 -I host.py` in the bundle's folder, in the sandbox (lib/sandbox's bundleHostLaunch), and check that numpy imports. */
   static async start(bundle: Bundle, stopBetweenCalls = false): Promise<PythonHost> {
     // The bundle's own interpreter (`[entry] python`, an importer's choice) first: it has the task's modules.
     const python = bundle.python ?? (process.env.ARBOR_PYTHON || 'python3');
+    // Whose code may do what is the sandbox's decision, in one place; loaded only when a Python bundle runs (docs/architecture.md, rule b).
+    const {bundleHostLaunch} = await import('../sandbox/index.js');
     // Behind a pyenv shim, its interpreter itself where that is certain: the shim's bash chain cost 0.3 s a start.
-    const child = spawn(interpreterOf(python, bundle.dir), ['-I', '-B', hostPath()], {cwd: bundle.dir, stdio: ['pipe', 'pipe', 'inherit']});
-    const host = new PythonHost(child, python, stopBetweenCalls);
-    const hello = await host.request({op: 'hello'});
+    const launch = bundleHostLaunch({python: interpreterOf(python, bundle.dir), bundleDir: bundle.dir, host: hostPath()});
+    const stdio: ('pipe' | 'inherit' | 'ignore')[] = ['pipe', 'pipe', 'inherit'];
+    if (launch.input) {
+      while (stdio.length <= launch.input.fd) stdio.push('ignore');
+      stdio[launch.input.fd] = 'pipe';
+    }
+    const child = spawn(launch.command, launch.args, {cwd: launch.cwd, env: launch.env, stdio}) as unknown as ChildProcessByStdio<Writable, Readable, null>;
+    if (launch.input) {
+      // bwrap reads the seccomp filter from this descriptor before it starts the host.
+      const input = (child as unknown as ChildProcess).stdio[launch.input.fd] as Writable;
+      input.on('error', () => {});
+      input.end(launch.input.bytes);
+    }
+    const host = new PythonHost(child, python, stopBetweenCalls, launch);
+    const hello = await host.request({op: 'hello'}).catch((error: Error) => {
+      // A sandbox that cannot start here (user namespaces off, no libseccomp): say so, not that the host died.
+      const problem = launch.sandboxed ? launch.problem() : undefined;
+      throw problem ? new BundleError(problem) : error;
+    });
     if (!hello.header.ok) {
       await host.close();
       const error = hello.header.error;
@@ -199,6 +222,11 @@ class PythonHost {
       throw new Error(describePython(error));
     }
     return host;
+  }
+
+  /** A file of the bundle's folder as the host sees it. */
+  inside(file: string): string {
+    return this.launch.inside(file);
   }
 
   /** Whether the process is gone (it exited or was closed): no request can be answered any more. */
@@ -224,7 +252,10 @@ class PythonHost {
   private signal(stop: boolean): void {
     if (this.stopped === stop || this.ended || this.child.exitCode !== null || this.child.signalCode !== null) return;
     try {
-      this.child.kill(stop ? 'SIGSTOP' : 'SIGCONT');
+      // A sandboxed host is bwrap's grandchild: every process of the tree is stopped, or the host would run on.
+      const pids = this.launch.sandboxed && this.child.pid !== undefined ? processTree(this.child.pid) : [];
+      if (pids.length === 0) this.child.kill(stop ? 'SIGSTOP' : 'SIGCONT');
+      for (const pid of stop ? pids : pids.reverse()) signalPid(pid, stop ? 'SIGSTOP' : 'SIGCONT');
       this.stopped = stop;
     } catch {
       // Gone meanwhile: its 'close' handler reports it.
@@ -274,6 +305,35 @@ class PythonHost {
       this.child.once('close', () => resolve());
       this.child.stdin.end();
     });
+  }
+}
+
+/** `pid` and every process below it, parents first (Linux's /proc children lists; none elsewhere). */
+function processTree(pid: number): number[] {
+  const found = [pid];
+  for (let k = 0; k < found.length; k++) {
+    let tasks: string[] = [];
+    try {
+      tasks = readdirSync(`/proc/${found[k]}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      try {
+        for (const child of readFileSync(`/proc/${found[k]}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) found.push(Number(child));
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+  return found;
+}
+
+function signalPid(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // Gone meanwhile.
   }
 }
 

@@ -4,4 +4,3 @@ export type {CompareOptions, CompareReport} from './compare.js';
 export {formatCompare} from './format.js';
 export {checkPackageable, writePackage} from './package.js';
 export {againstProblem, pickAgainst, raceLine} from './against.js';
-export type {RaceOutcome} from './against.js';

@@ -16,12 +16,11 @@ export const againstText =
 /**
  * The ledger run a call races against, or undefined for a plain eval: `against` as given (checked
  * among the runs this client sees), else by default this session's own best dev eval of the entry
- * under its current plan, if any (a speed entry only: an accuracy score is exact).
+ * under its current plan, if any (a speed entry only: an accuracy score is exact). `plan` is the one the
+ * call's run will be scored under (read once, by the caller).
  */
-export async function raceTarget(ctx: ServerContext, against: string | undefined, benchmark: string, name: string): Promise<number | undefined> {
+export async function raceTarget(ctx: ServerContext, against: string | undefined, benchmark: string, name: string, plan: Plan): Promise<number | undefined> {
   if (against === 'none') return undefined;
-  const {loadPlan} = await import('../benchmark/plan.js');
-  const plan = await loadPlan(benchmark);
   if (plan.metric !== 'speedup') {
     if (against === undefined) return undefined;
     throw new UsageError(`against: races speed scores; ${name} is an accuracy benchmark, whose score is exact: evaluate it without against`, 'usage');

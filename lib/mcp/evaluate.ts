@@ -137,8 +137,12 @@ export function registerEvaluate(server: McpServer, ctx: ServerContext): void {
     start: async (input, task) => {
       devOnly('evaluate', input.split);
       const label = labelArgument(input);
-      const {name, benchmark, side, snapshot, plan} = await resolveSolution(ctx, input);
-      const against = await raceTarget(ctx, input.against, benchmark, name).catch((error: Error) => {
+      const {name, benchmark, side, snapshot, plan: snapshotPlan} = await resolveSolution(ctx, input);
+      // The plan the run is scored under, read once here when the snapshot did not: the race's reference is checked against it too.
+      const {plan, against} = await (async () => {
+        const plan = snapshotPlan ?? (input.against === 'none' ? undefined : await (await import('../benchmark/plan.js')).loadPlan(benchmark));
+        return {plan, against: plan ? await raceTarget(ctx, input.against, benchmark, name, plan) : undefined};
+      })().catch((error: Error) => {
         if (snapshot) rmSync(snapshot.scratch, {recursive: true, force: true});
         throw error;
       });

@@ -4,7 +4,7 @@
  * it is Python's or numpy's own, never its message), and the error of a runner
  * that never started.
  */
-import {HarnessError} from '../benchmark/errors.js';
+import {HarnessError} from '../errors.js';
 import type {RunnerFrame, RunOutcome} from './run-types.js';
 
 /** The HarnessError for a run whose runner never started (python, numpy or the runner itself broken). */

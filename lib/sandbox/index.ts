@@ -51,6 +51,9 @@ export {
 } from './sandbox.js';
 export {seccompProgram} from './seccomp.js';
 
+// Where a bundle's Python code (generator, oracle, verifier) runs: in the sandbox too, whoever wrote it.
+export {bundleHostLaunch} from './bundle-host.js';
+
 // A run's limits: its cgroup, and who owns a folder or cgroup left behind.
 export {cgroupBounds, cgroupsWork, createGroup} from './cgroup.js';
 export {ownerAlive, ownerTag} from './owner.js';

@@ -11,7 +11,7 @@ import {randomBytes} from 'node:crypto';
 import {mkdirSync} from 'node:fs';
 import {lstat, readdir, readFile, rm} from 'node:fs/promises';
 import path from 'node:path';
-import {HarnessError} from '../benchmark/errors.js';
+import {HarnessError} from '../errors.js';
 import {createGroup, type GroupLimits} from './cgroup.js';
 import {counterLogFd, instructionsSlowdown, maxPartBytes, readCounts, type PartFile} from './instructions.js';
 import {startCpusFor} from './pin.js';

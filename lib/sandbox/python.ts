@@ -5,7 +5,7 @@
  */
 import {accessSync, constants, existsSync, realpathSync, statSync} from 'node:fs';
 import path from 'node:path';
-import {HarnessError} from '../benchmark/errors.js';
+import {HarnessError} from '../errors.js';
 import {onPath} from '../pyenv.js';
 
 /**

@@ -31,7 +31,7 @@ import {randomInt} from 'node:crypto';
 import {accessSync, chmodSync, chownSync, constants, existsSync, lstatSync, readdirSync, readlinkSync, realpathSync, statSync} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {HarnessError} from '../benchmark/errors.js';
+import {HarnessError} from '../errors.js';
 import {counterEnvironment, counterFolderInside, valgrindArguments} from './instructions.js';
 import {pyenvTarget} from '../pyenv.js';
 import {existing, outermost, pythonPlaces} from './python.js';
@@ -77,7 +77,7 @@ export interface Confinement {
 }
 
 /** The file descriptor bwrap reads the seccomp program from. */
-const seccompFd = 5;
+export const seccompFd = 5;
 
 /** Per-run uids and gids are drawn from here: far above any account, so a run's uid is nobody's. */
 const ownUidRange = {from: 0x60000000, size: 0x10000000};
@@ -102,7 +102,7 @@ export function openToRuns(roots: string[]): void {
 }
 
 /** A fresh uid (also the gid) for one run. */
-function runUid(): number {
+export function runUid(): number {
   return ownUidRange.from + randomInt(ownUidRange.size);
 }
 
@@ -216,11 +216,12 @@ const pythonCache = new Map<string, PythonInstall>();
  * (`-I`: no user site, no PYTHON* variables). Cached per interpreter path.
  */
 export function resolvePython(python: string): PythonInstall {
-  const cached = pythonCache.get(python);
+  // A pyenv shim is read, not run, where its answer is certain (its bash chain cost about 1.2 s an eval); it shares its target's answer.
+  const target = pyenvTarget(python) ?? python;
+  const cached = pythonCache.get(target);
   if (cached) return cached;
   const script = 'import json, sys; print(json.dumps([sys.executable, sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.path]))';
-  // A pyenv shim is read, not run, where its answer is certain: its bash chain cost about 1.2 s an eval.
-  const probe = spawnSync(pyenvTarget(python) ?? python, ['-I', '-c', script], {encoding: 'utf8', timeout: 60_000});
+  const probe = spawnSync(target, ['-I', '-c', script], {encoding: 'utf8', timeout: 60_000});
   if (probe.status !== 0) {
     const last = `${probe.stderr ?? ''}`.trim().split('\n').pop() || (probe.error?.message ?? `exit code ${probe.status}`);
     if (/No module named .?numpy|numpy is not installed/.test(last)) {
@@ -237,7 +238,7 @@ export function resolvePython(python: string): PythonInstall {
     .map((folder) => existing(folder))
     .filter((folder): folder is string => folder !== undefined);
   const install = {executable: realpathSync(executable), roots: outermost(folders.filter((folder) => !isSystemPath(folder)))};
-  pythonCache.set(python, install);
+  pythonCache.set(target, install);
   return install;
 }
 
@@ -348,7 +349,7 @@ export function confinementFor(
 }
 
 /** The bwrap arguments that build a run's sandbox, up to the command; `uid` when the run drops to a uid of its own. */
-function bwrapArguments(
+export function bwrapArguments(
   bwrap: string,
   python: PythonInstall,
   mounts: RunMounts,
@@ -444,7 +445,7 @@ function bwrapArguments(
  * then prlimit: no core files, and with its own uid at most `processes`
  * processes; RLIMIT_AS where no cgroup bounds memory (not under valgrind).
  */
-function dropCommand(confinement: Confinement, uid: number | undefined, counted: boolean): string[] {
+export function dropCommand(confinement: Confinement, uid: number | undefined, counted: boolean): string[] {
   const tools = dropTools();
   const limits = ['--core=0'];
   if (uid !== undefined || (confinement.seccomp && nprocPerNamespace())) limits.push(`--nproc=${confinement.processes}`);

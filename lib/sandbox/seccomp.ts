@@ -11,7 +11,7 @@ import {spawnSync} from 'node:child_process';
 import {existsSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {HarnessError} from '../benchmark/errors.js';
+import {HarnessError} from '../errors.js';
 
 /** Syscalls that fail with EPERM in every run (names this architecture lacks are skipped). */
 export const deniedSyscalls: readonly string[] = [
