@@ -33,7 +33,7 @@ describe('arbor mcp: evaluate races the session best', () => {
     remove();
   });
 
-  it('answers a 3x slower workspace worse after 3 repetitions, against the labelled best; none is a plain score', {timeout: 300_000}, async () => {
+  it('answers a 3x slower workspace worse at its first looks, against the labelled best; none is a plain score', {timeout: 300_000}, async () => {
     const name = 'polymul_negacyclic';
     // No best yet: a plain eval (3 repetitions, so that it can be raced against).
     const reference = await transcript.call(client, 'evaluate', {name, label: 'ref', repetitions: 3, maxSeconds: 0});
@@ -49,8 +49,11 @@ describe('arbor mcp: evaluate races the session best', () => {
     const raced = await transcript.call(client, 'evaluate', {workspace: checkout.workspace, repetitions: 3, maxSeconds: 30});
     expect(raced).toMatchObject({
       verdict: 'worse',
-      race: {decision: 'worse', confidence: 0.95, repetitions: 3, decided: true, against: {run: reference.runId}},
+      race: {decision: 'worse', confidence: 0.95, decided: true, against: {run: reference.runId}},
     });
+    // Its first look is at 3 repetitions; a look later where load blurs one.
+    expect(raced.race.repetitions).toBeGreaterThanOrEqual(3);
+    expect(raced.race.repetitions).toBeLessThanOrEqual(4);
     expect(raced.race.interval[1]).toBeLessThan(1);
     const plain = await transcript.call(client, 'evaluate', {workspace: checkout.workspace, against: 'none', repetitions: 2, maxSeconds: 0});
     expect(plain.race).toBeUndefined();
