@@ -1,0 +1,79 @@
+// The kinds of validator hole AlgoTune's maintainers closed by hand again and again (docs/algotune-validators.md),
+// each in a tiny AlgoTune-shaped task (test/fixtures/algotune-holes) whose validator has that hole alone:
+// rows checked on a sample (kd_tree), repeats a set comparison drops (convex_hull), a row of one item
+// repeated (kd_tree's nearest neighbour k times), and a check that normalises the answer's own scale away.
+// The import's probes record each hole, `list --json` shows it, and `verify --probe` flags it through the eval.
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {afterAll, beforeAll, describe, expect, it} from 'vitest';
+import {fixtures, runCli} from '../helpers/cli.js';
+import {probeLib} from './helpers.js';
+
+const shared = mkdtempSync(path.join(tmpdir(), 'arbor-holes-'));
+const zoo = path.join(shared, 'zoo');
+
+/** Each fixture task and the one probe its hole lets through. */
+const holes = {
+  sampled_rows: 'last-number-changed',
+  set_indices: 'item-repeated',
+  top_values: 'row-first-repeated',
+  unit_direction: 'scaled',
+} as const;
+const added = Object.values(holes);
+
+beforeAll(() => {
+  const imported = runCli(['benchmark', 'import', 'algotune', path.join(fixtures, 'algotune-holes'), zoo, '--target-ms', '1', '--json']);
+  // Each is imported: a hole that costs a solve is a caveat, not a skip.
+  if (imported.code !== 0) throw new Error(`import failed (exit ${imported.code}): ${imported.stderr}`);
+}, 120_000);
+afterAll(() => rmSync(shared, {recursive: true, force: true}));
+
+describe('probes for the holes AlgoTune fixed by hand', () => {
+  it("records at the import the one hole each validator has, and no other of the new probes (each fixture is the others' control); list --json shows it", () => {
+    for (const [task, probe] of Object.entries(holes)) {
+      const record = JSON.parse(readFileSync(path.join(zoo, `algotune_${task}`, '.arbor-import.json'), 'utf8')) as {
+        validator: {tried: string[]; accepted: {probe: string; everyCase: boolean; costless: boolean}[]};
+      };
+      expect(record.validator.accepted, task).toEqual([{probe, everyCase: true, costless: false}]);
+      // Every new probe that applies was tried (set_indices has no float for `scaled` to change).
+      expect(record.validator.tried, task).toEqual(expect.arrayContaining(added.filter((p) => !(task === 'set_indices' && p === 'scaled'))));
+    }
+    const listed = runCli(['benchmark', 'list', zoo, '--json']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = (JSON.parse(listed.stdout) as {benchmarks: {name: string; validator?: {accepted: {probe: string}[]}}[]}).benchmarks;
+    expect(Object.fromEntries(rows.map((r) => [r.name, r.validator?.accepted.map((a) => a.probe)]))).toEqual(
+      Object.fromEntries(Object.entries(holes).map(([task, probe]) => [`algotune_${task}`, [probe]])),
+    );
+  });
+
+  it('flags each hole through the eval (verify --probe), with the line saying what to check', async () => {
+    for (const [task, probe] of Object.entries(holes)) {
+      const found = await probeLib.probeBenchmark(path.join(zoo, `algotune_${task}`), {only: [probe]});
+      expect(
+        found.probes.map((p) => [p.probe, p.ok]),
+        task,
+      ).toEqual([[probe, false]]);
+      expect(
+        found.findings.map((f) => f.ruleId),
+        task,
+      ).toEqual(['probe-score']);
+      expect(found.findings[0]!.message).toMatch(
+        new RegExp(
+          `^Probe \`${probe}\` \\(the reference's answer with .*\\) scored [\\d.]+ on dev, expected 0\\.0: the task's validator accepts it on every dev case`,
+        ),
+      );
+    }
+  }, 240_000);
+
+  it('scores the other new probes 0 where the validator has no such hole', async () => {
+    // sampled_rows checks every row's length and the sampled rows' values: a repeated first row and a row of one item fail.
+    const strict = await probeLib.probeBenchmark(path.join(zoo, 'algotune_sampled_rows'), {only: ['item-repeated', 'row-first-repeated', 'scaled']});
+    expect(strict.probes.map((p) => [p.probe, p.score])).toEqual([
+      ['item-repeated', 0],
+      ['row-first-repeated', 0],
+      ['scaled', 0],
+    ]);
+    expect(strict.findings).toEqual([]);
+  }, 240_000);
+});
