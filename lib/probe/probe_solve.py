@@ -19,6 +19,10 @@ should accept on every case, built from the right answer by structure alone:
     row-first-repeated    each row (innermost list or array axis of numbers) made of its first item
                           alone, repeated: the nearest neighbour k times (a validator that checks each
                           item on its own and their order, not that they differ)
+    smallest-part-zeros   of an answer in parts (a dict's values, a tuple's items) holding numbers,
+                          the part with the fewest numbers zeroed: the singular values of an SVD,
+                          the weights beside a basis (a validator whose error bound lets that part
+                          be nothing: randomized_svd's tolerance above 1)
     scaled                every float times 1e6: a validator whose tolerance grows with the answer
                           (an error relative to the answer's own norm, a bound on its scale)
     nan                   every float NaN, the structure kept (a validator whose error > tol never fires)
@@ -104,6 +108,32 @@ def _arbor_row_first_repeated(value):
     return value
 
 
+def _arbor_count_numbers(value):
+    kind = type(value)
+    if kind in (int, float):
+        return 1
+    if kind is _arbor_np.ndarray and value.dtype.kind in "iuf":
+        return value.size
+    if kind in (list, tuple):
+        return sum(_arbor_count_numbers(item) for item in value)
+    if kind is dict:
+        return sum(_arbor_count_numbers(item) for item in value.values())
+    return 0
+
+
+def _arbor_smallest_part_zeros(value):
+    parts = list(value.items()) if type(value) is dict else list(enumerate(value)) if type(value) is tuple else []
+    sized = [(_arbor_count_numbers(part), key) for key, part in parts]
+    sized = [(count, key) for count, key in sized if count]
+    if len(sized) < 2:
+        return None
+    smallest = min(sized, key=lambda pair: pair[0])[1]
+    zeroed = _arbor_numbers_changed(value[smallest], lambda x: x * 0)
+    if type(value) is dict:
+        return {key: zeroed if key == smallest else part for key, part in value.items()}
+    return tuple(zeroed if key == smallest else part for key, part in parts)
+
+
 def _arbor_scaled(value):
     kind = type(value)
     if kind is float:
@@ -171,6 +201,7 @@ ARBOR_PROBES = {
     "last-number-changed": lambda right, problem: _arbor_last_changed(right),
     "item-repeated": lambda right, problem: _arbor_item_repeated(right),
     "row-first-repeated": lambda right, problem: _arbor_row_first_repeated(right),
+    "smallest-part-zeros": lambda right, problem: _arbor_smallest_part_zeros(right),
     "scaled": lambda right, problem: _arbor_scaled(right),
     "nan": lambda right, problem: _arbor_floats_nan(right),
     "echo": lambda right, problem: problem,

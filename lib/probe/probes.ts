@@ -128,6 +128,11 @@ export const solveProbes: readonly Probe[] = [
     rewarded: `${checkValidator}; check that a row's items differ (k neighbours, not the nearest one k times)`,
   },
   {
+    name: 'smallest-part-zeros',
+    tries: "the reference's answer with its smallest part (a dict's value, a tuple's item) all zeros",
+    rewarded: `${checkValidator}; an error bound must not let a part of the answer be nothing`,
+  },
+  {
     name: 'scaled',
     tries: "the reference's answer with every float times 1e6",
     rewarded: `${checkValidator}; a tolerance must not grow with the answer's own size`,

@@ -9,7 +9,10 @@
 // verifier mutants' kill rate. A hole the "before" side shows and the "after" side does not is a
 // hole arbor flags for the right reason.
 //
-//   node test/bench/algotune-history.mjs [--git-dir <AlgoTune .git>] [--out <dir>] [--only <task>,...]
+//   node test/bench/algotune-history.mjs [--git-dir <AlgoTune .git>] [--out <dir>] [--only <task>,...] [--again]
+//
+// A fix history.json (in --out) holds already is skipped, so an interrupted run resumes; the fixed
+// side is verified only where the side before it was flagged (the import's probes run on both).
 //
 // The AlgoTune source is a bare mirror or a clone; it is checked out (sparse: AlgoTuneTasks, LICENSE,
 // aws) into a shared clone under --out, one commit at a time. ARBOR_PYTHON defaults to Debian's
@@ -79,6 +82,8 @@ function args() {
     gitDir: path.resolve(get('--git-dir', '/work/.mirror/oripress+AlgoTune/repo')),
     out: path.resolve(get('--out', '/tmp/arbor-algotune-history')),
     only: only ? only.split(',') : null,
+    // --again: measure fixes history.json already holds again, and verify both sides of every fix.
+    again: argv.includes('--again'),
   };
 }
 
@@ -113,6 +118,12 @@ function importTask(src, zoo, task, extra = []) {
   }
 }
 
+/** The import's probes that the task's validator accepted (the entry's `validator` record). */
+function accepted(entry) {
+  const record = JSON.parse(readFileSync(path.join(entry, '.arbor-import.json'), 'utf8'));
+  return (record.validator?.accepted ?? []).map((a) => `${a.probe}${a.everyCase ? '' : ' (some cases)'}`);
+}
+
 /** What the entry's verify said: probes the eval rewarded, the import's accepted probes, the kill rate. */
 function verifyEntry(entry) {
   const result = run(process.execPath, [cli, 'benchmark', 'verify', '--probe', '--mutants', '--json', entry]);
@@ -122,12 +133,13 @@ function verifyEntry(entry) {
   } catch {
     return {error: (result.stderr || result.stdout).trim().split('\n').pop()};
   }
-  const record = JSON.parse(readFileSync(path.join(entry, '.arbor-import.json'), 'utf8'));
   const mutants = bench.mutants ?? [];
   const count = (status) => mutants.filter((m) => m.status === status).length;
   return {
     rewarded: (bench.probes ?? []).filter((p) => !p.ok).map((p) => p.probe),
-    importAccepted: (record.validator?.accepted ?? []).map((a) => `${a.probe}${a.everyCase ? '' : ' (some cases)'}`),
+    // The object that lies to a validator (`__len__`, `__eq__`): refused where the answer leaves the solution.
+    liarRefused: (bench.probes ?? []).some((p) => p.probe === 'liar' && p.ok && /AnswerNotCarried/.test(p.note ?? '')),
+    importAccepted: accepted(entry),
     killed: count('killed'),
     survived: mutants.filter((m) => m.status === 'survived').map((m) => m.mutant),
     killRate: bench.killRate ?? null,
@@ -135,7 +147,8 @@ function verifyEntry(entry) {
   };
 }
 
-function side(src, rev, zoo, task) {
+/** One side of a fix: the task at `rev` imported, and verified unless `verify` is false (the import's probes alone). */
+function side(src, rev, zoo, task, verify = true) {
   const commit = checkout(src, rev);
   const started = Date.now();
   const first = importTask(src, zoo, task);
@@ -145,7 +158,10 @@ function side(src, rev, zoo, task) {
   if (first.status === 'skipped' && /weak-validator/.test(`${first.reason ?? ''} ${first.detail ?? ''}`)) {
     imported = importTask(src, zoo, task, ['--allow-weak-validators']);
   }
-  if (['imported', 'updated', 'unchanged'].includes(imported.status)) Object.assign(outcome, verifyEntry(path.join(zoo, imported.entry)));
+  const entry = path.join(zoo, imported.entry ?? '');
+  if (['imported', 'updated', 'unchanged'].includes(imported.status)) {
+    Object.assign(outcome, verify ? verifyEntry(entry) : {importAccepted: accepted(entry), rewarded: null});
+  }
   outcome.seconds = Math.round((Date.now() - started) / 1000);
   return outcome;
 }
@@ -155,17 +171,19 @@ const added = new Set(['last-number-changed', 'item-repeated', 'row-first-repeat
 const mark = (probe) => (added.has(probe.split(' ')[0]) ? `${probe}*` : probe);
 
 function said(s) {
-  if (!s.rewarded) return `not imported: ${s.reason ?? s.import}${s.detail ? ` (${s.detail.slice(0, 90)})` : ''}`;
+  if (!s.importAccepted) return `not imported: ${s.reason ?? s.import}${s.detail ? ` (${s.detail.slice(0, 90)})` : ''}`;
   const parts = [];
   if (s.import === 'skipped') parts.push('import skipped: weak-validator');
   if (s.importAccepted.length) parts.push(`import's probes accepted: ${s.importAccepted.map(mark).join(', ')}`);
+  if (s.rewarded === null) return parts.length ? parts.join('; ') : "nothing (import's probes only)";
   if (s.rewarded.length) parts.push(`eval rewarded: ${s.rewarded.map(mark).join(', ')}`);
+  if (s.liarRefused) parts.push('liar refused by the encoding');
   parts.push(`mutants ${s.killed}/${s.killed + s.survived.length}`);
   return parts.join('; ');
 }
 
 function main() {
-  const {gitDir, out, only} = args();
+  const {gitDir, out, only, again} = args();
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
   mkdirSync(out, {recursive: true});
   process.env.ARBOR_PYTHON ??= '/usr/bin/python3';
@@ -174,8 +192,15 @@ function main() {
   const rows = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : [];
   for (const fix of fixes.filter((f) => !only || only.includes(f.task))) {
     const key = `${fix.commit}-${fix.task}`;
+    const held = rows.find((r) => `${r.commit}-${r.task}` === key);
+    if (again === false && held) {
+      console.log(`| ${fix.commit} | \`${fix.task}\` | ${fix.kind}: ${fix.hole} | ${said(held.before)} | ${said(held.after)} |`);
+      continue;
+    }
     const before = side(src, `${fix.commit}^`, path.join(out, `${key}-before`), fix.task);
-    const after = side(src, fix.commit, path.join(out, `${key}-after`), fix.task);
+    // The control costs a whole verify only where the hole was flagged (else the import's probes say enough).
+    const flagged = (before.rewarded ?? []).length > 0 || (before.importAccepted ?? []).length > 0 || before.import === 'skipped';
+    const after = side(src, fix.commit, path.join(out, `${key}-after`), fix.task, flagged || again);
     const row = {...fix, before, after};
     const at = rows.findIndex((r) => `${r.commit}-${r.task}` === key);
     if (at >= 0) rows[at] = row;

@@ -1,7 +1,8 @@
 // The kinds of validator hole AlgoTune's maintainers closed by hand again and again (docs/algotune-validators.md),
 // each in a tiny AlgoTune-shaped task (test/fixtures/algotune-holes) whose validator has that hole alone:
 // rows checked on a sample (kd_tree), repeats a set comparison drops (convex_hull), a row of one item
-// repeated (kd_tree's nearest neighbour k times), and a check that normalises the answer's own scale away.
+// repeated (kd_tree's nearest neighbour k times), a check that normalises the answer's own scale away, and
+// an error bound loose enough that a part of the answer may be nothing (randomized_svd's singular values).
 // The import's probes record each hole, `list --json` shows it, and `verify --probe` flags it through the eval.
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -19,7 +20,10 @@ const holes = {
   set_indices: 'item-repeated',
   top_values: 'row-first-repeated',
   unit_direction: 'scaled',
+  loose_parts: 'smallest-part-zeros',
 } as const;
+/** What each validator accepts of the import's probes: its hole's probe, and for loose_parts the last number too (a length off by a thousandth is within its bound). */
+const acceptedAtImport = (task: string, probe: string) => (task === 'loose_parts' ? ['last-number-changed', probe] : [probe]);
 const added = Object.values(holes);
 
 beforeAll(() => {
@@ -30,20 +34,21 @@ beforeAll(() => {
 afterAll(() => rmSync(shared, {recursive: true, force: true}));
 
 describe('probes for the holes AlgoTune fixed by hand', () => {
-  it("records at the import the one hole each validator has, and no other of the new probes (each fixture is the others' control); list --json shows it", () => {
+  it("records at the import the hole each validator has, and no other of the new probes (each fixture is the others' control); list --json shows it", () => {
     for (const [task, probe] of Object.entries(holes)) {
       const record = JSON.parse(readFileSync(path.join(zoo, `algotune_${task}`, '.arbor-import.json'), 'utf8')) as {
         validator: {tried: string[]; accepted: {probe: string; everyCase: boolean; costless: boolean}[]};
       };
-      expect(record.validator.accepted, task).toEqual([{probe, everyCase: true, costless: false}]);
-      // Every new probe that applies was tried (set_indices has no float for `scaled` to change).
-      expect(record.validator.tried, task).toEqual(expect.arrayContaining(added.filter((p) => !(task === 'set_indices' && p === 'scaled'))));
+      expect(record.validator.accepted, task).toEqual(acceptedAtImport(task, probe).map((p) => ({probe: p, everyCase: true, costless: false})));
+      // Every new probe that applies was tried: set_indices has no float for `scaled`, and only loose_parts has parts.
+      const applies = (p: string) => !(task === 'set_indices' && p === 'scaled') && (p !== 'smallest-part-zeros' || task === 'loose_parts');
+      expect(record.validator.tried, task).toEqual(expect.arrayContaining(added.filter(applies)));
     }
     const listed = runCli(['benchmark', 'list', zoo, '--json']);
     expect(listed.code, listed.stderr).toBe(0);
     const rows = (JSON.parse(listed.stdout) as {benchmarks: {name: string; validator?: {accepted: {probe: string}[]}}[]}).benchmarks;
     expect(Object.fromEntries(rows.map((r) => [r.name, r.validator?.accepted.map((a) => a.probe)]))).toEqual(
-      Object.fromEntries(Object.entries(holes).map(([task, probe]) => [`algotune_${task}`, [probe]])),
+      Object.fromEntries(Object.entries(holes).map(([task, probe]) => [`algotune_${task}`, acceptedAtImport(task, probe)])),
     );
   });
 
@@ -75,5 +80,9 @@ describe('probes for the holes AlgoTune fixed by hand', () => {
       ['scaled', 0],
     ]);
     expect(strict.findings).toEqual([]);
+    // unit_direction's answer is one list: no part to zero, so the probe answers None, which fails.
+    const parts = await probeLib.probeBenchmark(path.join(zoo, 'algotune_unit_direction'), {only: ['smallest-part-zeros']});
+    expect(parts.probes.map((p) => [p.probe, p.score])).toEqual([['smallest-part-zeros', 0]]);
+    expect(parts.findings).toEqual([]);
   }, 240_000);
 });

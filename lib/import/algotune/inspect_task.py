@@ -323,11 +323,11 @@ def main(options):
     })
 
 
-# The structural probes tried at the import, in order; the last four are the kinds of hole AlgoTune's
+# The structural probes tried at the import, in order; the last five are the kinds of hole AlgoTune's
 # own validator fixes closed (docs/algotune-validators.md): each costs a solve, so none skips a task.
 PROBES = (
     "none", "empty", "zeros", "negated", "first-number-changed", "truncated", "nan",
-    "last-number-changed", "item-repeated", "row-first-repeated", "scaled",
+    "last-number-changed", "item-repeated", "row-first-repeated", "smallest-part-zeros", "scaled",
 )
 
 
