@@ -37,11 +37,15 @@ the same transformations in process (lib/import/algotune/inspect_task.py).
 import numpy as _arbor_np
 
 
+# numpy's scalars (what a list of np.roots' items holds) are numbers too, and so are complex ones.
+_ARBOR_SCALARS = (int, float, complex, _arbor_np.integer, _arbor_np.floating, _arbor_np.complexfloating)
+
+
 def _arbor_numbers_changed(value, how):
     kind = type(value)
-    if kind is bool:
+    if kind is bool or kind is _arbor_np.bool_:
         return value
-    if kind in (int, float):
+    if isinstance(value, _ARBOR_SCALARS):
         return how(value)
     if kind is _arbor_np.ndarray and value.dtype.kind in "iuf" and value.size:
         return how(value)
@@ -63,7 +67,7 @@ def _arbor_first_changed(value):
             y = x.copy().reshape(-1)
             y[0] = y[0] + (1 if y.dtype.kind in "iu" else max(abs(float(y[0])) * 1e-3, 1e-3))
             return y.reshape(x.shape)
-        return x + 1 if type(x) is int else x + max(abs(x) * 1e-3, 1e-3)
+        return x + 1 if isinstance(x, (int, _arbor_np.integer)) else x + max(abs(x) * 1e-3, 1e-3)
 
     return _arbor_numbers_changed(value, bump)
 
@@ -101,7 +105,7 @@ def _arbor_row_first_repeated(value):
         return {key: _arbor_row_first_repeated(item) for key, item in value.items()}
     if kind is _arbor_np.ndarray and value.ndim and value.shape[-1] > 1 and value.dtype.kind in "iuf":
         return _arbor_np.repeat(value[..., :1], value.shape[-1], axis=-1)
-    if kind in (list, tuple) and len(value) > 1 and all(type(x) in (int, float) for x in value):
+    if kind in (list, tuple) and len(value) > 1 and all(isinstance(x, _ARBOR_SCALARS) and type(x) is not bool for x in value):
         return kind([value[0]] * len(value))
     if kind in (list, tuple):
         return kind(_arbor_row_first_repeated(item) for item in value)
@@ -110,7 +114,7 @@ def _arbor_row_first_repeated(value):
 
 def _arbor_count_numbers(value):
     kind = type(value)
-    if kind in (int, float):
+    if isinstance(value, _ARBOR_SCALARS) and kind is not bool:
         return 1
     if kind is _arbor_np.ndarray and value.dtype.kind in "iuf":
         return value.size
@@ -136,7 +140,7 @@ def _arbor_smallest_part_zeros(value):
 
 def _arbor_scaled(value):
     kind = type(value)
-    if kind is float:
+    if isinstance(value, (float, complex, _arbor_np.floating, _arbor_np.complexfloating)):
         return value * 1e6
     if kind is _arbor_np.ndarray and value.dtype.kind in "fc":
         return value * 1e6
@@ -149,8 +153,10 @@ def _arbor_scaled(value):
 
 def _arbor_floats_nan(value):
     kind = type(value)
-    if kind is float:
-        return float("nan")
+    if isinstance(value, (float, _arbor_np.floating)):
+        return kind(float("nan"))
+    if isinstance(value, (complex, _arbor_np.complexfloating)):
+        return kind(complex(float("nan"), float("nan")))
     if kind is _arbor_np.ndarray and value.dtype.kind in "fc":
         return _arbor_np.full_like(value, _arbor_np.nan)
     if kind in (list, tuple):

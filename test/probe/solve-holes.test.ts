@@ -27,7 +27,8 @@ const acceptedAtImport = (task: string, probe: string) => (task === 'loose_parts
 const added = Object.values(holes);
 
 beforeAll(() => {
-  const imported = runCli(['benchmark', 'import', 'algotune', path.join(fixtures, 'algotune-holes'), zoo, '--target-ms', '1', '--json']);
+  const tasks = Object.keys(holes).flatMap((task) => ['--task', task]);
+  const imported = runCli(['benchmark', 'import', 'algotune', path.join(fixtures, 'algotune-holes'), zoo, '--target-ms', '1', '--json', ...tasks]);
   // Each is imported: a hole that costs a solve is a caveat, not a skip.
   if (imported.code !== 0) throw new Error(`import failed (exit ${imported.code}): ${imported.stderr}`);
 }, 120_000);
@@ -70,6 +71,25 @@ describe('probes for the holes AlgoTune fixed by hand', () => {
       );
     }
   }, 240_000);
+
+  it('gives NaN to complex and numpy scalar answers too: a validator whose error > tol never fires on NaN skips the import (polynomial_mixed before 06c8bdf)', () => {
+    const result = runCli([
+      'benchmark',
+      'import',
+      'algotune',
+      path.join(fixtures, 'algotune-holes'),
+      path.join(shared, 'nan-zoo'),
+      '--target-ms',
+      '1',
+      '--json',
+      '--task',
+      'complex_roots',
+    ]);
+    expect(result.code).toBe(1);
+    const outcome = (JSON.parse(result.stdout) as {tasks: {status: string; reason?: string; detail?: string}[]}).tasks[0]!;
+    expect(outcome).toMatchObject({status: 'skipped', reason: 'weak-validator'});
+    expect(outcome.detail).toMatch(/^is_solution accepted an answer that costs nothing: nan \(`\[np\.complex128\(nan\+nanj\)/);
+  });
 
   it('scores the other new probes 0 where the validator has no such hole', async () => {
     // sampled_rows checks every row's length and the sampled rows' values: a repeated first row and a row of one item fail.
