@@ -118,7 +118,7 @@ export interface ImportOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-const importer = 'arbor-import-algotune/5';
+const importer = 'arbor-import-algotune/6';
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** lib/import/algotune (the Python files), from lib/import (sources) or dist/lib/import (built). */
 function assetDir(): string {

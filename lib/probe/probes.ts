@@ -111,6 +111,32 @@ export const solveProbes: readonly Probe[] = [
   {name: 'negated', tries: "the reference's answer with every number negated", rewarded: checkValidator},
   {name: 'first-number-changed', tries: "the reference's answer with its first number changed", rewarded: checkValidator},
   {name: 'truncated', tries: "the reference's answer without its last item", rewarded: checkValidator},
+  // The kinds of hole AlgoTune's own validator fixes closed again and again (docs/algotune-validators.md).
+  {
+    name: 'last-number-changed',
+    tries: "the reference's answer with its last number changed",
+    rewarded: `${checkValidator}; a validator that checks a sample of rows, a prefix or the first items of a row misses it`,
+  },
+  {
+    name: 'item-repeated',
+    tries: "the reference's answer with each outermost list's first item given twice",
+    rewarded: `${checkValidator}; check that the items are distinct, not only their count or membership`,
+  },
+  {
+    name: 'row-first-repeated',
+    tries: "the reference's answer with each row made of its first item repeated",
+    rewarded: `${checkValidator}; check that a row's items differ (k neighbours, not the nearest one k times)`,
+  },
+  {
+    name: 'smallest-part-zeros',
+    tries: "the reference's answer with its smallest part (a dict's value, a tuple's item) all zeros",
+    rewarded: `${checkValidator}; an error bound must not let a part of the answer be nothing`,
+  },
+  {
+    name: 'scaled',
+    tries: "the reference's answer with every float times 1e6",
+    rewarded: `${checkValidator}; a tolerance must not grow with the answer's own size`,
+  },
   {name: 'nan', tries: "the reference's answer with every float NaN", rewarded: checkValidator},
   {name: 'echo', tries: 'the problem given back as the answer', rewarded: checkValidator},
   {

@@ -79,12 +79,25 @@ describe('import algotune: a validator that accepts a wrong answer costing a sol
     expect(imported.code, imported.stderr).toBe(0);
     expect(imported.outcome).toMatchObject({status: 'imported'});
     const entry = path.join(zoo, 'algotune_abs_only');
-    const tried = ['none', 'empty', 'zeros', 'negated', 'first-number-changed', 'truncated', 'nan'];
+    const tried = [
+      'none',
+      'empty',
+      'zeros',
+      'negated',
+      'first-number-changed',
+      'truncated',
+      'nan',
+      'last-number-changed',
+      'item-repeated',
+      'row-first-repeated',
+      'scaled',
+    ];
     const strength = {tried, accepted: [{probe: 'negated', everyCase: true, costless: false}]};
     expect(JSON.parse(readFileSync(path.join(entry, '.arbor-import.json'), 'utf8')).validator).toEqual(strength);
     expect(readFileSync(path.join(entry, 'PROVENANCE.md'), 'utf8')).toContain(
-      'Validator strength at the import: of 7 wrong-on-purpose answers tried, `is_solution` rejected 6 (`none`, `empty`, `zeros`, ' +
-        '`first-number-changed`, `truncated`, `nan`) and accepted 1 (`negated` (every case, costs a solve)).',
+      'Validator strength at the import: of 11 wrong-on-purpose answers tried, `is_solution` rejected 10 (`none`, `empty`, `zeros`, ' +
+        '`first-number-changed`, `truncated`, `nan`, `last-number-changed`, `item-repeated`, `row-first-repeated`, `scaled`) ' +
+        'and accepted 1 (`negated` (every case, costs a solve)).',
     );
     // Not a weakness that fails verify: the entry is ok, and its row says what its validator accepts.
     const listed = runCli(['benchmark', 'list', zoo, '--json']);

@@ -323,6 +323,14 @@ def main(options):
     })
 
 
+# The structural probes tried at the import, in order; the last five are the kinds of hole AlgoTune's
+# own validator fixes closed (docs/algotune-validators.md): each costs a solve, so none skips a task.
+PROBES = (
+    "none", "empty", "zeros", "negated", "first-number-changed", "truncated", "nan",
+    "last-number-changed", "item-repeated", "row-first-repeated", "smallest-part-zeros", "scaled",
+)
+
+
 def probe_validator(task, objects, cases):
     """Wrong answers, built from the task's own answer by structure alone (lib/probe/probe_solve.py,
     the transformations `verify --probe` runs through the eval), that is_solution accepts: each is
@@ -334,7 +342,7 @@ def probe_validator(task, objects, cases):
     is what it rejected of those."""
     probes = load("arbor_probe_solve", os.path.join(ASSETS, "probe_solve.py"))
     found, applied = [], []
-    for name in ("none", "empty", "zeros", "negated", "first-number-changed", "truncated", "nan"):
+    for name in PROBES:
         first, tried, passed = None, 0, 0
         for index, (problem_bytes, answer_bytes) in enumerate(cases):
             right = objects.decode(answer_bytes)
