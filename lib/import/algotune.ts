@@ -29,10 +29,9 @@ import type {ValidatorStrength} from '../zoo/rules/weak-validator.js';
 import {editedFiles, inputsDigest} from './record.js';
 import {type Preset, presetFile, presetTasks} from './preset.js';
 
-export type {ProbeFinding} from './inspect.js';
 
 /** What the importer's record in an entry says (`.arbor-import.json`). */
-export interface ImportRecord {
+interface ImportRecord {
   importer: string;
   source: {suite: 'algotune'; commit: string | null; task: string; file: string; sha256: string};
   /** The interpreter the task was inspected with, which its bundle names (`[entry] python`). */
@@ -48,7 +47,7 @@ export interface ImportRecord {
 }
 
 /** Why a task was not imported. */
-export type SkipReason =
+type SkipReason =
   | 'missing-module'
   | 'no-task'
   | 'generator-fails'
@@ -132,7 +131,7 @@ function objectsFile(): string {
 }
 
 /** The tasks folder of an AlgoTune checkout (or the folder itself), and the checkout's root. */
-export function tasksFolder(source: string): {tasks: string; root: string} {
+function tasksFolder(source: string): {tasks: string; root: string} {
   if (!existsSync(source) || !statSync(source).isDirectory())
     throw new UsageError(`${source}: no such folder; give an AlgoTune checkout or its AlgoTuneTasks folder`, 'no-source');
   const nested = path.join(source, 'AlgoTuneTasks');
@@ -147,7 +146,7 @@ export function tasksFolder(source: string): {tasks: string; root: string} {
 }
 
 /** Every task of the folder: a subfolder holding `<name>/<name>.py`, sorted. */
-export function listTasks(tasks: string): string[] {
+function listTasks(tasks: string): string[] {
   return readdirSync(tasks)
     .filter((name) => /^[A-Za-z0-9_]+$/.test(name) && existsSync(path.join(tasks, name, `${name}.py`)))
     .sort();
@@ -204,7 +203,7 @@ function chosenTasks(all: string[], tasksDir: string, root: string, options: Imp
 const roundUp = (bytes: number) => Math.ceil(bytes / 4096) * 4096;
 
 /** The capacities of the problem and answer tensors: room for larger draws and for answers a faster solver encodes differently. */
-export function capacities(problemBytes: number, solutionBytes: number): {B: number; S: number} {
+function capacities(problemBytes: number, solutionBytes: number): {B: number; S: number} {
   // A fresh draw may be larger than the ones measured; a faster solver may return a list where the task
   // returns an int32 array (9 bytes an element in place of 4).
   return {B: roundUp(1.5 * problemBytes + 65536), S: roundUp(3 * solutionBytes + 65536)};

@@ -49,7 +49,7 @@ export const isFloat = (type: ElementType): boolean => type === 'f32' || type ==
 export const isSigned = (type: ElementType): boolean => type.startsWith('i') || isFloat(type);
 
 /** A fresh tensor like `t` (same class and length), filled by `f` of each index. */
-export function mapTensor(t: Tensor, f: (value: Num, i: number) => Num): Tensor {
+function mapTensor(t: Tensor, f: (value: Num, i: number) => Num): Tensor {
   const out = new (t.constructor as new (n: number) => Tensor)(t.length);
   const big = typeof (out as unknown as Num[])[0] === 'bigint' || isBig(out);
   const cell = out as unknown as Num[];
@@ -87,7 +87,7 @@ function changed(v: Num, type: ElementType): Num {
 }
 
 /** `x` rounded to `bits` significant bits (f16 keeps 11), zero and non-finite values as they are. */
-export function roundBits(x: number, bits: number): number {
+function roundBits(x: number, bits: number): number {
   if (x === 0 || !Number.isFinite(x)) return x;
   const step = 2 ** (Math.floor(Math.log2(Math.abs(x))) - (bits - 1));
   return Math.round(x / step) * step;

@@ -16,14 +16,13 @@ import type {EvalReport} from '../eval/index.js';
 import type {Plan, PlanOverride} from '../benchmark/plan.js';
 import type {Finding, ProbeOutcome} from '../zoo/lint.js';
 
-export type {ProbeOutcome};
 import {probeSource, probes, solveProbeSource, solveProbes, type Probe, type ProbeConfig} from './probes.js';
 
 /** How much more than all zeros an accuracy probe may score (seeded random answers hit a few points by chance). */
-export const accuracySlack = 0.01;
+const accuracySlack = 0.01;
 
 /** Per-case limit (s) of a probe run where the plan's `timeout` applies (accuracy): only the sleep probe ever reaches it. */
-export const probeCaseTimeout = 3;
+const probeCaseTimeout = 3;
 
 /** What probing one folder found. */
 export interface ProbeReport {

@@ -17,16 +17,16 @@ import {trivialAnswers, type AnswerKind} from './answers.js';
 import type {MutantOutcome, Outcome} from './mutants.js';
 import {messageOf} from '../errors.js';
 
-export type {MutantEvidence, MutantOutcome} from './mutants.js';
+export type {MutantOutcome} from './mutants.js';
 
 /** The share of an entry's observable mutants its answers must kill. */
-export const killTarget = 0.9;
+const killTarget = 0.9;
 
 /** How much more than all zeros a trivial answer may score on an accuracy entry without a `probe_floor` (as the eval probes). */
-export const answerSlack = 0.01;
+const answerSlack = 0.01;
 
 /** One trivial answer's result over every dev case. */
-export interface AnswerOutcome {
+interface AnswerOutcome {
   answer: string;
   kind: AnswerKind;
   tries: string;

@@ -3,10 +3,13 @@ import type {VerifyResult} from '../zoo/verify.js';
 import {probeBenchmark, type ProbeOptions} from './battery.js';
 import {checkVerifier, type CheckerReport} from './checker.js';
 
-export {accuracySlack, probeBenchmark, probeCaseTimeout} from './battery.js';
-export type {ProbeOptions, ProbeOutcome, ProbeReport} from './battery.js';
-export {probes, probeSource, probeTemplatePath, solveProbes, solveProbeSource} from './probes.js';
-export type {Probe, ProbeConfig} from './probes.js';
+export {probeBenchmark} from './battery.js';
+export type {ProbeOptions, ProbeReport} from './battery.js';
+export {
+  probes,
+  /** @public read by test/probe/template.test.ts through the built index */
+  probeSource,
+} from './probes.js';
 
 /** Probe every folder verify could lint, adding the findings (errors) and outcomes to its report. */
 export async function probeBenchmarks(result: VerifyResult, options: ProbeOptions = {}): Promise<VerifyResult> {
@@ -21,8 +24,8 @@ export async function probeBenchmarks(result: VerifyResult, options: ProbeOption
   return result;
 }
 
-export {answerSlack, checkVerifier, killTarget} from './checker.js';
-export type {AnswerOutcome, CheckerOptions, CheckerReport, MutantEvidence, MutantOutcome} from './checker.js';
+export {checkVerifier} from './checker.js';
+export type {CheckerOptions, CheckerReport} from './checker.js';
 export {formatChecker} from './report.js';
 
 /** Options of checkVerifiers. */

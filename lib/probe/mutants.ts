@@ -149,7 +149,7 @@ export async function makeScorer(plan: Plan, bundle: Bundle): Promise<Scorer> {
 }
 
 /** A verdict's outcome: passed, and on an accuracy entry the case's score (the plan's fail_score without metrics, as the eval scores it). */
-export function outcomeOf(plan: Plan, v: {passed: boolean; metrics?: Record<string, unknown>; error?: string}): Outcome {
+function outcomeOf(plan: Plan, v: {passed: boolean; metrics?: Record<string, unknown>; error?: string}): Outcome {
   const rest = JSON.stringify({metrics: v.metrics, error: v.error});
   if (plan.metric !== 'accuracy') return {passed: v.passed, score: null, rest};
   const num = Number(v.metrics?.[plan.numerator!]);

@@ -78,7 +78,7 @@ export interface ProbeConfig {
 const marker = "CONFIG = {}  # arbor: replaced by the probe's configuration";
 
 /** Where the template lives: in the package, next to this module's source (as runner.py does). */
-export function probeTemplatePath(): string {
+function probeTemplatePath(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   // dist/lib/probe -> package root; also works when run from lib/probe directly.
   const candidates = [path.resolve(here, '../../../lib/probe/probe.py'), path.resolve(here, 'probe.py')];
@@ -147,7 +147,7 @@ export const solveProbes: readonly Probe[] = [
 ];
 
 /** Where the solve probes' transformations live (lib/probe/probe_solve.py). */
-export function solveProbeTemplatePath(): string {
+function solveProbeTemplatePath(): string {
   return path.join(path.dirname(probeTemplatePath()), 'probe_solve.py');
 }
 

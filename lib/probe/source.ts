@@ -17,7 +17,10 @@ export interface SourceMutant {
 
 type Language = 'js' | 'py';
 
-/** The text with every comment and string literal blanked out (same length), so edits only touch code. */
+/**
+ * The text with every comment and string literal blanked out (same length), so edits only touch code.
+ * @public read by test/probe/source-mutants.test.ts through the built file
+ */
 export function maskCode(text: string, language: Language): string {
   const out = text.split('');
   let i = 0;

@@ -13,7 +13,7 @@ import {isFloat, isSigned, rowLength, sameTensor} from './answers.js';
 type Num = number | bigint;
 
 /** What a view is made from: one result of one case. */
-export interface ViewInput {
+interface ViewInput {
   binding: Binding;
   shape: number[];
   actual: Tensor;
