@@ -30,6 +30,10 @@
 //   matrix_multiplication n=512     arbor 75.2 s 1.009 1.5% 226 s (3)      | AlgoTune 75.5 s 0.672 21.0% 31942 s (423)
 //   cholesky_factorization n=1024   arbor 54.1 s 1.012 3.3% 595 s (11)     | AlgoTune 21.3 s 2.047 29.3% 17632 s (828)
 //   qr_factorization n=512          arbor 67.6 s 0.996 5.6% 2095 s (31)    | AlgoTune 27.1 s 1.059 39.5% 40691 s (1501)
+// and with BENCH_ALGOTUNE_PROBLEMS=3 (load 14 falling to 5):
+//   matrix_multiplication n=512     arbor 58.4 s 0.999 1.4% 117 s (2)      | AlgoTune 96.9 s 2.810 32.1% 95814 s (989)
+//   cholesky_factorization n=1024   arbor 43.1 s 0.997 1.9% 172 s (4)      | AlgoTune 28.9 s 0.898 11.6% 3763 s (130)
+//   qr_factorization n=512          arbor 38.2 s 1.004 2.0% 153 s (4)      | AlgoTune 42.7 s 1.061 30.0% 36988 s (867)
 import {spawn, spawnSync} from 'node:child_process';
 import {copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
