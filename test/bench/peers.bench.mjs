@@ -23,10 +23,12 @@
 // clones into a temporary folder.
 // Usage: node test/bench/peers.bench.mjs   (BENCH_EVALS, BENCH_PUBLIC_ARBOR, BENCH_ALGOTUNE,
 //   BENCH_ALGOTUNE_PROBLEMS, BENCH_ALGOTUNE_PYTHON, BENCH_PEERS=arbor|algotune for one part)
-// Measured on 2026-12-08 at load 11-17 (the 2-core VM shared; "idle" = no busy loop of ours),
+// Measured on 2026-12-08 at load 2-17 (the 2-core VM shared; "idle" = no busy loop of ours),
 // BENCH_EVALS=5 for kNN, 3 with BENCH_ALGOTUNE_PROBLEMS=1 for AlgoTune (wall/eval, score, CV, time to +-2%):
 //   kNN idle (load 11.6-12.2)       arbor 39.3 s 7.59 1.6% 118 s (3 evals) | public Arbor 5.6 s 4.93 18.3% 1809 s (324)
 //   kNN two busy (load 12.2-13.6)   arbor 43.2 s 7.38 0.8% 43 s (1)        | public Arbor 15.1 s 4.66 15.7% 3584 s (237)
+//   kNN idle (load 2.3-6.3)         arbor 36.0 s 7.62 1.3% 72 s (2)        | public Arbor 2.3 s 4.01 16.4% 600 s (260)
+//   kNN two busy (load 6.3-10.9)    arbor 39.5 s 7.53 2.0% 158 s (4)       | public Arbor 9.1 s 4.18 21.9% 4195 s (461)
 //   matrix_multiplication n=512     arbor 75.2 s 1.009 1.5% 226 s (3)      | AlgoTune 75.5 s 0.672 21.0% 31942 s (423)
 //   cholesky_factorization n=1024   arbor 54.1 s 1.012 3.3% 595 s (11)     | AlgoTune 21.3 s 2.047 29.3% 17632 s (828)
 //   qr_factorization n=512          arbor 67.6 s 0.996 5.6% 2095 s (31)    | AlgoTune 27.1 s 1.059 39.5% 40691 s (1501)
