@@ -70,7 +70,8 @@ export function againstProblem(run: LedgerRun, plan: Plan, split: string): strin
   if (run.importedFrom) return `was imported from ${path.basename(run.importedFrom)}: it was not measured here`;
   const digest = recordedDigest(run);
   if (digest === undefined) return 'was recorded without its plan digest (by an older arbor): evaluate that solution again and race against the new run';
-  if (digest !== planDigest(plan)) return `was scored under another plan.toml (digest ${String(digest).slice(0, 16)}, now ${planDigest(plan).slice(0, 16)}): evaluate that solution again`;
+  if (digest !== planDigest(plan))
+    return `was scored under another plan.toml (digest ${String(digest).slice(0, 16)}, now ${planDigest(plan).slice(0, 16)}): evaluate that solution again`;
   if (run.status !== 'ok' || run.score === null) return `did not score (${run.status}): race against a run that passed every case`;
   return undefined;
 }

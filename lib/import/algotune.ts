@@ -29,7 +29,6 @@ import type {ValidatorStrength} from '../zoo/rules/weak-validator.js';
 import {editedFiles, inputsDigest} from './record.js';
 import {type Preset, presetFile, presetTasks} from './preset.js';
 
-
 /** What the importer's record in an entry says (`.arbor-import.json`). */
 interface ImportRecord {
   importer: string;

@@ -54,7 +54,10 @@ describe('arbor benchmark eval --against', {timeout: 240_000}, () => {
     expect(reference.precision.reached).toBe(false);
     const result = runCli(['benchmark', 'eval', entry, 'dev', '--solution', triple, '--against', 'ref', '--quiet'], {env});
     expect(result.code, result.stderr).toBe(0);
-    const line = /^verdict: worse: 0\.\d+x run #1 \(ref\), 95% interval \[0\.\d+, 0\.\d+\], decided after (\d+) repetition\(s\) \(the reference run had \d+\)\n$/.exec(result.stdout);
+    const line =
+      /^verdict: worse: 0\.\d+x run #1 \(ref\), 95% interval \[0\.\d+, 0\.\d+\], decided after (\d+) repetition\(s\) \(the reference run had \d+\)\n$/.exec(
+        result.stdout,
+      );
     expect(line, result.stdout).not.toBeNull();
     // Decided at its first look (3 repetitions), or a look later where load blurs one repetition.
     const decidedAfter = Number(line![1]);
