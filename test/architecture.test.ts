@@ -364,6 +364,17 @@ describe('one request per eval (rule i)', () => {
   });
 });
 
+/** A cast through `unknown` or to `never`, which silences the checker instead of saying why (rule j). */
+const blindCast = /\bas\s+(?:unknown\s+as\b|never\b)/g;
+
+describe('casts that say why (rule j)', () => {
+  it('lib/ has no `as unknown as` and no `as never` outside comments', () => {
+    expect(doc).toContain('j. **Casts that say why.**');
+    const lib = new Map([...sources].filter(([file]) => file.startsWith('lib/')));
+    expect(occurrences(lib, blindCast)).toEqual([]);
+  });
+});
+
 describe('size (rule g)', () => {
   it(`has no file under lib/ or cli/ over ${maxFileLines} lines and no function over ${maxFunctionLines}`, () => {
     expect(sizeViolations(oversize(sources), oversizeInProgress)).toEqual([]);

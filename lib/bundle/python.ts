@@ -152,6 +152,15 @@ function interpreterOf(python: string, cwd: string): string {
   return (found && pyenvTarget(found, process.env, cwd)) ?? python;
 }
 
+/**
+ * The host's stdin and stdout, asked for as pipes by its `stdio` (an array built at run time, so
+ * spawn's overloads type the child as a plain ChildProcess): checked, then named.
+ */
+function piped(child: ChildProcess): ChildProcessByStdio<Writable, Readable, null> {
+  if (!child.stdin || !child.stdout) throw new BundleError('the Python host started without its stdin and stdout pipes: report this as a bug');
+  return child as ChildProcessByStdio<Writable, Readable, null>;
+}
+
 /** The Python process of one scope and its framed pipe. */
 class PythonHost {
   private queue: Promise<unknown> = Promise.resolve();
@@ -199,10 +208,12 @@ class PythonHost {
       while (stdio.length <= launch.input.fd) stdio.push('ignore');
       stdio[launch.input.fd] = 'pipe';
     }
-    const child = spawn(launch.command, launch.args, {cwd: launch.cwd, env: launch.env, stdio}) as unknown as ChildProcessByStdio<Writable, Readable, null>;
+    const spawned = spawn(launch.command, launch.args, {cwd: launch.cwd, env: launch.env, stdio});
+    const child = piped(spawned);
     if (launch.input) {
       // bwrap reads the seccomp filter from this descriptor before it starts the host.
-      const input = (child as unknown as ChildProcess).stdio[launch.input.fd] as Writable;
+      const input = spawned.stdio[launch.input.fd];
+      if (!input || !('write' in input)) throw new BundleError(`the sandbox's descriptor ${launch.input.fd} was not piped: report this as a bug`);
       input.on('error', () => {});
       input.end(launch.input.bytes);
     }

@@ -122,10 +122,33 @@ function baselineProblem(run: LedgerRun, plan: Plan, split: string): string | un
   return undefined;
 }
 
-/** A recorded case, checked for the fields the comparison reads. */
+const caseStatuses: ReadonlySet<unknown> = new Set<CaseStatus>(['ok', 'crashed', 'timeout', 'no-answer', 'failed', 'not-run', 'tampered']);
+const isStatus = (v: unknown): v is CaseStatus => caseStatuses.has(v);
+const isSeconds = (v: unknown): v is number | null => v === null || typeof v === 'number';
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A recorded repetition: the ledger is a file anyone may edit, so each field the comparison reads is checked. */
+function checkedRepetition(value: unknown): RepetitionReport | undefined {
+  if (!isObject(value)) return undefined;
+  const {seconds, status, passed, cpuSeconds, instructions} = value;
+  if (!isSeconds(seconds) || !isStatus(status) || typeof passed !== 'boolean') return undefined;
+  if ((cpuSeconds !== undefined && !isSeconds(cpuSeconds)) || (instructions !== undefined && !isSeconds(instructions))) return undefined;
+  return {...value, seconds, status, passed, cpuSeconds, instructions};
+}
+
+/** A recorded case, parsed field by field for what the comparison reads (its other fields kept as recorded). */
 function checkedCase(value: Record<string, unknown>, k: number, id: number): SideCase {
   const bad = (what: string) => new HarnessError(`ledger run ${id}: case ${k} ${what}`, 'bad-ledger');
-  if (typeof value.point !== 'number' || typeof value.i !== 'number') throw bad('has no point or index');
+  const {point, i, status, passed, seconds, ratio, referenceRepetitions} = value;
+  if (typeof point !== 'number' || typeof i !== 'number') throw bad('has no point or index');
   if (!Array.isArray(value.repetitions)) throw bad('has no repetitions');
-  return value as unknown as SideCase;
+  if (!isStatus(status) || typeof passed !== 'boolean') throw bad('has no status or verdict');
+  if (!isSeconds(seconds) || typeof ratio !== 'number') throw bad('has no time or ratio');
+  const repetitions = value.repetitions.map(checkedRepetition);
+  const broken = repetitions.findIndex((r) => r === undefined);
+  if (broken !== -1) throw bad(`has a malformed repetition ${broken}`);
+  if (referenceRepetitions !== undefined && !(Array.isArray(referenceRepetitions) && referenceRepetitions.every((s) => typeof s === 'number'))) {
+    throw bad('has reference repetitions that are not all numbers');
+  }
+  return {...value, point, i, status, passed, seconds, ratio, repetitions: repetitions.filter((r) => r !== undefined), referenceRepetitions};
 }

@@ -7,7 +7,7 @@
  * result. With `background` it answers the run id at once. As an MCP task
  * (tasks.ts) it answers the task, which is the run.
  */
-import type {McpServer} from '@modelcontextprotocol/sdk/server/mcp.js';
+import type {McpServer, ToolCallback} from '@modelcontextprotocol/sdk/server/mcp.js';
 import type {RequestHandlerExtra} from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type {ServerNotification, ServerRequest} from '@modelcontextprotocol/sdk/types.js';
 import {z} from 'zod';
@@ -53,12 +53,16 @@ export function registerLongTool<Shape extends z.ZodRawShape & typeof longCallIn
   name: string,
   config: {title: string; description: string; inputSchema: Shape; outputSchema: z.ZodRawShape; start: LongTool<Shape>['start']},
 ): void {
-  const {start, ...tool} = config;
-  const callback = async (input: z.infer<z.ZodObject<Shape>>, extra: Extra) => {
-    const id = await start(input, null);
-    return toolResult(await awaitRun(ctx, id, extra, (input as {background?: boolean}).background === true, () => server.isConnected()));
+  const {start, inputSchema, ...tool} = config;
+  // Registered under the widened shape: the SDK's ToolCallback of a generic Shape is a conditional type TypeScript cannot resolve.
+  const shape: z.ZodRawShape = inputSchema;
+  const callback: ToolCallback<z.ZodRawShape> = async (input, extra) => {
+    // The SDK has parsed `input` with this tool's schema, which is Shape: the one cast names what that parse gave.
+    const parsed = input as z.infer<z.ZodObject<Shape>>;
+    const id = await start(parsed, null);
+    return toolResult(await awaitRun(ctx, id, extra, input.background === true, () => server.isConnected()));
   };
-  server.registerTool(name, tool, callback as never);
+  server.registerTool(name, {...tool, inputSchema: shape}, callback);
   longToolsOf(server).set(name, {shape: config.inputSchema, start: start as LongTool<z.ZodRawShape>['start']});
 }
 

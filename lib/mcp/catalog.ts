@@ -73,7 +73,7 @@ async function getBenchmark(ctx: ServerContext, name: string) {
   const plan = await loadPlan(dir);
   const readme = await readFile(path.join(dir, 'README.md'), 'utf8').catch(() => null);
   const bundle = await loadBundle(plan.bundle, {checkFingerprint: false}).catch(() => undefined);
-  const signatures = bundle ? plan.dev.points.map((point) => ({point, ...pointSignature(bundle, point as never)})) : [];
+  const signatures = bundle ? plan.dev.points.map((point) => ({point, ...pointSignature(bundle, point)})) : [];
   const rel = (file: string) => path.relative(dir, file).split(path.sep).join('/');
   return {
     name,

@@ -38,19 +38,22 @@ export function createServer(ctx: ServerContext): McpServer {
   // every call is one of its client's session (session.ts): logged, held to the wall clock, answered with `remaining`.
   const register = server.registerTool.bind(server);
   const where = {store: ctx.store, owner: ctx.workspaces, limits: ctx.limits};
-  server.registerTool = ((name: string, config: {inputSchema?: unknown; outputSchema?: z.ZodRawShape}, callback: (...args: unknown[]) => unknown) =>
-    register(
-      name,
-      {...config, ...(config.outputSchema ? {outputSchema: {...config.outputSchema, remaining: remainingSchema}} : {})} as never,
-      (async (...args: unknown[]) => {
-        try {
-          return shownDeep(ctx, await sessionCall(where, name, config.inputSchema ? args[0] : {}, async () => callback(...args)));
-        } catch (error) {
-          if (error instanceof Error) error.message = shownText(ctx, error.message);
-          throw error;
-        }
-      }) as never,
-    )) as never;
+  const registerTool: McpServer['registerTool'] = (name, config, callback) => {
+    // The SDK types a callback by its input schema (a conditional type); this wrapper hands the SDK's arguments on
+    // unchanged, whatever the schema, so it is called, and given back, under the plain function type of both ends.
+    const inner = callback as (...args: unknown[]) => unknown;
+    const outer = async (...args: unknown[]) => {
+      try {
+        return shownDeep(ctx, await sessionCall(where, name, config.inputSchema ? args[0] : {}, async () => inner(...args)));
+      } catch (error) {
+        if (error instanceof Error) error.message = shownText(ctx, error.message);
+        throw error;
+      }
+    };
+    const outputSchema = config.outputSchema ? {outputSchema: {...config.outputSchema, remaining: remainingSchema}} : {};
+    return register(name, {...config, ...outputSchema}, outer as typeof callback);
+  };
+  server.registerTool = registerTool;
   registerCatalog(server, ctx);
   registerWorkspace(server, ctx);
   registerEvaluate(server, ctx);

@@ -112,8 +112,10 @@ type Handler = (request: unknown, extra: unknown) => unknown;
  */
 export function routeTaskCalls(server: McpServer, ctx: ServerContext): void {
   const protocol = server.server;
+  // The SDK types a handler by its request schema (a generic method); this router compares schemas by identity and hands
+  // requests and answers on unchanged, so it holds the method, and gives it back, under one plain function type.
   const set = protocol.setRequestHandler.bind(protocol) as (schema: unknown, handler: Handler) => void;
-  (protocol as unknown as {setRequestHandler: (schema: unknown, handler: Handler) => void}).setRequestHandler = (schema, handler) => {
+  const route = (schema: unknown, handler: Handler): void => {
     if (schema === CallToolRequestSchema)
       return set(schema, (request, extra) => {
         const call = request as z.infer<typeof CallToolRequestSchema>;
@@ -131,6 +133,7 @@ export function routeTaskCalls(server: McpServer, ctx: ServerContext): void {
     }
     return set(schema, handler);
   };
+  protocol.setRequestHandler = route as typeof protocol.setRequestHandler;
 }
 
 /** A task call of a long tool: its run started, the task answered. Undefined for any other call. */

@@ -42,7 +42,15 @@ export interface TrivialAnswer {
   make(input: AnswerInput): Tensor | undefined;
 }
 
-type Num = number | bigint;
+export type Num = number | bigint;
+/**
+ * Any tensor's elements by index: every Tensor (a union of typed arrays, whose index
+ * signatures TypeScript will not merge) is assignable to it without a cast. Writing
+ * a number into a 64-bit integer tensor throws at run time, so writers convert first.
+ */
+export type Cells = {[index: number]: Num; readonly length: number};
+/** `t`'s elements, read and written by index. */
+export const cells = (t: Tensor): Cells => t;
 
 /** Whether a type holds floats, and whether it is signed. */
 export const isFloat = (type: ElementType): boolean => type === 'f32' || type === 'f64';
@@ -51,10 +59,11 @@ export const isSigned = (type: ElementType): boolean => type.startsWith('i') || 
 /** A fresh tensor like `t` (same class and length), filled by `f` of each index. */
 function mapTensor(t: Tensor, f: (value: Num, i: number) => Num): Tensor {
   const out = new (t.constructor as new (n: number) => Tensor)(t.length);
-  const big = typeof (out as unknown as Num[])[0] === 'bigint' || isBig(out);
-  const cell = out as unknown as Num[];
+  const cell = cells(out);
+  const big = typeof cell[0] === 'bigint' || isBig(out);
+  const from = cells(t);
   for (let i = 0; i < t.length; i++) {
-    const v = f((t as unknown as Num[])[i]!, i);
+    const v = f(from[i]!, i);
     cell[i] = big ? toBig(v) : Number(v);
   }
   return out;
@@ -112,7 +121,7 @@ function echo(input: AnswerInput): Tensor | undefined {
   if (!source || source.length === 0) return undefined;
   const float = isFloat(input.binding.type);
   return mapTensor(input.expected, (v, i) => {
-    const s = (source as unknown as Num[])[i % source.length]!;
+    const s = cells(source)[i % source.length]!;
     if (typeof v === 'bigint') return typeof s === 'bigint' ? s : toBig(s);
     const n = Number(s);
     return float ? n : Math.trunc(n);
@@ -141,7 +150,7 @@ export const trivialAnswers: readonly TrivialAnswer[] = [
     blind: true,
     tries: "every element the expected answer's middle element",
     make: (a) => {
-      const middle = (a.expected as unknown as Num[])[a.expected.length >> 1]!;
+      const middle = cells(a.expected)[a.expected.length >> 1]!;
       return typeof middle === 'bigint' ? mapTensor(a.expected, () => middle) : filled(a.expected, middle);
     },
   },
@@ -218,7 +227,7 @@ export const trivialAnswers: readonly TrivialAnswer[] = [
     make: (a) => {
       const w = a.shape.length < 2 ? a.expected.length : rowLength(a.shape);
       if (w < 2) return undefined;
-      return mapTensor(a.expected, (v, i) => (i % w === 1 ? (a.expected as unknown as Num[])[i - 1]! : v));
+      return mapTensor(a.expected, (v, i) => (i % w === 1 ? cells(a.expected)[i - 1]! : v));
     },
   },
   {
@@ -231,7 +240,7 @@ export const trivialAnswers: readonly TrivialAnswer[] = [
     name: 'reversed',
     kind: 'wrong',
     tries: 'the expected answer with its elements in reverse order',
-    make: (a) => mapTensor(a.expected, (_v, i) => (a.expected as unknown as Num[])[a.expected.length - 1 - i]!),
+    make: (a) => mapTensor(a.expected, (_v, i) => cells(a.expected)[a.expected.length - 1 - i]!),
   },
   {
     name: 'rows-reversed',
@@ -240,7 +249,7 @@ export const trivialAnswers: readonly TrivialAnswer[] = [
     make: (a) => {
       if (a.shape.length < 2) return undefined;
       const w = rowLength(a.shape);
-      return mapTensor(a.expected, (_v, i) => (a.expected as unknown as Num[])[i - (i % w) + (w - 1 - (i % w))]!);
+      return mapTensor(a.expected, (_v, i) => cells(a.expected)[i - (i % w) + (w - 1 - (i % w))]!);
     },
   },
   {name: 'doubled', kind: 'wrong', tries: 'the expected answer times 2', make: (a) => mapTensor(a.expected, (v) => times(v, 2))},
@@ -255,9 +264,9 @@ export const trivialAnswers: readonly TrivialAnswer[] = [
       let lo = Number.POSITIVE_INFINITY;
       let hi = Number.NEGATIVE_INFINITY;
       let seen = 0;
-      const cells = a.expected as unknown as Num[];
-      for (let i = 0; i < cells.length && seen < 1 << 16; i++) {
-        const x = Number(cells[i]!);
+      const values = cells(a.expected);
+      for (let i = 0; i < values.length && seen < 1 << 16; i++) {
+        const x = Number(values[i]!);
         if (!Number.isFinite(x)) continue;
         seen++;
         if (x < lo || (x === 0 && lo === 0 && Object.is(x, -0))) lo = x;

@@ -13,7 +13,7 @@ import type {Binding, Bundle} from '../bundle/bundle.js';
 import type {Tensor} from '../bundle/codec.js';
 import type {Plan} from '../benchmark/plan.js';
 import type {BatteryPoint} from './battery-dir.js';
-import {isFloat, isSigned, sameTensor} from './answers.js';
+import {cells, isFloat, isSigned, sameTensor, type Num} from './answers.js';
 
 /** Per-case verdict as the kill compares it: passed, the score the eval reads, and the rest of the record. */
 export type Outcome = {passed: boolean; score: number | null; rest: string};
@@ -215,7 +215,8 @@ function copyInto(set: Map<string, Tensor>, key: string, t: Tensor): Tensor {
   let buffer = set.get(key);
   if (!buffer || buffer.constructor !== t.constructor || buffer.length !== t.length)
     set.set(key, (buffer = new (t.constructor as new (n: number) => Tensor)(t.length)));
-  (buffer as unknown as {set(source: Tensor): void}).set(t);
+  // One class at run time (checked above); the union of the classes' `set` overloads is what TypeScript cannot call.
+  (buffer as Float64Array).set(t as Float64Array);
   return buffer;
 }
 
@@ -236,8 +237,6 @@ export interface EdgeAnswer {
   i: number;
   tensors: Tensor[];
 }
-
-type Num = number | bigint;
 
 /** The integer types' extremes. */
 const extremes: Record<string, [Num, Num]> = {
@@ -311,10 +310,10 @@ export function* edgeAnswers(bundle: Bundle, p: BatteryPoint): Generator<EdgeAns
       if (len === 0) continue;
       const positions = [...new Set([0, 1, len >> 1, len - 1].filter((k) => k < len))];
       for (const k of positions) {
-        const v = (e as unknown as Num[])[k]!;
+        const v = cells(e)[k]!;
         for (const [what, value] of edgeValues(b.type, v)) {
           const t = e.slice();
-          (t as unknown as Num[])[k] = value;
+          cells(t)[k] = value;
           if (sameTensor(t, e)) continue;
           const tensors = expected.slice();
           tensors[r] = t;
@@ -323,15 +322,16 @@ export function* edgeAnswers(bundle: Bundle, p: BatteryPoint): Generator<EdgeAns
       }
       if (len >= 2) {
         const swapped = e.slice();
-        const cells = swapped as unknown as Num[];
-        [cells[0], cells[1]] = [cells[1]!, cells[0]!];
+        const two = cells(swapped);
+        [two[0], two[1]] = [two[1]!, two[0]!];
         if (!sameTensor(swapped, e)) {
           const tensors = expected.slice();
           tensors[r] = swapped;
           yield {name: `edge: elements 0 and 1 of ${b.name} swapped`, key: `edge ${i} ${r} swap`, i, tensors};
         }
         const copied = e.slice();
-        (copied as unknown as Num[])[1] = (copied as unknown as Num[])[0]!;
+        const into = cells(copied);
+        into[1] = into[0]!;
         if (!sameTensor(copied, e)) {
           const tensors = expected.slice();
           tensors[r] = copied;

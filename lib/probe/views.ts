@@ -8,9 +8,7 @@
  */
 import type {Binding} from '../bundle/bundle.js';
 import type {Tensor} from '../bundle/codec.js';
-import {isFloat, isSigned, rowLength, sameTensor} from './answers.js';
-
-type Num = number | bigint;
+import {cells, isFloat, isSigned, rowLength, sameTensor, type Num} from './answers.js';
 
 /** What a view is made from: one result of one case. */
 interface ViewInput {
@@ -35,29 +33,31 @@ export interface ViewMutant {
   unobservable?(binding: Binding): string | undefined;
 }
 
-const at = (t: Tensor, i: number): Num => (t as unknown as Num[])[i]!;
+const at = (t: Tensor, i: number): Num => cells(t)[i]!;
 const num = (v: Num): number => Number(v);
 
 /** The expected answer where `ignored(i)`, the answer elsewhere. */
 const ignoring = (input: ViewInput, ignored: (i: number) => boolean): Tensor => {
   const out = input.actual.slice() as Tensor;
-  const cells = out as unknown as Num[];
-  for (let i = 0; i < cells.length; i++) if (ignored(i)) cells[i] = at(input.expected, i);
+  const into = cells(out);
+  for (let i = 0; i < into.length; i++) if (ignored(i)) into[i] = at(input.expected, i);
   return out;
 };
 /** The expected answer in each run [from, to) of elements, the answer elsewhere (what `ignoring` gives, a run at a time). */
 const expectedIn = (input: ViewInput, runs: ReadonlyArray<readonly [number, number]>): Tensor => {
   const out = input.actual.slice() as Tensor;
-  const into = out as unknown as Float64Array;
-  const from = input.expected as unknown as Float64Array;
+  // Both are of one class at run time, and `set`/`subarray` act alike on every class;
+  // the union of their overloads is what TypeScript cannot call, so one class is named.
+  const into = out as Float64Array;
+  const from = input.expected as Float64Array;
   for (const [start, end] of runs) if (end > start) into.set(from.subarray(start, end), start);
   return out;
 };
 /** The answer at every `step`-th element (from the first), the expected answer elsewhere. */
 const answerEvery = (input: ViewInput, step: number): Tensor => {
   const out = input.expected.slice() as Tensor;
-  const cells = out as unknown as Num[];
-  for (let i = 0; i < cells.length; i += step) cells[i] = at(input.actual, i);
+  const into = cells(out);
+  for (let i = 0; i < into.length; i += step) into[i] = at(input.actual, i);
   return out;
 };
 /** The expected answer when `accepted` holds of the whole answer, the answer as it is otherwise. */

@@ -135,9 +135,11 @@ async function evaluate(request: EvalChildRequest, salted: Salted | undefined): 
   let planOverride: import('../benchmark/plan.js').PlanOverride | undefined;
   if (request.testSeeds) {
     // The derived seeds stand in for the plan's published test seeds; this process has no salt to derive them from.
-    // (PlanOverride names only the cost of a run; the pipeline applies whatever it is given, which is checked here.)
+    // (PlanOverride names only the cost of a run; the pipeline applies whatever it is given, which is checked here.
+    // A typed variable, not a literal, carries the extra key without a cast.)
     const plan = request.plan ?? (await loadPlan(request.benchmark));
-    planOverride = {test: {...plan.test, seeds: request.testSeeds}} as never;
+    const withSeeds: typeof planOverride & Pick<typeof plan, 'test'> = {test: {...plan.test, seeds: request.testSeeds}};
+    planOverride = withSeeds;
     if (overridePlan(plan, planOverride).test.seeds !== request.testSeeds)
       throw new HarnessError('this arbor cannot hand the salted test seeds to the eval (plan override refused); the test split cannot be scored here');
   }

@@ -224,7 +224,7 @@ export async function startWorker(options: QueueWorkerOptions): Promise<RunningW
   let stopping = false;
   const queueName = options.queueName ?? defaultQueueName;
   const context: WorkerContext = {options, env, log, name, queueName, children: new Set(), stopping: () => stopping};
-  const worker = new Worker(queueName, jobProcessor(context, UnrecoverableError) as never, {
+  const worker = new Worker<unknown, JobReturn>(queueName, jobProcessor(context, UnrecoverableError), {
     connection: connectionOptions(options.address),
     concurrency,
     name,

@@ -231,6 +231,22 @@ describe('arbor benchmark compare (speed)', {timeout: 240_000}, () => {
   });
 });
 
+describe('arbor benchmark compare --baseline-run on an edited ledger', () => {
+  it('refuses a recorded case whose repetition time is not a number, naming the run, the case and the repetition', async () => {
+    const env = ledgerEnv();
+    expect(runCli(['benchmark', 'eval', speed, 'dev', '--quiet'], {env}).code).toBe(0);
+    const [run] = JSON.parse(runCli(['benchmark', 'runs', '--json'], {env}).stdout).runs;
+    // The ledger is a file an agent may write: a baseline time turned into text, as arithmetic would coerce it.
+    const {default: Database} = await import('better-sqlite3');
+    const db = new Database(env.ARBOR_LEDGER!);
+    db.prepare("UPDATE runs SET cases = json_set(cases, '$[0].repetitions[0].seconds', '1e-9') WHERE id = ?").run(run.id);
+    db.close();
+    const {result} = compare([speed, slow, '--baseline-run', String(run.id)], env);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toMatch(new RegExp(`^arbor: .*ledger run ${run.id}: case 0 has a malformed repetition 0`, 'm'));
+  });
+});
+
 describe('arbor benchmark compare (accuracy and usage)', () => {
   it('compares accuracy entries per case: worse for a weaker candidate, same for itself; a partial-credit case is scored, never a failure', async () => {
     const [weaker, itself] = await Promise.all([
