@@ -307,15 +307,20 @@ class PythonHost {
     });
   }
 
-  /** End the process: its stdin closes, it returns from its loop and exits. */
+  /** End the process: its stdin closes, it returns from its loop and exits; a sandboxed host's whole PID namespace with it. */
   async close(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null || this.ended) return;
     this.signal(false);
     this.ended = 'was closed';
+    // bwrap exits as soon as its command does, while the namespace's first process is still killing what the
+    // bundle left (a daemon of its own session): that process, found now while it lives, is waited for, so
+    // nothing the bundle started outlives the call.
+    const init = this.launch.sandboxed && this.child.pid !== undefined ? processTree(this.child.pid)[1] : undefined;
     await new Promise<void>((resolve) => {
       this.child.once('close', () => resolve());
       this.child.stdin.end();
     });
+    if (init !== undefined) await exited(init);
   }
 }
 
@@ -338,6 +343,24 @@ function processTree(pid: number): number[] {
     }
   }
   return found;
+}
+
+/**
+ * Until `pid` has exited (gone, or a zombie: a namespace's first process becomes one only after the kernel has
+ * killed and released every other process of its namespace), for 5 s at most.
+ */
+async function exited(pid: number): Promise<void> {
+  for (let waited = 0; waited < 5000; waited += 5) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return;
+    }
+    const state = stat.charAt(stat.lastIndexOf(')') + 2);
+    if (state === 'Z' || state === 'X') return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 function signalPid(pid: number, signal: NodeJS.Signals): void {

@@ -125,7 +125,9 @@ async function snapshotAll(input: PrepareInput) {
   const protectedDir = path.join(tmp, 'protected');
   await mkdir(protectedDir);
   const bundleDir = path.join(protectedDir, 'bundle');
-  await cp(plan.bundle, bundleDir, {recursive: true, dereference: true});
+  // Through the one copier too: a bundle may be a third party's (an imported task), and root evaluates it;
+  // a link inside it, locked by its target's name, would otherwise be read as whoever runs the eval.
+  await copyRegularFiles(protectedDir, ['bundle'], protectedDir, {what: 'bundle', rename: {bundle: plan.bundle}});
   const runner = path.join(protectedDir, 'runner.py');
   await cp(runnerPath(), runner);
   // runner.py loads the object encoding of interface = "solve" from its own folder.

@@ -66,6 +66,20 @@ describe('the eval copies regular files only, never through a link', () => {
     expectRefused(other, otherJson, [], path.join(other, 'helpers'), /a symbolic link, never followed: pass the file itself \(copy it in place of the link\)/);
   });
 
+  it("a link inside the entry's bundle is refused too (the one copier), locked or not, and nothing of its target shows", {timeout: 120_000}, () => {
+    const {dir, secret, json} = entryWithFolder();
+    const inside = path.join(dir, 'bundle/data.txt');
+    symlinkSync(secret, inside);
+    // Locked with the link in it: the lock names a link by its target's text, so only the copy can refuse it.
+    expect(runCli(['benchmark', 'lock', dir]).code).toBe(0);
+    const result = runCli(['benchmark', 'eval', dir, 'dev', '--json-file', json]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^arbor: bundle \S+data\.txt: a symbolic link, never followed: pass the file itself \(copy it in place of the link\)\n$/);
+    const written = existsSync(json) ? readFileSync(json, 'utf8') : '';
+    for (const text of [result.stdout, result.stderr, written]) expect(text).not.toContain('SECRET');
+  });
+
   it('a fifo inside an editable folder is refused without being opened for reading', {timeout: 60_000}, () => {
     const {dir, json} = entryWithFolder();
     const fifo = path.join(dir, 'helpers/mod.py');
