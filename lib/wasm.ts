@@ -5,6 +5,9 @@
  * module from these and checks its own output against a plain JavaScript path.
  */
 
+/** Every module's first eight bytes: the magic `\0asm` and version 1. */
+export const moduleHeader: readonly number[] = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+
 /** Unsigned LEB128. */
 export function uleb(n: number): number[] {
   const out: number[] = [];

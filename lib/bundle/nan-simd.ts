@@ -38,6 +38,7 @@ import {
   I32_SHL,
   I64_ADD,
   I32_WRAP_I64,
+  moduleHeader,
 } from '../wasm.js';
 
 // The ES2023 lib and @types/node 20 do not declare WebAssembly; this is the little used here.
@@ -158,14 +159,7 @@ function countBody(width: 4 | 8): number[] {
 function assemble(pages: number): Uint8Array {
   const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
   return Uint8Array.from([
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
+    ...moduleHeader,
     // One type: (i32, i32) -> i32.
     ...section(1, [1, 0x60, 2, 0x7f, 0x7f, 1, 0x7f]),
     ...section(3, [2, 0, 0]),

@@ -10,7 +10,7 @@
  *   OUT  [33792, 41984)  per group, the 4 digests, 32 bytes each, in message order
  * hash(groups, blocks) compresses `blocks` blocks for each of `groups` groups.
  */
-import {uleb, section, BLOCK, LOOP, END, BR, BR_IF, LOCAL_GET, LOCAL_SET, VOID, I32_CONST, I32_LT_U, I32_GE_U, I32_ADD} from '../wasm.js';
+import {moduleHeader, uleb, section, BLOCK, LOOP, END, BR, BR_IF, LOCAL_GET, LOCAL_SET, VOID, I32_CONST, I32_LT_U, I32_GE_U, I32_ADD} from '../wasm.js';
 
 // The ES2023 lib and @types/node 20 do not declare WebAssembly; this is the little used here.
 interface WasmMemory {
@@ -335,7 +335,7 @@ export function assemble(): Uint8Array {
   const bodyLength = locals.length + e.length;
   const name = (s: string) => [...uleb(s.length), ...Array.from(s, (c) => c.charCodeAt(0))];
   const head = [
-    ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
+    ...moduleHeader,
     ...section(1, [1, 0x60, 2, 0x7f, 0x7f, 0]),
     ...section(3, [1, 0]),
     ...section(5, [1, 0x00, 1]),

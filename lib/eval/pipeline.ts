@@ -27,22 +27,6 @@ import type {CaseReport, EvalOptions, EvalReport, Planned, PointReport, SideRequ
 import {budgetSeconds} from './runner-path.js';
 import {createWorkFolder, keepWorkFolder} from './workspace.js';
 
-export {budgetSeconds, runnerPath} from './runner-path.js';
-export type {
-  BundleApi,
-  CaseReport,
-  CaseStatus,
-  EvalOptions,
-  EvalProgress,
-  EvalReport,
-  Planned,
-  PointReport,
-  RepetitionReport,
-  SideRequest,
-  SidesOptions,
-  SidesOutcome,
-} from './types.js';
-
 /** Run the eval of one split and return the report (throws UsageError / HarnessError when no score can be given). */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
   return (await runEvalPlanned(options)).report;

@@ -56,6 +56,7 @@ import {
   I32_WRAP_I64,
   I64_EXTEND_I32_U,
   SIMD_PREFIX,
+  moduleHeader,
 } from '../wasm.js';
 
 // The project's TypeScript libs do not declare WebAssembly: the little used here.
@@ -338,14 +339,7 @@ export function moduleBytes(): Uint8Array {
   const count = countBody();
   const run = runBody();
   return new Uint8Array([
-    0x00,
-    0x61,
-    0x73,
-    0x6d,
-    0x01,
-    0x00,
-    0x00,
-    0x00,
+    ...moduleHeader,
     ...section(1, [2, 0x60, 1, I32, 0, 0x60, 0, 1, I32]), // type 0: (i32) -> (), type 1: () -> i32
     ...section(3, [3, 0, 1, 0]), // block, count, run
     ...section(5, [1, 0x00, 1]), // one memory, 1 page (run() callers grow it)
